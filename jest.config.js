@@ -1,0 +1,39 @@
+// Two projects: fast unit tests for pure rules (*.test.ts) and integration tests (*.int.test.ts)
+// against the real Kafka broker, Redis and Postgres that test/global-setup.ts brings up.
+const fs = require('node:fs');
+const path = require('node:path');
+
+// Workspace packages resolve to their TypeScript sources, so tests never run stale builds.
+const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
+for (const group of ['shared', 'services', 'tools']) {
+  for (const dir of fs.readdirSync(path.join(__dirname, group))) {
+    const pkg = path.join(__dirname, group, dir, 'package.json');
+    if (!fs.existsSync(pkg)) continue;
+    const { name } = JSON.parse(fs.readFileSync(pkg, 'utf8'));
+    moduleNameMapper[`^${name}$`] = `<rootDir>/${group}/${dir}/src/index.ts`;
+  }
+}
+
+const common = {
+  rootDir: __dirname,
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  moduleNameMapper,
+  testEnvironment: 'node',
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+};
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/**/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/**/*.int.test.ts'],
+      globalSetup: '<rootDir>/test/global-setup.ts',
+      setupFiles: ['<rootDir>/test/test-env.ts'],
+      testTimeout: 60_000,
+      slowTestThreshold: 20,
+    },
+  ],
+};

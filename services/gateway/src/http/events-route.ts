@@ -1,0 +1,54 @@
+// POST /events: event token, rate limit, JSON only, 32 KB, then the use case.
+import express, { type RequestHandler, type Router } from 'express';
+import type { Authenticator } from '@glimpse/auth';
+import { AppError } from '@glimpse/errors';
+import { acceptEvent, type AcceptEventDeps } from '../domain/accept-event.js';
+import { parseEventInput } from '../domain/event-input.js';
+import type { RateLimiter } from '../data/rate-limiter.js';
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface EventsRouteOptions extends AcceptEventDeps {
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  bodyLimitBytes: number;
+  onAccepted(): void;
+}
+
+export function eventsRouter(options: EventsRouteOptions): Router {
+  const { authenticator, rateLimiter } = options;
+  const router = express.Router();
+
+  const authenticate: RequestHandler = async (req, res, next) => {
+    const principal = await authenticator.authenticate(req.get('authorization'), { kind: 'event_token' });
+    res.locals.accountId = principal.accountId;
+    const { allowed, retryAfterSeconds } = await rateLimiter.take(principal.accountId);
+    if (!allowed) {
+      throw new AppError('rate_limited', 'too many events for this account; slow down and retry', { headers: { 'Retry-After': String(retryAfterSeconds) } });
+    }
+    next();
+  };
+
+  const requireJson: RequestHandler = (req, _res, next) => {
+    if (!req.is('application/json')) throw new AppError('unsupported_media_type', 'send the event as JSON with Content-Type: application/json');
+    next();
+  };
+
+  router.post(
+    '/events',
+    authenticate,
+    requireJson,
+    express.json({ limit: options.bodyLimitBytes, strict: false }),
+    async (req, res) => {
+      const input = parseEventInput(req.body);
+      const idempotencyKey = req.get('idempotency-key');
+      if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+        throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 128 letters, digits or . _ : -');
+      }
+      await acceptEvent(options, { accountId: res.locals.accountId as string, input, idempotencyKey });
+      options.onAccepted();
+      res.json({ ok: true });
+    },
+  );
+  return router;
+}

@@ -1,0 +1,58 @@
+// Starts the gateway: Kafka producer, Redis, Postgres (credentials), HTTP; drains on SIGTERM.
+import { Redis } from 'ioredis';
+import { createAuthenticator } from '@glimpse/auth';
+import { createDb } from '@glimpse/db';
+import { createHttpServer } from '@glimpse/http';
+import { createLogger, type Logger } from '@glimpse/logging';
+import { createBatchingProducer, createKafka } from '@glimpse/messaging';
+import { createGatewayApp } from './app.js';
+import { loadConfig, type GatewayConfig } from './config.js';
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(config: GatewayConfig = loadConfig(), logger: Logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL })): Promise<RunningGateway> {
+  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: 5 });
+  const redis = new Redis(config.REDIS_URL, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 500,
+    enableAutoPipelining: true,
+    lazyConnect: true,
+  });
+  redis.on('error', () => undefined); // counted where it matters; reconnects on its own
+  redis.connect().catch((err: Error) => logger.warn({ err: err.message }, 'redis not reachable at start; continuing without it'));
+
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'glimpse-gateway', logger });
+  const producer = createBatchingProducer({ kafka, lingerMs: config.KAFKA_LINGER_MS, maxBatch: config.KAFKA_MAX_BATCH, sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS });
+  await producer.connect();
+
+  const { app } = createGatewayApp({
+    config,
+    producer,
+    redis,
+    authenticator: createAuthenticator({ db, cacheTtlMs: config.AUTH_CACHE_TTL_MS }),
+    logger,
+    checks: {
+      postgres: async () => { await db.$queryRaw`SELECT 1`; },
+      kafka: async () => { if (!producer.isConnected()) throw new Error('producer disconnected'); },
+    },
+  });
+  const server = createHttpServer({ app, port: config.PORT, host: config.HOST });
+  const address = await server.start();
+  logger.info({ port: address.port }, 'gateway listening');
+
+  return {
+    ...address,
+    async stop() {
+      await server.stop();
+      await producer.disconnect();
+      redis.disconnect();
+      await db.$disconnect();
+      logger.info('gateway stopped');
+    },
+  };
+}

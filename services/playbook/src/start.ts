@@ -1,0 +1,49 @@
+// Starts the playbook service: the consumer group on events.inbound and an HTTP port for health,
+// readiness and metrics. On stop it leaves the group cleanly and flushes the effects producer.
+import { createDb } from '@glimpse/db';
+import { createBaseApp, createHttpServer } from '@glimpse/http';
+import { createLogger, type Logger } from '@glimpse/logging';
+import { createBatchingProducer, createKafka } from '@glimpse/messaging';
+import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
+import { loadConfig, type PlaybookConfig } from './config.js';
+
+export interface RunningPlaybookService {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startPlaybookService(
+  config: PlaybookConfig = loadConfig(),
+  logger: Logger = createLogger({ service: 'playbook', level: config.LOG_LEVEL }),
+): Promise<RunningPlaybookService> {
+  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.PLAYBOOK_CONCURRENCY + 2 });
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'glimpse-playbook', logger });
+  const producer = createBatchingProducer({ kafka });
+  await producer.connect();
+
+  const base = createBaseApp({
+    logger,
+    checks: {
+      postgres: async () => { await db.$queryRaw`SELECT 1`; },
+      kafka: async () => { if (!consumer.isRunning() || !producer.isConnected()) throw new Error('consumer or producer not running'); },
+    },
+  });
+  const consumer = createInboundEventsConsumer({ kafka, groupId: config.PLAYBOOK_GROUP_ID, concurrency: config.PLAYBOOK_CONCURRENCY, logger, registry: base.registry, db, producer });
+  await consumer.start();
+
+  const server = createHttpServer({ app: base.finish(), port: config.PLAYBOOK_PORT, host: config.HOST });
+  const address = await server.start();
+  logger.info({ port: address.port, groupId: config.PLAYBOOK_GROUP_ID }, 'playbook service running');
+
+  return {
+    ...address,
+    async stop() {
+      await consumer.stop();
+      await server.stop();
+      await producer.disconnect();
+      await db.$disconnect();
+      logger.info('playbook service stopped');
+    },
+  };
+}

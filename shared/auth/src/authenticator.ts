@@ -1,0 +1,61 @@
+// Turns an Authorization header into an authenticated account, for one credential kind and
+// (for API keys) one scope. Lookups are cached briefly so revocation takes effect within the TTL.
+import type { Db } from '@glimpse/db';
+import { AppError } from '@glimpse/errors';
+import { credentialKind, hashCredential, parseBearer, type CredentialKind, type Scope } from './credentials.js';
+
+export interface Principal {
+  accountId: string;
+  credentialId: string;
+  kind: CredentialKind;
+  scopes: readonly string[];
+}
+
+interface CacheEntry {
+  principal: Principal | null;
+  expiresAt: number;
+}
+
+export interface Authenticator {
+  authenticate(header: string | undefined, required: { kind: CredentialKind; scope?: Scope }): Promise<Principal>;
+}
+
+export function createAuthenticator({ db, cacheTtlMs = 2000, maxEntries = 10_000 }: { db: Db; cacheTtlMs?: number; maxEntries?: number }): Authenticator {
+  const cache = new Map<string, CacheEntry>();
+
+  async function lookup(kind: CredentialKind, hash: string): Promise<Principal | null> {
+    const select = { id: true, accountId: true, revokedAt: true } as const;
+    if (kind === 'event_token') {
+      const row = await db.eventToken.findUnique({ where: { hash }, select });
+      return row && !row.revokedAt ? { accountId: row.accountId, credentialId: row.id, kind, scopes: [] } : null;
+    }
+    const row = await db.apiKey.findUnique({ where: { hash }, select: { ...select, scopes: true } });
+    return row && !row.revokedAt ? { accountId: row.accountId, credentialId: row.id, kind, scopes: row.scopes } : null;
+  }
+
+  async function cachedLookup(kind: CredentialKind, hash: string): Promise<Principal | null> {
+    const now = Date.now();
+    const hit = cache.get(hash);
+    if (hit && hit.expiresAt > now) return hit.principal;
+    const principal = await lookup(kind, hash);
+    if (cache.size >= maxEntries) cache.clear();
+    cache.set(hash, { principal, expiresAt: now + cacheTtlMs });
+    return principal;
+  }
+
+  return {
+    async authenticate(header, required) {
+      const plain = parseBearer(header);
+      if (!plain) throw new AppError('unauthorized', 'missing bearer credential: send Authorization: Bearer <credential>');
+      const kind = credentialKind(plain);
+      const expected = required.kind === 'event_token' ? 'an event token' : 'an API key';
+      if (kind !== required.kind) throw new AppError('unauthorized', `invalid credential: this endpoint takes ${expected}`);
+      const principal = await cachedLookup(kind, hashCredential(plain));
+      if (!principal) throw new AppError('unauthorized', 'invalid credential: unknown or revoked');
+      if (required.scope && !principal.scopes.includes(required.scope)) {
+        throw new AppError('forbidden', `this API key lacks the scope ${required.scope}`);
+      }
+      return principal;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// Accounts, event tokens and API keys in Postgres: creation returns the plain value once.
+import type { Db } from '@glimpse/db';
+import { AppError } from '@glimpse/errors';
+import { generateCredential, type Scope } from './credentials.js';
+
+export interface CreatedCredential {
+  id: string;
+  prefix: string;
+  /** The plain value: shown to its owner once, never stored. */
+  secret: string;
+}
+
+export async function createAccount(db: Db, name: string): Promise<{ id: string; name: string }> {
+  return db.account.create({ data: { name }, select: { id: true, name: true } });
+}
+
+async function assertAccount(db: Db, accountId: string): Promise<void> {
+  const found = await db.account.findUnique({ where: { id: accountId }, select: { id: true } });
+  if (!found) throw new AppError('not_found', `account ${accountId} does not exist`);
+}
+
+export async function createEventToken(db: Db, accountId: string): Promise<CreatedCredential> {
+  await assertAccount(db, accountId);
+  const { plain, prefix, hash } = generateCredential('event_token');
+  const row = await db.eventToken.create({ data: { accountId, prefix, hash }, select: { id: true } });
+  return { id: row.id, prefix, secret: plain };
+}
+
+export async function createApiKey(db: Db, accountId: string, scopes: Scope[]): Promise<CreatedCredential> {
+  await assertAccount(db, accountId);
+  const { plain, prefix, hash } = generateCredential('api_key');
+  const row = await db.apiKey.create({ data: { accountId, prefix, hash, scopes }, select: { id: true } });
+  return { id: row.id, prefix, secret: plain };
+}
+
+/** Revokes a credential of the account; another account's id is not found, never revoked. */
+export async function revokeCredential(db: Db, kind: 'event_token' | 'api_key', accountId: string, id: string): Promise<void> {
+  const where = { id, accountId, revokedAt: null };
+  const data = { revokedAt: new Date() };
+  const { count } = kind === 'event_token' ? await db.eventToken.updateMany({ where, data }) : await db.apiKey.updateMany({ where, data });
+  if (count === 0) {
+    const exists = kind === 'event_token'
+      ? await db.eventToken.findFirst({ where: { id, accountId }, select: { id: true } })
+      : await db.apiKey.findFirst({ where: { id, accountId }, select: { id: true } });
+    if (!exists) throw new AppError('not_found', `${kind.replace('_', ' ')} ${id} does not exist in account ${accountId}`);
+  }
+}

@@ -1,0 +1,34 @@
+// Parses a service's environment with its zod schema, once at start-up, failing fast with a
+// message that names each offending variable.
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export function parseConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
+  throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+}
+
+/** Variables every service shares, with local-development defaults. */
+export const baseEnv = {
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/glimpse'),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  KAFKA_BROKERS: z
+    .string()
+    .default('127.0.0.1:9092')
+    .transform((s) => s.split(',').map((b) => b.trim()).filter(Boolean)),
+};
+
+export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);

@@ -1,0 +1,2 @@
+export { parseConfig, ConfigError, baseEnv, port } from './config.js';
+export { z } from 'zod';

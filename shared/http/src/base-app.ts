@@ -1,0 +1,33 @@
+// An express app with the parts every service wants first (request id, metrics, health routes)
+// and a finish() that appends the 404 and error handlers after the service's own routes.
+import express, { type Express } from 'express';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { errorHandler, notFoundHandler } from '@glimpse/errors';
+import type { Logger } from '@glimpse/logging';
+import { httpMetrics, observabilityRouter, type ReadinessCheck } from './observability.js';
+import { requestId } from './request-id.js';
+
+export interface BaseApp {
+  app: Express;
+  registry: Registry;
+  finish(): Express;
+}
+
+export function createBaseApp({ logger, checks, registry = new Registry() }: { logger: Logger; checks: Record<string, ReadinessCheck>; registry?: Registry }): BaseApp {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', true);
+  collectDefaultMetrics({ register: registry });
+  app.use(requestId);
+  app.use(httpMetrics(registry));
+  app.use(observabilityRouter({ registry, checks }));
+  return {
+    app,
+    registry,
+    finish() {
+      app.use(notFoundHandler);
+      app.use(errorHandler(logger));
+      return app;
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export { createLogger, REDACT_PATHS } from './logger.js';
+export type { Logger, CreateLoggerOptions } from './logger.js';
+export { runWithContext, currentContext } from './request-context.js';
+export type { RequestContext } from './request-context.js';

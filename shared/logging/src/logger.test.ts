@@ -1,0 +1,33 @@
+import { Writable } from 'node:stream';
+import { createLogger } from './logger';
+import { runWithContext } from './request-context';
+
+function capture() {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { lines, logger: createLogger({ service: 'test', destination }) };
+}
+
+describe('logger', () => {
+  it('when a line carries personal data, then emails, phones, properties and credentials are redacted', () => {
+    const { lines, logger } = capture();
+    logger.info(
+      { email: 'ann@example.com', event: { email: 'bob@example.com', properties: { plan: 'pro' } }, headers: { authorization: 'Bearer glet_secret' }, phone: '+14155550134' },
+      'received',
+    );
+    const out = lines.join('');
+    expect(out).not.toMatch(/ann@example\.com|bob@example\.com|glet_secret|\+14155550134|"pro"/);
+    expect(out).toContain('[redacted]');
+  });
+
+  it('when logging inside a request context, then the line names the request id', () => {
+    const { lines, logger } = capture();
+    runWithContext({ requestId: 'req-123' }, () => logger.info('hello'));
+    expect(JSON.parse(lines[0]!)).toMatchObject({ requestId: 'req-123', service: 'test', msg: 'hello' });
+  });
+});

@@ -1,0 +1,32 @@
+// pino behind a small factory: service name, request id on every line, personal data redacted.
+import pino from 'pino';
+import { currentContext } from './request-context.js';
+
+export type Logger = pino.Logger;
+
+/** Keys whose values are personal data or secrets; redacted wherever they appear (two levels). */
+const SENSITIVE = ['authorization', 'email', 'phone', 'properties', 'token', 'key', 'password', 'cookie'];
+export const REDACT_PATHS = SENSITIVE.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
+
+export interface CreateLoggerOptions {
+  service: string;
+  level?: string;
+  /** Where lines go; defaults to stdout. Tests pass a stream to inspect output. */
+  destination?: pino.DestinationStream;
+}
+
+export function createLogger({ service, level = 'info', destination }: CreateLoggerOptions): Logger {
+  return pino(
+    {
+      level,
+      base: { service },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      mixin() {
+        const ctx = currentContext();
+        return ctx ? { requestId: ctx.requestId } : {};
+      },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}

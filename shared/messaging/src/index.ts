@@ -1,0 +1,7 @@
+export { TOPICS, personKey } from './topics.js';
+export * from './schemas.js';
+export { createKafka } from './kafka.js';
+export { createBatchingProducer } from './batching-producer.js';
+export type { BatchingProducer, BatchingProducerOptions } from './batching-producer.js';
+export { createConsumerRunner } from './consumer-runner.js';
+export type { ConsumerRunner, ConsumerRunnerOptions } from './consumer-runner.js';

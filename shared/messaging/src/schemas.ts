@@ -1,0 +1,28 @@
+// The message schemas on the topics: what producers write and consumers validate.
+import { z } from 'zod';
+
+export const EVENT_NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+export const propertyValue = z.union([z.string(), z.number().finite(), z.boolean()]);
+
+export const inboundEventSchema = z.object({
+  eventId: z.uuid(),
+  accountId: z.uuid(),
+  event: z.string().regex(EVENT_NAME_PATTERN),
+  email: z.string().min(3).max(254),
+  properties: z.record(z.string(), propertyValue),
+  receivedAt: z.iso.datetime(),
+});
+export type InboundEvent = z.infer<typeof inboundEventSchema>;
+
+/** Effects carry no event properties: only who, which playbook, and what happened. */
+export const playbookEffectSchema = z.object({
+  effectId: z.uuid(),
+  eventId: z.uuid(),
+  accountId: z.uuid(),
+  playbookId: z.uuid(),
+  email: z.string(),
+  action: z.enum(['started', 'stopped']),
+  at: z.iso.datetime(),
+});
+export type PlaybookEffectMessage = z.infer<typeof playbookEffectSchema>;

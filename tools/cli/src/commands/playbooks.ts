@@ -1,0 +1,48 @@
+// playbook create / list / enrollments; events catalog.
+import { createPlaybook, eventCatalog, listEnrollments, listPlaybooks } from '@glimpse/playbook';
+import { required, table, type Command } from '../command.js';
+
+const asList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+
+export const playbookCommands: Command[] = [
+  {
+    words: ['playbook', 'create'],
+    summary: 'create a playbook; triggers must be event names already sent (rule 3)',
+    usage: 'glimpse playbook create --account ID --name NAME [--trigger EVENT]... [--exit EVENT]... [--json]',
+    options: { account: { type: 'string' }, name: { type: 'string' }, trigger: { type: 'string', multiple: true }, exit: { type: 'string', multiple: true } },
+    async run({ values, db }) {
+      const playbook = await createPlaybook(db(), {
+        accountId: required(values, 'account'),
+        name: required(values, 'name'),
+        triggers: asList(values.trigger),
+        exits: asList(values.exit),
+      });
+      return { id: playbook.id };
+    },
+    human: (r) => `playbook created: ${(r as { id: string }).id}`,
+  },
+  {
+    words: ['playbook', 'list'],
+    summary: "list an account's playbooks with their triggers and exits",
+    usage: 'glimpse playbook list --account ID [--json]',
+    options: { account: { type: 'string' } },
+    run: async ({ values, db }) => listPlaybooks(db(), required(values, 'account')),
+    human: (r) => table(r as Record<string, unknown>[], ['id', 'name', 'triggers', 'exits', 'createdAt']),
+  },
+  {
+    words: ['playbook', 'enrollments'],
+    summary: "list a playbook's enrollments",
+    usage: 'glimpse playbook enrollments --account ID --playbook PLAYBOOK_ID [--json]',
+    options: { account: { type: 'string' }, playbook: { type: 'string' } },
+    run: async ({ values, db }) => listEnrollments(db(), required(values, 'account'), required(values, 'playbook')),
+    human: (r) => table(r as Record<string, unknown>[], ['email', 'status', 'startedAt', 'startedBy', 'stoppedAt', 'stoppedBy']),
+  },
+  {
+    words: ['events', 'catalog'],
+    summary: 'list the event names an account has sent',
+    usage: 'glimpse events catalog --account ID [--json]',
+    options: { account: { type: 'string' } },
+    run: async ({ values, db }) => eventCatalog(db(), required(values, 'account')),
+    human: (r) => table(r as Record<string, unknown>[], ['name', 'firstSeenAt', 'lastSeenAt', 'count']),
+  },
+];

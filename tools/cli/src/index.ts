@@ -1,0 +1,2 @@
+export { run, main, commands } from './main.js';
+export type { Io } from './command.js';

@@ -1,0 +1,78 @@
+// The operator CLI `glimpse`: finds the command named by the first words, parses its options,
+// runs it, and prints the result for a person, or as one JSON value with --json.
+import { parseArgs } from 'node:util';
+import { createDb, type Db } from '@glimpse/db';
+import { AppError } from '@glimpse/errors';
+import { UsageError, type Command, type Io } from './command.js';
+import { accountCommands } from './commands/accounts.js';
+import { playbookCommands } from './commands/playbooks.js';
+import { loadConfig } from './config.js';
+
+export const commands: Command[] = [...accountCommands, ...playbookCommands];
+
+function overview(): string {
+  const width = Math.max(...commands.map((c) => c.words.join(' ').length));
+  return [
+    'glimpse: operate a Glimpse installation (accounts, credentials, playbooks, events)',
+    '',
+    'Usage: glimpse <command> [options]   (add --help to any command, --json for machine output)',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`),
+    '',
+    'Environment: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/glimpse)',
+  ].join('\n');
+}
+
+function findCommand(args: string[]): Command | undefined {
+  return commands.find((c) => c.words.every((w, i) => args[i] === w));
+}
+
+export async function run(argv: string[], io: Io, dbFactory?: () => Db): Promise<number> {
+  const command = findCommand(argv);
+  if (!command) {
+    const asked = argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help';
+    (asked ? io.stdout : io.stderr)(overview() + '\n');
+    if (!asked) io.stderr(`\nunknown command: ${argv.filter((a) => !a.startsWith('-')).join(' ')}\n`);
+    return asked ? 0 : 2;
+  }
+  let db: Db | undefined;
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv.slice(command.words.length),
+      options: { ...command.options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    if (values.help) {
+      io.stdout(`${command.summary}\n\nUsage: ${command.usage}\n`);
+      return 0;
+    }
+    const result = await command.run({
+      values,
+      positionals,
+      io,
+      db: () => (db ??= dbFactory ? dbFactory() : createDb({ databaseUrl: loadConfig().DATABASE_URL, poolSize: 2 })),
+    });
+    io.stdout((values.json || !command.human ? JSON.stringify(result, null, values.json ? 0 : 2) : command.human(result)) + '\n');
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr(`${(err as Error).message}\nUsage: ${command.usage}\n`);
+      return 2;
+    }
+    if (err instanceof AppError) {
+      io.stderr(`error: ${err.code}: ${err.message}\n`);
+      return 1;
+    }
+    io.stderr(`error: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    if (db && !dbFactory) await db.$disconnect();
+  }
+}
+
+export function main(): void {
+  const io: Io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+  run(process.argv.slice(2), io).then((code) => { process.exitCode = code; });
+}
