@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// infra:down — idempotently stops the Kafka broker that infra:up started; the machine's Postgres and Redis are left alone.
+'use strict';
+const fs = require('node:fs');
+const { readEnv } = require('./env');
+const { log, shortPath } = require('./util');
+const { stopKafka, isKafkaUp, kafkaPaths } = require('./kafka-ctl');
+
+const HELP = `Usage: node scripts/infra/down.js [--purge] [--help]
+
+Stops the Kafka broker started by infra:up (pid file in INFRA_DIR/kafka, default <repo>/.infra):
+SIGTERM, then SIGKILL if it has not exited after 30 s. Postgres and Redis are machine services
+and are left running.
+  --purge   also delete the broker's data dir (topics and messages; next infra:up re-formats)`;
+
+async function down({ purge = false } = {}) {
+  const env = readEnv();
+  const res = await stopKafka();
+  if (res.stopped) log(`kafka: stopped broker pid ${res.pid} (${(res.ms / 1000).toFixed(1)} s)`);
+  else log(`kafka: not running (${res.reason})`);
+  if (await isKafkaUp(env.kafkaBrokers)) {
+    log(`kafka: note: a broker not started by infra:up still answers on ${env.kafkaBrokers.join(',')}; left alone`);
+  }
+  if (purge) {
+    const { data } = kafkaPaths(env.kafkaDir);
+    fs.rmSync(data, { recursive: true, force: true });
+    log(`kafka: purged ${shortPath(data)}`);
+  }
+  log('postgres, redis: machine services, left running');
+}
+
+module.exports = { down };
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(HELP);
+    process.exit(0);
+  }
+  const unknown = args.find((a) => a !== '--purge');
+  if (unknown) {
+    console.error(`infra:down: unknown argument ${unknown} (see --help)`);
+    process.exit(2);
+  }
+  down({ purge: args.includes('--purge') }).then(
+    () => process.exit(0),
+    (err) => {
+      log(`infra:down failed: ${err.message}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,24 @@
+// The only place the local-infra scripts read environment variables; everything else takes these values as arguments.
+'use strict';
+const path = require('node:path');
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
+const LOCAL_HOSTS = new Set(['', 'localhost', '127.0.0.1', '::1', '[::1]']);
+
+function readEnv(env = process.env) {
+  const infraDir = path.resolve(REPO_ROOT, env.INFRA_DIR || '.infra');
+  return {
+    repoRoot: REPO_ROOT,
+    infraDir,
+    kafkaDir: path.join(infraDir, 'kafka'),
+    databaseUrl: env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/glimpse',
+    testDatabaseName: 'glimpse_test',
+    redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
+    kafkaBrokers: (env.KAFKA_BROKERS || '127.0.0.1:9092').split(',').map((s) => s.trim()).filter(Boolean),
+  };
+}
+
+/** True if `host` is this machine, i.e. a service there may be started by these scripts. */
+const isLocalHost = (host) => LOCAL_HOSTS.has(String(host).toLowerCase());
+
+module.exports = { REPO_ROOT, readEnv, isLocalHost };

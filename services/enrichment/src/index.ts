@@ -1,0 +1,2 @@
+// The enrichment service (lookups): built in the lookups issue; empty until then.
+export {};

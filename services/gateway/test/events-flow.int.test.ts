@@ -1,0 +1,104 @@
+// POST /events end to end: gateway → Kafka → playbook service → Postgres, all real.
+import { Kafka, logLevel } from 'kafkajs';
+import { Redis } from 'ioredis';
+import { createPlaybook, listEnrollments, eventCatalog } from '@glimpse/playbook';
+import { TOPICS } from '@glimpse/messaging';
+import { closeTestDb, createTestAccount, postEvent, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { kafkaBrokers, redisUrl } from '../../../test/test-urls';
+import type { RunningGateway } from '../src/start';
+
+let gateway: RunningGateway;
+let playbook: { stop(): Promise<void> };
+let redis: Redis;
+
+beforeAll(async () => {
+  [gateway, playbook] = await Promise.all([startTestGateway(), startTestPlaybookService()]);
+  redis = new Redis(redisUrl());
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.stop(), playbook?.stop()]);
+  redis?.disconnect();
+  await closeTestDb();
+});
+
+async function seen(accountId: string, name: string, count = 1) {
+  return waitFor(async () => (await eventCatalog(testDb(), accountId)).find((e) => e.name === name && e.count >= count), { what: `${name} in the catalog` });
+}
+
+describe('POST /events end to end', () => {
+  it('when a valid event is posted, then it answers {ok:true}, keeps the raw copy in Redis for at most 24 h and adds the name to the catalog', async () => {
+    const { accountId, token } = await createTestAccount();
+    const email = uniqueEmail();
+    const res = await postEvent(gateway.url, token, { event: 'signed_up', email: `  ${email.toUpperCase()} `, properties: { plan: 'pro', seats: 3, trial: true } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true });
+
+    const ids = await redis.zrange(`glimpse:recent:${accountId}`, 0, -1);
+    expect(ids).toHaveLength(1);
+    const key = `glimpse:event:${accountId}:${ids[0]}`;
+    const raw = JSON.parse((await redis.get(key))!);
+    expect(raw).toMatchObject({ accountId, event: 'signed_up', email, properties: { plan: 'pro', seats: 3, trial: true } });
+    const ttl = await redis.ttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(86_400);
+    const indexTtl = await redis.ttl(`glimpse:recent:${accountId}`);
+    expect(indexTtl).toBeGreaterThan(0);
+    expect(indexTtl).toBeLessThanOrEqual(86_400);
+
+    const entry = await seen(accountId, 'signed_up');
+    expect(entry.count).toBe(1);
+  });
+
+  it('when events.inbound and its dead-letter topic are described, then they keep raw events at most 24 h', async () => {
+    const admin = new Kafka({ brokers: kafkaBrokers(), logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const { resources } = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [TOPICS.eventsInbound, TOPICS.eventsDeadLetter].map((name) => ({ type: 2, name, configNames: ['retention.ms'] })),
+      });
+      for (const r of resources) {
+        const retention = Number(r.configEntries.find((c) => c.configName === 'retention.ms')?.configValue);
+        expect(retention).toBeGreaterThan(0);
+        expect(retention).toBeLessThanOrEqual(86_400_000);
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('when an event carries properties, then no property value is stored anywhere in Postgres', async () => {
+    const { accountId, token } = await createTestAccount();
+    const marker = `secret-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const res = await postEvent(gateway.url, token, { event: 'quote_requested', email: uniqueEmail(), properties: { note: marker } });
+    expect(res.status).toBe(200);
+    await seen(accountId, 'quote_requested');
+
+    const columns = await testDb().$queryRaw<{ table_name: string; column_name: string }[]>`
+      SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'`;
+    expect(columns.length).toBeGreaterThan(10);
+    for (const { table_name, column_name } of columns) {
+      const rows = await testDb().$queryRawUnsafe<{ n: bigint }[]>(
+        `SELECT count(*) AS n FROM "${table_name}" WHERE "${column_name}"::text LIKE $1`,
+        `%${marker}%`,
+      );
+      expect({ table_name, column_name, n: Number(rows[0]!.n) }).toEqual({ table_name, column_name, n: 0 });
+    }
+  });
+
+  it('when a playbook is triggered by the name, then the person is enrolled', async () => {
+    const { accountId, token } = await createTestAccount();
+    const email = uniqueEmail();
+    await postEvent(gateway.url, token, { event: 'demo_booked', email: uniqueEmail() });
+    await seen(accountId, 'demo_booked');
+    const pb = await createPlaybook(testDb(), { accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
+
+    expect((await postEvent(gateway.url, token, { event: 'demo_booked', email })).status).toBe(200);
+    const enrollments = await waitFor(async () => {
+      const list = await listEnrollments(testDb(), accountId, pb.id);
+      return list.length > 0 && list;
+    }, { what: 'an enrollment' });
+    expect(enrollments).toEqual([expect.objectContaining({ email, status: 'active', startedBy: 'demo_booked', stoppedAt: null })]);
+  });
+});

@@ -1,0 +1,92 @@
+// Starts the real services in the test process against the real infrastructure, and the small
+// helpers integration tests share: accounts with credentials, posting events, waiting.
+import { createAccount, createEventToken } from '@glimpse/auth';
+import { createDb, type Db } from '@glimpse/db';
+import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@glimpse/gateway';
+import { loadConfig as playbookConfig, startPlaybookService, type RunningPlaybookService } from '@glimpse/playbook';
+import { createLogger } from '@glimpse/logging';
+import { kafkaBrokers, redisUrl, testDatabaseUrl } from '../test-urls';
+
+export function serviceEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: testDatabaseUrl(),
+    REDIS_URL: redisUrl(),
+    KAFKA_BROKERS: kafkaBrokers().join(','),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    PLAYBOOK_PORT: '0',
+    PLAYBOOK_GROUP_ID: 'glimpse-playbook-test',
+    ...overrides,
+  };
+}
+
+const silent = (service: string) => createLogger({ service, level: 'silent' });
+
+export function startTestGateway(overrides: Record<string, string> = {}): Promise<RunningGateway> {
+  return startGateway(gatewayConfig(serviceEnv(overrides)), silent('gateway'));
+}
+
+export function startTestPlaybookService(overrides: Record<string, string> = {}): Promise<RunningPlaybookService> {
+  return startPlaybookService(playbookConfig(serviceEnv(overrides)), silent('playbook'));
+}
+
+let db: Db | undefined;
+export function testDb(): Db {
+  return (db ??= createDb({ databaseUrl: testDatabaseUrl(), poolSize: 4 }));
+}
+export async function closeTestDb(): Promise<void> {
+  await db?.$disconnect();
+  db = undefined;
+}
+
+export interface TestAccount {
+  accountId: string;
+  token: string;
+  tokenId: string;
+}
+
+export async function createTestAccount(name = 'test account'): Promise<TestAccount> {
+  const { id: accountId } = await createAccount(testDb(), name);
+  const { id: tokenId, secret: token } = await createEventToken(testDb(), accountId);
+  return { accountId, token, tokenId };
+}
+
+export interface HttpResult {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Headers;
+}
+
+export async function request(url: string, init: RequestInit = {}): Promise<HttpResult> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+export function postEvent(baseUrl: string, token: string | undefined, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  return request(`${baseUrl}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, { timeoutMs = 30_000, intervalMs = 100, what = 'condition' } = {}): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+export const uniqueEmail = (tag = 'person') => `${tag}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@example.com`;
