@@ -1,7 +1,7 @@
 // KafkaJS has no linger setting: concurrent sends are gathered into one sendBatch (after a few
 // ms or N messages) so acks=all costs one round trip per batch, not per message. Each caller's
 // promise settles when its batch is acknowledged by all in-sync replicas, or fails.
-import type { Kafka, Message, Producer, TopicMessages } from 'kafkajs';
+import { Partitioners, type Kafka, type Message, type Producer, type TopicMessages } from 'kafkajs';
 
 export interface BatchingProducer {
   connect(): Promise<void>;
@@ -28,6 +28,7 @@ interface Pending {
 
 export function createBatchingProducer({ kafka, lingerMs = 2, maxBatch = 500, sendTimeoutMs = 5000 }: BatchingProducerOptions): BatchingProducer {
   const producer: Producer = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
     allowAutoTopicCreation: false,
     retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
   });
