@@ -10,12 +10,13 @@ export interface InboundEventsConsumerOptions extends ApplyEventDeps {
   kafka: Kafka;
   groupId: string;
   concurrency: number;
+  sessionTimeoutMs?: number;
   logger: Logger;
   registry: Registry;
   producer: BatchingProducer;
 }
 
-export function createInboundEventsConsumer({ kafka, groupId, concurrency, logger, registry, db, producer }: InboundEventsConsumerOptions) {
+export function createInboundEventsConsumer({ kafka, groupId, concurrency, sessionTimeoutMs, logger, registry, db, producer }: InboundEventsConsumerOptions) {
   const processed = new Counter({
     name: 'glimpse_events_processed_total',
     help: 'Inbound events handled by the playbook service, by outcome',
@@ -29,12 +30,13 @@ export function createInboundEventsConsumer({ kafka, groupId, concurrency, logge
     schema: inboundEventSchema,
     logger,
     partitionsConsumedConcurrently: concurrency,
+    sessionTimeoutMs,
     deadLetter: { topic: TOPICS.eventsDeadLetter, producer },
     onDeadLetter: () => processed.inc({ outcome: 'dead_letter' }),
     async handle(event) {
       const outcome = await applyEvent({ db, producer }, event);
       processed.inc({ outcome });
-      if (outcome === 'unknown_account') logger.warn({ eventId: event.eventId }, 'event for an unknown account skipped');
+      if (outcome === 'unknown_account') logger.debug({ eventId: event.eventId }, 'event for an unknown account skipped');
     },
   });
 }

@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// npm start: local infrastructure up, build, migrate, run the services, seed a demo account
+// (event token and two playbooks) and print how to use it. Ctrl-C / SIGTERM stops everything.
+'use strict';
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { ROOT, build, mustRun } = require('./lib.js');
+
+const HELP = `Usage: npm start [-- --no-seed]
+
+Starts Kafka (from its jars), checks Postgres and Redis (DATABASE_URL, REDIS_URL), applies the
+migrations, runs the services (gateway on PORT, default 8080; playbook health on PLAYBOOK_PORT,
+default 8082), then creates a demo account with an event token and two playbooks and prints them.
+  --no-seed   do not create the demo account`;
+
+const env = {
+  ...process.env,
+  DATABASE_URL: process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/glimpse',
+  PORT: process.env.PORT || '8080',
+  PLAYBOOK_PORT: process.env.PLAYBOOK_PORT || '8082',
+  KAFKAJS_NO_PARTITIONER_WARNING: '1',
+};
+
+const SERVICES = [
+  { name: 'gateway', main: 'services/gateway/dist/main.js', port: env.PORT },
+  { name: 'playbook', main: 'services/playbook/dist/main.js', port: env.PLAYBOOK_PORT },
+];
+
+const children = [];
+
+function startService({ name, main }) {
+  const child = spawn(process.execPath, [path.join(ROOT, main)], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`${name} exited (${signal ?? code}); stopping everything`);
+      stop(1);
+    }
+  });
+  children.push(child);
+}
+
+async function waitReady({ name, port }) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${name} was not ready on port ${port} within 60 s`);
+}
+
+let stopping = false;
+function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  let left = children.filter((c) => c.exitCode === null).length;
+  if (left === 0) process.exit(code);
+  for (const child of children) {
+    child.once('exit', () => { if (--left === 0) process.exit(code); });
+    child.kill('SIGTERM');
+  }
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) return console.log(HELP);
+  await require('./infra/up.js').up();
+  await build();
+  await mustRun(process.execPath, [path.join(ROOT, 'scripts', 'migrate.js')], { env });
+  process.on('SIGINT', () => stop(0));
+  process.on('SIGTERM', () => stop(0));
+  SERVICES.forEach(startService);
+  await Promise.all(SERVICES.map(waitReady));
+  if (!args.includes('--no-seed')) {
+    const demo = await require('./seed-demo.js').seedDemo({ databaseUrl: env.DATABASE_URL, gatewayUrl: `http://127.0.0.1:${env.PORT}` });
+    console.log(require('./seed-demo.js').describe(demo, `http://127.0.0.1:${env.PORT}`));
+  }
+  console.log(`Glimpse is running: gateway http://127.0.0.1:${env.PORT}  (Ctrl-C stops it)`);
+}
+
+main().catch((err) => {
+  console.error(`npm start: ${err.message}`);
+  stop(1);
+});

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// npm test: brings up the real infrastructure, builds (child-process tests run dist/), then runs
+// the whole jest suite serially (one broker, one database) and prints a one-line total.
+'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { ROOT, run, build } = require('./lib.js');
+
+const HELP = `Usage: npm test [-- <jest args>]
+
+Starts Kafka/Postgres/Redis if needed (scripts/infra/up.js), builds the workspace, then runs
+every unit and integration test with jest (--runInBand). Extra arguments go to jest, e.g.
+  npm test -- services/gateway          only the tests under that path
+  npm test -- --selectProjects unit     only the unit tests (no infrastructure needed)`;
+
+async function main() {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(HELP);
+    return 0;
+  }
+  await require('./infra/up.js').up();
+  await build();
+  const results = path.join(os.tmpdir(), `glimpse-jest-${process.pid}.json`);
+  const code = await run(path.join(ROOT, 'node_modules', '.bin', 'jest'), ['--runInBand', '--json', `--outputFile=${results}`, ...args]);
+  if (fs.existsSync(results)) {
+    const r = JSON.parse(fs.readFileSync(results, 'utf8'));
+    fs.rmSync(results, { force: true });
+    console.log(`\ntests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
+    if (r.numTotalTests === 0) {
+      console.error('no tests ran');
+      return 1;
+    }
+  }
+  return code;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`npm test: ${err.message}`);
+    process.exit(1);
+  },
+);

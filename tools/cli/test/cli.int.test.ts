@@ -1,0 +1,107 @@
+// The operator CLI against the real test database, through its entry point run(argv, io).
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { run } from '../src/main';
+import { closeTestDb, testDb } from '../../../test/support/stack';
+
+async function cli(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, testDb);
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+}
+
+afterAll(closeTestDb);
+
+async function newAccount(): Promise<string> {
+  const created = await cli('account', 'create', '--name', 'CLI test', '--json');
+  expect(created.code).toBe(0);
+  return created.json().id;
+}
+
+describe('glimpse CLI', () => {
+  it('when asked for --help, then it lists every command; a command with --help shows its usage', async () => {
+    const overview = await cli('--help');
+    expect(overview.code).toBe(0);
+    for (const words of ['account create', 'event-token create', 'event-token revoke', 'playbook create', 'playbook list', 'playbook enrollments', 'events catalog']) {
+      expect(overview.stdout).toContain(words);
+    }
+    const usage = await cli('playbook', 'create', '--help');
+    expect(usage.code).toBe(0);
+    expect(usage.stdout).toContain('Usage: glimpse playbook create --account ID --name NAME');
+  });
+
+  it('when a command is unknown or an option is missing, then it exits 2 with the usage on stderr', async () => {
+    expect((await cli('nope')).code).toBe(2);
+    const missing = await cli('account', 'create');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--name is required');
+    const unknownOption = await cli('account', 'create', '--name', 'x', '--bogus');
+    expect(unknownOption.code).toBe(2);
+  });
+
+  it('when an account and an event token are created with --json, then stdout is one JSON value with the ids and the token', async () => {
+    const accountId = await newAccount();
+    const token = await cli('event-token', 'create', '--account', accountId, '--json');
+    expect(token.code).toBe(0);
+    const body = token.json();
+    expect(body).toEqual({ id: expect.any(String), token: expect.stringMatching(/^gle_/) });
+    const stored = await testDb().eventToken.findUniqueOrThrow({ where: { id: body.id } });
+    expect(stored.hash).not.toContain(body.token);
+    expect(stored.revokedAt).toBeNull();
+
+    const revoked = await cli('event-token', 'revoke', '--account', accountId, '--id', body.id, '--json');
+    expect(revoked.code).toBe(0);
+    expect((await testDb().eventToken.findUniqueOrThrow({ where: { id: body.id } })).revokedAt).not.toBeNull();
+  });
+
+  it("when a token of another account is revoked, then it is not found and stays valid", async () => {
+    const owner = await newAccount();
+    const other = await newAccount();
+    const { id } = (await cli('event-token', 'create', '--account', owner, '--json')).json();
+    const attempt = await cli('event-token', 'revoke', '--account', other, '--id', id);
+    expect(attempt.code).toBe(1);
+    expect(attempt.stderr).toContain('not_found');
+    expect((await testDb().eventToken.findUniqueOrThrow({ where: { id } })).revokedAt).toBeNull();
+  });
+
+  it('when a playbook names a trigger never sent (rule 3), then it is refused; an exit may name any valid event', async () => {
+    const accountId = await newAccount();
+    const refused = await cli('playbook', 'create', '--account', accountId, '--name', 'Nurture', '--trigger', 'never_sent', '--json');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('unknown_event_name');
+    expect(refused.stderr).toContain('never_sent');
+
+    const created = await cli('playbook', 'create', '--account', accountId, '--name', 'Nurture', '--exit', 'purchase', '--exit', 'demo_booked', '--json');
+    expect(created.code).toBe(0);
+    const list = await cli('playbook', 'list', '--account', accountId, '--json');
+    expect(list.json()).toEqual([expect.objectContaining({ id: created.json().id, name: 'Nurture', triggers: [], exits: ['demo_booked', 'purchase'] })]);
+  });
+
+  it('when the catalog and enrollments are listed, then they show the names sent and each enrollment with its status', async () => {
+    const accountId = await newAccount();
+    const now = new Date();
+    await testDb().eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 2n } });
+    const { id: playbookId } = (await cli('playbook', 'create', '--account', accountId, '--name', 'Onboarding', '--trigger', 'signed_up', '--json')).json();
+    await testDb().enrollment.create({
+      data: { playbookId, accountId, email: 'ann@example.com', status: 'active', startedAt: now, startedBy: 'signed_up', startEventId: '00000000-0000-4000-8000-000000000001' },
+    });
+
+    const catalog = await cli('events', 'catalog', '--account', accountId, '--json');
+    expect(catalog.json()).toEqual([{ name: 'signed_up', firstSeenAt: now.toISOString(), lastSeenAt: now.toISOString(), count: 2 }]);
+    const enrollments = await cli('playbook', 'enrollments', '--account', accountId, '--playbook', playbookId, '--json');
+    expect(enrollments.json()).toEqual([
+      { email: 'ann@example.com', status: 'active', startedAt: now.toISOString(), startedBy: 'signed_up', stoppedAt: null, stoppedBy: null },
+    ]);
+    const human = await cli('playbook', 'enrollments', '--account', accountId, '--playbook', playbookId);
+    expect(human.stdout).toMatch(/email\s+status/);
+    expect(human.stdout).toContain('ann@example.com  active');
+  });
+
+  it('when the built bin runs with --help, then it prints the overview and exits 0', async () => {
+    const bin = path.join(__dirname, '..', 'bin', 'glimpse.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [bin, '--help']);
+    expect(stdout).toContain('Usage: glimpse <command>');
+  });
+});
