@@ -32,7 +32,7 @@ module.exports = {
       testMatch: ['<rootDir>/**/*.int.test.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',
       setupFiles: ['<rootDir>/test/test-env.ts'],
-      testTimeout: 60_000,
+      setupFilesAfterEnv: ['<rootDir>/test/test-timeout.ts'],
       slowTestThreshold: 20,
     },
   ],
