@@ -8,6 +8,8 @@ import type { BatchingProducer } from '@glimpse/messaging';
 import { createRateLimiter } from './data/rate-limiter.js';
 import { createRawEventStore } from './data/raw-event-store.js';
 import { eventsRouter } from './http/events-route.js';
+import { lookupsRouter } from './http/lookups-route.js';
+import type { EnrichmentClient } from './data/enrichment-client.js';
 import type { GatewayConfig } from './config.js';
 
 export interface CreateGatewayOptions {
@@ -15,11 +17,12 @@ export interface CreateGatewayOptions {
   producer: BatchingProducer;
   redis: Redis;
   authenticator: Authenticator;
+  enrichment: EnrichmentClient;
   logger: Logger;
   checks: Record<string, ReadinessCheck>;
 }
 
-export function createGatewayApp({ config, producer, redis, authenticator, logger, checks }: CreateGatewayOptions) {
+export function createGatewayApp({ config, producer, redis, authenticator, enrichment, logger, checks }: CreateGatewayOptions) {
   const registry = new Registry();
   const accepted = new Counter({ name: 'glimpse_events_accepted_total', help: 'Events acknowledged by Kafka and answered 200', registers: [registry] });
   const redisFailures = new Counter({
@@ -39,5 +42,6 @@ export function createGatewayApp({ config, producer, redis, authenticator, logge
   base.app.use(
     eventsRouter({ producer, rawStore, authenticator, rateLimiter, bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES, onAccepted: () => accepted.inc() }),
   );
+  base.app.use(lookupsRouter({ authenticator, enrichment, bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES }));
   return { app: base.finish(), registry };
 }

@@ -1,7 +1,8 @@
 // The gateway's environment, parsed once at start-up.
-import { baseEnv, parseConfig, port, z } from '@glimpse/config';
+import { DEV_INTERNAL_TOKEN, baseEnv, parseConfig, port, z } from '@glimpse/config';
 
-const schema = z.object({
+const schema = z
+  .object({
   ...baseEnv,
   PORT: port(8080),
   HOST: z.string().default('0.0.0.0'),
@@ -14,8 +15,15 @@ const schema = z.object({
   KAFKA_SEND_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   /** How long credential lookups are cached; revocation takes effect within this. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
-  SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10_000),
-});
+  /** The internal enrichment service the lookups are forwarded to, and the secret it expects. */
+  ENRICHMENT_URL: z.string().url().default('http://127.0.0.1:8081'),
+  INTERNAL_TOKEN: z.string().min(16).default(DEV_INTERNAL_TOKEN),
+  LOOKUP_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+})
+  .refine((c) => c.NODE_ENV !== 'production' || c.INTERNAL_TOKEN !== DEV_INTERNAL_TOKEN, {
+    message: 'INTERNAL_TOKEN must be set in production',
+    path: ['INTERNAL_TOKEN'],
+  });
 
 export type GatewayConfig = z.infer<typeof schema>;
 

@@ -6,6 +6,7 @@ import { createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { createBatchingProducer, createKafka } from '@glimpse/messaging';
 import { createGatewayApp } from './app.js';
+import { createEnrichmentClient } from './data/enrichment-client.js';
 import { loadConfig, type GatewayConfig } from './config.js';
 
 export interface RunningGateway {
@@ -30,11 +31,13 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
   const producer = createBatchingProducer({ kafka, lingerMs: config.KAFKA_LINGER_MS, maxBatch: config.KAFKA_MAX_BATCH, sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS });
   await producer.connect();
 
+  const enrichment = createEnrichmentClient({ baseUrl: config.ENRICHMENT_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
   const { app } = createGatewayApp({
     config,
     producer,
     redis,
     authenticator: createAuthenticator({ db, cacheTtlMs: config.AUTH_CACHE_TTL_MS }),
+    enrichment,
     logger,
     checks: {
       postgres: async () => { await db.$queryRaw`SELECT 1`; },
@@ -50,6 +53,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
     async stop() {
       await server.stop();
       await producer.disconnect();
+      await enrichment.close();
       redis.disconnect();
       await db.$disconnect();
       logger.info('gateway stopped');

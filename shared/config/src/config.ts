@@ -32,3 +32,6 @@ export const baseEnv = {
 };
 
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+/** The development default of the gateway↔enrichment shared secret; refused in production. */
+export const DEV_INTERNAL_TOKEN = 'glimpse-dev-internal-token-not-for-production';

@@ -5,6 +5,7 @@ import { AppError } from '@glimpse/errors';
 import { acceptEvent, type AcceptEventDeps } from '../domain/accept-event.js';
 import { parseEventInput } from '../domain/event-input.js';
 import type { RateLimiter } from '../data/rate-limiter.js';
+import { requireJson } from './require-json.js';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -26,11 +27,6 @@ export function eventsRouter(options: EventsRouteOptions): Router {
     if (!allowed) {
       throw new AppError('rate_limited', 'too many events for this account; slow down and retry', { headers: { 'Retry-After': String(retryAfterSeconds) } });
     }
-    next();
-  };
-
-  const requireJson: RequestHandler = (req, _res, next) => {
-    if (!req.is('application/json')) throw new AppError('unsupported_media_type', 'send the event as JSON with Content-Type: application/json');
     next();
   };
 
