@@ -1,2 +1,15 @@
-// The enrichment service (lookups): built in the lookups issue; empty until then.
-export {};
+// The enrichment service (lookups): the enriched record (spec §2.3) and its shape, identifier
+// normalization, the visitor details record (§2.1), and synthetic people for demos and tests.
+export * from './domain/enriched-record.js';
+export * from './domain/identifiers.js';
+export * from './domain/visitor-details.js';
+export { generatePerson } from './domain/demo-persons.js';
+export { generateCompany, COMPANY_COUNT } from './domain/demo-companies.js';
+export { startEnrichmentService } from './start.js';
+export type { RunningEnrichmentService } from './start.js';
+export { loadConfig } from './config.js';
+export { enrichPerson, visitorDetails, enrichmentKeys } from './domain/lookups.js';
+export { importPersons, importVisitors } from './domain/import-data.js';
+export type { ImportReport, ImportOptions } from './domain/import-data.js';
+export { setCreditLimit, usageTotals, usageByDay } from './data/billing-repository.js';
+export { INTERNAL_HEADERS } from './http/internal-routes.js';

@@ -6,21 +6,23 @@ import { AppError } from '@glimpse/errors';
 import { UsageError, type Command, type Io } from './command.js';
 import { accountCommands } from './commands/accounts.js';
 import { playbookCommands } from './commands/playbooks.js';
+import { lookupCommands } from './commands/lookups.js';
+import { importCommands } from './commands/imports.js';
 import { loadConfig } from './config.js';
 
-export const commands: Command[] = [...accountCommands, ...playbookCommands];
+export const commands: Command[] = [...accountCommands, ...lookupCommands, ...playbookCommands, ...importCommands];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.words.join(' ').length));
   return [
-    'glimpse: operate a Glimpse installation (accounts, credentials, playbooks, events)',
+    'glimpse: operate a Glimpse installation (accounts, credentials, playbooks, events, data)',
     '',
     'Usage: glimpse <command> [options]   (add --help to any command, --json for machine output)',
     '',
     'Commands:',
     ...commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`),
     '',
-    'Environment: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/glimpse)',
+    'Environment: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/glimpse), DEFAULT_PHONE_REGION (US)',
   ].join('\n');
 }
 

@@ -1,0 +1,24 @@
+// The enrichment service's environment, parsed once at start-up.
+import { DEV_INTERNAL_TOKEN, baseEnv, parseConfig, port, z } from '@glimpse/config';
+
+const schema = z
+  .object({
+    ...baseEnv,
+    ENRICHMENT_PORT: port(8081),
+    /** Not public: only the gateway calls it, so it listens on loopback unless told otherwise. */
+    HOST: z.string().default('127.0.0.1'),
+    /** Shared secret the gateway sends; requests without it are refused. */
+    INTERNAL_TOKEN: z.string().min(16).default(DEV_INTERNAL_TOKEN),
+    /** Region for phone numbers written without a country code (ISO 3166 alpha-2). */
+    DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/).default('US'),
+  })
+  .refine((c) => c.NODE_ENV !== 'production' || c.INTERNAL_TOKEN !== DEV_INTERNAL_TOKEN, {
+    message: 'INTERNAL_TOKEN must be set in production',
+    path: ['INTERNAL_TOKEN'],
+  });
+
+export type EnrichmentConfig = z.infer<typeof schema>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): EnrichmentConfig {
+  return parseConfig(schema, env);
+}

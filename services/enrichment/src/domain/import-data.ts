@@ -1,0 +1,103 @@
+// Imports NDJSON streams line by line (so a file larger than memory imports): each bad line is
+// reported with its number and skipped, the rest written in batches.
+import type { Db } from '@glimpse/db';
+import { upsertPersons, upsertVisitors, type PersonRow, type VisitorRow } from '../data/import-repository.js';
+import { validateImportRecord } from './enriched-record.js';
+import { identitiesOf, normalizeEmail } from './identifiers.js';
+
+export interface ImportReport {
+  read: number;
+  imported: number;
+  skipped: number;
+  errors: { line: number; message: string }[];
+}
+
+export interface ImportOptions {
+  db: Db;
+  defaultPhoneRegion: string;
+  batchSize?: number;
+  /** Called after each batch with the running totals. */
+  onProgress?(report: ImportReport): void;
+  /** Errors kept in the report (all are counted); the rest are only counted. */
+  maxErrors?: number;
+}
+
+type Parsed<T> = { ok: true; row: T } | { ok: false; message: string };
+
+async function importLines<T>(
+  lines: AsyncIterable<string>,
+  parse: (value: unknown) => Parsed<T>,
+  write: (batch: { line: number; row: T }[]) => Promise<{ line: number; message: string }[]>,
+  { batchSize = 500, onProgress, maxErrors = 1000 }: Pick<ImportOptions, 'batchSize' | 'onProgress' | 'maxErrors'>,
+): Promise<ImportReport> {
+  const report: ImportReport = { read: 0, imported: 0, skipped: 0, errors: [] };
+  const fail = (line: number, message: string) => {
+    report.skipped += 1;
+    if (report.errors.length < maxErrors) report.errors.push({ line, message });
+  };
+  let batch: { line: number; row: T }[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const rejected = await write(batch);
+    rejected.forEach((r) => fail(r.line, r.message));
+    report.imported += batch.length - rejected.length;
+    batch = [];
+    onProgress?.(report);
+  };
+  let lineNumber = 0;
+  for await (const text of lines) {
+    lineNumber += 1;
+    if (text.trim() === '') continue; // blank lines (a trailing newline, say) are not records
+    report.read += 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      fail(lineNumber, 'not valid JSON');
+      continue;
+    }
+    const parsed = parse(value);
+    if (!parsed.ok) fail(lineNumber, parsed.message);
+    else batch.push({ line: lineNumber, row: parsed.row });
+    if (batch.length >= batchSize) await flush();
+  }
+  await flush();
+  return report;
+}
+
+export function importPersons(lines: AsyncIterable<string>, options: ImportOptions): Promise<ImportReport> {
+  return importLines<PersonRow>(
+    lines,
+    (value) => {
+      const result = validateImportRecord(value);
+      if (!result.ok) return { ok: false, message: result.error };
+      return { ok: true, row: { id: result.personId, record: result.record, identities: identitiesOf(result.record, options.defaultPhoneRegion) } };
+    },
+    async (batch) => {
+      await upsertPersons(options.db, batch.map((b) => b.row));
+      return [];
+    },
+    options,
+  );
+}
+
+const OBJECT_ID = /^[a-fA-F0-9]{24}$/;
+
+export function importVisitors(lines: AsyncIterable<string>, accountId: string, options: ImportOptions): Promise<ImportReport> {
+  return importLines<VisitorRow>(
+    lines,
+    (value) => {
+      if (!value || typeof value !== 'object' || Array.isArray(value)) return { ok: false, message: 'a line must be a JSON object' };
+      const { visitorId, email, ...pageViews } = value as Record<string, unknown>;
+      if (typeof visitorId !== 'string' || !OBJECT_ID.test(visitorId)) return { ok: false, message: 'visitorId must be 24 hexadecimal characters' };
+      const normalized = typeof email === 'string' ? normalizeEmail(email) : null;
+      if (!normalized) return { ok: false, message: 'email must be a valid email address' };
+      return { ok: true, row: { visitorId: visitorId.toLowerCase(), email: normalized, pageViews: Object.keys(pageViews).length > 0 ? pageViews : undefined } };
+    },
+    async (batch) => {
+      const unknown = await upsertVisitors(options.db, accountId, batch.map((b) => b.row));
+      return batch.filter((b) => unknown.has(b.row.email)).map((b) => ({ line: b.line, message: 'no imported person has this email' }));
+    },
+    options,
+  );
+}

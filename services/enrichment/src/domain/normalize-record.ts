@@ -1,0 +1,41 @@
+// Turns a stored or imported person into the exact §2.3 response shape, and checks an import line.
+import type { EnrichedRecord } from './enriched-record.js';
+import { ENRICHED_RECORD_SHAPE } from './enriched-record-shape.js';
+import { conformToShape, isPlainObject } from './shape.js';
+
+const OBJECT_ID = /^[a-fA-F0-9]{24}$/;
+
+/**
+ * Every member and field of §2.3 present (missing scalars null, lists [], objects in their
+ * all-null form, experience elements likewise), values coerced only where nothing is lost
+ * ("2015" → 2015 for an integer), anything else null, and unknown fields dropped.
+ */
+export function normalizeRecord(input: unknown): EnrichedRecord {
+  return conformToShape(input, ENRICHED_RECORD_SHAPE) as EnrichedRecord;
+}
+
+export type ImportValidation = { ok: true; record: EnrichedRecord; personId: string } | { ok: false; error: string };
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/**
+ * An import line is an enriched record whose `profile.id` is the person's 24-hex object id;
+ * every other field is optional. The record returned is normalized, with the id lower-cased,
+ * ready to store.
+ */
+export function validateImportRecord(input: unknown): ImportValidation {
+  if (!isPlainObject(input)) return { ok: false, error: 'each line must be a JSON object (an enriched record)' };
+  const profile = input.profile;
+  if (!isPlainObject(profile) || profile.id === undefined || profile.id === null) {
+    return { ok: false, error: "profile.id is required: the person's 24-hex object id" };
+  }
+  if (typeof profile.id !== 'string' || !OBJECT_ID.test(profile.id)) {
+    return { ok: false, error: `profile.id must be 24 hexadecimal characters, got ${preview(profile.id)}` };
+  }
+  const personId = profile.id.toLowerCase();
+  const record = normalizeRecord({ ...input, profile: { ...profile, id: personId } });
+  return { ok: true, record, personId };
+}

@@ -1,0 +1,95 @@
+// Assembles the visitor details record (spec §2.1) from a person's enriched record, plus the
+// visitor's page views when the account has them.
+import type { EnrichedRecord, Experience } from './enriched-record.js';
+import { normalizeEmail } from './identifiers.js';
+import { isPlainObject } from './shape.js';
+
+/**
+ * The seven §2.1 fields, each a string or null. The spec says the lookup returns page-view
+ * fields too without showing them: we add `page_views` (how many pages the visitor viewed) and
+ * `last_seen_at` (ISO 8601 timestamp of the latest view, or null), only when the visitor has
+ * page-view data, so a client reading only the seven fields sees exactly §2.1.
+ */
+export interface VisitorDetails {
+  firstName: string | null;
+  lastName: string | null;
+  name: string | null;
+  email: string | null;
+  company: string | null;
+  company_role: string | null;
+  pronet_url: string | null;
+  page_views?: number;
+  last_seen_at?: string | null;
+}
+
+export interface PageViews {
+  count: number;
+  lastSeenAt: string | null;
+}
+
+function text(value: string | null | undefined): string | null {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : null;
+}
+
+function isoTimestamp(value: unknown): string | null {
+  if (typeof value !== 'string' && !(value instanceof Date)) return null;
+  const time = new Date(value).getTime();
+  return Number.isNaN(time) ? null : new Date(time).toISOString();
+}
+
+function latest(timestamps: (string | null)[]): string | null {
+  return timestamps.filter((t): t is string => t !== null).sort().at(-1) ?? null;
+}
+
+/**
+ * Page views as a visitor row may hold them: a count; a list of views, each a timestamp or
+ * `{at}` / `{viewed_at}`; or an object whose `count` (or `page_views`, `pageViews`, `views`) is
+ * either of those, with an optional `last_seen_at` (or `lastSeenAt`). Null otherwise.
+ */
+export function readPageViews(value: unknown): PageViews | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? { count: value, lastSeenAt: null } : null;
+  if (Array.isArray(value)) {
+    const times = value.map((view) => isoTimestamp(isPlainObject(view) ? (view.at ?? view.viewed_at) : view));
+    return { count: value.length, lastSeenAt: latest(times) };
+  }
+  if (isPlainObject(value)) {
+    const inner = value.count ?? value.page_views ?? value.pageViews ?? value.views;
+    const views = typeof inner === 'number' || Array.isArray(inner) ? readPageViews(inner) : null;
+    if (!views) return null;
+    return { count: views.count, lastSeenAt: isoTimestamp(value.last_seen_at ?? value.lastSeenAt) ?? views.lastSeenAt };
+  }
+  return null;
+}
+
+/** The current position: the one marked primary, else the latest-started one without an end date. */
+export function primaryExperience(record: EnrichedRecord): Experience | undefined {
+  const marked = record.experience.find((e) => e.is_primary === true);
+  if (marked) return marked;
+  const current = record.experience.filter((e) => e.end_date === null);
+  return current.sort((a, b) => (b.start_date ?? '').localeCompare(a.start_date ?? ''))[0];
+}
+
+export function toVisitorDetails(record: EnrichedRecord, pageViews?: unknown): VisitorDetails {
+  const { traits, profile } = record;
+  const firstName = text(traits.first_name);
+  const lastName = text(traits.last_name);
+  const primary = primaryExperience(record);
+  // The work address first: a visitor of a business site is most useful as a professional contact.
+  const emailCandidates = [traits.work_email, profile.email, traits.email, traits.recommended_personal_email, traits.emails[0]?.address];
+  const details: VisitorDetails = {
+    firstName,
+    lastName,
+    name: text(traits.full_name) ?? text([firstName, lastName].filter(Boolean).join(' ')),
+    email: emailCandidates.map(normalizeEmail).find((e) => e !== null) ?? null,
+    company: text(record.company.name) ?? text(record.organization.name) ?? text(primary?.company.name),
+    company_role: text(record.job.title) ?? text(primary?.title.name),
+    pronet_url: text(record.social.pronet.url),
+  };
+  const views = readPageViews(pageViews);
+  if (views) {
+    details.page_views = views.count;
+    details.last_seen_at = views.lastSeenAt;
+  }
+  return details;
+}
