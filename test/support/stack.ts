@@ -1,9 +1,10 @@
 // Starts the real services in the test process against the real infrastructure, and the small
 // helpers integration tests share: accounts with credentials, posting events, waiting.
-import { createAccount, createEventToken } from '@glimpse/auth';
+import { createAccount, createApiKey, createEventToken, type Scope } from '@glimpse/auth';
 import { createDb, type Db } from '@glimpse/db';
 import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@glimpse/gateway';
 import { loadConfig as playbookConfig, startPlaybookService, type RunningPlaybookService } from '@glimpse/playbook';
+import { loadConfig as enrichmentConfig, startEnrichmentService, type RunningEnrichmentService } from '@glimpse/enrichment';
 import { createLogger } from '@glimpse/logging';
 import { kafkaBrokers, redisUrl, testDatabaseUrl } from '../test-urls';
 
@@ -30,6 +31,24 @@ export function startTestGateway(overrides: Record<string, string> = {}): Promis
 
 export function startTestPlaybookService(overrides: Record<string, string> = {}): Promise<RunningPlaybookService> {
   return startPlaybookService(playbookConfig(serviceEnv(overrides)), silent('playbook'));
+}
+
+export function startTestEnrichmentService(overrides: Record<string, string> = {}): Promise<RunningEnrichmentService> {
+  return startEnrichmentService(enrichmentConfig(serviceEnv({ ENRICHMENT_PORT: '0', ...overrides })), silent('enrichment'));
+}
+
+/** The enrichment service and a gateway that forwards lookups to it. */
+export async function startLookupStack(gatewayOverrides: Record<string, string> = {}): Promise<{ gateway: RunningGateway; enrichment: RunningEnrichmentService; stop(): Promise<void> }> {
+  const enrichment = await startTestEnrichmentService();
+  const gateway = await startTestGateway({ ENRICHMENT_URL: enrichment.url, ...gatewayOverrides });
+  return {
+    gateway,
+    enrichment,
+    async stop() {
+      await gateway.stop();
+      await enrichment.stop();
+    },
+  };
 }
 
 let db: Db | undefined;
@@ -90,3 +109,8 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | null | fal
 }
 
 export const uniqueEmail = (tag = 'person') => `${tag}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+export async function createTestApiKey(accountId: string, scopes: Scope[]): Promise<{ id: string; key: string }> {
+  const { id, secret } = await createApiKey(testDb(), accountId, scopes);
+  return { id, key: secret };
+}
