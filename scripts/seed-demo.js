@@ -1,12 +1,30 @@
-// Seeds the demo account npm start prints: an account, a fresh event token (the plain value is
-// only known at creation), and two playbooks. Rule 3 holds here too: the trigger names are sent
-// through the running gateway first, so they are in the catalog when the playbooks are created.
+// Seeds the demo account npm start prints: an account, a fresh event token and API key (plain
+// values are only known at creation), two playbooks, and a small synthetic dataset of persons with
+// visitors of the account. Rule 3 holds here too: the trigger names are sent through the running
+// gateway first, so they are in the catalog when the playbooks are created.
 'use strict';
 const { createDb } = require('../shared/db/dist/index.js');
-const { createAccount, createEventToken } = require('../shared/auth/dist/index.js');
+const { createAccount, createApiKey, createEventToken, SCOPES } = require('../shared/auth/dist/index.js');
+const { generatePerson, importPersons, importVisitors } = require('../services/enrichment/dist/index.js');
+const { demoVisitorId } = require('../tools/cli/dist/commands/imports.js');
 const { createPlaybook, eventCatalog, listPlaybooks } = require('../services/playbook/dist/index.js');
 
 const DEMO_ACCOUNT = 'Glimpse demo';
+const DEMO_PERSONS = 200;
+const DEMO_SEED = 1;
+
+async function* lines(count, line) {
+  for (let i = 0; i < count; i++) yield JSON.stringify(line(i));
+}
+
+/** Persons are shared by all accounts; the visitors belong to the demo account. */
+async function seedDataset(db, accountId) {
+  const persons = Array.from({ length: DEMO_PERSONS }, (_, i) => generatePerson(i, DEMO_SEED));
+  await importPersons(lines(DEMO_PERSONS, (i) => persons[i]), { db, defaultPhoneRegion: 'US' });
+  await importVisitors(lines(DEMO_PERSONS, (i) => ({ visitorId: demoVisitorId(accountId, i), email: persons[i].traits.work_email, page_views: 3 + (i % 11) })), accountId, { db, defaultPhoneRegion: 'US' });
+  return { visitorId: demoVisitorId(accountId, 0), email: persons[1].traits.work_email, phone: persons[2].traits.mobile_phone };
+}
+
 const PLAYBOOKS = [
   { name: 'Onboarding', triggers: ['signed_up'], exits: ['demo_booked'] },
   { name: 'Demo follow-up', triggers: ['demo_booked'], exits: ['purchase'] },
@@ -27,6 +45,8 @@ async function seedDemo({ databaseUrl, gatewayUrl }) {
     const existing = await db.account.findFirst({ where: { name: DEMO_ACCOUNT }, orderBy: { createdAt: 'asc' } });
     const accountId = existing ? existing.id : (await createAccount(db, DEMO_ACCOUNT)).id;
     const token = await createEventToken(db, accountId);
+    const apiKey = await createApiKey(db, accountId, [...SCOPES]);
+    const sample = await seedDataset(db, accountId);
     const have = new Set((await listPlaybooks(db, accountId)).map((p) => p.name));
     const missing = PLAYBOOKS.filter((p) => !have.has(p.name));
     const names = [...new Set(missing.flatMap((p) => p.triggers))];
@@ -39,7 +59,7 @@ async function seedDemo({ databaseUrl, gatewayUrl }) {
       await new Promise((r) => setTimeout(r, 200));
     }
     for (const p of missing) await createPlaybook(db, { accountId, ...p });
-    return { accountId, tokenId: token.id, token: token.secret, playbooks: await listPlaybooks(db, accountId) };
+    return { accountId, tokenId: token.id, token: token.secret, apiKeyId: apiKey.id, apiKey: apiKey.secret, sample, playbooks: await listPlaybooks(db, accountId) };
   } finally {
     await db.$disconnect();
   }
@@ -51,12 +71,19 @@ function describe(demo, gatewayUrl) {
     'Demo account',
     `  account id   ${demo.accountId}`,
     `  event token  ${demo.token}   (id ${demo.tokenId})`,
+    `  API key      ${demo.apiKey}   (id ${demo.apiKeyId}; scopes ${SCOPES.join(', ')})`,
+    `  dataset      ${DEMO_PERSONS} synthetic persons (seed ${DEMO_SEED}) and their visitors`,
     ...demo.playbooks.map((p) => `  playbook     ${p.id}  ${p.name}: triggers ${p.triggers.join(',') || '-'}; exits ${p.exits.join(',') || '-'}`),
     '',
     'Try it:',
     `  curl -s -X POST ${gatewayUrl}/events -H 'Authorization: Bearer ${demo.token}' \\`,
     `       -H 'Content-Type: application/json' -d '{"event":"signed_up","email":"ada@example.com"}'`,
     `  npx glimpse playbook enrollments --account ${demo.accountId} --playbook ${demo.playbooks[0]?.id}`,
+    `  curl -s ${gatewayUrl}/visitors/${demo.sample.visitorId}/details -H 'Authorization: Bearer ${demo.apiKey}'`,
+    `  curl -s -X POST ${gatewayUrl}/visitors/enrichment -H 'Authorization: Bearer ${demo.apiKey}' \\`,
+    `       -H 'Content-Type: application/json' -d '{"email":"${demo.sample.email}"}'`,
+    `  curl -s -X POST ${gatewayUrl}/visitors/enrichment -H 'Authorization: Bearer ${demo.apiKey}' \\`,
+    `       -H 'Content-Type: application/json' -d '{"phone":"${demo.sample.phone}"}'`,
     '',
   ];
   return lines.join('\n');

@@ -10,7 +10,9 @@ const HELP = `Usage: npm start [-- --no-seed]
 
 Starts Kafka (from its jars), checks Postgres and Redis (DATABASE_URL, REDIS_URL), applies the
 migrations, runs the services (gateway on PORT, default 8080; playbook health on PLAYBOOK_PORT,
-default 8082), then creates a demo account with an event token and two playbooks and prints them.
+default 8082; the internal enrichment service on ENRICHMENT_PORT, default 8081), then creates a
+demo account (event token, API key, two playbooks, 200 synthetic persons and their visitors) and
+prints it.
   --no-seed   do not create the demo account`;
 
 const env = {
@@ -18,12 +20,15 @@ const env = {
   DATABASE_URL: process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/glimpse',
   PORT: process.env.PORT || '8080',
   PLAYBOOK_PORT: process.env.PLAYBOOK_PORT || '8082',
+  ENRICHMENT_PORT: process.env.ENRICHMENT_PORT || '8081',
   KAFKAJS_NO_PARTITIONER_WARNING: '1',
 };
+env.ENRICHMENT_URL = process.env.ENRICHMENT_URL || `http://127.0.0.1:${env.ENRICHMENT_PORT}`;
 
 const SERVICES = [
   { name: 'gateway', main: 'services/gateway/dist/main.js', port: env.PORT },
   { name: 'playbook', main: 'services/playbook/dist/main.js', port: env.PLAYBOOK_PORT },
+  { name: 'enrichment', main: 'services/enrichment/dist/main.js', port: env.ENRICHMENT_PORT },
 ];
 
 const children = [];
