@@ -2,6 +2,7 @@
 // ms or N messages) so acks=all costs one round trip per batch, not per message. Each caller's
 // promise settles when its batch is acknowledged by all in-sync replicas, or fails.
 import { Partitioners, type Kafka, type Message, type Producer, type TopicMessages } from 'kafkajs';
+import { retryWithin } from './kafka.js';
 
 export interface BatchingProducer {
   connect(): Promise<void>;
@@ -30,7 +31,7 @@ export function createBatchingProducer({ kafka, lingerMs = 2, maxBatch = 500, se
   const producer: Producer = kafka.producer({
     createPartitioner: Partitioners.DefaultPartitioner,
     allowAutoTopicCreation: false,
-    retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
+    retry: retryWithin(sendTimeoutMs),
   });
   let connected = false;
   let queue: Pending[] = [];

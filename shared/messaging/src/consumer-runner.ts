@@ -16,6 +16,8 @@ export interface ConsumerRunnerOptions<S extends z.ZodType> {
   logger: Logger;
   partitionsConsumedConcurrently?: number;
   fromBeginning?: boolean;
+  /** How long the group waits for a silent member before reassigning its partitions (Kafka's minimum is 6000). */
+  sessionTimeoutMs?: number;
   onDeadLetter?(): void;
 }
 
@@ -29,7 +31,10 @@ export interface ConsumerRunner {
 
 export function createConsumerRunner<S extends z.ZodType>(options: ConsumerRunnerOptions<S>): ConsumerRunner {
   const { kafka, groupId, topic, schema, handle, deadLetter, logger } = options;
-  const consumer = kafka.consumer({ groupId, sessionTimeout: 15_000, heartbeatInterval: 3000, retry: { retries: 5 } });
+  const sessionTimeout = options.sessionTimeoutMs ?? 15_000;
+  // Heartbeats at most a third of the session apart, so one late heartbeat does not cost the membership.
+  const heartbeatInterval = Math.min(3000, Math.floor(sessionTimeout / 3));
+  const consumer = kafka.consumer({ groupId, sessionTimeout, heartbeatInterval, retry: { retries: 5 } });
   let running = false;
   consumer.on(consumer.events.CRASH, (e) => {
     logger.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');

@@ -1,6 +1,6 @@
 export { TOPICS, personKey } from './topics.js';
 export * from './schemas.js';
-export { createKafka } from './kafka.js';
+export { createKafka, retryWithin } from './kafka.js';
 export { createBatchingProducer } from './batching-producer.js';
 export type { BatchingProducer, BatchingProducerOptions } from './batching-producer.js';
 export { createConsumerRunner } from './consumer-runner.js';

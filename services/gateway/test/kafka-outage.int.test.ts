@@ -1,0 +1,104 @@
+// The broker really goes away: the gateway must refuse events it cannot record (503) rather than
+// accept them, and take events again once the broker is back. The broker is always restarted, so
+// the files after this one find it up.
+import { Redis } from 'ioredis';
+import { TOPICS } from '@glimpse/messaging';
+import { eventCatalog, type RunningPlaybookService } from '@glimpse/playbook';
+import { closeTestDb, createTestAccount, postEvent, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor, } from '../../../test/support/stack';
+import { freshGroupAtEnd } from '../../../test/support/kafka-helpers';
+import { redisUrl } from '../../../test/test-urls';
+import type { RunningGateway } from '../src/start';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const kafkaCtl = require('../../../scripts/infra/kafka-ctl.js') as {
+  stopKafka(options?: { timeoutMs?: number }): Promise<{ stopped: boolean; reason?: string }>;
+  startKafka(options?: { timeoutMs?: number }): Promise<{ started: boolean }>;
+};
+
+const SEND_TIMEOUT_MS = 3000;
+
+let gateway: RunningGateway;
+let playbook: RunningPlaybookService;
+let redis: Redis;
+
+beforeAll(async () => {
+  const groupId = await freshGroupAtEnd(TOPICS.eventsInbound, 'glimpse-playbook-test-outage');
+  [gateway, playbook] = await Promise.all([startTestGateway({ KAFKA_SEND_TIMEOUT_MS: String(SEND_TIMEOUT_MS) }), startTestPlaybookService({ PLAYBOOK_GROUP_ID: groupId, PLAYBOOK_SESSION_TIMEOUT_MS: '6000' })]);
+  redis = new Redis(redisUrl());
+});
+
+afterAll(async () => {
+  await kafkaCtl.startKafka(); // idempotent: a no-op unless a failed test left the broker down
+  await Promise.all([gateway?.stop(), playbook?.stop()]);
+  redis?.disconnect();
+  await closeTestDb();
+});
+
+async function rawCopiesOf(accountId: string): Promise<{ event: string }[]> {
+  const ids = await redis.zrange(`glimpse:recent:${accountId}`, 0, -1);
+  return Promise.all(ids.map(async (id) => JSON.parse((await redis.get(`glimpse:event:${accountId}:${id}`))!) as { event: string }));
+}
+
+async function catalogNames(accountId: string): Promise<string[]> {
+  return (await eventCatalog(testDb(), accountId)).map((e) => e.name);
+}
+
+describe('POST /events while Kafka is down', () => {
+  it('when the broker is stopped, then events are refused with 503 within the send timeout, nothing of them is kept or applied later, and once it is back events flow again', async () => {
+    const { accountId, token } = await createTestAccount();
+    const email = uniqueEmail();
+    expect((await postEvent(gateway.url, token, { event: 'before_outage', email })).status).toBe(200);
+    await waitFor(async () => (await catalogNames(accountId)).includes('before_outage'), { what: 'before_outage in the catalog' });
+    const keptBefore = await redis.zrange(`glimpse:recent:${accountId}`, 0, -1);
+    expect(keptBefore).toHaveLength(1);
+
+    const refusedNames: string[] = [];
+    let firstAccepted: string | undefined;
+    let starting: Promise<unknown> = Promise.resolve();
+    try {
+      expect(await kafkaCtl.stopKafka()).toMatchObject({ stopped: true });
+
+      const t0 = Date.now();
+      const refusing = postEvent(gateway.url, token, { event: 'during_outage', email });
+      // The broker comes back while that send may still be retrying: a 503 must not be followed by the write after all.
+      await new Promise((r) => setTimeout(r, 300));
+      starting = kafkaCtl.startKafka();
+      const refused = await refusing;
+      const elapsedMs = Date.now() - t0;
+      expect(refused.status).toBe(503);
+      expect(refused.body).toEqual({ error: 'service_unavailable', message: expect.stringMatching(/nothing was accepted, retry later/) });
+      expect(refused.headers.get('retry-after')).toBe('1');
+      // Well inside the send timeout: the send gave up by itself (connection refused), rather than
+      // the timer answering while kafkajs keeps retrying it and writes it once the broker is back.
+      expect(elapsedMs).toBeLessThan(SEND_TIMEOUT_MS / 2);
+      refusedNames.push('during_outage');
+
+      // Retry as a client would until the broker answers again.
+      const deadline = Date.now() + 60_000;
+      for (let n = 1; !firstAccepted && Date.now() < deadline; n++) {
+        const event = `retry_${n}`;
+        const res = await postEvent(gateway.url, token, { event, email });
+        if (res.status === 200) firstAccepted = event;
+        else {
+          expect([event, res.status, res.body.error]).toEqual([event, 503, 'service_unavailable']);
+          refusedNames.push(event);
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }
+    } finally {
+      await starting;
+      await kafkaCtl.startKafka();
+    }
+
+    expect(firstAccepted).toBeDefined();
+    // The same person throughout, so one partition: once this last event is applied, anything written before it was too.
+    expect((await postEvent(gateway.url, token, { event: 'after_outage', email })).status).toBe(200);
+    await waitFor(async () => (await catalogNames(accountId)).includes('after_outage'), { timeoutMs: 60_000, what: 'after_outage in the catalog' });
+
+    const names = await catalogNames(accountId);
+    expect(names).toEqual(expect.arrayContaining(['before_outage', firstAccepted!, 'after_outage']));
+    expect(names.filter((n) => refusedNames.includes(n))).toEqual([]);
+    const kept = (await rawCopiesOf(accountId)).map((e) => e.event);
+    expect(kept.sort()).toEqual(['after_outage', 'before_outage', firstAccepted!].sort());
+  }, 150_000);
+});
