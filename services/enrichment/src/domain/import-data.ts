@@ -36,13 +36,21 @@ async function importLines<T>(
     if (report.errors.length < maxErrors) report.errors.push({ line, message });
   };
   let batch: { line: number; row: T }[] = [];
+  // One batch is written while the next is parsed (the database works on its own core meanwhile);
+  // batches are still written one after another, in order, so a later line still wins.
+  let writing: Promise<void> = Promise.resolve();
   const flush = async () => {
+    await writing;
     if (batch.length === 0) return;
-    const rejected = await write(batch);
-    rejected.forEach((r) => fail(r.line, r.message));
-    report.imported += batch.length - rejected.length;
+    const current = batch;
     batch = [];
-    onProgress?.(report);
+    writing = write(current).then((rejected) => {
+      rejected.forEach((r) => fail(r.line, r.message));
+      report.imported += current.length - rejected.length;
+      onProgress?.(report);
+    });
+    // Handled where it is awaited (the next flush); this only keeps it from counting as unhandled meanwhile.
+    writing.catch(() => undefined);
   };
   let lineNumber = 0;
   for await (const text of lines) {
@@ -62,6 +70,9 @@ async function importLines<T>(
     if (batch.length >= batchSize) await flush();
   }
   await flush();
+  await writing;
+  // A batch's write rejections arrive after the next batch's parse errors: back in line order.
+  report.errors.sort((a, b) => a.line - b.line);
   return report;
 }
 

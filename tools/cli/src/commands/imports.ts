@@ -6,6 +6,7 @@ import { generatePerson, importPersons, importVisitors, type ImportReport } from
 import { AppError } from '@glimpse/errors';
 import { required, UsageError, type Command, type CommandContext } from '../command.js';
 import { loadConfig } from '../config.js';
+import { existingAccountId } from './lookups.js';
 
 function fileLines(file: string | undefined): AsyncIterable<string> {
   if (!file) throw new UsageError('name the NDJSON file to import');
@@ -75,7 +76,8 @@ export const importCommands: Command[] = [
     options: { account: { type: 'string' } },
     async run({ positionals, values, db, io }) {
       const show = progress(io, 'visitors');
-      const report = await importVisitors(fileLines(positionals[0]), required(values, 'account'), { db: db(), defaultPhoneRegion: 'US', onProgress: show });
+      const accountId = await existingAccountId(values, db());
+      const report = await importVisitors(fileLines(positionals[0]), accountId, { db: db(), defaultPhoneRegion: 'US', onProgress: show });
       show(report, true);
       return report;
     },
@@ -91,8 +93,9 @@ export const importCommands: Command[] = [
       const seed = Number(values.seed ?? 1);
       if (!Number.isInteger(count) || count < 1) throw new UsageError('--persons takes a whole number ≥ 1');
       if (!Number.isInteger(seed)) throw new UsageError('--seed takes a whole number');
+      // Checked first, so a mistyped account fails before any person is written.
+      const accountId = values.account === undefined ? undefined : await existingAccountId(values, db());
       const persons = await importPersons(demoLines(count, seed), { db: db(), defaultPhoneRegion: 'US', onProgress: progress(io, 'persons'), batchSize: 1000 });
-      const accountId = typeof values.account === 'string' ? values.account : undefined;
       const visitors = accountId ? await importVisitors(demoVisitorLines(accountId, count, seed), accountId, { db: db(), defaultPhoneRegion: 'US', batchSize: 1000 }) : undefined;
       return { persons: persons.imported, visitors: visitors?.imported ?? 0, seed };
     },

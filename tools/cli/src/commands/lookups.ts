@@ -1,5 +1,6 @@
 // api-key create / revoke; account set-credits; usage.
 import { createApiKey, isScope, revokeCredential, SCOPES, type Scope } from '@glimpse/auth';
+import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { setCreditLimit, usageTotals } from '@glimpse/enrichment';
 import { required, UsageError, type Command } from '../command.js';
@@ -9,6 +10,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function accountId(values: Record<string, unknown>): string {
   const id = required(values as never, 'account');
   if (!UUID.test(id)) throw new AppError('not_found', `account ${id} does not exist`);
+  return id;
+}
+
+/** The --account id of an account that exists: a typo must not read as an empty account. */
+export async function existingAccountId(values: Record<string, unknown>, db: Db): Promise<string> {
+  const id = accountId(values);
+  if (!(await db.account.findUnique({ where: { id }, select: { id: true } }))) throw new AppError('not_found', `account ${id} does not exist`);
   return id;
 }
 
@@ -70,7 +78,7 @@ export const lookupCommands: Command[] = [
     summary: "an account's billable usage: identity matches and enriched records",
     usage: 'glimpse usage --account ID [--json]',
     options: { account: { type: 'string' } },
-    run: async ({ values, db }) => usageTotals(db(), accountId(values)),
+    run: async ({ values, db }) => usageTotals(db(), await existingAccountId(values, db())),
     human: (r) => {
       const { identityMatches, enrichedRecords } = r as { identityMatches: number; enrichedRecords: number };
       return `identity matches  ${identityMatches}\nenriched records  ${enrichedRecords}`;
