@@ -24,6 +24,7 @@ const env = {
   KAFKAJS_NO_PARTITIONER_WARNING: '1',
 };
 env.ENRICHMENT_URL = process.env.ENRICHMENT_URL || `http://127.0.0.1:${env.ENRICHMENT_PORT}`;
+env.PLAYBOOK_URL = process.env.PLAYBOOK_URL || `http://127.0.0.1:${env.PLAYBOOK_PORT}`;
 
 const SERVICES = [
   { name: 'gateway', main: 'services/gateway/dist/main.js', port: env.PORT },

@@ -6,6 +6,8 @@ import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '
 import { loadConfig as playbookConfig, startPlaybookService, type RunningPlaybookService } from '@glimpse/playbook';
 import { loadConfig as enrichmentConfig, startEnrichmentService, type RunningEnrichmentService } from '@glimpse/enrichment';
 import { createLogger } from '@glimpse/logging';
+import { TOPICS } from '@glimpse/messaging';
+import { freshGroupAtEnd } from './kafka-helpers';
 import { kafkaBrokers, redisUrl, testDatabaseUrl } from '../test-urls';
 
 export function serviceEnv(overrides: Record<string, string> = {}): Record<string, string> {
@@ -29,8 +31,13 @@ export function startTestGateway(overrides: Record<string, string> = {}): Promis
   return startGateway(gatewayConfig(serviceEnv(overrides)), silent('gateway'));
 }
 
-export function startTestPlaybookService(overrides: Record<string, string> = {}): Promise<RunningPlaybookService> {
-  return startPlaybookService(playbookConfig(serviceEnv(overrides)), silent('playbook'));
+/**
+ * A playbook service in its own consumer group that starts at the end of events.inbound: the
+ * broker is shared with benchmarks and earlier runs, and a test must not wait out their backlog.
+ */
+export async function startTestPlaybookService(overrides: Record<string, string> = {}): Promise<RunningPlaybookService> {
+  const groupId = overrides.PLAYBOOK_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.eventsInbound, 'glimpse-playbook-test'));
+  return startPlaybookService(playbookConfig(serviceEnv({ ...overrides, PLAYBOOK_GROUP_ID: groupId })), silent('playbook'));
 }
 
 export function startTestEnrichmentService(overrides: Record<string, string> = {}): Promise<RunningEnrichmentService> {
@@ -113,4 +120,24 @@ export const uniqueEmail = (tag = 'person') => `${tag}.${Date.now().toString(36)
 export async function createTestApiKey(accountId: string, scopes: Scope[]): Promise<{ id: string; key: string }> {
   const { id, secret } = await createApiKey(testDb(), accountId, scopes);
   return { id, key: secret };
+}
+
+/** The enrichment and playbook services and a gateway wired to both: the management API's stack. */
+export async function startManagementStack(gatewayOverrides: Record<string, string> = {}): Promise<{
+  gateway: RunningGateway;
+  enrichment: RunningEnrichmentService;
+  playbook: RunningPlaybookService;
+  stop(): Promise<void>;
+}> {
+  const [enrichment, playbook] = await Promise.all([startTestEnrichmentService(), startTestPlaybookService()]);
+  const gateway = await startTestGateway({ ENRICHMENT_URL: enrichment.url, PLAYBOOK_URL: playbook.url, ...gatewayOverrides });
+  return {
+    gateway,
+    enrichment,
+    playbook,
+    async stop() {
+      await gateway.stop();
+      await Promise.all([enrichment.stop(), playbook.stop()]);
+    },
+  };
 }

@@ -4,9 +4,10 @@ import { createAuthenticator } from '@glimpse/auth';
 import { createDb } from '@glimpse/db';
 import { createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { createBatchingProducer, createKafka } from '@glimpse/messaging';
+import { createBatchingProducer, createKafka, retryWithin } from '@glimpse/messaging';
 import { createGatewayApp } from './app.js';
 import { createEnrichmentClient } from './data/enrichment-client.js';
+import { createPlaybookClient } from './data/playbook-client.js';
 import { loadConfig, type GatewayConfig } from './config.js';
 
 export interface RunningGateway {
@@ -27,17 +28,21 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
   redis.on('error', () => undefined); // counted where it matters; reconnects on its own
   redis.connect().catch((err: Error) => logger.warn({ err: err.message }, 'redis not reachable at start; continuing without it'));
 
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'glimpse-gateway', logger });
+  // Retries fit inside the send timeout: once a client has been answered 503, no retry writes the event after all.
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'glimpse-gateway', logger, retry: retryWithin(config.KAFKA_SEND_TIMEOUT_MS) });
   const producer = createBatchingProducer({ kafka, lingerMs: config.KAFKA_LINGER_MS, maxBatch: config.KAFKA_MAX_BATCH, sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS });
   await producer.connect();
 
   const enrichment = createEnrichmentClient({ baseUrl: config.ENRICHMENT_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
+  const playbooks = createPlaybookClient({ baseUrl: config.PLAYBOOK_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
   const { app } = createGatewayApp({
     config,
     producer,
     redis,
     authenticator: createAuthenticator({ db, cacheTtlMs: config.AUTH_CACHE_TTL_MS }),
     enrichment,
+    db,
+    playbooks,
     logger,
     checks: {
       postgres: async () => { await db.$queryRaw`SELECT 1`; },
@@ -54,6 +59,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
       await server.stop();
       await producer.disconnect();
       await enrichment.close();
+      await playbooks.close();
       redis.disconnect();
       await db.$disconnect();
       logger.info('gateway stopped');

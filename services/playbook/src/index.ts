@@ -1,6 +1,17 @@
 export { startPlaybookService } from './start.js';
 export type { RunningPlaybookService } from './start.js';
 export { loadConfig } from './config.js';
-export { createPlaybook, listPlaybooks, listEnrollments, eventCatalog, validateEventNames } from './domain/manage-playbooks.js';
-export type { PlaybookView, EnrollmentView, CatalogEntry } from './domain/manage-playbooks.js';
+export {
+  createPlaybook,
+  listPlaybooks,
+  listEnrollments,
+  eventCatalog,
+  validateEventNames,
+  getPlaybook,
+  updatePlaybook,
+  deletePlaybook,
+  enrollmentPage,
+  eventCatalogUsage,
+} from './domain/manage-playbooks.js';
+export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, PlaybookRef, EnrollmentPageQuery } from './domain/manage-playbooks.js';
 export { decideEffects } from './domain/decide-effects.js';

@@ -1,10 +1,12 @@
-// Starts the playbook service: the consumer group on events.inbound and an HTTP port for health,
-// readiness and metrics. On stop it leaves the group cleanly and flushes the effects producer.
+// Starts the playbook service: the consumer group on events.inbound and an HTTP port for the
+// internal management API (called by the gateway), health, readiness and metrics. On stop it
+// leaves the group cleanly and flushes the effects producer.
 import { createDb } from '@glimpse/db';
 import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { createBatchingProducer, createKafka } from '@glimpse/messaging';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
+import { internalRouter } from './http/internal-routes.js';
 import { loadConfig, type PlaybookConfig } from './config.js';
 
 export interface RunningPlaybookService {
@@ -17,7 +19,8 @@ export async function startPlaybookService(
   config: PlaybookConfig = loadConfig(),
   logger: Logger = createLogger({ service: 'playbook', level: config.LOG_LEVEL }),
 ): Promise<RunningPlaybookService> {
-  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.PLAYBOOK_CONCURRENCY + 2 });
+  // One connection per partition handled concurrently, plus a few for the internal API.
+  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.PLAYBOOK_CONCURRENCY + 4 });
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'glimpse-playbook', logger });
   const producer = createBatchingProducer({ kafka });
   await producer.connect();
@@ -29,9 +32,19 @@ export async function startPlaybookService(
       kafka: async () => { if (!consumer.isRunning() || !producer.isConnected()) throw new Error('consumer or producer not running'); },
     },
   });
-  const consumer = createInboundEventsConsumer({ kafka, groupId: config.PLAYBOOK_GROUP_ID, concurrency: config.PLAYBOOK_CONCURRENCY, logger, registry: base.registry, db, producer });
+  const consumer = createInboundEventsConsumer({
+    kafka,
+    groupId: config.PLAYBOOK_GROUP_ID,
+    concurrency: config.PLAYBOOK_CONCURRENCY,
+    sessionTimeoutMs: config.PLAYBOOK_SESSION_TIMEOUT_MS,
+    logger,
+    registry: base.registry,
+    db,
+    producer,
+  });
   await consumer.start();
 
+  base.app.use(internalRouter({ db, internalToken: config.INTERNAL_TOKEN }));
   const server = createHttpServer({ app: base.finish(), port: config.PLAYBOOK_PORT, host: config.HOST });
   const address = await server.start();
   logger.info({ port: address.port, groupId: config.PLAYBOOK_GROUP_ID }, 'playbook service running');

@@ -1,5 +1,6 @@
 // Turns an Authorization header into an authenticated account, for one credential kind and
-// (for API keys) one scope. Lookups are cached briefly so revocation takes effect within the TTL.
+// (for API keys) one scope. Lookups are cached briefly so revocation takes effect within the TTL;
+// each lookup that finds a live credential also records its last use (see touch).
 import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { credentialKind, hashCredential, parseBearer, type CredentialKind, type Scope } from './credentials.js';
@@ -33,11 +34,25 @@ export function createAuthenticator({ db, cacheTtlMs = 2000, maxEntries = 10_000
     return row && !row.revokedAt ? { accountId: row.accountId, credentialId: row.id, kind, scopes: row.scopes } : null;
   }
 
+  /**
+   * Records when a credential was last used, at most once a minute per credential. Fire and
+   * forget: a slow or failing write must never slow or fail the request it came from.
+   */
+  function touch({ kind, credentialId }: Principal): void {
+    const write = kind === 'event_token'
+      ? db.$executeRaw`UPDATE event_tokens SET last_used_at = now()
+          WHERE id = ${credentialId}::uuid AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`
+      : db.$executeRaw`UPDATE api_keys SET last_used_at = now()
+          WHERE id = ${credentialId}::uuid AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
+    write.catch(() => undefined);
+  }
+
   async function cachedLookup(kind: CredentialKind, hash: string): Promise<Principal | null> {
     const now = Date.now();
     const hit = cache.get(hash);
     if (hit && hit.expiresAt > now) return hit.principal;
     const principal = await lookup(kind, hash);
+    if (principal) touch(principal);
     if (cache.size >= maxEntries) cache.clear();
     cache.set(hash, { principal, expiresAt: now + cacheTtlMs });
     return principal;

@@ -3,11 +3,26 @@ import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { generateCredential, type Scope } from './credentials.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface CreatedCredential {
   id: string;
   prefix: string;
   /** The plain value: shown to its owner once, never stored. */
   secret: string;
+  createdAt: Date;
+}
+
+export interface EventTokenSummary {
+  id: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface ApiKeySummary extends EventTokenSummary {
+  scopes: string[];
 }
 
 export async function createAccount(db: Db, name: string): Promise<{ id: string; name: string }> {
@@ -22,19 +37,21 @@ async function assertAccount(db: Db, accountId: string): Promise<void> {
 export async function createEventToken(db: Db, accountId: string): Promise<CreatedCredential> {
   await assertAccount(db, accountId);
   const { plain, prefix, hash } = generateCredential('event_token');
-  const row = await db.eventToken.create({ data: { accountId, prefix, hash }, select: { id: true } });
-  return { id: row.id, prefix, secret: plain };
+  const row = await db.eventToken.create({ data: { accountId, prefix, hash }, select: { id: true, createdAt: true } });
+  return { id: row.id, prefix, secret: plain, createdAt: row.createdAt };
 }
 
 export async function createApiKey(db: Db, accountId: string, scopes: Scope[]): Promise<CreatedCredential> {
   await assertAccount(db, accountId);
   const { plain, prefix, hash } = generateCredential('api_key');
-  const row = await db.apiKey.create({ data: { accountId, prefix, hash, scopes }, select: { id: true } });
-  return { id: row.id, prefix, secret: plain };
+  const row = await db.apiKey.create({ data: { accountId, prefix, hash, scopes }, select: { id: true, createdAt: true } });
+  return { id: row.id, prefix, secret: plain, createdAt: row.createdAt };
 }
 
 /** Revokes a credential of the account; another account's id is not found, never revoked. */
 export async function revokeCredential(db: Db, kind: 'event_token' | 'api_key', accountId: string, id: string): Promise<void> {
+  // A malformed id names nothing; checked here so it never reaches Postgres as a uuid.
+  if (!UUID.test(id)) throw new AppError('not_found', `${kind.replace('_', ' ')} ${id} does not exist in account ${accountId}`);
   const where = { id, accountId, revokedAt: null };
   const data = { revokedAt: new Date() };
   const { count } = kind === 'event_token' ? await db.eventToken.updateMany({ where, data }) : await db.apiKey.updateMany({ where, data });
@@ -44,4 +61,17 @@ export async function revokeCredential(db: Db, kind: 'event_token' | 'api_key', 
       : await db.apiKey.findFirst({ where: { id, accountId }, select: { id: true } });
     if (!exists) throw new AppError('not_found', `${kind.replace('_', ' ')} ${id} does not exist in account ${accountId}`);
   }
+}
+
+const summary = { id: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
+const newestFirst = [{ createdAt: 'desc' }, { id: 'desc' }] as const;
+
+/** The account's event tokens, revoked ones included, newest first; never the hash. */
+export async function listEventTokens(db: Db, accountId: string): Promise<EventTokenSummary[]> {
+  return db.eventToken.findMany({ where: { accountId }, select: summary, orderBy: [...newestFirst] });
+}
+
+/** The account's API keys, revoked ones included, newest first; never the hash. */
+export async function listApiKeys(db: Db, accountId: string): Promise<ApiKeySummary[]> {
+  return db.apiKey.findMany({ where: { accountId }, select: { ...summary, scopes: true }, orderBy: [...newestFirst] });
 }

@@ -7,3 +7,6 @@ export type { ReadinessCheck } from './observability.js';
 export { requestId } from './request-id.js';
 export { runService } from './run-service.js';
 export type { Stoppable } from './run-service.js';
+export { encodeCursor, decodeCursor, parsePageQuery, queryStrings, PAGE_LIMIT } from './pagination.js';
+export type { Cursor, PageQuery } from './pagination.js';
+export { fromGateway, INTERNAL_HEADERS } from './internal-caller.js';

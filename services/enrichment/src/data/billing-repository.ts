@@ -39,3 +39,12 @@ export async function setCreditLimit(db: Db, accountId: string, limit: number | 
   const { count } = await db.account.updateMany({ where: { id: accountId }, data: { creditLimit: limit } });
   return count === 1;
 }
+
+/** The days with usage from `from` to `to` (inclusive, YYYY-MM-DD), oldest first. */
+export async function usageBetween(db: Db, accountId: string, from: string, to: string): Promise<({ day: string } & UsageTotals)[]> {
+  const rows = await db.usageDay.findMany({
+    where: { accountId, day: { gte: new Date(`${from}T00:00:00.000Z`), lte: new Date(`${to}T00:00:00.000Z`) } },
+    orderBy: { day: 'asc' },
+  });
+  return rows.map((r) => ({ day: r.day.toISOString().slice(0, 10), identityMatches: r.identityMatches, enrichedRecords: r.enrichedRecords }));
+}

@@ -1,7 +1,10 @@
 // Raw events in Redis for 24 h: one key per event (SET EX), a per-account index of recent event
-// ids, and idempotency keys. Redis is not the durable record (Kafka is): every call here fails
-// soft, so a Redis outage never refuses an event; failures are counted and logged.
+// ids, and idempotency keys. Redis is not the durable record (Kafka is): every write here fails
+// soft, so a Redis outage never refuses an event; failures are counted and logged. Reading the
+// recent events is the one call that cannot do without Redis: it answers 503 then.
 import type { Redis } from 'ioredis';
+import { AppError } from '@glimpse/errors';
+import type { Cursor } from '@glimpse/http';
 import type { InboundEvent } from '@glimpse/messaging';
 
 export const RAW_EVENT_TTL_SECONDS = 86_400;
@@ -17,7 +20,34 @@ export interface RawEventStore {
   /** Claims an idempotency key for an event id; false when it was already claimed. Null when Redis is unavailable. */
   claimIdempotencyKey(accountId: string, key: string, eventId: string): Promise<boolean | null>;
   releaseIdempotencyKey(accountId: string, key: string): Promise<void>;
+  /** The account's events of the last 24 h, newest first, strictly after `cursor` (the last of the previous page). */
+  recent(accountId: string, page: { limit: number; cursor: Cursor | null }): Promise<RecentEvents>;
   ping(): Promise<void>;
+}
+
+export type RecentEvent = Omit<InboundEvent, 'accountId'>;
+
+export interface RecentEvents {
+  items: RecentEvent[];
+  /** The last event id looked at and its time, when more events follow. */
+  next: Cursor | null;
+}
+
+/** ZREVRANGEBYSCORE … WITHSCORES answers [member, score, member, score, …]. */
+function pairs(flat: string[]): { id: string; score: number }[] {
+  const out: { id: string; score: number }[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push({ id: flat[i]!, score: Number(flat[i + 1]) });
+  return out;
+}
+
+function toRecentEvent(json: string | null): RecentEvent | null {
+  if (json === null) return null; // expired since it was indexed
+  try {
+    const { eventId, event, email, properties, receivedAt } = JSON.parse(json) as InboundEvent;
+    return { eventId, event, email, properties, receivedAt };
+  } catch {
+    return null;
+  }
 }
 
 export function createRawEventStore({ redis, onFailure }: { redis: Redis; onFailure(operation: string, err: unknown): void }): RawEventStore {
@@ -53,6 +83,40 @@ export function createRawEventStore({ redis, onFailure }: { redis: Redis; onFail
         await redis.del(rawEventKeys.idempotency(accountId, key));
       } catch (err) {
         onFailure('idempotency', err);
+      }
+    },
+    async recent(accountId, { limit, cursor }) {
+      const index = rawEventKeys.recent(accountId);
+      // Nothing received 24 h ago or earlier (exclusive bound), even if its index entry lingers.
+      const cutoffMs = Date.now() - RAW_EVENT_TTL_SECONDS * 1000;
+      const oldest = `(${cutoffMs}`;
+      try {
+        let ids: { id: string; score: number }[];
+        if (!cursor) {
+          ids = pairs(await redis.zrevrangebyscore(index, '+inf', oldest, 'WITHSCORES', 'LIMIT', 0, limit + 1));
+        } else {
+          // Keyset on (score, id), both descending: the ids tied at the cursor's time that sort
+          // before its id, then everything strictly older.
+          const at = cursor.at.getTime();
+          const results = await redis
+            .pipeline()
+            .zrevrangebyscore(index, at, at, 'WITHSCORES')
+            .zrevrangebyscore(index, `(${at}`, oldest, 'WITHSCORES', 'LIMIT', 0, limit + 1)
+            .exec();
+          const [tied, older] = (results ?? []).map(([err, value]) => {
+            if (err) throw err;
+            return pairs(value as string[]);
+          });
+          ids = [...(at > cutoffMs ? (tied ?? []).filter((e) => e.id < cursor.id) : []), ...(older ?? [])];
+        }
+        const page = ids.slice(0, limit);
+        const values = page.length === 0 ? [] : await redis.mget(page.map((e) => rawEventKeys.event(accountId, e.id)));
+        const items = values.map(toRecentEvent).filter((e): e is RecentEvent => e !== null);
+        const last = page[page.length - 1];
+        return { items, next: ids.length > limit && last ? { at: new Date(last.score), id: last.id } : null };
+      } catch (err) {
+        onFailure('recent', err);
+        throw new AppError('service_unavailable', 'recent events are unavailable right now; retry later', { cause: err, headers: { 'Retry-After': '1' } });
       }
     },
     async ping() {

@@ -7,6 +7,7 @@ export interface PlaybookView {
   triggers: string[];
   exits: string[];
   createdAt: Date;
+  updatedAt: Date;
 }
 
 export interface EnrollmentView {
@@ -18,6 +19,11 @@ export interface EnrollmentView {
   stoppedBy: string | null;
 }
 
+/** An enrollment as the management API pages through it. */
+export interface EnrollmentItem extends EnrollmentView {
+  id: string;
+}
+
 export interface CatalogEntry {
   name: string;
   firstSeenAt: Date;
@@ -25,18 +31,37 @@ export interface CatalogEntry {
   count: number;
 }
 
+export interface PlaybookRef {
+  id: string;
+  name: string;
+}
+
+/** A catalog name with the playbooks that opt in to it. */
+export interface CatalogUsage extends CatalogEntry {
+  triggers: PlaybookRef[];
+  exits: PlaybookRef[];
+}
+
 const playbookSelect = {
   id: true,
   name: true,
   createdAt: true,
+  updatedAt: true,
   triggers: { select: { eventName: true }, orderBy: { eventName: 'asc' } },
   exits: { select: { eventName: true }, orderBy: { eventName: 'asc' } },
 } as const;
 
-type PlaybookRow = { id: string; name: string; createdAt: Date; triggers: { eventName: string }[]; exits: { eventName: string }[] };
+type PlaybookRow = { id: string; name: string; createdAt: Date; updatedAt: Date; triggers: { eventName: string }[]; exits: { eventName: string }[] };
 
 function toView(row: PlaybookRow): PlaybookView {
-  return { id: row.id, name: row.name, createdAt: row.createdAt, triggers: row.triggers.map((t) => t.eventName), exits: row.exits.map((e) => e.eventName) };
+  return {
+    id: row.id,
+    name: row.name,
+    triggers: row.triggers.map((t) => t.eventName),
+    exits: row.exits.map((e) => e.eventName),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
 }
 
 export async function accountExists(db: Db, accountId: string): Promise<boolean> {
@@ -84,4 +109,70 @@ export async function findEnrollments(db: Db, playbookId: string): Promise<Enrol
 export async function findCatalog(db: Db, accountId: string): Promise<CatalogEntry[]> {
   const rows = await db.eventName.findMany({ where: { accountId }, orderBy: { name: 'asc' } });
   return rows.map((r) => ({ name: r.name, firstSeenAt: r.firstSeenAt, lastSeenAt: r.lastSeenAt, count: Number(r.count) }));
+}
+
+/** Applies the given changes (lists replace) in one transaction; null when the playbook is not the account's. */
+export async function changePlaybook(
+  db: Db,
+  accountId: string,
+  playbookId: string,
+  changes: { name?: string; triggers?: string[]; exits?: string[] },
+): Promise<PlaybookView | null> {
+  const { name, triggers, exits } = changes;
+  // Nothing to change: answer as it is, updatedAt included.
+  if (name === undefined && triggers === undefined && exits === undefined) return findPlaybook(db, accountId, playbookId);
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.playbook.updateMany({ where: { id: playbookId, accountId }, data: { updatedAt: new Date(), ...(name === undefined ? {} : { name }) } });
+    if (count === 0) return null;
+    if (triggers) {
+      await tx.playbookTrigger.deleteMany({ where: { playbookId } });
+      await tx.playbookTrigger.createMany({ data: triggers.map((eventName) => ({ playbookId, accountId, eventName })) });
+    }
+    if (exits) {
+      await tx.playbookExit.deleteMany({ where: { playbookId } });
+      await tx.playbookExit.createMany({ data: exits.map((eventName) => ({ playbookId, accountId, eventName })) });
+    }
+    return toView(await tx.playbook.findUniqueOrThrow({ where: { id: playbookId }, select: playbookSelect }));
+  });
+}
+
+/** Deletes the playbook with its triggers, exits and enrollments (cascade); false when it is not the account's. */
+export async function removePlaybook(db: Db, accountId: string, playbookId: string): Promise<boolean> {
+  const { count } = await db.playbook.deleteMany({ where: { id: playbookId, accountId } });
+  return count === 1;
+}
+
+/** One page of enrollments, newest first (startedAt desc, id desc), strictly after `after`. */
+export async function findEnrollmentPage(
+  db: Db,
+  playbookId: string,
+  { status, limit, after }: { status?: 'active' | 'stopped'; limit: number; after: { at: Date; id: string } | null },
+): Promise<EnrollmentItem[]> {
+  const rows = await db.enrollment.findMany({
+    where: {
+      playbookId,
+      ...(status ? { status } : {}),
+      ...(after ? { OR: [{ startedAt: { lt: after.at } }, { startedAt: after.at, id: { lt: after.id } }] } : {}),
+    },
+    select: { id: true, email: true, status: true, startedAt: true, startedBy: true, stoppedAt: true, stoppedBy: true },
+    orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+    take: limit,
+  });
+  return rows.map((r) => ({ ...r, status: r.status as EnrollmentItem['status'] }));
+}
+
+export async function findCatalogUsage(db: Db, accountId: string): Promise<CatalogUsage[]> {
+  const [entries, triggers, exits] = await Promise.all([
+    findCatalog(db, accountId),
+    db.playbookTrigger.findMany({ where: { accountId }, select: { eventName: true, playbook: { select: { id: true, name: true } } } }),
+    db.playbookExit.findMany({ where: { accountId }, select: { eventName: true, playbook: { select: { id: true, name: true } } } }),
+  ]);
+  const group = (rows: { eventName: string; playbook: PlaybookRef }[]) => {
+    const map = new Map<string, PlaybookRef[]>();
+    for (const { eventName, playbook } of rows) map.set(eventName, [...(map.get(eventName) ?? []), playbook]);
+    for (const list of map.values()) list.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    return map;
+  };
+  const [triggering, exiting] = [group(triggers), group(exits)];
+  return entries.map((e) => ({ ...e, triggers: triggering.get(e.name) ?? [], exits: exiting.get(e.name) ?? [] }));
 }

@@ -1,0 +1,51 @@
+// Calls one internal service for an authenticated account over a keep-alive pool, proving the
+// caller with the internal token and passing the answer's status and body through. An
+// unreachable service is 503, never a hang.
+import { Pool } from 'undici';
+import { AppError } from '@glimpse/errors';
+import { INTERNAL_HEADERS } from '@glimpse/http';
+
+export interface UpstreamResponse {
+  status: number;
+  /** The JSON body, or null when there is none (204). */
+  body: unknown;
+}
+
+export interface InternalService {
+  call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, accountId: string, body?: unknown): Promise<UpstreamResponse>;
+  close(): Promise<void>;
+}
+
+export interface InternalServiceOptions {
+  baseUrl: string;
+  internalToken: string;
+  timeoutMs: number;
+  connections?: number;
+  /** What the client is told when the service cannot be reached. */
+  unavailableMessage: string;
+}
+
+export function createInternalService({ baseUrl, internalToken, timeoutMs, connections = 64, unavailableMessage }: InternalServiceOptions): InternalService {
+  const pool = new Pool(baseUrl, { connections, pipelining: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  return {
+    async call(method, path, accountId, body) {
+      try {
+        const res = await pool.request({
+          method,
+          path,
+          headers: {
+            [INTERNAL_HEADERS.token]: internalToken,
+            [INTERNAL_HEADERS.account]: accountId,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.body.text();
+        return { status: res.statusCode, body: text.length === 0 ? null : JSON.parse(text) };
+      } catch (err) {
+        throw new AppError('service_unavailable', unavailableMessage, { cause: err, headers: { 'Retry-After': '1' } });
+      }
+    },
+    close: () => pool.close(),
+  };
+}

@@ -1,0 +1,30 @@
+// The playbook service's internal API (it owns playbooks, enrollments and the event catalog),
+// for an authenticated account. Its answers, errors included, pass through as they are.
+import { createInternalService, type UpstreamResponse } from './internal-service.js';
+
+export interface PlaybookClient {
+  list(accountId: string): Promise<UpstreamResponse>;
+  create(accountId: string, body: unknown): Promise<UpstreamResponse>;
+  get(accountId: string, playbookId: string): Promise<UpstreamResponse>;
+  update(accountId: string, playbookId: string, body: unknown): Promise<UpstreamResponse>;
+  remove(accountId: string, playbookId: string): Promise<UpstreamResponse>;
+  /** `search` is the client's query string, checked by the service. */
+  enrollments(accountId: string, playbookId: string, search: string): Promise<UpstreamResponse>;
+  catalog(accountId: string): Promise<UpstreamResponse>;
+  close(): Promise<void>;
+}
+
+export function createPlaybookClient({ baseUrl, internalToken, timeoutMs }: { baseUrl: string; internalToken: string; timeoutMs: number }): PlaybookClient {
+  const service = createInternalService({ baseUrl, internalToken, timeoutMs, connections: 16, unavailableMessage: 'the playbook service is unavailable; retry later' });
+  const one = (playbookId: string) => `/internal/playbooks/${encodeURIComponent(playbookId)}`;
+  return {
+    list: (accountId) => service.call('GET', '/internal/playbooks', accountId),
+    create: (accountId, body) => service.call('POST', '/internal/playbooks', accountId, body),
+    get: (accountId, playbookId) => service.call('GET', one(playbookId), accountId),
+    update: (accountId, playbookId, body) => service.call('PATCH', one(playbookId), accountId, body),
+    remove: (accountId, playbookId) => service.call('DELETE', one(playbookId), accountId),
+    enrollments: (accountId, playbookId, search) => service.call('GET', `${one(playbookId)}/enrollments${search}`, accountId),
+    catalog: (accountId) => service.call('GET', '/internal/events/catalog', accountId),
+    close: () => service.close(),
+  };
+}

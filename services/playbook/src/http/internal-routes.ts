@@ -1,0 +1,42 @@
+// The playbook service's internal HTTP API, behind the gateway's management API: playbooks,
+// their enrollments and the event catalog of the account the gateway names.
+import express, { type Router } from 'express';
+import type { Db } from '@glimpse/db';
+import { encodeCursor, fromGateway } from '@glimpse/http';
+import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogUsage, getPlaybook, listPlaybooks, updatePlaybook } from '../domain/manage-playbooks.js';
+import { parseNewPlaybook, parsePlaybookChanges } from '../domain/playbook-input.js';
+import { parseEnrollmentQuery } from './enrollment-query.js';
+
+export function internalRouter({ db, internalToken }: { db: Db; internalToken: string }): Router {
+  const router = express.Router();
+  // The gateway has already enforced 32 KB on the client's body; this only bounds what it forwards.
+  const json = express.json({ limit: '64kb', strict: false });
+  router.use('/internal', fromGateway(internalToken));
+  const account = (res: express.Response) => res.locals.accountId as string;
+  const playbookId = (req: express.Request) => req.params.playbookId as string;
+
+  router.get('/internal/playbooks', async (_req, res) => {
+    res.json({ items: await listPlaybooks(db, account(res)) });
+  });
+  router.post('/internal/playbooks', json, async (req, res) => {
+    res.status(201).json(await createPlaybook(db, { accountId: account(res), ...parseNewPlaybook(req.body) }));
+  });
+  router.get('/internal/playbooks/:playbookId', async (req, res) => {
+    res.json(await getPlaybook(db, account(res), playbookId(req)));
+  });
+  router.patch('/internal/playbooks/:playbookId', json, async (req, res) => {
+    res.json(await updatePlaybook(db, { accountId: account(res), playbookId: playbookId(req), ...parsePlaybookChanges(req.body) }));
+  });
+  router.delete('/internal/playbooks/:playbookId', async (req, res) => {
+    await deletePlaybook(db, account(res), playbookId(req));
+    res.status(204).end();
+  });
+  router.get('/internal/playbooks/:playbookId/enrollments', async (req, res) => {
+    const page = await enrollmentPage(db, account(res), playbookId(req), parseEnrollmentQuery(req.query as Record<string, unknown>));
+    res.json({ items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null });
+  });
+  router.get('/internal/events/catalog', async (_req, res) => {
+    res.json({ items: await eventCatalogUsage(db, account(res)) });
+  });
+  return router;
+}
