@@ -2,6 +2,7 @@
 import type { Redis } from 'ioredis';
 import { Counter, Registry } from 'prom-client';
 import type { Authenticator } from '@glimpse/auth';
+import type { Db } from '@glimpse/db';
 import type { Logger } from '@glimpse/logging';
 import { createBaseApp, type ReadinessCheck } from '@glimpse/http';
 import type { BatchingProducer } from '@glimpse/messaging';
@@ -9,7 +10,10 @@ import { createRateLimiter } from './data/rate-limiter.js';
 import { createRawEventStore } from './data/raw-event-store.js';
 import { eventsRouter } from './http/events-route.js';
 import { lookupsRouter } from './http/lookups-route.js';
+import { accountRouter } from './http/account/account-router.js';
+import { consoleRouter } from './http/console-route.js';
 import type { EnrichmentClient } from './data/enrichment-client.js';
+import type { PlaybookClient } from './data/playbook-client.js';
 import type { GatewayConfig } from './config.js';
 
 export interface CreateGatewayOptions {
@@ -18,11 +22,14 @@ export interface CreateGatewayOptions {
   redis: Redis;
   authenticator: Authenticator;
   enrichment: EnrichmentClient;
+  /** Credentials of the management API (event tokens, API keys). */
+  db: Db;
+  playbooks: PlaybookClient;
   logger: Logger;
   checks: Record<string, ReadinessCheck>;
 }
 
-export function createGatewayApp({ config, producer, redis, authenticator, enrichment, logger, checks }: CreateGatewayOptions) {
+export function createGatewayApp({ config, producer, redis, authenticator, enrichment, db, playbooks, logger, checks }: CreateGatewayOptions) {
   const registry = new Registry();
   const accepted = new Counter({ name: 'glimpse_events_accepted_total', help: 'Events acknowledged by Kafka and answered 200', registers: [registry] });
   const redisFailures = new Counter({
@@ -43,5 +50,7 @@ export function createGatewayApp({ config, producer, redis, authenticator, enric
     eventsRouter({ producer, rawStore, authenticator, rateLimiter, bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES, onAccepted: () => accepted.inc() }),
   );
   base.app.use(lookupsRouter({ authenticator, enrichment, bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES }));
+  base.app.use(accountRouter({ authenticator, db, playbooks, enrichment, rawStore }));
+  base.app.use(consoleRouter());
   return { app: base.finish(), registry };
 }

@@ -1,0 +1,573 @@
+// The Glimpse web console: one page with hash routes over the management API (/account/…).
+// The key the person signs in with lives in `apiKey` only — never in storage, cookies or the URL —
+// so reloading signs out. A created token or key is rendered once and removed from the DOM when
+// dismissed or when <main> is replaced (another page, sign-out). All data goes in as text nodes.
+
+const EVENT_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
+const SCOPES = [
+  ['visitors:read', 'visitor details lookup'],
+  ['enrichment:read', 'enrichment lookup'],
+  ['account:manage', 'this console and the management API'],
+];
+const API_ROOT = new URL('../account/', document.baseURI); // the console lives at /console/
+const HOME = 'event-tokens';
+
+let apiKey = null;
+
+const $ = (id) => document.getElementById(id);
+
+// h('p', { class: 'hint' }, 'text', child): attributes, `on…` listeners, children (strings become text).
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === false || value === null || value === undefined) continue;
+    if (name.startsWith('on')) el.addEventListener(name.slice(2), value);
+    else el.setAttribute(name, value === true ? '' : String(value));
+  }
+  el.append(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+  return el;
+}
+const hidden = (text) => h('span', { class: 'visually-hidden' }, text);
+
+// ---- API -----------------------------------------------------------------------------------
+
+class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function api(method, path, body) {
+  const init = { method, headers: { authorization: `Bearer ${apiKey}` }, cache: 'no-store', credentials: 'omit' };
+  if (body !== undefined) {
+    init.headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(new URL(path, API_ROOT), init);
+  } catch {
+    throw new ApiError(0, 'network_error', 'The gateway could not be reached. Check the connection and try again.');
+  }
+  if (res.status === 204) return null;
+  const data = await res.json().catch(() => null);
+  if (!res.ok) throw new ApiError(res.status, data?.error ?? 'http_error', data?.message ?? `The gateway answered ${res.status}.`);
+  return data;
+}
+
+// ---- messages and actions --------------------------------------------------------------------
+
+function clearMessages() {
+  $('error').textContent = '';
+  $('status').textContent = '';
+}
+const say = (text) => ($('status').textContent = text);
+
+function fail(err) {
+  if (!(err instanceof ApiError)) console.error(err);
+  const message = err instanceof ApiError ? err.message : 'Something went wrong in the console; reload the page and try again.';
+  if (err.status === 401 && apiKey !== null) {
+    signOut();
+    $('error').textContent = `Signed out: ${message}`;
+    return;
+  }
+  $('error').textContent = message;
+}
+
+// Wraps a handler: clears old messages, ignores repeat clicks while busy, reports any error.
+// The button is marked aria-disabled rather than disabled so keyboard focus stays on it.
+function action(fn) {
+  return async (event) => {
+    event?.preventDefault();
+    const button = event?.submitter ?? (event?.currentTarget instanceof HTMLButtonElement ? event.currentTarget : null);
+    if (button?.getAttribute('aria-disabled') === 'true') return;
+    clearMessages();
+    button?.setAttribute('aria-disabled', 'true');
+    try {
+      await fn(event);
+    } catch (err) {
+      fail(err);
+    } finally {
+      button?.removeAttribute('aria-disabled');
+    }
+  };
+}
+
+// ---- building blocks -----------------------------------------------------------------------
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const dateTimeSeconds = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const when = (iso, none = '–', format = dateTime) => (iso ? h('time', { datetime: iso, title: iso }, format.format(new Date(iso))) : none);
+const names = (list) => (list.length ? list.map((n, i) => [i ? ', ' : '', h('code', {}, n)]) : '–');
+
+function field(id, label, input, hint) {
+  input.id = id;
+  if (hint) input.setAttribute('aria-describedby', `${id}-hint`);
+  return h('div', { class: 'field' }, h('label', { for: id }, label), input, hint && h('p', { class: 'hint', id: `${id}-hint` }, hint));
+}
+
+// The first cell is the row's header, so screen readers name each row by it.
+function table(caption, columns, rows, numeric = []) {
+  return h(
+    'table',
+    {},
+    h('caption', { class: 'visually-hidden' }, caption),
+    h('thead', {}, h('tr', {}, columns.map((c, i) => h('th', { scope: 'col', class: numeric.includes(i) ? 'num' : null }, c)))),
+    h('tbody', {}, rows.map((cells) => tableRow(cells, numeric))),
+  );
+}
+function tableRow(cells, numeric = []) {
+  return h('tr', {}, cells.map((c, i) => h(i === 0 ? 'th' : 'td', { scope: i === 0 ? 'row' : null, class: numeric.includes(i) ? 'num' : null }, c)));
+}
+
+function pageHeading(title, intro) {
+  return [h('h1', { tabindex: '-1' }, title), intro && h('p', { class: 'intro' }, intro)];
+}
+
+const loading = () => h('p', { class: 'muted' }, 'Loading…');
+
+// Shows a new secret once. The text node inside is the page's only copy: dismissing removes it.
+function secretBox(title, secret, onDismiss) {
+  const value = h('code', { class: 'secret-value', id: 'one-time-secret' }, secret);
+  const box = h(
+    'section',
+    { class: 'secret-box', 'aria-labelledby': 'secret-title', tabindex: '-1' },
+    h('h2', { id: 'secret-title' }, title),
+    h('p', {}, 'Copy it now and keep it somewhere safe: it is shown only this once.'),
+    h('p', {}, value),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'button', onclick: copy }, 'Copy'),
+      h('button', { type: 'button', class: 'secondary', onclick: () => { box.remove(); onDismiss(); } }, 'Done, hide it'),
+    ),
+  );
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(value.textContent);
+      say('Copied to the clipboard.');
+    } catch {
+      getSelection().selectAllChildren(value);
+      say('The clipboard is not available here: the value is selected, copy it with your keyboard.');
+    }
+  }
+  return box;
+}
+
+// A table loaded page by page with the API's cursor and a "Load more" button.
+function pagedTable({ caption, columns, fetchPage, row, empty }) {
+  const wrap = h('div', {}, loading());
+  let body;
+  const more = h('button', { type: 'button', class: 'secondary', onclick: action(() => load(true)) }, 'Load more');
+  let cursor = null;
+  async function load(append) {
+    const page = await fetchPage(append ? cursor : null);
+    if (!wrap.isConnected) return;
+    cursor = page.nextCursor;
+    const rows = page.items.map((item) => tableRow(row(item)));
+    if (!append) {
+      const t = table(caption, columns, []);
+      body = t.tBodies[0];
+      wrap.replaceChildren(page.items.length ? t : h('p', {}, empty));
+    }
+    body.append(...rows);
+    if (cursor) wrap.append(more);
+    else more.remove();
+    if (append && rows[0]) {
+      // Keyboard and screen-reader users continue from the first row that was added.
+      const first = rows[0].firstElementChild;
+      first.setAttribute('tabindex', '-1');
+      first.focus();
+      say(`${rows.length} more loaded${cursor ? '' : '; that is all'}.`);
+    }
+  }
+  return { element: wrap, load: () => load(false) };
+}
+
+// ---- pages ---------------------------------------------------------------------------------
+
+function signInPage(root) {
+  const input = h('input', { type: 'password', autocomplete: 'off', spellcheck: 'false', required: true });
+  const submit = action(async () => {
+    const key = input.value.trim();
+    if (!key) throw new ApiError(0, 'invalid_request', 'Enter a management API key.');
+    apiKey = key;
+    try {
+      await api('GET', 'event-tokens');
+    } catch (err) {
+      apiKey = null;
+      input.focus();
+      throw err;
+    }
+    input.value = '';
+    if (!currentRoute()) history.replaceState(null, '', `#/${HOME}`);
+    render();
+    focusHeading();
+    say('Signed in.');
+  });
+  root.append(
+    h(
+      'form',
+      { class: 'sign-in', onsubmit: submit },
+      pageHeading('Sign in', 'Sign in with an API key that has the account:manage scope.'),
+      field('api-key', 'Management API key', input, 'Kept in this tab’s memory only: reloading or closing the page signs you out.'),
+      h('button', { type: 'submit' }, 'Sign in'),
+    ),
+  );
+}
+
+// Event tokens and API keys: a create control, the one-time secret, the list with revoke.
+function credentialsPage({ path, title, intro, noun, secretField, extraFields = () => null, body = () => undefined, extraColumns = [], extraCells = () => [] }) {
+  return (root) => {
+    const slot = h('div');
+    const list = h('div', {}, loading());
+    const form = h('form', { class: 'create' });
+    const extras = extraFields();
+    const createButton = h('button', { type: 'submit' }, `Create ${noun}`);
+    form.append(...[extras, createButton].filter(Boolean));
+    form.addEventListener(
+      'submit',
+      action(async () => {
+        const created = await api('POST', path, body(form));
+        form.reset();
+        slot.replaceChildren(secretBox(`New ${noun} ${created.prefix}`, created[secretField], () => createButton.focus()));
+        slot.firstElementChild.focus();
+        await load();
+      }),
+    );
+
+    async function load() {
+      const { items } = await api('GET', path);
+      if (!list.isConnected) return;
+      const columns = ['Prefix', ...extraColumns, 'Created', 'Last used', 'Status', 'Actions'];
+      const rows = items.map((c) => [
+        h('code', {}, `${c.prefix}…`),
+        ...extraCells(c),
+        when(c.createdAt),
+        when(c.lastUsedAt, 'Never'),
+        c.revokedAt ? ['Revoked ', when(c.revokedAt)] : 'Active',
+        c.revokedAt ? '' : h('button', { type: 'button', class: 'danger', onclick: action(() => revoke(c)) }, 'Revoke', hidden(` ${c.prefix}`)),
+      ]);
+      list.replaceChildren(items.length ? table(title, columns, rows) : h('p', {}, `No ${noun}s yet.`));
+    }
+    async function revoke(c) {
+      if (!confirm(`Revoke ${noun} ${c.prefix}…? Requests that use it will be refused from now on.`)) return;
+      await api('DELETE', `${path}/${c.id}`);
+      await load();
+      listHeading.focus(); // the button is gone with the row's old state
+      say(`${noun[0].toUpperCase()}${noun.slice(1)} ${c.prefix}… revoked.`);
+    }
+
+    const listHeading = h('h2', { tabindex: '-1' }, `Your ${noun}s`);
+    root.append(...pageHeading(title, intro), form, slot, listHeading, list);
+    return load();
+  };
+}
+
+const eventTokensPage = credentialsPage({
+  path: 'event-tokens',
+  title: 'Event tokens',
+  noun: 'event token',
+  secretField: 'token',
+  intro: 'Event tokens authenticate POST /events. Revoke a token you no longer use or that may have leaked.',
+});
+
+const apiKeysPage = credentialsPage({
+  path: 'api-keys',
+  title: 'API keys',
+  noun: 'API key',
+  secretField: 'key',
+  intro: 'API keys authenticate the lookups and this console; each key has only the scopes you give it.',
+  extraFields: () =>
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Scopes of the new key'),
+      SCOPES.map(([scope, what]) =>
+        h('div', { class: 'check' }, h('input', { type: 'checkbox', name: 'scope', value: scope, id: `scope-${scope}` }), h('label', { for: `scope-${scope}` }, h('code', {}, scope), ` — ${what}`)),
+      ),
+    ),
+  body: (form) => {
+    const scopes = [...form.querySelectorAll('input[name=scope]:checked')].map((i) => i.value);
+    if (!scopes.length) throw new ApiError(0, 'invalid_request', 'Choose at least one scope for the new key.');
+    return { scopes };
+  },
+  extraColumns: ['Scopes'],
+  extraCells: (k) => [names(k.scopes)],
+});
+
+async function playbooksPage(root) {
+  let playbooks = [];
+  let editing = null;
+  const list = h('div', {}, loading());
+  const listHeading = h('h2', { tabindex: '-1' }, 'Your playbooks');
+  const formHeading = h('h2', { id: 'playbook-form-title' });
+  const nameInput = h('input', { type: 'text', required: true, maxlength: '200', autocomplete: 'off' });
+  const picker = h('div', { class: 'picker', id: 'trigger-picker' });
+  const exitsInput = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' });
+  const submit = h('button', { type: 'submit' });
+  const cancel = h('button', { type: 'button', class: 'secondary', onclick: () => edit(null) }, 'Cancel');
+  const form = h(
+    'form',
+    { class: 'playbook-form', 'aria-labelledby': 'playbook-form-title', onsubmit: action(save) },
+    formHeading,
+    field('playbook-name', 'Name', nameInput),
+    h(
+      'fieldset',
+      { 'aria-describedby': 'triggers-hint' },
+      h('legend', {}, 'Triggers'),
+      h('p', { class: 'hint', id: 'triggers-hint' }, 'An event with one of these names starts an enrollment. Only names this account has already sent are offered.'),
+      picker,
+      h('button', { type: 'button', class: 'secondary', onclick: action(loadCatalog) }, 'Refresh event names'),
+    ),
+    field('playbook-exits', 'Exits', exitsInput, 'Comma-separated event names that stop an enrollment, e.g. demo_booked, purchase. They need not have been sent yet.'),
+    h('div', { class: 'actions' }, submit, cancel),
+  );
+
+  async function loadCatalog() {
+    const chosen = new Set(checkedTriggers());
+    const { items } = await api('GET', 'events/catalog');
+    if (!picker.isConnected) return;
+    picker.replaceChildren(
+      ...(items.length
+        ? items.map(({ name }, i) =>
+            h('div', { class: 'check' }, h('input', { type: 'checkbox', name: 'trigger', value: name, id: `trigger-${i}`, checked: chosen.has(name) }), h('label', { for: `trigger-${i}` }, name)),
+          )
+        : [h('p', { class: 'muted' }, 'No events received yet. Send one with an event token, then refresh the names.')]),
+    );
+  }
+  const checkedTriggers = () => [...picker.querySelectorAll('input[name=trigger]:checked')].map((i) => i.value);
+
+  function edit(playbook) {
+    editing = playbook;
+    formHeading.textContent = playbook ? `Edit playbook “${playbook.name}”` : 'New playbook';
+    submit.textContent = playbook ? 'Save changes' : 'Create playbook';
+    cancel.hidden = !playbook;
+    nameInput.value = playbook?.name ?? '';
+    exitsInput.value = playbook?.exits.join(', ') ?? '';
+    exitsInput.removeAttribute('aria-invalid');
+    for (const box of picker.querySelectorAll('input[name=trigger]')) box.checked = playbook?.triggers.includes(box.value) ?? false;
+    if (playbook) nameInput.focus();
+  }
+
+  async function save() {
+    const exits = exitsInput.value.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = exits.find((n) => !EVENT_NAME.test(n));
+    if (bad !== undefined) {
+      exitsInput.setAttribute('aria-invalid', 'true');
+      exitsInput.focus();
+      throw new ApiError(0, 'invalid_request', `Exit “${bad}” is not a valid event name: 1 to 64 letters, digits, _ . : -`);
+    }
+    exitsInput.removeAttribute('aria-invalid');
+    const input = { name: nameInput.value.trim(), triggers: checkedTriggers(), exits };
+    const saved = editing ? await api('PATCH', `playbooks/${editing.id}`, input) : await api('POST', 'playbooks', input);
+    const verb = editing ? 'saved' : 'created';
+    edit(null);
+    await load();
+    say(`Playbook “${saved.name}” ${verb}.`);
+  }
+
+  async function remove(playbook) {
+    if (!confirm(`Delete playbook “${playbook.name}”? Its enrollments are deleted with it.`)) return;
+    await api('DELETE', `playbooks/${playbook.id}`);
+    if (editing?.id === playbook.id) edit(null);
+    await load();
+    listHeading.focus(); // the row and its buttons are gone
+    say(`Playbook “${playbook.name}” deleted.`);
+  }
+
+  async function load() {
+    ({ items: playbooks } = await api('GET', 'playbooks'));
+    if (!list.isConnected) return;
+    const rows = playbooks.map((p) => [
+      p.name,
+      names(p.triggers),
+      names(p.exits),
+      when(p.updatedAt),
+      h(
+        'div',
+        { class: 'row-actions' },
+        h('button', { type: 'button', class: 'secondary', onclick: () => edit(p) }, 'Edit', hidden(` ${p.name}`)),
+        h('a', { href: `#/enrollments?playbook=${encodeURIComponent(p.id)}` }, 'Enrollments', hidden(` in ${p.name}`)),
+        h('button', { type: 'button', class: 'danger', onclick: action(() => remove(p)) }, 'Delete', hidden(` ${p.name}`)),
+      ),
+    ]);
+    list.replaceChildren(playbooks.length ? table('Playbooks', ['Name', 'Triggers', 'Exits', 'Updated', 'Actions'], rows) : h('p', {}, 'No playbooks yet.'));
+  }
+
+  edit(null);
+  root.append(
+    ...pageHeading('Playbooks', 'A playbook starts an enrollment for a person when an event names one of its triggers, and stops it on one of its exits.'),
+    listHeading,
+    list,
+    form,
+  );
+  await Promise.all([load(), loadCatalog()]);
+}
+
+async function enrollmentsPage(root, params) {
+  const placeholder = loading();
+  root.append(...pageHeading('Enrollments', 'The people enrolled in a playbook, newest first.'), placeholder);
+  const { items: playbooks } = await api('GET', 'playbooks');
+  if (!root.isConnected) return;
+  placeholder.remove();
+  if (!playbooks.length) {
+    root.append(h('p', {}, 'No playbooks yet. ', h('a', { href: '#/playbooks' }, 'Create one'), ' first.'));
+    return;
+  }
+  const wanted = params.get('playbook');
+  const playbookSelect = h('select', {}, playbooks.map((p) => h('option', { value: p.id, selected: p.id === wanted }, p.name)));
+  const statusSelect = h(
+    'select',
+    {},
+    [['', 'Any'], ['active', 'Active'], ['stopped', 'Stopped']].map(([value, label]) => h('option', { value, selected: value === (params.get('status') ?? '') }, label)),
+  );
+  const results = h('div', { class: 'results' });
+  const show = action(async () => {
+    const id = playbookSelect.value;
+    const status = statusSelect.value;
+    const query = new URLSearchParams({ playbook: id, ...(status ? { status } : {}) });
+    history.replaceState(null, '', `#/enrollments?${query}`); // linkable, without re-rendering the page
+    const name = playbookSelect.selectedOptions[0].textContent;
+    const paged = pagedTable({
+      caption: `Enrollments in ${name}`,
+      columns: ['Email', 'Status', 'Started', 'Started by', 'Stopped', 'Stopped by'],
+      empty: status ? `No ${status} enrollments in “${name}”.` : `No one is enrolled in “${name}” yet.`,
+      fetchPage: (cursor) => api('GET', `playbooks/${encodeURIComponent(id)}/enrollments?${new URLSearchParams({ limit: '50', ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) })}`),
+      row: (e) => [e.email, h('span', { class: `badge ${e.status}` }, e.status), when(e.startedAt), e.startedBy ? h('code', {}, e.startedBy) : '–', when(e.stoppedAt), e.stoppedBy ? h('code', {}, e.stoppedBy) : '–'],
+    });
+    results.replaceChildren(h('h2', {}, `Enrollments in “${name}”`), paged.element);
+    await paged.load();
+  });
+  root.append(
+    h('form', { class: 'filters', onsubmit: show }, field('enrollments-playbook', 'Playbook', playbookSelect), field('enrollments-status', 'Status', statusSelect), h('button', { type: 'submit' }, 'Show enrollments')),
+    results,
+  );
+  if (wanted) await show();
+}
+
+async function eventsPage(root) {
+  const paged = () =>
+    pagedTable({
+      caption: 'Recent events',
+      columns: ['Received', 'Event', 'Email', 'Properties'],
+      empty: 'No events in the last 24 hours.',
+      fetchPage: (cursor) => api('GET', `events/recent?${new URLSearchParams({ limit: '50', ...(cursor ? { cursor } : {}) })}`),
+      row: (e) => [when(e.receivedAt, '–', dateTimeSeconds), h('code', {}, e.event), e.email, properties(e.properties)],
+    });
+  let current = paged();
+  const refresh = action(async () => {
+    current = paged();
+    results.replaceChildren(current.element);
+    await current.load();
+  });
+  const results = h('div', {}, current.element);
+  root.append(
+    ...pageHeading('Recent events', 'Events received in the last 24 hours, newest first. Raw events are deleted after 24 hours; only their effects on playbooks and the catalog of names are kept.'),
+    h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: refresh }, 'Refresh')),
+    results,
+  );
+  await current.load();
+}
+function properties(props) {
+  const entries = Object.entries(props ?? {});
+  return entries.length ? h('code', { class: 'props' }, entries.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')) : '–';
+}
+
+async function usagePage(root) {
+  const day = (d) => d.toISOString().slice(0, 10);
+  const today = new Date();
+  const from = h('input', { type: 'date', required: true, value: day(new Date(today.getTime() - 29 * 86_400_000)) });
+  const to = h('input', { type: 'date', required: true, value: day(today) });
+  const results = h('div', {}, loading());
+  const show = action(async () => {
+    const { items, totals } = await api('GET', `usage?${new URLSearchParams({ from: from.value, to: to.value })}`);
+    if (!results.isConnected) return;
+    const days = items.filter((u) => u.identityMatches > 0 || u.enrichedRecords > 0);
+    const t = table('Usage by day (UTC)', ['Day', 'Identity matches', 'Enriched records'], days.map((u) => [u.day, String(u.identityMatches), String(u.enrichedRecords)]), [1, 2]);
+    t.classList.add('narrow');
+    t.append(h('tfoot', {}, tableRow(['Total', String(totals.identityMatches), String(totals.enrichedRecords)], [1, 2])));
+    const note = days.length ? 'Days without lookups are left out.' : 'No billable lookups in this period.';
+    results.replaceChildren(h('p', { class: 'muted' }, note), t);
+  });
+  root.append(
+    ...pageHeading('Usage', 'Billable lookups per day (UTC): identity matches and enriched records.'),
+    h('form', { class: 'filters', onsubmit: show }, field('usage-from', 'From', from), field('usage-to', 'To', to), h('button', { type: 'submit' }, 'Show usage')),
+    results,
+  );
+  await show();
+}
+
+// ---- routing -------------------------------------------------------------------------------
+
+const PAGES = {
+  'event-tokens': { title: 'Event tokens', render: eventTokensPage },
+  'api-keys': { title: 'API keys', render: apiKeysPage },
+  playbooks: { title: 'Playbooks', render: playbooksPage },
+  enrollments: { title: 'Enrollments', render: enrollmentsPage },
+  events: { title: 'Recent events', render: eventsPage },
+  usage: { title: 'Usage', render: usagePage },
+};
+
+function currentRoute() {
+  if (!location.hash.startsWith('#/')) return null;
+  const [name, query = ''] = location.hash.slice(2).split('?');
+  return Object.hasOwn(PAGES, name) ? { name, params: new URLSearchParams(query) } : null;
+}
+
+// Replacing <main>'s children is also what drops a one-time secret when the page changes.
+function render() {
+  const main = $('main');
+  const signedIn = apiKey !== null;
+  $('nav').hidden = !signedIn;
+  $('sign-out').hidden = !signedIn;
+  const root = h('div', { class: 'page' });
+  main.replaceChildren(root);
+  if (!signedIn) {
+    document.title = 'Sign in · Glimpse console';
+    signInPage(root);
+    return;
+  }
+  let route = currentRoute();
+  if (!route) {
+    history.replaceState(null, '', `#/${HOME}`);
+    route = currentRoute();
+  }
+  const page = PAGES[route.name];
+  document.title = `${page.title} · Glimpse console`;
+  for (const link of $('nav').querySelectorAll('a')) {
+    if (link.getAttribute('href') === `#/${route.name}`) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  page.render(root, route.params)?.catch(fail);
+}
+
+function focusHeading() {
+  $('main').querySelector('h1')?.focus();
+}
+
+function signOut() {
+  apiKey = null;
+  render();
+}
+
+window.addEventListener('hashchange', () => {
+  if (location.hash && !location.hash.startsWith('#/')) return; // the skip link, not a page
+  clearMessages();
+  render();
+  focusHeading();
+});
+$('sign-out').addEventListener('click', () => {
+  clearMessages();
+  signOut();
+  say('Signed out.');
+  focusHeading();
+});
+// A page restored from the back/forward cache would still hold the key: start signed out.
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted && apiKey !== null) signOut();
+});
+
+render();
