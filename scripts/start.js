@@ -9,7 +9,7 @@ const { ROOT, build, mustRun } = require('./lib.js');
 const HELP = `Usage: npm start [-- --no-seed]
 
 Starts Kafka (from its jars), checks Postgres and Redis (DATABASE_URL, REDIS_URL), applies the
-migrations, runs the services (gateway on PORT, default 8080; playbook health on PLAYBOOK_PORT,
+migrations, runs the services (gateway on PORT, default 8080; playbook service on PLAYBOOK_PORT,
 default 8082; the internal enrichment service on ENRICHMENT_PORT, default 8081), then creates a
 demo account (event token, API key, two playbooks, 200 synthetic persons and their visitors) and
 prints it.
