@@ -1,5 +1,5 @@
 // The enrichment service's environment, parsed once at start-up.
-import { DEV_INTERNAL_TOKEN, baseEnv, parseConfig, port, z } from '@glimpse/config';
+import { baseEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
 const schema = z
   .object({
@@ -8,14 +8,11 @@ const schema = z
     /** Not public: only the gateway calls it, so it listens on loopback unless told otherwise. */
     HOST: z.string().default('127.0.0.1'),
     /** Shared secret the gateway sends; requests without it are refused. */
-    INTERNAL_TOKEN: z.string().min(16).default(DEV_INTERNAL_TOKEN),
+    ...internalTokenEnv,
     /** Region for phone numbers written without a country code (ISO 3166 alpha-2). */
     DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/).default('US'),
   })
-  .refine((c) => c.NODE_ENV !== 'production' || c.INTERNAL_TOKEN !== DEV_INTERNAL_TOKEN, {
-    message: 'INTERNAL_TOKEN must be set in production',
-    path: ['INTERNAL_TOKEN'],
-  });
+  .refine(...internalTokenRequiredInProduction);
 
 export type EnrichmentConfig = z.infer<typeof schema>;
 

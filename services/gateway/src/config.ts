@@ -1,5 +1,5 @@
 // The gateway's environment, parsed once at start-up.
-import { DEV_INTERNAL_TOKEN, baseEnv, parseConfig, port, z } from '@glimpse/config';
+import { baseEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
 const schema = z
   .object({
@@ -17,15 +17,12 @@ const schema = z
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
   /** The internal enrichment service (lookups, usage), and the secret the internal services expect. */
   ENRICHMENT_URL: z.string().url().default('http://127.0.0.1:8081'),
-  INTERNAL_TOKEN: z.string().min(16).default(DEV_INTERNAL_TOKEN),
+  ...internalTokenEnv,
   LOOKUP_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   /** The internal playbook service: the management API's playbooks, enrollments and catalog. */
   PLAYBOOK_URL: z.string().url().default('http://127.0.0.1:8082'),
 })
-  .refine((c) => c.NODE_ENV !== 'production' || c.INTERNAL_TOKEN !== DEV_INTERNAL_TOKEN, {
-    message: 'INTERNAL_TOKEN must be set in production',
-    path: ['INTERNAL_TOKEN'],
-  });
+  .refine(...internalTokenRequiredInProduction);
 
 export type GatewayConfig = z.infer<typeof schema>;
 

@@ -1,5 +1,5 @@
 // The playbook service's environment, parsed once at start-up.
-import { DEV_INTERNAL_TOKEN, baseEnv, parseConfig, port, z } from '@glimpse/config';
+import { baseEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
 const schema = z
   .object({
@@ -12,12 +12,9 @@ const schema = z
   /** Consumer group session: how long a dead instance holds its partitions before they move (Kafka's minimum is 6000). */
   PLAYBOOK_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(15_000),
   /** Shared secret the gateway sends on the internal API (/internal/…); requests without it are refused. */
-  INTERNAL_TOKEN: z.string().min(16).default(DEV_INTERNAL_TOKEN),
+  ...internalTokenEnv,
 })
-  .refine((c) => c.NODE_ENV !== 'production' || c.INTERNAL_TOKEN !== DEV_INTERNAL_TOKEN, {
-    message: 'INTERNAL_TOKEN must be set in production',
-    path: ['INTERNAL_TOKEN'],
-  });
+  .refine(...internalTokenRequiredInProduction);
 
 export type PlaybookConfig = z.infer<typeof schema>;
 

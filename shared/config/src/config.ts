@@ -35,3 +35,14 @@ export const port = (fallback: number) => z.coerce.number().int().min(0).max(655
 
 /** The development default of the gateway↔enrichment shared secret; refused in production. */
 export const DEV_INTERNAL_TOKEN = 'glimpse-dev-internal-token-not-for-production';
+
+/** The shared secret of the internal APIs: a development default that production must replace. */
+export const internalTokenEnv = {
+  INTERNAL_TOKEN: z.string().min(16).default(DEV_INTERNAL_TOKEN),
+};
+
+/** Arguments for `.refine(...)` on a service schema: production must not run on the default. */
+export const internalTokenRequiredInProduction: [(c: { NODE_ENV: string; INTERNAL_TOKEN: string }) => boolean, { message: string; path: string[] }] = [
+  (c) => c.NODE_ENV !== 'production' || c.INTERNAL_TOKEN !== DEV_INTERNAL_TOKEN,
+  { message: 'INTERNAL_TOKEN must be set in production', path: ['INTERNAL_TOKEN'] },
+];

@@ -1,2 +1,2 @@
-export { parseConfig, ConfigError, baseEnv, port, DEV_INTERNAL_TOKEN } from './config.js';
+export { parseConfig, ConfigError, baseEnv, port, DEV_INTERNAL_TOKEN, internalTokenEnv, internalTokenRequiredInProduction } from './config.js';
 export { z } from 'zod';
