@@ -1,4 +1,5 @@
-import { baseEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from './config';
+import { z } from 'zod';
+import { baseEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port } from './config';
 
 const schema = z.object({ ...baseEnv, PORT: port(8080), ...internalTokenEnv }).refine(...internalTokenRequiredInProduction);
 
