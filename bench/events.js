@@ -1,0 +1,558 @@
+// The events benchmark: POST /events on the real gateway (Kafka acks=all, Redis, auth) against a
+// bare express endpoint on the same machine, and the latency from a 200 to its effect in Postgres
+// (the playbook service starts an enrollment for every event). Runs the built services (dist/).
+'use strict';
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const { readEnv, isLocalHost } = require('../scripts/infra/env.js');
+const { machineInfo, formatMachine } = require('./lib/machine.js');
+const { summarize, round } = require('./lib/stats.js');
+const { saturate, paced } = require('./lib/load.js');
+const { freePort, startChild, waitReady, stopChild, sleep, LOOPBACK, REPO_ROOT } = require('./lib/processes.js');
+const { createLagProbe, startGroupAtEnd } = require('./lib/kafka-lag.js');
+const { writeResult, RESULTS_DIR } = require('./lib/results.js');
+const { summarizeProfile, formatProfile } = require('./lib/cpu-profile.js');
+const { startCpuMeter, infraPids } = require('./lib/cpu-usage.js');
+
+const description = 'POST /events vs a bare express endpoint (req/s, p50/p99), and 200 → effect-in-Postgres latency';
+
+const BENCH_DB = 'glimpse_bench';
+// A new group per run, committed at the topic's end: the shared events.inbound holds whatever tests
+// and earlier runs left, and replaying it would measure that instead.
+const GROUP_PREFIX = 'glimpse-playbook-bench';
+const EVENT_NAME = 'bench_signup';
+const TARGETS = { minThroughputRatio: 0.5, maxP99Ms: 50 };
+
+// name: [default, min, max] — every phase is bounded.
+const NUMERIC = {
+  duration: [10, 1, 120],
+  warmup: [2, 0, 30],
+  connections: [50, 1, 1000],
+  'paced-events': [200, 0, 5000],
+  'paced-rate': [100, 1, 1000],
+  'sample-every': [10, 1, 1000],
+  'drain-timeout': [180, 10, 900],
+  'linger-ms': [null, 0, 1000],
+  'max-batch': [null, 1, 100_000],
+};
+
+const help = `Usage: npm run bench:events [-- options]
+       node scripts/bench.js events [options]
+
+${description}.
+One run: infra up, build (turbo: gateway, playbook and their dependencies), migrate the ${BENCH_DB}
+database, a fresh account + event token, a playbook triggered by "${EVENT_NAME}" (so every event starts an
+enrollment), then as child processes on 127.0.0.1 the gateway, the playbook service (a new consumer group
+${GROUP_PREFIX}-<timestamp>, starting at the topic's end) and a bare express 5 POST /bare. Phases:
+  1. bare      autocannon on POST /bare    (warm-up, then --duration s, --connections)
+  2. events    autocannon on POST /events  (same), every body a new email u<n>@bench.example
+  3. drain     wait until every accepted event has its enrollment; 200 → effect for every
+               --sample-every'th event of phase 2 (queueing behind the saturation run included)
+  4. paced     --paced-events events at --paced-rate/s; 200 → effect for each (the headline figure)
+Then SIGTERM to the children (each must exit 0). Targets: events ≥ ${TARGETS.minThroughputRatio * 100} % of bare req/s, events p99 < ${TARGETS.maxP99Ms} ms.
+Prints a report and a one-line JSON summary; writes it to bench/results/events-<timestamp>.json.
+
+Options:
+  --duration <s>        measured seconds per saturation run (default 10)
+  --warmup <s>          warm-up seconds before each saturation run, discarded (default 2)
+  --connections <n>     autocannon connections (default 50)
+  --paced-events <n>    events in the paced phase, 0 to skip (default 200)
+  --paced-rate <n>      paced events per second (default 100)
+  --sample-every <n>    e2e sample rate of the saturation run (default 10)
+  --drain-timeout <s>   longest wait for the consumer to catch up (default 180)
+  --linger-ms <n>       KAFKA_LINGER_MS for the gateway (default: the gateway's own)
+  --max-batch <n>       KAFKA_MAX_BATCH for the gateway (default: the gateway's own)
+  --pause-consumer      stop the playbook service (SIGTERM) for phases 1-2 and start it again for 3: the gateway
+                        is then measured without the consumer and Postgres competing for the cores; the
+                        after-saturation e2e figure is not reported (it would include the pause)
+  --profile             run gateway and playbook service with --cpu-prof; print where their CPU time went
+                        (gateway: the measured POST /events run; playbook service: the drain)
+  --skip-build          do not build first (runs whatever is in dist/)
+  --check-targets       exit 1 when a target is missed (otherwise only an invalid run exits non-zero)
+  --help                this text
+Exit status: 0 valid run, 1 failure (errors, non-2xx, missing effects, unclean shutdown), 2 bad usage.`;
+
+class UsageError extends Error {}
+
+function parseOptions(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        ...Object.fromEntries(Object.keys(NUMERIC).map((k) => [k, { type: 'string' }])),
+        profile: { type: 'boolean', default: false },
+        'pause-consumer': { type: 'boolean', default: false },
+        'skip-build': { type: 'boolean', default: false },
+        'check-targets': { type: 'boolean', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (err) {
+    throw new UsageError(err.message);
+  }
+  const { values } = parsed;
+  const opts = { profile: values.profile, pauseConsumer: values['pause-consumer'], build: !values['skip-build'], checkTargets: values['check-targets'] };
+  for (const [name, [fallback, min, max]] of Object.entries(NUMERIC)) {
+    const raw = values[name];
+    if (raw === undefined) {
+      opts[name] = fallback;
+      continue;
+    }
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+    opts[name] = n;
+  }
+  return opts;
+}
+
+const progress = (message) => process.stderr.write(`[bench:events] ${message}\n`);
+const out = (line = '') => process.stdout.write(`${line}\n`);
+
+function assertLocalInfra(env) {
+  const hosts = [
+    ['DATABASE_URL', new URL(env.databaseUrl).hostname],
+    ['REDIS_URL', new URL(env.redisUrl).hostname],
+    ...env.kafkaBrokers.map((b) => ['KAFKA_BROKERS', b.replace(/:\d+$/, '')]),
+  ];
+  for (const [name, host] of hosts) {
+    if (!isLocalHost(host)) throw new UsageError(`${name} points at ${host}: the benchmark only runs against loopback services`);
+  }
+}
+
+function databaseUrlFor(databaseUrl, name) {
+  const u = new URL(databaseUrl);
+  u.pathname = `/${encodeURIComponent(name)}`;
+  return u.toString();
+}
+
+// Only what the benchmark runs (turbo adds their workspace dependencies), so a workspace it does not
+// use that does not compile right now does not stop it.
+const BUILD_FILTERS = ['@glimpse/gateway', '@glimpse/playbook'];
+
+function build() {
+  progress(`building (npx turbo run build ${BUILD_FILTERS.map((f) => `--filter=${f}`).join(' ')})`);
+  const args = ['turbo', 'run', 'build', ...BUILD_FILTERS.map((f) => `--filter=${f}`), '--output-logs=errors-only'];
+  const res = spawnSync('npx', args, { cwd: REPO_ROOT, stdio: ['ignore', 2, 2] });
+  if (res.status !== 0) throw new Error(`build failed (exit ${res.status ?? res.signal})`);
+}
+
+async function waitUntil(probe, { timeoutMs, intervalMs = 100, what }) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** Bodies `{event, email: u<n>@bench.example, properties}` with n counting up across all event phases. */
+function bodyFactory(prefix = 'u') {
+  let n = 0;
+  return () => {
+    n += 1;
+    const email = `${prefix}${n}@bench.example`;
+    return { body: JSON.stringify({ event: EVENT_NAME, email, properties: { plan: 'pro' } }), meta: { n, email } };
+  };
+}
+
+function e2eFrom(times, startedAtByEmail) {
+  const latencies = [];
+  const missing = [];
+  for (const [email, t200] of times) {
+    const startedAt = startedAtByEmail.get(email);
+    if (startedAt === undefined) missing.push(email);
+    else latencies.push(startedAt - t200);
+  }
+  return { ...summarize(latencies), missing: missing.length, missingExamples: missing.slice(0, 3) };
+}
+
+async function run(argv) {
+  let opts;
+  try {
+    opts = parseOptions(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    console.error(`bench events: ${err.message} (see --help)`);
+    return 2;
+  }
+  const env = readEnv();
+  try {
+    assertLocalInfra(env);
+  } catch (err) {
+    console.error(`bench events: ${err.message}`);
+    return 2;
+  }
+
+  const startedAt = new Date();
+  const machine = machineInfo(startedAt);
+  const problems = [];
+  const children = {};
+  const shutdown = {};
+  const cleanups = [];
+  const result = { suite: 'events', date: startedAt.toISOString(), machine, params: null };
+
+  try {
+    progress('infra up');
+    await require('../scripts/infra/up.js').up();
+    if (opts.build) build();
+
+    // Required only now: dist/ exists after the build.
+    const { createDb, ensureDatabase, migrate } = require('../shared/db/dist/index.js');
+    const { createAccount, createEventToken } = require('../shared/auth/dist/index.js');
+    const { createPlaybook, eventCatalog } = require('../services/playbook/dist/index.js');
+    const { TOPICS } = require('../shared/messaging/dist/index.js');
+    const pg = require('pg');
+
+    const databaseUrl = databaseUrlFor(env.databaseUrl, BENCH_DB);
+    const { created } = await ensureDatabase(databaseUrl);
+    const { applied } = await migrate({ databaseUrl, migrationsDir: path.join(REPO_ROOT, 'prisma', 'migrations') });
+    progress(`database ${BENCH_DB}: ${created ? 'created' : 'exists'}, ${applied.length} migration(s) applied`);
+
+    const db = createDb({ databaseUrl, poolSize: 2 });
+    cleanups.push(() => db.$disconnect());
+    const sql = new pg.Client({ connectionString: databaseUrl });
+    await sql.connect();
+    cleanups.push(() => sql.end());
+
+    const account = await createAccount(db, `bench events ${startedAt.toISOString()}`);
+    const token = await createEventToken(db, account.id);
+
+    const [gatewayPort, playbookPort, barePort] = await Promise.all([freePort(), freePort(), freePort()]);
+    const serviceEnv = {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: env.redisUrl,
+      KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      HOST: LOOPBACK,
+      // Production refuses the development default; POST /events never uses it.
+      INTERNAL_TOKEN: require('node:crypto').randomBytes(24).toString('hex'),
+    };
+    const gatewayEnv = {
+      ...serviceEnv,
+      PORT: String(gatewayPort),
+      EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000),
+      ...(opts['linger-ms'] !== null ? { KAFKA_LINGER_MS: String(opts['linger-ms']) } : {}),
+      ...(opts['max-batch'] !== null ? { KAFKA_MAX_BATCH: String(opts['max-batch']) } : {}),
+    };
+    const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+    const profileDir = path.join(RESULTS_DIR, `profiles-${stamp}`);
+    const groupId = `${GROUP_PREFIX}-${stamp}`;
+    result.params = {
+      durationSec: opts.duration,
+      warmupSec: opts.warmup,
+      connections: opts.connections,
+      pipelining: 1,
+      pacedEvents: opts['paced-events'],
+      pacedRatePerSec: opts['paced-rate'],
+      sampleEvery: opts['sample-every'],
+      kafkaLingerMs: gatewayEnv.KAFKA_LINGER_MS ?? 'gateway default',
+      kafkaMaxBatch: gatewayEnv.KAFKA_MAX_BATCH ?? 'gateway default',
+      consumerDuringLoad: !opts.pauseConsumer,
+      profile: opts.profile,
+      database: BENCH_DB,
+      groupId,
+    };
+
+    await startGroupAtEnd({ brokers: env.kafkaBrokers, groupId, topic: TOPICS.eventsInbound });
+    const lag = createLagProbe({ brokers: env.kafkaBrokers, groupId, topic: TOPICS.eventsInbound });
+    cleanups.push(() => lag.close());
+
+    progress('starting gateway, playbook service and bare endpoint');
+    children.gateway = startChild({
+      name: 'gateway',
+      script: 'services/gateway/dist/main.js',
+      env: gatewayEnv,
+      nodeArgs: opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(profileDir, 'gateway')] : [],
+    });
+    const startPlaybook = (name) =>
+      startChild({
+        name,
+        script: 'services/playbook/dist/main.js',
+        env: { ...serviceEnv, PLAYBOOK_PORT: String(playbookPort), PLAYBOOK_GROUP_ID: groupId },
+        nodeArgs: opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(profileDir, 'playbook')] : [],
+      });
+    children.playbook = startPlaybook('playbook');
+    children.bare = startChild({ name: 'bare', script: 'bench/lib/bare-server.js', env: { PORT: String(barePort) } });
+    const gatewayUrl = `http://${LOOPBACK}:${gatewayPort}`;
+    const bareUrl = `http://${LOOPBACK}:${barePort}`;
+    await Promise.all([
+      waitReady(children.gateway, `${gatewayUrl}/readyz`),
+      waitReady(children.playbook, `http://${LOOPBACK}:${playbookPort}/readyz`),
+      waitReady(children.bare, `${bareUrl}/readyz`),
+    ]);
+
+    // Rule 3: the trigger must be in the account's catalog, so the name is sent once first.
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${token.secret}` };
+    // Retried on 503 for a while: the broker may be restarting (tests on this machine stop and start it).
+    let lastAnswer = '';
+    await waitUntil(async () => {
+      const res = await fetch(`${gatewayUrl}/events`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ event: EVENT_NAME, email: 'first@bench.example', properties: { plan: 'pro' } }),
+      });
+      lastAnswer = `${res.status} ${await res.text()}`;
+      if (res.status !== 200 && res.status !== 503) throw new Error(`the first ${EVENT_NAME} event was answered ${lastAnswer}`);
+      return res.status === 200;
+    }, { timeoutMs: 60_000, intervalMs: 1000, what: `the first ${EVENT_NAME} event to be accepted` }).catch((err) => {
+      throw new Error(`${err.message} (last answer: ${lastAnswer})`);
+    });
+    await waitUntil(async () => (await eventCatalog(db, account.id)).some((e) => e.name === EVENT_NAME), {
+      timeoutMs: opts['drain-timeout'] * 1000,
+      intervalMs: 200,
+      what: `"${EVENT_NAME}" in the catalog (is the playbook consumer running?)`,
+    });
+    const playbook = await createPlaybook(db, { accountId: account.id, name: 'bench: every signup', triggers: [EVENT_NAME] });
+    const enrollmentsSince = async (sinceMs) => {
+      const { rows } = await sql.query(
+        "SELECT email, started_at FROM enrollments WHERE playbook_id = $1 AND status = 'active' AND started_at >= $2",
+        [playbook.id, new Date(sinceMs)],
+      );
+      return rows;
+    };
+    const enrollmentCount = async () =>
+      Number((await sql.query('SELECT count(*) AS n FROM enrollments WHERE playbook_id = $1', [playbook.id])).rows[0].n);
+    await waitUntil(async () => (await lag.lag()) === 0, { timeoutMs: opts['drain-timeout'] * 1000, intervalMs: 500, what: 'the playbook consumer to catch up before the load' });
+
+    out('Glimpse events benchmark');
+    out(formatMachine(machine));
+    out(`params   ${JSON.stringify(result.params)}`);
+    out();
+
+    if (opts.pauseConsumer) {
+      progress('pausing the consumer: SIGTERM to the playbook service');
+      const exit = await stopChild(children.playbook);
+      shutdown['playbook (paused)'] = exit;
+      delete children.playbook;
+    }
+    const startMeter = () =>
+      startCpuMeter({
+        loadgen: process.pid,
+        gateway: children.gateway.pid,
+        ...(children.playbook ? { playbook: children.playbook.pid } : {}),
+        bare: children.bare.pid,
+        ...infraPids(),
+      });
+    const loadOptions = { connections: opts.connections, durationSec: opts.duration, warmupSec: opts.warmup, headers, startMeter };
+
+    progress(`phase 1/4: bare POST /bare (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections)`);
+    const bare = await saturate({ ...loadOptions, url: `${bareUrl}/bare`, nextBody: bodyFactory('bare') });
+
+    progress(`phase 2/4: POST /events (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections)`);
+    const nextEvent = bodyFactory('u');
+    const sampled = new Map();
+    const events = await saturate({
+      ...loadOptions,
+      url: `${gatewayUrl}/events`,
+      nextBody: nextEvent,
+      onResponse(status, meta, atMs) {
+        if (status === 200 && meta.n % opts['sample-every'] === 0) sampled.set(meta.email, atMs);
+      },
+    });
+    const loadEndedAt = Date.now();
+    if (opts.pauseConsumer) {
+      progress('resuming the consumer: starting the playbook service again');
+      children.playbook = startPlaybook('playbook');
+      await waitReady(children.playbook, `http://${LOOPBACK}:${playbookPort}/readyz`);
+    }
+    const drainStartUs = Number(process.hrtime.bigint() / 1000n);
+    const accepted = (events.warmup ? events.warmup.ok : 0) + events.measured.ok;
+
+    // Requests in flight when autocannon stopped were accepted too, uncounted: so the consumer has
+    // drained when its lag is 0, and at least every counted 200 has its enrollment.
+    progress(`phase 3/4: drain (${accepted} events answered 200; waiting for the consumer)`);
+    await waitUntil(async () => (await lag.lag()) === 0 && (await enrollmentCount()) >= accepted, {
+      timeoutMs: opts['drain-timeout'] * 1000,
+      intervalMs: 250,
+      what: `the consumer to drain (${accepted} enrollments)`,
+    });
+    const drainMs = Date.now() - loadEndedAt;
+    const drainWindow = { startUs: drainStartUs, endUs: Number(process.hrtime.bigint() / 1000n) };
+    const sampledRows = await sql.query('SELECT email, started_at FROM enrollments WHERE account_id = $1 AND email = ANY($2::text[])', [account.id, [...sampled.keys()]]);
+    const saturationE2e = e2eFrom(sampled, new Map(sampledRows.rows.map((r) => [r.email, r.started_at.getTime()])));
+
+    let pacedResult = null;
+    if (opts['paced-events'] > 0) {
+      progress(`phase 4/4: paced, ${opts['paced-events']} events at ${opts['paced-rate']}/s`);
+      // Watches enrollments appear, for the time an effect becomes visible (commit included), next to started_at.
+      const visibleAt = new Map();
+      const pacedStart = Date.now() - 1000;
+      let polling = true;
+      const poller = (async () => {
+        while (polling) {
+          const rows = await enrollmentsSince(pacedStart);
+          const now = Date.now();
+          for (const r of rows) if (!visibleAt.has(r.email)) visibleAt.set(r.email, now);
+          await sleep(10);
+        }
+      })();
+      const sent = await paced({ url: `${gatewayUrl}/events`, headers, count: opts['paced-events'], ratePerSec: opts['paced-rate'], nextBody: nextEvent });
+      const ok = sent.filter((s) => s.status === 200);
+      await waitUntil(() => ok.every((s) => visibleAt.has(s.meta.email)), { timeoutMs: 30_000, intervalMs: 20, what: 'the paced events\' enrollments' }).catch((err) => problems.push(err.message));
+      polling = false;
+      await poller;
+      const rows = await enrollmentsSince(pacedStart);
+      const times = new Map(ok.map((s) => [s.meta.email, s.doneAt]));
+      pacedResult = {
+        sent: sent.length,
+        ok: ok.length,
+        non2xx: sent.filter((s) => s.status !== 200 && s.status !== 0).length,
+        errors: sent.filter((s) => s.status === 0).length,
+        firstError: sent.find((s) => s.status === 0)?.error,
+        httpLatencyMs: summarize(sent.map((s) => s.latencyMs)),
+        e2eStartedAtMs: e2eFrom(times, new Map(rows.map((r) => [r.email, r.started_at.getTime()]))),
+        e2eVisibleMs: e2eFrom(times, visibleAt),
+      };
+    }
+
+    // Report.
+    const ratio = round(events.measured.reqPerSec / bare.measured.reqPerSec, 3);
+    const line = (label, m) =>
+      `${label.padEnd(8)} ${String(m.reqPerSec).padStart(7)} req/s   p50 ${String(m.latencyMs.p50).padStart(4)} ms   p99 ${String(m.latencyMs.p99).padStart(4)} ms   max ${m.latencyMs.max} ms   ` +
+      `requests ${m.requests}, 2xx ${m.ok}, errors ${m.errors}, timeouts ${m.timeouts}, non-2xx ${m.non2xx}`;
+    out(`Saturation (${opts.connections} connections, ${opts.duration} s after ${opts.warmup} s warm-up)`);
+    out(line('bare', bare.measured));
+    out(line('events', events.measured));
+    out(`ratio    events/bare throughput ${ratio} (target ≥ ${TARGETS.minThroughputRatio})`);
+    for (const [label, r, server] of [['bare', bare, 'bare'], ['events', events, 'gateway']]) {
+      const c = r.measured.cpu;
+      // CPU per request holds up better than req/s when other work shares the machine.
+      c.serverCpuMsPerRequest = round(((c.coresPct[server] / 100) * c.wallSec * 1000) / r.measured.requests, 3);
+      out(`cpu      ${label.padEnd(7)} ${server} ${c.serverCpuMsPerRequest} ms CPU/request; machine ${c.machineBusyPct} % busy; % of one core: ${Object.entries(c.coresPct).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    }
+    for (const [label, r] of [['bare', bare], ['events', events]]) {
+      for (const [phase, m] of [['warm-up', r.warmup], ['measured', r.measured]]) {
+        if (m && (m.errors || m.timeouts || m.non2xx)) {
+          const msg = `${label} ${phase}: ${m.errors} errors, ${m.timeouts} timeouts, ${m.non2xx} non-2xx (status ${JSON.stringify(m.statusCodes)})${m.firstError ? `, first error: ${m.firstError}` : ''}`;
+          problems.push(msg);
+          out(`WARNING  ${msg}: not a valid run`);
+        }
+      }
+    }
+    out();
+    out('End to end: the 200 at the client → enrollments.started_at (= playbook_effects.at, stamped by the consumer at the start of its transaction)');
+    const e2eLine = (label, s) =>
+      `${label.padEnd(30)} n ${s.count}   p50 ${s.p50} ms   p99 ${s.p99} ms   min ${s.min} ms   max ${s.max} ms${s.missing ? `   MISSING ${s.missing}` : ''}`;
+    if (pacedResult) {
+      out(e2eLine(`paced ${opts['paced-rate']}/s (headline)`, pacedResult.e2eStartedAtMs));
+      out(e2eLine('paced, visible to a poller', pacedResult.e2eVisibleMs));
+      out(`paced HTTP latency              p50 ${round(pacedResult.httpLatencyMs.p50)} ms   p99 ${round(pacedResult.httpLatencyMs.p99)} ms   (${pacedResult.ok}/${pacedResult.sent} answered 200)`);
+      if (pacedResult.ok !== pacedResult.sent) problems.push(`paced: ${pacedResult.sent - pacedResult.ok} of ${pacedResult.sent} not answered 200${pacedResult.firstError ? ` (${pacedResult.firstError})` : ''}`);
+      for (const k of ['e2eStartedAtMs', 'e2eVisibleMs']) if (pacedResult[k].missing) problems.push(`paced: ${pacedResult[k].missing} accepted events without an enrollment`);
+    }
+    if (!opts.pauseConsumer) out(e2eLine('after saturation (queueing)', saturationE2e));
+    out(`drain    the consumer finished ${round(drainMs / 1000)} s after the load ended (${accepted} events answered 200)${opts.pauseConsumer ? ', paused during the load' : ''}`);
+    if (saturationE2e.missing && !opts.pauseConsumer) problems.push(`saturation: ${saturationE2e.missing} sampled accepted events without an enrollment`);
+
+    Object.assign(result, {
+      bare,
+      events,
+      ratio,
+      e2e: { paced: pacedResult, saturation: opts.pauseConsumer ? { drainMs, accepted, note: 'consumer paused during the load' } : { ...saturationE2e, drainMs, accepted } },
+      drainWindow,
+    });
+  } catch (err) {
+    problems.push(err.message);
+    progress(`failed: ${err.stack || err.message}`);
+  } finally {
+    await Promise.all(
+      Object.entries(children).map(async ([name, child]) => {
+        const exit = await stopChild(child);
+        shutdown[name] = exit;
+        if (!exit.graceful) problems.push(`${name} did not shut down cleanly on SIGTERM: code ${exit.code}, signal ${exit.signal}${exit.note ? `, ${exit.note}` : ''}\n${child.tail()}`);
+      }),
+    );
+    for (const cleanup of cleanups.reverse()) await Promise.resolve().then(cleanup).catch(() => {});
+    for (const [name, exit] of Object.entries(shutdown)) {
+      if (name.endsWith('(paused)') && !exit.graceful) problems.push(`${name} did not shut down cleanly on SIGTERM: code ${exit.code}, signal ${exit.signal}`);
+    }
+    result.shutdown = Object.fromEntries(Object.entries(shutdown).map(([k, v]) => [k, v.code ?? v.signal]));
+  }
+
+  if (opts.profile && result.params) {
+    try {
+      const fs = require('node:fs');
+      const dir = path.join(RESULTS_DIR, `profiles-${startedAt.toISOString().replace(/[:.]/g, '-')}`);
+      result.profile = {};
+      const windows = {
+        gateway: [result.events && result.events.measured.window, 'the measured POST /events run'],
+        playbook: [result.drainWindow, 'the drain after the load'],
+      };
+      for (const [service, [window, label]] of Object.entries(windows)) {
+        const files = fs.existsSync(path.join(dir, service)) ? fs.readdirSync(path.join(dir, service)).filter((f) => f.endsWith('.cpuprofile')).sort() : [];
+        // With --pause-consumer the playbook service ran twice; the drain is in the last profile.
+        const file = files.at(-1);
+        if (!file) continue;
+        result.profile[service] = summarizeProfile(path.join(dir, service, file), { window });
+        out();
+        out(`${service} CPU profile (${window ? label : 'whole process lifetime'})`);
+        out(formatProfile(result.profile[service]));
+      }
+    } catch (err) {
+      problems.push(`profile: ${err.message}`);
+    }
+  }
+
+  const m = result.events && result.events.measured;
+  const targets = m
+    ? {
+        throughputRatio: { target: `>= ${TARGETS.minThroughputRatio}`, actual: result.ratio, met: result.ratio >= TARGETS.minThroughputRatio },
+        p99Ms: { target: `< ${TARGETS.maxP99Ms}`, actual: m.latencyMs.p99, met: m.latencyMs.p99 < TARGETS.maxP99Ms },
+      }
+    : null;
+  result.targets = targets;
+  result.loadAverageAfter = require('node:os').loadavg().map((l) => round(l, 2));
+  result.valid = problems.length === 0;
+  result.problems = problems;
+
+  const pacedE2e = result.e2e && result.e2e.paced ? result.e2e.paced.e2eStartedAtMs : null;
+  const summary = {
+    suite: 'events',
+    date: result.date,
+    machine: `${machine.cpuCount}x ${machine.cpuModel}, ${machine.totalMemoryGiB} GiB, node ${machine.node}, ${machine.os}`,
+    loadAvg1m: { before: machine.loadAverage[0], after: result.loadAverageAfter[0] },
+    params: result.params && {
+      connections: result.params.connections,
+      durationSec: result.params.durationSec,
+      warmupSec: result.params.warmupSec,
+      consumerDuringLoad: result.params.consumerDuringLoad,
+      lingerMs: result.params.kafkaLingerMs,
+      maxBatch: result.params.kafkaMaxBatch,
+    },
+    cpuMsPerRequest: result.events && { bare: result.bare.measured.cpu.serverCpuMsPerRequest, gateway: result.events.measured.cpu.serverCpuMsPerRequest },
+    bare: result.bare && { rps: result.bare.measured.reqPerSec, p50: result.bare.measured.latencyMs.p50, p99: result.bare.measured.latencyMs.p99 },
+    events: m && { rps: m.reqPerSec, p50: m.latencyMs.p50, p99: m.latencyMs.p99, errors: m.errors + m.timeouts, non2xx: m.non2xx },
+    ratio: result.ratio,
+    e2eMs: result.e2e && {
+      paced: pacedE2e && { n: pacedE2e.count, p50: pacedE2e.p50, p99: pacedE2e.p99 },
+      afterSaturation: result.e2e.saturation.count === undefined ? null : { n: result.e2e.saturation.count, p50: result.e2e.saturation.p50, p99: result.e2e.saturation.p99 },
+    },
+    targetsMet: targets && { throughput: targets.throughputRatio.met, p99: targets.p99Ms.met },
+    shutdown: result.shutdown,
+    valid: result.valid,
+  };
+  result.summary = summary;
+  const file = writeResult('events', result, startedAt);
+
+  out();
+  if (targets) {
+    out(`targets  throughput ratio ${targets.throughputRatio.actual} ${targets.throughputRatio.met ? 'MET' : 'MISSED'} (${targets.throughputRatio.target}); ` +
+      `events p99 ${targets.p99Ms.actual} ms ${targets.p99Ms.met ? 'MET' : 'MISSED'} (${targets.p99Ms.target} ms)`);
+  }
+  out(`load     ${machine.loadAverage.join(' ')} before, ${result.loadAverageAfter.join(' ')} after (1/5/15 min; other work on this machine skews every figure)`);
+  out(`shutdown ${Object.entries(result.shutdown).map(([k, v]) => `${k} exit ${v}`).join(', ') || 'no children started'}`);
+  for (const p of problems) out(`PROBLEM  ${p}`);
+  out(`results  ${path.relative(process.cwd(), file)}`);
+  out(JSON.stringify(summary));
+
+  if (problems.length) return 1;
+  if (opts.checkTargets && targets && !(targets.throughputRatio.met && targets.p99Ms.met)) return 1;
+  return 0;
+}
+
+module.exports = { description, help, run };
