@@ -50,19 +50,36 @@ function toRecentEvent(json: string | null): RecentEvent | null {
   }
 }
 
+/** How often one gateway trims an account's recent-events index and refreshes its TTL. */
+const INDEX_UPKEEP_MS = 1000;
+
 export function createRawEventStore({ redis, onFailure }: { redis: Redis; onFailure(operation: string, err: unknown): void }): RawEventStore {
+  const lastUpkeep = new Map<string, number>();
+
+  /** Trimming and re-expiring the index on every event would double the Redis work per event. */
+  function upkeepDue(accountId: string, now: number): boolean {
+    const last = lastUpkeep.get(accountId) ?? 0;
+    if (now - last < INDEX_UPKEEP_MS) return false;
+    if (lastUpkeep.size > 100_000) lastUpkeep.clear();
+    lastUpkeep.set(accountId, now);
+    return true;
+  }
+
   return {
     async save(event) {
       const receivedAtMs = Date.parse(event.receivedAt);
       const recent = rawEventKeys.recent(event.accountId);
       try {
-        await redis
-          .multi()
+        const pipeline = redis
+          .pipeline()
           .set(rawEventKeys.event(event.accountId, event.eventId), JSON.stringify(event), 'EX', RAW_EVENT_TTL_SECONDS)
-          .zadd(recent, receivedAtMs, event.eventId)
-          .zremrangebyscore(recent, '-inf', receivedAtMs - RAW_EVENT_TTL_SECONDS * 1000)
-          .expire(recent, RAW_EVENT_TTL_SECONDS)
-          .exec();
+          .zadd(recent, receivedAtMs, event.eventId);
+        if (upkeepDue(event.accountId, receivedAtMs)) {
+          pipeline.zremrangebyscore(recent, '-inf', receivedAtMs - RAW_EVENT_TTL_SECONDS * 1000).expire(recent, RAW_EVENT_TTL_SECONDS);
+        }
+        const results = (await pipeline.exec()) ?? [];
+        const failed = results.find(([err]) => err);
+        if (failed) throw failed[0];
         return true;
       } catch (err) {
         onFailure('save', err);
