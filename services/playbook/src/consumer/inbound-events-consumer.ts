@@ -5,6 +5,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '@glimpse/logging';
 import { TOPICS, createConsumerRunner, inboundEventSchema, type BatchingProducer } from '@glimpse/messaging';
 import { applyEvent, type ApplyEventDeps } from '../domain/apply-event.js';
+import { cachedAccountCheck } from '../data/event-effects-repository.js';
 
 export interface InboundEventsConsumerOptions extends ApplyEventDeps {
   kafka: Kafka;
@@ -23,6 +24,7 @@ export function createInboundEventsConsumer({ kafka, groupId, concurrency, sessi
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const accounts = cachedAccountCheck(db);
   return createConsumerRunner({
     kafka,
     groupId,
@@ -34,7 +36,7 @@ export function createInboundEventsConsumer({ kafka, groupId, concurrency, sessi
     deadLetter: { topic: TOPICS.eventsDeadLetter, producer },
     onDeadLetter: () => processed.inc({ outcome: 'dead_letter' }),
     async handle(event) {
-      const outcome = await applyEvent({ db, producer }, event);
+      const outcome = await applyEvent({ db, producer, accounts }, event);
       processed.inc({ outcome });
       if (outcome === 'unknown_account') logger.debug({ eventId: event.eventId }, 'event for an unknown account skipped');
     },

@@ -20,31 +20,58 @@ export type ApplyOutcome =
   | { kind: 'duplicate'; unpublished: EffectRecord[] }
   | { kind: 'unknown_account' };
 
-export async function applyEventInTransaction(db: Db, event: InboundEvent, now = new Date()): Promise<ApplyOutcome> {
+export interface AccountCheck {
+  exists(accountId: string): Promise<boolean>;
+}
+
+/** Accounts are rarely deleted: a positive answer is kept for a minute to save a query per event. */
+export function cachedAccountCheck(db: Db, ttlMs = 60_000): AccountCheck {
+  const known = new Map<string, number>();
+  return {
+    async exists(accountId) {
+      const now = Date.now();
+      if ((known.get(accountId) ?? 0) > now) return true;
+      const found = (await db.account.count({ where: { id: accountId } })) > 0;
+      if (found) {
+        if (known.size > 100_000) known.clear();
+        known.set(accountId, now + ttlMs);
+      }
+      return found;
+    },
+  };
+}
+
+export async function applyEventInTransaction(db: Db, event: InboundEvent, accounts: AccountCheck = cachedAccountCheck(db, 0), now = new Date()): Promise<ApplyOutcome> {
   const { eventId, accountId, email, event: name } = event;
   const receivedAt = new Date(event.receivedAt);
+  // An event of an unknown (deleted) account changes nothing; a redelivery is skipped the same way.
+  if (!(await accounts.exists(accountId))) return { kind: 'unknown_account' };
   return db.$transaction(async (tx) => {
-    const inserted = await tx.$executeRaw`
-      INSERT INTO processed_events (event_id, account_id) VALUES (${eventId}::uuid, ${accountId}::uuid)
-      ON CONFLICT (event_id) DO NOTHING`;
-    if (inserted === 0) {
-      const unpublished = await tx.playbookEffect.findMany({ where: { eventId, publishedAt: null } });
-      return { kind: 'duplicate', unpublished };
-    }
-    const account = await tx.account.findUnique({ where: { id: accountId }, select: { id: true } });
-    if (!account) return { kind: 'unknown_account' };
-
-    await tx.$executeRaw`
+    // Dedupe and catalog in one statement: the catalog row moves only if the event id is new.
+    const fresh = await tx.$queryRaw<{ fresh: number }[]>`
+      WITH processed AS (
+        INSERT INTO processed_events (event_id, account_id) VALUES (${eventId}::uuid, ${accountId}::uuid)
+        ON CONFLICT (event_id) DO NOTHING
+        RETURNING account_id
+      )
       INSERT INTO event_names (account_id, name, first_seen_at, last_seen_at, count)
-      VALUES (${accountId}::uuid, ${name}, ${receivedAt}, ${receivedAt}, 1)
+      SELECT account_id, ${name}, ${receivedAt}, ${receivedAt}, 1 FROM processed
       ON CONFLICT (account_id, name) DO UPDATE SET
         first_seen_at = LEAST(event_names.first_seen_at, EXCLUDED.first_seen_at),
         last_seen_at = GREATEST(event_names.last_seen_at, EXCLUDED.last_seen_at),
-        count = event_names.count + 1`;
+        count = event_names.count + 1
+      RETURNING 1 AS fresh`;
+    if (fresh.length === 0) {
+      const unpublished = await tx.playbookEffect.findMany({ where: { eventId, publishedAt: null } });
+      return { kind: 'duplicate', unpublished };
+    }
 
-    const byName = { accountId, eventName: name };
-    const exits = (await tx.playbookExit.findMany({ where: byName, select: { playbookId: true } })).map((r) => r.playbookId);
-    const triggers = (await tx.playbookTrigger.findMany({ where: byName, select: { playbookId: true } })).map((r) => r.playbookId);
+    const optedIn = await tx.$queryRaw<{ kind: 'exit' | 'trigger'; playbook_id: string }[]>`
+      SELECT 'exit' AS kind, playbook_id::text FROM playbook_exits WHERE account_id = ${accountId}::uuid AND event_name = ${name}
+      UNION ALL
+      SELECT 'trigger' AS kind, playbook_id::text FROM playbook_triggers WHERE account_id = ${accountId}::uuid AND event_name = ${name}`;
+    const exits = optedIn.filter((r) => r.kind === 'exit').map((r) => r.playbook_id);
+    const triggers = optedIn.filter((r) => r.kind === 'trigger').map((r) => r.playbook_id);
     if (exits.length === 0 && triggers.length === 0) return { kind: 'applied', effects: [] };
 
     const active = await tx.enrollment.findMany({

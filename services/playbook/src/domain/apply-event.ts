@@ -3,11 +3,12 @@
 // whatever effects of it are still unpublished, so an effect is published at least once.
 import type { Db } from '@glimpse/db';
 import { TOPICS, personKey, type BatchingProducer, type InboundEvent, type PlaybookEffectMessage } from '@glimpse/messaging';
-import { applyEventInTransaction, markPublished, type EffectRecord } from '../data/event-effects-repository.js';
+import { applyEventInTransaction, markPublished, type AccountCheck, type EffectRecord } from '../data/event-effects-repository.js';
 
 export interface ApplyEventDeps {
   db: Db;
   producer: BatchingProducer;
+  accounts?: AccountCheck;
 }
 
 export type ApplyEventResult = 'applied' | 'duplicate' | 'unknown_account';
@@ -24,8 +25,8 @@ function toMessage(e: EffectRecord): PlaybookEffectMessage {
   };
 }
 
-export async function applyEvent({ db, producer }: ApplyEventDeps, event: InboundEvent): Promise<ApplyEventResult> {
-  const outcome = await applyEventInTransaction(db, event);
+export async function applyEvent({ db, producer, accounts }: ApplyEventDeps, event: InboundEvent): Promise<ApplyEventResult> {
+  const outcome = await applyEventInTransaction(db, event, accounts);
   if (outcome.kind === 'unknown_account') return outcome.kind;
   const effects = outcome.kind === 'applied' ? outcome.effects : outcome.unpublished;
   await Promise.all(
