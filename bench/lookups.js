@@ -12,7 +12,7 @@ const { parseArgs } = require('node:util');
 const { readEnv, isLocalHost } = require('../scripts/infra/env.js');
 const { machineInfo, formatMachine } = require('./lib/machine.js');
 const { summarize, round } = require('./lib/stats.js');
-const { paced } = require('./lib/load.js');
+const { openLoop } = require('./lib/open-loop.js');
 const { loadRun } = require('./lib/request-load.js');
 const { queryRun } = require('./lib/query-load.js');
 const { timedPersonImport } = require('./lib/timed-import.js');
@@ -443,7 +443,7 @@ async function run(argv) {
     const pacedEmail = cycler(shuffled(sample, opts.seed + 7));
     runs.paced = [];
     for (const ratePerSec of opts.pacedRates) {
-      const sent = await paced({
+      const sent = await openLoop({
         url: `${gatewayUrl}/visitors/enrichment`,
         headers: json,
         count: ratePerSec * opts['paced-duration'],

@@ -1,14 +1,35 @@
 // Calls one internal service for an authenticated account over a keep-alive pool, proving the
 // caller with the internal token and passing the answer's status and body through. An
 // unreachable service is 503, never a hang.
+import type { Response } from 'express';
 import { Pool } from 'undici';
 import { AppError } from '@glimpse/errors';
 import { INTERNAL_HEADERS } from '@glimpse/http';
 
 export interface UpstreamResponse {
   status: number;
-  /** The JSON body, or null when there is none (204). */
-  body: unknown;
+  /** The JSON text as the service sent it ('' when there is none, as for 204). */
+  raw: string;
+  /** The parsed body, or null when there is none; parsed only when asked for. */
+  readonly body: unknown;
+}
+
+function upstreamResponse(status: number, raw: string): UpstreamResponse {
+  let parsed: { value: unknown } | undefined;
+  return {
+    status,
+    raw,
+    get body() {
+      parsed ??= { value: raw.length === 0 ? null : JSON.parse(raw) };
+      return parsed.value;
+    },
+  };
+}
+
+/** Sends the service's answer on as it came: no parse and re-serialise on the hot path. */
+export function relay(res: Response, upstream: UpstreamResponse): void {
+  if (upstream.raw.length === 0) res.status(upstream.status).end();
+  else res.status(upstream.status).type('application/json').send(upstream.raw);
 }
 
 export interface InternalService {
@@ -40,8 +61,7 @@ export function createInternalService({ baseUrl, internalToken, timeoutMs, conne
           },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
-        const text = await res.body.text();
-        return { status: res.statusCode, body: text.length === 0 ? null : JSON.parse(text) };
+        return upstreamResponse(res.statusCode, await res.body.text());
       } catch (err) {
         throw new AppError('service_unavailable', unavailableMessage, { cause: err, headers: { 'Retry-After': '1' } });
       }

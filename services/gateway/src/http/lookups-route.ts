@@ -3,6 +3,7 @@
 import express, { type RequestHandler, type Router } from 'express';
 import type { Authenticator, Scope } from '@glimpse/auth';
 import type { EnrichmentClient } from '../data/enrichment-client.js';
+import { relay } from '../data/internal-service.js';
 import { requireJson } from './require-json.js';
 
 export function lookupsRouter({ authenticator, enrichment, bodyLimitBytes }: { authenticator: Authenticator; enrichment: EnrichmentClient; bodyLimitBytes: number }): Router {
@@ -15,11 +16,11 @@ export function lookupsRouter({ authenticator, enrichment, bodyLimitBytes }: { a
 
   router.get('/visitors/:visitorId/details', apiKey('visitors:read'), async (req, res) => {
     const upstream = await enrichment.visitorDetails(res.locals.accountId as string, req.params.visitorId as string);
-    res.status(upstream.status).json(upstream.body);
+    relay(res, upstream);
   });
   router.post('/visitors/enrichment', apiKey('enrichment:read'), requireJson, express.json({ limit: bodyLimitBytes, strict: false }), async (req, res) => {
     const upstream = await enrichment.enrich(res.locals.accountId as string, req.body);
-    res.status(upstream.status).json(upstream.body);
+    relay(res, upstream);
   });
   return router;
 }

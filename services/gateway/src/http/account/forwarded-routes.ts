@@ -2,29 +2,26 @@
 // the event catalog (playbook service), usage (enrichment service). Status and body pass through.
 import express, { type Response, type Router } from 'express';
 import type { EnrichmentClient } from '../../data/enrichment-client.js';
-import type { UpstreamResponse } from '../../data/internal-service.js';
+import { relay } from '../../data/internal-service.js';
 import type { PlaybookClient } from '../../data/playbook-client.js';
 import { jsonBody, rawSearch } from './json-body.js';
 
 const account = (res: Response) => res.locals.accountId as string;
 
-function send(res: Response, upstream: UpstreamResponse): void {
-  if (upstream.body === null) res.status(upstream.status).end();
-  else res.status(upstream.status).json(upstream.body);
-}
+
 
 export function forwardedRoutes({ playbooks, enrichment }: { playbooks: PlaybookClient; enrichment: EnrichmentClient }): Router {
   const router = express.Router();
   const id = (req: express.Request) => req.params.id as string;
 
-  router.get('/account/playbooks', async (_req, res) => send(res, await playbooks.list(account(res))));
-  router.post('/account/playbooks', ...jsonBody, async (req, res) => send(res, await playbooks.create(account(res), req.body)));
-  router.get('/account/playbooks/:id', async (req, res) => send(res, await playbooks.get(account(res), id(req))));
-  router.patch('/account/playbooks/:id', ...jsonBody, async (req, res) => send(res, await playbooks.update(account(res), id(req), req.body)));
-  router.delete('/account/playbooks/:id', async (req, res) => send(res, await playbooks.remove(account(res), id(req))));
-  router.get('/account/playbooks/:id/enrollments', async (req, res) => send(res, await playbooks.enrollments(account(res), id(req), rawSearch(req))));
-  router.get('/account/events/catalog', async (_req, res) => send(res, await playbooks.catalog(account(res))));
+  router.get('/account/playbooks', async (_req, res) => relay(res, await playbooks.list(account(res))));
+  router.post('/account/playbooks', ...jsonBody, async (req, res) => relay(res, await playbooks.create(account(res), req.body)));
+  router.get('/account/playbooks/:id', async (req, res) => relay(res, await playbooks.get(account(res), id(req))));
+  router.patch('/account/playbooks/:id', ...jsonBody, async (req, res) => relay(res, await playbooks.update(account(res), id(req), req.body)));
+  router.delete('/account/playbooks/:id', async (req, res) => relay(res, await playbooks.remove(account(res), id(req))));
+  router.get('/account/playbooks/:id/enrollments', async (req, res) => relay(res, await playbooks.enrollments(account(res), id(req), rawSearch(req))));
+  router.get('/account/events/catalog', async (_req, res) => relay(res, await playbooks.catalog(account(res))));
 
-  router.get('/account/usage', async (req, res) => send(res, await enrichment.usage(account(res), rawSearch(req))));
+  router.get('/account/usage', async (req, res) => relay(res, await enrichment.usage(account(res), rawSearch(req))));
   return router;
 }
