@@ -13,7 +13,8 @@ export interface Principal {
 }
 
 interface CacheEntry {
-  principal: Principal | null;
+  /** Shared by concurrent requests with the same credential, so a cache miss costs one query. */
+  principal: Promise<Principal | null>;
   expiresAt: number;
 }
 
@@ -47,14 +48,21 @@ export function createAuthenticator({ db, cacheTtlMs = 2000, maxEntries = 10_000
     write.catch(() => undefined);
   }
 
-  async function cachedLookup(kind: CredentialKind, hash: string): Promise<Principal | null> {
+  function cachedLookup(kind: CredentialKind, hash: string): Promise<Principal | null> {
     const now = Date.now();
     const hit = cache.get(hash);
     if (hit && hit.expiresAt > now) return hit.principal;
-    const principal = await lookup(kind, hash);
-    if (principal) touch(principal);
+    const principal = lookup(kind, hash).then((p) => {
+      if (p) touch(p);
+      return p;
+    });
     if (cache.size >= maxEntries) cache.clear();
-    cache.set(hash, { principal, expiresAt: now + cacheTtlMs });
+    const entry = { principal, expiresAt: now + cacheTtlMs };
+    cache.set(hash, entry);
+    // A failed lookup (database down) is not remembered: the next request tries again.
+    principal.catch(() => {
+      if (cache.get(hash) === entry) cache.delete(hash);
+    });
     return principal;
   }
 
