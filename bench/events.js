@@ -2,18 +2,14 @@
 // bare express endpoint on the same machine, and the latency from a 200 to its effect in Postgres
 // (the playbook service starts an enrollment for every event). Runs the built services (dist/).
 'use strict';
-const { spawnSync } = require('node:child_process');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
-const { readEnv, isLocalHost } = require('../scripts/infra/env.js');
-const { machineInfo, formatMachine } = require('./lib/machine.js');
 const { summarize, round } = require('./lib/stats.js');
 const { saturate, paced } = require('./lib/load.js');
-const { freePort, startChild, waitReady, stopChild, sleep, LOOPBACK, REPO_ROOT } = require('./lib/processes.js');
+const { startChild, waitReady, stopChild, sleep } = require('./lib/processes.js');
 const { createLagProbe, startGroupAtEnd } = require('./lib/kafka-lag.js');
-const { writeResult, RESULTS_DIR } = require('./lib/results.js');
-const { summarizeProfile, formatProfile } = require('./lib/cpu-profile.js');
+const { RESULTS_DIR } = require('./lib/results.js');
 const { startCpuMeter, infraPids } = require('./lib/cpu-usage.js');
+const suite = require('./lib/suite.js');
 
 const description = 'POST /events vs a bare express endpoint (req/s, p50/p99), and 200 → effect-in-Postgres latency';
 
@@ -26,9 +22,7 @@ const TARGETS = { minThroughputRatio: 0.5, maxP99Ms: 50 };
 
 // name: [default, min, max] — every phase is bounded.
 const NUMERIC = {
-  duration: [10, 1, 120],
-  warmup: [2, 0, 30],
-  connections: [50, 1, 1000],
+  ...suite.SATURATION_NUMERIC,
   'paced-events': [200, 0, 5000],
   'paced-rate': [100, 1, 1000],
   'sample-every': [10, 1, 1000],
@@ -73,71 +67,24 @@ Options:
   --help                this text
 Exit status: 0 valid run, 1 failure (errors, non-2xx, missing effects, unclean shutdown), 2 bad usage.`;
 
-class UsageError extends Error {}
-
 function parseOptions(argv) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        ...Object.fromEntries(Object.keys(NUMERIC).map((k) => [k, { type: 'string' }])),
-        profile: { type: 'boolean', default: false },
-        'pause-consumer': { type: 'boolean', default: false },
-        'skip-build': { type: 'boolean', default: false },
-        'check-targets': { type: 'boolean', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (err) {
-    throw new UsageError(err.message);
-  }
-  const { values } = parsed;
-  const opts = { profile: values.profile, pauseConsumer: values['pause-consumer'], build: !values['skip-build'], checkTargets: values['check-targets'] };
-  for (const [name, [fallback, min, max]] of Object.entries(NUMERIC)) {
-    const raw = values[name];
-    if (raw === undefined) {
-      opts[name] = fallback;
-      continue;
-    }
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-    opts[name] = n;
-  }
-  return opts;
+  const { values, numbers } = suite.parseSuiteArgs(argv, {
+    numeric: NUMERIC,
+    options: {
+      profile: { type: 'boolean', default: false },
+      'pause-consumer': { type: 'boolean', default: false },
+      'skip-build': { type: 'boolean', default: false },
+      'check-targets': { type: 'boolean', default: false },
+    },
+  });
+  return { profile: values.profile, pauseConsumer: values['pause-consumer'], build: !values['skip-build'], checkTargets: values['check-targets'], ...numbers };
 }
 
-const progress = (message) => process.stderr.write(`[bench:events] ${message}\n`);
-const out = (line = '') => process.stdout.write(`${line}\n`);
-
-function assertLocalInfra(env) {
-  const hosts = [
-    ['DATABASE_URL', new URL(env.databaseUrl).hostname],
-    ['REDIS_URL', new URL(env.redisUrl).hostname],
-    ...env.kafkaBrokers.map((b) => ['KAFKA_BROKERS', b.replace(/:\d+$/, '')]),
-  ];
-  for (const [name, host] of hosts) {
-    if (!isLocalHost(host)) throw new UsageError(`${name} points at ${host}: the benchmark only runs against loopback services`);
-  }
-}
-
-function databaseUrlFor(databaseUrl, name) {
-  const u = new URL(databaseUrl);
-  u.pathname = `/${encodeURIComponent(name)}`;
-  return u.toString();
-}
+const { progress, out } = suite.suiteOutput('events');
 
 // Only what the benchmark runs (turbo adds their workspace dependencies), so a workspace it does not
 // use that does not compile right now does not stop it.
 const BUILD_FILTERS = ['@glimpse/gateway', '@glimpse/playbook'];
-
-function build() {
-  progress(`building (npx turbo run build ${BUILD_FILTERS.map((f) => `--filter=${f}`).join(' ')})`);
-  const args = ['turbo', 'run', 'build', ...BUILD_FILTERS.map((f) => `--filter=${f}`), '--output-logs=errors-only'];
-  const res = spawnSync('npx', args, { cwd: REPO_ROOT, stdio: ['ignore', 2, 2] });
-  if (res.status !== 0) throw new Error(`build failed (exit ${res.status ?? res.signal})`);
-}
 
 async function waitUntil(probe, { timeoutMs, intervalMs = 100, what }) {
   const deadline = Date.now() + timeoutMs;
@@ -171,67 +118,25 @@ function e2eFrom(times, startedAtByEmail) {
 }
 
 async function run(argv) {
-  let opts;
-  try {
-    opts = parseOptions(argv);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    console.error(`bench events: ${err.message} (see --help)`);
-    return 2;
-  }
-  const env = readEnv();
-  try {
-    assertLocalInfra(env);
-  } catch (err) {
-    console.error(`bench events: ${err.message}`);
-    return 2;
-  }
+  const begun = suite.beginRun('events', argv, parseOptions);
+  if (begun.exitCode !== undefined) return begun.exitCode;
+  const { opts, env, startedAt, stamp, machine, problems, children, shutdown, cleanups, result } = begun;
 
-  const startedAt = new Date();
-  const machine = machineInfo(startedAt);
-  const problems = [];
-  const children = {};
-  const shutdown = {};
-  const cleanups = [];
-  const result = { suite: 'events', date: startedAt.toISOString(), machine, params: null };
-
-  try {
-    progress('infra up');
-    await require('../scripts/infra/up.js').up();
-    if (opts.build) build();
-
+  await suite.runPhases({ ...begun, progress, reportCleanupErrors: false }, async () => {
+    const { databaseUrl, db, sql } = await suite.setUpInfraAndDatabase({
+      env, name: BENCH_DB, poolSize: 2, buildFilters: BUILD_FILTERS, doBuild: opts.build, progress, cleanups,
+    });
     // Required only now: dist/ exists after the build.
-    const { createDb, ensureDatabase, migrate } = require('../shared/db/dist/index.js');
     const { createAccount, createEventToken } = require('../shared/auth/dist/index.js');
     const { createPlaybook, eventCatalog } = require('../services/playbook/dist/index.js');
     const { TOPICS } = require('../shared/messaging/dist/index.js');
-    const pg = require('pg');
-
-    const databaseUrl = databaseUrlFor(env.databaseUrl, BENCH_DB);
-    const { created } = await ensureDatabase(databaseUrl);
-    const { applied } = await migrate({ databaseUrl, migrationsDir: path.join(REPO_ROOT, 'prisma', 'migrations') });
-    progress(`database ${BENCH_DB}: ${created ? 'created' : 'exists'}, ${applied.length} migration(s) applied`);
-
-    const db = createDb({ databaseUrl, poolSize: 2 });
-    cleanups.push(() => db.$disconnect());
-    const sql = new pg.Client({ connectionString: databaseUrl });
-    await sql.connect();
-    cleanups.push(() => sql.end());
 
     const account = await createAccount(db, `bench events ${startedAt.toISOString()}`);
     const token = await createEventToken(db, account.id);
 
-    const [gatewayPort, playbookPort, barePort] = await Promise.all([freePort(), freePort(), freePort()]);
-    const serviceEnv = {
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: env.redisUrl,
-      KAFKA_BROKERS: env.kafkaBrokers.join(','),
-      HOST: LOOPBACK,
-      // Production refuses the development default; POST /events never uses it.
-      INTERNAL_TOKEN: require('node:crypto').randomBytes(24).toString('hex'),
-    };
+    const [gatewayPort, playbookPort, barePort] = await suite.freePorts(3);
+    // POST /events never uses INTERNAL_TOKEN.
+    const serviceEnv = { ...suite.serviceEnvBase(databaseUrl), ...suite.infraEnv(env) };
     const gatewayEnv = {
       ...serviceEnv,
       PORT: String(gatewayPort),
@@ -239,7 +144,6 @@ async function run(argv) {
       ...(opts['linger-ms'] !== null ? { KAFKA_LINGER_MS: String(opts['linger-ms']) } : {}),
       ...(opts['max-batch'] !== null ? { KAFKA_MAX_BATCH: String(opts['max-batch']) } : {}),
     };
-    const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
     const profileDir = path.join(RESULTS_DIR, `profiles-${stamp}`);
     const groupId = `${GROUP_PREFIX}-${stamp}`;
     result.params = {
@@ -263,27 +167,19 @@ async function run(argv) {
     cleanups.push(() => lag.close());
 
     progress('starting gateway, playbook service and bare endpoint');
-    children.gateway = startChild({
-      name: 'gateway',
-      script: 'services/gateway/dist/main.js',
-      env: gatewayEnv,
-      nodeArgs: opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(profileDir, 'gateway')] : [],
-    });
-    const startPlaybook = (name) =>
-      startChild({
-        name,
-        script: 'services/playbook/dist/main.js',
-        env: { ...serviceEnv, PLAYBOOK_PORT: String(playbookPort), PLAYBOOK_GROUP_ID: groupId },
-        nodeArgs: opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(profileDir, 'playbook')] : [],
-      });
-    children.playbook = startPlaybook('playbook');
-    children.bare = startChild({ name: 'bare', script: 'bench/lib/bare-server.js', env: { PORT: String(barePort) } });
-    const gatewayUrl = `http://${LOOPBACK}:${gatewayPort}`;
-    const bareUrl = `http://${LOOPBACK}:${barePort}`;
-    await Promise.all([
-      waitReady(children.gateway, `${gatewayUrl}/readyz`),
-      waitReady(children.playbook, `http://${LOOPBACK}:${playbookPort}/readyz`),
-      waitReady(children.bare, `${bareUrl}/readyz`),
+    const gatewayUrl = suite.urlOf(gatewayPort);
+    const bareUrl = suite.urlOf(barePort);
+    const playbookSpec = {
+      name: 'playbook',
+      script: 'services/playbook/dist/main.js',
+      env: { ...serviceEnv, PLAYBOOK_PORT: String(playbookPort), PLAYBOOK_GROUP_ID: groupId },
+      nodeArgs: suite.cpuProfArgs(opts.profile, path.join(profileDir, 'playbook')),
+      readyUrl: `${suite.urlOf(playbookPort)}/readyz`,
+    };
+    await suite.startServices(children, [
+      { name: 'gateway', script: 'services/gateway/dist/main.js', env: gatewayEnv, nodeArgs: suite.cpuProfArgs(opts.profile, path.join(profileDir, 'gateway')), readyUrl: `${gatewayUrl}/readyz` },
+      playbookSpec,
+      suite.bareSpec(barePort),
     ]);
 
     // Rule 3: the trigger must be in the account's catalog, so the name is sent once first.
@@ -319,10 +215,7 @@ async function run(argv) {
       Number((await sql.query('SELECT count(*) AS n FROM enrollments WHERE playbook_id = $1', [playbook.id])).rows[0].n);
     await waitUntil(async () => (await lag.lag()) === 0, { timeoutMs: opts['drain-timeout'] * 1000, intervalMs: 500, what: 'the playbook consumer to catch up before the load' });
 
-    out('Glimpse events benchmark');
-    out(formatMachine(machine));
-    out(`params   ${JSON.stringify(result.params)}`);
-    out();
+    suite.printHeader(out, 'Glimpse events benchmark', machine, result.params);
 
     if (opts.pauseConsumer) {
       progress('pausing the consumer: SIGTERM to the playbook service');
@@ -357,8 +250,8 @@ async function run(argv) {
     const loadEndedAt = Date.now();
     if (opts.pauseConsumer) {
       progress('resuming the consumer: starting the playbook service again');
-      children.playbook = startPlaybook('playbook');
-      await waitReady(children.playbook, `http://${LOOPBACK}:${playbookPort}/readyz`);
+      children.playbook = startChild(playbookSpec);
+      await waitReady(children.playbook, playbookSpec.readyUrl);
     }
     const drainStartUs = Number(process.hrtime.bigint() / 1000n);
     const accepted = (events.warmup ? events.warmup.ok : 0) + events.measured.ok;
@@ -412,9 +305,7 @@ async function run(argv) {
 
     // Report.
     const ratio = round(events.measured.reqPerSec / bare.measured.reqPerSec, 3);
-    const line = (label, m) =>
-      `${label.padEnd(8)} ${String(m.reqPerSec).padStart(7)} req/s   p50 ${String(m.latencyMs.p50).padStart(4)} ms   p99 ${String(m.latencyMs.p99).padStart(4)} ms   max ${m.latencyMs.max} ms   ` +
-      `requests ${m.requests}, 2xx ${m.ok}, errors ${m.errors}, timeouts ${m.timeouts}, non-2xx ${m.non2xx}`;
+    const line = (label, m) => suite.saturationLine(label, m, 8);
     out(`Saturation (${opts.connections} connections, ${opts.duration} s after ${opts.warmup} s warm-up)`);
     out(line('bare', bare.measured));
     out(line('events', events.measured));
@@ -422,18 +313,10 @@ async function run(argv) {
     for (const [label, r, server] of [['bare', bare, 'bare'], ['events', events, 'gateway']]) {
       const c = r.measured.cpu;
       // CPU per request holds up better than req/s when other work shares the machine.
-      c.serverCpuMsPerRequest = round(((c.coresPct[server] / 100) * c.wallSec * 1000) / r.measured.requests, 3);
+      c.serverCpuMsPerRequest = suite.cpuMsPerRequest(r.measured, server);
       out(`cpu      ${label.padEnd(7)} ${server} ${c.serverCpuMsPerRequest} ms CPU/request; machine ${c.machineBusyPct} % busy; % of one core: ${Object.entries(c.coresPct).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     }
-    for (const [label, r] of [['bare', bare], ['events', events]]) {
-      for (const [phase, m] of [['warm-up', r.warmup], ['measured', r.measured]]) {
-        if (m && (m.errors || m.timeouts || m.non2xx)) {
-          const msg = `${label} ${phase}: ${m.errors} errors, ${m.timeouts} timeouts, ${m.non2xx} non-2xx (status ${JSON.stringify(m.statusCodes)})${m.firstError ? `, first error: ${m.firstError}` : ''}`;
-          problems.push(msg);
-          out(`WARNING  ${msg}: not a valid run`);
-        }
-      }
-    }
+    suite.flagFailedRuns([['bare', bare], ['events', events]], problems, out);
     out();
     out('End to end: the 200 at the client → enrollments.started_at (= playbook_effects.at, stamped by the consumer at the start of its transaction)');
     const e2eLine = (label, s) =>
@@ -456,46 +339,20 @@ async function run(argv) {
       e2e: { paced: pacedResult, saturation: opts.pauseConsumer ? { drainMs, accepted, note: 'consumer paused during the load' } : { ...saturationE2e, drainMs, accepted } },
       drainWindow,
     });
-  } catch (err) {
-    problems.push(err.message);
-    progress(`failed: ${err.stack || err.message}`);
-  } finally {
-    await Promise.all(
-      Object.entries(children).map(async ([name, child]) => {
-        const exit = await stopChild(child);
-        shutdown[name] = exit;
-        if (!exit.graceful) problems.push(`${name} did not shut down cleanly on SIGTERM: code ${exit.code}, signal ${exit.signal}${exit.note ? `, ${exit.note}` : ''}\n${child.tail()}`);
-      }),
-    );
-    for (const cleanup of cleanups.reverse()) await Promise.resolve().then(cleanup).catch(() => {});
-    for (const [name, exit] of Object.entries(shutdown)) {
-      if (name.endsWith('(paused)') && !exit.graceful) problems.push(`${name} did not shut down cleanly on SIGTERM: code ${exit.code}, signal ${exit.signal}`);
-    }
-    result.shutdown = Object.fromEntries(Object.entries(shutdown).map(([k, v]) => [k, v.code ?? v.signal]));
-  }
+  });
 
   if (opts.profile && result.params) {
-    try {
-      const fs = require('node:fs');
-      const dir = path.join(RESULTS_DIR, `profiles-${startedAt.toISOString().replace(/[:.]/g, '-')}`);
-      result.profile = {};
-      const windows = {
+    suite.reportProfiles({
+      dir: path.join(RESULTS_DIR, `profiles-${stamp}`),
+      // With --pause-consumer the playbook service ran twice; the drain is in the last profile.
+      services: {
         gateway: [result.events && result.events.measured.window, 'the measured POST /events run'],
         playbook: [result.drainWindow, 'the drain after the load'],
-      };
-      for (const [service, [window, label]] of Object.entries(windows)) {
-        const files = fs.existsSync(path.join(dir, service)) ? fs.readdirSync(path.join(dir, service)).filter((f) => f.endsWith('.cpuprofile')).sort() : [];
-        // With --pause-consumer the playbook service ran twice; the drain is in the last profile.
-        const file = files.at(-1);
-        if (!file) continue;
-        result.profile[service] = summarizeProfile(path.join(dir, service, file), { window });
-        out();
-        out(`${service} CPU profile (${window ? label : 'whole process lifetime'})`);
-        out(formatProfile(result.profile[service]));
-      }
-    } catch (err) {
-      problems.push(`profile: ${err.message}`);
-    }
+      },
+      result,
+      problems,
+      out,
+    });
   }
 
   const m = result.events && result.events.measured;
@@ -505,17 +362,11 @@ async function run(argv) {
         p99Ms: { target: `< ${TARGETS.maxP99Ms}`, actual: m.latencyMs.p99, met: m.latencyMs.p99 < TARGETS.maxP99Ms },
       }
     : null;
-  result.targets = targets;
-  result.loadAverageAfter = require('node:os').loadavg().map((l) => round(l, 2));
-  result.valid = problems.length === 0;
-  result.problems = problems;
+  suite.closeResult(result, targets, problems);
 
   const pacedE2e = result.e2e && result.e2e.paced ? result.e2e.paced.e2eStartedAtMs : null;
-  const summary = {
-    suite: 'events',
-    date: result.date,
-    machine: `${machine.cpuCount}x ${machine.cpuModel}, ${machine.totalMemoryGiB} GiB, node ${machine.node}, ${machine.os}`,
-    loadAvg1m: { before: machine.loadAverage[0], after: result.loadAverageAfter[0] },
+  // The summary's own fields, between the common head (suite, date, machine, load) and tail (shutdown, valid).
+  const fields = {
     params: result.params && {
       connections: result.params.connections,
       durationSec: result.params.durationSec,
@@ -533,22 +384,11 @@ async function run(argv) {
       afterSaturation: result.e2e.saturation.count === undefined ? null : { n: result.e2e.saturation.count, p50: result.e2e.saturation.p50, p99: result.e2e.saturation.p99 },
     },
     targetsMet: targets && { throughput: targets.throughputRatio.met, p99: targets.p99Ms.met },
-    shutdown: result.shutdown,
-    valid: result.valid,
   };
-  result.summary = summary;
-  const file = writeResult('events', result, startedAt);
-
-  out();
-  if (targets) {
-    out(`targets  throughput ratio ${targets.throughputRatio.actual} ${targets.throughputRatio.met ? 'MET' : 'MISSED'} (${targets.throughputRatio.target}); ` +
-      `events p99 ${targets.p99Ms.actual} ms ${targets.p99Ms.met ? 'MET' : 'MISSED'} (${targets.p99Ms.target} ms)`);
-  }
-  out(`load     ${machine.loadAverage.join(' ')} before, ${result.loadAverageAfter.join(' ')} after (1/5/15 min; other work on this machine skews every figure)`);
-  out(`shutdown ${Object.entries(result.shutdown).map(([k, v]) => `${k} exit ${v}`).join(', ') || 'no children started'}`);
-  for (const p of problems) out(`PROBLEM  ${p}`);
-  out(`results  ${path.relative(process.cwd(), file)}`);
-  out(JSON.stringify(summary));
+  suite.writeAndPrintSummary({ result, fields, startedAt, problems, out,
+    targetsLine: targets && (`targets  throughput ratio ${targets.throughputRatio.actual} ${targets.throughputRatio.met ? 'MET' : 'MISSED'} (${targets.throughputRatio.target}); ` +
+      `events p99 ${targets.p99Ms.actual} ms ${targets.p99Ms.met ? 'MET' : 'MISSED'} (${targets.p99Ms.target} ms)`),
+  });
 
   if (problems.length) return 1;
   if (opts.checkTargets && targets && !(targets.throughputRatio.met && targets.p99Ms.met)) return 1;

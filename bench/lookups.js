@@ -4,22 +4,15 @@
 // the import's throughput. Runs the built services (dist/).
 'use strict';
 const crypto = require('node:crypto');
-const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
-const { parseArgs } = require('node:util');
-const { readEnv, isLocalHost } = require('../scripts/infra/env.js');
-const { machineInfo, formatMachine } = require('./lib/machine.js');
 const { summarize, round } = require('./lib/stats.js');
 const { openLoop } = require('./lib/open-loop.js');
 const { loadRun } = require('./lib/request-load.js');
 const { queryRun } = require('./lib/query-load.js');
 const { timedPersonImport } = require('./lib/timed-import.js');
-const { freePort, startChild, waitReady, stopChild, LOOPBACK, REPO_ROOT } = require('./lib/processes.js');
-const { writeResult, RESULTS_DIR } = require('./lib/results.js');
-const { summarizeProfile, formatProfile } = require('./lib/cpu-profile.js');
+const { RESULTS_DIR } = require('./lib/results.js');
 const { startCpuMeter, infraPids } = require('./lib/cpu-usage.js');
+const suite = require('./lib/suite.js');
 
 const description = 'details/enrichment lookups vs a bare endpoint (req/s, p50/p99), p99 at 500 req/s, Prisma vs pg, import persons/s';
 
@@ -34,9 +27,7 @@ const NUMERIC = {
   seed: [42, 0, 2 ** 31 - 1],
   sample: [20_000, 100, 200_000],
   'slice-persons': [10_000, 100, 100_000],
-  duration: [10, 1, 120],
-  warmup: [2, 0, 30],
-  connections: [50, 1, 1000],
+  ...suite.SATURATION_NUMERIC,
   'paced-duration': [10, 1, 120],
   'db-concurrency': [32, 1, 256],
   'db-pool': [10, 1, 64],
@@ -92,83 +83,38 @@ Options:
   --help                this text
 Exit status: 0 valid run, 1 failure (errors, non-2xx, lookups that miss, unclean shutdown), 2 bad usage.`;
 
-class UsageError extends Error {}
-
 function parseOptions(argv) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        ...Object.fromEntries(Object.keys(NUMERIC).map((k) => [k, { type: 'string' }])),
-        'paced-rates': { type: 'string', default: DEFAULT_PACED_RATES },
-        reimport: { type: 'boolean', default: false },
-        'no-phone': { type: 'boolean', default: false },
-        profile: { type: 'boolean', default: false },
-        'skip-build': { type: 'boolean', default: false },
-        'check-targets': { type: 'boolean', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (err) {
-    throw new UsageError(err.message);
-  }
-  const { values } = parsed;
+  const { values, numbers } = suite.parseSuiteArgs(argv, {
+    numeric: NUMERIC,
+    options: {
+      'paced-rates': { type: 'string', default: DEFAULT_PACED_RATES },
+      reimport: { type: 'boolean', default: false },
+      'no-phone': { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+      'skip-build': { type: 'boolean', default: false },
+      'check-targets': { type: 'boolean', default: false },
+    },
+  });
   const opts = {
     reimport: values.reimport,
     phone: !values['no-phone'],
     profile: values.profile,
     build: !values['skip-build'],
     checkTargets: values['check-targets'],
+    ...numbers,
   };
-  for (const [name, [fallback, min, max]] of Object.entries(NUMERIC)) {
-    const raw = values[name];
-    if (raw === undefined) {
-      opts[name] = fallback;
-      continue;
-    }
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-    opts[name] = n;
-  }
   opts.sample = Math.min(opts.sample, opts.persons);
   opts.pacedRates = values['paced-rates'].split(',').map((r) => r.trim()).filter(Boolean).map(Number);
   if (opts.pacedRates.length === 0 || opts.pacedRates.length > 5 || !opts.pacedRates.every((r) => Number.isInteger(r) && r >= 1 && r <= 5000)) {
-    throw new UsageError(`--paced-rates takes 1 to 5 whole numbers from 1 to 5000, comma-separated, got "${values['paced-rates']}"`);
+    throw new suite.UsageError(`--paced-rates takes 1 to 5 whole numbers from 1 to 5000, comma-separated, got "${values['paced-rates']}"`);
   }
   return opts;
 }
 
-const progress = (message) => process.stderr.write(`[bench:lookups] ${message}\n`);
-const out = (line = '') => process.stdout.write(`${line}\n`);
-
-function assertLocalInfra(env) {
-  const hosts = [
-    ['DATABASE_URL', new URL(env.databaseUrl).hostname],
-    ['REDIS_URL', new URL(env.redisUrl).hostname],
-    ...env.kafkaBrokers.map((b) => ['KAFKA_BROKERS', b.replace(/:\d+$/, '')]),
-  ];
-  for (const [name, host] of hosts) {
-    if (!isLocalHost(host)) throw new UsageError(`${name} points at ${host}: the benchmark only runs against loopback services`);
-  }
-}
-
-function databaseUrlFor(databaseUrl, name) {
-  const u = new URL(databaseUrl);
-  u.pathname = `/${encodeURIComponent(name)}`;
-  return u.toString();
-}
+const { progress, out } = suite.suiteOutput('lookups');
 
 // Only what the benchmark runs (turbo adds their workspace dependencies).
 const BUILD_FILTERS = ['@glimpse/gateway', '@glimpse/enrichment'];
-
-function build() {
-  progress(`building (npx turbo run build ${BUILD_FILTERS.map((f) => `--filter=${f}`).join(' ')})`);
-  const args = ['turbo', 'run', 'build', ...BUILD_FILTERS.map((f) => `--filter=${f}`), '--output-logs=errors-only'];
-  const res = spawnSync('npx', args, { cwd: REPO_ROOT, stdio: ['ignore', 2, 2] });
-  if (res.status !== 0) throw new Error(`build failed (exit ${res.status ?? res.signal})`);
-}
 
 /** The CLI's demoVisitorId (tools/cli/src/commands/imports.ts): the i-th demo person's visitor id for an account. */
 function demoVisitorId(accountId, index) {
@@ -230,53 +176,18 @@ async function* lineStream(items, toLine) {
 }
 
 async function run(argv) {
-  let opts;
-  try {
-    opts = parseOptions(argv);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    console.error(`bench lookups: ${err.message} (see --help)`);
-    return 2;
-  }
-  const env = readEnv();
-  try {
-    assertLocalInfra(env);
-  } catch (err) {
-    console.error(`bench lookups: ${err.message}`);
-    return 2;
-  }
-
-  const startedAt = new Date();
-  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
-  const machine = machineInfo(startedAt);
-  const problems = [];
-  const children = {};
-  const shutdown = {};
-  const cleanups = [];
-  const result = { suite: 'lookups', date: startedAt.toISOString(), machine, params: null };
+  const begun = suite.beginRun('lookups', argv, parseOptions);
+  if (begun.exitCode !== undefined) return begun.exitCode;
+  const { opts, env, startedAt, stamp, machine, problems, children, cleanups, result } = begun;
   const profileDir = path.join(RESULTS_DIR, `profiles-lookups-${stamp}`);
 
-  try {
-    progress('infra up');
-    await require('../scripts/infra/up.js').up();
-    if (opts.build) build();
-
+  await suite.runPhases({ ...begun, progress, reportCleanupErrors: true }, async () => {
+    const { databaseUrl, db, sql, createDb, pg } = await suite.setUpInfraAndDatabase({
+      env, name: BENCH_DB, poolSize: 4, buildFilters: BUILD_FILTERS, doBuild: opts.build, progress, cleanups,
+    });
     // Required only now: dist/ exists after the build.
-    const { createDb, ensureDatabase, migrate } = require('../shared/db/dist/index.js');
     const { createAccount, createApiKey } = require('../shared/auth/dist/index.js');
     const enrichment = require('../services/enrichment/dist/index.js');
-    const pg = require('pg');
-
-    const databaseUrl = databaseUrlFor(env.databaseUrl, BENCH_DB);
-    const { created } = await ensureDatabase(databaseUrl);
-    const { applied } = await migrate({ databaseUrl, migrationsDir: path.join(REPO_ROOT, 'prisma', 'migrations') });
-    progress(`database ${BENCH_DB}: ${created ? 'created' : 'exists'}, ${applied.length} migration(s) applied`);
-
-    const db = createDb({ databaseUrl, poolSize: 4 });
-    cleanups.push(() => db.$disconnect());
-    const sql = new pg.Client({ connectionString: databaseUrl });
-    await sql.connect();
-    cleanups.push(() => sql.end());
 
     result.params = {
       persons: opts.persons,
@@ -360,25 +271,23 @@ async function run(argv) {
     const order = shuffled(sample, opts.seed);
 
     // 3. The services.
-    const [gatewayPort, enrichmentPort, barePort] = await Promise.all([freePort(), freePort(), freePort()]);
-    const internalToken = crypto.randomBytes(24).toString('hex');
-    const serviceEnv = { NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl, HOST: LOOPBACK, INTERNAL_TOKEN: internalToken };
-    const prof = (name) => (opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(profileDir, name)] : []);
+    const [gatewayPort, enrichmentPort, barePort] = await suite.freePorts(3);
+    const serviceEnv = suite.serviceEnvBase(databaseUrl);
+    const prof = (name) => suite.cpuProfArgs(opts.profile, path.join(profileDir, name));
     progress('starting gateway, enrichment service and bare endpoint');
-    children.enrichment = startChild({ name: 'enrichment', script: 'services/enrichment/dist/main.js', env: { ...serviceEnv, ENRICHMENT_PORT: String(enrichmentPort) }, nodeArgs: prof('enrichment') });
-    children.gateway = startChild({
-      name: 'gateway',
-      script: 'services/gateway/dist/main.js',
-      env: { ...serviceEnv, PORT: String(gatewayPort), REDIS_URL: env.redisUrl, KAFKA_BROKERS: env.kafkaBrokers.join(','), ENRICHMENT_URL: `http://${LOOPBACK}:${enrichmentPort}` },
-      nodeArgs: prof('gateway'),
-    });
-    children.bare = startChild({ name: 'bare', script: 'bench/lib/bare-server.js', env: { PORT: String(barePort) } });
-    const gatewayUrl = `http://${LOOPBACK}:${gatewayPort}`;
-    const bareUrl = `http://${LOOPBACK}:${barePort}`;
-    await Promise.all([
-      waitReady(children.enrichment, `http://${LOOPBACK}:${enrichmentPort}/readyz`),
-      waitReady(children.gateway, `${gatewayUrl}/readyz`),
-      waitReady(children.bare, `${bareUrl}/readyz`),
+    const gatewayUrl = suite.urlOf(gatewayPort);
+    const bareUrl = suite.urlOf(barePort);
+    const enrichmentUrl = suite.urlOf(enrichmentPort);
+    await suite.startServices(children, [
+      { name: 'enrichment', script: 'services/enrichment/dist/main.js', env: { ...serviceEnv, ENRICHMENT_PORT: String(enrichmentPort) }, nodeArgs: prof('enrichment'), readyUrl: `${enrichmentUrl}/readyz` },
+      {
+        name: 'gateway',
+        script: 'services/gateway/dist/main.js',
+        env: { ...serviceEnv, PORT: String(gatewayPort), ...suite.infraEnv(env), ENRICHMENT_URL: enrichmentUrl },
+        nodeArgs: prof('gateway'),
+        readyUrl: `${gatewayUrl}/readyz`,
+      },
+      suite.bareSpec(barePort),
     ]);
 
     // A lookup of each kind must find its person before any load counts.
@@ -394,10 +303,7 @@ async function run(argv) {
       if (res.status !== 200 || record.profile?.id !== probe.id) throw new Error(`enrichment ${JSON.stringify(body)}: ${res.status} ${JSON.stringify(record).slice(0, 300)}`);
     }
 
-    out('Glimpse lookups benchmark');
-    out(formatMachine(machine));
-    out(`params   ${JSON.stringify(result.params)}`);
-    out();
+    suite.printHeader(out, 'Glimpse lookups benchmark', machine, result.params);
     const imp = result.import;
     out(`import   ${imp.personsPerSec} persons/s — ${imp.kind}`);
     out(`         ${imp.imported} persons in ${imp.wallSec} s, batches of ${imp.batchSize}. Importer's time: generating the demo lines ${imp.breakdownPct.generate} %, ` +
@@ -518,9 +424,7 @@ async function run(argv) {
     // Report.
     const bareRps = runs.bare.measured.reqPerSec;
     const ratios = {};
-    const line = (label, m) =>
-      `${label.padEnd(13)} ${String(m.reqPerSec).padStart(7)} req/s   p50 ${String(m.latencyMs.p50).padStart(4)} ms   p99 ${String(m.latencyMs.p99).padStart(4)} ms   max ${m.latencyMs.max} ms   ` +
-      `requests ${m.requests}, 2xx ${m.ok}, errors ${m.errors}, timeouts ${m.timeouts}, non-2xx ${m.non2xx}`;
+    const line = (label, m) => suite.saturationLine(label, m, 13);
     out(`Saturation (${saturation})`);
     const labels = { bare: 'bare', details: 'details', enrichEmail: 'enrich email', enrichPhone: 'enrich phone' };
     for (const [key, label] of Object.entries(labels)) if (runs[key]) out(line(label, runs[key].measured));
@@ -534,22 +438,12 @@ async function run(argv) {
       const r = runs[key];
       if (!r) continue;
       const c = r.measured.cpu;
-      const perReq = (name) => round(((c.coresPct[name] / 100) * c.wallSec * 1000) / r.measured.requests, 3);
+      const perReq = (name) => suite.cpuMsPerRequest(r.measured, name);
       c.cpuMsPerRequest = key === 'bare' ? { bare: perReq('bare') } : { gateway: perReq('gateway'), enrichment: perReq('enrichment'), postgres: perReq('postgres') };
       out(`cpu      ${labels[key].padEnd(13)} ms CPU/request ${Object.entries(c.cpuMsPerRequest).map(([k, v]) => `${k} ${v}`).join(', ')}; machine ${c.machineBusyPct} % busy; ` +
         `% of one core: ${Object.entries(c.coresPct).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     }
-    for (const key of [...Object.keys(labels), 'pacedAutocannon']) {
-      const r = runs[key];
-      if (!r) continue;
-      for (const [when, m] of [['warm-up', r.warmup], ['measured', r.measured]]) {
-        if (m && (m.errors || m.timeouts || m.non2xx)) {
-          const msg = `${key} ${when}: ${m.errors} errors, ${m.timeouts} timeouts, ${m.non2xx} non-2xx (status ${JSON.stringify(m.statusCodes)})${m.firstError ? `, first error: ${m.firstError}` : ''}`;
-          problems.push(msg);
-          out(`WARNING  ${msg}: not a valid run`);
-        }
-      }
-    }
+    suite.flagFailedRuns([...Object.keys(labels), 'pacedAutocannon'].filter((key) => runs[key]).map((key) => [key, runs[key]]), problems, out);
     out();
     out(`Fixed rate: enrichment by email, ${opts['paced-duration']} s per rate (evenly spaced arrivals, open loop; the first is the target's figure)`);
     for (const p of runs.paced) {
@@ -592,37 +486,12 @@ async function run(argv) {
       if (r.failed || r.misses) problems.push(`db ${k}: ${r.failed} failed, ${r.misses} misses${r.firstError ? ` (first: ${r.firstError})` : ''}`);
     }
     Object.assign(result, { runs, ratios, db: dbRuns, prismaOverhead });
-  } catch (err) {
-    problems.push(err.message);
-    progress(`failed: ${err.stack || err.message}`);
-  } finally {
-    await Promise.all(
-      Object.entries(children).map(async ([name, child]) => {
-        const exit = await stopChild(child);
-        shutdown[name] = exit;
-        if (!exit.graceful) problems.push(`${name} did not shut down cleanly on SIGTERM: code ${exit.code}, signal ${exit.signal}${exit.note ? `, ${exit.note}` : ''}\n${child.tail()}`);
-      }),
-    );
-    for (const cleanup of cleanups.reverse()) await Promise.resolve().then(cleanup).catch((err) => problems.push(`cleanup: ${err.message}`));
-    result.shutdown = Object.fromEntries(Object.entries(shutdown).map(([k, v]) => [k, v.code ?? v.signal]));
-  }
+  });
 
   if (opts.profile && result.runs) {
-    try {
-      result.profile = {};
-      const window = result.runs.enrichEmail.measured.window;
-      for (const service of ['gateway', 'enrichment']) {
-        const dir = path.join(profileDir, service);
-        const file = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort().at(-1) : undefined;
-        if (!file) continue;
-        result.profile[service] = summarizeProfile(path.join(dir, file), { window });
-        out();
-        out(`${service} CPU profile (the measured enrich-email run)`);
-        out(formatProfile(result.profile[service]));
-      }
-    } catch (err) {
-      problems.push(`profile: ${err.message}`);
-    }
+    const window = result.runs.enrichEmail.measured.window;
+    const label = 'the measured enrich-email run';
+    suite.reportProfiles({ dir: profileDir, services: { gateway: [window, label], enrichment: [window, label] }, result, problems, out });
   }
 
   const runs = result.runs;
@@ -637,18 +506,12 @@ async function run(argv) {
         },
       }
     : null;
-  result.targets = targets;
-  result.loadAverageAfter = os.loadavg().map((l) => round(l, 2));
-  result.valid = problems.length === 0;
-  result.problems = problems;
+  suite.closeResult(result, targets, problems);
 
   const brief = (r) => r && { rps: r.measured.reqPerSec, p50: r.measured.latencyMs.p50, p99: r.measured.latencyMs.p99, errors: r.measured.errors + r.measured.timeouts, non2xx: r.measured.non2xx };
   const dbBrief = (r) => r && { opsPerSec: r.opsPerSec, p50: r.latencyMs.p50, p99: r.latencyMs.p99, cpuMsPerOp: r.clientCpuMsPerOp };
-  const summary = {
-    suite: 'lookups',
-    date: result.date,
-    machine: `${machine.cpuCount}x ${machine.cpuModel}, ${machine.totalMemoryGiB} GiB, node ${machine.node}, ${machine.os}`,
-    loadAvg1m: { before: machine.loadAverage[0], after: result.loadAverageAfter[0] },
+  // The summary's own fields, between the common head (suite, date, machine, load) and tail (shutdown, valid).
+  const fields = {
     params: result.params && { persons: result.params.persons, seed: result.params.seed, sample: result.params.sample, connections: result.params.connections, durationSec: result.params.durationSec },
     import: result.import && { personsPerSec: result.import.personsPerSec, persons: result.import.imported, kind: result.import.kind.split(':')[0], breakdownPct: result.import.breakdownPct },
     bare: runs && brief(runs.bare),
@@ -660,22 +523,11 @@ async function run(argv) {
     db: result.db && Object.fromEntries(Object.entries(result.db).map(([k, r]) => [k, dbBrief(r)])),
     prismaOverhead: result.prismaOverhead && Object.fromEntries(Object.entries(result.prismaOverhead).map(([k, o]) => [k, { throughput: o.throughputPgOverPrisma, p50: o.p50PrismaOverPg, cpu: o.clientCpuPrismaOverPg }])),
     targetsMet: targets && { throughput: targets.throughputRatio.met, p99AtRate: targets.p99AtRate.met },
-    shutdown: result.shutdown,
-    valid: result.valid,
   };
-  result.summary = summary;
-  const file = writeResult('lookups', result, startedAt);
-
-  out();
-  if (targets) {
-    out(`targets  enrichment/bare throughput ${targets.throughputRatio.actual} ${targets.throughputRatio.met ? 'MET' : 'MISSED'} (${targets.throughputRatio.target}); ` +
-      `enrichment p99 at ${targets.p99AtRate.atRatePerSec} req/s ${targets.p99AtRate.actual} ms ${targets.p99AtRate.met ? 'MET' : 'MISSED'} (${targets.p99AtRate.target})`);
-  }
-  out(`load     ${machine.loadAverage.join(' ')} before, ${result.loadAverageAfter.join(' ')} after (1/5/15 min; other work on this machine skews every figure)`);
-  out(`shutdown ${Object.entries(result.shutdown).map(([k, v]) => `${k} exit ${v}`).join(', ') || 'no children started'}`);
-  for (const problem of problems) out(`PROBLEM  ${problem}`);
-  out(`results  ${path.relative(process.cwd(), file)}`);
-  out(JSON.stringify(summary));
+  suite.writeAndPrintSummary({ result, fields, startedAt, problems, out,
+    targetsLine: targets && (`targets  enrichment/bare throughput ${targets.throughputRatio.actual} ${targets.throughputRatio.met ? 'MET' : 'MISSED'} (${targets.throughputRatio.target}); ` +
+      `enrichment p99 at ${targets.p99AtRate.atRatePerSec} req/s ${targets.p99AtRate.actual} ms ${targets.p99AtRate.met ? 'MET' : 'MISSED'} (${targets.p99AtRate.target})`),
+  });
 
   if (problems.length) return 1;
   if (opts.checkTargets && targets && !(targets.throughputRatio.met && targets.p99AtRate.met)) return 1;

@@ -1,10 +1,11 @@
 // Requests at a fixed arrival rate (open loop: a slow answer never delays the next request), for
-// latency at a given load. Like load.js's paced(), but with enough sockets that the client never
-// caps how many requests are in flight: with a 16-socket pool, 16 answers of 30 ms would already
-// hold 500 req/s back in the client, and the run would measure the pool instead of the server.
+// latency at a given load. load.js's paced() is this with a 16-socket pool; the default here has
+// enough sockets that the client never caps how many requests are in flight: with a 16-socket pool,
+// 16 answers of 30 ms would already hold 500 req/s back in the client, and the run would measure
+// the pool instead of the server.
 'use strict';
 const http = require('node:http');
-const { assertLoopback } = require('./load.js');
+const { assertLoopback } = require('./autocannon-run.js');
 
 function sendOne({ url, method, headers, body, agent, timeoutMs }) {
   return new Promise((resolve) => {
