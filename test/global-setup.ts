@@ -2,7 +2,7 @@
 // test database is migrated with the same runner production uses.
 import path from 'node:path';
 import { ensureDatabase, migrate } from '../shared/db/src/migrate';
-import { testDatabaseUrl } from './test-urls';
+import { testDatabaseUrl } from './config';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const infra = require('../scripts/infra/up.js') as { up(): Promise<void> };

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { childPath } from '../config';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -15,7 +16,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 export function spawnService(service: 'gateway' | 'playbook', env: Record<string, string>): ServiceProcess {
   const main = path.join(ROOT, 'services', service, 'dist', 'main.js');
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: build first (npm test builds; or npx turbo run build)`);
-  const child = spawn(process.execPath, [main], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [main], { env: { PATH: childPath(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += String(d)));
   child.stderr!.on('data', (d) => (out += String(d)));

@@ -2,7 +2,7 @@
 // after them, and raw messages produced straight onto a topic (bypassing the gateway).
 import { randomUUID } from 'node:crypto';
 import { Kafka, Partitioners, logLevel, type IHeaders, type Message } from 'kafkajs';
-import { kafkaBrokers } from '../test-urls';
+import { kafkaBrokers } from '../config';
 
 /** Partition number → offset (as kafkajs spells offsets: decimal strings). */
 export type Offsets = Map<number, string>;

@@ -3,12 +3,12 @@
 import { createAccount, createApiKey, createEventToken, type Scope } from '@glimpse/auth';
 import { createDb, type Db } from '@glimpse/db';
 import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@glimpse/gateway';
-import { loadConfig as playbookConfig, startPlaybookService, type RunningPlaybookService } from '@glimpse/playbook';
+import { eventCatalog, loadConfig as playbookConfig, startPlaybookService, type RunningPlaybookService } from '@glimpse/playbook';
 import { loadConfig as enrichmentConfig, startEnrichmentService, type RunningEnrichmentService } from '@glimpse/enrichment';
 import { createLogger } from '@glimpse/logging';
 import { TOPICS } from '@glimpse/messaging';
 import { freshGroupAtEnd } from './kafka-helpers';
-import { kafkaBrokers, redisUrl, testDatabaseUrl } from '../test-urls';
+import { kafkaBrokers, redisUrl, testDatabaseUrl } from '../config';
 
 export function serviceEnv(overrides: Record<string, string> = {}): Record<string, string> {
   return {
@@ -140,4 +140,16 @@ export async function startManagementStack(gatewayOverrides: Record<string, stri
       await Promise.all([enrichment.stop(), playbook.stop()]);
     },
   };
+}
+
+/** Sends each name once (for a throwaway person) and waits until the catalog has them all: rule 3's precondition. */
+export async function sendNamesOnce(gatewayUrl: string, { accountId, token }: TestAccount, names: string[]): Promise<void> {
+  for (const event of names) {
+    const res = await postEvent(gatewayUrl, token, { event, email: uniqueEmail('catalog') });
+    if (res.status !== 200) throw new Error(`sending ${event} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  }
+  await waitFor(async () => {
+    const known = new Set((await eventCatalog(testDb(), accountId)).map((e) => e.name));
+    return names.every((n) => known.has(n));
+  }, { what: `${names.join(', ')} in the catalog`, timeoutMs: 20_000 });
 }

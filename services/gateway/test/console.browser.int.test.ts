@@ -8,8 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { closeTestDb, createTestAccount, createTestApiKey, postEvent, request, startManagementStack, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { chromiumPath } from '../../../test/config';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumPath();
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
 

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { createPlaybook, listEnrollments, eventCatalog } from '@glimpse/playbook';
 import { TOPICS } from '@glimpse/messaging';
 import { closeTestDb, createTestAccount, postEvent, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
-import { kafkaBrokers, redisUrl } from '../../../test/test-urls';
+import { kafkaBrokers, redisUrl } from '../../../test/config';
 import type { RunningGateway } from '../src/start';
 
 let gateway: RunningGateway;

@@ -18,7 +18,7 @@ import {
   type TestAccount,
 } from '../../../test/support/stack';
 import { endOffsets, freshGroupAtEnd, ofAccount, readTopic } from '../../../test/support/kafka-helpers';
-import { redisUrl } from '../../../test/test-urls';
+import { redisUrl } from '../../../test/config';
 import type { RunningGateway } from '../src/start';
 
 let gateway: RunningGateway;

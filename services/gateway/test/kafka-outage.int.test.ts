@@ -6,7 +6,7 @@ import { TOPICS } from '@glimpse/messaging';
 import { eventCatalog, type RunningPlaybookService } from '@glimpse/playbook';
 import { closeTestDb, createTestAccount, postEvent, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor, } from '../../../test/support/stack';
 import { freshGroupAtEnd } from '../../../test/support/kafka-helpers';
-import { redisUrl } from '../../../test/test-urls';
+import { redisUrl } from '../../../test/config';
 import type { RunningGateway } from '../src/start';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

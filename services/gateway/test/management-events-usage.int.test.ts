@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { generatePerson, importPersons } from '@glimpse/enrichment';
 import { closeTestDb, createTestApiKey, postEvent, request, startManagementStack, startTestGateway, testDb, uniqueEmail } from '../../../test/support/stack';
-import { redisUrl } from '../../../test/test-urls';
+import { redisUrl } from '../../../test/config';
 import { ISO_TIME, api, createManager, type Api } from './management-helpers';
 
 let stack: Awaited<ReturnType<typeof startManagementStack>>;

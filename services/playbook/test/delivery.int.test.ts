@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { TOPICS, personKey, type InboundEvent } from '@glimpse/messaging';
 import type { RunningGateway } from '@glimpse/gateway';
 import { createPlaybook, decideEffects, eventCatalog, listEnrollments, type PlaybookView, type RunningPlaybookService } from '@glimpse/playbook';
-import { closeTestDb, createTestAccount, postEvent, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor, type TestAccount } from '../../../test/support/stack';
+import { closeTestDb, createTestAccount, postEvent, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor, type TestAccount } from '../../../test/support/stack';
 import { endOffsets, freshGroupAtEnd, ofAccount, produceRaw, readTopic } from '../../../test/support/kafka-helpers';
 import { assertPlaybookBuild, startChildPlaybookService, type ChildService } from '../../../test/support/child-service';
 
@@ -18,14 +18,6 @@ afterAll(async () => {
   await gateway?.stop();
   await closeTestDb();
 });
-
-async function sendNamesOnce({ accountId, token }: TestAccount, names: string[]): Promise<void> {
-  for (const event of names) expect((await postEvent(gateway.url, token, { event, email: uniqueEmail('catalog') })).status).toBe(200);
-  await waitFor(async () => {
-    const known = new Set((await eventCatalog(testDb(), accountId)).map((e) => e.name));
-    return names.every((n) => known.has(n));
-  }, { what: `${names.join(', ')} in the catalog`, timeoutMs: 20_000 });
-}
 
 async function processedIds(accountId: string): Promise<string[]> {
   const rows = await testDb().processedEvent.findMany({ where: { accountId }, select: { eventId: true } });
@@ -57,7 +49,7 @@ describe('a message delivered twice', () => {
 
   it('when the same event (same eventId) is on events.inbound twice, then it is applied once: one enrollment, one effect, one catalog count', async () => {
     const account = await createTestAccount();
-    await sendNamesOnce(account, ['demo_booked']);
+    await sendNamesOnce(gateway.url, account, ['demo_booked']);
     const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
     const email = uniqueEmail();
     const key = personKey(account.accountId, email);
@@ -167,7 +159,7 @@ describe('a consumer killed mid-stream', () => {
     const account = await createTestAccount();
     // The names go into the catalog through an instance of its own group, gone before the events below are sent.
     const primer = await startChild(await freshGroupAtEnd(TOPICS.eventsInbound, 'glimpse-playbook-test-delivery-primer'));
-    await sendNamesOnce(account, NAMES);
+    await sendNamesOnce(gateway.url, account, NAMES);
     await primer.kill('SIGKILL');
     const playbooks = await Promise.all(PLAYBOOKS.map((p) => createPlaybook(testDb(), { accountId: account.accountId, ...p })));
     // No instance of this group runs while the events are sent, so the next one takes them in large

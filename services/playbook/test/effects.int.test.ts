@@ -5,7 +5,7 @@ import { AppError } from '@glimpse/errors';
 import { TOPICS, personKey, type InboundEvent } from '@glimpse/messaging';
 import type { RunningGateway } from '@glimpse/gateway';
 import { createPlaybook, eventCatalog, listEnrollments, listPlaybooks, type RunningPlaybookService } from '@glimpse/playbook';
-import { closeTestDb, createTestAccount, postEvent, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor, type TestAccount } from '../../../test/support/stack';
+import { closeTestDb, createTestAccount, postEvent, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor, type TestAccount } from '../../../test/support/stack';
 import { endOffsets, freshGroupAtEnd, ofAccount, produceRaw, readTopic } from '../../../test/support/kafka-helpers';
 
 let gateway: RunningGateway;
@@ -21,15 +21,6 @@ afterAll(async () => {
   await Promise.all([gateway?.stop(), playbook?.stop()]);
   await closeTestDb();
 });
-
-/** Sends each name once (for a throwaway person) and waits until the catalog has them all: rule 3's precondition. */
-async function sendNamesOnce({ accountId, token }: TestAccount, names: string[]): Promise<void> {
-  for (const event of names) expect((await postEvent(gateway.url, token, { event, email: uniqueEmail('catalog') })).status).toBe(200);
-  await waitFor(async () => {
-    const known = new Set((await eventCatalog(testDb(), accountId)).map((e) => e.name));
-    return names.every((n) => known.has(n));
-  }, { what: `${names.join(', ')} in the catalog` });
-}
 
 async function processedCount(accountId: string): Promise<number> {
   const [row] = await testDb().$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM processed_events WHERE account_id = ${accountId}::uuid`;
@@ -59,7 +50,7 @@ async function effectRows(accountId: string) {
 describe('event effects on playbooks', () => {
   it('when an event names a playbook trigger, then the person gets an active enrollment', async () => {
     const account = await createTestAccount();
-    await sendNamesOnce(account, ['demo_booked']);
+    await sendNamesOnce(gateway.url, account, ['demo_booked']);
     const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
     const email = uniqueEmail();
 
@@ -70,7 +61,7 @@ describe('event effects on playbooks', () => {
 
   it('when an event names the exit of a playbook the person is in, then that enrollment stops', async () => {
     const account = await createTestAccount();
-    await sendNamesOnce(account, ['signed_up']);
+    await sendNamesOnce(gateway.url, account, ['signed_up']);
     const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['purchase'] });
     const email = uniqueEmail();
     await send(account, email, 'signed_up');
@@ -82,7 +73,7 @@ describe('event effects on playbooks', () => {
 
   it('when one event exits one playbook and triggers another, then it does both', async () => {
     const account = await createTestAccount();
-    await sendNamesOnce(account, ['signed_up', 'demo_booked']);
+    await sendNamesOnce(gateway.url, account, ['signed_up', 'demo_booked']);
     const nurture = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Nurture', triggers: ['signed_up'], exits: ['demo_booked'] });
     const demo = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Demo prep', triggers: ['demo_booked'] });
     const email = uniqueEmail();
@@ -96,7 +87,7 @@ describe('event effects on playbooks', () => {
 
   it('when a name is both the exit and the trigger of a playbook the person is in, then the old enrollment stops and a new one starts', async () => {
     const account = await createTestAccount();
-    await sendNamesOnce(account, ['form_submitted']);
+    await sendNamesOnce(gateway.url, account, ['form_submitted']);
     const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Form reply', triggers: ['form_submitted'], exits: ['form_submitted'] });
     const email = uniqueEmail();
     await send(account, email, 'form_submitted');
@@ -112,7 +103,7 @@ describe('event effects on playbooks', () => {
 
   it('when a playbook has not opted in to a name, then events of that name leave it untouched', async () => {
     const account = await createTestAccount();
-    await sendNamesOnce(account, ['signed_up', 'demo_booked']);
+    await sendNamesOnce(gateway.url, account, ['signed_up', 'demo_booked']);
     const onboarding = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['unsubscribed'] });
     const demo = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Demo prep', triggers: ['demo_booked'], exits: ['purchase'] });
     const email = uniqueEmail();
@@ -127,7 +118,7 @@ describe('event effects on playbooks', () => {
 
   it('when a trigger arrives again while the person is active, then nothing new starts', async () => {
     const account = await createTestAccount();
-    await sendNamesOnce(account, ['demo_booked']);
+    await sendNamesOnce(gateway.url, account, ['demo_booked']);
     const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
     const email = uniqueEmail();
     await send(account, email, 'demo_booked');
@@ -142,7 +133,7 @@ describe('event effects on playbooks', () => {
 describe('rule 3: triggers come from the catalog', () => {
   it('when a playbook would be triggered by a name never sent, then it is refused with unknown_event_name and nothing is created', async () => {
     const account = await createTestAccount();
-    await sendNamesOnce(account, ['signed_up']);
+    await sendNamesOnce(gateway.url, account, ['signed_up']);
 
     const attempt = createPlaybook(testDb(), { accountId: account.accountId, name: 'Too early', triggers: ['signed_up', 'never_sent_yet'] });
 
@@ -153,7 +144,7 @@ describe('rule 3: triggers come from the catalog', () => {
 
   it('when a playbook exits on a name never sent, then it is created, and the name stops it once it is sent', async () => {
     const account = await createTestAccount();
-    await sendNamesOnce(account, ['signed_up']);
+    await sendNamesOnce(gateway.url, account, ['signed_up']);
 
     const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['churned'] });
 
@@ -168,7 +159,7 @@ describe('rule 3: triggers come from the catalog', () => {
 describe('effects on playbook.effects', () => {
   it('when an event starts and another stops a playbook, then both effects are published with exactly the effect fields and no properties', async () => {
     const account = await createTestAccount();
-    await sendNamesOnce(account, ['signed_up']);
+    await sendNamesOnce(gateway.url, account, ['signed_up']);
     const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['purchase'] });
     const email = uniqueEmail();
     const marker = `private-${randomUUID()}`;
@@ -208,7 +199,7 @@ describe('dead letters', () => {
 
   it('when a message on events.inbound fails validation, then it goes to the dead-letter topic and the events behind it are still applied', async () => {
     const account = await createTestAccount();
-    await sendNamesOnce(account, ['demo_booked']);
+    await sendNamesOnce(gateway.url, account, ['demo_booked']);
     const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
     const email = uniqueEmail();
     const key = personKey(account.accountId, email);

@@ -5,6 +5,7 @@ import { AppError } from '@glimpse/errors';
 import { acceptEvent, type AcceptEventDeps } from '../domain/accept-event.js';
 import { parseEventInput } from '../domain/event-input.js';
 import type { RateLimiter } from '../data/rate-limiter.js';
+import { authenticate } from './authenticate.js';
 import { requireJson } from './require-json.js';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -20,10 +21,8 @@ export function eventsRouter(options: EventsRouteOptions): Router {
   const { authenticator, rateLimiter } = options;
   const router = express.Router();
 
-  const authenticate: RequestHandler = async (req, res, next) => {
-    const principal = await authenticator.authenticate(req.get('authorization'), { kind: 'event_token' });
-    res.locals.accountId = principal.accountId;
-    const { allowed, retryAfterSeconds } = await rateLimiter.take(principal.accountId);
+  const rateLimit: RequestHandler = async (_req, res, next) => {
+    const { allowed, retryAfterSeconds } = await rateLimiter.take(res.locals.accountId as string);
     if (!allowed) {
       throw new AppError('rate_limited', 'too many events for this account; slow down and retry', { headers: { 'Retry-After': String(retryAfterSeconds) } });
     }
@@ -32,7 +31,8 @@ export function eventsRouter(options: EventsRouteOptions): Router {
 
   router.post(
     '/events',
-    authenticate,
+    authenticate(authenticator, { kind: 'event_token' }),
+    rateLimit,
     requireJson,
     express.json({ limit: options.bodyLimitBytes, strict: false }),
     async (req, res) => {

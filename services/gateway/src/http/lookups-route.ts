@@ -1,18 +1,15 @@
 // The lookups (spec §4.1, §4.2): API key with the endpoint's scope, then forwarded to the
 // internal enrichment service with the authenticated account.
-import express, { type RequestHandler, type Router } from 'express';
+import express, { type Router } from 'express';
 import type { Authenticator, Scope } from '@glimpse/auth';
 import type { EnrichmentClient } from '../data/enrichment-client.js';
 import { relay } from '../data/internal-service.js';
+import { authenticate } from './authenticate.js';
 import { requireJson } from './require-json.js';
 
 export function lookupsRouter({ authenticator, enrichment, bodyLimitBytes }: { authenticator: Authenticator; enrichment: EnrichmentClient; bodyLimitBytes: number }): Router {
   const router = express.Router();
-  const apiKey = (scope: Scope): RequestHandler => async (req, res, next) => {
-    const principal = await authenticator.authenticate(req.get('authorization'), { kind: 'api_key', scope });
-    res.locals.accountId = principal.accountId;
-    next();
-  };
+  const apiKey = (scope: Scope) => authenticate(authenticator, { kind: 'api_key', scope });
 
   router.get('/visitors/:visitorId/details', apiKey('visitors:read'), async (req, res) => {
     const upstream = await enrichment.visitorDetails(res.locals.accountId as string, req.params.visitorId as string);

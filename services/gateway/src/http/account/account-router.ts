@@ -2,12 +2,13 @@
 // key's own account (another account's ids are not found). Credentials live in Postgres (shared
 // auth); playbooks, enrollments and the catalog in the playbook service; usage in the enrichment
 // service; recent raw events in Redis.
-import express, { type RequestHandler, type Router } from 'express';
+import express, { type Router } from 'express';
 import type { Authenticator } from '@glimpse/auth';
 import type { Db } from '@glimpse/db';
 import type { EnrichmentClient } from '../../data/enrichment-client.js';
 import type { PlaybookClient } from '../../data/playbook-client.js';
 import type { RawEventStore } from '../../data/raw-event-store.js';
+import { authenticate } from '../authenticate.js';
 import { credentialRoutes } from './credential-routes.js';
 import { forwardedRoutes } from './forwarded-routes.js';
 import { recentEventsRoute } from './recent-events-route.js';
@@ -22,12 +23,7 @@ export interface AccountRouterOptions {
 
 export function accountRouter({ authenticator, db, playbooks, enrichment, rawStore }: AccountRouterOptions): Router {
   const router = express.Router();
-  const manager: RequestHandler = async (req, res, next) => {
-    const principal = await authenticator.authenticate(req.get('authorization'), { kind: 'api_key', scope: 'account:manage' });
-    res.locals.accountId = principal.accountId;
-    next();
-  };
-  router.use('/account', manager);
+  router.use('/account', authenticate(authenticator, { kind: 'api_key', scope: 'account:manage' }));
   router.use(credentialRoutes({ db }));
   router.use(forwardedRoutes({ playbooks, enrichment }));
   router.use(recentEventsRoute({ rawStore }));

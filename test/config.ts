@@ -1,0 +1,19 @@
+// The one place test code reads the environment: where the infrastructure is, and what a child
+// service process inherits. TEST_DATABASE_URL overrides the test database.
+export function testDatabaseUrl(): string {
+  return process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/glimpse_test';
+}
+export function redisUrl(): string {
+  return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+}
+export function kafkaBrokers(): string[] {
+  return (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+}
+/** A child process gets only PATH from the test's environment; the rest is spelled out. */
+export function childPath(): string {
+  return process.env.PATH ?? '/usr/bin:/bin';
+}
+/** The Chromium the browser tests drive (Debian's package by default). */
+export function chromiumPath(): string {
+  return process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+}
