@@ -4,7 +4,7 @@ import { mkdtemp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { testDatabaseUrl } from '../../../test/test-urls';
+import { testDatabaseUrl } from '../../../test/config';
 import { ensureDatabase, migrate, migrationChecksum } from './migrate';
 
 const migrationsDir = path.resolve(__dirname, '../../../prisma/migrations');

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { get_dmmf } from '@prisma/prisma-schema-wasm';
 import pg from 'pg';
-import { testDatabaseUrl } from '../../../test/test-urls';
+import { testDatabaseUrl } from '../../../test/config';
 import { createDb, type Db } from './client';
 import { ensureDatabase, migrate } from './migrate';
 
