@@ -17,3 +17,8 @@ export function childPath(): string {
 export function chromiumPath(): string {
   return process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 }
+/** Points the services started inside a test process at the test database, quietly. */
+export function applyTestEnvironment(): void {
+  process.env.DATABASE_URL = testDatabaseUrl();
+  process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
+}
