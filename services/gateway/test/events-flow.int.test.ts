@@ -50,18 +50,34 @@ describe('POST /events end to end', () => {
     expect(entry.count).toBe(1);
   });
 
-  it('when events.inbound and its dead-letter topic are described, then they keep raw events at most 24 h', async () => {
+  it('when events.inbound and its dead-letter topic are described, then their settings purge a raw event within 24 h', async () => {
+    // Kafka deletes a closed segment once its newest record is older than retention.ms; a segment
+    // closes after segment.ms; deletions run every log.retention.check.interval.ms and the file goes
+    // file.delete.delay.ms later. The sum is the longest a raw event can stay.
     const admin = new Kafka({ brokers: kafkaBrokers(), logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     try {
+      const { brokers } = await admin.describeCluster();
+      const brokerConfigs = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: brokers.map((b) => ({ type: 4, name: String(b.nodeId), configNames: ['log.retention.check.interval.ms'] })),
+      });
+      const checkInterval = Math.max(...brokerConfigs.resources.map((r) => Number(r.configEntries[0]?.configValue)));
       const { resources } = await admin.describeConfigs({
         includeSynonyms: false,
-        resources: [TOPICS.eventsInbound, TOPICS.eventsDeadLetter].map((name) => ({ type: 2, name, configNames: ['retention.ms'] })),
+        resources: [TOPICS.eventsInbound, TOPICS.eventsDeadLetter].map((name) => ({
+          type: 2,
+          name,
+          configNames: ['retention.ms', 'segment.ms', 'file.delete.delay.ms', 'message.timestamp.type'],
+        })),
       });
       for (const r of resources) {
-        const retention = Number(r.configEntries.find((c) => c.configName === 'retention.ms')?.configValue);
+        const value = (name: string) => r.configEntries.find((c) => c.configName === name)?.configValue;
+        const retention = Number(value('retention.ms'));
         expect(retention).toBeGreaterThan(0);
-        expect(retention).toBeLessThanOrEqual(86_400_000);
+        expect(value('message.timestamp.type')).toBe('LogAppendTime');
+        const longest = Number(value('segment.ms')) + retention + checkInterval + Number(value('file.delete.delay.ms'));
+        expect(longest).toBeLessThanOrEqual(86_400_000);
       }
     } finally {
       await admin.disconnect();

@@ -1,4 +1,5 @@
-export { TOPICS, personKey } from './topics.js';
+export { TOPICS, TOPIC_DEFINITIONS, BROKER_SETTINGS, personKey } from './topics.js';
+export type { TopicDefinition } from './topics.js';
 export * from './schemas.js';
 export { createKafka, retryWithin } from './kafka.js';
 export { createBatchingProducer } from './batching-producer.js';

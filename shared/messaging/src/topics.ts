@@ -1,8 +1,24 @@
-// Topic names and their settings; scripts/infra creates them with these same values.
+// Topic names and settings, from the one definition in topics.json (scripts/infra and deploy/ use it too).
+import definitions from './topics.json';
+
+export interface TopicDefinition {
+  name: string;
+  partitions: number;
+  /** Topic-level overrides, as strings, exactly as Kafka reports them. */
+  config: Record<string, string>;
+}
+
+type TopicId = keyof typeof definitions.topics;
+
+export const TOPIC_DEFINITIONS: Readonly<Record<TopicId, TopicDefinition>> = definitions.topics;
+
+/** Broker settings the topic configs rely on (the 24 h purge needs the retention check interval). */
+export const BROKER_SETTINGS: Readonly<Record<string, string>> = definitions.broker;
+
 export const TOPICS = {
-  eventsInbound: 'events.inbound',
-  eventsDeadLetter: 'events.inbound.dlq',
-  playbookEffects: 'playbook.effects',
+  eventsInbound: definitions.topics.eventsInbound.name,
+  eventsDeadLetter: definitions.topics.eventsDeadLetter.name,
+  playbookEffects: definitions.topics.playbookEffects.name,
 } as const;
 
 /** Messages are keyed by account and person so one person's events stay in order. */
