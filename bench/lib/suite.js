@@ -299,7 +299,8 @@ function summaryHead(result) {
 function writeAndPrintSummary({ result, fields, startedAt, problems, targetsLine, out }) {
   const summary = { ...summaryHead(result), ...fields, shutdown: result.shutdown, valid: result.valid };
   result.summary = summary;
-  const file = writeResult(result.suite, result, startedAt);
+  // Only a valid run replaces the committed latest figures.
+  const file = writeResult(result.suite, result, startedAt, { latest: result.valid });
   out();
   if (targetsLine) out(targetsLine);
   out(`load     ${result.machine.loadAverage.join(' ')} before, ${result.loadAverageAfter.join(' ')} after (1/5/15 min; other work on this machine skews every figure)`);

@@ -4,7 +4,7 @@ import { createAuthenticator } from '@glimpse/auth';
 import { createDb } from '@glimpse/db';
 import { createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { createBatchingProducer, createKafka, retryWithin } from '@glimpse/messaging';
+import { TOPICS, createBatchingProducer, createKafka, createKafkaHealthCheck, retryWithin } from '@glimpse/messaging';
 import { createGatewayApp } from './app.js';
 import { createEnrichmentClient } from './data/enrichment-client.js';
 import { createPlaybookClient } from './data/playbook-client.js';
@@ -32,6 +32,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'glimpse-gateway', logger, retry: retryWithin(config.KAFKA_SEND_TIMEOUT_MS) });
   const producer = createBatchingProducer({ kafka, lingerMs: config.KAFKA_LINGER_MS, maxBatch: config.KAFKA_MAX_BATCH, sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS });
   await producer.connect();
+  const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.eventsInbound });
 
   const enrichment = createEnrichmentClient({ baseUrl: config.ENRICHMENT_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
   const playbooks = createPlaybookClient({ baseUrl: config.PLAYBOOK_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
@@ -46,7 +47,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
     logger,
     checks: {
       postgres: async () => { await db.$queryRaw`SELECT 1`; },
-      kafka: async () => { if (!producer.isConnected()) throw new Error('producer disconnected'); },
+      kafka: kafkaHealth.check,
     },
   });
   const server = createHttpServer({ app, port: config.PORT, host: config.HOST });
@@ -58,6 +59,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
     async stop() {
       await server.stop();
       await producer.disconnect();
+      await kafkaHealth.close();
       await enrichment.close();
       await playbooks.close();
       redis.disconnect();

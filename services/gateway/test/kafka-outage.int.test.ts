@@ -101,4 +101,28 @@ describe('POST /events while Kafka is down', () => {
     const kept = (await rawCopiesOf(accountId)).map((e) => e.event);
     expect(kept.sort()).toEqual(['after_outage', 'before_outage', firstAccepted!].sort());
   }, 150_000);
+
+  it('when the broker is stopped, then the gateway and the playbook service report unready naming kafka, and ready again once it is back', async () => {
+    const readiness = async (url: string) => {
+      const res = await fetch(`${url}/readyz`);
+      return { status: res.status, body: (await res.json()) as { checks: Record<string, string> } };
+    };
+    expect((await readiness(gateway.url)).status).toBe(200);
+    expect((await readiness(playbook.url)).status).toBe(200);
+    try {
+      expect(await kafkaCtl.stopKafka()).toMatchObject({ stopped: true });
+      for (const url of [gateway.url, playbook.url]) {
+        const unready = await waitFor(async () => {
+          const r = await readiness(url);
+          return r.status === 503 ? r : undefined;
+        }, { timeoutMs: 15_000, what: `${url}/readyz to answer 503` });
+        expect(unready.body.checks.kafka).toMatch(/^failed: /);
+      }
+    } finally {
+      await kafkaCtl.startKafka();
+    }
+    for (const url of [gateway.url, playbook.url]) {
+      await waitFor(async () => (await readiness(url)).status === 200, { timeoutMs: 60_000, what: `${url}/readyz to answer 200 again` });
+    }
+  }, 120_000);
 });

@@ -4,7 +4,7 @@
 import { createDb } from '@glimpse/db';
 import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { createBatchingProducer, createKafka } from '@glimpse/messaging';
+import { TOPICS, createBatchingProducer, createKafka, createKafkaHealthCheck } from '@glimpse/messaging';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig, type PlaybookConfig } from './config.js';
@@ -24,12 +24,16 @@ export async function startPlaybookService(
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'glimpse-playbook', logger });
   const producer = createBatchingProducer({ kafka });
   await producer.connect();
+  const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.eventsInbound });
 
   const base = createBaseApp({
     logger,
     checks: {
       postgres: async () => { await db.$queryRaw`SELECT 1`; },
-      kafka: async () => { if (!consumer.isRunning() || !producer.isConnected()) throw new Error('consumer or producer not running'); },
+      kafka: async () => {
+        if (!consumer.isRunning()) throw new Error('consumer not running');
+        await kafkaHealth.check();
+      },
     },
   });
   const consumer = createInboundEventsConsumer({
@@ -55,6 +59,7 @@ export async function startPlaybookService(
       await consumer.stop();
       await server.stop();
       await producer.disconnect();
+      await kafkaHealth.close();
       await db.$disconnect();
       logger.info('playbook service stopped');
     },

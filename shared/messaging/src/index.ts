@@ -6,3 +6,5 @@ export { createBatchingProducer } from './batching-producer.js';
 export type { BatchingProducer, BatchingProducerOptions } from './batching-producer.js';
 export { createConsumerRunner } from './consumer-runner.js';
 export type { ConsumerRunner, ConsumerRunnerOptions } from './consumer-runner.js';
+export { createKafkaHealthCheck } from './kafka-health.js';
+export type { KafkaHealthCheck } from './kafka-health.js';
