@@ -13,7 +13,7 @@ const suite = require('./lib/suite.js');
 
 const description = 'POST /events vs a bare express endpoint (req/s, p50/p99), and 200 → effect-in-Postgres latency';
 
-const BENCH_DB = 'glimpse_bench';
+const BENCH_DB = suite.benchDatabaseName('events');
 // A new group per run, committed at the topic's end: the shared events.inbound holds whatever tests
 // and earlier runs left, and replaying it would measure that instead.
 const GROUP_PREFIX = 'glimpse-playbook-bench';

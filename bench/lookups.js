@@ -16,7 +16,7 @@ const suite = require('./lib/suite.js');
 
 const description = 'details/enrichment lookups vs a bare endpoint (req/s, p50/p99), p99 at 500 req/s, Prisma vs pg, import persons/s';
 
-const BENCH_DB = 'glimpse_bench_lookups';
+const BENCH_DB = suite.benchDatabaseName('lookups');
 const TARGETS = { minThroughputRatio: 0.4, maxP99Ms: 20, atRatePerSec: 500 };
 const SCOPES = ['visitors:read', 'enrichment:read'];
 const DEFAULT_PACED_RATES = `${TARGETS.atRatePerSec},250,100`;

@@ -17,6 +17,11 @@ const { summarizeProfile, formatProfile } = require('./cpu-profile.js');
 
 class UsageError extends Error {}
 
+/** A suite's own database beside DATABASE_URL's (glimpse → glimpse_bench_events), so runs never share one. */
+function benchDatabaseName(suite) {
+  return `${decodeURIComponent(new URL(readEnv().databaseUrl).pathname.slice(1)) || 'glimpse'}_bench_${suite}`;
+}
+
 /** The saturation runs' options every suite takes, as parseSuiteArgs's `numeric` wants them: name: [default, min, max]. */
 const SATURATION_NUMERIC = {
   duration: [10, 1, 120],
@@ -311,6 +316,7 @@ function writeAndPrintSummary({ result, fields, startedAt, problems, targetsLine
 }
 
 module.exports = {
+  benchDatabaseName,
   UsageError,
   SATURATION_NUMERIC,
   parseSuiteArgs,
