@@ -9,7 +9,8 @@ const { ROOT, run, build } = require('./lib.js');
 
 const HELP = `Usage: npm test [-- <jest args>]
 
-Starts Kafka/Postgres/Redis if needed (scripts/infra/up.js), builds the workspace, then runs
+Starts Kafka/Postgres/Redis if needed (scripts/infra/up.js), installs Debian's chromium for the
+console's browser tests if it is missing (scripts/infra/chromium.js), builds the workspace, then runs
 every unit and integration test with jest (--runInBand). Extra arguments go to jest, e.g.
   npm test -- services/gateway          only the tests under that path
   npm test -- --selectProjects unit     only the unit tests (no infrastructure needed)`;
@@ -20,7 +21,12 @@ async function main() {
     console.log(HELP);
     return 0;
   }
-  await require('./infra/up.js').up();
+  // The unit tests alone need no browser (nor infrastructure, but up() is quick when it is running).
+  const unitOnly = args[args.indexOf('--selectProjects') + 1] === 'unit';
+  await Promise.all([
+    require('./infra/up.js').up(),
+    unitOnly ? undefined : require('./infra/chromium.js').ensureChromium(require('./infra/env.js').readEnv().chromiumPath),
+  ]);
   await build();
   const results = path.join(os.tmpdir(), `glimpse-jest-${process.pid}.json`);
   const code = await run(path.join(ROOT, 'node_modules', '.bin', 'jest'), ['--runInBand', '--json', `--outputFile=${results}`, ...args]);

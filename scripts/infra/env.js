@@ -14,6 +14,7 @@ function readEnv(env = process.env) {
     databaseUrl: env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/glimpse',
     testDatabaseName: 'glimpse_test',
     redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
+    chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
     kafkaBrokers: (env.KAFKA_BROKERS || '127.0.0.1:9092').split(',').map((s) => s.trim()).filter(Boolean),
   };
 }

@@ -31,9 +31,9 @@ function tailFile(file, lines = 30) {
 }
 
 /** Runs a command without blocking the event loop; resolves { status, output } (stdout+stderr), rejects if it cannot start. */
-function run(cmd, args) {
+function run(cmd, args, { env } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
     let output = '';
     child.stdout.on('data', (d) => { output += d; });
     child.stderr.on('data', (d) => { output += d; });

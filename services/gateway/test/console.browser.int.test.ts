@@ -20,7 +20,7 @@ let browser: Browser;
 beforeAll(async () => {
   // Fail, never skip: a machine without Chromium must not pass the console's tests silently.
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is required for the console's browser tests but ${CHROMIUM} does not exist: run \`apt-get install -y chromium\` (.ci/run does) or set CHROMIUM_PATH`);
+    throw new Error(`Chromium is required for the console's browser tests but ${CHROMIUM} does not exist: npm test installs it (scripts/infra/chromium.js), or run \`apt-get install -y chromium\` or set CHROMIUM_PATH`);
   }
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   [stack, browser] = await Promise.all([startManagementStack(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
