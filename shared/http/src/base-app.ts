@@ -4,7 +4,7 @@ import express, { type Express } from 'express';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { errorHandler, notFoundHandler } from '@glimpse/errors';
 import type { Logger } from '@glimpse/logging';
-import { httpMetrics, observabilityRouter, type ReadinessCheck } from './observability.js';
+import { httpMetrics, observabilityRouter, type OptionalCheck, type ReadinessCheck } from './observability.js';
 import { requestId } from './request-id.js';
 
 export interface BaseApp {
@@ -13,10 +13,24 @@ export interface BaseApp {
   finish(): Express;
 }
 
-export function createBaseApp({ logger, checks, registry = new Registry() }: { logger: Logger; checks: Record<string, ReadinessCheck>; registry?: Registry }): BaseApp {
+export interface BaseAppOptions {
+  logger: Logger;
+  checks: Record<string, ReadinessCheck | OptionalCheck>;
+  registry?: Registry;
+  /**
+   * Which peers may name the client in X-Forwarded-For (express's "trust proxy"). By default the
+   * private ranges a load balancer or ingress sits in; a client elsewhere cannot pick its own IP
+   * (per-IP limits depend on it).
+   */
+  trustProxy?: boolean | string | number;
+}
+
+export const DEFAULT_TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+
+export function createBaseApp({ logger, checks, registry = new Registry(), trustProxy = DEFAULT_TRUST_PROXY }: BaseAppOptions): BaseApp {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  app.set('trust proxy', trustProxy);
   collectDefaultMetrics({ register: registry });
   app.use(requestId);
   app.use(httpMetrics(registry));
