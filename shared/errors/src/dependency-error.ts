@@ -63,7 +63,7 @@ function reasonOf(e: Inspectable): DependencyReason | null {
   if (PG_MESSAGES.some((p) => p.test(message))) return /timeout/.test(message) ? 'timed out' : 'connection lost';
 
   if (name === 'MaxRetriesPerRequestError' || REDIS_MESSAGES.some((p) => p.test(message))) return /timed out/.test(message) ? 'timed out' : 'unavailable';
-  if (name.startsWith('KafkaJS')) return /timeout/i.test(name + message) ? 'timed out' : 'unavailable';
+  if (name.startsWith('KafkaJS') || name === 'KafkaUnavailableError') return /timeout/i.test(name + message) ? 'timed out' : 'unavailable';
   if (code.startsWith('UND_ERR_')) return /TIMEOUT/.test(code) ? 'timed out' : code === 'UND_ERR_SOCKET' ? 'connection lost' : 'unavailable';
   return null;
 }
