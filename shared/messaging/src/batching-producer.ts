@@ -43,15 +43,20 @@ interface Pending {
   message: Message;
   deadline: number;
   settled: boolean;
+  handedOver: boolean;
   timer: NodeJS.Timeout;
   resolve(): void;
   reject(err: unknown): void;
 }
 
-/** Fails a send that never reached Kafka; it names Kafka so callers map it to 503. */
+/** Fails a send; `handedOver` says whether kafkajs had the message (it may be written still). */
 export class KafkaUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(
+    message: string,
+    readonly handedOver = false,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
     this.name = 'KafkaUnavailableError';
   }
 }
@@ -166,13 +171,15 @@ export function createBatchingProducer({
       byTopic.set(p.topic, list);
     }
     const topicMessages: TopicMessages[] = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+    batch.forEach((p) => (p.handedOver = true));
     inFlight = producer.sendBatch({ acks: -1, topicMessages }).then(
       () => {
         const late = batch.filter((p) => !settle(p)).length;
         if (late > 0) onLateAcknowledgement?.(late);
       },
       (err: unknown) => {
-        batch.forEach((p) => settle(p, err));
+        const failed = new KafkaUnavailableError(`kafka did not take the batch: ${(err as Error).message}`, true, { cause: err });
+        batch.forEach((p) => settle(p, failed));
         retire(producer);
       },
     ).finally(() => {
@@ -192,8 +199,8 @@ export function createBatchingProducer({
     },
     send(topic, message) {
       return new Promise<void>((resolve, reject) => {
-        const pending: Pending = { topic, message, deadline: Date.now() + sendTimeoutMs, settled: false, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
-        pending.timer = setTimeout(() => settle(pending, new KafkaUnavailableError(`kafka did not acknowledge within ${sendTimeoutMs} ms`)), sendTimeoutMs);
+        const pending: Pending = { topic, message, deadline: Date.now() + sendTimeoutMs, settled: false, handedOver: false, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
+        pending.timer = setTimeout(() => settle(pending, new KafkaUnavailableError(`kafka did not acknowledge within ${sendTimeoutMs} ms`, pending.handedOver)), sendTimeoutMs);
         queue.push(pending);
         if (queue.length >= maxBatch) flush();
         else timer ??= setTimeout(flush, lingerMs);

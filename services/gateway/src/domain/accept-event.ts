@@ -7,7 +7,7 @@
 // frees the key for the retry.
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '@glimpse/errors';
-import { TOPICS, personKey, type BatchingProducer, type InboundEvent } from '@glimpse/messaging';
+import { KafkaUnavailableError, TOPICS, personKey, type BatchingProducer, type InboundEvent } from '@glimpse/messaging';
 import type { IdempotencyStore } from '../data/idempotency-store.js';
 import type { RawEventStore } from '../data/raw-event-store.js';
 import type { EventInput } from './event-input.js';
@@ -85,10 +85,12 @@ export async function acceptEvent(deps: AcceptEventDeps, { accountId, input, ide
     await producer.send(TOPICS.eventsInbound, { key: personKey(accountId, event.email), value: JSON.stringify(event) });
   } catch (err) {
     if (idempotencyKey) await idempotency.release(accountId, idempotencyKey, fingerprint);
-    throw new AppError('service_unavailable', 'the event could not be recorded right now; nothing was accepted, retry later (with the same Idempotency-Key a retry is never applied twice)', {
-      cause: err,
-      headers: { 'Retry-After': '1' },
-    });
+    // A request that reached a broker which then went silent may still be written when it wakes:
+    // the client is told so, and that the same Idempotency-Key makes a retry safe either way.
+    const message = err instanceof KafkaUnavailableError && !err.handedOver
+      ? 'the event could not be recorded right now; nothing was accepted, retry later (with the same Idempotency-Key a retry is never applied twice)'
+      : 'Kafka did not confirm the event in time; it may not have been recorded: retry later with the same Idempotency-Key, which is never applied twice';
+    throw new AppError('service_unavailable', message, { cause: err, headers: { 'Retry-After': '1' } });
   }
   if (idempotencyKey) await idempotency.complete(accountId, idempotencyKey, fingerprint);
   await rawStore.save(event);

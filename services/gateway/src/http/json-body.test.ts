@@ -19,6 +19,11 @@ describe('jsonProblem', () => {
     expect(jsonProblem(JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)))).toMatch(/nested deeper/);
   });
 
+  it.each([['__proto__'], ['constructor']])('when a body names %s, at any level, then it is refused', (name) => {
+    expect(jsonProblem(JSON.parse(`{"event":"x","properties":{"${name}":null}}`))).toBe(`the name "${name}" is not accepted`);
+    expect(jsonProblem(JSON.parse(`{"${name}":{"prototype":{"x":1}}}`))).toBe(`the name "${name}" is not accepted`);
+  });
+
   it.each([
     ['a NUL in a value', { email: 'a\u0000@b.co' }],
     ['a NUL in a name', { properties: { 'pl\u0000an': 'x' } }],

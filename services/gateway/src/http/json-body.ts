@@ -1,6 +1,7 @@
 // Request bodies: declared JSON (415 otherwise), at most `limitBytes` (413), parsed, and refused
-// (400) when deeper than any body this API takes or holding strings no store can keep (U+0000,
-// unpaired surrogates) — before they reach a handler or an internal service.
+// (400) when deeper than any body this API takes, holding strings no store can keep (U+0000,
+// unpaired surrogates), or naming __proto__ or constructor (prototype poisoning; a validator
+// crashed on {"constructor": null}) — before they reach a handler or an internal service.
 import express, { type RequestHandler } from 'express';
 import { AppError } from '@glimpse/errors';
 import { requireJson } from './require-json.js';
@@ -9,6 +10,8 @@ import { requireJson } from './require-json.js';
 export const MAX_JSON_DEPTH = 16;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+const POISONED_NAMES = new Set(['__proto__', 'constructor']);
 
 function badString(s: string): boolean {
   return s.includes('\u0000') || LONE_SURROGATE.test(s);
@@ -25,6 +28,7 @@ export function jsonProblem(root: unknown): string | null {
       if (depth >= MAX_JSON_DEPTH) return `JSON is nested deeper than ${MAX_JSON_DEPTH} levels`;
       for (const [key, child] of Object.entries(value)) {
         if (badString(key)) return 'names must not contain NUL characters or unpaired surrogates';
+        if (POISONED_NAMES.has(key)) return `the name "${key}" is not accepted`;
         stack.push({ value: child, depth: depth + 1 });
       }
     }
