@@ -68,7 +68,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
       logger.warn({ events: n }, 'kafka acknowledged events after their clients were answered 503');
     },
   });
-  producer.startConnecting();
+  if (!(await producer.startConnecting())) logger.warn('kafka not reachable at start; unready until it is, connecting in the background');
   const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.eventsInbound });
 
   const authOutcomes = new Counter({ name: 'glimpse_auth_checks_total', help: 'Credential checks by outcome', labelNames: ['outcome'] as const, registers: [registry] });

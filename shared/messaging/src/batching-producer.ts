@@ -13,8 +13,11 @@ import { retryWithin } from './kafka.js';
 export interface BatchingProducer {
   /** Connects; rejects when no broker answers (see startConnecting for a service that must start anyway). */
   connect(): Promise<void>;
-  /** Connects in the background, retrying until a broker answers; sends fail at once until then. */
-  startConnecting(): void;
+  /**
+   * Connects, and keeps retrying in the background until a broker answers (sends fail at once
+   * until then). Resolves after the first attempt: true when it connected.
+   */
+  startConnecting(): Promise<boolean>;
   send(topic: string, message: Message): Promise<void>;
   /** Sends what is waiting, waits for batches in flight, then disconnects. */
   disconnect(): Promise<void>;
@@ -193,9 +196,15 @@ export function createBatchingProducer({
       stopped = false;
       await connectOnce();
     },
-    startConnecting() {
+    async startConnecting() {
       stopped = false;
-      void keepConnecting();
+      try {
+        await connectOnce();
+        return true;
+      } catch {
+        void keepConnecting();
+        return false;
+      }
     },
     send(topic, message) {
       return new Promise<void>((resolve, reject) => {
