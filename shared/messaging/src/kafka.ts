@@ -53,7 +53,7 @@ export interface BoundedSendSettings {
  */
 export function boundedSendSettings(sendTimeoutMs: number): BoundedSendSettings {
   const pauseMs = 100;
-  const requestTimeout = Math.max(200, Math.floor((sendTimeoutMs * 0.8 - pauseMs) / 2));
+  const requestTimeout = Math.max(100, Math.floor((sendTimeoutMs * 0.8 - pauseMs) / 2));
   return {
     connectionTimeout: Math.max(200, Math.min(3000, Math.floor(sendTimeoutMs * 0.2))),
     requestTimeout,
