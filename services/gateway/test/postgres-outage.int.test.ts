@@ -5,14 +5,14 @@
 import { createAccount, createApiKey, createEventToken, generateCredential } from '@glimpse/auth';
 import { createDb, type Db } from '@glimpse/db';
 import { TOPICS } from '@glimpse/messaging';
-import { postEvent, request, startTestGateway, uniqueEmail, waitFor, type HttpResult } from '../../../test/support/stack';
+import { postEvent, request, startTestEnrichmentService, startTestGateway, uniqueEmail, waitFor, type HttpResult } from '../../../test/support/stack';
 import { endOffsets, ofAccount, readTopic } from '../../../test/support/kafka-helpers';
 import type { RunningGateway } from '../src/start';
 import { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
 
 let pg: PrivatePostgres;
 let db: Db;
-const gateways: RunningGateway[] = [];
+const gateways: { stop(): Promise<void> }[] = [];
 
 async function gatewayOn(overrides: Record<string, string>): Promise<RunningGateway> {
   const gateway = await startTestGateway({ DATABASE_URL: pg.url, AUTH_CACHE_TTL_MS: '200', DB_CONNECT_TIMEOUT_MS: '500', ...overrides });
@@ -57,10 +57,15 @@ afterAll(async () => {
 describe('the gateway while Postgres is down', () => {
   it('when Postgres is stopped, then known tokens keep posting events (all on Kafka), unknown ones and the management API get 503, and /readyz stays ready with a short reason', async () => {
     const { accountId, token, key } = await credentials();
-    const gateway = await gatewayOn({ AUTH_STALE_IF_ERROR_MS: '60000' });
+    // Lookups go to an enrichment service on the same Postgres.
+    const enrichment = await startTestEnrichmentService({ DATABASE_URL: pg.url });
+    gateways.push(enrichment);
+    const gateway = await gatewayOn({ AUTH_STALE_IF_ERROR_MS: '60000', ENRICHMENT_URL: enrichment.url });
     const shortStale = await gatewayOn({ AUTH_STALE_IF_ERROR_MS: '300' });
     for (const g of [gateway, shortStale]) expect((await postEvent(g.url, token, { event: 'before_outage', email: uniqueEmail() })).status).toBe(200);
     expect((await listTokens(gateway.url, key)).status).toBe(200);
+    const details = (url: string) => request(`${url}/visitors/${'ab'.repeat(12)}/details`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await details(gateway.url)).status).toBe(404);
     const from = await endOffsets(TOPICS.eventsInbound);
 
     pg.stop();
@@ -79,6 +84,8 @@ describe('the gateway while Postgres is down', () => {
       const management = await listTokens(gateway.url, key);
       expectUnavailable(management);
       expect(management.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
+      // The enrichment service's own Postgres failure comes through as its 503, with Retry-After.
+      expectUnavailable(await details(gateway.url));
 
       const ready = await readiness(gateway.url);
       expect(ready.status).toBe(200);
