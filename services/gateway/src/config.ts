@@ -35,8 +35,8 @@ const schema = z
   AUTH_NEGATIVE_CACHE_TTL_MS: ms(30_000),
   AUTH_CACHE_MAX_ENTRIES: positive(10_000),
   /** Postgres timeouts of the gateway's pool (credentials and the management API). */
-  DB_CONNECT_TIMEOUT_MS: positive(1000),
-  DB_STATEMENT_TIMEOUT_MS: positive(2000),
+  DB_CONNECT_TIMEOUT_MS: positive(3000),
+  DB_STATEMENT_TIMEOUT_MS: positive(5000),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positive(5000),
   DB_IDLE_TIMEOUT_MS: positive(30_000),
   /** The internal enrichment service (lookups, usage), and the secret the internal services expect. */

@@ -18,7 +18,7 @@ export interface DbTimeouts {
 }
 
 export const DEFAULT_DB_TIMEOUTS: Readonly<DbTimeouts> = {
-  connectTimeoutMs: 3000,
+  connectTimeoutMs: 5000,
   statementTimeoutMs: 15_000,
   idleInTransactionTimeoutMs: 30_000,
   idleTimeoutMs: 30_000,
