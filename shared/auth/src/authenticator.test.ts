@@ -14,12 +14,13 @@ const unreachable = () => Object.assign(new Error("Can't reach database server")
 
 /** Just enough of the Prisma client for the authenticator: event token rows, counted reads, a switch to make it fail. */
 function tokenStore(rows: Row[]) {
-  const state = { reads: 0, down: false };
+  const state = { reads: 0, down: false, hang: false };
   const db = {
     eventToken: {
       findUnique: async ({ where }: { where: { hash: string } }) => {
         state.reads += 1;
         await new Promise((r) => setTimeout(r, 5));
+        if (state.hang) await new Promise(() => undefined);
         if (state.down) throw unreachable();
         return rows.find((r) => r.hash === where.hash) ?? null;
       },
@@ -70,6 +71,19 @@ describe('authenticator cache', () => {
     expect(outcomes).toContain('stale_served');
     await sleep(180);
     await expect(auth.authenticate(bearer(plain), eventToken)).rejects.toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'Retry-After': '1' } });
+  });
+
+  it('when the database hangs after having failed, then a known token is answered from the cache at once, not after the hung query', async () => {
+    const { db, state } = tokenStore([row]);
+    const auth = createAuthenticator({ db, cacheTtlMs: 10, staleIfErrorMs: 60_000, dbRetryMs: 20 });
+    await auth.authenticate(bearer(plain), eventToken);
+    state.down = true;
+    await sleep(15);
+    await auth.authenticate(bearer(plain), eventToken); // the failure is seen (served stale)
+    state.hang = true;
+    await sleep(30);
+    const answer = await Promise.race([auth.authenticate(bearer(plain), eventToken), sleep(1000).then(() => 'waited on the hung query')]);
+    expect(answer).toMatchObject({ accountId: row.accountId });
   });
 
   it('when the database fails, then an unknown token is 503 (not 401), and the database is not asked again within the retry pause', async () => {

@@ -7,7 +7,8 @@
 //   cost one query each at most and can never evict the known ones;
 // - a look-up that would reach the database is first admitted by `admitLookup` (a per-IP limit);
 // - after a database failure no look-up is tried for `dbRetryMs`, so a hanging database does
-//   not make every request wait for its connect timeout.
+//   not make every request wait for its connect timeout; and for a while after one, a known
+//   credential is refreshed in the background while its last answer is served.
 import { LRUCache } from 'lru-cache';
 import type { Db } from '@glimpse/db';
 import { AppError, isDependencyFailure } from '@glimpse/errors';
@@ -67,6 +68,9 @@ export function createAuthenticator({
   /** Shared by concurrent requests with the same credential, so a cache miss costs one query. */
   const inFlight = new Map<string, Promise<Principal | null>>();
   let dbFailingUntil = 0;
+  let lastDbFailureAt = -Infinity;
+  /** After a database failure, known credentials do not wait on a refresh for this long. */
+  const suspectMs = Math.max(dbRetryMs, 30_000);
 
   async function lookup(kind: CredentialKind, hash: string): Promise<Principal | null> {
     const select = { id: true, accountId: true, revokedAt: true } as const;
@@ -107,7 +111,10 @@ export function createAuthenticator({
         return principal;
       },
       (err: unknown) => {
-        if (isDependencyFailure(err)) dbFailingUntil = Date.now() + dbRetryMs;
+        if (isDependencyFailure(err)) {
+          lastDbFailureAt = Date.now();
+          dbFailingUntil = lastDbFailureAt + dbRetryMs;
+        }
         throw err;
       },
     );
@@ -136,6 +143,11 @@ export function createAuthenticator({
       observe('stale_served');
       return entry.principal;
     };
+    if (entry && now - lastDbFailureAt < suspectMs) {
+      // The database failed a moment ago: refresh in the background, answer with what we know.
+      if (now >= dbFailingUntil) fetch(kind, hash).catch(() => undefined);
+      return stale()!;
+    }
     if (now < dbFailingUntil && !inFlight.has(hash)) {
       const principal = stale();
       if (principal) return principal;
