@@ -4,8 +4,10 @@ import { Counter, Registry } from 'prom-client';
 import type { Authenticator } from '@glimpse/auth';
 import type { Db } from '@glimpse/db';
 import type { Logger } from '@glimpse/logging';
-import { createBaseApp, type ReadinessCheck } from '@glimpse/http';
+import { createBaseApp, type OptionalCheck, type ReadinessCheck } from '@glimpse/http';
 import type { BatchingProducer } from '@glimpse/messaging';
+import type { AddressLimiter } from './data/address-limiter.js';
+import { createIdempotencyStore } from './data/idempotency-store.js';
 import { createRateLimiter } from './data/rate-limiter.js';
 import { createRawEventStore } from './data/raw-event-store.js';
 import { eventsRouter } from './http/events-route.js';
@@ -14,23 +16,34 @@ import { accountRouter } from './http/account/account-router.js';
 import { consoleRouter } from './http/console-route.js';
 import type { EnrichmentClient } from './data/enrichment-client.js';
 import type { PlaybookClient } from './data/playbook-client.js';
-import type { GatewayConfig } from './config.js';
+import { trustProxySetting, type GatewayConfig } from './config.js';
 
 export interface CreateGatewayOptions {
-  config: Pick<GatewayConfig, 'EVENTS_RATE_LIMIT_PER_SECOND' | 'EVENTS_BODY_LIMIT_BYTES'>;
+  config: Pick<
+    GatewayConfig,
+    | 'EVENTS_RATE_LIMIT_PER_SECOND'
+    | 'EVENTS_BODY_LIMIT_BYTES'
+    | 'LOOKUPS_RATE_LIMIT_PER_SECOND'
+    | 'ACCOUNT_RATE_LIMIT_PER_SECOND'
+    | 'RAW_EVENTS_PER_ACCOUNT'
+    | 'KAFKA_SEND_TIMEOUT_MS'
+    | 'TRUST_PROXY'
+  >;
   producer: BatchingProducer;
   redis: Redis;
   authenticator: Authenticator;
+  /** The per-address budget of credential look-ups the authenticator was given. */
+  addressLimiter: AddressLimiter;
   enrichment: EnrichmentClient;
   /** Credentials of the management API (event tokens, API keys). */
   db: Db;
   playbooks: PlaybookClient;
   logger: Logger;
-  checks: Record<string, ReadinessCheck>;
+  checks: Record<string, ReadinessCheck | OptionalCheck>;
+  registry?: Registry;
 }
 
-export function createGatewayApp({ config, producer, redis, authenticator, enrichment, db, playbooks, logger, checks }: CreateGatewayOptions) {
-  const registry = new Registry();
+export function createGatewayApp({ config, producer, redis, authenticator, addressLimiter, enrichment, db, playbooks, logger, checks, registry = new Registry() }: CreateGatewayOptions) {
   const accepted = new Counter({ name: 'glimpse_events_accepted_total', help: 'Events acknowledged by Kafka and answered 200', registers: [registry] });
   const redisFailures = new Counter({
     name: 'glimpse_redis_failures_total',
@@ -42,15 +55,28 @@ export function createGatewayApp({ config, producer, redis, authenticator, enric
     redisFailures.inc({ operation });
     logger.warn({ operation, err: (err as Error).message }, 'redis unavailable; continuing without it');
   };
-  const rawStore = createRawEventStore({ redis, onFailure: onRedisFailure });
-  const rateLimiter = createRateLimiter({ redis, perSecond: config.EVENTS_RATE_LIMIT_PER_SECOND, onFailure: (err) => onRedisFailure('rate_limit', err) });
+  const limiter = (name: string, perSecond: number) => createRateLimiter({ redis, name, perSecond, onFailure: (err) => onRedisFailure(`rate_limit_${name}`, err) });
+  const rawStore = createRawEventStore({ redis, maxPerAccount: config.RAW_EVENTS_PER_ACCOUNT, onFailure: onRedisFailure });
+  // A key stays "pending" a little longer than its send can take, so a gateway that dies mid-send frees it soon.
+  const idempotency = createIdempotencyStore({ redis, pendingTtlMs: config.KAFKA_SEND_TIMEOUT_MS + 5000, onFailure: onRedisFailure });
 
-  const base = createBaseApp({ logger, checks, registry });
+  const base = createBaseApp({ logger, checks, registry, trustProxy: trustProxySetting(config.TRUST_PROXY) });
   base.app.use(
-    eventsRouter({ producer, rawStore, authenticator, rateLimiter, bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES, onAccepted: () => accepted.inc() }),
+    eventsRouter({
+      producer,
+      rawStore,
+      idempotency,
+      inFlightWaitMs: config.KAFKA_SEND_TIMEOUT_MS,
+      authenticator,
+      rateLimiter: limiter('events', config.EVENTS_RATE_LIMIT_PER_SECOND),
+      bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES,
+      onAccepted: () => accepted.inc(),
+    }),
   );
-  base.app.use(lookupsRouter({ authenticator, enrichment, bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES }));
-  base.app.use(accountRouter({ authenticator, db, playbooks, enrichment, rawStore }));
+  base.app.use(
+    lookupsRouter({ authenticator, enrichment, bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES, limits: { perKey: limiter('lookups', config.LOOKUPS_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter } }),
+  );
+  base.app.use(accountRouter({ authenticator, db, playbooks, enrichment, rawStore, limits: { perKey: limiter('account', config.ACCOUNT_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter } }));
   base.app.use(consoleRouter());
   return { app: base.finish(), registry };
 }

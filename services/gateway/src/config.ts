@@ -1,24 +1,48 @@
 // The gateway's environment, parsed once at start-up.
 import { baseEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
+const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
 const schema = z
   .object({
   ...baseEnv,
   PORT: port(8080),
   HOST: z.string().default('0.0.0.0'),
+  /** Which peers may name the client in X-Forwarded-For (express "trust proxy"): true, false, a hop count, or address ranges. */
+  TRUST_PROXY: z.string().default('loopback, linklocal, uniquelocal'),
   /** Requests per second per account on POST /events (per account, across all gateways). */
-  EVENTS_RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(2000),
-  EVENTS_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(32 * 1024),
+  EVENTS_RATE_LIMIT_PER_SECOND: positive(2000),
+  EVENTS_BODY_LIMIT_BYTES: positive(32 * 1024),
+  /** Requests per second per API key on the two lookups, and on the management API (across all gateways). */
+  LOOKUPS_RATE_LIMIT_PER_SECOND: positive(100),
+  ACCOUNT_RATE_LIMIT_PER_SECOND: positive(50),
+  /** Credential look-ups that reach Postgres, per client address and gateway: a steady rate and a burst. */
+  AUTH_LOOKUPS_PER_IP_PER_SECOND: positive(20),
+  AUTH_LOOKUPS_PER_IP_BURST: positive(100),
+  /** Raw events kept in Redis per account (the newest); older raw copies are deleted. */
+  RAW_EVENTS_PER_ACCOUNT: positive(10_000),
   /** Micro-batching of Kafka sends: wait at most this long, or until this many are queued. */
-  KAFKA_LINGER_MS: z.coerce.number().int().min(0).default(2),
-  KAFKA_MAX_BATCH: z.coerce.number().int().positive().default(500),
-  KAFKA_SEND_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  KAFKA_LINGER_MS: ms(2),
+  KAFKA_MAX_BATCH: positive(500),
+  /** A send not acknowledged within this is refused (503); the Kafka request itself is bounded inside it. */
+  KAFKA_SEND_TIMEOUT_MS: z.coerce.number().int().min(500).default(5000),
   /** How long credential lookups are cached; revocation takes effect within this. */
-  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
+  AUTH_CACHE_TTL_MS: ms(2000),
+  /** While Postgres fails, a credential seen valid is still accepted this long past its cache time. */
+  AUTH_STALE_IF_ERROR_MS: ms(600_000),
+  /** Unknown or revoked credentials are remembered this long (one query per made-up token at most). */
+  AUTH_NEGATIVE_CACHE_TTL_MS: ms(30_000),
+  AUTH_CACHE_MAX_ENTRIES: positive(10_000),
+  /** Postgres timeouts of the gateway's pool (credentials and the management API). */
+  DB_CONNECT_TIMEOUT_MS: positive(3000),
+  DB_STATEMENT_TIMEOUT_MS: positive(5000),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positive(5000),
+  DB_IDLE_TIMEOUT_MS: positive(30_000),
   /** The internal enrichment service (lookups, usage), and the secret the internal services expect. */
   ENRICHMENT_URL: z.string().url().default('http://127.0.0.1:8081'),
   ...internalTokenEnv,
-  LOOKUP_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  LOOKUP_TIMEOUT_MS: positive(5000),
   /** The internal playbook service: the management API's playbooks, enrollments and catalog. */
   PLAYBOOK_URL: z.string().url().default('http://127.0.0.1:8082'),
 })
@@ -28,4 +52,10 @@ export type GatewayConfig = z.infer<typeof schema>;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   return parseConfig(schema, env);
+}
+
+/** express's "trust proxy" value from TRUST_PROXY: a boolean, a hop count, or address ranges. */
+export function trustProxySetting(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
 }

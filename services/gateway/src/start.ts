@@ -1,11 +1,15 @@
 // Starts the gateway: Kafka producer, Redis, Postgres (credentials), HTTP; drains on SIGTERM.
+// It starts whatever is down: the HTTP server listens at once, /readyz says what is missing, and
+// Kafka, Redis and Postgres are connected when they come.
 import { Redis } from 'ioredis';
+import { Counter, Registry } from 'prom-client';
 import { createAuthenticator } from '@glimpse/auth';
 import { createDb } from '@glimpse/db';
 import { createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { TOPICS, createBatchingProducer, createKafka, createKafkaHealthCheck, retryWithin } from '@glimpse/messaging';
+import { TOPICS, boundedSendSettings, createBatchingProducer, createKafka, createKafkaHealthCheck } from '@glimpse/messaging';
 import { createGatewayApp } from './app.js';
+import { createAddressLimiter } from './data/address-limiter.js';
 import { createEnrichmentClient } from './data/enrichment-client.js';
 import { createPlaybookClient } from './data/playbook-client.js';
 import { loadConfig, type GatewayConfig } from './config.js';
@@ -17,22 +21,70 @@ export interface RunningGateway {
 }
 
 export async function startGateway(config: GatewayConfig = loadConfig(), logger: Logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL })): Promise<RunningGateway> {
-  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: 5 });
+  const registry = new Registry();
+  const db = createDb({
+    databaseUrl: config.DATABASE_URL,
+    poolSize: 5,
+    timeouts: {
+      connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      idleTimeoutMs: config.DB_IDLE_TIMEOUT_MS,
+    },
+  });
   const redis = new Redis(config.REDIS_URL, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: 500,
     enableAutoPipelining: true,
     lazyConnect: true,
+    // Keep trying for ever (ioredis gives up on nothing here), at most every 2 s.
+    retryStrategy: (times) => Math.min(times * 200, 2000),
   });
   redis.on('error', () => undefined); // counted where it matters; reconnects on its own
   redis.connect().catch((err: Error) => logger.warn({ err: err.message }, 'redis not reachable at start; continuing without it'));
 
-  // Retries fit inside the send timeout: once a client has been answered 503, no retry writes the event after all.
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'glimpse-gateway', logger, retry: retryWithin(config.KAFKA_SEND_TIMEOUT_MS) });
-  const producer = createBatchingProducer({ kafka, lingerMs: config.KAFKA_LINGER_MS, maxBatch: config.KAFKA_MAX_BATCH, sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS });
-  await producer.connect();
+  // Each Kafka request is bounded so that a whole send ends inside the send timeout: a client told
+  // 503 is never followed by the write landing after all.
+  const send = boundedSendSettings(config.KAFKA_SEND_TIMEOUT_MS);
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: 'glimpse-gateway',
+    logger,
+    retry: send.clientRetry,
+    connectionTimeoutMs: send.connectionTimeout,
+    requestTimeoutMs: send.requestTimeout,
+  });
+  const lateAcks = new Counter({ name: 'glimpse_kafka_late_acknowledgements_total', help: 'Events Kafka acknowledged after their client had been answered 503', registers: [registry] });
+  const producer = createBatchingProducer({
+    kafka,
+    lingerMs: config.KAFKA_LINGER_MS,
+    maxBatch: config.KAFKA_MAX_BATCH,
+    sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS,
+    requestBudgetMs: send.worstCaseMs,
+    retry: send.producerRetry,
+    onLateAcknowledgement: (n) => {
+      lateAcks.inc(n);
+      logger.warn({ events: n }, 'kafka acknowledged events after their clients were answered 503');
+    },
+  });
+  if (!(await producer.startConnecting())) logger.warn('kafka not reachable at start; unready until it is, connecting in the background');
   const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.eventsInbound });
+
+  const authOutcomes = new Counter({ name: 'glimpse_auth_checks_total', help: 'Credential checks by outcome', labelNames: ['outcome'] as const, registers: [registry] });
+  const addressLimiter = createAddressLimiter({ perSecond: config.AUTH_LOOKUPS_PER_IP_PER_SECOND, burst: config.AUTH_LOOKUPS_PER_IP_BURST });
+  const authenticator = createAuthenticator({
+    db,
+    cacheTtlMs: config.AUTH_CACHE_TTL_MS,
+    staleIfErrorMs: config.AUTH_STALE_IF_ERROR_MS,
+    negativeTtlMs: config.AUTH_NEGATIVE_CACHE_TTL_MS,
+    maxEntries: config.AUTH_CACHE_MAX_ENTRIES,
+    admitLookup: (ip) => {
+      const d = addressLimiter.take(ip);
+      return { allowed: d.allowed, retryAfterSeconds: d.resetSeconds };
+    },
+    observe: (outcome) => authOutcomes.inc({ outcome }),
+  });
 
   const enrichment = createEnrichmentClient({ baseUrl: config.ENRICHMENT_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
   const playbooks = createPlaybookClient({ baseUrl: config.PLAYBOOK_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
@@ -40,14 +92,23 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
     config,
     producer,
     redis,
-    authenticator: createAuthenticator({ db, cacheTtlMs: config.AUTH_CACHE_TTL_MS }),
+    authenticator,
+    addressLimiter,
     enrichment,
     db,
     playbooks,
     logger,
+    registry,
     checks: {
-      postgres: async () => { await db.$queryRaw`SELECT 1`; },
-      kafka: kafkaHealth.check,
+      // POST /events needs Kafka and nothing else: only Kafka makes the gateway unready.
+      kafka: async () => {
+        if (!producer.isConnected()) throw new Error('producer not connected');
+        await kafkaHealth.check();
+      },
+      // Known credentials are served from the cache while Postgres is down, and lookups have
+      // their own service: reported, but no reason to take the gateway out of the load balancer.
+      postgres: { optional: true, check: async () => { await db.$queryRaw`SELECT 1`; } },
+      redis: { optional: true, check: async () => { await redis.ping(); } },
     },
   });
   const server = createHttpServer({ app, port: config.PORT, host: config.HOST });

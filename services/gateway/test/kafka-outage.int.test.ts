@@ -1,6 +1,7 @@
-// The broker really goes away: the gateway must refuse events it cannot record (503) rather than
+// The broker really goes away, or hangs: the gateway must refuse events it cannot record (503) rather than
 // accept them, and take events again once the broker is back. The broker is always restarted, so
 // the files after this one find it up.
+import fs from 'node:fs';
 import { Redis } from 'ioredis';
 import { TOPICS } from '@glimpse/messaging';
 import { eventCatalog, type RunningPlaybookService } from '@glimpse/playbook';
@@ -13,6 +14,7 @@ import type { RunningGateway } from '../src/start';
 const kafkaCtl = require('../../../scripts/infra/kafka-ctl.js') as {
   stopKafka(options?: { timeoutMs?: number }): Promise<{ stopped: boolean; reason?: string }>;
   startKafka(options?: { timeoutMs?: number }): Promise<{ started: boolean }>;
+  brokerPid(): number | null;
 };
 
 const SEND_TIMEOUT_MS = 3000;
@@ -66,7 +68,8 @@ describe('POST /events while Kafka is down', () => {
       const refused = await refusing;
       const elapsedMs = Date.now() - t0;
       expect(refused.status).toBe(503);
-      expect(refused.body).toEqual({ error: 'service_unavailable', message: expect.stringMatching(/nothing was accepted, retry later/) });
+      // Refused connections: either the batch never left (nothing accepted) or kafkajs had it when the broker went.
+      expect(refused.body).toEqual({ error: 'service_unavailable', message: expect.stringMatching(/nothing was accepted, retry later|may not have been recorded/) });
       expect(refused.headers.get('retry-after')).toBe('1');
       // Well inside the send timeout: the send gave up by itself (connection refused), rather than
       // the timer answering while kafkajs keeps retrying it and writes it once the broker is back.
@@ -124,5 +127,36 @@ describe('POST /events while Kafka is down', () => {
     for (const url of [gateway.url, playbook.url]) {
       await waitFor(async () => (await readiness(url)).status === 200, { timeoutMs: 60_000, what: `${url}/readyz to answer 200 again` });
     }
+  }, 120_000);
+
+  it('when the broker hangs (SIGSTOP), then the send is answered 503 within the send timeout, and a retry with the same Idempotency-Key is applied once, whatever the broker does with the frozen request when it wakes', async () => {
+    const { accountId, token } = await createTestAccount();
+    const email = uniqueEmail();
+    expect((await postEvent(gateway.url, token, { event: 'before_freeze', email })).status).toBe(200);
+    const pid = kafkaCtl.brokerPid();
+    if (!pid) throw new Error('this test freezes the broker this checkout started (scripts/infra), and there is none: run it through npm test');
+    const body = { event: 'frozen_send', email };
+    let elapsedMs: number;
+    let refused: Awaited<ReturnType<typeof postEvent>>;
+    try {
+      process.kill(pid, 'SIGSTOP');
+      // The stop reaches every thread of the JVM a moment later: wait until the kernel says it is stopped.
+      await waitFor(async () => /^\d+ \(.*\) T/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')), { timeoutMs: 5000, intervalMs: 10, what: 'the broker to be stopped' });
+      const t0 = Date.now();
+      refused = await postEvent(gateway.url, token, body, { 'idempotency-key': 'frozen-1' });
+      elapsedMs = Date.now() - t0;
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(refused.status).toBe(503);
+    expect(refused.body.message).toMatch(/may not have been recorded: retry later with the same Idempotency-Key/);
+    expect(elapsedMs).toBeLessThan(SEND_TIMEOUT_MS + 1000);
+
+    await waitFor(async () => (await postEvent(gateway.url, token, body, { 'idempotency-key': 'frozen-1' })).status === 200, { timeoutMs: 60_000, what: 'the retry to be accepted' });
+    // The same person throughout, so one partition: once this is applied, everything before it was too.
+    expect((await postEvent(gateway.url, token, { event: 'after_freeze', email })).status).toBe(200);
+    await waitFor(async () => (await catalogNames(accountId)).includes('after_freeze'), { timeoutMs: 60_000, what: 'after_freeze in the catalog' });
+    const frozen = (await eventCatalog(testDb(), accountId)).find((e) => e.name === 'frozen_send');
+    expect(frozen?.count).toBe(1);
   }, 120_000);
 });

@@ -1,42 +1,137 @@
 import type { Db } from '@glimpse/db';
-import { createAuthenticator } from './authenticator';
+import { createAuthenticator, type AuthOutcome } from './authenticator';
 import { generateCredential } from './credentials';
 
-/** Just enough of the Prisma client for the authenticator: one event token row, counted reads. */
-function tokenStore(row: { id: string; accountId: string; hash: string; revokedAt: Date | null }) {
-  const reads = { count: 0 };
+interface Row {
+  id: string;
+  accountId: string;
+  hash: string;
+  revokedAt: Date | null;
+}
+
+/** Postgres unreachable, as Prisma reports it through the pg adapter. */
+const unreachable = () => Object.assign(new Error("Can't reach database server"), { name: 'PrismaClientKnownRequestError', code: 'P1001' });
+
+/** Just enough of the Prisma client for the authenticator: event token rows, counted reads, a switch to make it fail. */
+function tokenStore(rows: Row[]) {
+  const state = { reads: 0, down: false, hang: false };
   const db = {
     eventToken: {
       findUnique: async ({ where }: { where: { hash: string } }) => {
-        reads.count += 1;
+        state.reads += 1;
         await new Promise((r) => setTimeout(r, 5));
-        return where.hash === row.hash ? row : null;
+        if (state.hang) await new Promise(() => undefined);
+        if (state.down) throw unreachable();
+        return rows.find((r) => r.hash === where.hash) ?? null;
       },
     },
     $executeRaw: () => Promise.resolve(1),
   } as unknown as Db;
-  return { db, reads };
+  return { db, state };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const bearer = (plain: string) => `Bearer ${plain}`;
+const eventToken = { kind: 'event_token' } as const;
+
+function tokenRow(accountNo: number): { plain: string; row: Row } {
+  const token = generateCredential('event_token');
+  return { plain: token.plain, row: { id: `0d8c4a9e-51a2-4c3e-9c1f-6f1d2a3b4c${String(accountNo).padStart(2, '0')}`, accountId: `a1b2c3d4-0000-4000-8000-0000000000${String(accountNo).padStart(2, '0')}`, hash: token.hash, revokedAt: null } };
 }
 
 describe('authenticator cache', () => {
-  const token = generateCredential('event_token');
-  const row = { id: '0d8c4a9e-51a2-4c3e-9c1f-6f1d2a3b4c5d', accountId: 'a1b2c3d4-0000-4000-8000-000000000001', hash: token.hash, revokedAt: null as Date | null };
+  const { plain, row } = tokenRow(1);
 
   it('when many requests with one token arrive at once, then the database is read once', async () => {
-    const { db, reads } = tokenStore(row);
+    const { db, state } = tokenStore([row]);
     const auth = createAuthenticator({ db, cacheTtlMs: 60_000 });
-    const principals = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(`Bearer ${token.plain}`, { kind: 'event_token' })));
+    const principals = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(bearer(plain), eventToken)));
     expect(principals.every((p) => p.accountId === row.accountId)).toBe(true);
-    expect(reads.count).toBe(1);
+    expect(state.reads).toBe(1);
   });
 
   it('when the cache time has passed, then a revocation is seen', async () => {
     const stored = { ...row };
-    const { db } = tokenStore(stored);
+    const { db } = tokenStore([stored]);
     const auth = createAuthenticator({ db, cacheTtlMs: 20 });
-    await auth.authenticate(`Bearer ${token.plain}`, { kind: 'event_token' });
+    await auth.authenticate(bearer(plain), eventToken);
     stored.revokedAt = new Date();
-    await new Promise((r) => setTimeout(r, 30));
-    await expect(auth.authenticate(`Bearer ${token.plain}`, { kind: 'event_token' })).rejects.toMatchObject({ code: 'unauthorized' });
+    await sleep(30);
+    await expect(auth.authenticate(bearer(plain), eventToken)).rejects.toMatchObject({ code: 'unauthorized' });
+  });
+
+  it('when the database fails after a token was seen, then the token keeps working until the stale window ends, then 503', async () => {
+    const { db, state } = tokenStore([row]);
+    const outcomes: AuthOutcome[] = [];
+    const auth = createAuthenticator({ db, cacheTtlMs: 10, staleIfErrorMs: 150, dbRetryMs: 20, observe: (o) => outcomes.push(o) });
+    await auth.authenticate(bearer(plain), eventToken);
+    state.down = true;
+    await sleep(20);
+    expect((await auth.authenticate(bearer(plain), eventToken)).accountId).toBe(row.accountId);
+    expect(outcomes).toContain('stale_served');
+    await sleep(180);
+    await expect(auth.authenticate(bearer(plain), eventToken)).rejects.toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'Retry-After': '1' } });
+  });
+
+  it('when the database hangs after having failed, then a known token is answered from the cache at once, not after the hung query', async () => {
+    const { db, state } = tokenStore([row]);
+    const auth = createAuthenticator({ db, cacheTtlMs: 10, staleIfErrorMs: 60_000, dbRetryMs: 20 });
+    await auth.authenticate(bearer(plain), eventToken);
+    state.down = true;
+    await sleep(15);
+    await auth.authenticate(bearer(plain), eventToken); // the failure is seen (served stale)
+    state.hang = true;
+    await sleep(30);
+    const answer = await Promise.race([auth.authenticate(bearer(plain), eventToken), sleep(1000).then(() => 'waited on the hung query')]);
+    expect(answer).toMatchObject({ accountId: row.accountId });
+  });
+
+  it('when the database fails, then an unknown token is 503 (not 401), and the database is not asked again within the retry pause', async () => {
+    const { db, state } = tokenStore([row]);
+    const auth = createAuthenticator({ db, dbRetryMs: 10_000 });
+    state.down = true;
+    const other = tokenRow(2).plain;
+    await expect(auth.authenticate(bearer(other), eventToken)).rejects.toMatchObject({ status: 503 });
+    const readsAfterFirst = state.reads;
+    await expect(auth.authenticate(bearer(tokenRow(3).plain), eventToken)).rejects.toMatchObject({ status: 503 });
+    expect(state.reads).toBe(readsAfterFirst);
+  });
+
+  it('when the same made-up token is sent again and again, then the database is asked once', async () => {
+    const { db, state } = tokenStore([row]);
+    const auth = createAuthenticator({ db, negativeTtlMs: 60_000 });
+    const madeUp = tokenRow(4).plain;
+    for (let i = 0; i < 5; i++) await expect(auth.authenticate(bearer(madeUp), eventToken)).rejects.toMatchObject({ code: 'unauthorized' });
+    expect(state.reads).toBe(1);
+  });
+
+  it('when look-ups are not admitted for an address, then an unknown token is 429 with Retry-After and never reaches the database, while a known one still works', async () => {
+    const { db, state } = tokenStore([row]);
+    const seen: (string | undefined)[] = [];
+    let allowed = true;
+    const auth = createAuthenticator({ db, cacheTtlMs: 60_000, admitLookup: (ip) => (seen.push(ip), { allowed, retryAfterSeconds: 3 }) });
+    await auth.authenticate(bearer(plain), eventToken, { ip: '203.0.113.9' });
+    allowed = false;
+    const reads = state.reads;
+    await expect(auth.authenticate(bearer(tokenRow(5).plain), eventToken, { ip: '203.0.113.9' })).rejects.toMatchObject({ status: 429, headers: { 'Retry-After': '3' } });
+    expect(state.reads).toBe(reads);
+    expect((await auth.authenticate(bearer(plain), eventToken, { ip: '203.0.113.9' })).accountId).toBe(row.accountId);
+    expect(seen).toEqual(['203.0.113.9', '203.0.113.9']);
+  });
+
+  it('when more tokens are used than the cache holds, then the least recently used one is dropped and the others stay cached', async () => {
+    const tokens = [1, 2, 3].map(tokenRow);
+    const { db, state } = tokenStore(tokens.map((t) => t.row));
+    const auth = createAuthenticator({ db, cacheTtlMs: 60_000, maxEntries: 2 });
+    await auth.authenticate(bearer(tokens[0]!.plain), eventToken);
+    await auth.authenticate(bearer(tokens[1]!.plain), eventToken);
+    await auth.authenticate(bearer(tokens[0]!.plain), eventToken); // 0 is now the most recent
+    await auth.authenticate(bearer(tokens[2]!.plain), eventToken); // evicts 1
+    const reads = state.reads;
+    await auth.authenticate(bearer(tokens[0]!.plain), eventToken);
+    await auth.authenticate(bearer(tokens[2]!.plain), eventToken);
+    expect(state.reads).toBe(reads);
+    await auth.authenticate(bearer(tokens[1]!.plain), eventToken);
+    expect(state.reads).toBe(reads + 1);
   });
 });

@@ -1,5 +1,5 @@
-export { createDb } from './client.js';
-export type { Db, CreateDbOptions } from './client.js';
+export { createDb, DEFAULT_DB_TIMEOUTS } from './client.js';
+export type { Db, CreateDbOptions, DbTimeouts } from './client.js';
 export { Prisma } from './generated/prisma/client.js';
 export type * from './generated/prisma/client.js';
 export { migrate, ensureDatabase, migrationChecksum } from './migrate.js';

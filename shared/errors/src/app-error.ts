@@ -1,4 +1,5 @@
 // The one error type the services throw on purpose; its code and status reach the client as-is.
+import { isDependencyFailure } from './dependency-error.js';
 
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -6,9 +7,12 @@ export const ERROR_STATUS = {
   payment_required: 402,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
+  idempotency_key_in_flight: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unknown_event_name: 422,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
@@ -36,17 +40,39 @@ export class AppError extends Error {
   }
 }
 
-/** Errors express's body parser raises carry a `type`; map the ones clients cause. */
-interface BodyParserError {
+/** Errors express's body parser and router raise carry a `type` or an http-errors `status`. */
+interface HttpLikeError {
   type?: string;
-  status?: number;
+  status?: unknown;
+  statusCode?: unknown;
   limit?: number;
   charset?: string;
 }
 
+/** Retry-After on every 503: a client is told when to come back, not only that it failed. */
+export const RETRY_AFTER_SECONDS = '1';
+
+function clientErrorByStatus(status: number, err: unknown): AppError {
+  switch (status) {
+    case 404:
+      return new AppError('not_found', 'not found', { cause: err });
+    case 413:
+      return new AppError('payload_too_large', 'request is too large', { cause: err });
+    case 415:
+      return new AppError('unsupported_media_type', 'request body encoding or media type is not supported', { cause: err });
+    default:
+      return new AppError('invalid_request', 'the request is malformed', { status: status === 400 ? undefined : 400, cause: err });
+  }
+}
+
+/**
+ * Anything thrown, as the error the client gets: our own AppErrors as they are; a client's
+ * malformed request (body parser, undecodable path) as its 4xx; a failing dependency as 503 with
+ * Retry-After; anything else as a generic 500 whose details go to the log only.
+ */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  const e = err as BodyParserError | undefined;
+  const e = err as HttpLikeError | undefined;
   switch (e?.type) {
     case 'entity.too.large':
       return new AppError('payload_too_large', e.limit ? `request body exceeds the ${e.limit} byte limit` : 'request body is too large', { cause: err });
@@ -57,7 +83,21 @@ export function toAppError(err: unknown): AppError {
       return new AppError('unsupported_media_type', 'request body encoding or charset is not supported', { cause: err });
     case 'request.aborted':
       return new AppError('invalid_request', 'request was aborted by the client', { cause: err });
-    default:
-      return new AppError('internal_error', 'an unexpected error occurred', { cause: err });
+    case 'request.size.invalid':
+      return new AppError('invalid_request', 'request body length does not match Content-Length', { cause: err });
+    case 'parameters.too.many':
+      return new AppError('payload_too_large', 'request has too many parameters', { cause: err });
   }
+  if (err instanceof URIError) return new AppError('invalid_request', 'the path or query has an invalid percent-encoding', { cause: err });
+  const status = Number(e?.status ?? e?.statusCode);
+  // http-errors from express's router (e.g. a path parameter that is not valid percent-encoding) and
+  // body parser: a client's mistake, whatever its message says.
+  if (Number.isInteger(status) && status >= 400 && status < 500) {
+    if (/decode param/i.test(String((err as Error).message))) return new AppError('invalid_request', 'the path has an invalid percent-encoding', { cause: err });
+    return clientErrorByStatus(status, err);
+  }
+  if (isDependencyFailure(err)) {
+    return new AppError('service_unavailable', 'a service this request needs is unavailable; retry later', { cause: err, headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
+  }
+  return new AppError('internal_error', 'an unexpected error occurred', { cause: err });
 }

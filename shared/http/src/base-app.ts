@@ -1,10 +1,10 @@
 // An express app with the parts every service wants first (request id, metrics, health routes)
 // and a finish() that appends the 404 and error handlers after the service's own routes.
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { errorHandler, notFoundHandler } from '@glimpse/errors';
+import { AppError, errorHandler, notFoundHandler } from '@glimpse/errors';
 import type { Logger } from '@glimpse/logging';
-import { httpMetrics, observabilityRouter, type ReadinessCheck } from './observability.js';
+import { httpMetrics, observabilityRouter, type OptionalCheck, type ReadinessCheck } from './observability.js';
 import { requestId } from './request-id.js';
 
 export interface BaseApp {
@@ -13,12 +13,40 @@ export interface BaseApp {
   finish(): Express;
 }
 
-export function createBaseApp({ logger, checks, registry = new Registry() }: { logger: Logger; checks: Record<string, ReadinessCheck>; registry?: Registry }): BaseApp {
+export interface BaseAppOptions {
+  logger: Logger;
+  checks: Record<string, ReadinessCheck | OptionalCheck>;
+  registry?: Registry;
+  /**
+   * Which peers may name the client in X-Forwarded-For (express's "trust proxy"). By default the
+   * private ranges a load balancer or ingress sits in; a client elsewhere cannot pick its own IP
+   * (per-IP limits depend on it).
+   */
+  trustProxy?: boolean | string | number;
+}
+
+/**
+ * Node stops reading a request's body once it asks for a protocol upgrade (the bytes belong to the
+ * new protocol), so such a body would never arrive and the request would hang: refused instead.
+ * An upgrade without a body (e.g. curl's h2c) is served as an ordinary request.
+ */
+const noUpgradeWithBody: RequestHandler = (req, res, next) => {
+  if (req.headers.upgrade !== undefined && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0)) {
+    res.set('Connection', 'close');
+    throw new AppError('invalid_request', 'a request with a body cannot ask for a protocol upgrade; send it without the Upgrade header');
+  }
+  next();
+};
+
+export const DEFAULT_TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+
+export function createBaseApp({ logger, checks, registry = new Registry(), trustProxy = DEFAULT_TRUST_PROXY }: BaseAppOptions): BaseApp {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  app.set('trust proxy', trustProxy);
   collectDefaultMetrics({ register: registry });
   app.use(requestId);
+  app.use(noUpgradeWithBody);
   app.use(httpMetrics(registry));
   app.use(observabilityRouter({ registry, checks }));
   return {

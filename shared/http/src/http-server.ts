@@ -1,7 +1,10 @@
 // Starts an express app on a port (0 for a free one) and stops it by draining: no new
-// connections, idle keep-alive sockets closed, in-flight requests allowed to finish.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// connections, idle keep-alive sockets closed, in-flight requests allowed to finish. Requests
+// Node itself refuses (malformed HTTP, CONNECT, oversized headers, a client too slow to send)
+// get an {error, message} answer before the connection closes, never a silent close.
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 
 export interface HttpServer {
@@ -9,7 +12,46 @@ export interface HttpServer {
   stop(): Promise<void>;
 }
 
-export function createHttpServer({ app, port, host = '0.0.0.0' }: { app: Express; port: number; host?: string }): HttpServer {
+export interface HttpServerOptions {
+  app: Express;
+  port: number;
+  host?: string;
+  /** A client must have sent its headers within this (slow-loris protection). */
+  headersTimeoutMs?: number;
+  /** …and its whole request within this. */
+  requestTimeoutMs?: number;
+}
+
+function rawAnswer(status: number, reason: string, error: string, message: string): string {
+  const body = JSON.stringify({ error, message });
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** What to answer a request the HTTP parser refused, by Node's error code. */
+function answerFor(code: string | undefined): string {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return rawAnswer(431, 'Request Header Fields Too Large', 'invalid_request', 'request headers are too large');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return rawAnswer(408, 'Request Timeout', 'invalid_request', 'the request was not received in time');
+    case 'HPE_INVALID_METHOD':
+      return rawAnswer(400, 'Bad Request', 'invalid_request', 'unknown HTTP method');
+    default:
+      return rawAnswer(400, 'Bad Request', 'invalid_request', 'malformed HTTP request');
+  }
+}
+
+function refuseSocket(socket: Duplex, answer: string): void {
+  if (socket.writable && !(socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    socket.end(answer);
+    // A client that never reads must not hold the socket open.
+    setTimeout(() => socket.destroy(), 1000).unref();
+  } else {
+    socket.destroy();
+  }
+}
+
+export function createHttpServer({ app, port, host = '0.0.0.0', headersTimeoutMs = 20_000, requestTimeoutMs = 30_000 }: HttpServerOptions): HttpServer {
   let server: Server | undefined;
   return {
     start() {
@@ -20,6 +62,16 @@ export function createHttpServer({ app, port, host = '0.0.0.0' }: { app: Express
           resolve({ port: actual, url: `http://127.0.0.1:${actual}` });
         });
         s.keepAliveTimeout = 65_000;
+        s.headersTimeout = headersTimeoutMs;
+        s.requestTimeout = requestTimeoutMs;
+        s.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+          if (err.code === 'ECONNRESET' || err.code === 'EPIPE') socket.destroy();
+          else refuseSocket(socket, answerFor(err.code));
+        });
+        // Without these listeners Node closes the connection without a word.
+        s.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+          refuseSocket(socket, rawAnswer(405, 'Method Not Allowed', 'method_not_allowed', 'CONNECT is not supported'));
+        });
         server = s;
       });
     },

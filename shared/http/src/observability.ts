@@ -2,13 +2,23 @@
 // request duration histogram labelled by route, method and status.
 import express, { type RequestHandler, type Router } from 'express';
 import { Histogram, type Registry } from 'prom-client';
+import { dependencyFailure } from '@glimpse/errors';
 
 export type ReadinessCheck = () => Promise<void>;
 
+/**
+ * A check the service can work without (e.g. the gateway's Postgres: events and cached
+ * credentials go on): /readyz reports it as "degraded: <reason>" but stays ready.
+ */
+export interface OptionalCheck {
+  check: ReadinessCheck;
+  optional: true;
+}
+
 export interface ObservabilityOptions {
   registry: Registry;
-  /** Named checks; /readyz answers 503 naming each one that fails. */
-  checks: Record<string, ReadinessCheck>;
+  /** Named checks; /readyz answers 503 naming each required one that fails. */
+  checks: Record<string, ReadinessCheck | OptionalCheck>;
   /** A check that takes longer than this counts as failed. */
   checkTimeoutMs?: number;
 }
@@ -20,6 +30,15 @@ function withTimeout(check: ReadinessCheck, ms: number): Promise<void> {
   });
 }
 
+/** Fixed words for a failed check, never a driver's text (Prisma's quotes code, hosts and paths). */
+const SHORT_REASON = /^[A-Za-z0-9 ._:,()'-]{1,80}$/;
+export function readinessReason(err: unknown): string {
+  const dependency = dependencyFailure(err);
+  if (dependency) return dependency;
+  const message = (err as Error | undefined)?.message ?? '';
+  return SHORT_REASON.test(message) && !/\d+\.\d+\.\d+\.\d+/.test(message) ? message : 'unavailable';
+}
+
 export function observabilityRouter({ registry, checks, checkTimeoutMs = 2000 }: ObservabilityOptions): Router {
   const router = express.Router();
   router.get('/healthz', (_req, res) => {
@@ -27,17 +46,18 @@ export function observabilityRouter({ registry, checks, checkTimeoutMs = 2000 }:
   });
   router.get('/readyz', async (_req, res) => {
     const results = await Promise.all(
-      Object.entries(checks).map(async ([name, check]) => {
+      Object.entries(checks).map(async ([name, entry]) => {
+        const optional = typeof entry !== 'function';
         try {
-          await withTimeout(check, checkTimeoutMs);
-          return [name, 'ok'] as const;
+          await withTimeout(optional ? entry.check : entry, checkTimeoutMs);
+          return [name, 'ok', true] as const;
         } catch (err) {
-          return [name, `failed: ${(err as Error).message}`] as const;
+          return [name, `${optional ? 'degraded' : 'failed'}: ${readinessReason(err)}`, optional] as const;
         }
       }),
     );
-    const ready = results.every(([, r]) => r === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) });
+    const ready = results.every(([, , fine]) => fine);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results.map(([name, r]) => [name, r])) });
   });
   router.get('/metrics', async (_req, res) => {
     res.set('Content-Type', registry.contentType).send(await registry.metrics());

@@ -32,17 +32,61 @@ export function retryWithin(budgetMs: number): RetryOptions {
   return { initialRetryTime, maxRetryTime, retries, factor, multiplier };
 }
 
-export function createKafka({ brokers, clientId, logger, retry = DEFAULT_RETRY }: { brokers: string[]; clientId: string; logger: Logger; retry?: RetryOptions }): Kafka {
+/** Timeouts and retries under which one send of a batch is over (acknowledged or failed) within a budget. */
+export interface BoundedSendSettings {
+  connectionTimeout: number;
+  requestTimeout: number;
+  /** The client's (connections, metadata) retries. */
+  clientRetry: RetryOptions;
+  /** The producer's retries of a send: one, which the idempotent producer needs at least. */
+  producerRetry: RetryOptions;
+  /** The longest one send can take under these settings when the broker is up but silent. */
+  worstCaseMs: number;
+}
+
+/**
+ * Settings for a producer whose sends must end inside `sendTimeoutMs`: kafkajs cannot cancel a
+ * request, so each request is bounded instead (two tries of one request timeout, a short pause
+ * between), and the client does not retry connections on its own — a broker that refuses fails
+ * the send at once. The batching producer hands a batch to kafkajs only while `worstCaseMs` of
+ * its senders' time is left, so no send outlives the answer its client was given.
+ */
+export function boundedSendSettings(sendTimeoutMs: number): BoundedSendSettings {
+  const pauseMs = 100;
+  const requestTimeout = Math.max(100, Math.floor((sendTimeoutMs * 0.8 - pauseMs) / 2));
+  return {
+    connectionTimeout: Math.max(200, Math.min(3000, Math.floor(sendTimeoutMs * 0.2))),
+    requestTimeout,
+    clientRetry: { retries: 0 },
+    producerRetry: { retries: 1, initialRetryTime: pauseMs, maxRetryTime: pauseMs, factor: 0, multiplier: 1 },
+    worstCaseMs: 2 * requestTimeout + pauseMs,
+  };
+}
+
+/** kafkajs warns at every idempotent producer with bounded retries; the batching producer starts a new producer id after any failed send, which is what keeps the guarantee. */
+const EXPECTED_WARNINGS = [/^Limiting retries for the idempotent producer/];
+
+export interface CreateKafkaOptions {
+  brokers: string[];
+  clientId: string;
+  logger: Logger;
+  retry?: RetryOptions;
+  connectionTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+export function createKafka({ brokers, clientId, logger, retry = DEFAULT_RETRY, connectionTimeoutMs = 3000, requestTimeoutMs = 10_000 }: CreateKafkaOptions): Kafka {
   const kafkaLogger = logger.child({ component: 'kafkajs' });
   return new Kafka({
     clientId,
     brokers,
-    connectionTimeout: 3000,
-    requestTimeout: 10_000,
+    connectionTimeout: connectionTimeoutMs,
+    requestTimeout: requestTimeoutMs,
     retry,
     logLevel: logLevel.WARN,
     logCreator: () => ({ namespace, level, log }: LogEntry) => {
       const { message, ...extra } = log;
+      if (EXPECTED_WARNINGS.some((p) => p.test(message))) return;
       kafkaLogger[LEVELS[level] ?? 'info']({ namespace, ...extra }, message);
     },
   });

@@ -3,7 +3,7 @@
 // unreachable service is 503, never a hang.
 import type { Response } from 'express';
 import { Pool } from 'undici';
-import { AppError } from '@glimpse/errors';
+import { AppError, RETRY_AFTER_SECONDS } from '@glimpse/errors';
 import { INTERNAL_HEADERS } from '@glimpse/http';
 
 export interface UpstreamResponse {
@@ -26,8 +26,12 @@ function upstreamResponse(status: number, raw: string): UpstreamResponse {
   };
 }
 
-/** Sends the service's answer on as it came: no parse and re-serialise on the hot path. */
+/**
+ * Sends the service's answer on as it came: no parse and re-serialise on the hot path. A 503 (the
+ * service's own dependency is down) keeps telling the client when to retry.
+ */
 export function relay(res: Response, upstream: UpstreamResponse): void {
+  if (upstream.status === 503) res.set('Retry-After', RETRY_AFTER_SECONDS);
   if (upstream.raw.length === 0) res.status(upstream.status).end();
   else res.status(upstream.status).type('application/json').send(upstream.raw);
 }

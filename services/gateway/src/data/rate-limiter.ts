@@ -1,5 +1,6 @@
-// A per-account fixed one-second window in Redis, shared by every gateway instance. It fails
-// open: when Redis is unreachable requests are let through (and the failure counted).
+// Fixed one-second windows in Redis, shared by every gateway instance: per account on POST
+// /events, per API key on the lookups and the management API. It fails open: when Redis is
+// unreachable requests are let through (and the failure counted); lookups never depend on Redis.
 import type { Redis } from 'ioredis';
 
 /** INCR and, on the window's first request, EXPIRE: one round trip and one command. */
@@ -7,24 +8,35 @@ const TAKE = `local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('E
 
 type WithTake = Redis & { glimpseRateTake(key: string): Promise<number> };
 
-export interface RateLimiter {
-  /** Whether one more request fits; retryAfterSeconds is set when it does not. */
-  take(accountId: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in this window (0 when refused). */
+  remaining: number;
+  /** Seconds until the window resets; also the Retry-After of a refusal. */
+  resetSeconds: number;
 }
 
-export function createRateLimiter({ redis, perSecond, onFailure }: { redis: Redis; perSecond: number; onFailure(err: unknown): void }): RateLimiter {
+export interface RateLimiter {
+  readonly limit: number;
+  /** Counts one request of `subject` and says whether it fits. */
+  take(subject: string): Promise<RateDecision>;
+}
+
+export function createRateLimiter({ redis, name, perSecond, onFailure }: { redis: Redis; name: string; perSecond: number; onFailure(err: unknown): void }): RateLimiter {
   if (!('glimpseRateTake' in redis)) redis.defineCommand('glimpseRateTake', { numberOfKeys: 1, lua: TAKE });
   const client = redis as WithTake;
   return {
-    async take(accountId) {
+    limit: perSecond,
+    async take(subject) {
       const window = Math.floor(Date.now() / 1000);
-      const key = `glimpse:rate:events:${accountId}:${window}`;
+      const key = `glimpse:rate:${name}:${subject}:${window}`;
       try {
         const count = Number(await client.glimpseRateTake(key));
-        return { allowed: count <= perSecond, retryAfterSeconds: 1 };
+        return { allowed: count <= perSecond, limit: perSecond, remaining: Math.max(0, perSecond - count), resetSeconds: 1 };
       } catch (err) {
         onFailure(err);
-        return { allowed: true, retryAfterSeconds: 0 };
+        return { allowed: true, limit: perSecond, remaining: perSecond, resetSeconds: 1 };
       }
     },
   };

@@ -1,5 +1,5 @@
-// Raw events in Redis for 24 h: one key per event (SET EX), a per-account index of recent event
-// ids, and idempotency keys. Redis is not the durable record (Kafka is): every write here fails
+// Raw events in Redis for 24 h: one key per event (SET EX) and a per-account index of recent event
+// ids, at most `maxPerAccount` of them (the oldest raw copies are deleted beyond that). Redis is not the durable record (Kafka is): every write here fails
 // soft, so a Redis outage never refuses an event; failures are counted and logged. Reading the
 // recent events is the one call that cannot do without Redis: it answers 503 then.
 import type { Redis } from 'ioredis';
@@ -17,9 +17,6 @@ export const rawEventKeys = {
 
 export interface RawEventStore {
   save(event: InboundEvent): Promise<boolean>;
-  /** Claims an idempotency key for an event id; false when it was already claimed. Null when Redis is unavailable. */
-  claimIdempotencyKey(accountId: string, key: string, eventId: string): Promise<boolean | null>;
-  releaseIdempotencyKey(accountId: string, key: string): Promise<void>;
   /** The account's events of the last 24 h, newest first, strictly after `cursor` (the last of the previous page). */
   recent(accountId: string, page: { limit: number; cursor: Cursor | null }): Promise<RecentEvents>;
   ping(): Promise<void>;
@@ -53,8 +50,34 @@ function toRecentEvent(json: string | null): RecentEvent | null {
 /** How often one gateway trims an account's recent-events index and refreshes its TTL. */
 const INDEX_UPKEEP_MS = 1000;
 
-export function createRawEventStore({ redis, onFailure }: { redis: Redis; onFailure(operation: string, err: unknown): void }): RawEventStore {
+/**
+ * Drops index entries older than 24 h, then the oldest beyond the cap together with their raw
+ * copies, and refreshes the index's TTL. Event keys are built from ARGV[3] (one Redis, not a
+ * cluster: the keys of an account would need a hash tag there).
+ */
+const UPKEEP = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local excess = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
+if excess > 0 then
+  local ids = redis.call('ZRANGE', KEYS[1], 0, excess - 1)
+  for _, id in ipairs(ids) do redis.call('DEL', ARGV[3] .. id) end
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, excess - 1)
+end
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return math.max(excess, 0)`;
+
+type WithUpkeep = Redis & { glimpseRecentUpkeep(key: string, cutoffMs: number, max: number, eventPrefix: string, ttl: number): Promise<number> };
+
+export interface RawEventStoreOptions {
+  redis: Redis;
+  /** Raw events kept per account (the newest); older ones are deleted. */
+  maxPerAccount?: number;
+  onFailure(operation: string, err: unknown): void;
+}
+
+export function createRawEventStore({ redis, maxPerAccount = 10_000, onFailure }: RawEventStoreOptions): RawEventStore {
   const lastUpkeep = new Map<string, number>();
+  if (!('glimpseRecentUpkeep' in redis)) redis.defineCommand('glimpseRecentUpkeep', { numberOfKeys: 1, lua: UPKEEP });
 
   /** Trimming and re-expiring the index on every event would double the Redis work per event. */
   function upkeepDue(accountId: string, now: number): boolean {
@@ -75,7 +98,13 @@ export function createRawEventStore({ redis, onFailure }: { redis: Redis; onFail
           .set(rawEventKeys.event(event.accountId, event.eventId), JSON.stringify(event), 'EX', RAW_EVENT_TTL_SECONDS)
           .zadd(recent, receivedAtMs, event.eventId);
         if (upkeepDue(event.accountId, receivedAtMs)) {
-          pipeline.zremrangebyscore(recent, '-inf', receivedAtMs - RAW_EVENT_TTL_SECONDS * 1000).expire(recent, RAW_EVENT_TTL_SECONDS);
+          (pipeline as unknown as WithUpkeep).glimpseRecentUpkeep(
+            recent,
+            receivedAtMs - RAW_EVENT_TTL_SECONDS * 1000,
+            maxPerAccount,
+            rawEventKeys.event(event.accountId, ''),
+            RAW_EVENT_TTL_SECONDS,
+          );
         }
         const results = (await pipeline.exec()) ?? [];
         const failed = results.find(([err]) => err);
@@ -84,22 +113,6 @@ export function createRawEventStore({ redis, onFailure }: { redis: Redis; onFail
       } catch (err) {
         onFailure('save', err);
         return false;
-      }
-    },
-    async claimIdempotencyKey(accountId, key, eventId) {
-      try {
-        const result = await redis.set(rawEventKeys.idempotency(accountId, key), eventId, 'EX', RAW_EVENT_TTL_SECONDS, 'NX');
-        return result === 'OK';
-      } catch (err) {
-        onFailure('idempotency', err);
-        return null;
-      }
-    },
-    async releaseIdempotencyKey(accountId, key) {
-      try {
-        await redis.del(rawEventKeys.idempotency(accountId, key));
-      } catch (err) {
-        onFailure('idempotency', err);
       }
     },
     async recent(accountId, { limit, cursor }) {

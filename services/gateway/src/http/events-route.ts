@@ -6,12 +6,14 @@ import { acceptEvent, type AcceptEventDeps } from '../domain/accept-event.js';
 import { parseEventInput } from '../domain/event-input.js';
 import type { RateLimiter } from '../data/rate-limiter.js';
 import { authenticate } from './authenticate.js';
-import { requireJson } from './require-json.js';
+import { jsonBody } from './json-body.js';
+import { refusal, setRateLimitHeaders } from './rate-limit.js';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface EventsRouteOptions extends AcceptEventDeps {
   authenticator: Authenticator;
+  /** Per account. */
   rateLimiter: RateLimiter;
   bodyLimitBytes: number;
   onAccepted(): void;
@@ -22,10 +24,9 @@ export function eventsRouter(options: EventsRouteOptions): Router {
   const router = express.Router();
 
   const rateLimit: RequestHandler = async (_req, res, next) => {
-    const { allowed, retryAfterSeconds } = await rateLimiter.take(res.locals.accountId as string);
-    if (!allowed) {
-      throw new AppError('rate_limited', 'too many events for this account; slow down and retry', { headers: { 'Retry-After': String(retryAfterSeconds) } });
-    }
+    const d = await rateLimiter.take(res.locals.accountId as string);
+    setRateLimitHeaders(res, d);
+    if (!d.allowed) throw refusal(d, 'too many events for this account; slow down and retry');
     next();
   };
 
@@ -33,8 +34,7 @@ export function eventsRouter(options: EventsRouteOptions): Router {
     '/events',
     authenticate(authenticator, { kind: 'event_token' }),
     rateLimit,
-    requireJson,
-    express.json({ limit: options.bodyLimitBytes, strict: false }),
+    ...jsonBody(options.bodyLimitBytes),
     async (req, res) => {
       const input = parseEventInput(req.body);
       const idempotencyKey = req.get('idempotency-key');

@@ -1,21 +1,32 @@
-// The lookups (spec §4.1, §4.2): API key with the endpoint's scope, then forwarded to the
-// internal enrichment service with the authenticated account.
+// The lookups (spec §4.1, §4.2): API key with the endpoint's scope and within its rate limit,
+// then forwarded to the internal enrichment service with the authenticated account.
 import express, { type Router } from 'express';
 import type { Authenticator, Scope } from '@glimpse/auth';
+import type { AddressLimiter } from '../data/address-limiter.js';
 import type { EnrichmentClient } from '../data/enrichment-client.js';
 import { relay } from '../data/internal-service.js';
+import type { RateLimiter } from '../data/rate-limiter.js';
 import { authenticate } from './authenticate.js';
-import { requireJson } from './require-json.js';
+import { jsonBody } from './json-body.js';
+import { addressRateHeaders, perCredentialLimit } from './rate-limit.js';
 
-export function lookupsRouter({ authenticator, enrichment, bodyLimitBytes }: { authenticator: Authenticator; enrichment: EnrichmentClient; bodyLimitBytes: number }): Router {
+export interface LookupsRouteOptions {
+  authenticator: Authenticator;
+  enrichment: EnrichmentClient;
+  bodyLimitBytes: number;
+  limits: { perKey: RateLimiter; perAddress: AddressLimiter };
+}
+
+export function lookupsRouter({ authenticator, enrichment, bodyLimitBytes, limits }: LookupsRouteOptions): Router {
   const router = express.Router();
-  const apiKey = (scope: Scope) => authenticate(authenticator, { kind: 'api_key', scope });
+  router.use('/visitors', addressRateHeaders(limits.perAddress));
+  const apiKey = (scope: Scope) => [authenticate(authenticator, { kind: 'api_key', scope }, { rateHeaders: limits.perAddress }), perCredentialLimit(limits.perKey, 'lookup')];
 
-  router.get('/visitors/:visitorId/details', apiKey('visitors:read'), async (req, res) => {
+  router.get('/visitors/:visitorId/details', ...apiKey('visitors:read'), async (req, res) => {
     const upstream = await enrichment.visitorDetails(res.locals.accountId as string, req.params.visitorId as string);
     relay(res, upstream);
   });
-  router.post('/visitors/enrichment', apiKey('enrichment:read'), requireJson, express.json({ limit: bodyLimitBytes, strict: false }), async (req, res) => {
+  router.post('/visitors/enrichment', ...apiKey('enrichment:read'), ...jsonBody(bodyLimitBytes), async (req, res) => {
     const upstream = await enrichment.enrich(res.locals.accountId as string, req.body);
     relay(res, upstream);
   });

@@ -5,10 +5,13 @@
 import express, { type Router } from 'express';
 import type { Authenticator } from '@glimpse/auth';
 import type { Db } from '@glimpse/db';
+import type { AddressLimiter } from '../../data/address-limiter.js';
+import type { RateLimiter } from '../../data/rate-limiter.js';
 import type { EnrichmentClient } from '../../data/enrichment-client.js';
 import type { PlaybookClient } from '../../data/playbook-client.js';
 import type { RawEventStore } from '../../data/raw-event-store.js';
 import { authenticate } from '../authenticate.js';
+import { addressRateHeaders, perCredentialLimit } from '../rate-limit.js';
 import { credentialRoutes } from './credential-routes.js';
 import { forwardedRoutes } from './forwarded-routes.js';
 import { recentEventsRoute } from './recent-events-route.js';
@@ -19,11 +22,17 @@ export interface AccountRouterOptions {
   playbooks: PlaybookClient;
   enrichment: EnrichmentClient;
   rawStore: RawEventStore;
+  limits: { perKey: RateLimiter; perAddress: AddressLimiter };
 }
 
-export function accountRouter({ authenticator, db, playbooks, enrichment, rawStore }: AccountRouterOptions): Router {
+export function accountRouter({ authenticator, db, playbooks, enrichment, rawStore, limits }: AccountRouterOptions): Router {
   const router = express.Router();
-  router.use('/account', authenticate(authenticator, { kind: 'api_key', scope: 'account:manage' }));
+  router.use(
+    '/account',
+    addressRateHeaders(limits.perAddress),
+    authenticate(authenticator, { kind: 'api_key', scope: 'account:manage' }, { rateHeaders: limits.perAddress }),
+    perCredentialLimit(limits.perKey, 'management'),
+  );
   router.use(credentialRoutes({ db }));
   router.use(forwardedRoutes({ playbooks, enrichment }));
   router.use(recentEventsRoute({ rawStore }));

@@ -1,10 +1,10 @@
 // Management bodies: declared JSON (415 otherwise) and at most 32 KB (413).
-import express from 'express';
-import { requireJson } from '../require-json.js';
+import type express from 'express';
+import { jsonBody as checkedJsonBody } from '../json-body.js';
 
 export const MANAGEMENT_BODY_LIMIT_BYTES = 32 * 1024;
 
-export const jsonBody = [requireJson, express.json({ limit: MANAGEMENT_BODY_LIMIT_BYTES, strict: false })];
+export const jsonBody = checkedJsonBody(MANAGEMENT_BODY_LIMIT_BYTES);
 
 /** The client's query string as it came ("" or "?…"), for the service that checks it. */
 export function rawSearch(req: express.Request): string {

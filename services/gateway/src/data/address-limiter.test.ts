@@ -1,0 +1,21 @@
+import { createAddressLimiter } from './address-limiter';
+
+describe('address limiter', () => {
+  it('when an address spends its burst, then it is refused with a wait of a whole second at least, while another address is not', () => {
+    const limiter = createAddressLimiter({ perSecond: 1, burst: 3 });
+    const taken = [1, 2, 3, 4].map(() => limiter.take('203.0.113.1'));
+    expect(taken.map((d) => d.allowed)).toEqual([true, true, true, false]);
+    expect(taken.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
+    expect(taken[3]!.resetSeconds).toBeGreaterThanOrEqual(1);
+    expect(limiter.take('203.0.113.2').allowed).toBe(true);
+    expect(limiter.peek('203.0.113.1')).toMatchObject({ limit: 3, remaining: 0 });
+  });
+
+  it('when time passes, then tokens come back at the steady rate', async () => {
+    const limiter = createAddressLimiter({ perSecond: 50, burst: 1 });
+    expect(limiter.take('a').allowed).toBe(true);
+    expect(limiter.take('a').allowed).toBe(false);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(limiter.take('a').allowed).toBe(true);
+  });
+});

@@ -1,0 +1,53 @@
+// A token bucket per client address, in this gateway's memory: checked before a credential
+// look-up reaches Postgres, so made-up credentials from one address cost a bounded number of
+// queries. In memory on purpose: no Redis round trip, and it holds when Redis is down. With N
+// gateways an address gets N times the rate; the addresses tracked are bounded (LRU).
+import { LRUCache } from 'lru-cache';
+import type { RateDecision } from './rate-limiter.js';
+
+export interface AddressLimiter {
+  /** Takes one token for the address. */
+  take(address: string | undefined): RateDecision;
+  /** The address's state without taking, for the RateLimit headers of an answer. */
+  peek(address: string | undefined): RateDecision;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export function createAddressLimiter({ perSecond, burst, maxAddresses = 100_000 }: { perSecond: number; burst: number; maxAddresses?: number }): AddressLimiter {
+  const buckets = new LRUCache<string, Bucket>({ max: maxAddresses });
+
+  function refill(address: string, now: number): Bucket {
+    const bucket = buckets.get(address) ?? { tokens: burst, at: now };
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
+    bucket.at = now;
+    return bucket;
+  }
+
+  function decision(bucket: Bucket, allowed: boolean): RateDecision {
+    const missing = burst - bucket.tokens;
+    return {
+      allowed,
+      limit: burst,
+      remaining: Math.floor(bucket.tokens),
+      // Until the bucket is full again; a refusal waits for the next whole token.
+      resetSeconds: Math.max(1, Math.ceil((allowed ? missing : 1 - bucket.tokens) / perSecond)),
+    };
+  }
+
+  return {
+    take(address = 'unknown') {
+      const bucket = refill(address, Date.now());
+      const allowed = bucket.tokens >= 1;
+      if (allowed) bucket.tokens -= 1;
+      buckets.set(address, bucket);
+      return decision(bucket, allowed);
+    },
+    peek(address = 'unknown') {
+      return decision(refill(address, Date.now()), true);
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// Idempotency keys in Redis, bound to the fingerprint of the event they were first used with.
+// A key is "pending" while its first send is in flight (for a short TTL, so a gateway that dies
+// mid-send does not hold it for long) and "done" for 24 h once Kafka acknowledged the event.
+// Every call fails soft (null): without Redis, duplicates are not detected, and the event id
+// derived from the key and fingerprint lets the playbook service drop a repeat instead.
+import type { Redis } from 'ioredis';
+import { rawEventKeys, RAW_EVENT_TTL_SECONDS } from './raw-event-store.js';
+
+export type KeyState = { state: 'claimed' } | { state: 'pending' | 'done'; fingerprint: string | null };
+
+export interface IdempotencyStore {
+  /** Claims the key for a first send, or tells what holds it. Null when Redis is unavailable. */
+  claim(accountId: string, key: string, fingerprint: string): Promise<KeyState | null>;
+  /** The send was acknowledged: the key answers "done" for 24 h. */
+  complete(accountId: string, key: string, fingerprint: string): Promise<void>;
+  /** The send failed: the key is free again (only if this send still holds it). */
+  release(accountId: string, key: string, fingerprint: string): Promise<void>;
+}
+
+/** SET NX, or the value that is there: one round trip, no gap between the two. */
+const CLAIM = `if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return false end return redis.call('GET', KEYS[1])`;
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+type WithScripts = Redis & {
+  glimpseIdemClaim(key: string, value: string, ttlMs: number): Promise<string | null>;
+  glimpseIdemRelease(key: string, value: string): Promise<number>;
+};
+
+const pending = (fingerprint: string) => `p:${fingerprint}`;
+const done = (fingerprint: string) => `d:${fingerprint}`;
+
+function parse(value: string): KeyState {
+  if (value.startsWith('p:')) return { state: 'pending', fingerprint: value.slice(2) };
+  if (value.startsWith('d:')) return { state: 'done', fingerprint: value.slice(2) };
+  // Written before keys were bound to a body (an event id): done, body unknown.
+  return { state: 'done', fingerprint: null };
+}
+
+export function createIdempotencyStore({ redis, pendingTtlMs, onFailure }: { redis: Redis; pendingTtlMs: number; onFailure(operation: string, err: unknown): void }): IdempotencyStore {
+  if (!('glimpseIdemClaim' in redis)) {
+    redis.defineCommand('glimpseIdemClaim', { numberOfKeys: 1, lua: CLAIM });
+    redis.defineCommand('glimpseIdemRelease', { numberOfKeys: 1, lua: RELEASE });
+  }
+  const client = redis as WithScripts;
+  return {
+    async claim(accountId, key, fingerprint) {
+      try {
+        const holder = await client.glimpseIdemClaim(rawEventKeys.idempotency(accountId, key), pending(fingerprint), pendingTtlMs);
+        // null: claimed now; a value: someone holds it (an expiry in between reads as null: claimed).
+        return holder === null ? { state: 'claimed' } : parse(holder);
+      } catch (err) {
+        onFailure('idempotency', err);
+        return null;
+      }
+    },
+    async complete(accountId, key, fingerprint) {
+      try {
+        await redis.set(rawEventKeys.idempotency(accountId, key), done(fingerprint), 'EX', RAW_EVENT_TTL_SECONDS);
+      } catch (err) {
+        onFailure('idempotency', err);
+      }
+    },
+    async release(accountId, key, fingerprint) {
+      try {
+        await client.glimpseIdemRelease(rawEventKeys.idempotency(accountId, key), pending(fingerprint));
+      } catch (err) {
+        onFailure('idempotency', err);
+      }
+    },
+  };
+}
