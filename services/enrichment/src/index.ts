@@ -11,5 +11,7 @@ export { loadConfig } from './config.js';
 export { enrichPerson, visitorDetails, enrichmentKeys } from './domain/lookups.js';
 export { importPersons, importVisitors } from './domain/import-data.js';
 export type { ImportReport, ImportOptions } from './domain/import-data.js';
-export { setCreditLimit, usageTotals, usageByDay } from './data/billing-repository.js';
+export { setCreditLimit, creditLimitOf } from './data/credit-repository.js';
+export { usageTotals, usageBetween, rollUpUsage } from './data/usage-repository.js';
+export { personRow } from './domain/import-persons.js';
 export { INTERNAL_HEADERS } from './http/internal-routes.js';

@@ -246,10 +246,13 @@ describe('prisma/schema.prisma and the migrated database', () => {
         eventName: { accountId: account.id, name: 'signup', firstSeenAt: at, lastSeenAt: at, count: 9_007_199_254_740_993n },
         processedEvent: { eventId: randomUUID(), accountId: account.id, processedAt: at },
         playbookEffect: { id: randomUUID(), eventId: randomUUID(), ...ids, ...person, action: 'started', at, publishedAt: at },
-        person: { id: '5f1d7a0c9e8b4a3f2c1d0e9f', record: { profile: { id: '5f1d7a0c9e8b4a3f2c1d0e9f' }, skills: ['sql'] } },
+        person: { id: '5f1d7a0c9e8b4a3f2c1d0e9f', record: { profile: { id: '5f1d7a0c9e8b4a3f2c1d0e9f' }, skills: ['sql'] }, details: { name: 'Ada' } },
         identity: { kind: 'email', value: 'a@example.com', personId: '5f1d7a0c9e8b4a3f2c1d0e9f' },
         visitor: { accountId: account.id, id: '0123456789abcdef01234567', personId: '5f1d7a0c9e8b4a3f2c1d0e9f', pageViews: { count: 3 } },
         usageDay: { accountId: account.id, day: new Date('2026-11-22T00:00:00.000Z'), identityMatches: 2, enrichedRecords: 2 },
+        usageEntry: { accountId: account.id, day: new Date('2026-11-22T00:00:00.000Z'), leaseId: randomUUID() },
+        enrichmentCredit: { accountId: account.id, creditLimit: 7 },
+        creditLease: { id: randomUUID(), accountId: account.id, granted: 3, expiresAt: at },
       };
       const byPlaybook = (eventName: string) => ({ playbookId_eventName: { playbookId: playbook.id, eventName } });
       // Model name -> [what was written, what Prisma returned on create, the same row read back].
@@ -268,6 +271,9 @@ describe('prisma/schema.prisma and the migrated database', () => {
         Identity: [data.identity, await db.identity.create({ data: data.identity }), await db.identity.findUnique({ where: { kind_value: { kind: 'email', value: 'a@example.com' } } })],
         Visitor: [data.visitor, await db.visitor.create({ data: data.visitor }), await db.visitor.findUnique({ where: { accountId_id: { accountId: account.id, id: data.visitor.id } } })],
         UsageDay: [data.usageDay, await db.usageDay.create({ data: data.usageDay }), await db.usageDay.findUnique({ where: { accountId_day: { accountId: account.id, day: data.usageDay.day } } })],
+        UsageEntry: [data.usageEntry, await db.usageEntry.create({ data: data.usageEntry }), await db.usageEntry.findFirst({ where: { accountId: account.id } })],
+        EnrichmentCredit: [data.enrichmentCredit, await db.enrichmentCredit.create({ data: data.enrichmentCredit }), await db.enrichmentCredit.findUnique({ where: { accountId: account.id } })],
+        CreditLease: [data.creditLease, await db.creditLease.create({ data: data.creditLease }), await db.creditLease.findUnique({ where: { id: data.creditLease.id } })],
       };
       expect(Object.keys(rows).sort()).toEqual(datamodel.models.map((m) => m.name).sort()); // a new model must be added here
       for (const [model, [written, created, read]] of Object.entries(rows)) {

@@ -1,4 +1,5 @@
-// Reads persons through their identities, and visitors of an account, as plain objects.
+// Reads persons through their identities, and visitors of an account, as the texts they are
+// served as (json columns read ::text: no parse here, no re-serialisation in the service).
 import type { Db } from '@glimpse/db';
 
 export interface IdentityKey {
@@ -6,29 +7,56 @@ export interface IdentityKey {
   value: string;
 }
 
-export interface StoredPerson {
-  id: string;
-  record: unknown;
+/** What a billed lookup appends to the usage ledger. */
+export interface Charge {
+  accountId: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  /** The credit lease spent, for an account with a credit limit. */
+  leaseId: string | null;
 }
 
-// Both reads are joins in SQL: Prisma's relation select reads the identity (or visitor) and then
-// the person in a second round trip, and these two reads are every lookup's hot path.
+// Every lookup's hot path is one statement, one round trip: the identity (the first key that
+// matches, in the order given), the person's record, and, when charged, the usage ledger row,
+// appended in the same statement so a match and its bill cannot part.
 
-/** The person behind the first identity that matches, in the order given. */
-export async function findPersonByIdentities(db: Db, keys: IdentityKey[]): Promise<StoredPerson | null> {
-  for (const key of keys) {
-    const [row] = await db.$queryRaw<StoredPerson[]>`
-      SELECT p.id, p.record FROM identities i JOIN persons p ON p.id = i.person_id
-      WHERE i.kind = ${key.kind} AND i.value = ${key.value}`;
-    if (row) return row;
-  }
-  return null;
+/** The record text of the person behind the first matching key; with a charge, billed when found. */
+export async function findRecord(db: Db, keys: IdentityKey[], charge?: Charge): Promise<string | null> {
+  const kinds = keys.map((k) => k.kind);
+  const values = keys.map((k) => k.value);
+  const rows = charge
+    ? await db.$queryRaw<{ record: string }[]>`
+        WITH hit AS (
+          SELECT i.person_id FROM unnest(${kinds}::text[], ${values}::text[]) WITH ORDINALITY AS k(kind, value, n)
+          JOIN identities i ON i.kind = k.kind AND i.value = k.value
+          ORDER BY k.n LIMIT 1
+        ), billed AS (
+          INSERT INTO usage_ledger (account_id, day, lease_id)
+          SELECT ${charge.accountId}::uuid, ${charge.day}::date, ${charge.leaseId}::uuid FROM hit
+        )
+        SELECT p.record::text AS record FROM hit JOIN persons p ON p.id = hit.person_id`
+    : await db.$queryRaw<{ record: string }[]>`
+        SELECT p.record::text AS record
+        FROM unnest(${kinds}::text[], ${values}::text[]) WITH ORDINALITY AS k(kind, value, n)
+        JOIN identities i ON i.kind = k.kind AND i.value = k.value
+        JOIN persons p ON p.id = i.person_id
+        ORDER BY k.n LIMIT 1`;
+  return rows[0]?.record ?? null;
+}
+
+export interface StoredVisitor {
+  /** The §2.1 details text; null for persons imported before details were stored. */
+  details: string | null;
+  /** The record text, only when details is null (to derive them). */
+  record: string | null;
+  pageViews: unknown;
 }
 
 /** `accountId` must be a UUID (the internal routes check it). */
-export async function findVisitor(db: Db, accountId: string, visitorId: string): Promise<{ record: unknown; pageViews: unknown } | null> {
-  const [row] = await db.$queryRaw<{ record: unknown; pageViews: unknown }[]>`
-    SELECT p.record, v.page_views AS "pageViews" FROM visitors v JOIN persons p ON p.id = v.person_id
+export async function findVisitor(db: Db, accountId: string, visitorId: string): Promise<StoredVisitor | null> {
+  const [row] = await db.$queryRaw<StoredVisitor[]>`
+    SELECT p.details::text AS details, CASE WHEN p.details IS NULL THEN p.record::text END AS record, v.page_views AS "pageViews"
+    FROM visitors v JOIN persons p ON p.id = v.person_id
     WHERE v.account_id = ${accountId}::uuid AND v.id = ${visitorId}`;
   return row ?? null;
 }
