@@ -41,7 +41,8 @@ export function personRow(text: string, defaultPhoneRegion: string): { ok: true;
     ok: true,
     row: {
       id: result.personId,
-      record: JSON.stringify(result.record),
+      // A line already in the served form is stored as written: no second serialisation.
+      record: result.asGiven ? text.trim() : JSON.stringify(result.record),
       details: JSON.stringify(toVisitorDetails(result.record)),
       identities: identitiesOf(result.record, defaultPhoneRegion),
     },

@@ -157,6 +157,52 @@ export function conformToShape(value: unknown, shape: FieldShape): unknown {
   }
 }
 
+const fieldNames = new WeakMap<ObjectShape, string[]>();
+function namesOf(shape: ObjectShape): string[] {
+  let names = fieldNames.get(shape);
+  if (!names) fieldNames.set(shape, (names = Object.keys(shape.fields)));
+  return names;
+}
+
+/**
+ * True when conformToShape would return the value unchanged: every field present in the shape's
+ * order and nothing else, every value of its type and stated format. A walk that allocates nothing,
+ * so an import can keep a record that is already in the served form as it came.
+ */
+export function conforms(value: unknown, shape: FieldShape): boolean {
+  switch (shape.kind) {
+    case 'string':
+      if (value === null) return true;
+      if (typeof value !== 'string') return false;
+      if (!shape.format) return true;
+      return shape.format === 'uri' ? absoluteHttpUrl(value) === value : FORMAT_TESTS[shape.format](value);
+    case 'integer':
+      return value === null || Number.isSafeInteger(value);
+    case 'boolean':
+      return value === null || typeof value === 'boolean';
+    case 'null-in-shape':
+      return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+    case 'string-array':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    case 'array':
+      return Array.isArray(value) && isJsonValue(value);
+    case 'object-array':
+      return Array.isArray(value) && value.every((item) => isPlainObject(item) && conforms(item, shape.element));
+    case 'string-map':
+      return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
+    case 'object': {
+      if (!isPlainObject(value)) return false;
+      const names = namesOf(shape);
+      let i = 0;
+      for (const key in value) {
+        if (key !== names[i] || !conforms(value[key], shape.fields[key]!)) return false;
+        i += 1;
+      }
+      return i === names.length;
+    }
+  }
+}
+
 const FORMAT_TESTS: Record<StringFormat, (s: string) => boolean> = {
   'object-id': (s) => /^[a-fA-F0-9]{24}$/.test(s),
   // The same address rule as normalizeEmail and POST /events (zod's).
