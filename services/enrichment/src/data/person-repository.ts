@@ -22,10 +22,32 @@ export interface Charge {
 
 /** The record text of the person behind the first matching key; with a charge, billed when found. */
 export async function findRecord(db: Db, keys: IdentityKey[], charge?: Charge): Promise<string | null> {
+  const rows = keys.length === 1 ? await byOneKey(db, keys[0]!, charge) : await byKeys(db, keys, charge);
+  return rows[0]?.record ?? null;
+}
+
+// One key (the usual lookup): plain equality on the identity's primary key, the cheapest plan.
+function byOneKey(db: Db, { kind, value }: IdentityKey, charge?: Charge) {
+  return charge
+    ? db.$queryRaw<{ record: string }[]>`
+        WITH hit AS (
+          SELECT person_id FROM identities WHERE kind = ${kind} AND value = ${value}
+        ), billed AS (
+          INSERT INTO usage_ledger (account_id, day, lease_id)
+          SELECT ${charge.accountId}::uuid, ${charge.day}::date, ${charge.leaseId}::uuid FROM hit
+        )
+        SELECT p.record::text AS record FROM hit JOIN persons p ON p.id = hit.person_id`
+    : db.$queryRaw<{ record: string }[]>`
+        SELECT p.record::text AS record FROM identities i JOIN persons p ON p.id = i.person_id
+        WHERE i.kind = ${kind} AND i.value = ${value}`;
+}
+
+// Email and phone: the first key in the order given that matches wins.
+function byKeys(db: Db, keys: IdentityKey[], charge?: Charge) {
   const kinds = keys.map((k) => k.kind);
   const values = keys.map((k) => k.value);
-  const rows = charge
-    ? await db.$queryRaw<{ record: string }[]>`
+  return charge
+    ? db.$queryRaw<{ record: string }[]>`
         WITH hit AS (
           SELECT i.person_id FROM unnest(${kinds}::text[], ${values}::text[]) WITH ORDINALITY AS k(kind, value, n)
           JOIN identities i ON i.kind = k.kind AND i.value = k.value
@@ -35,13 +57,12 @@ export async function findRecord(db: Db, keys: IdentityKey[], charge?: Charge): 
           SELECT ${charge.accountId}::uuid, ${charge.day}::date, ${charge.leaseId}::uuid FROM hit
         )
         SELECT p.record::text AS record FROM hit JOIN persons p ON p.id = hit.person_id`
-    : await db.$queryRaw<{ record: string }[]>`
+    : db.$queryRaw<{ record: string }[]>`
         SELECT p.record::text AS record
         FROM unnest(${kinds}::text[], ${values}::text[]) WITH ORDINALITY AS k(kind, value, n)
         JOIN identities i ON i.kind = k.kind AND i.value = k.value
         JOIN persons p ON p.id = i.person_id
         ORDER BY k.n LIMIT 1`;
-  return rows[0]?.record ?? null;
 }
 
 export interface StoredVisitor {
