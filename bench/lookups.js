@@ -22,7 +22,7 @@ const description = 'import persons/s vs raw COPY; details/enrichment lookups vs
 
 const BENCH_DB = suite.benchDatabaseName('lookups');
 const TARGETS = { maxCpuMsPerEnrichment: 2, maxP99Ms: 50, atRatePerSec: 500, maxPrismaOverPg: 1.3, minImportPerSec: 10_000, minImportOverRawCopy: 0.3 };
-// Past this many persons the run measures growth: lookups at this size, then at --persons.
+// Past this many persons (--growth-at) the run measures growth: lookups at this size, then at --persons.
 const GROWTH_CHECKPOINT = 100_000;
 const SIZED_TABLES = ['persons', 'identities', 'visitors', 'usage_ledger'];
 const SCOPES = ['visitors:read', 'enrichment:read'];
@@ -41,6 +41,7 @@ const NUMERIC = {
   'db-duration': [10, 1, 120],
   'db-queries': [50_000, 100, 1_000_000],
   'probe-rate': [200, 10, 2000],
+  'growth-at': [GROWTH_CHECKPOINT, 1000, 1_000_000],
   'probe-duration': [10, 1, 120],
 };
 
@@ -87,6 +88,7 @@ Options:
   --connections <n>     autocannon connections (default 50)
   --paced-rates <list>  requests per second of the paced runs, comma-separated, the target's first (default ${DEFAULT_PACED_RATES})
   --paced-duration <s>  seconds of the paced phase (default 10)
+  --growth-at <n>       the first growth checkpoint (default ${GROWTH_CHECKPOINT})
   --probe-rate <n>      requests per second of the growth probes (default 200)
   --probe-duration <s>  seconds of each growth probe (default 10)
   --db-concurrency <n>  queries in flight in the db phase (default 32)
@@ -278,7 +280,8 @@ async function run(argv) {
       const { ids, report, ...summary } = run;
       return { ids, summary: { ...summary, imported: report.imported, skipped: report.skipped, rawCopy: raw, overRawCopy: round(summary.personsPerSec / raw.personsPerSec, 2) } };
     };
-    const growth = opts.persons > GROWTH_CHECKPOINT;
+    const growthAt = opts['growth-at'];
+    const growth = opts.persons > growthAt;
     const imports = [];
     const checkpoints = [];
     // A sample over the first `size` persons, with visitors of the bench account (imported as needed).
@@ -299,7 +302,9 @@ async function run(argv) {
       );
       if (report.imported !== fresh.length) throw new Error(`visitors: ${report.imported} of ${fresh.length} imported (first error: ${JSON.stringify(report.errors[0])})`);
       fresh.forEach((s) => visitorsDone.add(s.index));
-      result.visitorImport = { imported: report.imported, perSec: Math.round(report.imported / ((performance.now() - t0) / 1000)) };
+      const before = result.visitorImport ?? { imported: 0, sec: 0 };
+      const sec = before.sec + (performance.now() - t0) / 1000;
+      result.visitorImport = { imported: before.imported + report.imported, sec, perSec: Math.round((before.imported + report.imported) / sec) };
       return picked;
     };
     const checkpoint = async (size) => {
@@ -335,7 +340,7 @@ async function run(argv) {
       // A dedicated database: whatever else is there is from earlier runs.
       await sql.query('TRUNCATE persons CASCADE');
       await sql.query('TRUNCATE usage_ledger');
-      const steps = growth ? [[0, GROWTH_CHECKPOINT], [GROWTH_CHECKPOINT, opts.persons]] : [[0, opts.persons]];
+      const steps = growth ? [[0, growthAt], [growthAt, opts.persons]] : [[0, opts.persons]];
       for (const [from, to] of steps) {
         const { summary } = await measuredImport({ seed: opts.seed, from, count: to - from, what: `persons ${from}–${to}` });
         imports.push({ ...summary, kind: `dataset: persons ${from}–${to} of seed ${opts.seed} into a table of ${from}` });
