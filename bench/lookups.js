@@ -273,7 +273,7 @@ async function run(argv) {
       // The importer's Postgres backend opens with its first chunk and closes with the import, so no
       // meter sees it whole: the import's Postgres CPU is not attributed (machine busy % shows the total).
       const importMeter = () => startCpuMeter({ importer: process.pid });
-      const run = await timedCopyImport({ enrichment, databaseUrl, seed, from, count, onProgress: showImport(what), startMeter: importMeter });
+      const run = await timedCopyImport({ enrichment, databaseUrl, seed, from, count, onProgress: showImport(what), onWriting: (m) => progress(`${what}: ${m}`), startMeter: importMeter });
       if (run.report.skipped) problems.push(`import: ${run.report.skipped} records skipped (first: ${JSON.stringify(run.report.errors[0])})`);
       progress(`${what}: raw COPY of the same ${run.ids.length} persons`);
       const raw = await rawCopy({ pg, copy: copyStreams, databaseUrl, ids: run.ids });

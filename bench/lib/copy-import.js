@@ -17,11 +17,12 @@ const { performance } = require('node:perf_hooks');
  * that file as `glimpse import persons` does (a read stream split into lines), timed: the rate is a
  * file import's, without the demo generator's own cost. `startMeter()` (optional) as in load.js.
  */
-async function timedCopyImport({ enrichment, databaseUrl, seed, from = 0, count, onProgress, startMeter }) {
+async function timedCopyImport({ enrichment, databaseUrl, seed, from = 0, count, onProgress, onWriting = () => {}, startMeter }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glimpse-import-'));
   const file = path.join(dir, 'persons.ndjson');
   const ids = [];
   try {
+    onWriting(`writing ${count} persons to ${file} (untimed)`);
     await pipeline(
       Readable.from((function* lines() {
         for (let i = from; i < from + count; i += 1) {
