@@ -278,6 +278,7 @@ async function run(argv) {
       progress(`${what}: raw COPY of the same ${run.ids.length} persons`);
       const raw = await rawCopy({ pg, copy: copyStreams, databaseUrl, ids: run.ids });
       const { ids, report, ...summary } = run;
+      progress(`${what}: ${summary.personsPerSec} persons/s; raw COPY ${raw.personsPerSec} persons/s of ${raw.persons}`);
       return { ids, summary: { ...summary, imported: report.imported, skipped: report.skipped, rawCopy: raw, overRawCopy: round(summary.personsPerSec / raw.personsPerSec, 2) } };
     };
     const growthAt = opts['growth-at'];
@@ -323,6 +324,8 @@ async function run(argv) {
         startMeter: () => startCpuMeter(processes({ gateway: children.gateway.pid, enrichment: children.enrichment.pid })),
       });
       checkpoints.push({ persons: size, sizes, probe });
+      progress(`at ${size} persons: enrichment p50/p99 ${round(probe.enrich.latencyMs.p50)}/${round(probe.enrich.latencyMs.p99)} ms, details ${round(probe.details.latencyMs.p50)}/${round(probe.details.latencyMs.p99)} ms; ` +
+        `persons ${mib(sizes.persons.heap + sizes.persons.toast)} + indexes ${mib(sizes.persons.indexes)}, identities ${mib(sizes.identities.total)}`);
     };
 
     await db.$queryRaw`SELECT 1`;
