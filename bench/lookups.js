@@ -493,14 +493,8 @@ async function run(argv) {
     next = byId();
     dbRuns.pgById = await dbRun(async () => (await pool.query('SELECT id, record FROM persons WHERE id = $1', [next()])).rows[0]);
     // The statement findRecord (services/enrichment/src/data/person-repository.ts) sends for a billed
-    // lookup by one key, word for word, through Prisma's raw query and through pg; both bill the bench account.
-    const ENRICH_SQL = `WITH hit AS (
-          SELECT person_id FROM identities WHERE kind = $1 AND value = $2
-        ), billed AS (
-          INSERT INTO usage_ledger (account_id, day, lease_id)
-          SELECT $3::uuid, $4::date, $5::uuid FROM hit
-        )
-        SELECT p.record::text AS record FROM hit JOIN persons p ON p.id = hit.person_id`;
+    // lookup by one key, the very text, through Prisma as the service sends it and through pg; both bill the bench account.
+    const ENRICH_SQL = enrichment.LOOKUP_STATEMENTS.BY_KEY_BILLED;
     next = byEmail();
     dbRuns.prismaEnrich = await dbRun(async () => (await prisma.$queryRawUnsafe(ENRICH_SQL, 'email', next(), account.id, today(), null))[0]);
     next = byEmail();

@@ -14,4 +14,5 @@ export type { ImportReport, ImportOptions } from './domain/import-data.js';
 export { setCreditLimit, creditLimitOf } from './data/credit-repository.js';
 export { usageTotals, usageBetween, rollUpUsage } from './data/usage-repository.js';
 export { personRow } from './domain/import-persons.js';
+export { LOOKUP_STATEMENTS } from './data/person-repository.js';
 export { INTERNAL_HEADERS } from './http/internal-routes.js';
