@@ -18,9 +18,9 @@ async function* lines(count, line) {
 }
 
 /** Persons are shared by all accounts; the visitors belong to the demo account. */
-async function seedDataset(db, accountId) {
+async function seedDataset(db, databaseUrl, accountId) {
   const persons = Array.from({ length: DEMO_PERSONS }, (_, i) => generatePerson(i, DEMO_SEED));
-  await importPersons(lines(DEMO_PERSONS, (i) => persons[i]), { db, defaultPhoneRegion: 'US' });
+  await importPersons(lines(DEMO_PERSONS, (i) => persons[i]), { databaseUrl, defaultPhoneRegion: 'US' });
   await importVisitors(lines(DEMO_PERSONS, (i) => ({ visitorId: demoVisitorId(accountId, i), email: persons[i].traits.work_email, page_views: 3 + (i % 11) })), accountId, { db, defaultPhoneRegion: 'US' });
   return { visitorId: demoVisitorId(accountId, 0), email: persons[1].traits.work_email, phone: persons[2].traits.mobile_phone };
 }
@@ -46,7 +46,7 @@ async function seedDemo({ databaseUrl, gatewayUrl }) {
     const accountId = existing ? existing.id : (await createAccount(db, DEMO_ACCOUNT)).id;
     const token = await createEventToken(db, accountId);
     const apiKey = await createApiKey(db, accountId, [...SCOPES]);
-    const sample = await seedDataset(db, accountId);
+    const sample = await seedDataset(db, databaseUrl, accountId);
     const have = new Set((await listPlaybooks(db, accountId)).map((p) => p.name));
     const missing = PLAYBOOKS.filter((p) => !have.has(p.name));
     const names = [...new Set(missing.flatMap((p) => p.triggers))];

@@ -23,7 +23,8 @@ function sendOne({ url, method, headers, body, agent, timeoutMs }) {
 
 /**
  * Sends `count` requests at `ratePerSec`, evenly spaced, over a keep-alive pool of up to
- * `maxSockets`. `nextBody()` returns { body, meta }. Resolves one record per request:
+ * `maxSockets`. `nextBody()` returns { body, meta } and optionally `path` (this request's path on
+ * `url`'s origin). Resolves one record per request:
  * { meta, sentAt, doneAt, latencyMs, status, error }, latency from the send to the last byte.
  */
 async function openLoop({ url, method = 'POST', headers = {}, count, ratePerSec, nextBody, maxSockets = 256, timeoutMs = 10_000 }) {
@@ -36,8 +37,9 @@ async function openLoop({ url, method = 'POST', headers = {}, count, ratePerSec,
     for (let i = 0; i < count; i += 1) {
       const wait = started + i * intervalMs - performance.now();
       if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-      const { body, meta } = nextBody();
-      pending.push(sendOne({ url, method, headers, body, agent, timeoutMs }).then((r) => ({ meta, ...r })));
+      const { body, meta, path } = nextBody();
+      const target = path ? new URL(path, url).toString() : url;
+      pending.push(sendOne({ url: target, method, headers, body, agent, timeoutMs }).then((r) => ({ meta, ...r })));
     }
     return await Promise.all(pending);
   } finally {

@@ -1,9 +1,13 @@
-// Starts the enrichment service: Prisma on Postgres behind an internal HTTP API.
+// Starts the enrichment service: Prisma on Postgres behind an internal HTTP API. It starts and
+// stays up while Postgres is down (unready, lookups 503) and is ready again when it returns.
 import { createDb } from '@glimpse/db';
 import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig, type EnrichmentConfig } from './config.js';
+import { CreditKeeper } from './domain/credits.js';
+import { creditLimitOf, endLeases, leaseCredits } from './data/credit-repository.js';
+import { rollUpUsage } from './data/usage-repository.js';
 
 export interface RunningEnrichmentService {
   url: string;
@@ -11,20 +15,49 @@ export interface RunningEnrichmentService {
   stop(): Promise<void>;
 }
 
+// A lease lives this long in the database and is spent from for two thirds of it.
+const LEASE_TTL_MS = 30_000;
+const LEASE_MAX_GRANT = 1000;
+const ROLLUP_EVERY_MS = 5_000;
+
 export async function startEnrichmentService(
   config: EnrichmentConfig = loadConfig(),
   logger: Logger = createLogger({ service: 'enrichment', level: config.LOG_LEVEL }),
 ): Promise<RunningEnrichmentService> {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: 10 });
-  const base = createBaseApp({ logger, checks: { postgres: async () => { await db.$queryRaw`SELECT 1`; } } });
-  base.app.use(internalRouter({ db, defaultPhoneRegion: config.DEFAULT_PHONE_REGION, internalToken: config.INTERNAL_TOKEN }));
+  const credits = new CreditKeeper({
+    store: {
+      limitOf: (accountId) => creditLimitOf(db, accountId),
+      lease: (accountId) => leaseCredits(db, accountId, { ttlMs: LEASE_TTL_MS, maxGrant: LEASE_MAX_GRANT }),
+      end: (leaseIds) => endLeases(db, leaseIds),
+    },
+    useForMs: (LEASE_TTL_MS * 2) / 3,
+  });
+  const base = createBaseApp({
+    logger,
+    checks: {
+      postgres: async () => {
+        await db.$queryRaw`SELECT 1`;
+      },
+    },
+  });
+  base.app.use(internalRouter({ db, credits, defaultPhoneRegion: config.DEFAULT_PHONE_REGION, internalToken: config.INTERNAL_TOKEN }));
   const server = createHttpServer({ app: base.finish(), port: config.ENRICHMENT_PORT, host: config.HOST });
   const address = await server.start();
+  // Usage is counted in the ledger; rolling it up keeps reads short. A failure (Postgres away) waits for the next round.
+  let rolling: Promise<unknown> = Promise.resolve();
+  const rollup = setInterval(() => {
+    rolling = rollUpUsage(db).catch((err: unknown) => logger.warn({ err }, 'usage roll-up failed; retried in the next round'));
+  }, ROLLUP_EVERY_MS);
+  rollup.unref();
   logger.info({ port: address.port }, 'enrichment service listening');
   return {
     ...address,
     async stop() {
+      clearInterval(rollup);
       await server.stop();
+      await rolling;
+      await credits.release().catch((err: unknown) => logger.warn({ err }, 'credit leases not released; they expire by themselves'));
       await db.$disconnect();
       logger.info('enrichment service stopped');
     },

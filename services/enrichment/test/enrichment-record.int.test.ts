@@ -240,7 +240,7 @@ describe('the visitor details record (spec §2.1)', () => {
     expect(Object.keys(res.body)).toEqual([...SEVEN, 'page_views', 'last_seen_at']);
   });
 
-  it('when the visitor is a sparse person, then the seven fields are all present, null where the record has nothing', async () => {
+  it('when the visitor is a sparse person, then the fields the record lacks are left out, never null (§2.1: strings, none required)', async () => {
     const email = `sparse.${uniqueTag()}@example.com`;
     await imported({ profile: { id: randomObjectId(), email } });
     const visitorId = randomObjectId();
@@ -249,6 +249,29 @@ describe('the visitor details record (spec §2.1)', () => {
     const res = await details(url, key, visitorId);
 
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ firstName: null, lastName: null, name: null, email, company: null, company_role: null, pronet_url: null });
+    expect(res.body).toEqual({ email });
+  });
+
+  it('when the record holds a scheme-less profile URL and an invalid work email, then pronet_url is an absolute https URI and email the next valid address', async () => {
+    const base = generatePerson(8, seed);
+    const handle = `in/${uniqueTag()}`;
+    const person: EnrichedRecord = {
+      ...base,
+      traits: { ...base.traits, work_email: 'not an email' },
+      social: { ...base.social, pronet: { ...base.social.pronet, url: `pronet.example/${handle}` } },
+    };
+    await imported(person);
+    const visitorId = randomObjectId();
+    await importVisitorRows(accountId, [{ visitorId, email: person.profile.email }]);
+
+    const res = await details(url, key, visitorId);
+
+    expect(res.status).toBe(200);
+    expect(res.body.pronet_url).toBe(`https://pronet.example/${handle}`);
+    expect(res.body.email).toBe(person.profile.email);
+    // The enrichment record serves both as stored: §2.3 states no format for them.
+    const record = await enrich(url, key, { email: person.profile.email });
+    expect(record.body.social.pronet.url).toBe(`pronet.example/${handle}`);
+    expect(record.body.traits.work_email).toBe('not an email');
   });
 });

@@ -5,6 +5,8 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { importPersons, importVisitors, type ImportReport } from '@glimpse/enrichment';
 import { run } from '../../../tools/cli/src/main';
 import { request, testDb, type HttpResult } from '../../../test/support/stack';
+import { testDatabaseUrl } from '../../../test/config';
+import { expectConformsToInterface } from '../../../test/support/openapi';
 
 export const randomSeed = (): number => randomInt(1, 2 ** 31 - 1);
 export const randomObjectId = (): string => randomBytes(12).toString('hex');
@@ -15,7 +17,7 @@ async function* linesOf(values: unknown[]): AsyncIterable<string> {
 }
 
 export function importPersonRecords(records: unknown[]): Promise<ImportReport> {
-  return importPersons(linesOf(records), { db: testDb(), defaultPhoneRegion: 'US' });
+  return importPersons(linesOf(records), { databaseUrl: testDatabaseUrl(), defaultPhoneRegion: 'US' });
 }
 
 export function importVisitorRows(accountId: string, rows: unknown[]): Promise<ImportReport> {
@@ -24,16 +26,22 @@ export function importVisitorRows(accountId: string, rows: unknown[]): Promise<I
 
 const bearer = (key: string | undefined): Record<string, string> => (key === undefined ? {} : { authorization: `Bearer ${key}` });
 
-export function enrich(baseUrl: string, key: string | undefined, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
-  return request(`${baseUrl}/visitors/enrichment`, {
+/** Every answer of the lookups in these tests is also checked against the interface's OpenAPI description. */
+export async function enrich(baseUrl: string, key: string | undefined, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  const res = await request(`${baseUrl}/visitors/enrichment`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...bearer(key), ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
+  expectConformsToInterface('POST', '/visitors/enrichment', res);
+  return res;
 }
 
-export function details(baseUrl: string, key: string | undefined, visitorId: string, headers: Record<string, string> = {}): Promise<HttpResult> {
-  return request(`${baseUrl}/visitors/${visitorId}/details`, { headers: { ...bearer(key), ...headers } });
+export async function details(baseUrl: string, key: string | undefined, visitorId: string, headers: Record<string, string> = {}): Promise<HttpResult> {
+  const path = `/visitors/${visitorId}/details`;
+  const res = await request(`${baseUrl}${path}`, { headers: { ...bearer(key), ...headers } });
+  expectConformsToInterface('GET', path, res);
+  return res;
 }
 
 export interface CliResult {

@@ -3,7 +3,7 @@
 // isolation, enrichment input, size and media type, credits; and failures are never billed.
 import { randomInt } from 'node:crypto';
 import { generateCredential, revokeCredential } from '@glimpse/auth';
-import { generatePerson, setCreditLimit, usageTotals } from '@glimpse/enrichment';
+import { creditLimitOf, generatePerson, setCreditLimit, usageTotals } from '@glimpse/enrichment';
 import { closeTestDb, createTestAccount, createTestApiKey, startLookupStack, testDb, type HttpResult } from '../../../test/support/stack';
 import { cli, details, enrich, expectErrorBody, importPersonRecords, importVisitorRows, randomObjectId, randomSeed } from './lookup-test-helpers';
 
@@ -32,9 +32,9 @@ async function accountWithKey(scopes: Parameters<typeof createTestApiKey>[1] = [
   return { ...account, key, keyId: id };
 }
 
+/** Usage and the credit limit: credits used are the enriched records billed. */
 async function billing(accountId: string) {
-  const { creditsUsed } = await testDb().account.findUniqueOrThrow({ where: { id: accountId }, select: { creditsUsed: true } });
-  return { ...(await usageTotals(testDb(), accountId)), creditsUsed };
+  return { ...(await usageTotals(testDb(), accountId)), creditLimit: await creditLimitOf(testDb(), accountId) };
 }
 
 beforeAll(async () => {
@@ -238,7 +238,7 @@ describe('billing of failures', () => {
     await setCreditLimit(testDb(), account.accountId, 1);
     expect((await enrich(url, account.key, { email: workEmail })).status).toBe(200);
     const before = await billing(account.accountId);
-    expect(before).toEqual({ identityMatches: 1, enrichedRecords: 1, creditsUsed: 1 });
+    expect(before).toEqual({ identityMatches: 1, enrichedRecords: 1, creditLimit: 1 });
 
     const failures: [number, Promise<HttpResult>][] = [
       [404, enrich(url, account.key, { email: `nobody.${randomSeed()}@nowhere.example` })],

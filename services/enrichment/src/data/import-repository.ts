@@ -1,39 +1,9 @@
-// Bulk writes for imports: a batch of persons (record + identities, replacing what a re-imported
-// person had) or visitors in one transaction, with set-based SQL so 100 000 rows take seconds.
+// Bulk writes for visitor imports: a batch in one set-based statement.
 import type { Db } from '@glimpse/db';
-
-export interface PersonRow {
-  id: string;
-  record: unknown;
-  identities: { kind: string; value: string }[];
-}
 
 /** Later rows win over earlier ones with the same key, as a re-import replaces. */
 function lastWins<T>(rows: T[], key: (row: T) => string): T[] {
   return [...new Map(rows.map((r) => [key(r), r])).values()];
-}
-
-export async function upsertPersons(db: Db, batch: PersonRow[]): Promise<void> {
-  const persons = lastWins(batch, (p) => p.id);
-  const identities = lastWins(
-    persons.flatMap((p) => p.identities.map((i) => ({ ...i, personId: p.id }))),
-    (i) => `${i.kind}:${i.value}`,
-  );
-  const ids = persons.map((p) => p.id);
-  // The records go as one JSON array, not as a text[] of JSON strings: an array literal escapes
-  // every quote of every record on both sides, which made this insert take twice as long.
-  const records = JSON.stringify(persons.map((p) => ({ id: p.id, record: p.record })));
-  await db.$transaction([
-    db.$executeRaw`
-      INSERT INTO persons (id, record, updated_at)
-      SELECT e->>'id', e->'record', now() FROM jsonb_array_elements(${records}::jsonb) AS e
-      ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record, updated_at = now()`,
-    db.$executeRaw`DELETE FROM identities WHERE person_id = ANY(${ids}::text[])`,
-    db.$executeRaw`
-      INSERT INTO identities (kind, value, person_id)
-      SELECT * FROM unnest(${identities.map((i) => i.kind)}::text[], ${identities.map((i) => i.value)}::text[], ${identities.map((i) => i.personId)}::text[])
-      ON CONFLICT (kind, value) DO UPDATE SET person_id = EXCLUDED.person_id`,
-  ]);
 }
 
 export interface VisitorRow {

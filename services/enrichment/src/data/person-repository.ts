@@ -1,4 +1,5 @@
-// Reads persons through their identities, and visitors of an account, as plain objects.
+// Reads persons through their identities, and visitors of an account, as the texts they are
+// served as (json columns read ::text: no parse here, no re-serialisation in the service).
 import type { Db } from '@glimpse/db';
 
 export interface IdentityKey {
@@ -6,29 +7,72 @@ export interface IdentityKey {
   value: string;
 }
 
-export interface StoredPerson {
-  id: string;
-  record: unknown;
+/** What a billed lookup appends to the usage ledger. */
+export interface Charge {
+  accountId: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  /** The credit lease spent, for an account with a credit limit. */
+  leaseId: string | null;
 }
 
-// Both reads are joins in SQL: Prisma's relation select reads the identity (or visitor) and then
-// the person in a second round trip, and these two reads are every lookup's hot path.
+// Every lookup's hot path is one statement, one round trip: the identity (the first key that
+// matches, in the order given), the person's record, and, when charged, the usage ledger row,
+// appended in the same statement so a match and its bill cannot part. The statements are constant
+// texts with bound parameters, sent with $queryRawUnsafe: Prisma's tagged-template path costs
+// about 0.09 ms of CPU more per query (measured), and nothing of the input is ever in the text.
 
-/** The person behind the first identity that matches, in the order given. */
-export async function findPersonByIdentities(db: Db, keys: IdentityKey[]): Promise<StoredPerson | null> {
-  for (const key of keys) {
-    const [row] = await db.$queryRaw<StoredPerson[]>`
-      SELECT p.id, p.record FROM identities i JOIN persons p ON p.id = i.person_id
-      WHERE i.kind = ${key.kind} AND i.value = ${key.value}`;
-    if (row) return row;
-  }
-  return null;
+// One key (the usual lookup): plain equality on the identity's primary key, the cheapest plan.
+const BY_KEY = `SELECT p.record::text AS record FROM identities i JOIN persons p ON p.id = i.person_id
+  WHERE i.kind = $1 AND i.value = $2`;
+const BY_KEY_BILLED = `WITH hit AS (
+    SELECT person_id FROM identities WHERE kind = $1 AND value = $2
+  ), billed AS (
+    INSERT INTO usage_ledger (account_id, day, lease_id) SELECT $3::uuid, $4::date, $5::uuid FROM hit
+  )
+  SELECT p.record::text AS record FROM hit JOIN persons p ON p.id = hit.person_id`;
+// Email and phone: the first key in the order given that matches wins.
+const BY_KEYS = `SELECT p.record::text AS record
+  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(kind, value, n)
+  JOIN identities i ON i.kind = k.kind AND i.value = k.value
+  JOIN persons p ON p.id = i.person_id
+  ORDER BY k.n LIMIT 1`;
+const BY_KEYS_BILLED = `WITH hit AS (
+    SELECT i.person_id FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(kind, value, n)
+    JOIN identities i ON i.kind = k.kind AND i.value = k.value
+    ORDER BY k.n LIMIT 1
+  ), billed AS (
+    INSERT INTO usage_ledger (account_id, day, lease_id) SELECT $3::uuid, $4::date, $5::uuid FROM hit
+  )
+  SELECT p.record::text AS record FROM hit JOIN persons p ON p.id = hit.person_id`;
+
+/** The texts of the statements above, for the benchmark to send the very same ones through pg. */
+export const LOOKUP_STATEMENTS = { BY_KEY, BY_KEY_BILLED, BY_KEYS, BY_KEYS_BILLED } as const;
+
+/** The record text of the person behind the first matching key; with a charge, billed when found. */
+export async function findRecord(db: Db, keys: IdentityKey[], charge?: Charge): Promise<string | null> {
+  const one = keys.length === 1;
+  const [kind, value] = one ? [keys[0]!.kind, keys[0]!.value] : [keys.map((k) => k.kind), keys.map((k) => k.value)];
+  const rows = charge
+    ? await db.$queryRawUnsafe<{ record: string }[]>(one ? BY_KEY_BILLED : BY_KEYS_BILLED, kind, value, charge.accountId, charge.day, charge.leaseId)
+    : await db.$queryRawUnsafe<{ record: string }[]>(one ? BY_KEY : BY_KEYS, kind, value);
+  return rows[0]?.record ?? null;
 }
+
+export interface StoredVisitor {
+  /** The §2.1 details text; null for persons imported before details were stored. */
+  details: string | null;
+  /** The record text, only when details is null (to derive them). */
+  record: string | null;
+  pageViews: unknown;
+}
+
+const VISITOR = `SELECT p.details::text AS details, CASE WHEN p.details IS NULL THEN p.record::text END AS record, v.page_views AS "pageViews"
+  FROM visitors v JOIN persons p ON p.id = v.person_id
+  WHERE v.account_id = $1::uuid AND v.id = $2`;
 
 /** `accountId` must be a UUID (the internal routes check it). */
-export async function findVisitor(db: Db, accountId: string, visitorId: string): Promise<{ record: unknown; pageViews: unknown } | null> {
-  const [row] = await db.$queryRaw<{ record: unknown; pageViews: unknown }[]>`
-    SELECT p.record, v.page_views AS "pageViews" FROM visitors v JOIN persons p ON p.id = v.person_id
-    WHERE v.account_id = ${accountId}::uuid AND v.id = ${visitorId}`;
+export async function findVisitor(db: Db, accountId: string, visitorId: string): Promise<StoredVisitor | null> {
+  const [row] = await db.$queryRawUnsafe<StoredVisitor[]>(VISITOR, accountId, visitorId);
   return row ?? null;
 }

@@ -1,25 +1,23 @@
 // Imports NDJSON streams line by line (so a file larger than memory imports): each bad line is
-// reported with its number and skipped, the rest written in batches.
+// reported with its number and skipped, the rest written in batches. Persons go through COPY
+// (import-persons.ts); visitors, a few per person at most, through batched statements.
 import type { Db } from '@glimpse/db';
-import { upsertPersons, upsertVisitors, type PersonRow, type VisitorRow } from '../data/import-repository.js';
-import { validateImportRecord } from './enriched-record.js';
-import { identitiesOf, normalizeEmail } from './identifiers.js';
+import { upsertVisitors, type VisitorRow } from '../data/import-repository.js';
+import { openCopyPersonWriter, statementPersonWriter } from '../data/person-import-repository.js';
+import { normalizeEmail } from './identifiers.js';
+import { importPersonLines } from './import-persons.js';
+import type { ImportReport, ImportRun } from './import-report.js';
 
-export interface ImportReport {
-  read: number;
-  imported: number;
-  skipped: number;
-  errors: { line: number; message: string }[];
-}
+export type { ImportReport } from './import-report.js';
 
-export interface ImportOptions {
-  db: Db;
+export interface ImportOptions extends ImportRun {
+  /** Persons are written through COPY on a connection of their own when this is given. */
+  databaseUrl?: string;
+  /** Visitors are written through it; persons too when no databaseUrl is given (no COPY then). */
+  db?: Db;
   defaultPhoneRegion: string;
+  /** Lines per batch (visitors) or persons per transaction (persons). */
   batchSize?: number;
-  /** Called after each batch with the running totals. */
-  onProgress?(report: ImportReport): void;
-  /** Errors kept in the report (all are counted); the rest are only counted. */
-  maxErrors?: number;
 }
 
 type Parsed<T> = { ok: true; row: T } | { ok: false; message: string };
@@ -77,24 +75,17 @@ async function importLines<T>(
 }
 
 export function importPersons(lines: AsyncIterable<string>, options: ImportOptions): Promise<ImportReport> {
-  return importLines<PersonRow>(
-    lines,
-    (value) => {
-      const result = validateImportRecord(value);
-      if (!result.ok) return { ok: false, message: result.error };
-      return { ok: true, row: { id: result.personId, record: result.record, identities: identitiesOf(result.record, options.defaultPhoneRegion) } };
-    },
-    async (batch) => {
-      await upsertPersons(options.db, batch.map((b) => b.row));
-      return [];
-    },
-    options,
-  );
+  const { databaseUrl, db, batchSize, ...rest } = options;
+  if (!databaseUrl && !db) return Promise.reject(new Error('importPersons needs a databaseUrl (COPY) or a db'));
+  const openWriter = async () => (databaseUrl ? openCopyPersonWriter(databaseUrl) : statementPersonWriter(db!));
+  return importPersonLines(lines, { ...rest, openWriter, ...(batchSize ? { chunkSize: batchSize } : {}) });
 }
 
 const OBJECT_ID = /^[a-fA-F0-9]{24}$/;
 
 export function importVisitors(lines: AsyncIterable<string>, accountId: string, options: ImportOptions): Promise<ImportReport> {
+  const { db } = options;
+  if (!db) throw new Error('importVisitors needs a db');
   return importLines<VisitorRow>(
     lines,
     (value) => {
@@ -106,7 +97,7 @@ export function importVisitors(lines: AsyncIterable<string>, accountId: string, 
       return { ok: true, row: { visitorId: visitorId.toLowerCase(), email: normalized, pageViews: Object.keys(pageViews).length > 0 ? pageViews : undefined } };
     },
     async (batch) => {
-      const unknown = await upsertVisitors(options.db, accountId, batch.map((b) => b.row));
+      const unknown = await upsertVisitors(db, accountId, batch.map((b) => b.row));
       return batch.filter((b) => unknown.has(b.row.email)).map((b) => ({ line: b.line, message: 'no imported person has this email' }));
     },
     options,

@@ -1,26 +1,31 @@
-// The two lookups (spec §4.1, §4.2) as use cases: validate, find, bill, answer.
+// The two lookups (spec §4.1, §4.2) as use cases: validate, find, bill, answer. Both answer JSON
+// text as stored at import (the served form): nothing is parsed and re-serialised per answer.
 import { z } from 'zod';
 import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
-import { findPersonByIdentities, findVisitor, type IdentityKey } from '../data/person-repository.js';
-import { chargeEnrichment } from '../data/billing-repository.js';
-import { normalizeRecord, type EnrichedRecord } from './enriched-record.js';
+import { findRecord, findVisitor, type IdentityKey } from '../data/person-repository.js';
+import type { CreditKeeper } from './credits.js';
+import { normalizeRecord } from './enriched-record.js';
 import { normalizeEmail, normalizePhone } from './identifiers.js';
-import { toVisitorDetails } from './visitor-details.js';
+import { servedDetails, toVisitorDetails } from './visitor-details.js';
 
 const OBJECT_ID = /^[a-fA-F0-9]{24}$/;
 
 export interface LookupDeps {
   db: Db;
+  credits: CreditKeeper;
   defaultPhoneRegion: string;
 }
 
-export async function visitorDetails({ db }: LookupDeps, accountId: string, visitorId: string) {
+/** The §2.1 details as JSON text. */
+export async function visitorDetails({ db }: Pick<LookupDeps, 'db'>, accountId: string, visitorId: string): Promise<string> {
   if (!OBJECT_ID.test(visitorId)) throw new AppError('invalid_request', 'visitorId must be 24 hexadecimal characters');
   const found = await findVisitor(db, accountId, visitorId.toLowerCase());
   // Another account's visitor is indistinguishable from an unknown one: 404, never 403.
   if (!found) throw new AppError('not_found', `no visitor ${visitorId}`);
-  return toVisitorDetails(normalizeRecord(found.record), found.pageViews);
+  // A person imported before details were stored: derived from the record (the slow way, once per answer).
+  const details = found.details ?? JSON.stringify(toVisitorDetails(normalizeRecord(JSON.parse(found.record!))));
+  return servedDetails(details, found.pageViews);
 }
 
 const enrichmentInput = z.strictObject(
@@ -51,12 +56,31 @@ export function enrichmentKeys(body: unknown, defaultPhoneRegion: string): Ident
   return keys;
 }
 
-export async function enrichPerson({ db, defaultPhoneRegion }: LookupDeps, accountId: string, body: unknown): Promise<EnrichedRecord> {
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** The §2.3 record as JSON text; a match is billed (one ledger row) in the statement that finds it. */
+export async function enrichPerson({ db, credits, defaultPhoneRegion }: LookupDeps, accountId: string, body: unknown): Promise<string> {
   const keys = enrichmentKeys(body, defaultPhoneRegion);
-  const person = await findPersonByIdentities(db, keys);
-  if (!person) throw new AppError('not_found', 'no person matches that email or phone (not billed)');
-  if (!(await chargeEnrichment(db, accountId))) {
+  const credit = await credits.take(accountId);
+  if (!credit) {
+    // Nobody to bill for is a 404 whatever the credits: look before saying 402.
+    if ((await findRecord(db, keys)) === null) throw notFound();
     throw new AppError('payment_required', 'this account has used all its enrichment credits');
   }
-  return normalizeRecord(person.record);
+  let record: string | null;
+  try {
+    record = await findRecord(db, keys, { accountId, day: today(), leaseId: credit.leaseId });
+  } catch (err) {
+    // Whether the row was written is unknown: the credit counts as spent, so a limit is never passed.
+    credit.spent();
+    throw err;
+  }
+  if (record === null) {
+    credit.refund();
+    throw notFound();
+  }
+  credit.spent();
+  return record;
 }
+
+const notFound = () => new AppError('not_found', 'no person matches that email or phone (not billed)');

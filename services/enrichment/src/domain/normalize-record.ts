@@ -1,7 +1,7 @@
 // Turns a stored or imported person into the exact §2.3 response shape, and checks an import line.
 import type { EnrichedRecord } from './enriched-record.js';
 import { ENRICHED_RECORD_SHAPE } from './enriched-record-shape.js';
-import { conformToShape, isPlainObject } from './shape.js';
+import { conformToShape, conforms, isPlainObject } from './shape.js';
 
 const OBJECT_ID = /^[a-fA-F0-9]{24}$/;
 
@@ -14,7 +14,8 @@ export function normalizeRecord(input: unknown): EnrichedRecord {
   return conformToShape(input, ENRICHED_RECORD_SHAPE) as EnrichedRecord;
 }
 
-export type ImportValidation = { ok: true; record: EnrichedRecord; personId: string } | { ok: false; error: string };
+/** `asGiven`: the input already was the normalized record (so its JSON text is the served form). */
+export type ImportValidation = { ok: true; record: EnrichedRecord; personId: string; asGiven: boolean } | { ok: false; error: string };
 
 function preview(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
@@ -36,6 +37,7 @@ export function validateImportRecord(input: unknown): ImportValidation {
     return { ok: false, error: `profile.id must be 24 hexadecimal characters, got ${preview(profile.id)}` };
   }
   const personId = profile.id.toLowerCase();
+  if (personId === profile.id && conforms(input, ENRICHED_RECORD_SHAPE)) return { ok: true, record: input as unknown as EnrichedRecord, personId, asGiven: true };
   const record = normalizeRecord({ ...input, profile: { ...profile, id: personId } });
-  return { ok: true, record, personId };
+  return { ok: true, record, personId, asGiven: false };
 }

@@ -1,4 +1,8 @@
-import { checkShape, conformToShape, f, findNullTypedFields } from './shape.js';
+import { generatePerson } from './demo-persons.js';
+import { ENRICHED_RECORD_SHAPE } from './enriched-record-shape.js';
+import type { EnrichedRecord } from './enriched-record.js';
+import { normalizeRecord } from './normalize-record.js';
+import { checkShape, conformToShape, conforms, f, findNullTypedFields } from './shape.js';
 
 const contact = f.object({
   name: f.string(),
@@ -105,5 +109,35 @@ describe('findNullTypedFields', () => {
   it('when typed fields are null, then their paths are listed, null-in-shape fields excepted', () => {
     const value = conformToShape({ name: 'Ann', born: 1990, active: true, emails: [{ address: 'a@b.co' }], home: { city: 'Oslo', geo: '1,2' } }, contact);
     expect(findNullTypedFields(value, contact)).toEqual(['emails[0].type']);
+  });
+});
+
+describe('conforms', () => {
+  const records = Array.from({ length: 20 }, (_, i) => generatePerson(i, 11));
+
+  it('when a record is already in the served form (a demo person, or any normalized record), then it conforms and normalizing it changes nothing', () => {
+    for (const record of [...records, normalizeRecord({}), normalizeRecord({ profile: { id: 'a'.repeat(24) }, traits: { birth_year: '1980' } })]) {
+      expect(conforms(record, ENRICHED_RECORD_SHAPE)).toBe(true);
+      expect(JSON.stringify(normalizeRecord(record))).toBe(JSON.stringify(record));
+    }
+  });
+
+  it('when a record differs from its normalized form in any way, then it does not conform', () => {
+    const [person] = records as [EnrichedRecord];
+    const { profile, ...rest } = person;
+    const variants: unknown[] = [
+      { ...rest, profile }, // members out of order
+      { ...person, extra: 1 }, // a field outside the spec
+      { ...person, device: {} }, // a missing field
+      { ...person, traits: { ...person.traits, birth_year: '1980' } }, // a coercible value
+      { ...person, traits: { ...person.traits, photo_url: 'images.example/p.jpg' } }, // a URL without scheme
+      { ...person, traits: { ...person.traits, birth_date: '1980-13-01' } }, // out of its format
+      { ...person, skills: 'sql' }, // a lone string for a list
+    ];
+    for (const variant of variants) {
+      expect(conforms(variant, ENRICHED_RECORD_SHAPE)).toBe(false);
+      // Key order counts: the served text is what is compared.
+      expect(JSON.stringify(normalizeRecord(variant))).not.toBe(JSON.stringify(variant));
+    }
   });
 });

@@ -1,6 +1,8 @@
 // A small declarative language for JSON record shapes, and the three walks over it: conform a
 // value to a shape (lossless coercions only), list the violations of a shape, list the typed
 // fields that are null. The enriched record (spec §2.3) is described in it.
+import { z } from 'zod';
+import { absoluteHttpUrl } from './urls.js';
 
 /** Formats the spec states for some strings; only `checkShape(..., { formats: true })` checks them. */
 export type StringFormat = 'object-id' | 'email' | 'date' | 'year-month' | 'timestamp' | 'uri' | 'geo';
@@ -113,12 +115,15 @@ function toJsonValue(value: unknown): JsonValue | undefined {
 /**
  * Returns the value in exactly the given shape: every field present, in the shape's order;
  * missing or unusable scalars become null, arrays [], objects their all-null form; fields the
- * shape does not name are dropped. Only lossless coercions are made ("2015" → 2015, 42 → "42").
+ * shape does not name are dropped. Only lossless coercions are made ("2015" → 2015, 42 → "42"),
+ * and a string out of its stated format is null (a scheme-less URL is read as https).
  */
 export function conformToShape(value: unknown, shape: FieldShape): unknown {
   switch (shape.kind) {
-    case 'string':
-      return toStringValue(value);
+    case 'string': {
+      const text = toStringValue(value);
+      return text === null || !shape.format ? text : conformFormat(text, shape.format);
+    }
     case 'integer':
       return toInteger(value);
     case 'boolean':
@@ -152,18 +157,75 @@ export function conformToShape(value: unknown, shape: FieldShape): unknown {
   }
 }
 
+const fieldNames = new WeakMap<ObjectShape, string[]>();
+function namesOf(shape: ObjectShape): string[] {
+  let names = fieldNames.get(shape);
+  if (!names) fieldNames.set(shape, (names = Object.keys(shape.fields)));
+  return names;
+}
+
+/**
+ * True when conformToShape would return the value unchanged: every field present in the shape's
+ * order and nothing else, every value of its type and stated format. A walk that allocates nothing,
+ * so an import can keep a record that is already in the served form as it came.
+ */
+export function conforms(value: unknown, shape: FieldShape): boolean {
+  switch (shape.kind) {
+    case 'string':
+      if (value === null) return true;
+      if (typeof value !== 'string') return false;
+      if (!shape.format) return true;
+      return shape.format === 'uri' ? absoluteHttpUrl(value) === value : FORMAT_TESTS[shape.format](value);
+    case 'integer':
+      return value === null || Number.isSafeInteger(value);
+    case 'boolean':
+      return value === null || typeof value === 'boolean';
+    case 'null-in-shape':
+      return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+    case 'string-array':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    case 'array':
+      return Array.isArray(value) && isJsonValue(value);
+    case 'object-array':
+      return Array.isArray(value) && value.every((item) => isPlainObject(item) && conforms(item, shape.element));
+    case 'string-map':
+      return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
+    case 'object': {
+      if (!isPlainObject(value)) return false;
+      const names = namesOf(shape);
+      let i = 0;
+      for (const key in value) {
+        if (key !== names[i] || !conforms(value[key], shape.fields[key]!)) return false;
+        i += 1;
+      }
+      return i === names.length;
+    }
+  }
+}
+
 const FORMAT_TESTS: Record<StringFormat, (s: string) => boolean> = {
   'object-id': (s) => /^[a-fA-F0-9]{24}$/.test(s),
-  email: (s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s),
+  // The same address rule as normalizeEmail and POST /events (zod's).
+  email: (s) => z.regexes.email.test(s),
   date: (s) => /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/.test(s) && !Number.isNaN(Date.parse(s)),
   'year-month': (s) => /^\d{4}-(0[1-9]|1[0-2])$/.test(s),
-  timestamp: (s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
+  // RFC 3339 date-time: seconds and an offset required.
+  timestamp: (s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
   uri: (s) => /^https?:\/\/\S+$/.test(s) && URL.canParse(s),
   geo: (s) => {
     const match = /^(-?\d{1,2}(?:\.\d+)?),(-?\d{1,3}(?:\.\d+)?)$/.exec(s);
     return match !== null && Math.abs(Number(match[1])) <= 90 && Math.abs(Number(match[2])) <= 180;
   },
 };
+
+/**
+ * A string in its stated format, or null: answers conform to the interface's formats. A URL
+ * without a scheme (as data vendors store them) is read as https; URLs come back in WHATWG form.
+ */
+function conformFormat(text: string, format: StringFormat): string | null {
+  if (format === 'uri') return absoluteHttpUrl(text) ?? null;
+  return FORMAT_TESTS[format](text) ? text : null;
+}
 
 function typeName(value: unknown): string {
   if (value === null) return 'null';

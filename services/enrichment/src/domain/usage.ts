@@ -2,7 +2,7 @@
 // the totals. The range is inclusive; by default the last 30 days, today included.
 import { AppError } from '@glimpse/errors';
 import type { Db } from '@glimpse/db';
-import { usageBetween, type UsageTotals } from '../data/billing-repository.js';
+import { usageBetween, type UsageTotals } from '../data/usage-repository.js';
 
 const DAY_MS = 86_400_000;
 /** A year (leap or not): long enough for any chart, short enough to answer zero-filled. */

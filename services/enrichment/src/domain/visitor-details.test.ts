@@ -1,5 +1,5 @@
 import { normalizeRecord } from './enriched-record.js';
-import { readPageViews, toVisitorDetails } from './visitor-details.js';
+import { readPageViews, servedDetails, toVisitorDetails } from './visitor-details.js';
 
 const DETAIL_KEYS = ['firstName', 'lastName', 'name', 'email', 'company', 'company_role', 'pronet_url'];
 
@@ -25,10 +25,17 @@ describe('toVisitorDetails', () => {
     });
   });
 
-  it('when the record is empty, then all seven fields are null and no page-view field is added', () => {
-    const details = toVisitorDetails(normalizeRecord({}));
-    expect(Object.keys(details)).toEqual(DETAIL_KEYS);
-    expect(Object.values(details).every((v) => v === null)).toBe(true);
+  it('when the record is empty, then every field is left out (none is null) and no page-view field is added', () => {
+    expect(toVisitorDetails(normalizeRecord({}))).toEqual({});
+  });
+
+  it('when the profile URL has no scheme, then pronet_url is it as an absolute https URI; when it cannot be one, it is left out', () => {
+    const urlOf = (url: string) => toVisitorDetails(normalizeRecord({ social: { pronet: { url } } })).pronet_url;
+    expect(urlOf('pronet.example/in/x')).toBe('https://pronet.example/in/x');
+    expect(urlOf('www.pronet.example/in/ada lovelace')).toBe('https://www.pronet.example/in/ada%20lovelace');
+    expect(urlOf('http://pronet.example/in/x')).toBe('http://pronet.example/in/x');
+    expect(urlOf('not a url')).toBeUndefined();
+    expect(urlOf('javascript:alert(1)')).toBeUndefined();
   });
 
   it('when there is no full name, then the name is the first and last names', () => {
@@ -65,14 +72,24 @@ describe('toVisitorDetails', () => {
     expect(toVisitorDetails(normalizeRecord({ experience }))).toMatchObject({ company: 'Now Co', company_role: 'Lead' });
   });
 
-  it('when the person has no pronet profile, then pronet_url is null even if the organization has one', () => {
-    expect(toVisitorDetails(normalizeRecord({ organization: { pronet_url: 'https://www.pronet.example/company/x' } })).pronet_url).toBeNull();
+  it('when the person has no pronet profile, then pronet_url is left out even if the organization has one', () => {
+    expect(toVisitorDetails(normalizeRecord({ organization: { pronet_url: 'https://www.pronet.example/company/x' } }))).not.toHaveProperty('pronet_url');
   });
 
   it('when page views are given, then page_views and last_seen_at are added after the seven fields', () => {
-    const details = toVisitorDetails(normalizeRecord({}), [{ at: '2025-01-02T10:00:00Z', url: '/a' }, { at: '2025-03-04T09:30:00.000Z', url: '/b' }, '2024-12-01T00:00:00Z']);
+    const record = normalizeRecord({ traits: { first_name: 'Ada', last_name: 'Lovelace', full_name: 'Ada Lovelace', work_email: 'ada@x.example' }, company: { name: 'X' }, job: { title: 'CTO' }, social: { pronet: { url: 'pronet.example/in/ada' } } });
+    const details = toVisitorDetails(record, [{ at: '2025-01-02T10:00:00Z', url: '/a' }, { at: '2025-03-04T09:30:00.000Z', url: '/b' }, '2024-12-01T00:00:00Z']);
     expect(Object.keys(details)).toEqual([...DETAIL_KEYS, 'page_views', 'last_seen_at']);
     expect(details).toMatchObject({ page_views: 3, last_seen_at: '2025-03-04T09:30:00.000Z' });
+  });
+
+  it('when page views have no time, then last_seen_at is left out; the stored details text gets the same fields spliced in', () => {
+    expect(toVisitorDetails(normalizeRecord({ traits: { first_name: 'Ada' } }), 4)).toEqual({ firstName: 'Ada', name: 'Ada', page_views: 4 });
+    const stored = JSON.stringify(toVisitorDetails(normalizeRecord({ traits: { first_name: 'Ada' } })));
+    expect(JSON.parse(servedDetails(stored, 4))).toEqual({ firstName: 'Ada', name: 'Ada', page_views: 4 });
+    expect(JSON.parse(servedDetails(stored, { count: 2, last_seen_at: '2026-01-02T03:04:05Z' }))).toEqual({ firstName: 'Ada', name: 'Ada', page_views: 2, last_seen_at: '2026-01-02T03:04:05.000Z' });
+    expect(JSON.parse(servedDetails('{}', 1))).toEqual({ page_views: 1 });
+    expect(servedDetails(stored, undefined)).toBe(stored);
   });
 });
 

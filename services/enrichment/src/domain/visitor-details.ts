@@ -3,23 +3,25 @@
 import type { EnrichedRecord, Experience } from './enriched-record.js';
 import { normalizeEmail } from './identifiers.js';
 import { isPlainObject } from './shape.js';
+import { absoluteHttpUrl } from './urls.js';
 
 /**
- * The seven §2.1 fields, each a string or null. The spec says the lookup returns page-view
- * fields too without showing them: we add `page_views` (how many pages the visitor viewed) and
- * `last_seen_at` (ISO 8601 timestamp of the latest view, or null), only when the visitor has
- * page-view data, so a client reading only the seven fields sees exactly §2.1.
+ * The seven §2.1 fields. Every one is a string and none is required (§2.1), so a field the person
+ * lacks is left out, never null; `email` is a valid address and `pronet_url` an absolute URI. The
+ * spec says the lookup returns page-view fields too without showing them: we add `page_views` (how
+ * many pages the visitor viewed) and `last_seen_at` (ISO 8601, the latest view, when known), only
+ * when the visitor has page-view data, so a client reading only the seven fields sees exactly §2.1.
  */
 export interface VisitorDetails {
-  firstName: string | null;
-  lastName: string | null;
-  name: string | null;
-  email: string | null;
-  company: string | null;
-  company_role: string | null;
-  pronet_url: string | null;
+  firstName?: string;
+  lastName?: string;
+  name?: string;
+  email?: string;
+  company?: string;
+  company_role?: string;
+  pronet_url?: string;
   page_views?: number;
-  last_seen_at?: string | null;
+  last_seen_at?: string;
 }
 
 export interface PageViews {
@@ -27,9 +29,9 @@ export interface PageViews {
   lastSeenAt: string | null;
 }
 
-function text(value: string | null | undefined): string | null {
+function text(value: string | null | undefined): string | undefined {
   const trimmed = value?.trim();
-  return trimmed ? trimmed : null;
+  return trimmed ? trimmed : undefined;
 }
 
 function isoTimestamp(value: unknown): string | null {
@@ -77,19 +79,34 @@ export function toVisitorDetails(record: EnrichedRecord, pageViews?: unknown): V
   const primary = primaryExperience(record);
   // The work address first: a visitor of a business site is most useful as a professional contact.
   const emailCandidates = [traits.work_email, profile.email, traits.email, traits.recommended_personal_email, traits.emails[0]?.address];
-  const details: VisitorDetails = {
+  const fields: VisitorDetails = {
     firstName,
     lastName,
     name: text(traits.full_name) ?? text([firstName, lastName].filter(Boolean).join(' ')),
-    email: emailCandidates.map(normalizeEmail).find((e) => e !== null) ?? null,
+    email: emailCandidates.map(normalizeEmail).find((e) => e !== null) ?? undefined,
     company: text(record.company.name) ?? text(record.organization.name) ?? text(primary?.company.name),
     company_role: text(record.job.title) ?? text(primary?.title.name),
-    pronet_url: text(record.social.pronet.url),
+    pronet_url: absoluteHttpUrl(record.social.pronet.url),
   };
+  // Absent fields are left out (JSON.stringify drops undefined too, but the object is returned as well).
+  const details = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as VisitorDetails;
+  return withPageViews(details, pageViews);
+}
+
+/** The details with the visitor's page views added, when it has any. */
+export function withPageViews(details: VisitorDetails, pageViews: unknown): VisitorDetails {
   const views = readPageViews(pageViews);
-  if (views) {
-    details.page_views = views.count;
-    details.last_seen_at = views.lastSeenAt;
-  }
-  return details;
+  if (!views) return details;
+  return { ...details, page_views: views.count, ...(views.lastSeenAt === null ? {} : { last_seen_at: views.lastSeenAt }) };
+}
+
+/**
+ * The stored details text (a JSON object as JSON.stringify wrote it) with the page views added:
+ * a splice, so a lookup never parses and re-serialises the person's fields.
+ */
+export function servedDetails(detailsJson: string, pageViews: unknown): string {
+  const views = readPageViews(pageViews);
+  if (!views) return detailsJson;
+  const extra = `"page_views":${views.count}${views.lastSeenAt === null ? '' : `,"last_seen_at":${JSON.stringify(views.lastSeenAt)}`}`;
+  return `${detailsJson.slice(0, -1)}${detailsJson.length > 2 ? ',' : ''}${extra}}`;
 }

@@ -58,12 +58,12 @@ async function* demoVisitorLines(accountId: string, count: number, seed: number)
 export const importCommands: Command[] = [
   {
     words: ['import', 'persons'],
-    summary: 'import enriched person records from an NDJSON file (one §2.3 record a line)',
+    summary: 'import enriched person records from an NDJSON file (one §2.3 record a line), through COPY',
     usage: 'glimpse import persons FILE.ndjson [--region US] [--json]',
     options: regionOption,
     async run({ positionals, values, db, io }) {
       const show = progress(io, 'persons');
-      const report = await importPersons(fileLines(positionals[0]), { db: db(), defaultPhoneRegion: region(values), onProgress: show });
+      const report = await importPersons(fileLines(positionals[0]), { databaseUrl: loadConfig().DATABASE_URL, defaultPhoneRegion: region(values), onProgress: show });
       show(report, true);
       return report;
     },
@@ -95,7 +95,7 @@ export const importCommands: Command[] = [
       if (!Number.isInteger(seed)) throw new UsageError('--seed takes a whole number');
       // Checked first, so a mistyped account fails before any person is written.
       const accountId = values.account === undefined ? undefined : await existingAccountId(values, db());
-      const persons = await importPersons(demoLines(count, seed), { db: db(), defaultPhoneRegion: 'US', onProgress: progress(io, 'persons'), batchSize: 1000 });
+      const persons = await importPersons(demoLines(count, seed), { databaseUrl: loadConfig().DATABASE_URL, defaultPhoneRegion: 'US', onProgress: progress(io, 'persons') });
       const visitors = accountId ? await importVisitors(demoVisitorLines(accountId, count, seed), accountId, { db: db(), defaultPhoneRegion: 'US', batchSize: 1000 }) : undefined;
       return { persons: persons.imported, visitors: visitors?.imported ?? 0, seed };
     },

@@ -1,0 +1,64 @@
+// The interface's OpenAPI description is itself valid OpenAPI 3.1 (checked against the official
+// schema by an independent validator), and the answer checker built on it accepts and rejects what it should.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { interfaceViolations, loadInterface, OPENAPI_FILE } from '../support/openapi';
+
+// The validator is an ES module; its own command line runs it as one (jest runs tests as CommonJS).
+const VALIDATE = path.join(__dirname, '..', '..', 'node_modules', '@seriousme', 'openapi-schema-validator', 'bin', 'validate-api-cli.js');
+function validateOpenApi(file: string): { valid: boolean; errors?: unknown } {
+  try {
+    return JSON.parse(execFileSync(process.execPath, [VALIDATE, file], { encoding: 'utf8' }));
+  } catch (err) {
+    return JSON.parse((err as { stdout: string }).stdout);
+  }
+}
+
+const json = new Headers({ 'content-type': 'application/json; charset=utf-8' });
+
+it('when the description is validated against the OpenAPI 3.1 schema, then it is valid and names the three endpoints', () => {
+  expect(validateOpenApi(OPENAPI_FILE)).toEqual({ valid: true });
+  expect(Object.keys(loadInterface().paths as object).sort()).toEqual(['/events', '/visitors/enrichment', '/visitors/{visitorId}/details']);
+});
+
+it('when a response of the description loses its required description, then the validator says it is invalid', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'openapi-'));
+  try {
+    const broken = path.join(dir, 'broken.yaml');
+    writeFileSync(broken, readFileSync(OPENAPI_FILE, 'utf8').replace('          description: visitor details\n', ''));
+    expect(validateOpenApi(broken).valid).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+describe('interfaceViolations', () => {
+  const path = '/visitors/0123456789abcdef01234567/details';
+
+  it('when a details answer has a null field, a scheme-less URL or an invalid email, then each is a violation', () => {
+    expect(interfaceViolations('GET', path, { status: 200, headers: json, body: { name: 'Ada', email: 'ada@example.com', pronet_url: 'https://pronet.example/in/ada' } })).toEqual([]);
+    const bad = interfaceViolations('GET', path, { status: 200, headers: json, body: { company_role: null, pronet_url: 'pronet.example/in/ada', email: 'not an email' } });
+    expect(bad).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('/company_role must be string'),
+        expect.stringContaining('/email must match format "email"'),
+        expect.stringContaining('/pronet_url must match format "uri"'),
+      ]),
+    );
+    expect(bad).toHaveLength(3);
+  });
+
+  it('when an answer has a status the operation does not list, a non-JSON body, or an error body with extra fields, then it is a violation', () => {
+    expect(interfaceViolations('GET', path, { status: 418, headers: json, body: {} })).toEqual([expect.stringContaining('does not list')]);
+    expect(interfaceViolations('POST', '/events', { status: 200, headers: new Headers({ 'content-type': 'text/plain' }), body: 'ok' })).toEqual([expect.stringContaining('not application/json')]);
+    expect(interfaceViolations('POST', '/events', { status: 400, headers: json, body: { error: 'invalid_request', message: 'no', detail: 1 } })).toEqual([expect.stringContaining('must NOT have additional properties')]);
+  });
+
+  it('when a 503 lacks Retry-After, then it is a violation', () => {
+    const body = { error: 'service_unavailable', message: 'retry later' };
+    expect(interfaceViolations('POST', '/visitors/enrichment', { status: 503, headers: json, body })).toEqual(['503 lacks the Retry-After header']);
+    expect(interfaceViolations('POST', '/visitors/enrichment', { status: 503, headers: new Headers({ 'content-type': 'application/json', 'retry-after': '1' }), body })).toEqual([]);
+  });
+});
