@@ -129,6 +129,13 @@ async function applyCluster(admin, spec) {
     principal: `User:${u.metadata.name}`, host: a.host ?? '*', operation: OPERATION(op), permissionType: AclPermissionTypes.ALLOW,
   }))));
   await admin.createAcls({ acl });
+  // The broker's authorizer applies ACLs from the metadata log a moment later: wait until it serves all.
+  const deadline = Date.now() + 30_000;
+  const any = { resourceType: AclResourceTypes.ANY, resourcePatternType: ResourcePatternTypes.ANY, operation: AclOperationTypes.ANY, permissionType: AclPermissionTypes.ANY };
+  while ((await admin.describeAcls(any)).resources.reduce((n, r) => n + r.acls.length, 0) < acl.length) {
+    if (Date.now() > deadline) throw new Error('the broker did not serve the ACLs within 30 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
   return acl.length;
 }
 
@@ -153,7 +160,7 @@ async function main() {
 
     const client = (user, password = passwords[user]) => new Kafka({
       clientId: `smoke-${user}`, brokers: [`127.0.0.1:${ports.client}`], ssl: { ca: [ca], servername: 'localhost' },
-      sasl: { mechanism: 'scram-sha-512', username: user, password }, logLevel: logLevel.NOTHING, retry: { retries: 4, initialRetryTime: 200 }, connectionTimeout: 5000,
+      sasl: { mechanism: 'scram-sha-512', username: user, password }, logLevel: logLevel.NOTHING, retry: { retries: 8, initialRetryTime: 200 }, connectionTimeout: 5000,
     });
     const check = async (what, expectOk, fn) => {
       let ok = true;
