@@ -17,6 +17,8 @@ Builds glimpse-gateway, glimpse-playbook, glimpse-enrichment and glimpse-migrate
 deploy/docker/Dockerfile, then prints their sizes and build times.
 
   --tag TAG          image tag (default: ${'`git rev-parse --short HEAD`'}, plus "latest")
+  --worktree         build the working tree as it is (default: the commit HEAD, from git archive,
+                     so the images are exactly a commit and edits during the build change nothing)
   --only a,b         build only these (gateway, playbook, enrichment, migrate)
   --builder B        docker or buildah (default: docker if its daemon answers, else buildah)
   --rebuild-base     buildah: make the Debian base images again
@@ -34,11 +36,12 @@ const IMAGES = {
 };
 
 function parseArgs(argv) {
-  const opts = { only: Object.keys(IMAGES), builder: undefined, rebuildBase: false, tag: undefined };
+  const opts = { only: Object.keys(IMAGES), builder: undefined, rebuildBase: false, tag: undefined, worktree: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--help' || a === '-h') opts.help = true;
     else if (a === '--rebuild-base') opts.rebuildBase = true;
+    else if (a === '--worktree') opts.worktree = true;
     else if (a === '--tag') opts.tag = argv[++i];
     else if (a === '--builder') opts.builder = argv[++i];
     else if (a === '--only') opts.only = String(argv[++i]).split(',').map((s) => s.trim()).filter(Boolean);
@@ -67,10 +70,20 @@ function pickBuilder(wanted) {
   throw new Error('neither a Docker daemon nor buildah is available: install buildah (apt-get install -y buildah mmdebstrap) or start Docker');
 }
 
-function runLogged(cmd, args, logFile) {
+/** The build context: the commit HEAD, unpacked from git archive (or the working tree itself). */
+function buildContext(worktree) {
+  if (worktree) return { dir: ROOT, done() {} };
+  const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  if (dirty) console.log('images: the working tree has uncommitted changes; building HEAD without them (--worktree to include them)');
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'glimpse-context-'));
+  execFileSync('sh', ['-c', 'git archive --format=tar HEAD | tar -x -C "$1"', 'sh', dir], { cwd: ROOT });
+  return { dir, done: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+function runLogged(cmd, args, logFile, cwd) {
   return new Promise((resolve, reject) => {
     const out = fs.openSync(logFile, 'w');
-    const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', out, out] });
+    const child = spawn(cmd, args, { cwd, stdio: ['ignore', out, out] });
     child.on('error', reject);
     child.on('exit', (code) => {
       fs.closeSync(out);
@@ -124,18 +137,23 @@ async function main() {
 
   const logDir = path.join(ROOT, 'artifacts', 'images');
   fs.mkdirSync(logDir, { recursive: true });
+  const context = buildContext(opts.worktree);
   const rows = [];
-  for (const name of opts.only) {
-    const t = Date.now();
-    const repo = `localhost/glimpse-${name}`;
-    const tags = [`${repo}:${tag}`, `${repo}:latest`];
-    const logFile = path.join(logDir, `${name}.log`);
-    process.stdout.write(`  ${name}: building (log: ${path.relative(ROOT, logFile)}) … `);
-    await runLogged(builder.bin, buildArgs(builder, IMAGES[name], baseArgs, tags, env.NPM_CA_FILE), logFile);
-    const seconds = (Date.now() - t) / 1000;
-    const size = imageSize(builder, tags[0]);
-    console.log(`${seconds.toFixed(0)} s`);
-    rows.push({ image: tags[0], size, seconds });
+  try {
+    for (const name of opts.only) {
+      const t = Date.now();
+      const repo = `localhost/glimpse-${name}`;
+      const tags = [`${repo}:${tag}`, `${repo}:latest`];
+      const logFile = path.join(logDir, `${name}.log`);
+      process.stdout.write(`  ${name}: building (log: ${path.relative(ROOT, logFile)}) … `);
+      await runLogged(builder.bin, buildArgs(builder, IMAGES[name], baseArgs, tags, env.NPM_CA_FILE), logFile, context.dir);
+      const seconds = (Date.now() - t) / 1000;
+      const size = imageSize(builder, tags[0]);
+      console.log(`${seconds.toFixed(0)} s`);
+      rows.push({ image: tags[0], size, seconds });
+    }
+  } finally {
+    context.done();
   }
   console.log('\nimage                                      size       build');
   for (const r of rows) console.log(`${r.image.padEnd(42)} ${human(r.size).padStart(8)}  ${r.seconds.toFixed(0).padStart(5)} s`);
