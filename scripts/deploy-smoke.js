@@ -11,14 +11,13 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { execFileSync, spawnSync } = require('node:child_process');
-const { ROOT } = require('./lib.js');
 const { smokeEnv } = require('./images/config.js');
+const { createRunner } = require('./deploy-smoke-containers.js');
 
 const HELP = `Usage: npm run deploy:smoke [-- --tag TAG] [--keep]
 
 Runs localhost/glimpse-{migrate,gateway,playbook,enrichment}:TAG (default latest; build them with
-npm run images) with podman (or docker where a daemon answers) on the host network, against
+npm run images) with buildah's runner (or docker where a daemon answers) on the host network, against
 KAFKA_BROKERS, a fresh database next to DATABASE_URL's and REDIS_URL, and checks an event, the two
 lookups and a clean SIGTERM of each. --keep leaves the containers and the database for inspection.`;
 
@@ -35,23 +34,6 @@ function parseArgs(argv) {
     else throw new Error(`unknown option ${argv[i]} (see --help)`);
   }
   return opts;
-}
-
-/** podman (sharing buildah's vfs store) or docker; `run` returns stdout and throws on failure. */
-function engine() {
-  const ok = (cmd, args) => spawnSync(cmd, args, { stdio: 'ignore', timeout: 15_000 }).status === 0;
-  const e = ok('docker', ['info'])
-    ? { bin: 'docker', global: [], runFlags: ['--network', 'host'] }
-    : ok('podman', ['--version'])
-      ? { bin: 'podman', global: ['--storage-driver', 'vfs'], runFlags: ['--network', 'host', '--cgroups', 'disabled'] }
-      : undefined;
-  if (!e) throw new Error('neither podman nor a Docker daemon: apt-get install -y podman');
-  e.run = (args, { input, allowFail = false } = {}) => {
-    const r = spawnSync(e.bin, [...e.global, ...args], { encoding: 'utf8', input, maxBuffer: 16 << 20 });
-    if (r.status !== 0 && !allowFail) throw new Error(`${e.bin} ${args.slice(0, 4).join(' ')} … failed (${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-8).join('\n')}`);
-    return r;
-  };
-  return e;
 }
 
 function freePort() {
@@ -140,13 +122,11 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.help) return console.log(HELP);
   const env = smokeEnv();
-  const e = engine();
+  const c = createRunner();
   const run = crypto.randomBytes(3).toString('hex');
   const image = (name) => `localhost/glimpse-${name}:${opts.tag}`;
   for (const name of ['migrate', 'gateway', 'playbook', 'enrichment']) {
-    if (e.run(['image', 'exists', image(name)], { allowFail: true }).status !== 0 && e.run(['image', 'inspect', image(name)], { allowFail: true }).status !== 0) {
-      throw new Error(`image ${image(name)} not found: run npm run images first`);
-    }
+    if (!c.hasImage(image(name))) throw new Error(`image ${image(name)} not found: run npm run images first`);
   }
   const dbName = `${new URL(env.databaseUrl).pathname.slice(1) || 'glimpse'}_deploy_smoke`;
   const databaseUrl = urlWithDb(env.databaseUrl, dbName);
@@ -155,12 +135,14 @@ async function main() {
   const groupId = `glimpse-playbook-smoke-${run}`;
   const names = { gateway: `glimpse-smoke-gateway-${run}`, playbook: `glimpse-smoke-playbook-${run}`, enrichment: `glimpse-smoke-enrichment-${run}` };
   const common = { NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_URL: env.redisUrl, KAFKA_BROKERS: env.kafkaBrokers, INTERNAL_TOKEN: internalToken };
-  const envFlags = (vars) => Object.entries(vars).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   const started = [];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'glimpse-smoke-'));
+  const inputDir = path.join(dataDir, 'input');
+  fs.mkdirSync(inputDir);
   fs.chmodSync(dataDir, 0o755);
+  fs.chmodSync(inputDir, 0o755);
 
-  console.log(`deploy:smoke with ${e.bin}: images ${image('*')}, Kafka ${env.kafkaBrokers}, database ${dbName}, Redis ${env.redisUrl}`);
+  console.log(`deploy:smoke with ${c.kind}: images ${image('*')}, Kafka ${env.kafkaBrokers}, database ${dbName}, Redis ${env.redisUrl}`);
   console.log(`ports: gateway ${ports.gateway}, playbook ${ports.playbook}, enrichment ${ports.enrichment}; consumer group ${groupId}`);
   try {
     await withPg(urlWithDb(env.databaseUrl, 'postgres'), async (c) => {
@@ -169,7 +151,7 @@ async function main() {
 
     // 1. Migrations, by the migrate image's own command (it creates the database too).
     let t = Date.now();
-    const migrate = e.run(['run', '--rm', ...e.runFlags, ...envFlags({ NODE_ENV: 'production', DATABASE_URL: databaseUrl }), image('migrate')]);
+    const migrate = c.once(image('migrate'), { env: { NODE_ENV: 'production', DATABASE_URL: databaseUrl } });
     log(`migrate image: ${(migrate.stderr + migrate.stdout).trim().split('\n').pop()} (${Date.now() - t} ms)`);
     const tables = await withPg(databaseUrl, async (c) => (await c.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')")).rows[0].n);
     log(`fresh database ${dbName}: ${tables} tables`);
@@ -184,7 +166,7 @@ async function main() {
       gateway: { PORT: String(ports.gateway), ENRICHMENT_URL: `http://127.0.0.1:${ports.enrichment}`, PLAYBOOK_URL: `http://127.0.0.1:${ports.playbook}` },
     };
     for (const [svc, vars] of Object.entries(services)) {
-      e.run(['run', '-d', '--name', names[svc], ...e.runFlags, ...envFlags({ ...common, ...vars }), image(svc)]);
+      c.start(names[svc], image(svc), { env: { ...common, ...vars }, logFile: path.join(dataDir, `${svc}.log`) });
       started.push(svc);
     }
     t = Date.now();
@@ -195,7 +177,7 @@ async function main() {
 
     // 3. An account and its credentials, by the operator CLI inside the gateway image.
     const cli = (args, mount) => {
-      const r = e.run(['run', '--rm', ...e.runFlags, ...(mount ? ['-v', `${dataDir}:/data:ro`] : []), ...envFlags({ NODE_ENV: 'production', DATABASE_URL: databaseUrl }), image('gateway'), 'node', 'tools/cli/bin/glimpse.js', ...args, '--json']);
+      const r = c.once(image('gateway'), { env: { NODE_ENV: 'production', DATABASE_URL: databaseUrl }, cmd: ['node', 'tools/cli/bin/glimpse.js', ...args, '--json'], mounts: mount ? [`${inputDir}:/data:ro`] : [] });
       return JSON.parse(r.stdout);
     };
     const account = cli(['account', 'create', '--name', `deploy smoke ${run}`]);
@@ -211,9 +193,9 @@ async function main() {
     const person = generatePerson(0, Number.parseInt(run, 16));
     const email = person.traits.work_email;
     const visitorId = crypto.randomBytes(12).toString('hex');
-    fs.writeFileSync(path.join(dataDir, 'persons.ndjson'), `${JSON.stringify(person)}\n`);
-    fs.writeFileSync(path.join(dataDir, 'visitors.ndjson'), `${JSON.stringify({ visitorId, email, page_views: 3 })}\n`);
-    for (const f of fs.readdirSync(dataDir)) fs.chmodSync(path.join(dataDir, f), 0o644);
+    fs.writeFileSync(path.join(inputDir, 'persons.ndjson'), `${JSON.stringify(person)}\n`);
+    fs.writeFileSync(path.join(inputDir, 'visitors.ndjson'), `${JSON.stringify({ visitorId, email, page_views: 3 })}\n`);
+    for (const f of fs.readdirSync(inputDir)) fs.chmodSync(path.join(inputDir, f), 0o644);
     cli(['import', 'persons', '/data/persons.ndjson'], true);
     cli(['import', 'visitors', '--account', accountId, '/data/visitors.ndjson'], true);
     log('CLI imported one person and one visitor');
@@ -247,26 +229,20 @@ async function main() {
 
     // 6. SIGTERM: each container drains and exits 0 well within Kubernetes' grace period.
     for (const svc of ['gateway', 'playbook', 'enrichment']) {
-      t = Date.now();
-      e.run(['kill', '--signal', 'TERM', names[svc]]);
-      const code = Number(e.run(['wait', names[svc]]).stdout.trim());
-      const ms = Date.now() - t;
-      const last = e.run(['logs', '--tail', '3', names[svc]]).stdout.trim().split('\n').pop() ?? '';
+      const { code, ms } = await c.stop(names[svc]);
+      const last = c.logs(names[svc], 1);
       log(`SIGTERM ${svc}: exit ${code} after ${ms} ms; last log line: ${last.slice(0, 160)}`);
       if (code !== 0) throw new Error(`${svc} exited with ${code} on SIGTERM`);
       if (ms > 20_000) throw new Error(`${svc} took ${ms} ms to stop (the pod gets 30 s with a 5 s preStop)`);
     }
     console.log(`\ndeploy:smoke passed in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   } catch (err) {
-    for (const svc of started) {
-      const r = e.run(['logs', '--tail', '15', names[svc]], { allowFail: true });
-      console.error(`--- ${svc} (last lines)\n${(r.stdout + r.stderr).trim()}`);
-    }
+    for (const svc of started) console.error(`--- ${svc} (last lines)\n${c.logs(names[svc], 15)}`);
     throw err;
   } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
     if (!opts.keep) {
-      for (const svc of started) e.run(['rm', '-f', names[svc]], { allowFail: true });
+      for (const svc of started) c.remove(names[svc]);
+      fs.rmSync(dataDir, { recursive: true, force: true });
       await withPg(urlWithDb(env.databaseUrl, 'postgres'), (c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)).catch(() => {});
     }
   }
