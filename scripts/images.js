@@ -105,12 +105,16 @@ function buildArgs(builder, { target, args }, baseArgs, tags, caFile) {
   return [...builder.global, 'bud', '--isolation', 'chroot', '--layers', '--network', 'host', ...common, ...secret, '.'];
 }
 
-function imageSize(builder, ref) {
-  const out = execFileSync(builder.bin, [...builder.global, 'image', 'inspect', '--format', builder.kind === 'docker' ? '{{.Size}}' : '{{.Size}}', ref], { encoding: 'utf8' }).trim();
-  return Number(out);
+/** Size (unpacked, as `docker images` shows it) and digest of a built image. */
+function imageInfo(builder, ref) {
+  if (builder.kind === 'docker') {
+    const [size, id] = execFileSync('docker', ['image', 'inspect', '--format', '{{.Size}} {{.Id}}', ref], { encoding: 'utf8' }).trim().split(' ');
+    return { size: human(Number(size)), digest: id };
+  }
+  const [img] = JSON.parse(execFileSync(builder.bin, [...builder.global, 'images', '--json', ref], { encoding: 'utf8' }));
+  return { size: img.size, digest: img.digest };
 }
 
-/** buildah's {{.Size}} is the unpacked size, as `docker images` shows it. */
 function human(bytes) {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(0)} MB`;
 }
@@ -148,15 +152,15 @@ async function main() {
       process.stdout.write(`  ${name}: building (log: ${path.relative(ROOT, logFile)}) … `);
       await runLogged(builder.bin, buildArgs(builder, IMAGES[name], baseArgs, tags, env.NPM_CA_FILE), logFile, context.dir);
       const seconds = (Date.now() - t) / 1000;
-      const size = imageSize(builder, tags[0]);
+      const info = imageInfo(builder, tags[0]);
       console.log(`${seconds.toFixed(0)} s`);
-      rows.push({ image: tags[0], size, seconds });
+      rows.push({ image: tags[0], ...info, seconds });
     }
   } finally {
     context.done();
   }
-  console.log('\nimage                                      size       build');
-  for (const r of rows) console.log(`${r.image.padEnd(42)} ${human(r.size).padStart(8)}  ${r.seconds.toFixed(0).padStart(5)} s`);
+  console.log('\nimage                                      size      build  digest');
+  for (const r of rows) console.log(`${r.image.padEnd(42)} ${String(r.size).padStart(7)}  ${r.seconds.toFixed(0).padStart(5)} s  ${r.digest}`);
   console.log(`total build time ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
