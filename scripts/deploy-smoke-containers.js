@@ -66,7 +66,10 @@ function containerProcess(pid) {
 function buildahRunner() {
   const B = ['--storage-driver', 'vfs'];
   const running = new Map();
-  const config = (ctr) => JSON.parse(must('buildah', [...B, 'inspect', '--type', 'container', '--format', '{{json .OCIv1.Config}}', ctr]).stdout);
+  const config = (ctr) => {
+    const c = JSON.parse(must('buildah', [...B, 'inspect', '--type', 'container', ctr]).stdout).OCIv1.config;
+    return { User: c.User, WorkingDir: c.WorkingDir, Cmd: c.Cmd };
+  };
   const runArgs = (ctr, { env, mounts = [] }, cmd) => {
     const c = config(ctr);
     return [...B, 'run', '--isolation', 'chroot', '--network', 'host', ...(c.User ? ['--user', c.User] : []), ...(c.WorkingDir ? ['--workingdir', c.WorkingDir] : []),
