@@ -25,7 +25,7 @@ const common = {
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/**/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/**/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts', '<rootDir>/deploy/test/**/*.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'] },
     {
       ...common,
       displayName: 'integration',

@@ -1,0 +1,187 @@
+// What the rendered cluster must hold beyond schema validity: Kafka as topics.json defines it, users
+// and ACLs that match what each service does, the consumer's scaling bound, spread, shutdown and
+// network rules on every workload, a connection budget that fits, and every Secret a pod reads
+// provided by both the External Secrets path and deploy/plain-secrets.sh.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import topicsJson from '../../shared/messaging/src/topics.json';
+import { connectionBudget } from './lib/budget';
+import { find, one, render, REPO, type K8sObject } from './lib/render';
+import { environment, externalSecretKeys, secretRefs, workloads } from './lib/workloads';
+
+const OVERLAYS = ['overlays/dev', 'overlays/prod'];
+const SERVICES = ['gateway', 'playbook', 'enrichment'];
+const topics = Object.values(topicsJson.topics);
+const inbound = topicsJson.topics.eventsInbound;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+describe.each(OVERLAYS)('%s', (overlay) => {
+  const objects = render(overlay);
+  const glimpse = objects.filter((o) => o.metadata.namespace === 'glimpse');
+
+  it('when the topics are rendered, then they are exactly those of topics.json, replicated 3 times with 2 in sync', () => {
+    const rendered = find(objects, 'KafkaTopic');
+    expect(rendered.map((t) => t.spec.topicName ?? t.metadata.name).sort()).toEqual(topics.map((t) => t.name).sort());
+    for (const t of topics) {
+      const k = rendered.find((r) => (r.spec.topicName ?? r.metadata.name) === t.name)!;
+      expect({ name: t.name, partitions: k.spec.partitions }).toEqual({ name: t.name, partitions: t.partitions });
+      for (const [key, value] of Object.entries(t.config)) expect({ topic: t.name, key, value: String(k.spec.config[key]) }).toEqual({ topic: t.name, key, value });
+      expect(k.spec.replicas).toBe(3);
+      expect(k.spec.config['min.insync.replicas']).toBe(2);
+    }
+  });
+
+  it('when raw events are written, then the cluster deletes them within 24 h (segment roll + retention + check interval + delete delay)', () => {
+    const kafka = one(objects, 'Kafka', 'glimpse');
+    for (const [key, value] of Object.entries(topicsJson.broker)) expect({ key, value: String(kafka.spec.kafka.config[key]) }).toEqual({ key, value });
+    const brokerDelay = Number(kafka.spec.kafka.config['log.retention.check.interval.ms']) + Number(kafka.spec.kafka.config['file.delete.delay.ms'] ?? 60_000);
+    for (const t of find(objects, 'KafkaTopic').filter((k) => k.spec.config['message.timestamp.type'] === 'LogAppendTime')) {
+      expect(Number(t.spec.config['segment.ms']) + Number(t.spec.config['retention.ms']) + brokerDelay).toBeLessThanOrEqual(DAY_MS);
+    }
+    expect(find(objects, 'KafkaTopic').filter((k) => k.spec.config['message.timestamp.type'] === 'LogAppendTime').map((k) => k.metadata.name).sort()).toEqual(['events.inbound', 'events.inbound.dlq']);
+  });
+
+  it('when Kafka is described, then it is KRaft with 3 controllers (prod) and 3 brokers, and clients need TLS and SCRAM', () => {
+    const pools = find(objects, 'KafkaNodePool');
+    const count = (role: string) => pools.filter((p) => p.spec.roles.includes(role)).reduce((s, p) => s + p.spec.replicas, 0);
+    expect(count('broker')).toBe(3);
+    expect(count('controller')).toBe(overlay === 'overlays/prod' ? 3 : 1);
+    const { listeners } = one(objects, 'Kafka', 'glimpse').spec.kafka;
+    expect(listeners.map((l: any) => ({ tls: l.tls, auth: l.authentication?.type }))).toEqual(listeners.map(() => ({ tls: true, auth: 'scram-sha-512' })));
+  });
+
+  it('when a service talks to Kafka, then it logs in as its own KafkaUser, whose ACLs name only topics.json topics and its group', () => {
+    const topicNames = new Set(topics.map((t) => t.name));
+    const users = new Map(find(objects, 'KafkaUser').map((u) => [u.metadata.name, u]));
+    const kafkaClients = workloads(glimpse).filter((w) => environment(objects, w).KAFKA_SASL_USERNAME);
+    expect(kafkaClients.map((w) => w.object.metadata.name).sort()).toEqual(['gateway', 'playbook']);
+    for (const w of kafkaClients) {
+      const env = environment(objects, w);
+      expect(env.KAFKA_SASL_USERNAME).toBe(`glimpse-${w.object.metadata.name}`);
+      expect(users.has(env.KAFKA_SASL_USERNAME!)).toBe(true);
+    }
+    const playbookEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'playbook')!);
+    for (const u of users.values()) {
+      for (const acl of u.spec.authorization.acls) {
+        if (acl.resource.type === 'topic') expect(topicNames).toContain(acl.resource.name);
+        if (acl.resource.type === 'group') expect(acl.resource.name).toBe(playbookEnv.PLAYBOOK_GROUP_ID);
+        expect(acl.resource.patternType).toBe('literal');
+        expect(acl.operations).not.toContain('All');
+      }
+    }
+    const ops = (user: string, topic: string) => users.get(user)!.spec.authorization.acls.filter((a: any) => a.resource.name === topic).flatMap((a: any) => a.operations).sort();
+    expect(ops('glimpse-gateway', inbound.name)).toEqual(['Describe', 'Write']);
+    expect(ops('glimpse-playbook', inbound.name)).toEqual(['Describe', 'Read']);
+    expect(ops('glimpse-keda', inbound.name)).toEqual(['Describe']);
+  });
+
+  it('when the playbook consumer is scaled, then KEDA reads its group lag on events.inbound, from 1 to at most the partition count', () => {
+    const so = one(objects, 'ScaledObject', 'playbook');
+    const trigger = so.spec.triggers[0];
+    const env = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'playbook')!);
+    expect(trigger.type).toBe('kafka');
+    expect(trigger.metadata).toMatchObject({ topic: inbound.name, consumerGroup: env.PLAYBOOK_GROUP_ID, bootstrapServers: env.KAFKA_BROKERS, allowIdleConsumers: 'false' });
+    expect(so.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
+    expect(so.spec.maxReplicaCount).toBeLessThanOrEqual(inbound.partitions);
+    const auth = one(objects, 'TriggerAuthentication', trigger.authenticationRef.name);
+    expect(auth.spec.secretTargetRef.map((r: any) => r.parameter).sort()).toEqual(['ca', 'password', 'sasl', 'tls', 'username']);
+    expect(one(objects, 'Deployment', 'playbook').spec.replicas).toBeUndefined();
+  });
+
+  it('when pods are scheduled, then every Deployment spreads over zones and hosts, and each service drains on preStop', () => {
+    for (const d of find(glimpse, 'Deployment')) {
+      const keys = (d.spec.template.spec.topologySpreadConstraints ?? []).map((c: any) => c.topologyKey);
+      expect({ deployment: d.metadata.name, keys: keys.filter((k: string) => k === 'topology.kubernetes.io/zone' || k === 'kubernetes.io/hostname').length >= (d.metadata.name === 'redis' ? 1 : 2) }).toEqual({ deployment: d.metadata.name, keys: true });
+    }
+    for (const name of SERVICES) {
+      const pod = one(objects, 'Deployment', name).spec.template.spec;
+      expect({ name, preStop: Boolean(pod.containers[0].lifecycle?.preStop) }).toEqual({ name, preStop: true });
+      expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(5 + 15);
+      expect(pod.containers[0].resources.requests).toEqual(expect.objectContaining({ cpu: expect.anything(), memory: expect.anything() }));
+    }
+  });
+
+  it('when the namespace is locked down, then a default deny covers it and every workload has its own policy for both directions', () => {
+    const policies = find(glimpse, 'NetworkPolicy');
+    const deny = policies.find((p) => Object.keys(p.spec.podSelector).length === 0 || Object.keys(p.spec.podSelector.matchLabels ?? {}).length === 0);
+    expect(deny?.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+    const selects = (p: K8sObject, labels: Record<string, string>) => Object.entries(p.spec.podSelector.matchLabels ?? {}).every(([k, v]) => labels[k] === v) && Object.keys(p.spec.podSelector.matchLabels ?? {}).length > 0;
+    for (const w of workloads(glimpse)) {
+      const labels = w.object.spec.template.metadata.labels;
+      const own = policies.filter((p) => p !== deny && selects(p, labels));
+      expect({ workload: w.object.metadata.name, policies: own.length }).toEqual({ workload: w.object.metadata.name, policies: 1 });
+      expect(own[0]!.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    }
+    const egressPorts = (name: string) => policies.find((p) => p.metadata.name === name)!.spec.egress.flatMap((e: any) => e.ports.map((p: any) => p.port)).sort((a: number, b: number) => a - b);
+    expect(egressPorts('gateway')).toEqual([53, 53, 5432, 6379, 8081, 8082, 9093]);
+    expect(egressPorts('playbook')).toEqual([53, 53, 5432, 9093]);
+    expect(egressPorts('enrichment')).toEqual([53, 53, 5432]);
+    expect(egressPorts('migrate')).toEqual([53, 53, 5432]);
+  });
+
+  it('when Prometheus looks for targets, then every service has a ServiceMonitor on its http port', () => {
+    for (const name of SERVICES) {
+      const svc = one(objects, 'Service', name);
+      const sm = find(objects, 'ServiceMonitor').find((m) => Object.entries(m.spec.selector.matchLabels).every(([k, v]) => svc.metadata.labels?.[k] === v));
+      expect({ name, port: sm?.spec.endpoints[0].port, path: sm?.spec.endpoints[0].path }).toEqual({ name, port: 'http', path: '/metrics' });
+    }
+  });
+
+  it('when every service runs at its maximum replicas, then the Postgres connection budget fits', () => {
+    const b = connectionBudget(objects);
+    expect(b.clients.map((c) => c.service).sort()).toEqual([...SERVICES].sort());
+    expect(b.clientConnections).toBeLessThanOrEqual(b.poolerClientLimit);
+    expect(b.serverConnections).toBeLessThanOrEqual(b.maxConnections);
+    const pooler = find(objects, 'Pooler')[0]!;
+    for (const role of one(objects, 'Cluster', 'glimpse-pg').spec.managed.roles.filter((r: any) => r.login)) {
+      expect({ role: role.name, fits: role.connectionLimit >= pooler.spec.instances * Number(pooler.spec.pgbouncer.parameters.default_pool_size) }).toEqual({ role: role.name, fits: true });
+    }
+  });
+
+  it('when each service connects to Postgres, then it uses its own role and the migration Job a separate one', () => {
+    const dbSecret = (w: { pod: any }) => w.pod.containers[0].env.find((e: any) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef.name;
+    const byService = Object.fromEntries(workloads(glimpse).filter((w) => w.pod.containers[0].env?.some((e: any) => e.name === 'DATABASE_URL')).map((w) => [w.object.metadata.name, dbSecret(w)]));
+    expect(byService).toEqual({ gateway: 'glimpse-db-gateway', playbook: 'glimpse-db-playbook', enrichment: 'glimpse-db-enrichment' });
+    const migrate = render(`${overlay}/migrate`);
+    expect(dbSecret(workloads(migrate)[0]!)).toBe('glimpse-db-migrate');
+    const cluster = one(objects, 'Cluster', 'glimpse-pg');
+    expect(cluster.spec.bootstrap.initdb).toMatchObject({ owner: 'glimpse_migrate', secret: { name: 'glimpse-db-migrate' } });
+    expect(cluster.spec.managed.roles.filter((r: any) => r.login).map((r: any) => r.passwordSecret.name).sort()).toEqual(['glimpse-db-enrichment', 'glimpse-db-gateway', 'glimpse-db-playbook']);
+  });
+
+  it('when the images are named, then prod pins every one by digest', () => {
+    const images = [...objects, ...render(`${overlay}/migrate`)].flatMap((o) => workloads([o]).flatMap((w) => w.pod.containers.map((c: any) => c.image as string)));
+    expect(images.length).toBeGreaterThanOrEqual(5);
+    if (overlay === 'overlays/prod') for (const image of images) expect(image).toMatch(/@sha256:[0-9a-f]{64}$/);
+    else for (const image of images) expect(image).toMatch(/[:@]/);
+  });
+});
+
+describe('secrets', () => {
+  const needed = (objects: K8sObject[]) => secretRefs(objects).filter((r) => r.namespace === 'glimpse');
+
+  it('when prod is applied, then External Secrets makes every Secret and key the pods and operators read', () => {
+    const objects = [...render('overlays/prod'), ...render('overlays/prod/migrate')];
+    const made = externalSecretKeys(objects);
+    const missing = needed(objects).filter((r) => !made.has(`glimpse/${r.name}`) || (r.key !== undefined && !made.get(`glimpse/${r.name}`)!.has(r.key)));
+    expect(missing).toEqual([]);
+  });
+
+  it('when dev is set up by hand, then deploy/plain-secrets.sh makes every Secret and key the pods and operators read', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plain-secrets-'));
+    const log = path.join(dir, 'applied.jsonl');
+    const env = { ...process.env, PATH: `${path.join(__dirname, 'fixtures', 'bin')}${path.delimiter}${process.env.PATH}`, FAKE_KUBECTL_LOG: log };
+    for (const step of ['passwords', 'cluster']) execFileSync('bash', [path.join(REPO, 'deploy', 'plain-secrets.sh'), step], { env, stdio: 'pipe' });
+    const applied = fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    fs.rmSync(dir, { recursive: true, force: true });
+    const made = new Map(applied.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, new Set(Object.keys(s.data))]));
+    const objects = [...render('overlays/dev'), ...render('overlays/dev/migrate')];
+    const missing = needed(objects).filter((r) => !made.has(`glimpse/${r.name}`) || (r.key !== undefined && !made.get(`glimpse/${r.name}`)!.has(r.key)));
+    expect(missing).toEqual([]);
+    const db = applied.find((s) => s.metadata.name === 'glimpse-db-gateway');
+    expect(Buffer.from(db.data.DATABASE_URL, 'base64').toString()).toMatch(/^postgresql:\/\/glimpse_gateway:[0-9a-f]{64}@glimpse-pg-pooler-rw\.glimpse\.svc:5432\/glimpse\?sslmode=verify-full$/);
+    expect(Buffer.from(applied.find((s) => s.metadata.name === 'glimpse-ca-bundle').data['ca.crt'], 'base64').toString()).toMatch(/kafka[\s\S]*postgres/);
+  });
+});
