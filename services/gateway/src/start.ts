@@ -7,7 +7,7 @@ import { createAuthenticator } from '@glimpse/auth';
 import { createDb } from '@glimpse/db';
 import { createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { TOPICS, boundedSendSettings, createBatchingProducer, createKafka, createKafkaHealthCheck } from '@glimpse/messaging';
+import { TOPICS, boundedSendSettings, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { createGatewayApp } from './app.js';
 import { createAddressLimiter } from './data/address-limiter.js';
 import { createEnrichmentClient } from './data/enrichment-client.js';
@@ -49,6 +49,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
   const send = boundedSendSettings(config.KAFKA_SEND_TIMEOUT_MS);
   const kafka = createKafka({
     brokers: config.KAFKA_BROKERS,
+    security: kafkaSecurity(config),
     clientId: 'glimpse-gateway',
     logger,
     retry: send.clientRetry,

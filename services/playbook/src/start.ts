@@ -4,7 +4,7 @@
 import { createDb } from '@glimpse/db';
 import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { TOPICS, createBatchingProducer, createKafka, createKafkaHealthCheck } from '@glimpse/messaging';
+import { TOPICS, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig, type PlaybookConfig } from './config.js';
@@ -21,7 +21,7 @@ export async function startPlaybookService(
 ): Promise<RunningPlaybookService> {
   // One connection per partition handled concurrently, plus a few for the internal API.
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.PLAYBOOK_CONCURRENCY + 4 });
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'glimpse-playbook', logger });
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), clientId: 'glimpse-playbook', logger });
   const producer = createBatchingProducer({ kafka });
   await producer.connect();
   const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.eventsInbound });

@@ -29,7 +29,23 @@ export const baseEnv = {
     .string()
     .default('127.0.0.1:9092')
     .transform((s) => s.split(',').map((b) => b.trim()).filter(Boolean)),
+  /** TLS to the brokers; the CA comes from the system store plus NODE_EXTRA_CA_CERTS. */
+  KAFKA_SSL: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /** SASL over the connection (with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD); unset: none. */
+  KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
+  KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
 };
+
+/** The Kafka connection settings of a parsed configuration (a service's or a script's). */
+export interface KafkaConnectionConfig {
+  KAFKA_BROKERS: string[];
+  KAFKA_SSL: boolean;
+  KAFKA_SASL_MECHANISM?: 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  KAFKA_SASL_USERNAME?: string;
+  KAFKA_SASL_PASSWORD?: string;
+}
+
 
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 

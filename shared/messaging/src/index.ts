@@ -1,7 +1,7 @@
 export { TOPICS, TOPIC_DEFINITIONS, BROKER_SETTINGS, personKey } from './topics.js';
 export type { TopicDefinition } from './topics.js';
 export * from './schemas.js';
-export { createKafka, retryWithin, boundedSendSettings } from './kafka.js';
+export { createKafka, kafkaSecurity, retryWithin, boundedSendSettings, type KafkaSecurity } from './kafka.js';
 export type { BoundedSendSettings, CreateKafkaOptions } from './kafka.js';
 export { createBatchingProducer, KafkaUnavailableError } from './batching-producer.js';
 export type { BatchingProducer, BatchingProducerOptions } from './batching-producer.js';

@@ -1,5 +1,6 @@
 // A kafkajs client whose logs go through our logger.
-import { Kafka, logLevel, type LogEntry, type RetryOptions } from 'kafkajs';
+import { Kafka, logLevel, type LogEntry, type RetryOptions, type SASLOptions } from 'kafkajs';
+import { ConfigError, type KafkaConnectionConfig } from '@glimpse/config';
 import type { Logger } from '@glimpse/logging';
 
 const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -73,13 +74,34 @@ export interface CreateKafkaOptions {
   retry?: RetryOptions;
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** TLS and SASL, from kafkaSecurity(config); plaintext without. */
+  security?: KafkaSecurity;
 }
 
-export function createKafka({ brokers, clientId, logger, retry = DEFAULT_RETRY, connectionTimeoutMs = 3000, requestTimeoutMs = 10_000 }: CreateKafkaOptions): Kafka {
+export interface KafkaSecurity {
+  ssl: boolean;
+  sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
+}
+
+/**
+ * The TLS/SASL settings of a parsed configuration. A SASL mechanism without its user name and
+ * password is a configuration error at start-up, not a connection that fails later.
+ */
+export function kafkaSecurity(config: KafkaConnectionConfig): KafkaSecurity {
+  const { KAFKA_SSL: ssl, KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = config;
+  if (!mechanism) return { ssl };
+  if (!username || !password) throw new ConfigError('invalid configuration: KAFKA_SASL_MECHANISM needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD');
+  return { ssl, sasl: { mechanism, username, password } };
+}
+
+export function createKafka({ brokers, clientId, logger, retry = DEFAULT_RETRY, connectionTimeoutMs = 3000, requestTimeoutMs = 10_000, security }: CreateKafkaOptions): Kafka {
   const kafkaLogger = logger.child({ component: 'kafkajs' });
   return new Kafka({
     clientId,
     brokers,
+    ...(security?.ssl ? { ssl: true } : {}),
+    // kafkajs types each mechanism apart; the three we accept share this shape.
+    ...(security?.sasl ? { sasl: security.sasl as SASLOptions } : {}),
     connectionTimeout: connectionTimeoutMs,
     requestTimeout: requestTimeoutMs,
     retry,
