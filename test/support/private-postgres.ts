@@ -1,11 +1,15 @@
-// A private Postgres for tests that stop or break it: initdb into a temporary directory and pg_ctl
-// on a port of its own, so the machine's shared Postgres is never touched. Stopped by its own data
-// directory (pg_ctl reads the postmaster's pid from it). As root, the server runs as `postgres`.
+// A private Postgres for tests that stop, break or freeze it: initdb into a temporary directory and
+// pg_ctl on a port of its own, so the machine's shared Postgres is never touched. Stopped by its own
+// data directory (pg_ctl reads the postmaster's pid from it); signals go to the pid it recorded.
+// As root, the server runs as `postgres`.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { migrate } from '@glimpse/db';
+
+const REPO_ROOT = path.join(__dirname, '..', '..');
 
 function binDir(): string {
   const root = '/usr/lib/postgresql';
@@ -16,7 +20,7 @@ function binDir(): string {
 
 function asOwner(command: string, args: string[]): void {
   const asRoot = process.getuid?.() === 0;
-  execFileSync(asRoot ? 'runuser' : command, asRoot ? ['-u', 'postgres', '--', command, ...args] : args, { stdio: 'pipe' });
+  execFileSync(asRoot ? 'runuser' : command, asRoot ? ['-u', 'postgres', '--', command, ...args] : args, { stdio: 'pipe', timeout: 60_000 });
 }
 
 export function freePort(): Promise<number> {
@@ -34,8 +38,14 @@ export interface PrivatePostgres {
   port: number;
   /** A URL of database `postgres` on this server. */
   url: string;
+  /** The postmaster's pid, from postmaster.pid. */
+  pid(): number;
   start(): void;
-  stop(): void;
+  /** Fast shutdown (immediate: connections are cut at once). */
+  stop(mode?: 'fast' | 'immediate'): void;
+  /** SIGSTOP / SIGCONT of the postmaster: it accepts connections and answers nothing. */
+  freeze(): void;
+  thaw(): void;
   /** Stops the server if running and removes its directory. */
   destroy(): void;
 }
@@ -49,24 +59,47 @@ export function createPrivatePostgres(port: number): PrivatePostgres {
   asOwner(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   const pgCtl = path.join(bin, 'pg_ctl');
   let running = false;
-  return {
+  let frozen = false;
+  const pid = () => Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const handle: PrivatePostgres = {
     port,
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    pid,
     start() {
-      asOwner(pgCtl, ['start', '-w', '-D', data, '-l', path.join(dir, 'server.log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`]);
+      asOwner(pgCtl, ['start', '-w', '-t', '30', '-D', data, '-l', path.join(dir, 'server.log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=40`]);
       running = true;
     },
-    stop() {
+    stop(mode = 'fast') {
       if (!running) return;
-      asOwner(pgCtl, ['stop', '-w', '-D', data, '-m', 'fast']);
+      if (frozen) handle.thaw();
+      asOwner(pgCtl, ['stop', '-w', '-D', data, '-m', mode]);
       running = false;
+    },
+    freeze() {
+      process.kill(pid(), 'SIGSTOP');
+      frozen = true;
+    },
+    thaw() {
+      process.kill(pid(), 'SIGCONT');
+      frozen = false;
     },
     destroy() {
       try {
-        this.stop();
+        handle.stop();
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
     },
   };
+  return handle;
+}
+
+/** A running private Postgres on a free port with database `glimpse_private` migrated like the real one; `url` names that database. */
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const server = createPrivatePostgres(await freePort());
+  server.start();
+  const url = `postgresql://postgres@127.0.0.1:${server.port}/glimpse_private`;
+  execFileSync('createdb', ['-h', '127.0.0.1', '-p', String(server.port), '-U', 'postgres', 'glimpse_private'], { stdio: 'pipe', timeout: 30_000 });
+  await migrate({ databaseUrl: url, migrationsDir: path.join(REPO_ROOT, 'prisma', 'migrations'), log: () => undefined });
+  return { ...server, url };
 }

@@ -48,7 +48,7 @@ function bodyOfSize(email: string, bytes: number): string {
 }
 
 function raw(url: string, init: { headers?: Record<string, string>; body?: string | Uint8Array }): Promise<HttpResult> {
-  return request(`${url}/events`, { method: 'POST', headers: init.headers, body: init.body });
+  return request(`${url}/events`, { method: 'POST', headers: init.headers, body: init.body as BodyInit | undefined });
 }
 
 interface RefusalCase {

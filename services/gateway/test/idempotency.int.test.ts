@@ -8,7 +8,7 @@ import { redisUrl } from '../../../test/config';
 import { eventFingerprint } from '../src/domain/accept-event';
 import { rawEventKeys } from '../src/data/raw-event-store';
 import type { RunningGateway } from '../src/start';
-import { freePort } from './private-postgres';
+import { freePort } from '../../../test/support/private-postgres';
 
 const SEND_TIMEOUT_MS = 1500;
 let gateway: RunningGateway;

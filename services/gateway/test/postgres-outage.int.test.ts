@@ -8,7 +8,7 @@ import { TOPICS } from '@glimpse/messaging';
 import { postEvent, request, startTestEnrichmentService, startTestGateway, uniqueEmail, waitFor, type HttpResult } from '../../../test/support/stack';
 import { endOffsets, ofAccount, readTopic } from '../../../test/support/kafka-helpers';
 import type { RunningGateway } from '../src/start';
-import { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
+import { startPrivatePostgres, type PrivatePostgres } from '../../../test/support/private-postgres';
 
 let pg: PrivatePostgres;
 let db: Db;
@@ -68,7 +68,7 @@ describe('the gateway while Postgres is down', () => {
     expect((await details(gateway.url)).status).toBe(404);
     const from = await endOffsets(TOPICS.eventsInbound);
 
-    pg.stop();
+    pg.stop('immediate');
     try {
       const emails: string[] = [];
       // Well past the 200 ms cache time: every one of these needs the stale-if-error rule.

@@ -4,8 +4,8 @@
 import { spawnService, waitForLog, type ServiceProcess } from '../../../test/support/child-process';
 import { closeTestDb, createTestAccount, postEvent, request, serviceEnv, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { kafkaBrokers, redisUrl, testDatabaseUrl } from '../../../test/config';
-import { freePort } from './private-postgres';
-import { createTcpProxy, type TcpProxy } from './tcp-proxy';
+import { freePort } from '../../../test/support/private-postgres';
+import { createTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy';
 
 const hostPort = (hostAndPort: string) => {
   const [host, port] = hostAndPort.split(':');
