@@ -25,7 +25,7 @@ function loadSuite(name) {
 
 function usage() {
   const lines = listSuites().map((name) => {
-    let description = '';
+    let description;
     try {
       description = loadSuite(name).description || '';
     } catch (err) {

@@ -49,7 +49,7 @@ function groupDelta(before, after) {
 /** Pids of the local infrastructure by process name: postgres (all backends), redis-server, the Kafka JVM. */
 function infraPids() {
   const groups = { postgres: [], redis: [], kafka: [] };
-  let entries = [];
+  let entries;
   try {
     entries = fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e));
   } catch {

@@ -46,7 +46,7 @@ async function pgReachable(databaseUrl) {
     return await withPg(databaseUrlFor(databaseUrl, 'postgres'), async () => true);
   } catch (err) {
     const sqlState = /^\d[0-9A-Z]{4}$/.test(err.code || '') ? err.code : null;
-    if (sqlState && sqlState !== '57P03') throw new Error(`postgres: ${redact(databaseUrl)}: ${err.message}`);
+    if (sqlState && sqlState !== '57P03') throw new Error(`postgres: ${redact(databaseUrl)}: ${err.message}`, { cause: err });
     return false;
   }
 }

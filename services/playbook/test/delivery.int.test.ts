@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { TOPICS, personKey, type InboundEvent } from '@glimpse/messaging';
 import type { RunningGateway } from '@glimpse/gateway';
 import { createPlaybook, decideEffects, eventCatalog, listEnrollments, type PlaybookView, type RunningPlaybookService } from '@glimpse/playbook';
-import { closeTestDb, createTestAccount, postEvent, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor, type TestAccount } from '../../../test/support/stack';
+import { closeTestDb, createTestAccount, postEvent, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { endOffsets, freshGroupAtEnd, ofAccount, produceRaw, readTopic } from '../../../test/support/kafka-helpers';
 import { assertPlaybookBuild, startChildPlaybookService, type ChildService } from '../../../test/support/child-service';
 

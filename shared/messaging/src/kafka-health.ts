@@ -36,7 +36,7 @@ export function createKafkaHealthCheck({ kafka, topic, timeoutMs = 1500, cacheMs
       admin = undefined;
       void stale?.disconnect().catch(() => undefined);
       const message = (err as Error).message || 'unreachable';
-      throw new Error(/no broker answered|without a leader/.test(message) ? message : 'broker unreachable');
+      throw new Error(/no broker answered|without a leader/.test(message) ? message : 'broker unreachable', { cause: err });
     } finally {
       clearTimeout(timer);
     }

@@ -61,7 +61,7 @@ export const importCommands: Command[] = [
     summary: 'import enriched person records from an NDJSON file (one §2.3 record a line), through COPY',
     usage: 'glimpse import persons FILE.ndjson [--region US] [--json]',
     options: regionOption,
-    async run({ positionals, values, db, io }) {
+    async run({ positionals, values, io }) {
       const show = progress(io, 'persons');
       const report = await importPersons(fileLines(positionals[0]), { databaseUrl: loadConfig().DATABASE_URL, defaultPhoneRegion: region(values), onProgress: show });
       show(report, true);
