@@ -20,7 +20,8 @@ const JVM_OPTS = [
 
 function kafkaPaths(kafkaDir = readEnv().kafkaDir) {
   const p = (name) => path.join(kafkaDir, name);
-  return { dir: kafkaDir, libs: p('libs'), data: p('data'), config: p('server.properties'), log: p('kafka.log'), pid: p('kafka.pid') };
+  // The jars are shared: a broker in another directory (a test's private one) does not fetch them again.
+  return { dir: kafkaDir, libs: path.join(readEnv().kafkaDir, 'libs'), data: p('data'), config: p('server.properties'), log: p('kafka.log'), pid: p('kafka.pid') };
 }
 
 function parseBroker(broker) {
@@ -204,7 +205,7 @@ async function spawnAndWait(p, brokers, listener, t0, timeoutMs) {
  * Idempotent: returns at once if a broker answers on `brokers`; otherwise starts this project's broker
  * (or waits for one it already started) and resolves when it answers. Restarts reuse the same data dir.
  */
-async function startKafka({ brokers = readEnv().kafkaBrokers, timeoutMs = 60_000 } = {}) {
+async function startKafka({ brokers = readEnv().kafkaBrokers, timeoutMs = 60_000, kafkaDir } = {}) {
   const t0 = Date.now();
   if (await isKafkaUp(brokers)) {
     log(`kafka: already running on ${brokers.join(',')}`);
@@ -212,7 +213,7 @@ async function startKafka({ brokers = readEnv().kafkaBrokers, timeoutMs = 60_000
   }
   const { host, port } = parseBroker(brokers[0]);
   if (!isLocalHost(host)) throw new Error(`kafka: ${brokers.join(',')} is not answering and is not local, so it cannot be started here`);
-  const p = kafkaPaths();
+  const p = kafkaPaths(kafkaDir);
   fs.mkdirSync(p.dir, { recursive: true });
   return withStartLock(p, async () => {
     if (await isKafkaUp(brokers)) {
@@ -227,8 +228,8 @@ async function startKafka({ brokers = readEnv().kafkaBrokers, timeoutMs = 60_000
  * Stops the broker this project started (pid file): SIGTERM, then SIGKILL after `timeoutMs`; `force` kills at once.
  * Resolves { stopped: false, reason } when there is nothing of ours to stop; a broker started elsewhere is left alone.
  */
-async function stopKafka({ timeoutMs = 30_000, force = false } = {}) {
-  const p = kafkaPaths();
+async function stopKafka({ timeoutMs = 30_000, force = false, kafkaDir } = {}) {
+  const p = kafkaPaths(kafkaDir);
   const pid = brokerPid(p);
   if (!pid) {
     const reason = fs.existsSync(p.pid) ? 'stale pid file removed' : 'no pid file';

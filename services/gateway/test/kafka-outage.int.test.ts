@@ -1,21 +1,15 @@
 // The broker really goes away, or hangs: the gateway must refuse events it cannot record (503) rather than
-// accept them, and take events again once the broker is back. The broker is always restarted, so
-// the files after this one find it up.
+// accept them, and take events again once the broker is back. The broker is this file's own (a
+// private one on free ports), so the shared broker other tests and checkouts use is never touched.
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
-import { TOPICS } from '@glimpse/messaging';
 import { eventCatalog, type RunningPlaybookService } from '@glimpse/playbook';
 import { closeTestDb, createTestAccount, postEvent, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor, } from '../../../test/support/stack';
-import { freshGroupAtEnd } from '../../../test/support/kafka-helpers';
+import { startPrivateKafka, type PrivateKafka } from '../../../test/support/private-kafka';
 import { redisUrl } from '../../../test/config';
 import type { RunningGateway } from '../src/start';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const kafkaCtl = require('../../../scripts/infra/kafka-ctl.js') as {
-  stopKafka(options?: { timeoutMs?: number }): Promise<{ stopped: boolean; reason?: string }>;
-  startKafka(options?: { timeoutMs?: number }): Promise<{ started: boolean }>;
-  brokerPid(): number | null;
-};
+let kafka: PrivateKafka;
 
 const SEND_TIMEOUT_MS = 3000;
 
@@ -24,14 +18,19 @@ let playbook: RunningPlaybookService;
 let redis: Redis;
 
 beforeAll(async () => {
-  const groupId = await freshGroupAtEnd(TOPICS.eventsInbound, 'glimpse-playbook-test-outage');
-  [gateway, playbook] = await Promise.all([startTestGateway({ KAFKA_SEND_TIMEOUT_MS: String(SEND_TIMEOUT_MS) }), startTestPlaybookService({ PLAYBOOK_GROUP_ID: groupId, PLAYBOOK_SESSION_TIMEOUT_MS: '6000' })]);
+  kafka = await startPrivateKafka();
+  const KAFKA_BROKERS = kafka.brokers.join(',');
+  [gateway, playbook] = await Promise.all([
+    startTestGateway({ KAFKA_BROKERS, KAFKA_SEND_TIMEOUT_MS: String(SEND_TIMEOUT_MS) }),
+    // A new broker: the group has no offsets and starts at the (empty) topic's beginning.
+    startTestPlaybookService({ KAFKA_BROKERS, PLAYBOOK_GROUP_ID: 'glimpse-playbook-test-outage', PLAYBOOK_SESSION_TIMEOUT_MS: '6000' }),
+  ]);
   redis = new Redis(redisUrl());
-});
+}, 150_000);
 
 afterAll(async () => {
-  await kafkaCtl.startKafka(); // idempotent: a no-op unless a failed test left the broker down
   await Promise.all([gateway?.stop(), playbook?.stop()]);
+  await kafka?.destroy();
   redis?.disconnect();
   await closeTestDb();
 });
@@ -58,13 +57,13 @@ describe('POST /events while Kafka is down', () => {
     let firstAccepted: string | undefined;
     let starting: Promise<unknown> = Promise.resolve();
     try {
-      expect(await kafkaCtl.stopKafka()).toMatchObject({ stopped: true });
+      expect(await kafka.stop()).toMatchObject({ stopped: true });
 
       const t0 = Date.now();
       const refusing = postEvent(gateway.url, token, { event: 'during_outage', email });
       // The broker comes back while that send may still be retrying: a 503 must not be followed by the write after all.
       await new Promise((r) => setTimeout(r, 300));
-      starting = kafkaCtl.startKafka();
+      starting = kafka.start();
       const refused = await refusing;
       const elapsedMs = Date.now() - t0;
       expect(refused.status).toBe(503);
@@ -90,7 +89,7 @@ describe('POST /events while Kafka is down', () => {
       }
     } finally {
       await starting;
-      await kafkaCtl.startKafka();
+      await kafka.start();
     }
 
     expect(firstAccepted).toBeDefined();
@@ -113,7 +112,7 @@ describe('POST /events while Kafka is down', () => {
     expect((await readiness(gateway.url)).status).toBe(200);
     expect((await readiness(playbook.url)).status).toBe(200);
     try {
-      expect(await kafkaCtl.stopKafka()).toMatchObject({ stopped: true });
+      expect(await kafka.stop()).toMatchObject({ stopped: true });
       for (const url of [gateway.url, playbook.url]) {
         const unready = await waitFor(async () => {
           const r = await readiness(url);
@@ -122,7 +121,7 @@ describe('POST /events while Kafka is down', () => {
         expect(unready.body.checks.kafka).toMatch(/^failed: /);
       }
     } finally {
-      await kafkaCtl.startKafka();
+      await kafka.start();
     }
     for (const url of [gateway.url, playbook.url]) {
       await waitFor(async () => (await readiness(url)).status === 200, { timeoutMs: 60_000, what: `${url}/readyz to answer 200 again` });
@@ -133,8 +132,8 @@ describe('POST /events while Kafka is down', () => {
     const { accountId, token } = await createTestAccount();
     const email = uniqueEmail();
     expect((await postEvent(gateway.url, token, { event: 'before_freeze', email })).status).toBe(200);
-    const pid = kafkaCtl.brokerPid();
-    if (!pid) throw new Error('this test freezes the broker this checkout started (scripts/infra), and there is none: run it through npm test');
+    const pid = kafka.pid();
+    if (!pid) throw new Error('the private broker is not running');
     const body = { event: 'frozen_send', email };
     let elapsedMs: number;
     let refused: Awaited<ReturnType<typeof postEvent>>;
