@@ -2,8 +2,8 @@
 import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { generateCredential, type Scope } from './credentials.js';
+import { isUuid } from '@glimpse/validation';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface CreatedCredential {
   id: string;
@@ -51,7 +51,7 @@ export async function createApiKey(db: Db, accountId: string, scopes: Scope[]): 
 /** Revokes a credential of the account; another account's id is not found, never revoked. */
 export async function revokeCredential(db: Db, kind: 'event_token' | 'api_key', accountId: string, id: string): Promise<void> {
   // A malformed id names nothing; checked here so it never reaches Postgres as a uuid.
-  if (!UUID.test(id)) throw new AppError('not_found', `${kind.replace('_', ' ')} ${id} does not exist in account ${accountId}`);
+  if (!isUuid(id)) throw new AppError('not_found', `${kind.replace('_', ' ')} ${id} does not exist in account ${accountId}`);
   const where = { id, accountId, revokedAt: null };
   const data = { revokedAt: new Date() };
   const { count } = kind === 'event_token' ? await db.eventToken.updateMany({ where, data }) : await db.apiKey.updateMany({ where, data });

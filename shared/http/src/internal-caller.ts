@@ -3,10 +3,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { AppError } from '@glimpse/errors';
+import { isUuid } from '@glimpse/validation';
 
 export const INTERNAL_HEADERS = { token: 'x-glimpse-internal-token', account: 'x-glimpse-account-id' } as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function sameSecret(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -19,7 +19,7 @@ export function fromGateway(internalToken: string): RequestHandler {
   return (req, res, next) => {
     if (!sameSecret(req.get(INTERNAL_HEADERS.token), internalToken)) throw new AppError('unauthorized', 'internal endpoint: callers must be the gateway');
     const accountId = req.get(INTERNAL_HEADERS.account);
-    if (!accountId || !UUID.test(accountId)) throw new AppError('invalid_request', `missing or invalid ${INTERNAL_HEADERS.account}`);
+    if (!accountId || !isUuid(accountId)) throw new AppError('invalid_request', `missing or invalid ${INTERNAL_HEADERS.account}`);
     res.locals.accountId = accountId;
     next();
   };

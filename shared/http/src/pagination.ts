@@ -1,6 +1,7 @@
 // Keyset pagination for list endpoints that answer newest first: an opaque cursor (base64url of
 // `<ISO time>|<id>`) naming the last item of a page, and the strict query a list endpoint takes.
 import { AppError } from '@glimpse/errors';
+import { isUuid } from '@glimpse/validation';
 
 export interface Cursor {
   at: Date;
@@ -9,8 +10,6 @@ export interface Cursor {
 
 export const PAGE_LIMIT = { default: 50, min: 1, max: 200 } as const;
 
-/** Every id a cursor names (enrollments, events) is a UUID; anything else never reaches a query. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function encodeCursor({ at, id }: Cursor): string {
   return Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
@@ -20,7 +19,7 @@ export function decodeCursor(value: string): Cursor {
   const invalid = new AppError('invalid_request', 'cursor is not valid: pass the nextCursor of a previous page as it was');
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(value)) throw invalid;
   const [time, id, ...rest] = Buffer.from(value, 'base64url').toString('utf8').split('|');
-  if (time === undefined || id === undefined || rest.length > 0 || !UUID.test(id)) throw invalid;
+  if (time === undefined || id === undefined || rest.length > 0 || !isUuid(id)) throw invalid;
   const at = new Date(time);
   // The round trip rejects anything that is not exactly a time this API wrote.
   if (Number.isNaN(at.getTime()) || at.toISOString() !== time) throw invalid;

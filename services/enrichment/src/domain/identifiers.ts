@@ -1,18 +1,11 @@
 // The identifiers a person is found by: emails (trimmed, lower-cased) and phones (E.164), and
 // the list of them a record carries, which is what the identity index stores.
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { z } from 'zod';
 import type { EnrichedRecord } from './enriched-record.js';
+import { normalizeEmail } from '@glimpse/validation';
 
-// The same rule as the event endpoint's email, so one person has one key everywhere.
-const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email());
-
-/** The email trimmed and lower-cased, or null when it is not a valid address. */
-export function normalizeEmail(input: string | null | undefined): string | null {
-  if (typeof input !== 'string') return null;
-  const parsed = emailSchema.safeParse(input);
-  return parsed.success ? parsed.data : null;
-}
+// The same email rule as the event endpoint's (@glimpse/validation), so one person has one key everywhere.
+export { normalizeEmail };
 
 /** An ISO 3166 region code libphonenumber knows, upper-cased, or undefined. */
 function regionCode(region: string | undefined): CountryCode | undefined {

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { EVENT_NAME_PATTERN } from '@glimpse/messaging';
 import { AppError } from '@glimpse/errors';
+import { emailSchema } from '@glimpse/validation';
 
 const propertyValueInput = z.union([z.string(), z.number().finite(), z.boolean()], {
   error: 'property values must be strings, numbers or booleans (one level deep)',
@@ -12,12 +13,7 @@ const eventInputSchema = z.strictObject(
     event: z
       .string({ error: (i) => (i.input === undefined ? 'event is required' : 'event must be a string') })
       .regex(EVENT_NAME_PATTERN, 'event must be 1 to 64 characters: letters, digits, _ . : -'),
-    email: z
-      .string({ error: (i) => (i.input === undefined ? 'email is required' : 'email must be a string') })
-      .trim()
-      .toLowerCase()
-      .max(254, 'email must be at most 254 characters')
-      .pipe(z.email('email must be a valid email address')),
+    email: emailSchema({ base: z.string({ error: (i) => (i.input === undefined ? 'email is required' : 'email must be a string') }) }),
     properties: z
       .record(z.string().min(1).max(128), propertyValueInput, {
         error: (i) => (i.code === 'invalid_key' ? 'property names must be 1 to 128 characters' : 'properties must be an object'),

@@ -5,13 +5,13 @@ import type { Db } from '@glimpse/db';
 import { EVENT_NAME_PATTERN } from '@glimpse/messaging';
 import * as repo from '../data/playbook-repository.js';
 import type { PlaybookChanges } from './playbook-input.js';
+import { isUuid } from '@glimpse/validation';
 
 export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, PlaybookRef } from '../data/playbook-repository.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function assertUuid(value: string, what: string): void {
-  if (!UUID.test(value)) throw new AppError('not_found', `${what} ${value} does not exist`);
+  if (!isUuid(value)) throw new AppError('not_found', `${what} ${value} does not exist`);
 }
 
 async function assertAccount(db: Db, accountId: string): Promise<void> {

@@ -4,12 +4,12 @@ import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { setCreditLimit, usageTotals } from '@glimpse/enrichment';
 import { required, UsageError, type Command } from '../command.js';
+import { isUuid } from '@glimpse/validation';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function accountId(values: Record<string, unknown>): string {
   const id = required(values as never, 'account');
-  if (!UUID.test(id)) throw new AppError('not_found', `account ${id} does not exist`);
+  if (!isUuid(id)) throw new AppError('not_found', `account ${id} does not exist`);
   return id;
 }
 

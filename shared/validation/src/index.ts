@@ -1,0 +1,29 @@
+// The one home of the identifier and address rules every service and tool applies: the ids we
+// issue (UUIDs) and the email rule of events and lookups.
+import { z } from 'zod';
+
+/** Ids Glimpse issues (accounts, credentials, playbooks, enrollments, events): UUIDs, any case. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID_PATTERN.test(value);
+}
+
+/** The longest address SMTP allows (RFC 5321 path limit). */
+export const EMAIL_MAX_LENGTH = 254;
+
+/**
+ * An email as events and lookups take it: trimmed, lower-cased, at most 254 characters, a valid
+ * address — so one person has one key everywhere. `base` may carry the caller's type messages.
+ */
+export function emailSchema({ base = z.string(), tooLong = 'email must be at most 254 characters', invalid = 'email must be a valid email address' }: { base?: z.ZodString; tooLong?: string; invalid?: string } = {}) {
+  return base.trim().toLowerCase().max(EMAIL_MAX_LENGTH, tooLong).pipe(z.email(invalid));
+}
+
+const anyEmail = emailSchema();
+
+/** The email trimmed and lower-cased, or null when it is not a valid address. */
+export function normalizeEmail(input: unknown): string | null {
+  const parsed = anyEmail.safeParse(input);
+  return parsed.success ? parsed.data : null;
+}
