@@ -1,7 +1,8 @@
 // Creates the database if needed and applies prisma/migrations (run after `npm run build`).
 const path = require('node:path');
 
-const DEFAULT_URL = 'postgresql://postgres@127.0.0.1:5432/glimpse';
+// Inside the migrate image DATABASE_URL is always set; locally the config module's default applies.
+const DEFAULT_URL = require('../shared/config/dist/defaults.json').DATABASE_URL;
 
 async function main() {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {

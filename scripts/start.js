@@ -5,6 +5,7 @@
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { ROOT, build, mustRun } = require('./lib.js');
+const { readEnv } = require('./infra/env.js');
 
 const HELP = `Usage: npm start [-- --no-seed]
 
@@ -17,7 +18,7 @@ prints it.
 
 const env = {
   ...process.env,
-  DATABASE_URL: process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/glimpse',
+  DATABASE_URL: readEnv().databaseUrl,
   PORT: process.env.PORT || '8080',
   PLAYBOOK_PORT: process.env.PLAYBOOK_PORT || '8082',
   ENRICHMENT_PORT: process.env.ENRICHMENT_PORT || '8081',

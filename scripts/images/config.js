@@ -2,6 +2,7 @@
 // environment variables; everything else takes these values as arguments.
 'use strict';
 const fs = require('node:fs');
+const { DEFAULTS } = require('../infra/env.js');
 
 function imagesEnv(env = process.env) {
   // A CA bundle for a TLS proxy in front of the npm registry, passed to the build as a secret.
@@ -16,9 +17,9 @@ function imagesEnv(env = process.env) {
 /** deploy:smoke runs against this checkout's own infrastructure (.wt-env or the defaults). */
 function smokeEnv(env = process.env) {
   return {
-    databaseUrl: env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/glimpse',
-    redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
-    kafkaBrokers: env.KAFKA_BROKERS || '127.0.0.1:9092',
+    databaseUrl: env.DATABASE_URL || DEFAULTS.DATABASE_URL,
+    redisUrl: env.REDIS_URL || DEFAULTS.REDIS_URL,
+    kafkaBrokers: env.KAFKA_BROKERS || DEFAULTS.KAFKA_BROKERS,
   };
 }
 

@@ -3,6 +3,8 @@
 const path = require('node:path');
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
+/** The services' local-development defaults (the config module reads the same file). */
+const DEFAULTS = require('../../shared/config/src/defaults.json');
 const LOCAL_HOSTS = new Set(['', 'localhost', '127.0.0.1', '::1', '[::1]']);
 
 function readEnv(env = process.env) {
@@ -11,15 +13,15 @@ function readEnv(env = process.env) {
     repoRoot: REPO_ROOT,
     infraDir,
     kafkaDir: path.join(infraDir, 'kafka'),
-    databaseUrl: env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/glimpse',
+    databaseUrl: env.DATABASE_URL || DEFAULTS.DATABASE_URL,
     testDatabaseName: 'glimpse_test',
-    redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
+    redisUrl: env.REDIS_URL || DEFAULTS.REDIS_URL,
     chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
-    kafkaBrokers: (env.KAFKA_BROKERS || '127.0.0.1:9092').split(',').map((s) => s.trim()).filter(Boolean),
+    kafkaBrokers: (env.KAFKA_BROKERS || DEFAULTS.KAFKA_BROKERS).split(',').map((s) => s.trim()).filter(Boolean),
   };
 }
 
 /** True if `host` is this machine, i.e. a service there may be started by these scripts. */
 const isLocalHost = (host) => LOCAL_HOSTS.has(String(host).toLowerCase());
 
-module.exports = { REPO_ROOT, readEnv, isLocalHost };
+module.exports = { REPO_ROOT, DEFAULTS, readEnv, isLocalHost };

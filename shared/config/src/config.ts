@@ -1,6 +1,8 @@
 // Parses a service's environment with its zod schema, once at start-up, failing fast with a
 // message that names each offending variable.
 import { z } from 'zod';
+// The local-development defaults, also read by the scripts (scripts/infra/env.js) and prisma.config.ts.
+import LOCAL_DEFAULTS from './defaults.json';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -23,11 +25,11 @@ export function parseConfig<S extends z.ZodType>(
 export const baseEnv = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/glimpse'),
-  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  DATABASE_URL: z.string().url().default(LOCAL_DEFAULTS.DATABASE_URL),
+  REDIS_URL: z.string().url().default(LOCAL_DEFAULTS.REDIS_URL),
   KAFKA_BROKERS: z
     .string()
-    .default('127.0.0.1:9092')
+    .default(LOCAL_DEFAULTS.KAFKA_BROKERS)
     .transform((s) => s.split(',').map((b) => b.trim()).filter(Boolean)),
   /** TLS to the brokers; the CA comes from the system store plus NODE_EXTRA_CA_CERTS. */
   KAFKA_SSL: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
