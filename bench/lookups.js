@@ -25,6 +25,7 @@ const TARGETS = { maxCpuMsPerEnrichment: 2, maxP99Ms: 50, atRatePerSec: 500, max
 // Past this many persons (--growth-at) the run measures growth: lookups at this size, then at --persons.
 const GROWTH_CHECKPOINT = 100_000;
 const SIZED_TABLES = ['persons', 'identities', 'visitors', 'usage_ledger'];
+/** @type {('visitors:read' | 'enrichment:read')[]} */
 const SCOPES = ['visitors:read', 'enrichment:read'];
 const DEFAULT_PACED_RATES = `${TARGETS.atRatePerSec},250,100`;
 
@@ -115,6 +116,7 @@ function parseOptions(argv) {
       'check-targets': { type: 'boolean', default: false },
     },
   });
+  /** @type {Record<string, any>} */
   const opts = {
     reimport: values.reimport,
     phone: !values['no-phone'],
@@ -362,11 +364,11 @@ async function run(argv) {
     const json = { ...auth, 'content-type': 'application/json' };
     const probe = sample[0];
     const details = await fetch(`${gatewayUrl}/visitors/${probe.visitorId}/details`, { headers: auth });
-    const detailsBody = await details.json();
+    const detailsBody = /** @type {any} */ (await details.json());
     if (details.status !== 200 || detailsBody.email !== probe.email) throw new Error(`details of ${probe.visitorId}: ${details.status} ${JSON.stringify(detailsBody)}`);
     for (const body of [{ email: probe.email }, { phone: probe.phone }]) {
       const res = await fetch(`${gatewayUrl}/visitors/enrichment`, { method: 'POST', headers: json, body: JSON.stringify(body) });
-      const record = await res.json();
+      const record = /** @type {any} */ (await res.json());
       if (res.status !== 200 || record.profile?.id !== probe.id) throw new Error(`enrichment ${JSON.stringify(body)}: ${res.status} ${JSON.stringify(record).slice(0, 300)}`);
     }
     // Concurrent lookups open the services' database pools, so every backend is there when CPU meters start.

@@ -41,7 +41,7 @@ function freePort() {
     const s = net.createServer();
     s.on('error', reject);
     s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (s.address());
       s.close(() => resolve(port));
     });
   });
@@ -64,7 +64,7 @@ async function until(what, fn, timeoutMs = 60_000) {
   throw new Error(`${what}: not within ${timeoutMs / 1000} s${last ? ` (${last.message})` : ''}`);
 }
 
-async function http(method, url, { token, body } = {}) {
+async function http(method, url, { token = undefined, body = undefined } = {}) {
   const res = await fetch(url, {
     method,
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },

@@ -16,6 +16,7 @@ demo account (event token, API key, two playbooks, 200 synthetic persons and the
 prints it.
   --no-seed   do not create the demo account`;
 
+/** @type {Record<string, string>} */
 const env = {
   ...process.env,
   DATABASE_URL: readEnv().databaseUrl,

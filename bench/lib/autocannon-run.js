@@ -19,6 +19,7 @@ function autocannonRun(options) {
   });
 }
 
+/** @param {any} result @returns {Record<string, any>} */
 function summarizeAutocannon(result) {
   const ok = result['2xx'];
   return {
@@ -49,6 +50,7 @@ function summarizeAutocannon(result) {
  * `onMeasuring(on)` (optional) is told when the measured run starts and ends. `startMeter()`
  * (optional) is called as the measured run starts; its returned function's value is `measured.cpu`.
  */
+/** @param {Record<string, any>} options @returns {Promise<any>} */
 async function warmupThenMeasure({ base, warmupSec, durationSec, startMeter, onMeasuring }) {
   const warmup = warmupSec > 0 ? summarizeAutocannon(await autocannonRun({ ...base, duration: warmupSec })) : null;
   if (onMeasuring) onMeasuring(true);

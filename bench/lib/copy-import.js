@@ -17,6 +17,7 @@ const { performance } = require('node:perf_hooks');
  * that file as `glimpse import persons` does (a read stream split into lines), timed: the rate is a
  * file import's, without the demo generator's own cost. `startMeter()` (optional) as in load.js.
  */
+/** @param {Record<string, any>} options @returns {Promise<any>} */
 async function timedCopyImport({ enrichment, databaseUrl, seed, from = 0, count, onProgress, onWriting = () => {}, startMeter }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glimpse-import-'));
   const file = path.join(dir, 'persons.ndjson');
@@ -66,6 +67,7 @@ const RAW_COPY_MAX = 100_000;
  * files, then times COPY of those files into fresh tables like persons and identities. `pg` is the
  * driver module, `copy` pg-copy-streams.
  */
+/** @param {Record<string, any>} options @returns {Promise<any>} */
 async function rawCopy({ pg, copy, databaseUrl, ids: allIds, startMeter }) {
   const ids = allIds.slice(0, RAW_COPY_MAX);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glimpse-rawcopy-'));

@@ -26,6 +26,7 @@ function areaOf(url, functionName) {
  * ({ startUs, endUs } on the monotonic clock, i.e. process.hrtime.bigint() / 1000n in any process
  * of this machine, which is what V8 stamps samples with) keeps only the samples inside it.
  */
+/** @param {string} file @param {{ top?: number, window?: { startUs?: number, endUs?: number } | null }} [options] @returns {any} */
 function summarizeProfile(file, { top = 15, window } = {}) {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));

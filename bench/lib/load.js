@@ -10,6 +10,7 @@ const { openLoop } = require('./open-loop.js');
  * each response of the measured run (pipelining stays 1 so a client's context is that request's).
  * `startMeter()` (optional) is called as the measured run starts; what its returned function gives is `measured.cpu`.
  */
+/** @param {Record<string, any>} options @returns {Promise<any>} */
 async function saturate({ url, method = 'POST', headers = {}, connections, durationSec, warmupSec, nextBody, onResponse, startMeter, timeoutSec = 10 }) {
   assertLoopback(url);
   const target = new URL(url);

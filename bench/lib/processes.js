@@ -15,7 +15,7 @@ function freePort() {
     server.unref();
     server.on('error', reject);
     server.listen(0, LOOPBACK, () => {
-      const { port } = server.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
       server.close(() => resolve(port));
     });
   });

@@ -12,6 +12,7 @@ function inMs(summaryUs) {
   return out;
 }
 
+/** @param {Record<string, any>} options @returns {Promise<any>} */
 async function loop({ concurrency, durationMs, maxOps, query, record }) {
   const deadline = performance.now() + durationMs;
   let started = 0;
@@ -39,6 +40,7 @@ async function loop({ concurrency, durationMs, maxOps, query, record }) {
  * come from the imported rows, so a miss means a broken benchmark). `warmupOps` queries run first,
  * unmeasured. `startMeter()` as in load.js: its returned function's value is `cpu`.
  */
+/** @param {Record<string, any>} options @returns {Promise<any>} */
 async function queryRun({ concurrency, durationSec, maxOps, warmupOps = 0, query, startMeter }) {
   if (warmupOps > 0) await loop({ concurrency, durationMs: 60_000, maxOps: warmupOps, query });
   const latencies = [];

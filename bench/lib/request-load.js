@@ -13,6 +13,7 @@ const { assertLoopback, warmupThenMeasure } = require('./autocannon-run.js');
  * rate, hence `ignoreCoordinatedOmission` for it. `startMeter()` (optional) is called as the
  * measured run starts; its returned function's value is `measured.cpu`.
  */
+/** @param {Record<string, any>} options @returns {Promise<any>} */
 async function loadRun({ url, method = 'GET', headers = {}, connections, durationSec, warmupSec = 0, nextRequest, overallRate, startMeter, timeoutSec = 10 }) {
   assertLoopback(url);
   const target = new URL(url);

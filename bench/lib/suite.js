@@ -32,6 +32,7 @@ const SATURATION_NUMERIC = {
 /**
  * Parses `argv` strictly: `numeric` is { name: [default, min, max] } (whole numbers, every one
  * bounded), `options` the other parseArgs options. Returns { values, numbers }; throws UsageError.
+ * @returns {{ values: Record<string, any>, numbers: Record<string, any> }}
  */
 function parseSuiteArgs(argv, { numeric, options }) {
   let parsed;

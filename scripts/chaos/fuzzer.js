@@ -61,7 +61,7 @@ function exchange({ host, port }, bytes, timeoutMs) {
     });
     socket.on('end', () => finish('closed_without_answer'));
     socket.on('close', () => finish('closed_without_answer'));
-    socket.on('error', (err) => finish(text ? 'closed_without_answer' : `error_${err.code ?? 'unknown'}`));
+    socket.on('error', (err) => finish(text ? 'closed_without_answer' : `error_${/** @type {NodeJS.ErrnoException} */ (err).code ?? 'unknown'}`));
   });
 }
 
@@ -74,8 +74,9 @@ function preview(bytes) {
 /**
  * Runs the fuzzer. Returns { sent, statuses: {status|outcome: count}, failures: [...], causes:
  * {label + status: count} } — a failure is a 5xx or no answer.
+ * @param {{ url: string, count?: number, seed?: number, concurrency?: number, eventToken?: string, apiKey?: string, visitor?: string, timeoutMs?: number, onProgress?: (done: number, total: number) => void }} options
  */
-async function fuzz({ url, count = 20_000, seed = 1, concurrency = 16, eventToken, apiKey, visitor, timeoutMs = 15_000, onProgress } = {}) {
+async function fuzz({ url, count = 20_000, seed = 1, concurrency = 16, eventToken, apiKey, visitor, timeoutMs = 15_000, onProgress }) {
   const { hostname, port } = new URL(url);
   if (!LOOPBACK.has(hostname)) throw new Error(`the fuzzer only targets this machine (loopback), not ${hostname}`);
   const target = { host: hostname.replace(/^\[|\]$/g, ''), port: Number(port || 80) };

@@ -205,7 +205,7 @@ async function spawnAndWait(p, brokers, listener, t0, timeoutMs) {
  * Idempotent: returns at once if a broker answers on `brokers`; otherwise starts this project's broker
  * (or waits for one it already started) and resolves when it answers. Restarts reuse the same data dir.
  */
-async function startKafka({ brokers = readEnv().kafkaBrokers, timeoutMs = 60_000, kafkaDir } = {}) {
+async function startKafka({ brokers = readEnv().kafkaBrokers, timeoutMs = 60_000, kafkaDir = undefined } = {}) {
   const t0 = Date.now();
   if (await isKafkaUp(brokers)) {
     log(`kafka: already running on ${brokers.join(',')}`);
@@ -228,7 +228,7 @@ async function startKafka({ brokers = readEnv().kafkaBrokers, timeoutMs = 60_000
  * Stops the broker this project started (pid file): SIGTERM, then SIGKILL after `timeoutMs`; `force` kills at once.
  * Resolves { stopped: false, reason } when there is nothing of ours to stop; a broker started elsewhere is left alone.
  */
-async function stopKafka({ timeoutMs = 30_000, force = false, kafkaDir } = {}) {
+async function stopKafka({ timeoutMs = 30_000, force = false, kafkaDir = undefined } = {}) {
   const p = kafkaPaths(kafkaDir);
   const pid = brokerPid(p);
   if (!pid) {

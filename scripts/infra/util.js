@@ -31,7 +31,7 @@ function tailFile(file, lines = 30) {
 }
 
 /** Runs a command without blocking the event loop; resolves { status, output } (stdout+stderr), rejects if it cannot start. */
-function run(cmd, args, { env } = {}) {
+function run(cmd, args, { env = undefined } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
     let output = '';

@@ -51,7 +51,7 @@ function main() {
   for (const src of SOURCES) {
     const text = execFileSync('git', ['-C', gitDir(root, src.repo), 'show', `${src.tag}:${src.path}`], { encoding: 'utf8', maxBuffer: 64 << 20 });
     provenance.push({ ...src, sha256: crypto.createHash('sha256').update(text).digest('hex') });
-    if (src.kind === 'kubernetes') {
+    if ('kind' in src && src.kind === 'kubernetes') {
       const doc = JSON.parse(text);
       const gvks = {};
       for (const [name, def] of Object.entries(doc.definitions)) {

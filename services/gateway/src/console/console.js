@@ -40,6 +40,7 @@ class ApiError extends Error {
 }
 
 async function api(method, path, body) {
+  /** @type {RequestInit & { headers: Record<string, string> }} */
   const init = { method, headers: { authorization: `Bearer ${apiKey}` }, cache: 'no-store', credentials: 'omit' };
   if (body !== undefined) {
     init.headers['content-type'] = 'application/json';
@@ -219,6 +220,7 @@ function signInPage(root) {
 }
 
 // Event tokens and API keys: a create control, the one-time secret, the list with revoke.
+/** @param {{ path: string, title: string, intro: string, noun: string, secretField: string, extraFields?: () => any, body?: (form: HTMLFormElement) => any, extraColumns?: string[], extraCells?: (row: any) => any[] }} page */
 function credentialsPage({ path, title, intro, noun, secretField, extraFields = () => null, body = () => undefined, extraColumns = [], extraCells = () => [] }) {
   return (root) => {
     const slot = h('div');
@@ -290,7 +292,7 @@ const apiKeysPage = credentialsPage({
       ),
     ),
   body: (form) => {
-    const scopes = [...form.querySelectorAll('input[name=scope]:checked')].map((i) => i.value);
+    const scopes = [...form.querySelectorAll('input[name=scope]:checked')].map((i) => /** @type {HTMLInputElement} */ (i).value);
     if (!scopes.length) throw new ApiError(0, 'invalid_request', 'Choose at least one scope for the new key.');
     return { scopes };
   },
