@@ -23,6 +23,7 @@ export interface CreateGatewayOptions {
     GatewayConfig,
     | 'EVENTS_RATE_LIMIT_PER_SECOND'
     | 'EVENTS_BODY_LIMIT_BYTES'
+    | 'EVENTS_BATCH_BODY_LIMIT_BYTES'
     | 'LOOKUPS_RATE_LIMIT_PER_SECOND'
     | 'ACCOUNT_RATE_LIMIT_PER_SECOND'
     | 'RAW_EVENTS_PER_ACCOUNT'
@@ -70,7 +71,8 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
       authenticator,
       rateLimiter: limiter('events', config.EVENTS_RATE_LIMIT_PER_SECOND),
       bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES,
-      onAccepted: () => accepted.inc(),
+      batchBodyLimitBytes: config.EVENTS_BATCH_BODY_LIMIT_BYTES,
+      onAccepted: (n) => accepted.inc(n),
     }),
   );
   base.app.use(
