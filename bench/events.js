@@ -266,6 +266,34 @@ async function run(argv) {
       });
     }
     const loadEndedAt = Date.now();
+    // The saturation figures first: they stand even when the drain below does not finish.
+    const ratio = round(events.measured.reqPerSec / bare.measured.reqPerSec, 3);
+    const line = (label, m) => suite.saturationLine(label, m, 8);
+    out(`Saturation (${opts.connections} connections, ${opts.duration} s after ${opts.warmup} s warm-up)`);
+    out(line('bare', bare.measured));
+    out(line('events', events.measured));
+    out(`ratio    events/bare throughput ${ratio} (target ≥ ${TARGETS.minThroughputRatio})`);
+    for (const [label, r, server] of [['bare', bare, 'bare'], ['events', events, 'gateway']]) {
+      const c = r.measured.cpu;
+      // CPU per request holds up better than req/s when other work shares the machine.
+      c.serverCpuMsPerRequest = suite.cpuMsPerRequest(r.measured, server);
+      out(`cpu      ${label.padEnd(7)} ${server} ${c.serverCpuMsPerRequest} ms CPU/request; machine ${c.machineBusyPct} % busy; % of one core: ${Object.entries(c.coresPct).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    }
+    if (batch) {
+      const size = opts['batch-size'];
+      const c = batch.measured.cpu;
+      c.serverCpuMsPerRequest = suite.cpuMsPerRequest(batch.measured, 'gateway');
+      const batchEventsPerSec = round(batch.measured.reqPerSec * size);
+      batch.eventsPerSec = batchEventsPerSec;
+      batch.cpuMsPerEvent = round(c.serverCpuMsPerRequest / size, 4);
+      batch.ratioToSingle = round(batchEventsPerSec / events.measured.reqPerSec, 2);
+      batch.cpuRatioToSingle = round(events.measured.cpu.serverCpuMsPerRequest / batch.cpuMsPerEvent, 2);
+      out(line(`batch/${size}`, batch.measured));
+      out(`batch    ${batchEventsPerSec} events/s through batches of ${size} vs ${round(events.measured.reqPerSec)} events/s single: ×${batch.ratioToSingle}; ` +
+        `gateway ${batch.cpuMsPerEvent} ms CPU/event vs ${events.measured.cpu.serverCpuMsPerRequest} single (×${batch.cpuRatioToSingle} less)`);
+    }
+    suite.flagFailedRuns([['bare', bare], ['events', events], ...(batch ? [['batch', batch]] : [])], problems, out);
+    Object.assign(result, { bare, events, batch, ratio });
     if (opts.pauseConsumer) {
       progress('resuming the consumer: starting the playbook service again');
       children.playbook = startChild(playbookSpec);
@@ -322,33 +350,6 @@ async function run(argv) {
       };
     }
 
-    // Report.
-    const ratio = round(events.measured.reqPerSec / bare.measured.reqPerSec, 3);
-    const line = (label, m) => suite.saturationLine(label, m, 8);
-    out(`Saturation (${opts.connections} connections, ${opts.duration} s after ${opts.warmup} s warm-up)`);
-    out(line('bare', bare.measured));
-    out(line('events', events.measured));
-    out(`ratio    events/bare throughput ${ratio} (target ≥ ${TARGETS.minThroughputRatio})`);
-    for (const [label, r, server] of [['bare', bare, 'bare'], ['events', events, 'gateway']]) {
-      const c = r.measured.cpu;
-      // CPU per request holds up better than req/s when other work shares the machine.
-      c.serverCpuMsPerRequest = suite.cpuMsPerRequest(r.measured, server);
-      out(`cpu      ${label.padEnd(7)} ${server} ${c.serverCpuMsPerRequest} ms CPU/request; machine ${c.machineBusyPct} % busy; % of one core: ${Object.entries(c.coresPct).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    }
-    if (batch) {
-      const size = opts['batch-size'];
-      const c = batch.measured.cpu;
-      c.serverCpuMsPerRequest = suite.cpuMsPerRequest(batch.measured, 'gateway');
-      const batchEventsPerSec = round(batch.measured.reqPerSec * size);
-      batch.eventsPerSec = batchEventsPerSec;
-      batch.cpuMsPerEvent = round(c.serverCpuMsPerRequest / size, 4);
-      batch.ratioToSingle = round(batchEventsPerSec / events.measured.reqPerSec, 2);
-      batch.cpuRatioToSingle = round(events.measured.cpu.serverCpuMsPerRequest / batch.cpuMsPerEvent, 2);
-      out(line(`batch/${size}`, batch.measured));
-      out(`batch    ${batchEventsPerSec} events/s through batches of ${size} vs ${round(events.measured.reqPerSec)} events/s single: ×${batch.ratioToSingle}; ` +
-        `gateway ${batch.cpuMsPerEvent} ms CPU/event vs ${events.measured.cpu.serverCpuMsPerRequest} single (×${batch.cpuRatioToSingle} less)`);
-    }
-    suite.flagFailedRuns([['bare', bare], ['events', events], ...(batch ? [['batch', batch]] : [])], problems, out);
     out();
     out('End to end: the 200 at the client → enrollments.started_at (= playbook_effects.at, stamped by the consumer at the start of its transaction)');
     const e2eLine = (label, s) =>

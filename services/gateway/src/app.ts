@@ -28,6 +28,7 @@ export interface CreateGatewayOptions {
     | 'ACCOUNT_RATE_LIMIT_PER_SECOND'
     | 'RAW_EVENTS_PER_ACCOUNT'
     | 'KAFKA_SEND_TIMEOUT_MS'
+    | 'LOOKUP_TIMEOUT_MS'
     | 'TRUST_PROXY'
   >;
   producer: BatchingProducer;
@@ -75,8 +76,21 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
       onAccepted: (n) => accepted.inc(n),
     }),
   );
+  const lookupIdempotency = createIdempotencyStore({
+    redis,
+    pendingTtlMs: config.LOOKUP_TIMEOUT_MS + 5000,
+    onFailure: onRedisFailure,
+    keyOf: (accountId, key) => `glimpse:idem-lookup:${accountId}:${key}`,
+  });
   base.app.use(
-    lookupsRouter({ authenticator, enrichment, bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES, limits: { perKey: limiter('lookups', config.LOOKUPS_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter } }),
+    lookupsRouter({
+      authenticator,
+      enrichment,
+      bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES,
+      limits: { perKey: limiter('lookups', config.LOOKUPS_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter },
+      idempotency: lookupIdempotency,
+      inFlightWaitMs: config.LOOKUP_TIMEOUT_MS,
+    }),
   );
   base.app.use(accountRouter({ authenticator, db, playbooks, enrichment, rawStore, limits: { perKey: limiter('account', config.ACCOUNT_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter } }));
   base.app.use(consoleRouter());
