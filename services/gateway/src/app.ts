@@ -14,6 +14,7 @@ import { eventsRouter } from './http/events-route.js';
 import { lookupsRouter } from './http/lookups-route.js';
 import { accountRouter } from './http/account/account-router.js';
 import { consoleRouter } from './http/console-route.js';
+import { docsRouter } from './http/docs-route.js';
 import type { EnrichmentClient } from './data/enrichment-client.js';
 import type { PlaybookClient } from './data/playbook-client.js';
 import { trustProxySetting, type GatewayConfig } from './config.js';
@@ -94,5 +95,6 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
   );
   base.app.use(accountRouter({ authenticator, db, playbooks, enrichment, rawStore, limits: { perKey: limiter('account', config.ACCOUNT_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter } }));
   base.app.use(consoleRouter());
+  base.app.use(docsRouter());
   return { app: base.finish(), registry };
 }

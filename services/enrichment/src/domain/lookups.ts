@@ -2,6 +2,7 @@
 // text as stored at import (the served form): nothing is parsed and re-serialised per answer.
 import { z } from 'zod';
 import type { Db } from '@glimpse/db';
+import { enrichmentBulkSchema, enrichmentInputSchema } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { appendCharge, findRecord, findVisitor, type IdentityKey } from '../data/person-repository.js';
 import type { CreditKeeper } from './credits.js';
@@ -28,8 +29,6 @@ export async function visitorDetails({ db }: Pick<LookupDeps, 'db'>, accountId: 
   return servedDetails(details, found.pageViews);
 }
 
-const MAX_REQUIRED = 50;
-export const MAX_BULK_ITEMS = 100;
 
 /** The field paths of the §2.3 record ("job.title", "company.name"): what `required` may name. */
 function fieldPaths(value: unknown, prefix = '', out = new Set<string>()): Set<string> {
@@ -44,24 +43,7 @@ function fieldPaths(value: unknown, prefix = '', out = new Set<string>()): Set<s
 }
 const FIELD_PATHS = fieldPaths(normalizeRecord({}));
 
-const text = (name: string) => z.string({ error: `${name} must be a string` }).optional();
-
-export const enrichmentInput = z.strictObject(
-  {
-    email: text('email'),
-    phone: text('phone'),
-    email_sha256: text('email_sha256'),
-    pronet_url: text('pronet_url'),
-    required: z
-      .array(z.string({ error: 'required must list field paths (strings)' }), { error: 'required must be an array of field paths' })
-      .max(MAX_REQUIRED, `required names at most ${MAX_REQUIRED} field paths`)
-      .optional(),
-  },
-  {
-    error: (i) =>
-      i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send email, phone, email_sha256 and/or pronet_url (and optionally required)` : 'body must be a JSON object',
-  },
-);
+export const enrichmentInput = enrichmentInputSchema;
 
 export interface LookupRequest {
   /** The identities to try, in order. */
@@ -201,15 +183,7 @@ export async function enrichBulk(deps: LookupDeps, accountId: string, body: unkn
   return { record: `{"billed":${billed},"results":[${parts.join(',')}]}`, creditsLeft };
 }
 
-const bulkInput = z.strictObject(
-  {
-    items: z
-      .array(z.unknown(), { error: (i) => (i.input === undefined ? 'items is required' : 'items must be an array of lookups') })
-      .min(1, 'items must hold at least one lookup')
-      .max(MAX_BULK_ITEMS, `a bulk enrichment holds at most ${MAX_BULK_ITEMS} lookups`),
-  },
-  { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {"items": [...]}` : 'body must be a JSON object') },
-);
+const bulkInput = enrichmentBulkSchema(z.unknown());
 
 export function parseBulk(body: unknown): unknown[] {
   const parsed = bulkInput.safeParse(body);

@@ -6,11 +6,10 @@
 // With an Idempotency-Key on the batch, item i is sent under the key `<key>/<i>` (a "/" no single
 // event's key may hold, so the two never meet): a retry of the same batch accepts nothing twice.
 import { z } from 'zod';
+import { eventBatchSchema } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { acceptEvent, type AcceptEventDeps } from './accept-event.js';
 import { parseEventInput } from './event-input.js';
-
-export const MAX_BATCH_EVENTS = 500;
 
 export type BatchItemResult = { ok: true; eventId: string } | { error: string; message: string };
 
@@ -20,15 +19,7 @@ export interface BatchResult {
   results: BatchItemResult[];
 }
 
-const batchInputSchema = z.strictObject(
-  {
-    events: z
-      .array(z.unknown(), { error: (i) => (i.input === undefined ? 'events is required' : 'events must be an array') })
-      .min(1, 'events must hold at least one event')
-      .max(MAX_BATCH_EVENTS, `a batch holds at most ${MAX_BATCH_EVENTS} events`),
-  },
-  { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {"events": [...]}` : 'body must be a JSON object') },
-);
+const batchInputSchema = eventBatchSchema(z.unknown());
 
 /** The items of a batch body, unchecked; the batch itself is refused (400) when malformed. */
 export function parseBatchInput(body: unknown): unknown[] {
