@@ -30,6 +30,7 @@ const NUMERIC = {
   'linger-ms': [null, 0, 1000],
   'max-batch': [null, 1, 100_000],
   'batch-size': [100, 0, 500],
+  'batch-connections': [4, 1, 1000],
 };
 
 const help = `Usage: npm run bench:events [-- options]
@@ -61,6 +62,8 @@ Options:
   --linger-ms <n>       KAFKA_LINGER_MS for the gateway (default: the gateway's own)
   --max-batch <n>       KAFKA_MAX_BATCH for the gateway (default: the gateway's own)
   --batch-size <n>      events per POST /events/batch request in phase 2b, 0 to skip (default 100)
+  --batch-connections <n> connections of phase 2b (default 4: each holds a whole batch in flight, and
+                        a few batches already keep the producer's Kafka requests full)
   --pause-consumer      stop the playbook service (SIGTERM) for phases 1-2 and start it again for 3: the gateway
                         is then measured without the consumer and Postgres competing for the cores; the
                         after-saturation e2e figure is not reported (it would include the pause)
@@ -159,6 +162,7 @@ async function run(argv) {
       pacedRatePerSec: opts['paced-rate'],
       sampleEvery: opts['sample-every'],
       batchSize: opts['batch-size'],
+      batchConnections: opts['batch-connections'],
       kafkaLingerMs: gatewayEnv.KAFKA_LINGER_MS ?? 'gateway default',
       kafkaMaxBatch: gatewayEnv.KAFKA_MAX_BATCH ?? 'gateway default',
       consumerDuringLoad: !opts.pauseConsumer,
@@ -254,10 +258,11 @@ async function run(argv) {
     });
     let batch = null;
     if (opts['batch-size'] > 0) {
-      progress(`phase 2b/4: POST /events/batch of ${opts['batch-size']} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections)`);
+      progress(`phase 2b/4: POST /events/batch of ${opts['batch-size']} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts['batch-connections']} connections)`);
       const size = opts['batch-size'];
       batch = await saturate({
         ...loadOptions,
+        connections: opts['batch-connections'],
         url: `${gatewayUrl}/events/batch`,
         nextBody: () => {
           const events = Array.from({ length: size }, () => JSON.parse(nextEvent().body));
@@ -288,7 +293,7 @@ async function run(argv) {
       batch.cpuMsPerEvent = round(c.serverCpuMsPerRequest / size, 4);
       batch.ratioToSingle = round(batchEventsPerSec / events.measured.reqPerSec, 2);
       batch.cpuRatioToSingle = round(events.measured.cpu.serverCpuMsPerRequest / batch.cpuMsPerEvent, 2);
-      out(line(`batch/${size}`, batch.measured));
+      out(line(`batch/${size}`, batch.measured) + ` (${opts['batch-connections']} connections)`);
       out(`batch    ${batchEventsPerSec} events/s through batches of ${size} vs ${round(events.measured.reqPerSec)} events/s single: ×${batch.ratioToSingle}; ` +
         `gateway ${batch.cpuMsPerEvent} ms CPU/event vs ${events.measured.cpu.serverCpuMsPerRequest} single (×${batch.cpuRatioToSingle} less)`);
     }

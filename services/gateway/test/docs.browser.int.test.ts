@@ -48,7 +48,9 @@ describe('GET /docs', () => {
     const operations = page.locator('.opblock-summary-path');
     await operations.first().waitFor();
     const shown = (await operations.allTextContents()).map((t) => t.replace(/\u200b/g, '').trim()).sort();
-    expect(shown).toEqual(['/events', '/events/batch', '/visitors/enrichment', '/visitors/enrichment/bulk', '/visitors/{visitorId}/details']);
+    const documented = Object.entries(buildOpenApiDocument().paths as Record<string, object>).flatMap(([p, methods]) => Object.keys(methods).map(() => p));
+    expect(shown).toEqual(documented.sort());
+    expect(shown).toContain('/events/batch');
     expect([...origins].filter((o) => o !== gateway.url && !o.startsWith('data:'))).toEqual([]);
     expect(problems).toEqual([]);
   });

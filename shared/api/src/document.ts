@@ -6,6 +6,22 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { enrichmentBulkSchema, enrichmentInputSchema } from './enrichment.js';
 import { batchResultSchema, errorBodySchema, eventAckSchema, eventBatchSchema, eventInputSchema } from './events.js';
+import {
+  apiKeyCreatedSchema,
+  apiKeyInputSchema,
+  apiKeySchema,
+  catalogEntrySchema,
+  enrollmentSchema,
+  eventTokenCreatedSchema,
+  eventTokenSchema,
+  listOf,
+  pageOf,
+  playbookCreateSchema,
+  playbookSchema,
+  playbookUpdateSchema,
+  recentEventSchema,
+  usageSchema,
+} from './management.js';
 import { RECORD_SCHEMAS } from './records.js';
 
 export const API_VERSION = '1.1.0';
@@ -19,7 +35,7 @@ const ERRORS = {
   409: 'a request with the same Idempotency-Key is still in flight; retry after Retry-After',
   413: 'the body is over the size limit',
   415: 'the body is not JSON',
-  422: 'an Idempotency-Key reused with another body',
+  422: 'an Idempotency-Key reused with another body, or (playbooks) an event name never sent',
   429: 'over a rate limit; Retry-After says when to try again',
   500: 'an unexpected failure (never expected; listed so a test reports it as a status, not a schema error)',
   503: 'a dependency is down; nothing was done; retry after Retry-After',
@@ -168,6 +184,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
   });
 
+  registerManagement(registry, security);
+
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
@@ -182,8 +200,66 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     tags: [
       { name: 'Lookups', description: 'Visitor details and enrichment, with an API key' },
       { name: 'Events', description: 'Events, with an event token' },
+      { name: 'Account', description: 'The management API: an API key with the account:manage scope, acting on its own account' },
     ],
   });
   // A plain JSON value: what is served and committed is exactly what a client parses.
   return JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
+}
+
+const MANAGEMENT_ERRORS: ErrorStatus[] = [400, 401, 403, 404, 413, 415, 422, 429, 500, 503];
+
+/** The management API under /account. */
+function registerManagement(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
+  const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+  const op = (method: 'get' | 'post' | 'patch' | 'delete', path: string, operationId: string, summary: string, ok: { status: number; description: string; schema?: z.ZodType }, request: Record<string, unknown> = {}) =>
+    registry.registerPath({
+      method,
+      path,
+      operationId,
+      tags: ['Account'],
+      summary,
+      security,
+      request,
+      responses: {
+        [ok.status]: { description: ok.description, headers: RATE_HEADERS, ...(ok.schema ? { content: json(ok.schema) } : {}) },
+        ...errors(MANAGEMENT_ERRORS, RATE_HEADERS),
+      },
+    });
+  const idParam = { params: z.object({ id: z.string().meta({ description: 'the id (a UUID); another account\'s is 404' }) }) };
+  const page = z.object({
+    limit: z.string().regex(/^[0-9]+$/).optional().meta({ description: '1 to 200 (default 50)' }),
+    cursor: z.string().optional().meta({ description: 'nextCursor of the previous page' }),
+  });
+
+  op('post', '/account/event-tokens', 'account.createEventToken', 'Create an event token', { status: 201, description: 'created; the token is shown once', schema: eventTokenCreatedSchema });
+  op('get', '/account/event-tokens', 'account.listEventTokens', 'The event tokens, newest first', { status: 200, description: 'the tokens (prefixes only)', schema: listOf(eventTokenSchema) });
+  op('delete', '/account/event-tokens/{id}', 'account.revokeEventToken', 'Revoke an event token', { status: 204, description: 'revoked' }, idParam);
+  op('post', '/account/api-keys', 'account.createApiKey', 'Create an API key with scopes', { status: 201, description: 'created; the key is shown once', schema: apiKeyCreatedSchema }, {
+    body: { required: true, content: json(apiKeyInputSchema) },
+  });
+  op('get', '/account/api-keys', 'account.listApiKeys', 'The API keys, newest first', { status: 200, description: 'the keys (prefixes only)', schema: listOf(apiKeySchema) });
+  op('delete', '/account/api-keys/{id}', 'account.revokeApiKey', 'Revoke an API key', { status: 204, description: 'revoked' }, idParam);
+  op('get', '/account/playbooks', 'account.listPlaybooks', 'The playbooks', { status: 200, description: 'the playbooks', schema: listOf(playbookSchema) });
+  op('post', '/account/playbooks', 'account.createPlaybook', 'Create a playbook', { status: 201, description: 'created', schema: playbookSchema }, {
+    body: { required: true, content: json(playbookCreateSchema) },
+  });
+  op('get', '/account/playbooks/{id}', 'account.getPlaybook', 'A playbook', { status: 200, description: 'the playbook', schema: playbookSchema }, idParam);
+  op('patch', '/account/playbooks/{id}', 'account.updatePlaybook', 'Change a playbook (opting in or out of event names)', { status: 200, description: 'the playbook', schema: playbookSchema }, {
+    ...idParam,
+    body: { required: true, content: json(playbookUpdateSchema) },
+  });
+  op('delete', '/account/playbooks/{id}', 'account.deletePlaybook', 'Delete a playbook with its enrollments', { status: 204, description: 'deleted' }, idParam);
+  op('get', '/account/playbooks/{id}/enrollments', 'account.listEnrollments', 'A playbook\'s enrollments, newest first', { status: 200, description: 'a page of enrollments', schema: pageOf(enrollmentSchema) }, {
+    ...idParam,
+    query: page.extend({ status: z.enum(['active', 'stopped']).optional() }),
+  });
+  op('get', '/account/events/catalog', 'account.eventCatalog', 'The event names the account has sent, with the playbooks opted in to each', { status: 200, description: 'the catalog', schema: listOf(catalogEntrySchema) });
+  op('get', '/account/events/recent', 'account.recentEvents', 'The raw events of the last 24 h, newest first', { status: 200, description: 'a page of events', schema: pageOf(recentEventSchema) }, { query: page });
+  op('get', '/account/usage', 'account.usage', 'Billable usage by day', { status: 200, description: 'usage by day and in total', schema: usageSchema }, {
+    query: z.object({
+      from: z.string().optional().meta({ description: 'YYYY-MM-DD (default 30 days ago)' }),
+      to: z.string().optional().meta({ description: 'YYYY-MM-DD (default today); at most 366 days' }),
+    }),
+  });
 }
