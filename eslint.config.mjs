@@ -32,9 +32,9 @@ export default tseslint.config(
     languageOptions: { sourceType: 'module', globals: { ...globals.node } },
   },
   {
-    // The console runs in the browser, as a classic script.
-    files: ['services/gateway/src/console/**/*.js'],
-    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+    // The console and the API reference's start-up run in the browser, as classic scripts.
+    files: ['services/gateway/src/console/**/*.js', 'services/gateway/src/docs/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser, SwaggerUIBundle: 'readonly' } },
     rules: { 'no-redeclare': ['error', { builtinGlobals: false }] },
   },
   {

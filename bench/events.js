@@ -29,6 +29,8 @@ const NUMERIC = {
   'drain-timeout': [180, 10, 900],
   'linger-ms': [null, 0, 1000],
   'max-batch': [null, 1, 100_000],
+  'batch-size': [100, 0, 500],
+  'batch-connections': [4, 1, 1000],
 };
 
 const help = `Usage: npm run bench:events [-- options]
@@ -41,6 +43,8 @@ enrollment), then as child processes on 127.0.0.1 the gateway, the playbook serv
 ${GROUP_PREFIX}-<timestamp>, starting at the topic's end) and a bare express 5 POST /bare. Phases:
   1. bare      autocannon on POST /bare    (warm-up, then --duration s, --connections)
   2. events    autocannon on POST /events  (same), every body a new email u<n>@bench.example
+  2b. batch    autocannon on POST /events/batch (same), --batch-size events per request, every one a new
+               email; reported as events/s and gateway CPU ms per event next to phase 2
   3. drain     wait until every accepted event has its enrollment; 200 → effect for every
                --sample-every'th event of phase 2 (queueing behind the saturation run included)
   4. paced     --paced-events events at --paced-rate/s; 200 → effect for each (the headline figure)
@@ -57,6 +61,9 @@ Options:
   --drain-timeout <s>   longest wait for the consumer to catch up (default 180)
   --linger-ms <n>       KAFKA_LINGER_MS for the gateway (default: the gateway's own)
   --max-batch <n>       KAFKA_MAX_BATCH for the gateway (default: the gateway's own)
+  --batch-size <n>      events per POST /events/batch request in phase 2b, 0 to skip (default 100)
+  --batch-connections <n> connections of phase 2b (default 4: each holds a whole batch in flight, and
+                        a few batches already keep the producer's Kafka requests full)
   --pause-consumer      stop the playbook service (SIGTERM) for phases 1-2 and start it again for 3: the gateway
                         is then measured without the consumer and Postgres competing for the cores; the
                         after-saturation e2e figure is not reported (it would include the pause)
@@ -154,6 +161,8 @@ async function run(argv) {
       pacedEvents: opts['paced-events'],
       pacedRatePerSec: opts['paced-rate'],
       sampleEvery: opts['sample-every'],
+      batchSize: opts['batch-size'],
+      batchConnections: opts['batch-connections'],
       kafkaLingerMs: gatewayEnv.KAFKA_LINGER_MS ?? 'gateway default',
       kafkaMaxBatch: gatewayEnv.KAFKA_MAX_BATCH ?? 'gateway default',
       consumerDuringLoad: !opts.pauseConsumer,
@@ -247,14 +256,57 @@ async function run(argv) {
         if (status === 200 && meta.n % opts['sample-every'] === 0) sampled.set(meta.email, atMs);
       },
     });
+    let batch = null;
+    if (opts['batch-size'] > 0) {
+      progress(`phase 2b/4: POST /events/batch of ${opts['batch-size']} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts['batch-connections']} connections)`);
+      const size = opts['batch-size'];
+      batch = await saturate({
+        ...loadOptions,
+        connections: opts['batch-connections'],
+        url: `${gatewayUrl}/events/batch`,
+        nextBody: () => {
+          const events = Array.from({ length: size }, () => JSON.parse(nextEvent().body));
+          return { body: JSON.stringify({ events }), meta: null };
+        },
+      });
+    }
     const loadEndedAt = Date.now();
+    // The saturation figures first: they stand even when the drain below does not finish.
+    const ratio = round(events.measured.reqPerSec / bare.measured.reqPerSec, 3);
+    const line = (label, m) => suite.saturationLine(label, m, 8);
+    out(`Saturation (${opts.connections} connections, ${opts.duration} s after ${opts.warmup} s warm-up)`);
+    out(line('bare', bare.measured));
+    out(line('events', events.measured));
+    out(`ratio    events/bare throughput ${ratio} (target ≥ ${TARGETS.minThroughputRatio})`);
+    for (const [label, r, server] of [['bare', bare, 'bare'], ['events', events, 'gateway']]) {
+      const c = r.measured.cpu;
+      // CPU per request holds up better than req/s when other work shares the machine.
+      c.serverCpuMsPerRequest = suite.cpuMsPerRequest(r.measured, server);
+      out(`cpu      ${label.padEnd(7)} ${server} ${c.serverCpuMsPerRequest} ms CPU/request; machine ${c.machineBusyPct} % busy; % of one core: ${Object.entries(c.coresPct).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    }
+    if (batch) {
+      const size = opts['batch-size'];
+      const c = batch.measured.cpu;
+      c.serverCpuMsPerRequest = suite.cpuMsPerRequest(batch.measured, 'gateway');
+      const batchEventsPerSec = round(batch.measured.reqPerSec * size);
+      batch.eventsPerSec = batchEventsPerSec;
+      batch.cpuMsPerEvent = round(c.serverCpuMsPerRequest / size, 4);
+      batch.ratioToSingle = round(batchEventsPerSec / events.measured.reqPerSec, 2);
+      batch.cpuRatioToSingle = round(events.measured.cpu.serverCpuMsPerRequest / batch.cpuMsPerEvent, 2);
+      out(line(`batch/${size}`, batch.measured) + ` (${opts['batch-connections']} connections)`);
+      out(`batch    ${batchEventsPerSec} events/s through batches of ${size} vs ${round(events.measured.reqPerSec)} events/s single: ×${batch.ratioToSingle}; ` +
+        `gateway ${batch.cpuMsPerEvent} ms CPU/event vs ${events.measured.cpu.serverCpuMsPerRequest} single (×${batch.cpuRatioToSingle} less)`);
+    }
+    suite.flagFailedRuns([['bare', bare], ['events', events], ...(batch ? [['batch', batch]] : [])], problems, out);
+    Object.assign(result, { bare, events, batch, ratio });
     if (opts.pauseConsumer) {
       progress('resuming the consumer: starting the playbook service again');
       children.playbook = startChild(playbookSpec);
       await waitReady(children.playbook, playbookSpec.readyUrl);
     }
     const drainStartUs = Number(process.hrtime.bigint() / 1000n);
-    const accepted = (events.warmup ? events.warmup.ok : 0) + events.measured.ok;
+    const batchAccepted = batch ? ((batch.warmup ? batch.warmup.ok : 0) + batch.measured.ok) * opts['batch-size'] : 0;
+    const accepted = (events.warmup ? events.warmup.ok : 0) + events.measured.ok + batchAccepted;
 
     // Requests in flight when autocannon stopped were accepted too, uncounted: so the consumer has
     // drained when its lag is 0, and at least every counted 200 has its enrollment.
@@ -303,20 +355,6 @@ async function run(argv) {
       };
     }
 
-    // Report.
-    const ratio = round(events.measured.reqPerSec / bare.measured.reqPerSec, 3);
-    const line = (label, m) => suite.saturationLine(label, m, 8);
-    out(`Saturation (${opts.connections} connections, ${opts.duration} s after ${opts.warmup} s warm-up)`);
-    out(line('bare', bare.measured));
-    out(line('events', events.measured));
-    out(`ratio    events/bare throughput ${ratio} (target ≥ ${TARGETS.minThroughputRatio})`);
-    for (const [label, r, server] of [['bare', bare, 'bare'], ['events', events, 'gateway']]) {
-      const c = r.measured.cpu;
-      // CPU per request holds up better than req/s when other work shares the machine.
-      c.serverCpuMsPerRequest = suite.cpuMsPerRequest(r.measured, server);
-      out(`cpu      ${label.padEnd(7)} ${server} ${c.serverCpuMsPerRequest} ms CPU/request; machine ${c.machineBusyPct} % busy; % of one core: ${Object.entries(c.coresPct).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    }
-    suite.flagFailedRuns([['bare', bare], ['events', events]], problems, out);
     out();
     out('End to end: the 200 at the client → enrollments.started_at (= playbook_effects.at, stamped by the consumer at the start of its transaction)');
     const e2eLine = (label, s) =>
@@ -335,6 +373,7 @@ async function run(argv) {
     Object.assign(result, {
       bare,
       events,
+      batch,
       ratio,
       e2e: { paced: pacedResult, saturation: opts.pauseConsumer ? { drainMs, accepted, note: 'consumer paused during the load' } : { ...saturationE2e, drainMs, accepted } },
       drainWindow,
@@ -378,6 +417,17 @@ async function run(argv) {
     cpuMsPerRequest: result.events && { bare: result.bare.measured.cpu.serverCpuMsPerRequest, gateway: result.events.measured.cpu.serverCpuMsPerRequest },
     bare: result.bare && { rps: result.bare.measured.reqPerSec, p50: result.bare.measured.latencyMs.p50, p99: result.bare.measured.latencyMs.p99 },
     events: m && { rps: m.reqPerSec, p50: m.latencyMs.p50, p99: m.latencyMs.p99, errors: m.errors + m.timeouts, non2xx: m.non2xx },
+    batch: result.batch && {
+      size: result.params.batchSize,
+      rps: result.batch.measured.reqPerSec,
+      eventsPerSec: result.batch.eventsPerSec,
+      p50: result.batch.measured.latencyMs.p50,
+      p99: result.batch.measured.latencyMs.p99,
+      cpuMsPerEvent: result.batch.cpuMsPerEvent,
+      eventsPerSecVsSingle: result.batch.ratioToSingle,
+      errors: result.batch.measured.errors + result.batch.measured.timeouts,
+      non2xx: result.batch.measured.non2xx,
+    },
     ratio: result.ratio,
     e2eMs: result.e2e && {
       paced: pacedE2e && { n: pacedE2e.count, p50: pacedE2e.p50, p99: pacedE2e.p99 },

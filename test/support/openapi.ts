@@ -1,15 +1,15 @@
-// Checks answers against the interface's OpenAPI description (docs/interface.openapi.yaml) with an
-// independent validator (Ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses it, and ajv-formats), so a
-// test that calls an endpoint through these helpers also proves the answer keeps the interface's
-// types: status listed for the operation, JSON content, body valid, Retry-After where promised.
-import { readFileSync } from 'node:fs';
+// Checks answers against the public API's OpenAPI document, generated from the services' zod
+// schemas (@glimpse/api; committed as docs/openapi.json), with an independent validator (Ajv, JSON
+// Schema 2020-12 as OpenAPI 3.1 uses it, and ajv-formats), so a test that calls an endpoint through
+// these helpers also proves the answer keeps the document's promises: status listed for the
+// operation, JSON content, body valid, required headers (Retry-After, X-Event-Id) present.
 import path from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { parse } from 'yaml';
+import { buildOpenApiDocument } from '@glimpse/api';
 import type { HttpResult } from './stack';
 
-export const OPENAPI_FILE = path.join(__dirname, '..', '..', 'docs', 'interface.openapi.yaml');
+export const OPENAPI_FILE = path.join(__dirname, '..', '..', 'docs', 'openapi.json');
 
 type Json = Record<string, unknown>;
 
@@ -18,7 +18,7 @@ interface Operation {
 }
 
 export function loadInterface(): Json {
-  return parse(readFileSync(OPENAPI_FILE, 'utf8')) as Json;
+  return buildOpenApiDocument();
 }
 
 const document = loadInterface();
@@ -28,7 +28,19 @@ addFormats(ajv);
 ajv.addSchema(document, 'interface', undefined, false);
 
 const paths = document.paths as Record<string, Record<string, Operation>>;
-const components = document.components as { responses: Record<string, Operation['responses'][string]> };
+const components = document.components as { responses?: Record<string, Operation['responses'][string]>; headers?: Record<string, { required?: boolean }> };
+
+/** The path template of the document that matches a concrete path, or undefined. */
+function findTemplate(concrete: string): string | undefined {
+  const pathname = new URL(concrete, 'http://x').pathname;
+  return Object.keys(paths).find((template) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(pathname));
+}
+
+/** Whether `method path` is an operation of the document (so its answers must conform to it). */
+export function isDocumented(method: string, path: string): boolean {
+  const template = findTemplate(path);
+  return template !== undefined && paths[template]![method.toLowerCase()] !== undefined;
+}
 
 /** The path template of the interface that matches a concrete path, e.g. /visitors/{visitorId}/details. */
 function templateOf(concrete: string): string {
@@ -37,7 +49,7 @@ function templateOf(concrete: string): string {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
     return pattern.test(pathname);
   });
-  if (!found) throw new Error(`${pathname} is not a path of the interface`);
+  if (!found) throw new Error(`${pathname} is not a path of the API document`);
   return found;
 }
 
@@ -67,11 +79,13 @@ export function interfaceViolations(method: string, path: string, res: Pick<Http
   let pointer = `#/paths/${escapePointer(template)}/${verb}/responses/${res.status}`;
   if (response.$ref) {
     pointer = response.$ref;
-    response = components.responses[response.$ref.split('/').at(-1)!]!;
+    response = components.responses![response.$ref.split('/').at(-1)!]!;
   }
   const problems: string[] = [];
-  for (const [name, header] of Object.entries(response.headers ?? {})) {
-    if ((header as { $ref?: string; required?: boolean }).required !== false && !res.headers.get(name)) problems.push(`${res.status} lacks the ${name} header`);
+  for (const [name, given] of Object.entries(response.headers ?? {})) {
+    const header = given as { $ref?: string; required?: boolean };
+    const resolved = header.$ref ? components.headers?.[header.$ref.split('/').at(-1)!] : header;
+    if (resolved?.required === true && !res.headers.get(name)) problems.push(`${res.status} lacks the ${name} header`);
   }
   if (!response.content) return problems;
   const type = res.headers.get('content-type') ?? '';

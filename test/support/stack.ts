@@ -8,6 +8,7 @@ import { loadConfig as enrichmentConfig, startEnrichmentService, type RunningEnr
 import { createLogger } from '@glimpse/logging';
 import { TOPICS } from '@glimpse/messaging';
 import { freshGroupAtEnd } from './kafka-helpers';
+import { expectConformsToInterface, isDocumented } from './openapi';
 import { kafkaBrokers, redisUrl, testDatabaseUrl } from '../config';
 
 export function serviceEnv(overrides: Record<string, string> = {}): Record<string, string> {
@@ -85,6 +86,11 @@ export interface HttpResult {
   headers: Headers;
 }
 
+/**
+ * One HTTP request. Every answer to an operation of the public API's OpenAPI document is validated
+ * against it (test/support/openapi.ts), so no integration test can pass on an answer the document
+ * does not describe.
+ */
 export async function request(url: string, init: RequestInit = {}): Promise<HttpResult> {
   const res = await fetch(url, init);
   const text = await res.text();
@@ -94,7 +100,10 @@ export async function request(url: string, init: RequestInit = {}): Promise<Http
   } catch {
     /* not JSON: keep the text */
   }
-  return { status: res.status, body, headers: res.headers };
+  const result = { status: res.status, body, headers: res.headers };
+  const method = init.method ?? 'GET';
+  if (isDocumented(method, url)) expectConformsToInterface(method, url, result);
+  return result;
 }
 
 export function postEvent(baseUrl: string, token: string | undefined, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {

@@ -14,6 +14,7 @@ import { eventsRouter } from './http/events-route.js';
 import { lookupsRouter } from './http/lookups-route.js';
 import { accountRouter } from './http/account/account-router.js';
 import { consoleRouter } from './http/console-route.js';
+import { docsRouter } from './http/docs-route.js';
 import type { EnrichmentClient } from './data/enrichment-client.js';
 import type { PlaybookClient } from './data/playbook-client.js';
 import { trustProxySetting, type GatewayConfig } from './config.js';
@@ -23,10 +24,12 @@ export interface CreateGatewayOptions {
     GatewayConfig,
     | 'EVENTS_RATE_LIMIT_PER_SECOND'
     | 'EVENTS_BODY_LIMIT_BYTES'
+    | 'EVENTS_BATCH_BODY_LIMIT_BYTES'
     | 'LOOKUPS_RATE_LIMIT_PER_SECOND'
     | 'ACCOUNT_RATE_LIMIT_PER_SECOND'
     | 'RAW_EVENTS_PER_ACCOUNT'
     | 'KAFKA_SEND_TIMEOUT_MS'
+    | 'LOOKUP_TIMEOUT_MS'
     | 'TRUST_PROXY'
   >;
   producer: BatchingProducer;
@@ -70,13 +73,28 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
       authenticator,
       rateLimiter: limiter('events', config.EVENTS_RATE_LIMIT_PER_SECOND),
       bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES,
-      onAccepted: () => accepted.inc(),
+      batchBodyLimitBytes: config.EVENTS_BATCH_BODY_LIMIT_BYTES,
+      onAccepted: (n) => accepted.inc(n),
     }),
   );
+  const lookupIdempotency = createIdempotencyStore({
+    redis,
+    pendingTtlMs: config.LOOKUP_TIMEOUT_MS + 5000,
+    onFailure: onRedisFailure,
+    keyOf: (accountId, key) => `glimpse:idem-lookup:${accountId}:${key}`,
+  });
   base.app.use(
-    lookupsRouter({ authenticator, enrichment, bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES, limits: { perKey: limiter('lookups', config.LOOKUPS_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter } }),
+    lookupsRouter({
+      authenticator,
+      enrichment,
+      bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES,
+      limits: { perKey: limiter('lookups', config.LOOKUPS_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter },
+      idempotency: lookupIdempotency,
+      inFlightWaitMs: config.LOOKUP_TIMEOUT_MS,
+    }),
   );
   base.app.use(accountRouter({ authenticator, db, playbooks, enrichment, rawStore, limits: { perKey: limiter('account', config.ACCOUNT_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter } }));
   base.app.use(consoleRouter());
+  base.app.use(docsRouter());
   return { app: base.finish(), registry };
 }

@@ -14,6 +14,8 @@ const schema = z
   /** Requests per second per account on POST /events (per account, across all gateways). */
   EVENTS_RATE_LIMIT_PER_SECOND: positive(2000),
   EVENTS_BODY_LIMIT_BYTES: positive(32 * 1024),
+  /** POST /events/batch: the whole body (each event within it is held to EVENTS_BODY_LIMIT_BYTES). */
+  EVENTS_BATCH_BODY_LIMIT_BYTES: positive(512 * 1024),
   /** Requests per second per API key on the two lookups, and on the management API (across all gateways). */
   LOOKUPS_RATE_LIMIT_PER_SECOND: positive(100),
   ACCOUNT_RATE_LIMIT_PER_SECOND: positive(50),

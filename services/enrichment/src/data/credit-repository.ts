@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@glimpse/db';
 
-export type LeaseOutcome = { kind: 'unlimited' } | { kind: 'exhausted' } | { kind: 'granted'; leaseId: string; granted: number };
+/** `remaining`: what the account had left beyond this lease when it was granted. */
+export type LeaseOutcome = { kind: 'unlimited' } | { kind: 'exhausted' } | { kind: 'granted'; leaseId: string; granted: number; remaining?: number };
 
 /** The account's credit limit; null when it has none. */
 export async function creditLimitOf(db: Db, accountId: string): Promise<number | null> {
@@ -35,7 +36,7 @@ export async function leaseCredits(db: Db, accountId: string, { ttlMs, maxGrant 
     await tx.$executeRaw`
       INSERT INTO credit_leases (id, account_id, granted, expires_at)
       VALUES (${leaseId}::uuid, ${accountId}::uuid, ${granted}, now() + ${ttlMs} * interval '1 millisecond')`;
-    return { kind: 'granted', leaseId, granted };
+    return { kind: 'granted', leaseId, granted, remaining: left - granted };
   });
 }
 

@@ -1,9 +1,10 @@
 // Reads persons through their identities, and visitors of an account, as the texts they are
 // served as (json columns read ::text: no parse here, no re-serialisation in the service).
 import type { Db } from '@glimpse/db';
+import type { IdentityKind } from '../domain/identifiers.js';
 
 export interface IdentityKey {
-  kind: 'email' | 'phone';
+  kind: IdentityKind;
   value: string;
 }
 
@@ -57,6 +58,11 @@ export async function findRecord(db: Db, keys: IdentityKey[], charge?: Charge): 
     ? await db.$queryRawUnsafe<{ record: string }[]>(one ? BY_KEY_BILLED : BY_KEYS_BILLED, kind, value, charge.accountId, charge.day, charge.leaseId)
     : await db.$queryRawUnsafe<{ record: string }[]>(one ? BY_KEY : BY_KEYS, kind, value);
   return rows[0]?.record ?? null;
+}
+
+/** Bills one lookup on its own (a lookup with `required` reads the record before it bills). */
+export async function appendCharge(db: Db, charge: Charge): Promise<void> {
+  await db.$executeRawUnsafe('INSERT INTO usage_ledger (account_id, day, lease_id) VALUES ($1::uuid, $2::date, $3::uuid)', charge.accountId, charge.day, charge.leaseId);
 }
 
 export interface StoredVisitor {

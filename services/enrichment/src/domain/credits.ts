@@ -16,15 +16,22 @@ export interface Credit {
   leaseId: string | null;
   spent(): void;
   refund(): void;
+  /**
+   * The account's credits left as this process knows them (its lease's rest and what was left
+   * beyond it when granted; other processes' leases since are not seen), or null without a limit.
+   */
+  remaining(): number | null;
 }
 
-const UNLIMITED: Credit = { leaseId: null, spent: () => {}, refund: () => {} };
+const UNLIMITED: Credit = { leaseId: null, spent: () => {}, refund: () => {}, remaining: () => null };
 // Accounts remembered at most; past it, what has gone stale is forgotten.
 const MAX_ACCOUNTS = 10_000;
 
 interface Lease {
   id: string;
   left: number;
+  /** What the account had left beyond this lease when it was granted. */
+  beyond: number;
   inFlight: number;
   usableUntil: number;
 }
@@ -79,7 +86,7 @@ export class CreditKeeper {
       lease.inFlight -= 1;
       if (refunded) lease.left += 1;
     };
-    return { leaseId: lease.id, spent: () => settle(false), refund: () => settle(true) };
+    return { leaseId: lease.id, spent: () => settle(false), refund: () => settle(true), remaining: () => lease.beyond + lease.left };
   }
 
   /** One refresh per account at a time; concurrent lookups wait for it. */
@@ -104,7 +111,7 @@ export class CreditKeeper {
       accountId,
       outcome.kind === 'unlimited'
         ? { kind: 'unlimited', until: this.now() + this.unlimitedForMs }
-        : { kind: 'lease', lease: { id: outcome.leaseId, left: outcome.granted, inFlight: 0, usableUntil: this.now() + this.useForMs } },
+        : { kind: 'lease', lease: { id: outcome.leaseId, left: outcome.granted, beyond: outcome.remaining ?? 0, inFlight: 0, usableUntil: this.now() + this.useForMs } },
     );
     return 'credit';
   }

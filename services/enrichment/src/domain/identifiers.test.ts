@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { normalizeRecord } from './enriched-record.js';
-import { identitiesOf, normalizeEmail, normalizePhone } from './identifiers.js';
+import { identitiesOf, normalizeEmail, normalizePhone, normalizePronetUrl, normalizeSha256 } from './identifiers.js';
 
 describe('normalizeEmail', () => {
   it('when an email has spaces and capitals, then it is trimmed and lower-cased', () => {
@@ -61,7 +62,9 @@ describe('identitiesOf', () => {
         phone_numbers: ['+14155550134', '212.555.0100', 'garbage'],
       },
       company: { phone_numbers: ['+1 303 555 0199'] },
+      social: { pronet: { url: 'https://www.PRONET.example/in/Ada-L/?utm=x' } },
     });
+    const sha = (e: string) => createHash('sha256').update(e).digest('hex');
 
     expect(identitiesOf(record, 'US')).toEqual([
       { kind: 'email', value: 'ada@acme.example' },
@@ -69,10 +72,32 @@ describe('identitiesOf', () => {
       { kind: 'email', value: 'ada@old-job.example' },
       { kind: 'phone', value: '+14155550134' },
       { kind: 'phone', value: '+12125550100' },
+      { kind: 'email_sha256', value: sha('ada@acme.example') },
+      { kind: 'email_sha256', value: sha('ada.l@example.com') },
+      { kind: 'email_sha256', value: sha('ada@old-job.example') },
+      { kind: 'pronet_url', value: 'pronet.example/in/ada-l' },
     ]);
   });
 
   it('when a record has no contact data, then it has no identities', () => {
     expect(identitiesOf(normalizeRecord({}), 'US')).toEqual([]);
+  });
+});
+
+describe('normalizePronetUrl and normalizeSha256', () => {
+  it('when a profile URL is written in any of its usual forms, then it normalizes to one key', () => {
+    for (const url of ['https://www.pronet.example/in/jane', 'http://pronet.example/in/Jane/', ' pronet.example/in/jane?trk=x#top ', 'HTTPS://WWW.PRONET.EXAMPLE/in/jane//']) {
+      expect(normalizePronetUrl(url)).toBe('pronet.example/in/jane');
+    }
+  });
+
+  it('when it is no URL of a profile, then it is null', () => {
+    for (const url of ['', 'jane', 'https://pronet.example/', 'pronet.example', 'a b/c']) expect(normalizePronetUrl(url)).toBeNull();
+  });
+
+  it('when a digest is 64 hex characters, then it is lower-cased; otherwise null', () => {
+    expect(normalizeSha256(' ' + 'AB'.repeat(32) + ' ')).toBe('ab'.repeat(32));
+    expect(normalizeSha256('ab'.repeat(31))).toBeNull();
+    expect(normalizeSha256('zz'.repeat(32))).toBeNull();
   });
 });

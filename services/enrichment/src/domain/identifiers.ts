@@ -1,5 +1,7 @@
-// The identifiers a person is found by: emails (trimmed, lower-cased) and phones (E.164), and
+// The identifiers a person is found by: emails (trimmed, lower-cased), phones (E.164), the emails'
+// SHA-256 and the professional-network profile URL, and
 // the list of them a record carries, which is what the identity index stores.
+import { createHash } from 'node:crypto';
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { EnrichedRecord } from './enriched-record.js';
 import { normalizeEmail } from '@glimpse/validation';
@@ -24,8 +26,41 @@ export function normalizePhone(input: string | null | undefined, defaultRegion?:
   return phone?.isValid() ? phone.number : null;
 }
 
+/** The SHA-256 (hex) of the normalized email, as ad platforms match on. */
+export function emailSha256(normalizedEmail: string): string {
+  return createHash('sha256').update(normalizedEmail).digest('hex');
+}
+
+const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
+
+/** A SHA-256 hex digest lower-cased, or null when it is not one. */
+export function normalizeSha256(input: string): string | null {
+  const value = input.trim();
+  return SHA256_HEX.test(value) ? value.toLowerCase() : null;
+}
+
+/**
+ * A professional-network profile URL as the identity index keeps it: lower-cased, without scheme,
+ * "www.", query, fragment or trailing slashes ("https://www.pronet.example/in/Jane/" →
+ * "pronet.example/in/jane"). The migration that indexed earlier persons applies the same steps in
+ * SQL; null when nothing that looks like host/path is left.
+ */
+export function normalizePronetUrl(input: string | null | undefined): string | null {
+  if (typeof input !== 'string' || input.length > 2048) return null;
+  const value = input
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/^www\./, '')
+    .replace(/[?#].*$/, '')
+    .replace(/\/+$/, '');
+  return /^[^/\s]+\.[^/\s]+\/\S+$/.test(value) ? value : null;
+}
+
+export type IdentityKind = 'email' | 'phone' | 'email_sha256' | 'pronet_url';
+
 export interface PersonIdentity {
-  kind: 'email' | 'phone';
+  kind: IdentityKind;
   value: string;
 }
 
@@ -43,5 +78,7 @@ export function identitiesOf(record: EnrichedRecord, defaultRegion?: string): Pe
   };
   for (const email of emails) add('email', normalizeEmail(email));
   for (const phone of phones) add('phone', normalizePhone(phone, defaultRegion));
+  for (const { kind, value } of [...found.values()]) if (kind === 'email') add('email_sha256', emailSha256(value));
+  add('pronet_url', normalizePronetUrl(record.social.pronet.url));
   return [...found.values()];
 }

@@ -2,11 +2,12 @@
 // text as stored at import (the served form): nothing is parsed and re-serialised per answer.
 import { z } from 'zod';
 import type { Db } from '@glimpse/db';
+import { enrichmentBulkSchema, enrichmentInputSchema } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
-import { findRecord, findVisitor, type IdentityKey } from '../data/person-repository.js';
+import { appendCharge, findRecord, findVisitor, type IdentityKey } from '../data/person-repository.js';
 import type { CreditKeeper } from './credits.js';
 import { normalizeRecord } from './enriched-record.js';
-import { normalizeEmail, normalizePhone } from './identifiers.js';
+import { normalizeEmail, normalizePhone, normalizePronetUrl, normalizeSha256 } from './identifiers.js';
 import { servedDetails, toVisitorDetails } from './visitor-details.js';
 
 const OBJECT_ID = /^[a-fA-F0-9]{24}$/;
@@ -28,59 +29,167 @@ export async function visitorDetails({ db }: Pick<LookupDeps, 'db'>, accountId: 
   return servedDetails(details, found.pageViews);
 }
 
-const enrichmentInput = z.strictObject(
-  {
-    email: z.string({ error: 'email must be a string' }).optional(),
-    phone: z.string({ error: 'phone must be a string' }).optional(),
-  },
-  { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send email and/or phone` : 'body must be a JSON object') },
-);
+
+/** The field paths of the §2.3 record ("job.title", "company.name"): what `required` may name. */
+function fieldPaths(value: unknown, prefix = '', out = new Set<string>()): Set<string> {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [key, child] of Object.entries(value)) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      out.add(path);
+      fieldPaths(child, path, out);
+    }
+  }
+  return out;
+}
+const FIELD_PATHS = fieldPaths(normalizeRecord({}));
+
+export const enrichmentInput = enrichmentInputSchema;
+
+export interface LookupRequest {
+  /** The identities to try, in order. */
+  keys: IdentityKey[];
+  /** Field paths a record must have (not null, "" or []) to be answered and billed. */
+  required: string[];
+}
 
 /** The identities to try, email first: when both match different people, the email's wins. */
-export function enrichmentKeys(body: unknown, defaultPhoneRegion: string): IdentityKey[] {
+export function parseLookup(body: unknown, defaultPhoneRegion: string): LookupRequest {
   const parsed = enrichmentInput.safeParse(body);
   if (!parsed.success) throw new AppError('invalid_request', parsed.error.issues[0]!.message);
-  const { email, phone } = parsed.data;
-  if (email === undefined && phone === undefined) throw new AppError('invalid_request', 'send an email or a phone to look up');
+  const { email, phone, email_sha256: hashed, pronet_url: pronetUrl, required = [] } = parsed.data;
+  if (email === undefined && phone === undefined && hashed === undefined && pronetUrl === undefined) {
+    throw new AppError('invalid_request', 'send an email, a phone, an email_sha256 or a pronet_url to look up');
+  }
   const keys: IdentityKey[] = [];
   if (email !== undefined) {
     const value = normalizeEmail(email);
     if (!value) throw new AppError('invalid_request', 'email is not a valid email address');
     keys.push({ kind: 'email', value });
   }
+  if (hashed !== undefined) {
+    const value = normalizeSha256(hashed);
+    if (!value) throw new AppError('invalid_request', 'email_sha256 must be the 64 hexadecimal characters of the SHA-256 of the lower-cased, trimmed email');
+    keys.push({ kind: 'email_sha256', value });
+  }
   if (phone !== undefined) {
     const value = normalizePhone(phone, defaultPhoneRegion);
     if (!value) throw new AppError('invalid_request', `phone is not a phone number we can parse (numbers without a country code are read as ${defaultPhoneRegion})`);
     keys.push({ kind: 'phone', value });
   }
-  return keys;
+  if (pronetUrl !== undefined) {
+    const value = normalizePronetUrl(pronetUrl);
+    if (!value) throw new AppError('invalid_request', 'pronet_url must be the URL of a profile, e.g. https://pronet.example/in/jane-doe');
+    keys.push({ kind: 'pronet_url', value });
+  }
+  const unknown = required.find((path) => !FIELD_PATHS.has(path));
+  if (unknown !== undefined) throw new AppError('invalid_request', `required names an unknown field path: ${JSON.stringify(unknown).slice(0, 140)} (paths of the enriched record, such as "job.title" or "company.name")`);
+  return { keys, required: [...new Set(required)] };
+}
+
+/** The identities of a lookup body (kept for callers that need only them). */
+export function enrichmentKeys(body: unknown, defaultPhoneRegion: string): IdentityKey[] {
+  return parseLookup(body, defaultPhoneRegion).keys;
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+}
+
+/** The first required path the record text has no value at, or null. */
+export function missingField(record: string, required: string[]): string | null {
+  if (required.length === 0) return null;
+  const parsed: unknown = JSON.parse(record);
+  for (const path of required) {
+    let value: unknown = parsed;
+    for (const part of path.split('.')) value = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[part] : undefined;
+    if (isEmpty(value)) return path;
+  }
+  return null;
 }
 
 const today = () => new Date().toISOString().slice(0, 10);
 
-/** The §2.3 record as JSON text; a match is billed (one ledger row) in the statement that finds it. */
-export async function enrichPerson({ db, credits, defaultPhoneRegion }: LookupDeps, accountId: string, body: unknown): Promise<string> {
-  const keys = enrichmentKeys(body, defaultPhoneRegion);
+/** The answer of one enrichment: the record's JSON text, and the credits left when the account has a limit. */
+export interface Enriched {
+  record: string;
+  creditsLeft: number | null;
+}
+
+/** The response header that tells the credits left, on every answer of an account with a limit. */
+export const CREDITS_HEADER = 'Credits-Remaining';
+
+function withCredits(err: unknown, left: number | null): unknown {
+  if (err instanceof AppError && left !== null) err.headers[CREDITS_HEADER] = String(left);
+  return err;
+}
+
+/**
+ * The §2.3 record as JSON text; a match is billed (one ledger row) in the statement that finds it.
+ * With `required`, the record is read first and billed only when it has every required field.
+ */
+export async function enrichPerson({ db, credits, defaultPhoneRegion }: LookupDeps, accountId: string, body: unknown): Promise<Enriched> {
+  const { keys, required } = parseLookup(body, defaultPhoneRegion);
   const credit = await credits.take(accountId);
   if (!credit) {
     // Nobody to bill for is a 404 whatever the credits: look before saying 402.
-    if ((await findRecord(db, keys)) === null) throw notFound();
-    throw new AppError('payment_required', 'this account has used all its enrichment credits');
+    const found = await findRecord(db, keys);
+    if (found === null || missingField(found, required) !== null) throw withCredits(notFound(required), 0);
+    throw withCredits(new AppError('payment_required', 'this account has used all its enrichment credits'), 0);
   }
   let record: string | null;
   try {
-    record = await findRecord(db, keys, { accountId, day: today(), leaseId: credit.leaseId });
+    if (required.length === 0) {
+      record = await findRecord(db, keys, { accountId, day: today(), leaseId: credit.leaseId });
+    } else {
+      record = await findRecord(db, keys);
+      if (record !== null && missingField(record, required) !== null) record = null;
+      if (record !== null) await appendCharge(db, { accountId, day: today(), leaseId: credit.leaseId });
+    }
   } catch (err) {
     // Whether the row was written is unknown: the credit counts as spent, so a limit is never passed.
     credit.spent();
-    throw err;
+    throw withCredits(err, credit.remaining());
   }
   if (record === null) {
     credit.refund();
-    throw notFound();
+    throw withCredits(notFound(required), credit.remaining());
   }
   credit.spent();
-  return record;
+  return { record, creditsLeft: credit.remaining() };
 }
 
-const notFound = () => new AppError('not_found', 'no person matches that email or phone (not billed)');
+/**
+ * Up to 100 lookups, one after another so that billing and a 402 fall exactly as they would for
+ * single calls in that order; each item's answer in order as JSON text:
+ * `{"billed":n,"results":[{"status":200,"record":{…}} | {"status":404,"error":…,"message":…}]}`.
+ */
+export async function enrichBulk(deps: LookupDeps, accountId: string, body: unknown): Promise<Enriched> {
+  const items = parseBulk(body);
+  const parts: string[] = [];
+  let billed = 0;
+  let creditsLeft: number | null = null;
+  for (const item of items) {
+    try {
+      const one = await enrichPerson(deps, accountId, item);
+      billed += 1;
+      creditsLeft = one.creditsLeft;
+      parts.push(`{"status":200,"record":${one.record}}`);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      if (err.headers[CREDITS_HEADER] !== undefined) creditsLeft = Number(err.headers[CREDITS_HEADER]);
+      parts.push(JSON.stringify({ status: err.status, ...err.toBody() }));
+    }
+  }
+  return { record: `{"billed":${billed},"results":[${parts.join(',')}]}`, creditsLeft };
+}
+
+const bulkInput = enrichmentBulkSchema(z.unknown());
+
+export function parseBulk(body: unknown): unknown[] {
+  const parsed = bulkInput.safeParse(body);
+  if (!parsed.success) throw new AppError('invalid_request', parsed.error.issues[0]!.message);
+  return parsed.data.items;
+}
+
+const notFound = (required: string[] = []) =>
+  new AppError('not_found', required.length > 0 ? 'no person matches with every required field (not billed)' : 'no person matches that email or phone (not billed)');

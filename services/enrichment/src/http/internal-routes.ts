@@ -3,7 +3,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { AppError } from '@glimpse/errors';
 import { INTERNAL_HEADERS, fromGateway } from '@glimpse/http';
-import { enrichPerson, visitorDetails, type LookupDeps } from '../domain/lookups.js';
+import { CREDITS_HEADER, enrichBulk, enrichPerson, visitorDetails, type Enriched, type LookupDeps } from '../domain/lookups.js';
 import { accountUsage } from '../domain/usage.js';
 import { isDatabaseUnavailable } from '../data/database-errors.js';
 
@@ -37,8 +37,15 @@ export function internalRouter({ internalToken, ...deps }: LookupDeps & { intern
   router.get('/internal/visitors/:visitorId/details', handle(async (req, res) => {
     sendJson(res, await visitorDetails(deps, account(res), req.params.visitorId as string));
   }));
+  const sendEnriched = (res: Response, { record, creditsLeft }: Enriched) => {
+    if (creditsLeft !== null) res.setHeader(CREDITS_HEADER, String(creditsLeft));
+    sendJson(res, record);
+  };
   router.post('/internal/enrichment', express.json({ limit: '32kb', strict: false }), handle(async (req, res) => {
-    sendJson(res, await enrichPerson(deps, account(res), req.body));
+    sendEnriched(res, await enrichPerson(deps, account(res), req.body));
+  }));
+  router.post('/internal/enrichment/bulk', express.json({ limit: '512kb', strict: false }), handle(async (req, res) => {
+    sendEnriched(res, await enrichBulk(deps, account(res), req.body));
   }));
   router.get('/internal/usage', handle(async (req, res) => {
     res.json(await accountUsage(deps.db, account(res), req.query as Record<string, unknown>));

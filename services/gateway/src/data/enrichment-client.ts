@@ -7,6 +7,7 @@ export type { UpstreamResponse } from './internal-service.js';
 export interface EnrichmentClient {
   visitorDetails(accountId: string, visitorId: string): Promise<UpstreamResponse>;
   enrich(accountId: string, body: unknown): Promise<UpstreamResponse>;
+  enrichBulk(accountId: string, body: unknown): Promise<UpstreamResponse>;
   /** Usage by day; `search` is the client's query string ("" or "?from=…&to=…"), checked by the service. */
   usage(accountId: string, search: string): Promise<UpstreamResponse>;
   close(): Promise<void>;
@@ -17,6 +18,7 @@ export function createEnrichmentClient({ baseUrl, internalToken, timeoutMs, conn
   return {
     visitorDetails: (accountId, visitorId) => service.call('GET', `/internal/visitors/${encodeURIComponent(visitorId)}/details`, accountId),
     enrich: (accountId, body) => service.call('POST', '/internal/enrichment', accountId, body),
+    enrichBulk: (accountId, body) => service.call('POST', '/internal/enrichment/bulk', accountId, body),
     usage: (accountId, search) => service.call('GET', `/internal/usage${search}`, accountId),
     close: () => service.close(),
   };

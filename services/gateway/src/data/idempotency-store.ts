@@ -6,13 +6,15 @@
 import type { Redis } from 'ioredis';
 import { rawEventKeys, RAW_EVENT_TTL_SECONDS } from './raw-event-store.js';
 
-export type KeyState = { state: 'claimed' } | { state: 'pending' | 'done'; fingerprint: string | null };
+// A key of a lookup also keeps the answer it was first given (`d:<fingerprint>\n<answer>`), so a
+// retry is answered the same without being billed again.
+export type KeyState = { state: 'claimed' } | { state: 'pending' | 'done'; fingerprint: string | null; answer?: string };
 
 export interface IdempotencyStore {
   /** Claims the key for a first send, or tells what holds it. Null when Redis is unavailable. */
   claim(accountId: string, key: string, fingerprint: string): Promise<KeyState | null>;
-  /** The send was acknowledged: the key answers "done" for 24 h. */
-  complete(accountId: string, key: string, fingerprint: string): Promise<void>;
+  /** The send was acknowledged: the key answers "done" (with `answer`, when given) for 24 h. */
+  complete(accountId: string, key: string, fingerprint: string, answer?: string): Promise<void>;
   /** The send failed: the key is free again (only if this send still holds it). */
   release(accountId: string, key: string, fingerprint: string): Promise<void>;
 }
@@ -27,16 +29,27 @@ type WithScripts = Redis & {
 };
 
 const pending = (fingerprint: string) => `p:${fingerprint}`;
-const done = (fingerprint: string) => `d:${fingerprint}`;
+const done = (fingerprint: string, answer?: string) => (answer === undefined ? `d:${fingerprint}` : `d:${fingerprint}\n${answer}`);
 
 function parse(value: string): KeyState {
   if (value.startsWith('p:')) return { state: 'pending', fingerprint: value.slice(2) };
-  if (value.startsWith('d:')) return { state: 'done', fingerprint: value.slice(2) };
+  if (value.startsWith('d:')) {
+    const end = value.indexOf('\n');
+    return end < 0 ? { state: 'done', fingerprint: value.slice(2) } : { state: 'done', fingerprint: value.slice(2, end), answer: value.slice(end + 1) };
+  }
   // Written before keys were bound to a body (an event id): done, body unknown.
   return { state: 'done', fingerprint: null };
 }
 
-export function createIdempotencyStore({ redis, pendingTtlMs, onFailure }: { redis: Redis; pendingTtlMs: number; onFailure(operation: string, err: unknown): void }): IdempotencyStore {
+export interface IdempotencyStoreOptions {
+  redis: Redis;
+  pendingTtlMs: number;
+  onFailure(operation: string, err: unknown): void;
+  /** The Redis key of an account's key (events by default; lookups keep theirs apart). */
+  keyOf?: (accountId: string, key: string) => string;
+}
+
+export function createIdempotencyStore({ redis, pendingTtlMs, onFailure, keyOf = rawEventKeys.idempotency }: IdempotencyStoreOptions): IdempotencyStore {
   if (!('glimpseIdemClaim' in redis)) {
     redis.defineCommand('glimpseIdemClaim', { numberOfKeys: 1, lua: CLAIM });
     redis.defineCommand('glimpseIdemRelease', { numberOfKeys: 1, lua: RELEASE });
@@ -45,7 +58,7 @@ export function createIdempotencyStore({ redis, pendingTtlMs, onFailure }: { red
   return {
     async claim(accountId, key, fingerprint) {
       try {
-        const holder = await client.glimpseIdemClaim(rawEventKeys.idempotency(accountId, key), pending(fingerprint), pendingTtlMs);
+        const holder = await client.glimpseIdemClaim(keyOf(accountId, key), pending(fingerprint), pendingTtlMs);
         // null: claimed now; a value: someone holds it (an expiry in between reads as null: claimed).
         return holder === null ? { state: 'claimed' } : parse(holder);
       } catch (err) {
@@ -53,16 +66,16 @@ export function createIdempotencyStore({ redis, pendingTtlMs, onFailure }: { red
         return null;
       }
     },
-    async complete(accountId, key, fingerprint) {
+    async complete(accountId, key, fingerprint, answer) {
       try {
-        await redis.set(rawEventKeys.idempotency(accountId, key), done(fingerprint), 'EX', RAW_EVENT_TTL_SECONDS);
+        await redis.set(keyOf(accountId, key), done(fingerprint, answer), 'EX', RAW_EVENT_TTL_SECONDS);
       } catch (err) {
         onFailure('idempotency', err);
       }
     },
     async release(accountId, key, fingerprint) {
       try {
-        await client.glimpseIdemRelease(rawEventKeys.idempotency(accountId, key), pending(fingerprint));
+        await client.glimpseIdemRelease(keyOf(accountId, key), pending(fingerprint));
       } catch (err) {
         onFailure('idempotency', err);
       }

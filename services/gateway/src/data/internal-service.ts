@@ -6,18 +6,24 @@ import { Pool } from 'undici';
 import { AppError, RETRY_AFTER_SECONDS } from '@glimpse/errors';
 import { INTERNAL_HEADERS } from '@glimpse/http';
 
+/** Answer headers of an internal service the client is given too. */
+export const RELAYED_HEADERS = ['credits-remaining'] as const;
+
 export interface UpstreamResponse {
   status: number;
+  /** The relayed headers the service set (lower-case names). */
+  headers: Record<string, string>;
   /** The JSON text as the service sent it ('' when there is none, as for 204). */
   raw: string;
   /** The parsed body, or null when there is none; parsed only when asked for. */
   readonly body: unknown;
 }
 
-function upstreamResponse(status: number, raw: string): UpstreamResponse {
+export function upstreamResponse(status: number, raw: string, headers: Record<string, string> = {}): UpstreamResponse {
   let parsed: { value: unknown } | undefined;
   return {
     status,
+    headers,
     raw,
     get body() {
       parsed ??= { value: raw.length === 0 ? null : JSON.parse(raw) };
@@ -31,6 +37,7 @@ function upstreamResponse(status: number, raw: string): UpstreamResponse {
  * service's own dependency is down) keeps telling the client when to retry.
  */
 export function relay(res: Response, upstream: UpstreamResponse): void {
+  res.set(upstream.headers);
   if (upstream.status === 503) res.set('Retry-After', RETRY_AFTER_SECONDS);
   if (upstream.raw.length === 0) res.status(upstream.status).end();
   else res.status(upstream.status).type('application/json').send(upstream.raw);
@@ -65,7 +72,12 @@ export function createInternalService({ baseUrl, internalToken, timeoutMs, conne
           },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
-        return upstreamResponse(res.statusCode, await res.body.text());
+        const headers: Record<string, string> = {};
+        for (const name of RELAYED_HEADERS) {
+          const value = res.headers[name];
+          if (typeof value === 'string') headers[name] = value;
+        }
+        return upstreamResponse(res.statusCode, await res.body.text(), headers);
       } catch (err) {
         throw new AppError('service_unavailable', unavailableMessage, { cause: err, headers: { 'Retry-After': '1' } });
       }

@@ -3,10 +3,10 @@
 // unreachable requests are let through (and the failure counted); lookups never depend on Redis.
 import type { Redis } from 'ioredis';
 
-/** INCR and, on the window's first request, EXPIRE: one round trip and one command. */
-const TAKE = `local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('EXPIRE', KEYS[1], 2) end return n`;
+/** INCRBY and, on the window's first request, EXPIRE: one round trip and one command. */
+const TAKE = `local n = redis.call('INCRBY', KEYS[1], ARGV[1]) if n == tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], 2) end return n`;
 
-type WithTake = Redis & { glimpseRateTake(key: string): Promise<number> };
+type WithTake = Redis & { glimpseRateTake(key: string, count: number): Promise<number> };
 
 export interface RateDecision {
   allowed: boolean;
@@ -19,8 +19,8 @@ export interface RateDecision {
 
 export interface RateLimiter {
   readonly limit: number;
-  /** Counts one request of `subject` and says whether it fits. */
-  take(subject: string): Promise<RateDecision>;
+  /** Counts `count` requests (the events of a batch) of `subject` and says whether they fit. */
+  take(subject: string, count?: number): Promise<RateDecision>;
 }
 
 export function createRateLimiter({ redis, name, perSecond, onFailure }: { redis: Redis; name: string; perSecond: number; onFailure(err: unknown): void }): RateLimiter {
@@ -28,11 +28,11 @@ export function createRateLimiter({ redis, name, perSecond, onFailure }: { redis
   const client = redis as WithTake;
   return {
     limit: perSecond,
-    async take(subject) {
+    async take(subject, n = 1) {
       const window = Math.floor(Date.now() / 1000);
       const key = `glimpse:rate:${name}:${subject}:${window}`;
       try {
-        const count = Number(await client.glimpseRateTake(key));
+        const count = Number(await client.glimpseRateTake(key, n));
         return { allowed: count <= perSecond, limit: perSecond, remaining: Math.max(0, perSecond - count), resetSeconds: 1 };
       } catch (err) {
         onFailure(err);

@@ -26,7 +26,8 @@ export interface AcceptEventCommand {
   idempotencyKey?: string;
 }
 
-export type AcceptEventResult = { status: 'accepted'; eventId: string } | { status: 'duplicate' };
+/** A duplicate (a retry with the same Idempotency-Key and event) carries the first one's id. */
+export type AcceptEventResult = { status: 'accepted' | 'duplicate'; eventId: string };
 
 /** The event as its content, independent of JSON key order: what an Idempotency-Key is bound to. */
 export function eventFingerprint(input: EventInput): string {
@@ -79,7 +80,7 @@ export async function acceptEvent(deps: AcceptEventDeps, { accountId, input, ide
     receivedAt: new Date().toISOString(),
   };
   if (idempotencyKey && !(await claimKey(idempotency, accountId, idempotencyKey, fingerprint, deps.inFlightWaitMs))) {
-    return { status: 'duplicate' };
+    return { status: 'duplicate', eventId: event.eventId };
   }
   try {
     await producer.send(TOPICS.eventsInbound, { key: personKey(accountId, event.email), value: JSON.stringify(event) });

@@ -6,7 +6,7 @@ import express, { Router, type RequestHandler } from 'express';
 // src/http → src/console under jest, dist/http → dist/console once built (the build copies it).
 const DEFAULT_ROOT = path.join(__dirname, '..', 'console');
 
-const CONTENT_SECURITY_POLICY = [
+export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",
@@ -14,7 +14,7 @@ const CONTENT_SECURITY_POLICY = [
   "object-src 'none'",
 ].join('; ');
 
-const securityHeaders: RequestHandler = (_req, res, next) => {
+export const securityHeaders: RequestHandler = (_req, res, next) => {
   res.set({
     'Content-Security-Policy': CONTENT_SECURITY_POLICY,
     'X-Content-Type-Options': 'nosniff',

@@ -1,5 +1,6 @@
-// The interface's OpenAPI description is itself valid OpenAPI 3.1 (checked against the official
-// schema by an independent validator), and the answer checker built on it accepts and rejects what it should.
+// The public API's OpenAPI document: generated from the zod schemas, committed up to date, valid
+// OpenAPI 3.1 (the official schema, by an independent validator), clean under @redocly/cli lint,
+// and the answer checker built on it accepts and rejects what it should.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,16 +19,42 @@ function validateOpenApi(file: string): { valid: boolean; errors?: unknown } {
 
 const json = new Headers({ 'content-type': 'application/json; charset=utf-8' });
 
-it('when the description is validated against the OpenAPI 3.1 schema, then it is valid and names the three endpoints', () => {
-  expect(validateOpenApi(OPENAPI_FILE)).toEqual({ valid: true });
-  expect(Object.keys(loadInterface().paths as object).sort()).toEqual(['/events', '/visitors/enrichment', '/visitors/{visitorId}/details']);
+it('when the document is generated, then docs/openapi.json is that document (npm run openapi writes it)', () => {
+  expect(JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'))).toEqual(loadInterface());
 });
 
-it('when a response of the description loses its required description, then the validator says it is invalid', () => {
+it('when the document is validated against the OpenAPI 3.1 schema, then it is valid and names the public endpoints', () => {
+  expect(validateOpenApi(OPENAPI_FILE)).toEqual({ valid: true });
+  const paths = Object.keys(loadInterface().paths as object);
+  expect(paths.filter((p) => !p.startsWith('/account/')).sort()).toEqual(['/events', '/events/batch', '/visitors/enrichment', '/visitors/enrichment/bulk', '/visitors/{visitorId}/details']);
+  expect(paths.filter((p) => p.startsWith('/account/')).sort()).toEqual([
+    '/account/api-keys',
+    '/account/api-keys/{id}',
+    '/account/event-tokens',
+    '/account/event-tokens/{id}',
+    '/account/events/catalog',
+    '/account/events/recent',
+    '/account/playbooks',
+    '/account/playbooks/{id}',
+    '/account/playbooks/{id}/enrollments',
+    '/account/usage',
+  ]);
+});
+
+it('when @redocly/cli lints the document, then it finds no error and no warning', () => {
+  const redocly = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'redocly');
+  const out = execFileSync(redocly, ['lint', '--config', 'redocly.yaml', '--format', 'json', OPENAPI_FILE], { encoding: 'utf8', cwd: path.join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+  const report = JSON.parse(out.slice(out.indexOf('{'))) as { totals: { errors: number; warnings: number } };
+  expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+});
+
+it('when a response of the document loses its required description, then the validator says it is invalid', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'openapi-'));
   try {
-    const broken = path.join(dir, 'broken.yaml');
-    writeFileSync(broken, readFileSync(OPENAPI_FILE, 'utf8').replace('          description: visitor details\n', ''));
+    const broken = path.join(dir, 'broken.json');
+    const document = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'));
+    delete document.paths['/visitors/{visitorId}/details'].get.responses['200'].description;
+    writeFileSync(broken, JSON.stringify(document));
     expect(validateOpenApi(broken).valid).toBe(false);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -52,7 +79,9 @@ describe('interfaceViolations', () => {
 
   it('when an answer has a status the operation does not list, a non-JSON body, or an error body with extra fields, then it is a violation', () => {
     expect(interfaceViolations('GET', path, { status: 418, headers: json, body: {} })).toEqual([expect.stringContaining('does not list')]);
-    expect(interfaceViolations('POST', '/events', { status: 200, headers: new Headers({ 'content-type': 'text/plain' }), body: 'ok' })).toEqual([expect.stringContaining('not application/json')]);
+    const eventId = '0b6c2a1e-3f1d-4c5e-9a7b-2d8e6f4a1c3b';
+    expect(interfaceViolations('POST', '/events', { status: 200, headers: new Headers({ 'content-type': 'text/plain', 'x-event-id': eventId }), body: 'ok' })).toEqual([expect.stringContaining('not application/json')]);
+    expect(interfaceViolations('POST', '/events', { status: 200, headers: json, body: { ok: true } })).toEqual(['200 lacks the X-Event-Id header']);
     expect(interfaceViolations('POST', '/events', { status: 400, headers: json, body: { error: 'invalid_request', message: 'no', detail: 1 } })).toEqual([expect.stringContaining('must NOT have additional properties')]);
   });
 

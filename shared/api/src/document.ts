@@ -1,0 +1,265 @@
+// The public API as one OpenAPI 3.1 document, generated from the zod schemas the services validate
+// with (zod-to-openapi) and the record schemas of records.ts. The gateway serves it at
+// /openapi.json; docs/openapi.json is the same document committed (npm run openapi writes it, a
+// test keeps it current); the integration tests validate every answer against it.
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { enrichmentBulkSchema, enrichmentInputSchema } from './enrichment.js';
+import { batchResultSchema, errorBodySchema, eventAckSchema, eventBatchSchema, eventInputSchema } from './events.js';
+import {
+  apiKeyCreatedSchema,
+  apiKeyInputSchema,
+  apiKeySchema,
+  catalogEntrySchema,
+  enrollmentSchema,
+  eventTokenCreatedSchema,
+  eventTokenSchema,
+  listOf,
+  pageOf,
+  playbookCreateSchema,
+  playbookSchema,
+  playbookUpdateSchema,
+  recentEventSchema,
+  usageSchema,
+} from './management.js';
+import { RECORD_SCHEMAS } from './records.js';
+
+export const API_VERSION = '1.1.0';
+
+const ERRORS = {
+  400: 'the request breaks a rule the message names',
+  401: 'missing, unknown or revoked credential, or one of the wrong kind',
+  402: 'the account has used all its enrichment credits',
+  403: 'the credential lacks the endpoint\'s scope',
+  404: 'no such visitor in this account, or nobody matches (not billed)',
+  409: 'a request with the same Idempotency-Key is still in flight; retry after Retry-After',
+  413: 'the body is over the size limit',
+  415: 'the body is not JSON',
+  422: 'an Idempotency-Key reused with another body, or (playbooks) an event name never sent',
+  429: 'over a rate limit; Retry-After says when to try again',
+  500: 'an unexpected failure (never expected; listed so a test reports it as a status, not a schema error)',
+  503: 'a dependency is down; nothing was done; retry after Retry-After',
+} as const;
+type ErrorStatus = keyof typeof ERRORS;
+
+const ref = (kind: 'schemas' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+const RATE_HEADERS = {
+  'RateLimit-Limit': ref('headers', 'RateLimitLimit'),
+  'RateLimit-Remaining': ref('headers', 'RateLimitRemaining'),
+  'RateLimit-Reset': ref('headers', 'RateLimitReset'),
+};
+const CREDIT_HEADERS = { 'Credits-Remaining': ref('headers', 'CreditsRemaining') };
+
+function errors(statuses: ErrorStatus[], headers: Record<string, unknown> = {}) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      {
+        description: ERRORS[status],
+        headers: status === 429 || status === 503 || status === 409 ? { ...headers, 'Retry-After': ref('headers', 'RetryAfter') } : headers,
+        content: { 'application/json': { schema: errorBodySchema } },
+      },
+    ]),
+  );
+}
+
+const idempotencyKey = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/)
+  .optional()
+  .meta({ description: 'Makes a retry safe for 24 h: the same key with the same body is answered as the first time and never applied or billed twice; with another body it is 422.' });
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  const bearer = registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key (glk_…) for the lookups, an event token (gle_…) for the events.',
+  });
+  const security = [{ [bearer.name]: [] }];
+  for (const [name, schema] of Object.entries(RECORD_SCHEMAS)) registry.registerComponent('schemas', name, schema as never);
+  registry.registerComponent('headers', 'RetryAfter', { required: true, description: 'seconds to wait before retrying', schema: { type: 'string', pattern: '^[0-9]+$' } });
+  registry.registerComponent('headers', 'RateLimitLimit', { description: 'requests (events, lookups) allowed in the window (IETF RateLimit fields draft)', schema: { type: 'string', pattern: '^[0-9]+$' } });
+  registry.registerComponent('headers', 'RateLimitRemaining', { description: 'requests left in the window', schema: { type: 'string', pattern: '^[0-9]+$' } });
+  registry.registerComponent('headers', 'RateLimitReset', { description: 'seconds until the window resets', schema: { type: 'string', pattern: '^[0-9]+$' } });
+  registry.registerComponent('headers', 'CreditsRemaining', {
+    description: 'enrichment credits the account has left; only when it has a credit limit',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  });
+  registry.registerComponent('headers', 'EventId', { required: true, description: 'the id of the accepted event (the same for a retry with its Idempotency-Key)', schema: { type: 'string', format: 'uuid' } });
+
+  registry.registerPath({
+    method: 'get',
+    path: '/visitors/{visitorId}/details',
+    operationId: 'visitors.getDetails',
+    tags: ['Lookups'],
+    summary: "A visitor's details (spec §4.1)",
+    security,
+    request: { params: z.object({ visitorId: z.string().regex(/^[a-fA-F0-9]{24}$/).meta({ description: '24 hexadecimal characters, case-insensitive' }) }) },
+    responses: {
+      200: { description: 'visitor details', headers: RATE_HEADERS, content: { 'application/json': { schema: ref('schemas', 'VisitorDetails') } } },
+      ...errors([400, 401, 403, 404, 429, 500, 503], RATE_HEADERS),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/visitors/enrichment',
+    operationId: 'visitors.enrich',
+    tags: ['Lookups'],
+    summary: 'Enrich a person (spec §4.2); a match is billed as one identity match plus one enriched record',
+    security,
+    request: { headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: { 'application/json': { schema: enrichmentInputSchema } } } },
+    responses: {
+      200: { description: 'the enriched record', headers: { ...RATE_HEADERS, ...CREDIT_HEADERS }, content: { 'application/json': { schema: ref('schemas', 'EnrichedRecord') } } },
+      ...errors([400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 500, 503], { ...RATE_HEADERS, ...CREDIT_HEADERS }),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/visitors/enrichment/bulk',
+    operationId: 'visitors.enrichBulk',
+    tags: ['Lookups'],
+    summary: 'Up to 100 enrichments in one call, answered in order and billed per match exactly as single calls (402 per item once credits run out)',
+    description: 'The rate limit counts the lookups of the call.',
+    security,
+    request: { headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: { 'application/json': { schema: enrichmentBulkSchema(enrichmentInputSchema) } } } },
+    responses: {
+      200: {
+        description: 'one result per lookup, in order',
+        headers: { ...RATE_HEADERS, ...CREDIT_HEADERS },
+        content: { 'application/json': { schema: ref('schemas', 'BulkEnrichmentResult') } },
+      },
+      ...errors([400, 401, 403, 409, 413, 415, 422, 429, 500, 503], { ...RATE_HEADERS, ...CREDIT_HEADERS }),
+    },
+  });
+  registry.registerComponent('schemas', 'BulkEnrichmentResult', {
+    type: 'object',
+    required: ['billed', 'results'],
+    additionalProperties: false,
+    properties: {
+      billed: { type: 'integer', minimum: 0, description: 'the lookups of this call that were billed' },
+      results: {
+        type: 'array',
+        items: {
+          oneOf: [
+            { type: 'object', required: ['status', 'record'], additionalProperties: false, properties: { status: { const: 200 }, record: ref('schemas', 'EnrichedRecord') } },
+            {
+              type: 'object',
+              required: ['status', 'error', 'message'],
+              additionalProperties: false,
+              properties: { status: { type: 'integer', enum: [400, 402, 404] }, error: { type: 'string' }, message: { type: 'string', minLength: 1 } },
+            },
+          ],
+        },
+      },
+    },
+  } as never);
+  registry.registerPath({
+    method: 'post',
+    path: '/events',
+    operationId: 'events.post',
+    tags: ['Events'],
+    summary: 'Post an event that starts or stops playbooks (spec §4.3); answered once Kafka has it (acks=all)',
+    security,
+    request: { headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: { 'application/json': { schema: eventInputSchema } } } },
+    responses: {
+      200: { description: 'accepted', headers: { 'X-Event-Id': ref('headers', 'EventId'), ...RATE_HEADERS }, content: { 'application/json': { schema: eventAckSchema } } },
+      ...errors([400, 401, 409, 413, 415, 422, 429, 500, 503], RATE_HEADERS),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/events/batch',
+    operationId: 'events.postBatch',
+    tags: ['Events'],
+    summary: 'Up to 500 events (512 KB) in one call, each judged by the rules of POST /events and answered in order',
+    description:
+      'Every accepted event is in Kafka (acks=all) before the answer. The rate limit counts events. With an Idempotency-Key a retry of the same batch accepts nothing twice. 503 when nothing could be recorded.',
+    security,
+    request: { headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: { 'application/json': { schema: eventBatchSchema(eventInputSchema) } } } },
+    responses: {
+      200: { description: 'one result per event, in order', headers: RATE_HEADERS, content: { 'application/json': { schema: batchResultSchema } } },
+      ...errors([400, 401, 413, 415, 429, 500, 503], RATE_HEADERS),
+    },
+  });
+
+  registerManagement(registry, security);
+
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Glimpse API',
+      version: API_VERSION,
+      description:
+        'Visitor details and person enrichment (API key), and events that start and stop playbooks (event token). Every error is {error, message}. ' +
+        'Field names carry neutral words in place of brands: pronet, social1, social2, codehost, startup, funding, traffic.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '/' }],
+    tags: [
+      { name: 'Lookups', description: 'Visitor details and enrichment, with an API key' },
+      { name: 'Events', description: 'Events, with an event token' },
+      { name: 'Account', description: 'The management API: an API key with the account:manage scope, acting on its own account' },
+    ],
+  });
+  // A plain JSON value: what is served and committed is exactly what a client parses.
+  return JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
+}
+
+const MANAGEMENT_ERRORS: ErrorStatus[] = [400, 401, 403, 404, 413, 415, 422, 429, 500, 503];
+
+/** The management API under /account. */
+function registerManagement(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
+  const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+  const op = (method: 'get' | 'post' | 'patch' | 'delete', path: string, operationId: string, summary: string, ok: { status: number; description: string; schema?: z.ZodType }, request: Record<string, unknown> = {}) =>
+    registry.registerPath({
+      method,
+      path,
+      operationId,
+      tags: ['Account'],
+      summary,
+      security,
+      request,
+      responses: {
+        [ok.status]: { description: ok.description, headers: RATE_HEADERS, ...(ok.schema ? { content: json(ok.schema) } : {}) },
+        ...errors(MANAGEMENT_ERRORS, RATE_HEADERS),
+      },
+    });
+  const idParam = { params: z.object({ id: z.string().meta({ description: 'the id (a UUID); another account\'s is 404' }) }) };
+  const page = z.object({
+    limit: z.string().regex(/^[0-9]+$/).optional().meta({ description: '1 to 200 (default 50)' }),
+    cursor: z.string().optional().meta({ description: 'nextCursor of the previous page' }),
+  });
+
+  op('post', '/account/event-tokens', 'account.createEventToken', 'Create an event token', { status: 201, description: 'created; the token is shown once', schema: eventTokenCreatedSchema });
+  op('get', '/account/event-tokens', 'account.listEventTokens', 'The event tokens, newest first', { status: 200, description: 'the tokens (prefixes only)', schema: listOf(eventTokenSchema) });
+  op('delete', '/account/event-tokens/{id}', 'account.revokeEventToken', 'Revoke an event token', { status: 204, description: 'revoked' }, idParam);
+  op('post', '/account/api-keys', 'account.createApiKey', 'Create an API key with scopes', { status: 201, description: 'created; the key is shown once', schema: apiKeyCreatedSchema }, {
+    body: { required: true, content: json(apiKeyInputSchema) },
+  });
+  op('get', '/account/api-keys', 'account.listApiKeys', 'The API keys, newest first', { status: 200, description: 'the keys (prefixes only)', schema: listOf(apiKeySchema) });
+  op('delete', '/account/api-keys/{id}', 'account.revokeApiKey', 'Revoke an API key', { status: 204, description: 'revoked' }, idParam);
+  op('get', '/account/playbooks', 'account.listPlaybooks', 'The playbooks', { status: 200, description: 'the playbooks', schema: listOf(playbookSchema) });
+  op('post', '/account/playbooks', 'account.createPlaybook', 'Create a playbook', { status: 201, description: 'created', schema: playbookSchema }, {
+    body: { required: true, content: json(playbookCreateSchema) },
+  });
+  op('get', '/account/playbooks/{id}', 'account.getPlaybook', 'A playbook', { status: 200, description: 'the playbook', schema: playbookSchema }, idParam);
+  op('patch', '/account/playbooks/{id}', 'account.updatePlaybook', 'Change a playbook (opting in or out of event names)', { status: 200, description: 'the playbook', schema: playbookSchema }, {
+    ...idParam,
+    body: { required: true, content: json(playbookUpdateSchema) },
+  });
+  op('delete', '/account/playbooks/{id}', 'account.deletePlaybook', 'Delete a playbook with its enrollments', { status: 204, description: 'deleted' }, idParam);
+  op('get', '/account/playbooks/{id}/enrollments', 'account.listEnrollments', 'A playbook\'s enrollments, newest first', { status: 200, description: 'a page of enrollments', schema: pageOf(enrollmentSchema) }, {
+    ...idParam,
+    query: page.extend({ status: z.enum(['active', 'stopped']).optional() }),
+  });
+  op('get', '/account/events/catalog', 'account.eventCatalog', 'The event names the account has sent, with the playbooks opted in to each', { status: 200, description: 'the catalog', schema: listOf(catalogEntrySchema) });
+  op('get', '/account/events/recent', 'account.recentEvents', 'The raw events of the last 24 h, newest first', { status: 200, description: 'a page of events', schema: pageOf(recentEventSchema) }, { query: page });
+  op('get', '/account/usage', 'account.usage', 'Billable usage by day', { status: 200, description: 'usage by day and in total', schema: usageSchema }, {
+    query: z.object({
+      from: z.string().optional().meta({ description: 'YYYY-MM-DD (default 30 days ago)' }),
+      to: z.string().optional().meta({ description: 'YYYY-MM-DD (default today); at most 366 days' }),
+    }),
+  });
+}

@@ -1,0 +1,60 @@
+// The bodies of POST /events and POST /events/batch (spec §2.4, §4.3, §8) and their answers: the
+// gateway validates with these schemas, and the OpenAPI document is generated from them.
+import { z } from 'zod';
+import { EVENT_NAME_PATTERN } from '@glimpse/messaging';
+import { emailSchema } from '@glimpse/validation';
+
+export const MAX_BATCH_EVENTS = 500;
+
+const propertyValueInput = z.union([z.string(), z.number().finite(), z.boolean()], {
+  error: 'property values must be strings, numbers or booleans (one level deep)',
+});
+
+export const eventInputSchema = z
+  .strictObject(
+    {
+      event: z
+        .string({ error: (i) => (i.input === undefined ? 'event is required' : 'event must be a string') })
+        .regex(EVENT_NAME_PATTERN, 'event must be 1 to 64 characters: letters, digits, _ . : -'),
+      email: emailSchema({ base: z.string({ error: (i) => (i.input === undefined ? 'email is required' : 'email must be a string') }) }),
+      properties: z
+        .record(z.string().min(1).max(128), propertyValueInput, {
+          error: (i) => (i.code === 'invalid_key' ? 'property names must be 1 to 128 characters' : 'properties must be an object'),
+        })
+        .optional(),
+    },
+    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; allowed: event, email, properties` : 'body must be a JSON object') },
+  )
+  .meta({ id: 'EventInput', description: 'An event (spec §2.4, §4.3, §8); the email is trimmed and lower-cased.' });
+
+export type EventInput = z.infer<typeof eventInputSchema>;
+
+/**
+ * The batch envelope around `items`: the gateway parses it with unknown items (each item is then
+ * judged on its own, with its own result) and the document describes it with EventInput items.
+ */
+export function eventBatchSchema<T extends z.ZodType>(items: T) {
+  return z.strictObject(
+    {
+      events: z
+        .array(items, { error: (i) => (i.input === undefined ? 'events is required' : 'events must be an array') })
+        .min(1, 'events must hold at least one event')
+        .max(MAX_BATCH_EVENTS, `a batch holds at most ${MAX_BATCH_EVENTS} events`),
+    },
+    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {"events": [...]}` : 'body must be a JSON object') },
+  );
+}
+
+export const errorBodySchema = z
+  .strictObject({ error: z.string().regex(/^[a-z][a-z_]*$/), message: z.string().min(1) })
+  .meta({ id: 'ErrorBody', description: 'Every error (spec §2.6): a code and a message for people.' });
+
+export const eventAckSchema = z.strictObject({ ok: z.boolean() }).meta({ id: 'EventAck', description: 'Spec §2.5; the event id is in the X-Event-Id header.' });
+
+export const batchItemResultSchema = z
+  .union([z.strictObject({ ok: z.literal(true), eventId: z.uuid() }), errorBodySchema])
+  .meta({ id: 'BatchItemResult', description: 'Accepted with its event id, or why not (the rules of POST /events).' });
+
+export const batchResultSchema = z
+  .strictObject({ accepted: z.int().min(0), rejected: z.int().min(0), results: z.array(batchItemResultSchema) })
+  .meta({ id: 'BatchResult', description: 'One result per event, in the order sent.' });

@@ -1,0 +1,4 @@
+export { MAX_BATCH_EVENTS, batchResultSchema, errorBodySchema, eventAckSchema, eventBatchSchema, eventInputSchema, type EventInput } from './events.js';
+export { MAX_BULK_ITEMS, MAX_REQUIRED, enrichmentBulkSchema, enrichmentInputSchema, type EnrichmentInput } from './enrichment.js';
+export { API_VERSION, buildOpenApiDocument } from './document.js';
+export { apiKeyInputSchema, playbookCreateSchema, playbookUpdateSchema } from './management.js';

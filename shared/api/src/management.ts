@@ -1,0 +1,63 @@
+// The management API (/account/…, an API key with account:manage): the request bodies the gateway
+// and the playbook service validate with, and the answers they give, for the OpenAPI document.
+// Answer objects are open (other fields may be added later); every field listed is checked.
+import { z } from 'zod';
+import { SCOPES } from '@glimpse/auth';
+
+export const apiKeyInputSchema = z
+  .strictObject(
+    {
+      scopes: z
+        .array(z.enum(SCOPES, { error: `each scope must be one of ${SCOPES.join(', ')}` }), {
+          error: (i) => (i.input === undefined ? 'scopes is required' : 'scopes must be an array'),
+        })
+        .min(1, { error: 'give the key at least one scope' }),
+    },
+    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {scopes: [...]}` : 'body must be a JSON object') },
+  )
+  .meta({ id: 'ApiKeyInput' });
+
+const eventNames = (field: string) =>
+  z.array(z.string({ error: `${field} must list event names as strings` }), { error: `${field} must be an array of event names` });
+
+const playbookShape = {
+  name: z.string({ error: (i) => (i.input === undefined ? 'name is required' : 'name must be a string') }),
+  triggers: eventNames('triggers').optional().meta({ description: 'event names that start an enrollment; each must have been sent once' }),
+  exits: eventNames('exits').optional().meta({ description: 'event names that stop an active enrollment' }),
+};
+
+const playbookObjectError = (i: { code: string; keys?: string[] }) =>
+  i.code === 'unrecognized_keys' ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a playbook has name, triggers and exits` : 'body must be a JSON object';
+
+export const playbookCreateSchema = z.strictObject(playbookShape, { error: playbookObjectError }).meta({ id: 'PlaybookInput' });
+export const playbookUpdateSchema = z
+  .strictObject({ ...playbookShape, name: playbookShape.name.optional() }, { error: playbookObjectError })
+  .meta({ id: 'PlaybookChanges', description: 'any of the fields; a list replaces the old one' });
+
+const id = z.uuid();
+const at = z.iso.datetime();
+const atOrNull = at.nullable();
+const cursor = z.string().nullable().meta({ description: 'give it as ?cursor= for the next page; null on the last page' });
+
+export const eventTokenCreatedSchema = z.object({ id, prefix: z.string(), token: z.string(), createdAt: at }).meta({ id: 'EventTokenCreated', description: 'the token is shown here only' });
+export const eventTokenSchema = z.object({ id, prefix: z.string(), createdAt: at, lastUsedAt: atOrNull, revokedAt: atOrNull }).meta({ id: 'EventToken' });
+export const apiKeyCreatedSchema = z.object({ id, prefix: z.string(), key: z.string(), scopes: z.array(z.enum(SCOPES)), createdAt: at }).meta({ id: 'ApiKeyCreated', description: 'the key is shown here only' });
+export const apiKeySchema = z.object({ id, prefix: z.string(), scopes: z.array(z.enum(SCOPES)), createdAt: at, lastUsedAt: atOrNull, revokedAt: atOrNull }).meta({ id: 'ApiKey' });
+export const playbookSchema = z.object({ id, name: z.string(), triggers: z.array(z.string()), exits: z.array(z.string()), createdAt: at, updatedAt: at }).meta({ id: 'Playbook' });
+export const enrollmentSchema = z
+  .object({ id, email: z.string(), status: z.enum(['active', 'stopped']), startedAt: at, startedBy: z.string().nullable(), stoppedAt: atOrNull, stoppedBy: z.string().nullable() })
+  .meta({ id: 'Enrollment' });
+const namedPlaybook = z.object({ id, name: z.string() });
+export const catalogEntrySchema = z
+  .object({ name: z.string(), firstSeenAt: at, lastSeenAt: at, count: z.number().int().min(0), triggers: z.array(namedPlaybook), exits: z.array(namedPlaybook) })
+  .meta({ id: 'CatalogEntry' });
+export const recentEventSchema = z
+  .object({ eventId: id, event: z.string(), email: z.string(), properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), receivedAt: at })
+  .meta({ id: 'RecentEvent' });
+const totals = z.object({ identityMatches: z.number().int().min(0), enrichedRecords: z.number().int().min(0) });
+export const usageSchema = z
+  .object({ items: z.array(totals.extend({ day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) })), totals })
+  .meta({ id: 'Usage' });
+
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: cursor });
