@@ -1,0 +1,111 @@
+// The set-based batch apply on the real Postgres: one transaction per batch, a redelivered batch
+// changes nothing, and an exit and a trigger of one person in one batch come out as one by one.
+import { randomUUID } from 'node:crypto';
+import type { InboundEvent } from '@glimpse/messaging';
+import { createPlaybook, eventCatalog } from '@glimpse/playbook';
+import { applyBatch, cachedAccounts, markEffectsPublished } from '../src/data/batch-repository';
+import { closeTestDb, createTestAccount, testDb, uniqueEmail } from '../../../test/support/stack';
+
+afterAll(async () => {
+  await closeTestDb();
+});
+
+const event = (accountId: string, email: string, name: string, receivedAt = new Date().toISOString()): InboundEvent => ({
+  eventId: randomUUID(),
+  accountId,
+  email,
+  event: name,
+  properties: {},
+  receivedAt,
+});
+
+async function seedCatalog(accountId: string, names: string[]) {
+  await applyBatch(testDb(), names.map((n) => event(accountId, uniqueEmail('seed'), n)), cachedAccounts(testDb(), 0));
+}
+
+async function stateOf(accountId: string) {
+  const db = testDb();
+  const [enrollments, effects, processed] = await Promise.all([
+    db.enrollment.findMany({ where: { accountId }, select: { id: true, playbookId: true, email: true, status: true, startEventId: true, stopEventId: true }, orderBy: [{ startedAt: 'asc' }, { id: 'asc' }] }),
+    db.playbookEffect.findMany({ where: { accountId }, select: { id: true, eventId: true, playbookId: true, action: true }, orderBy: { id: 'asc' } }),
+    db.processedEvent.count({ where: { accountId } }),
+  ]);
+  return { enrollments, effects, processed, catalog: await eventCatalog(db, accountId) };
+}
+
+describe('applyBatch', () => {
+  it('when a batch holds a trigger and an exit of one person and a restart of another, then the rows are those of applying them one by one', async () => {
+    const { accountId } = await createTestAccount();
+    await seedCatalog(accountId, ['signed_up', 'form_submitted']);
+    const onboarding = await createPlaybook(testDb(), { accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['purchase'] });
+    const form = await createPlaybook(testDb(), { accountId, name: 'Form', triggers: ['form_submitted'], exits: ['form_submitted'] });
+    const [ada, bo] = [uniqueEmail('ada'), uniqueEmail('bo')];
+    // Bo is in Form before the batch.
+    const before = event(accountId, bo, 'form_submitted');
+    await applyBatch(testDb(), [before], cachedAccounts(testDb(), 0));
+
+    const batch = [event(accountId, ada, 'signed_up'), event(accountId, bo, 'form_submitted'), event(accountId, ada, 'purchase'), event(accountId, ada, 'signed_up')];
+    const outcome = await applyBatch(testDb(), batch, cachedAccounts(testDb(), 0));
+
+    expect(outcome).toMatchObject({ applied: 4, duplicates: 0, unknownAccount: 0 });
+    expect(outcome.effects.map((e) => [e.eventId, e.playbookId, e.action])).toEqual([
+      [batch[0]!.eventId, onboarding.id, 'started'],
+      [batch[1]!.eventId, form.id, 'stopped'],
+      [batch[1]!.eventId, form.id, 'started'],
+      [batch[2]!.eventId, onboarding.id, 'stopped'],
+      [batch[3]!.eventId, onboarding.id, 'started'],
+    ]);
+    const { enrollments } = await stateOf(accountId);
+    const of = (email: string) => enrollments.filter((e) => e.email === email).map((e) => [e.playbookId, e.status, e.startEventId, e.stopEventId]);
+    expect(of(ada)).toEqual(
+      expect.arrayContaining([
+        [onboarding.id, 'stopped', batch[0]!.eventId, batch[2]!.eventId],
+        [onboarding.id, 'active', batch[3]!.eventId, null],
+      ]),
+    );
+    expect(of(bo)).toEqual(
+      expect.arrayContaining([
+        [form.id, 'stopped', before.eventId, batch[1]!.eventId],
+        [form.id, 'active', batch[1]!.eventId, null],
+      ]),
+    );
+    expect(of(ada)).toHaveLength(2);
+    expect(of(bo)).toHaveLength(2);
+  });
+
+  it('when the batch is delivered again after its commit, then nothing changes and its unpublished effects are handed back to publish', async () => {
+    const { accountId } = await createTestAccount();
+    await seedCatalog(accountId, ['signed_up']);
+    await createPlaybook(testDb(), { accountId, name: 'Onboarding', triggers: ['signed_up'] });
+    const batch = Array.from({ length: 30 }, (_, i) => event(accountId, `p${i}.${uniqueEmail()}`, 'signed_up'));
+    const first = await applyBatch(testDb(), batch, cachedAccounts(testDb(), 0));
+    expect(first).toMatchObject({ applied: 30, duplicates: 0 });
+    // Only some effects were published before the "crash".
+    await markEffectsPublished(testDb(), first.effects.slice(0, 10).map((e) => e.id));
+    const after = await stateOf(accountId);
+
+    const again = await applyBatch(testDb(), [...batch, batch[0]!], cachedAccounts(testDb(), 0));
+
+    expect(again).toMatchObject({ applied: 0, duplicates: 31 });
+    expect(again.effects.map((e) => e.id).sort()).toEqual(first.effects.slice(10).map((e) => e.id).sort());
+    expect(await stateOf(accountId)).toEqual(after);
+    expect(after.catalog.find((c) => c.name === 'signed_up')?.count).toBe(31);
+  });
+
+  it('when events of an unknown account are in the batch, then they are skipped and the rest applied', async () => {
+    const { accountId } = await createTestAccount();
+    const outcome = await applyBatch(testDb(), [event(randomUUID(), uniqueEmail(), 'x'), event(accountId, uniqueEmail(), 'x')], cachedAccounts(testDb(), 0));
+    expect(outcome).toMatchObject({ applied: 1, unknownAccount: 1, duplicates: 0 });
+  });
+
+  it('when one event of a batch has a value Postgres refuses, then the whole batch changes nothing', async () => {
+    const { accountId } = await createTestAccount();
+    await seedCatalog(accountId, ['x']);
+    await createPlaybook(testDb(), { accountId, name: 'X', triggers: ['x'] });
+    const processedBefore = (await stateOf(accountId)).processed;
+    const good = event(accountId, uniqueEmail(), 'x');
+    const poison = event(accountId, 'nul\u0000byte@example.com', 'x');
+    await expect(applyBatch(testDb(), [good, poison], cachedAccounts(testDb(), 0))).rejects.toThrow();
+    expect((await stateOf(accountId)).processed).toBe(processedBefore);
+  });
+});
