@@ -13,7 +13,17 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '@glimpse/db';
 import type { InboundEvent } from '@glimpse/messaging';
 import { pairKey, planBatch, type ActiveEnrollment, type BatchEvent, type OptedIn } from '../domain/plan-batch.js';
-import type { EffectRecord } from './event-effects-repository.js';
+
+/** An effect row (the outbox) as it is published to playbook.effects. */
+export interface EffectRecord {
+  id: string;
+  eventId: string;
+  accountId: string;
+  playbookId: string;
+  email: string;
+  action: string;
+  at: Date;
+}
 
 export interface BatchOutcome {
   applied: number;
@@ -49,6 +59,9 @@ export function cachedAccounts(db: Db, ttlMs = 60_000): AccountsCheck {
     },
   };
 }
+
+/** Prisma's interactive transaction ends after 5 s by default: a big batch on a loaded machine, or one waiting on a lock, needs longer. */
+const TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
 
 // Constant statement texts (bound parameters only): Postgres and the driver cache their plans.
 const SQL = {
@@ -184,7 +197,7 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
     const c = plan.catalog;
     await tx.$executeRawUnsafe(SQL.catalog, c.map((x) => x.accountId), c.map((x) => x.name), c.map((x) => x.firstSeenAt), c.map((x) => x.lastSeenAt), c.map((x) => x.count));
     return { plan, repeated };
-  });
+  }, TRANSACTION);
 
   const effects: EffectRecord[] = (result.plan?.effects ?? []).map((e) => ({
     id: e.id,

@@ -68,6 +68,10 @@ export async function accountExists(db: Db, accountId: string): Promise<boolean>
   return (await db.account.count({ where: { id: accountId } })) > 0;
 }
 
+export async function countPlaybooks(db: Db, accountId: string): Promise<number> {
+  return db.playbook.count({ where: { accountId } });
+}
+
 export async function namesInCatalog(db: Db, accountId: string, names: string[]): Promise<Set<string>> {
   const rows = await db.eventName.findMany({ where: { accountId, name: { in: names } }, select: { name: true } });
   return new Set(rows.map((r) => r.name));
