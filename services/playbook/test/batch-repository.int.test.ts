@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { InboundEvent } from '@glimpse/messaging';
 import { createPlaybook, eventCatalog } from '@glimpse/playbook';
 import { applyBatch, cachedAccounts, markEffectsPublished } from '../src/data/batch-repository';
+import { purgeProcessedEvents } from '../src/data/processed-events-retention';
 import { closeTestDb, createTestAccount, testDb, uniqueEmail } from '../../../test/support/stack';
 
 afterAll(async () => {
@@ -107,5 +108,29 @@ describe('applyBatch', () => {
     const poison = event(accountId, 'nul\u0000byte@example.com', 'x');
     await expect(applyBatch(testDb(), [good, poison], cachedAccounts(testDb(), 0))).rejects.toThrow();
     expect((await stateOf(accountId)).processed).toBe(processedBefore);
+  });
+});
+
+describe('processed_events retention', () => {
+  it('when the purge runs, then ids older than the retention are deleted and newer ones kept', async () => {
+    const { accountId } = await createTestAccount();
+    const [old, recent] = [event(accountId, uniqueEmail(), 'x'), event(accountId, uniqueEmail(), 'x')];
+    await applyBatch(testDb(), [old, recent], cachedAccounts(testDb(), 0));
+    await testDb().$executeRawUnsafe(`UPDATE processed_events SET processed_at = now() - interval '73 hours' WHERE event_id = $1::uuid`, old.eventId);
+
+    expect(await purgeProcessedEvents(testDb(), 72)).toBeGreaterThanOrEqual(1);
+
+    const left = await testDb().processedEvent.findMany({ where: { accountId }, select: { eventId: true } });
+    expect(left.map((r) => r.eventId)).toEqual([recent.eventId]);
+  });
+});
+
+describe('playbooks per account', () => {
+  it('when an account has as many playbooks as it may, then creating one more is refused with limit_reached and nothing is created', async () => {
+    const { accountId } = await createTestAccount();
+    await createPlaybook(testDb(), { accountId, name: 'one' }, { maxPerAccount: 2 });
+    await createPlaybook(testDb(), { accountId, name: 'two' }, { maxPerAccount: 2 });
+    await expect(createPlaybook(testDb(), { accountId, name: 'three' }, { maxPerAccount: 2 })).rejects.toMatchObject({ code: 'limit_reached', status: 409 });
+    expect(await testDb().playbook.count({ where: { accountId } })).toBe(2);
   });
 });
