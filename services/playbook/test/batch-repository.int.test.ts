@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { InboundEvent } from '@glimpse/messaging';
 import { createPlaybook, eventCatalog } from '@glimpse/playbook';
-import { applyBatch, cachedAccounts, markEffectsPublished } from '../src/data/batch-repository';
+import { applyBatch, cachedAccounts, foldCatalog, markEffectsPublished } from '../src/data/batch-repository';
 import { purgeProcessedEvents } from '../src/data/processed-events-retention';
 import { closeTestDb, createTestAccount, testDb, uniqueEmail } from '../../../test/support/stack';
 
@@ -132,5 +132,38 @@ describe('playbooks per account', () => {
     await createPlaybook(testDb(), { accountId, name: 'two' }, { maxPerAccount: 2 });
     await expect(createPlaybook(testDb(), { accountId, name: 'three' }, { maxPerAccount: 2 })).rejects.toMatchObject({ code: 'limit_reached', status: 409 });
     expect(await testDb().playbook.count({ where: { accountId } })).toBe(2);
+  });
+});
+
+describe('the catalog fold', () => {
+  it('when batches have appended catalog changes, then the catalog reads the same before and after they are folded, and a fold moves each change once', async () => {
+    const { accountId } = await createTestAccount();
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    await applyBatch(testDb(), [event(accountId, uniqueEmail(), 'a', t(5)), event(accountId, uniqueEmail(), 'b', t(6))], cachedAccounts(testDb(), 0));
+    await foldCatalog(testDb());
+    await applyBatch(testDb(), [event(accountId, uniqueEmail(), 'a', t(1)), event(accountId, uniqueEmail(), 'a', t(9))], cachedAccounts(testDb(), 0));
+    const before = await eventCatalog(testDb(), accountId);
+    expect(before.map((c) => [c.name, c.count, c.firstSeenAt.toISOString(), c.lastSeenAt.toISOString()])).toEqual([
+      ['a', 3, t(1), t(9)],
+      ['b', 1, t(6), t(6)],
+    ]);
+
+    await foldCatalog(testDb());
+    await foldCatalog(testDb());
+
+    expect(await eventCatalog(testDb(), accountId)).toEqual(before);
+    expect(await testDb().eventNameDelta.count({ where: { accountId } })).toBe(0);
+    expect((await testDb().eventName.findMany({ where: { accountId }, orderBy: { name: 'asc' } })).map((r) => [r.name, Number(r.count)])).toEqual([
+      ['a', 3],
+      ['b', 1],
+    ]);
+  });
+
+  it('when the account was deleted before its changes are folded, then they are dropped and the fold goes on', async () => {
+    const { accountId } = await createTestAccount();
+    await applyBatch(testDb(), [event(accountId, uniqueEmail(), 'gone')], cachedAccounts(testDb(), 0));
+    await testDb().account.delete({ where: { id: accountId } });
+    await foldCatalog(testDb());
+    expect(await testDb().eventNameDelta.count({ where: { accountId } })).toBe(0);
   });
 });

@@ -58,14 +58,14 @@ describe('a consumer that cannot progress', () => {
   it('when its partition is behind and nothing moves for longer than PLAYBOOK_STUCK_AFTER_MS, then /readyz is 503 naming the partition and /metrics counts it; once it moves, ready again', async () => {
     const { accountId, pb } = await accountWithPlaybook('blocked');
     const db = testDb();
-    // Holds the catalog table locked, as a stuck database would: the consumer's transaction waits on it.
+    // Holds the dedupe table locked, as a stuck database would: the consumer's transaction waits on it.
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     let locked!: () => void;
     const isLocked = new Promise<void>((r) => (locked = r));
     const holder = db.$transaction(
       async (tx) => {
-        await tx.$executeRawUnsafe('LOCK TABLE event_names IN ACCESS EXCLUSIVE MODE');
+        await tx.$executeRawUnsafe('LOCK TABLE processed_events IN ACCESS EXCLUSIVE MODE');
         locked();
         await released;
       },

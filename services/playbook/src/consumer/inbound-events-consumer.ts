@@ -15,7 +15,7 @@ import type { Db } from '@glimpse/db';
 import { dependencyFailure } from '@glimpse/errors';
 import type { Logger } from '@glimpse/logging';
 import { TOPICS, inboundEventSchema, personKey, type BatchingProducer, type InboundEvent, type PlaybookEffectMessage } from '@glimpse/messaging';
-import { applyBatch, cachedAccounts, markEffectsPublished, type EffectRecord } from '../data/batch-repository.js';
+import { applyBatch, cachedAccounts, foldCatalog, markEffectsPublished, type EffectRecord } from '../data/batch-repository.js';
 import { applyBisecting, backoff, StoppedError } from './bisect.js';
 import { LagTracker, type PartitionLag } from './lag-tracker.js';
 
@@ -89,6 +89,46 @@ function toMessage(e: EffectRecord): PlaybookEffectMessage {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
+/**
+ * Folds the catalog changes of applied batches into event_names: after a batch (at most one fold
+ * in flight per process, one more queued) and every `everyMs`, for what another replica's fold
+ * skipped. A failed fold is retried by the next one; the changes wait in event_name_deltas.
+ */
+function catalogFolder(db: Db, logger: Logger, everyMs = 1000) {
+  let running: Promise<void> | undefined;
+  let again = false;
+  const run = (): void => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = foldCatalog(db)
+      .then(
+        () => undefined,
+        (err: unknown) => logger.warn({ err: (err as Error).message?.slice(0, 200) }, 'catalog fold failed; the next one retries'),
+      )
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+  const timer = setInterval(run, everyMs);
+  timer.unref();
+  return {
+    kick: run,
+    async stop() {
+      clearInterval(timer);
+      again = false;
+      await running;
+      // What this process applied last is folded before it goes.
+      await foldCatalog(db).catch(() => undefined);
+    },
+  };
+}
+
 export function createInboundEventsConsumer(options: InboundEventsConsumerOptions): InboundEventsConsumer {
   const { kafka, db, producer, groupId, logger, registry } = options;
   const maxBatch = options.maxBatch ?? 1000;
@@ -101,6 +141,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
   const admin = kafka.admin({ retry: { retries: 0 } });
   const tracker = new LagTracker(options.stuckAfterMs ?? 60_000);
   const accounts = cachedAccounts(db);
+  const folder = catalogFolder(db, logger);
   let running = false;
   let stopping = false;
   let poller: NodeJS.Timeout | undefined;
@@ -227,6 +268,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
         if (outcome.applied) processed.inc({ outcome: 'applied' }, outcome.applied);
         if (outcome.duplicates) processed.inc({ outcome: 'duplicate' }, outcome.duplicates);
         if (outcome.unknownAccount) processed.inc({ outcome: 'unknown_account' }, outcome.unknownAccount);
+        if (outcome.applied) folder.kick();
         // Committed: from here on only publishing is left, retried until done (a redelivery would publish the rest).
         await publish(outcome.effects, keepGoing);
       },
@@ -289,6 +331,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
       running = false;
       if (poller) clearInterval(poller);
       await consumer.disconnect();
+      await folder.stop();
       await admin.disconnect().catch(() => undefined);
     },
     isRunning: () => running,

@@ -5,8 +5,9 @@
 //   3. the active enrollments of its (account, email) pairs in those playbooks, one query;
 //   4. planBatch in memory; then the stops (one UPDATE), the starts (one INSERT) and the effect
 //      rows (one INSERT, the outbox);
-//   5. the catalog, one row per distinct (account, name), last and in a fixed order: the only rows
-//      replicas share are locked for the commit alone.
+//   5. the catalog: one change row per distinct (account, name), appended to event_name_deltas
+//      (no shared row is updated, so replicas never queue on a name's row); foldCatalog moves the
+//      changes into event_names in a short transaction of its own, one fold at a time.
 // A redelivered batch finds every id processed and changes nothing; it only returns the effects of
 // its events still unpublished, so a crash between commit and publish is repaired.
 import { randomUUID } from 'node:crypto';
@@ -92,11 +93,18 @@ const SQL = {
     SELECT u.*, $8::timestamptz
     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[])
       AS u(id, event_id, account_id, playbook_id, email, action, event_name)`,
-  catalog: `INSERT INTO event_names (account_id, name, first_seen_at, last_seen_at, count)
-    SELECT u.account_id, u.name, u.first_seen_at, u.last_seen_at, u.count
-    FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[]) WITH ORDINALITY
-      AS u(account_id, name, first_seen_at, last_seen_at, count, n)
-    ORDER BY u.n
+  // Appended, never updated: no row is shared between concurrent batches (foldCatalog moves them on).
+  catalog: `INSERT INTO event_name_deltas (account_id, name, first_seen_at, last_seen_at, count)
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[])`,
+  // One fold at a time (the others skip): the oldest changes, summed per name, into event_names in
+  // (account, name) order, deleted in the same statement, so each is counted exactly once.
+  fold: `WITH d AS (
+      DELETE FROM event_name_deltas WHERE id IN (SELECT id FROM event_name_deltas ORDER BY id LIMIT $1)
+      RETURNING account_id, name, first_seen_at, last_seen_at, count)
+    INSERT INTO event_names (account_id, name, first_seen_at, last_seen_at, count)
+    SELECT d.account_id, d.name, min(d.first_seen_at), max(d.last_seen_at), sum(d.count)
+    FROM d JOIN accounts a ON a.id = d.account_id
+    GROUP BY d.account_id, d.name ORDER BY d.account_id, d.name
     ON CONFLICT (account_id, name) DO UPDATE SET
       first_seen_at = LEAST(event_names.first_seen_at, EXCLUDED.first_seen_at),
       last_seen_at = GREATEST(event_names.last_seen_at, EXCLUDED.last_seen_at),
@@ -215,6 +223,18 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
   // The events of the batch that were new (repeats of an id within the batch count as duplicates).
   const applied = result.plan?.applied.length ?? 0;
   return { applied, duplicates: candidates.length - applied, unknownAccount, effects };
+}
+
+const FOLD_LOCK_KEY = 7_204_312; // pg_try_advisory_xact_lock key of the catalog fold
+const FOLD_CHUNK = 20_000;
+
+/** Folds pending catalog changes into event_names; 0 when another fold is running (it will take them). */
+export async function foldCatalog(db: Db): Promise<number> {
+  return db.$transaction(async (tx) => {
+    const [row] = await tx.$queryRawUnsafe<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK_KEY}) AS locked`);
+    if (!row?.locked) return 0;
+    return tx.$executeRawUnsafe(SQL.fold, FOLD_CHUNK);
+  }, TRANSACTION);
 }
 
 /** One statement marks a batch's effects published. */
