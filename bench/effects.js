@@ -94,6 +94,7 @@ function lockSampler(sql, datname, everyMs = 50) {
   const s = { samples: 0, active: 0, lockWaiting: 0, samplesWithLockWait: 0, maxLockWaiting: 0, byEvent: {} };
   const done = (async () => {
     while (on) {
+      try {
       const { rows } = await sql.query(
         "SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
         [datname],
@@ -105,6 +106,9 @@ function lockSampler(sql, datname, everyMs = 50) {
       if (waiting.length > 0) s.samplesWithLockWait += 1;
       s.maxLockWaiting = Math.max(s.maxLockWaiting, waiting.length);
       for (const r of waiting) s.byEvent[r.wait_event] = (s.byEvent[r.wait_event] ?? 0) + 1;
+      } catch {
+        return; // the run failed and closed the client
+      }
       await sleep(everyMs);
     }
   })();
@@ -170,7 +174,8 @@ async function run(argv) {
         children[name] = startChild({ name, script: 'services/playbook/dist/main.js', env: { ...serviceEnv, PLAYBOOK_PORT: String(port), PLAYBOOK_GROUP_ID: groupId } });
         return { name, child: children[name], url: `${suite.urlOf(port)}/readyz` };
       });
-      await Promise.all(started.map((s) => waitReady(s.child, s.url)));
+      // A loaded machine can take a while to start several Node processes at once.
+      await Promise.all(started.map((s) => waitReady(s.child, s.url, 120_000)));
       return started;
     }
     async function stopPlaybooks(started) {
@@ -193,6 +198,7 @@ async function run(argv) {
 
     // Phase 1: drains.
     const drains = [];
+    result.drains = drains;
     for (const nameCount of [1, 50]) {
       for (let replicas = 1; replicas <= opts.replicas; replicas++) {
         const label = `${replicas} replica${replicas > 1 ? 's' : ''}, ${nameCount} name${nameCount > 1 ? 's' : ''}`;
@@ -248,7 +254,7 @@ async function run(argv) {
     const [gatewayPort] = await suite.freePorts(1);
     const gatewayUrl = suite.urlOf(gatewayPort);
     children.gateway = startChild({ name: 'gateway', script: 'services/gateway/dist/main.js', env: { ...serviceEnv, PORT: String(gatewayPort), EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000) } });
-    await waitReady(children.gateway, `${gatewayUrl}/readyz`);
+    await waitReady(children.gateway, `${gatewayUrl}/readyz`, 120_000);
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token.secret}` };
     let n = 0;
     const nextBody = (prefix) => () => {
