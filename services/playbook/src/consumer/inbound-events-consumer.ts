@@ -89,6 +89,12 @@ function toMessage(e: EffectRecord): PlaybookEffectMessage {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
+/** A partition's batch in hand: whether to go on (not stopping, not rebalanced away), and a pause that heartbeats. */
+interface Turn {
+  keepGoing(): boolean;
+  pause(ms: number): Promise<void>;
+}
+
 /**
  * Folds the catalog changes of applied batches into event_names: after a batch (at most one fold
  * in flight per process, one more queued) and every `everyMs`, for what another replica's fold
@@ -207,28 +213,28 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
   }
 
   /** Tries `what` until it succeeds or the partition is no longer ours: Kafka or Postgres down never fails a chunk. */
-  async function untilDone(what: () => Promise<void>, keepGoing: () => boolean): Promise<void> {
+  async function untilDone(what: () => Promise<void>, turn: Turn): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await what();
       } catch (err) {
         retries.inc({ kind: 'publish' });
-        if (!keepGoing()) throw new StoppedError();
+        if (!turn.keepGoing()) throw new StoppedError();
         if (attempt === 1 || attempt % 10 === 0) logger.warn({ err: (err as Error).message?.slice(0, 200), attempt }, 'publishing failed; retrying');
-        await sleep(retryBackoff(attempt));
+        await turn.pause(retryBackoff(attempt));
       }
     }
   }
 
-  async function publish(effects: EffectRecord[], keepGoing: () => boolean): Promise<void> {
+  async function publish(effects: EffectRecord[], turn: Turn): Promise<void> {
     if (effects.length === 0) return;
     await untilDone(async () => {
       await Promise.all(effects.map((e) => producer.send(TOPICS.playbookEffects, { key: personKey(e.accountId, e.email), value: JSON.stringify(toMessage(e)) })));
       await markEffectsPublished(db, effects.map((e) => e.id));
-    }, keepGoing);
+    }, turn);
   }
 
-  async function deadLetter(partition: number, message: KafkaMessage, reason: string, attempts: number, keepGoing: () => boolean): Promise<void> {
+  async function deadLetter(partition: number, message: KafkaMessage, reason: string, attempts: number, turn: Turn): Promise<void> {
     logger.warn({ topic, partition, offset: message.offset, reason, attempts }, 'message sent to dead-letter topic');
     await untilDone(
       () =>
@@ -237,7 +243,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
           value: message.value,
           headers: { 'x-source-topic': topic, 'x-source-partition': String(partition), 'x-source-offset': message.offset, 'x-reason': reason, 'x-attempts': String(attempts) },
         }),
-      keepGoing,
+      turn,
     );
     processed.inc({ outcome: 'dead_letter' });
   }
@@ -254,11 +260,11 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
     }
   }
 
-  async function applyChunk(partition: number, chunk: KafkaMessage[], keepGoing: () => boolean, resolve: (offset: string) => void): Promise<void> {
+  async function applyChunk(partition: number, chunk: KafkaMessage[], turn: Turn, resolve: (offset: string) => void): Promise<void> {
     const valid: Parsed[] = [];
     for (const message of chunk) {
       const parsed = parse(message);
-      if ('invalid' in parsed) await deadLetter(partition, message, parsed.invalid, 1, keepGoing);
+      if ('invalid' in parsed) await deadLetter(partition, message, parsed.invalid, 1, turn);
       else valid.push({ event: parsed, message });
     }
     await applyBisecting(valid, {
@@ -270,16 +276,16 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
         if (outcome.unknownAccount) processed.inc({ outcome: 'unknown_account' }, outcome.unknownAccount);
         if (outcome.applied) folder.kick();
         // Committed: from here on only publishing is left, retried until done (a redelivery would publish the rest).
-        await publish(outcome.effects, keepGoing);
+        await publish(outcome.effects, turn);
       },
       // Postgres down, timing out or not answering now: not the messages' fault.
       isOutage: async (err) => dependencyFailure(err) !== null || (err as { code?: unknown }).code === 'P2028' || !(await postgresAnswers()),
-      deadLetter: (item, reason, attempts) => deadLetter(partition, item.message, reason, attempts, keepGoing),
+      deadLetter: (item, reason, attempts) => deadLetter(partition, item.message, reason, attempts, turn),
       reason: failureReason,
       maxAttempts,
       backoffMs: retryBackoff,
-      sleep,
-      keepGoing,
+      sleep: turn.pause,
+      keepGoing: turn.keepGoing,
       onApplied(items) {
         resolve(items[items.length - 1]!.message.offset);
       },
@@ -303,6 +309,14 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
           const { partition, messages } = batch;
           tracker.observe(partition, { end: Number(batch.highWatermark) });
           const keepGoing = () => !stopping && isRunning() && !isStale();
+          // Waits between retries heartbeat, so a long outage does not cost the group membership.
+          const turn: Turn = {
+            keepGoing,
+            async pause(ms) {
+              await sleep(ms);
+              await heartbeat().catch(() => undefined);
+            },
+          };
           const resolve = (offset: string) => {
             resolveOffset(offset);
             tracker.observe(partition, { position: Number(offset) + 1 });
@@ -310,7 +324,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
           try {
             for (let i = 0; i < messages.length && keepGoing(); i += maxBatch) {
               const chunk = messages.slice(i, i + maxBatch);
-              await applyChunk(partition, chunk, keepGoing, resolve);
+              await applyChunk(partition, chunk, turn, resolve);
               resolve(chunk[chunk.length - 1]!.offset); // invalid messages at the end of the chunk included
               await commitOffsetsIfNecessary();
               await heartbeat();
