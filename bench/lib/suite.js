@@ -302,11 +302,11 @@ function summaryHead(result) {
  * The summary (summaryHead, the suite's `fields`, shutdown and valid) goes into the result, which is
  * written to its file; then the closing lines (`targetsLine` when given) and the summary as JSON.
  */
-function writeAndPrintSummary({ result, fields, startedAt, problems, targetsLine, out }) {
+function writeAndPrintSummary({ result, fields, startedAt, problems, targetsLine, out, latest = true }) {
   const summary = { ...summaryHead(result), ...fields, shutdown: result.shutdown, valid: result.valid };
   result.summary = summary;
-  // Only a valid run replaces the committed latest figures.
-  const file = writeResult(result.suite, result, startedAt, { latest: result.valid });
+  // Only a valid run (and, for a suite that says so, one with its default parameters) replaces the committed latest figures.
+  const file = writeResult(result.suite, result, startedAt, { latest: result.valid && latest });
   out();
   if (targetsLine) out(targetsLine);
   out(`load     ${result.machine.loadAverage.join(' ')} before, ${result.loadAverageAfter.join(' ')} after (1/5/15 min; other work on this machine skews every figure)`);

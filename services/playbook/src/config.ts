@@ -8,9 +8,25 @@ const schema = z
   PLAYBOOK_PORT: port(8082),
   HOST: z.string().default('0.0.0.0'),
   PLAYBOOK_GROUP_ID: z.string().min(1).default('glimpse-playbook'),
-  PLAYBOOK_CONCURRENCY: z.coerce.number().int().positive().default(3),
+  PLAYBOOK_CONCURRENCY: z.coerce.number().int().positive().default(12),
   /** Consumer group session: how long a dead instance holds its partitions before they move (Kafka's minimum is 6000). */
   PLAYBOOK_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(15_000),
+  /** Most events applied in one transaction (a fetched batch is cut into chunks of this size). */
+  PLAYBOOK_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(1000),
+  /** Attempts of one failing event (with back-off) before it goes to events.inbound.dlq. */
+  PLAYBOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(3),
+  /** First back-off between attempts; doubles up to PLAYBOOK_RETRY_BACKOFF_MAX_MS (also the pause while Postgres is down). */
+  PLAYBOOK_RETRY_BACKOFF_MS: z.coerce.number().int().min(1).default(200),
+  PLAYBOOK_RETRY_BACKOFF_MAX_MS: z.coerce.number().int().min(1).default(5000),
+  /** A partition behind and without progress this long makes the replica unready (stuck). */
+  PLAYBOOK_STUCK_AFTER_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** How often end and committed offsets are read from the broker for the lag. */
+  PLAYBOOK_LAG_POLL_MS: z.coerce.number().int().min(100).default(5000),
+  /** Processed event ids are kept this long (dedupe of redeliveries), then deleted. */
+  PLAYBOOK_PROCESSED_RETENTION_HOURS: z.coerce.number().int().min(25).default(72),
+  PLAYBOOK_PROCESSED_PURGE_INTERVAL_MS: z.coerce.number().int().min(1000).default(3_600_000),
+  /** Most playbooks one account may have. */
+  PLAYBOOKS_PER_ACCOUNT: z.coerce.number().int().min(1).default(200),
   /** Shared secret the gateway sends on the internal API (/internal/…); requests without it are refused. */
   ...internalTokenEnv,
 })

@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '@glimpse/logging';
 import { TOPICS, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
 import { internalRouter } from './http/internal-routes.js';
+import { schedulePurge } from './data/processed-events-retention.js';
 import { loadConfig, type PlaybookConfig } from './config.js';
 
 export interface RunningPlaybookService {
@@ -22,7 +23,8 @@ export async function startPlaybookService(
   // One connection per partition handled concurrently, plus a few for the internal API.
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.PLAYBOOK_CONCURRENCY + 4 });
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), clientId: 'glimpse-playbook', logger });
-  const producer = createBatchingProducer({ kafka });
+  // A chunk's effects go out as one producer batch.
+  const producer = createBatchingProducer({ kafka, maxBatch: Math.max(500, config.PLAYBOOK_MAX_BATCH * 4) });
   await producer.connect();
   const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.eventsInbound });
 
@@ -34,7 +36,12 @@ export async function startPlaybookService(
         if (!consumer.isRunning()) throw new Error('consumer not running');
         await kafkaHealth.check();
       },
+      consumer: async () => {
+        const [worst] = consumer.stuck().sort((a, b) => b.lag - a.lag);
+        if (worst) throw new Error(`stuck: partition ${worst.partition}, ${worst.lag} behind, no progress for ${Math.round(worst.sinceProgressMs / 1000)} s`);
+      },
     },
+    readinessDetail: () => ({ lag: Object.fromEntries(consumer.lags().map((l) => [l.partition, l.lag])) }),
   });
   const consumer = createInboundEventsConsumer({
     kafka,
@@ -45,10 +52,17 @@ export async function startPlaybookService(
     registry: base.registry,
     db,
     producer,
+    maxBatch: config.PLAYBOOK_MAX_BATCH,
+    maxAttempts: config.PLAYBOOK_MAX_ATTEMPTS,
+    retryBackoffMs: config.PLAYBOOK_RETRY_BACKOFF_MS,
+    retryBackoffMaxMs: config.PLAYBOOK_RETRY_BACKOFF_MAX_MS,
+    stuckAfterMs: config.PLAYBOOK_STUCK_AFTER_MS,
+    lagPollMs: config.PLAYBOOK_LAG_POLL_MS,
   });
   await consumer.start();
+  const purge = schedulePurge(db, { retentionHours: config.PLAYBOOK_PROCESSED_RETENTION_HOURS, intervalMs: config.PLAYBOOK_PROCESSED_PURGE_INTERVAL_MS, logger });
 
-  base.app.use(internalRouter({ db, internalToken: config.INTERNAL_TOKEN }));
+  base.app.use(internalRouter({ db, internalToken: config.INTERNAL_TOKEN, playbooksPerAccount: config.PLAYBOOKS_PER_ACCOUNT }));
   const server = createHttpServer({ app: base.finish(), port: config.PLAYBOOK_PORT, host: config.HOST });
   const address = await server.start();
   logger.info({ port: address.port, groupId: config.PLAYBOOK_GROUP_ID }, 'playbook service running');
@@ -56,6 +70,7 @@ export async function startPlaybookService(
   return {
     ...address,
     async stop() {
+      purge.stop();
       await consumer.stop();
       await server.stop();
       await producer.disconnect();

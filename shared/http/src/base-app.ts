@@ -16,6 +16,8 @@ export interface BaseApp {
 export interface BaseAppOptions {
   logger: Logger;
   checks: Record<string, ReadinessCheck | OptionalCheck>;
+  /** More to show in /readyz, ready or not. */
+  readinessDetail?: () => Record<string, unknown>;
   registry?: Registry;
   /**
    * Which peers may name the client in X-Forwarded-For (express's "trust proxy"). By default the
@@ -40,7 +42,7 @@ const noUpgradeWithBody: RequestHandler = (req, res, next) => {
 
 export const DEFAULT_TRUST_PROXY = 'loopback, linklocal, uniquelocal';
 
-export function createBaseApp({ logger, checks, registry = new Registry(), trustProxy = DEFAULT_TRUST_PROXY }: BaseAppOptions): BaseApp {
+export function createBaseApp({ logger, checks, readinessDetail, registry = new Registry(), trustProxy = DEFAULT_TRUST_PROXY }: BaseAppOptions): BaseApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
@@ -48,7 +50,7 @@ export function createBaseApp({ logger, checks, registry = new Registry(), trust
   app.use(requestId);
   app.use(noUpgradeWithBody);
   app.use(httpMetrics(registry));
-  app.use(observabilityRouter({ registry, checks }));
+  app.use(observabilityRouter({ registry, checks, detail: readinessDetail }));
   return {
     app,
     registry,

@@ -21,6 +21,8 @@ export interface ObservabilityOptions {
   checks: Record<string, ReadinessCheck | OptionalCheck>;
   /** A check that takes longer than this counts as failed. */
   checkTimeoutMs?: number;
+  /** More to show in /readyz (e.g. the consumer's lag per partition), ready or not. */
+  detail?: () => Record<string, unknown>;
 }
 
 function withTimeout(check: ReadinessCheck, ms: number): Promise<void> {
@@ -39,7 +41,7 @@ export function readinessReason(err: unknown): string {
   return SHORT_REASON.test(message) && !/\d+\.\d+\.\d+\.\d+/.test(message) ? message : 'unavailable';
 }
 
-export function observabilityRouter({ registry, checks, checkTimeoutMs = 2000 }: ObservabilityOptions): Router {
+export function observabilityRouter({ registry, checks, checkTimeoutMs = 2000, detail }: ObservabilityOptions): Router {
   const router = express.Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -57,7 +59,11 @@ export function observabilityRouter({ registry, checks, checkTimeoutMs = 2000 }:
       }),
     );
     const ready = results.every(([, , fine]) => fine);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results.map(([name, r]) => [name, r])) });
+    res.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'not_ready',
+      checks: Object.fromEntries(results.map(([name, r]) => [name, r])),
+      ...(detail ? { detail: detail() } : {}),
+    });
   });
   router.get('/metrics', async (_req, res) => {
     res.set('Content-Type', registry.contentType).send(await registry.metrics());

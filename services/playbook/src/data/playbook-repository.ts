@@ -68,8 +68,18 @@ export async function accountExists(db: Db, accountId: string): Promise<boolean>
   return (await db.account.count({ where: { id: accountId } })) > 0;
 }
 
+export async function countPlaybooks(db: Db, accountId: string): Promise<number> {
+  return db.playbook.count({ where: { accountId } });
+}
+
 export async function namesInCatalog(db: Db, accountId: string, names: string[]): Promise<Set<string>> {
-  const rows = await db.eventName.findMany({ where: { accountId, name: { in: names } }, select: { name: true } });
+  // Names applied but not folded yet count too (event_name_deltas).
+  const rows = await db.$queryRawUnsafe<{ name: string }[]>(
+    `SELECT name FROM event_names WHERE account_id = $1::uuid AND name = ANY($2::text[])
+     UNION SELECT name FROM event_name_deltas WHERE account_id = $1::uuid AND name = ANY($2::text[])`,
+    accountId,
+    names,
+  );
   return new Set(rows.map((r) => r.name));
 }
 
@@ -107,8 +117,16 @@ export async function findEnrollments(db: Db, playbookId: string): Promise<Enrol
 }
 
 export async function findCatalog(db: Db, accountId: string): Promise<CatalogEntry[]> {
-  const rows = await db.eventName.findMany({ where: { accountId }, orderBy: { name: 'asc' } });
-  return rows.map((r) => ({ name: r.name, firstSeenAt: r.firstSeenAt, lastSeenAt: r.lastSeenAt, count: Number(r.count) }));
+  // The folded catalog plus the changes not folded yet, read in one snapshot (a fold moves rows from one to the other).
+  const rows = await db.$queryRawUnsafe<{ name: string; first_seen_at: Date; last_seen_at: Date; count: bigint }[]>(
+    `SELECT name, min(first_seen_at) AS first_seen_at, max(last_seen_at) AS last_seen_at, sum(count)::bigint AS count FROM (
+       SELECT name, first_seen_at, last_seen_at, count FROM event_names WHERE account_id = $1::uuid
+       UNION ALL
+       SELECT name, first_seen_at, last_seen_at, count FROM event_name_deltas WHERE account_id = $1::uuid) c
+     GROUP BY name ORDER BY name`,
+    accountId,
+  );
+  return rows.map((r) => ({ name: r.name, firstSeenAt: new Date(r.first_seen_at), lastSeenAt: new Date(r.last_seen_at), count: Number(r.count) }));
 }
 
 /** Applies the given changes (lists replace) in one transaction; null when the playbook is not the account's. */

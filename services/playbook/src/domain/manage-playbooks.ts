@@ -56,11 +56,22 @@ async function ownPlaybook(db: Db, accountId: string, playbookId: string): Promi
   return playbook;
 }
 
-export async function createPlaybook(db: Db, input: { accountId: string; name: string; triggers?: string[]; exits?: string[] }): Promise<repo.PlaybookView> {
+/** Playbooks one account may have unless the service says otherwise (PLAYBOOKS_PER_ACCOUNT). */
+export const DEFAULT_PLAYBOOKS_PER_ACCOUNT = 200;
+
+export async function createPlaybook(
+  db: Db,
+  input: { accountId: string; name: string; triggers?: string[]; exits?: string[] },
+  { maxPerAccount = DEFAULT_PLAYBOOKS_PER_ACCOUNT }: { maxPerAccount?: number } = {},
+): Promise<repo.PlaybookView> {
   const name = validName(input.name);
   const triggers = validateEventNames(input.triggers ?? [], 'trigger');
   const exits = validateEventNames(input.exits ?? [], 'exit');
   await assertAccount(db, input.accountId);
+  // Every playbook costs the consumer a row per opted-in name: an account's playbooks are bounded.
+  if ((await repo.countPlaybooks(db, input.accountId)) >= maxPerAccount) {
+    throw new AppError('limit_reached', `this account already has ${maxPerAccount} playbooks, the most it may have; delete one first`);
+  }
   await assertTriggersInCatalog(db, input.accountId, triggers);
   return repo.insertPlaybook(db, { accountId: input.accountId, name, triggers, exits });
 }

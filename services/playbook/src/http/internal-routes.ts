@@ -7,7 +7,7 @@ import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogUsage, getP
 import { parseNewPlaybook, parsePlaybookChanges } from '../domain/playbook-input.js';
 import { parseEnrollmentQuery } from './enrollment-query.js';
 
-export function internalRouter({ db, internalToken }: { db: Db; internalToken: string }): Router {
+export function internalRouter({ db, internalToken, playbooksPerAccount }: { db: Db; internalToken: string; playbooksPerAccount?: number }): Router {
   const router = express.Router();
   // The gateway has already enforced 32 KB on the client's body; this only bounds what it forwards.
   const json = express.json({ limit: '64kb', strict: false });
@@ -19,7 +19,7 @@ export function internalRouter({ db, internalToken }: { db: Db; internalToken: s
     res.json({ items: await listPlaybooks(db, account(res)) });
   });
   router.post('/internal/playbooks', json, async (req, res) => {
-    res.status(201).json(await createPlaybook(db, { accountId: account(res), ...parseNewPlaybook(req.body) }));
+    res.status(201).json(await createPlaybook(db, { accountId: account(res), ...parseNewPlaybook(req.body) }, { maxPerAccount: playbooksPerAccount }));
   });
   router.get('/internal/playbooks/:playbookId', async (req, res) => {
     res.json(await getPlaybook(db, account(res), playbookId(req)));

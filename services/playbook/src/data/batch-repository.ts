@@ -1,0 +1,256 @@
+// Applies a batch of inbound events in one Postgres transaction with set-based statements, each
+// one round trip whatever the batch's size (arrays bound as parameters, unnest on the server):
+//   1. dedupe: every event id at once, INSERT … ON CONFLICT DO NOTHING RETURNING (the new ones);
+//   2. the opted-in playbooks of the batch's (account, name) pairs, one query;
+//   3. the active enrollments of its (account, email) pairs in those playbooks, one query;
+//   4. planBatch in memory; then the stops (one UPDATE), the starts (one INSERT) and the effect
+//      rows (one INSERT, the outbox);
+//   5. the catalog: one change row per distinct (account, name), appended to event_name_deltas
+//      (no shared row is updated, so replicas never queue on a name's row); foldCatalog moves the
+//      changes into event_names in a short transaction of its own, one fold at a time.
+// A redelivered batch finds every id processed and changes nothing; it only returns the effects of
+// its events still unpublished, so a crash between commit and publish is repaired.
+import { randomUUID } from 'node:crypto';
+import type { Db } from '@glimpse/db';
+import type { InboundEvent } from '@glimpse/messaging';
+import { pairKey, planBatch, type ActiveEnrollment, type BatchEvent, type OptedIn } from '../domain/plan-batch.js';
+
+/** An effect row (the outbox) as it is published to playbook.effects. */
+export interface EffectRecord {
+  id: string;
+  eventId: string;
+  accountId: string;
+  playbookId: string;
+  email: string;
+  action: string;
+  at: Date;
+}
+
+export interface BatchOutcome {
+  applied: number;
+  duplicates: number;
+  unknownAccount: number;
+  /** New effects, and the still unpublished effects of redelivered events: to publish now. */
+  effects: EffectRecord[];
+}
+
+export interface AccountsCheck {
+  /** The ids among `ids` that are accounts. */
+  known(ids: string[]): Promise<Set<string>>;
+}
+
+/** Accounts are rarely deleted: a positive answer is kept for a minute; one query per batch for the rest. */
+export function cachedAccounts(db: Db, ttlMs = 60_000): AccountsCheck {
+  const cache = new Map<string, number>();
+  return {
+    async known(ids) {
+      const now = Date.now();
+      const found = new Set<string>();
+      const ask: string[] = [];
+      for (const id of new Set(ids)) {
+        if ((cache.get(id) ?? 0) > now) found.add(id);
+        else ask.push(id);
+      }
+      if (ask.length > 0) {
+        const rows = await db.$queryRawUnsafe<{ id: string }[]>(SQL.accounts, ask);
+        if (cache.size > 100_000) cache.clear();
+        for (const { id } of rows) {
+          found.add(id);
+          cache.set(id, now + ttlMs);
+        }
+      }
+      return found;
+    },
+  };
+}
+
+/** Prisma's interactive transaction ends after 5 s by default: a big batch on a loaded machine, or one waiting on a lock, needs longer. */
+const TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
+
+// Constant statement texts (bound parameters only): Postgres and the driver cache their plans.
+const SQL = {
+  accounts: `SELECT id::text AS id FROM accounts WHERE id = ANY($1::uuid[])`,
+  dedupe: `INSERT INTO processed_events (event_id, account_id)
+    SELECT * FROM unnest($1::uuid[], $2::uuid[])
+    ON CONFLICT (event_id) DO NOTHING
+    RETURNING event_id::text AS id`,
+  optedIn: `WITH pairs AS (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[]) AS p(account_id, event_name))
+    SELECT 'exit' AS kind, x.account_id::text AS account_id, x.event_name, x.playbook_id::text AS playbook_id
+      FROM playbook_exits x JOIN pairs USING (account_id, event_name)
+    UNION ALL
+    SELECT 'trigger', t.account_id::text, t.event_name, t.playbook_id::text
+      FROM playbook_triggers t JOIN pairs USING (account_id, event_name)`,
+  active: `SELECT e.id::text AS id, e.playbook_id::text AS playbook_id, e.account_id::text AS account_id, e.email
+    FROM enrollments e
+    JOIN (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[]) AS p(account_id, email)) p USING (account_id, email)
+    WHERE e.status = 'active' AND e.playbook_id = ANY($3::uuid[])`,
+  stop: `UPDATE enrollments e SET status = 'stopped', stopped_at = $4::timestamptz, stopped_by = u.stopped_by, stop_event_id = u.stop_event_id
+    FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS u(id, stopped_by, stop_event_id)
+    WHERE e.id = u.id AND e.status = 'active'`,
+  start: `INSERT INTO enrollments (id, playbook_id, account_id, email, status, started_at, started_by, start_event_id, stopped_at, stopped_by, stop_event_id)
+    SELECT u.id, u.playbook_id, u.account_id, u.email, u.status, $10::timestamptz, u.started_by, u.start_event_id,
+           CASE WHEN u.status = 'stopped' THEN $10::timestamptz END, u.stopped_by, u.stop_event_id
+    FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::text[], $9::uuid[])
+      AS u(id, playbook_id, account_id, email, status, started_by, start_event_id, stopped_by, stop_event_id)`,
+  effects: `INSERT INTO playbook_effects (id, event_id, account_id, playbook_id, email, action, event_name, at)
+    SELECT u.*, $8::timestamptz
+    FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[])
+      AS u(id, event_id, account_id, playbook_id, email, action, event_name)`,
+  // Appended, never updated: no row is shared between concurrent batches (foldCatalog moves them on).
+  catalog: `INSERT INTO event_name_deltas (account_id, name, first_seen_at, last_seen_at, count)
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[])`,
+  // One fold at a time (the others skip): the oldest changes, summed per name, into event_names in
+  // (account, name) order, deleted in the same statement, so each is counted exactly once.
+  fold: `WITH d AS (
+      DELETE FROM event_name_deltas WHERE id IN (SELECT id FROM event_name_deltas ORDER BY id LIMIT $1)
+      RETURNING account_id, name, first_seen_at, last_seen_at, count)
+    INSERT INTO event_names (account_id, name, first_seen_at, last_seen_at, count)
+    SELECT d.account_id, d.name, min(d.first_seen_at), max(d.last_seen_at), sum(d.count)
+    FROM d JOIN accounts a ON a.id = d.account_id
+    GROUP BY d.account_id, d.name ORDER BY d.account_id, d.name
+    ON CONFLICT (account_id, name) DO UPDATE SET
+      first_seen_at = LEAST(event_names.first_seen_at, EXCLUDED.first_seen_at),
+      last_seen_at = GREATEST(event_names.last_seen_at, EXCLUDED.last_seen_at),
+      count = event_names.count + EXCLUDED.count`,
+  unpublished: `SELECT id::text AS id, event_id::text AS event_id, account_id::text AS account_id, playbook_id::text AS playbook_id, email, action, at
+    FROM playbook_effects WHERE event_id = ANY($1::uuid[]) AND published_at IS NULL`,
+  markPublished: `UPDATE playbook_effects SET published_at = now() WHERE id = ANY($1::uuid[]) AND published_at IS NULL`,
+};
+
+interface EffectRow {
+  id: string;
+  event_id: string;
+  account_id: string;
+  playbook_id: string;
+  email: string;
+  action: string;
+  at: Date;
+}
+
+export async function applyBatch(db: Db, events: readonly InboundEvent[], accounts: AccountsCheck, now = new Date()): Promise<BatchOutcome> {
+  if (events.length === 0) return { applied: 0, duplicates: 0, unknownAccount: 0, effects: [] };
+  const known = await accounts.known(events.map((e) => e.accountId));
+  const candidates: BatchEvent[] = [];
+  for (const e of events) {
+    if (known.has(e.accountId)) candidates.push({ eventId: e.eventId, accountId: e.accountId, email: e.email, name: e.event, receivedAt: e.receivedAt });
+  }
+  const unknownAccount = events.length - candidates.length;
+  if (candidates.length === 0) return { applied: 0, duplicates: 0, unknownAccount, effects: [] };
+  const at = now.toISOString();
+
+  const result = await db.$transaction(async (tx) => {
+    const fresh = new Set(
+      (await tx.$queryRawUnsafe<{ id: string }[]>(SQL.dedupe, candidates.map((e) => e.eventId), candidates.map((e) => e.accountId))).map((r) => r.id),
+    );
+    const events = candidates.filter((e) => fresh.has(e.eventId));
+    const repeated = [...new Set(candidates.filter((e) => !fresh.has(e.eventId)).map((e) => e.eventId))];
+    if (events.length === 0) return { plan: undefined, repeated };
+
+    const pairs = uniquePairs(events, (e) => e.name);
+    const rows = await tx.$queryRawUnsafe<{ kind: 'exit' | 'trigger'; account_id: string; event_name: string; playbook_id: string }[]>(
+      SQL.optedIn,
+      pairs.map((p) => p[0]),
+      pairs.map((p) => p[1]),
+    );
+    const optedIn = new Map<string, OptedIn & { exits: string[]; triggers: string[] }>();
+    for (const r of rows) {
+      const key = pairKey(r.account_id, r.event_name);
+      const o = optedIn.get(key) ?? { exits: [], triggers: [] };
+      (r.kind === 'exit' ? o.exits : o.triggers).push(r.playbook_id);
+      optedIn.set(key, o);
+    }
+
+    let active: ActiveEnrollment[] = [];
+    if (optedIn.size > 0) {
+      const touching = events.filter((e) => optedIn.has(pairKey(e.accountId, e.name)));
+      const people = uniquePairs(touching, (e) => e.email);
+      const playbookIds = [...new Set(rows.map((r) => r.playbook_id))];
+      active = (
+        await tx.$queryRawUnsafe<{ id: string; playbook_id: string; account_id: string; email: string }[]>(SQL.active, people.map((p) => p[0]), people.map((p) => p[1]), playbookIds)
+      ).map((r) => ({ id: r.id, playbookId: r.playbook_id, accountId: r.account_id, email: r.email }));
+    }
+
+    const plan = planBatch({ events, optedIn, active, newId: randomUUID });
+    if (plan.stops.length > 0) {
+      const s = plan.stops;
+      await tx.$executeRawUnsafe(SQL.stop, s.map((x) => x.enrollmentId), s.map((x) => x.stoppedBy), s.map((x) => x.stopEventId), at);
+    }
+    if (plan.starts.length > 0) {
+      const s = plan.starts;
+      await tx.$executeRawUnsafe(
+        SQL.start,
+        s.map((x) => x.id),
+        s.map((x) => x.playbookId),
+        s.map((x) => x.accountId),
+        s.map((x) => x.email),
+        s.map((x) => x.status),
+        s.map((x) => x.startedBy),
+        s.map((x) => x.startEventId),
+        s.map((x) => x.stoppedBy),
+        s.map((x) => x.stopEventId),
+        at,
+      );
+    }
+    if (plan.effects.length > 0) {
+      const f = plan.effects;
+      await tx.$executeRawUnsafe(
+        SQL.effects,
+        f.map((x) => x.id),
+        f.map((x) => x.eventId),
+        f.map((x) => x.accountId),
+        f.map((x) => x.playbookId),
+        f.map((x) => x.email),
+        f.map((x) => x.action),
+        f.map((x) => x.eventName),
+        at,
+      );
+    }
+    const c = plan.catalog;
+    await tx.$executeRawUnsafe(SQL.catalog, c.map((x) => x.accountId), c.map((x) => x.name), c.map((x) => x.firstSeenAt), c.map((x) => x.lastSeenAt), c.map((x) => x.count));
+    return { plan, repeated };
+  }, TRANSACTION);
+
+  const effects: EffectRecord[] = (result.plan?.effects ?? []).map((e) => ({
+    id: e.id,
+    eventId: e.eventId,
+    accountId: e.accountId,
+    playbookId: e.playbookId,
+    email: e.email,
+    action: e.action,
+    at: now,
+  }));
+  if (result.repeated.length > 0) {
+    const rows = await db.$queryRawUnsafe<EffectRow[]>(SQL.unpublished, result.repeated);
+    for (const r of rows) effects.push({ id: r.id, eventId: r.event_id, accountId: r.account_id, playbookId: r.playbook_id, email: r.email, action: r.action, at: new Date(r.at) });
+  }
+  // The events of the batch that were new (repeats of an id within the batch count as duplicates).
+  const applied = result.plan?.applied.length ?? 0;
+  return { applied, duplicates: candidates.length - applied, unknownAccount, effects };
+}
+
+const FOLD_LOCK_KEY = 7_204_312; // pg_try_advisory_xact_lock key of the catalog fold
+const FOLD_CHUNK = 20_000;
+
+/** Folds pending catalog changes into event_names; 0 when another fold is running (it will take them). */
+export async function foldCatalog(db: Db): Promise<number> {
+  return db.$transaction(async (tx) => {
+    const [row] = await tx.$queryRawUnsafe<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK_KEY}) AS locked`);
+    if (!row?.locked) return 0;
+    return tx.$executeRawUnsafe(SQL.fold, FOLD_CHUNK);
+  }, TRANSACTION);
+}
+
+/** One statement marks a batch's effects published. */
+export async function markEffectsPublished(db: Db, effectIds: string[]): Promise<void> {
+  if (effectIds.length === 0) return;
+  await db.$executeRawUnsafe(SQL.markPublished, effectIds);
+}
+
+function uniquePairs(events: BatchEvent[], second: (e: BatchEvent) => string): [string, string][] {
+  const seen = new Map<string, [string, string]>();
+  for (const e of events) {
+    const v = second(e);
+    seen.set(pairKey(e.accountId, v), [e.accountId, v]);
+  }
+  return [...seen.values()];
+}

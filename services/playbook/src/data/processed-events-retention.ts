@@ -1,0 +1,44 @@
+// processed_events (the dedupe of event ids) would grow forever: rows older than the retention are
+// deleted periodically, in bounded chunks. The retention must outlast any redelivery window: an
+// event id can come again only while its message is on events.inbound (at most about 24.6 h:
+// retention.ms 23 h + segment.ms 30 min + the broker's check interval and delete delay) or while a
+// client retries it with the same Idempotency-Key (within 24 h); 72 h by default is well past both.
+// Only one replica deletes at a time (an advisory lock), so replicas do not contend for the rows.
+import type { Db } from '@glimpse/db';
+import type { Logger } from '@glimpse/logging';
+
+const LOCK_KEY = 7_204_311; // pg_try_advisory_lock key of this purge
+const CHUNK = 5000;
+
+const PURGE = `DELETE FROM processed_events WHERE event_id IN (
+  SELECT event_id FROM processed_events WHERE processed_at < now() - make_interval(hours => $1::int) LIMIT ${CHUNK})`;
+
+/** Deletes processed event ids older than `retentionHours`; returns how many. Skips (0) when another replica holds the purge. */
+export async function purgeProcessedEvents(db: Db, retentionHours: number): Promise<number> {
+  return db.$transaction(async (tx) => {
+    const [row] = await tx.$queryRawUnsafe<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock(${LOCK_KEY}) AS locked`);
+    if (!row?.locked) return 0;
+    let total = 0;
+    for (let n = CHUNK; n === CHUNK; total += n) n = await tx.$executeRawUnsafe(PURGE, retentionHours);
+    return total;
+  }, { timeout: 60_000 });
+}
+
+/** Runs the purge now and every `intervalMs`; stop() ends it. */
+export function schedulePurge(db: Db, { retentionHours, intervalMs, logger }: { retentionHours: number; intervalMs: number; logger: Logger }): { stop(): void } {
+  const run = () =>
+    purgeProcessedEvents(db, retentionHours).then(
+      (n) => n > 0 && logger.info({ deleted: n, retentionHours }, 'old processed event ids deleted'),
+      (err: unknown) => logger.warn({ err: (err as Error).message?.slice(0, 200) }, 'processed_events purge failed; next round'),
+    );
+  const first = setTimeout(run, Math.min(intervalMs, 30_000));
+  const timer = setInterval(run, intervalMs);
+  first.unref();
+  timer.unref();
+  return {
+    stop() {
+      clearTimeout(first);
+      clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,149 @@
+// What a batch of events does, computed in memory from what the batch's two reads loaded (the
+// opted-in playbooks of its (account, name) pairs and the active enrollments of its people): the
+// events are walked in offset order, each person's enrollments carried from one event to the next,
+// so the outcome is exactly that of applying them one by one (an exit and a trigger for the same
+// person in one batch included). Pure: ids and times come from the caller.
+import { decideEffects } from './decide-effects.js';
+
+export interface BatchEvent {
+  eventId: string;
+  accountId: string;
+  email: string;
+  name: string;
+  /** The gateway's receive time (ISO 8601). */
+  receivedAt: string;
+}
+
+export interface OptedIn {
+  exits: readonly string[];
+  triggers: readonly string[];
+}
+
+export interface ActiveEnrollment {
+  id: string;
+  playbookId: string;
+  accountId: string;
+  email: string;
+}
+
+/** An enrollment the batch starts; stopped already when a later event of the batch stopped it. */
+export interface NewEnrollment {
+  id: string;
+  playbookId: string;
+  accountId: string;
+  email: string;
+  startedBy: string;
+  startEventId: string;
+  status: 'active' | 'stopped';
+  stoppedBy: string | null;
+  stopEventId: string | null;
+}
+
+/** An enrollment that was active before the batch and that the batch stops. */
+export interface EnrollmentStop {
+  enrollmentId: string;
+  stoppedBy: string;
+  stopEventId: string;
+}
+
+export interface PlannedEffect {
+  id: string;
+  eventId: string;
+  accountId: string;
+  playbookId: string;
+  email: string;
+  action: 'started' | 'stopped';
+  eventName: string;
+}
+
+/** One catalog row's change: the batch's count of the name and its first and last receive times. */
+export interface CatalogDelta {
+  accountId: string;
+  name: string;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  count: number;
+}
+
+export interface BatchPlan {
+  /** The events applied, in order (repeats of an event id within the batch left out). */
+  applied: BatchEvent[];
+  starts: NewEnrollment[];
+  stops: EnrollmentStop[];
+  effects: PlannedEffect[];
+  /** Sorted by account and name: every transaction locks catalog rows in the same order. */
+  catalog: CatalogDelta[];
+}
+
+export const pairKey = (accountId: string, value: string) => `${accountId}\n${value}`;
+
+export interface PlanInput {
+  /** The batch's new events (not applied before), in offset order. */
+  events: readonly BatchEvent[];
+  /** Opted-in playbooks by pairKey(accountId, name); a pair without playbooks may be missing. */
+  optedIn: ReadonlyMap<string, OptedIn>;
+  /** The active enrollments, before the batch, of the batch's people (any playbooks). */
+  active: readonly ActiveEnrollment[];
+  newId(): string;
+}
+
+type Held = { existing: string } | { started: NewEnrollment };
+
+export function planBatch({ events, optedIn, active, newId }: PlanInput): BatchPlan {
+  // Per person: playbook id → the active enrollment, as the walk goes.
+  const people = new Map<string, Map<string, Held>>();
+  for (const a of active) {
+    const key = pairKey(a.accountId, a.email);
+    const held = people.get(key) ?? new Map<string, Held>();
+    held.set(a.playbookId, { existing: a.id });
+    people.set(key, held);
+  }
+  const seen = new Set<string>();
+  const plan: BatchPlan = { applied: [], starts: [], stops: [], effects: [], catalog: [] };
+  const catalog = new Map<string, CatalogDelta & { first: number; last: number }>();
+
+  for (const event of events) {
+    if (seen.has(event.eventId)) continue;
+    seen.add(event.eventId);
+    plan.applied.push(event);
+    const { eventId, accountId, email, name } = event;
+
+    const at = Date.parse(event.receivedAt);
+    const nameKey = pairKey(accountId, name);
+    const entry = catalog.get(nameKey);
+    if (!entry) catalog.set(nameKey, { accountId, name, firstSeenAt: event.receivedAt, lastSeenAt: event.receivedAt, count: 1, first: at, last: at });
+    else {
+      entry.count += 1;
+      if (at < entry.first) Object.assign(entry, { first: at, firstSeenAt: event.receivedAt });
+      if (at > entry.last) Object.assign(entry, { last: at, lastSeenAt: event.receivedAt });
+    }
+
+    const playbooks = optedIn.get(nameKey);
+    if (!playbooks || (playbooks.exits.length === 0 && playbooks.triggers.length === 0)) continue;
+    const personKey = pairKey(accountId, email);
+    let held = people.get(personKey);
+    if (!held) people.set(personKey, (held = new Map()));
+    const decision = decideEffects({ exitPlaybookIds: playbooks.exits, triggerPlaybookIds: playbooks.triggers, activePlaybookIds: [...held.keys()] });
+    const effect = (playbookId: string, action: PlannedEffect['action']) =>
+      plan.effects.push({ id: newId(), eventId, accountId, playbookId, email, action, eventName: name });
+
+    for (const playbookId of decision.stop) {
+      const h = held.get(playbookId)!;
+      if ('existing' in h) plan.stops.push({ enrollmentId: h.existing, stoppedBy: name, stopEventId: eventId });
+      else Object.assign(h.started, { status: 'stopped', stoppedBy: name, stopEventId: eventId });
+      held.delete(playbookId);
+      effect(playbookId, 'stopped');
+    }
+    for (const playbookId of decision.start) {
+      const started: NewEnrollment = { id: newId(), playbookId, accountId, email, startedBy: name, startEventId: eventId, status: 'active', stoppedBy: null, stopEventId: null };
+      plan.starts.push(started);
+      held.set(playbookId, { started });
+      effect(playbookId, 'started');
+    }
+  }
+
+  plan.catalog = [...catalog.values()]
+    .map(({ accountId, name, firstSeenAt, lastSeenAt, count }) => ({ accountId, name, firstSeenAt, lastSeenAt, count }))
+    .sort((a, b) => (a.accountId === b.accountId ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.accountId < b.accountId ? -1 : 1));
+  return plan;
+}

@@ -1,0 +1,169 @@
+// The set-based batch apply on the real Postgres: one transaction per batch, a redelivered batch
+// changes nothing, and an exit and a trigger of one person in one batch come out as one by one.
+import { randomUUID } from 'node:crypto';
+import type { InboundEvent } from '@glimpse/messaging';
+import { createPlaybook, eventCatalog } from '@glimpse/playbook';
+import { applyBatch, cachedAccounts, foldCatalog, markEffectsPublished } from '../src/data/batch-repository';
+import { purgeProcessedEvents } from '../src/data/processed-events-retention';
+import { closeTestDb, createTestAccount, testDb, uniqueEmail } from '../../../test/support/stack';
+
+afterAll(async () => {
+  await closeTestDb();
+});
+
+const event = (accountId: string, email: string, name: string, receivedAt = new Date().toISOString()): InboundEvent => ({
+  eventId: randomUUID(),
+  accountId,
+  email,
+  event: name,
+  properties: {},
+  receivedAt,
+});
+
+async function seedCatalog(accountId: string, names: string[]) {
+  await applyBatch(testDb(), names.map((n) => event(accountId, uniqueEmail('seed'), n)), cachedAccounts(testDb(), 0));
+}
+
+async function stateOf(accountId: string) {
+  const db = testDb();
+  const [enrollments, effects, processed] = await Promise.all([
+    db.enrollment.findMany({ where: { accountId }, select: { id: true, playbookId: true, email: true, status: true, startEventId: true, stopEventId: true }, orderBy: [{ startedAt: 'asc' }, { id: 'asc' }] }),
+    db.playbookEffect.findMany({ where: { accountId }, select: { id: true, eventId: true, playbookId: true, action: true }, orderBy: { id: 'asc' } }),
+    db.processedEvent.count({ where: { accountId } }),
+  ]);
+  return { enrollments, effects, processed, catalog: await eventCatalog(db, accountId) };
+}
+
+describe('applyBatch', () => {
+  it('when a batch holds a trigger and an exit of one person and a restart of another, then the rows are those of applying them one by one', async () => {
+    const { accountId } = await createTestAccount();
+    await seedCatalog(accountId, ['signed_up', 'form_submitted']);
+    const onboarding = await createPlaybook(testDb(), { accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['purchase'] });
+    const form = await createPlaybook(testDb(), { accountId, name: 'Form', triggers: ['form_submitted'], exits: ['form_submitted'] });
+    const [ada, bo] = [uniqueEmail('ada'), uniqueEmail('bo')];
+    // Bo is in Form before the batch.
+    const before = event(accountId, bo, 'form_submitted');
+    await applyBatch(testDb(), [before], cachedAccounts(testDb(), 0));
+
+    const batch = [event(accountId, ada, 'signed_up'), event(accountId, bo, 'form_submitted'), event(accountId, ada, 'purchase'), event(accountId, ada, 'signed_up')];
+    const outcome = await applyBatch(testDb(), batch, cachedAccounts(testDb(), 0));
+
+    expect(outcome).toMatchObject({ applied: 4, duplicates: 0, unknownAccount: 0 });
+    expect(outcome.effects.map((e) => [e.eventId, e.playbookId, e.action])).toEqual([
+      [batch[0]!.eventId, onboarding.id, 'started'],
+      [batch[1]!.eventId, form.id, 'stopped'],
+      [batch[1]!.eventId, form.id, 'started'],
+      [batch[2]!.eventId, onboarding.id, 'stopped'],
+      [batch[3]!.eventId, onboarding.id, 'started'],
+    ]);
+    const { enrollments } = await stateOf(accountId);
+    const of = (email: string) => enrollments.filter((e) => e.email === email).map((e) => [e.playbookId, e.status, e.startEventId, e.stopEventId]);
+    expect(of(ada)).toEqual(
+      expect.arrayContaining([
+        [onboarding.id, 'stopped', batch[0]!.eventId, batch[2]!.eventId],
+        [onboarding.id, 'active', batch[3]!.eventId, null],
+      ]),
+    );
+    expect(of(bo)).toEqual(
+      expect.arrayContaining([
+        [form.id, 'stopped', before.eventId, batch[1]!.eventId],
+        [form.id, 'active', batch[1]!.eventId, null],
+      ]),
+    );
+    expect(of(ada)).toHaveLength(2);
+    expect(of(bo)).toHaveLength(2);
+  });
+
+  it('when the batch is delivered again after its commit, then nothing changes and its unpublished effects are handed back to publish', async () => {
+    const { accountId } = await createTestAccount();
+    await seedCatalog(accountId, ['signed_up']);
+    await createPlaybook(testDb(), { accountId, name: 'Onboarding', triggers: ['signed_up'] });
+    const batch = Array.from({ length: 30 }, (_, i) => event(accountId, `p${i}.${uniqueEmail()}`, 'signed_up'));
+    const first = await applyBatch(testDb(), batch, cachedAccounts(testDb(), 0));
+    expect(first).toMatchObject({ applied: 30, duplicates: 0 });
+    // Only some effects were published before the "crash".
+    await markEffectsPublished(testDb(), first.effects.slice(0, 10).map((e) => e.id));
+    const after = await stateOf(accountId);
+
+    const again = await applyBatch(testDb(), [...batch, batch[0]!], cachedAccounts(testDb(), 0));
+
+    expect(again).toMatchObject({ applied: 0, duplicates: 31 });
+    expect(again.effects.map((e) => e.id).sort()).toEqual(first.effects.slice(10).map((e) => e.id).sort());
+    expect(await stateOf(accountId)).toEqual(after);
+    expect(after.catalog.find((c) => c.name === 'signed_up')?.count).toBe(31);
+  });
+
+  it('when events of an unknown account are in the batch, then they are skipped and the rest applied', async () => {
+    const { accountId } = await createTestAccount();
+    const outcome = await applyBatch(testDb(), [event(randomUUID(), uniqueEmail(), 'x'), event(accountId, uniqueEmail(), 'x')], cachedAccounts(testDb(), 0));
+    expect(outcome).toMatchObject({ applied: 1, unknownAccount: 1, duplicates: 0 });
+  });
+
+  it('when one event of a batch has a value Postgres refuses, then the whole batch changes nothing', async () => {
+    const { accountId } = await createTestAccount();
+    await seedCatalog(accountId, ['x']);
+    await createPlaybook(testDb(), { accountId, name: 'X', triggers: ['x'] });
+    const processedBefore = (await stateOf(accountId)).processed;
+    const good = event(accountId, uniqueEmail(), 'x');
+    const poison = event(accountId, 'nul\u0000byte@example.com', 'x');
+    await expect(applyBatch(testDb(), [good, poison], cachedAccounts(testDb(), 0))).rejects.toThrow();
+    expect((await stateOf(accountId)).processed).toBe(processedBefore);
+  });
+});
+
+describe('processed_events retention', () => {
+  it('when the purge runs, then ids older than the retention are deleted and newer ones kept', async () => {
+    const { accountId } = await createTestAccount();
+    const [old, recent] = [event(accountId, uniqueEmail(), 'x'), event(accountId, uniqueEmail(), 'x')];
+    await applyBatch(testDb(), [old, recent], cachedAccounts(testDb(), 0));
+    await testDb().$executeRawUnsafe(`UPDATE processed_events SET processed_at = now() - interval '73 hours' WHERE event_id = $1::uuid`, old.eventId);
+
+    expect(await purgeProcessedEvents(testDb(), 72)).toBeGreaterThanOrEqual(1);
+
+    const left = await testDb().processedEvent.findMany({ where: { accountId }, select: { eventId: true } });
+    expect(left.map((r) => r.eventId)).toEqual([recent.eventId]);
+  });
+});
+
+describe('playbooks per account', () => {
+  it('when an account has as many playbooks as it may, then creating one more is refused with limit_reached and nothing is created', async () => {
+    const { accountId } = await createTestAccount();
+    await createPlaybook(testDb(), { accountId, name: 'one' }, { maxPerAccount: 2 });
+    await createPlaybook(testDb(), { accountId, name: 'two' }, { maxPerAccount: 2 });
+    await expect(createPlaybook(testDb(), { accountId, name: 'three' }, { maxPerAccount: 2 })).rejects.toMatchObject({ code: 'limit_reached', status: 409 });
+    expect(await testDb().playbook.count({ where: { accountId } })).toBe(2);
+  });
+});
+
+describe('the catalog fold', () => {
+  it('when batches have appended catalog changes, then the catalog reads the same before and after they are folded, and a fold moves each change once', async () => {
+    const { accountId } = await createTestAccount();
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    await applyBatch(testDb(), [event(accountId, uniqueEmail(), 'a', t(5)), event(accountId, uniqueEmail(), 'b', t(6))], cachedAccounts(testDb(), 0));
+    await foldCatalog(testDb());
+    await applyBatch(testDb(), [event(accountId, uniqueEmail(), 'a', t(1)), event(accountId, uniqueEmail(), 'a', t(9))], cachedAccounts(testDb(), 0));
+    const before = await eventCatalog(testDb(), accountId);
+    expect(before.map((c) => [c.name, c.count, c.firstSeenAt.toISOString(), c.lastSeenAt.toISOString()])).toEqual([
+      ['a', 3, t(1), t(9)],
+      ['b', 1, t(6), t(6)],
+    ]);
+
+    await foldCatalog(testDb());
+    await foldCatalog(testDb());
+
+    expect(await eventCatalog(testDb(), accountId)).toEqual(before);
+    expect(await testDb().eventNameDelta.count({ where: { accountId } })).toBe(0);
+    expect((await testDb().eventName.findMany({ where: { accountId }, orderBy: { name: 'asc' } })).map((r) => [r.name, Number(r.count)])).toEqual([
+      ['a', 3],
+      ['b', 1],
+    ]);
+  });
+
+  it('when the account was deleted before its changes are folded, then they are dropped and the fold goes on', async () => {
+    const { accountId } = await createTestAccount();
+    await applyBatch(testDb(), [event(accountId, uniqueEmail(), 'gone')], cachedAccounts(testDb(), 0));
+    await testDb().account.delete({ where: { id: accountId } });
+    await foldCatalog(testDb());
+    expect(await testDb().eventNameDelta.count({ where: { accountId } })).toBe(0);
+  });
+});
