@@ -160,8 +160,12 @@ async function deliveryChecks({ brokers, pg, accountId, playbooks, load, skipEma
     `${want.length} expected, ${have.length} in Postgres, ${lost.length} missing, ${extra.length} extra${lost.length ? `; missing e.g. ${lost[0]}` : ''}${extra.length ? `; extra e.g. ${extra[0]}` : ''}`);
 
   const distinct = firstById.size;
-  const { rows: [processed] } = await pg.query('SELECT count(*)::int AS n FROM processed_events WHERE account_id = $1::uuid', [accountId]);
-  check('every event in Kafka applied once (processed_events)', processed.n === distinct, `${distinct} distinct events in Kafka, ${processed.n} recorded as processed`);
+  const { rows: processedRows } = await pg.query('SELECT event_id::text AS id FROM processed_events WHERE account_id = $1::uuid', [accountId]);
+  const processedIds = new Set(processedRows.map((r) => r.id));
+  const unapplied = [...firstById.values()].filter((r) => !processedIds.has(r.event.eventId));
+  const describe = (r) => `${r.event.eventId} ${r.event.event} seq ${r.event.properties?.seq ?? '-'} (events.inbound/${r.partition}@${r.offset}, received ${r.event.receivedAt}${load.events.get(r.event.properties?.seq)?.acked ? ', answered 200' : ''})`;
+  check('every event in Kafka applied once (processed_events)', unapplied.length === 0 && processedRows.length === distinct,
+    `${distinct} distinct events in Kafka, ${processedRows.length} recorded as processed${unapplied.length ? `; not applied: ${unapplied.slice(0, 3).map(describe).join('; ')}` : ''}`);
   const byName = new Map();
   for (const r of firstById.values()) byName.set(r.event.event, (byName.get(r.event.event) ?? 0) + 1);
   const { rows: catalog } = await pg.query('SELECT name, count::int AS n FROM event_names WHERE account_id = $1::uuid', [accountId]);

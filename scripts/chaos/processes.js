@@ -129,6 +129,8 @@ function pgBinDir() {
 function createPrivatePostgres({ port, registry }) {
   const bin = pgBinDir();
   const asRoot = process.getuid?.() === 0;
+  // fsync=off is safe here: the faults kill processes, never the machine, and the OS keeps what was
+  // written. synchronous_commit stays on: an immediate shutdown would lose commits otherwise.
   // Asynchronous, so that the load keeps its pace while pg_ctl waits for the server.
   const asOwner = (cmd, args) => execFileAsync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', 'postgres', '--', cmd, ...args] : args);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glimpse-chaos-pg-'));
@@ -165,7 +167,7 @@ function createPrivatePostgres({ port, registry }) {
     },
     async start() {
       await asOwner(pgCtl, ['start', '-w', '-t', '60', '-D', data, '-l', path.join(dir, 'server.log'), '-o',
-        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200`]);
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`]);
       registry.record('postgres', postmasterPid());
     },
     /** `immediate`: like a crash (no checkpoint; crash recovery on the next start). */
