@@ -95,7 +95,9 @@ async function fuzz({ url, count = 20_000, seed = 1, concurrency = 16, eventToke
       const key = res.status ?? res.outcome;
       statuses[key] = (statuses[key] ?? 0) + 1;
       if (res.status === null || res.status >= 500) {
-        const cause = `${label} → ${key}`;
+        // A 503 that says when to come back is a dependency refusing in time, not a crash: told apart.
+        const retryAfter = res.status === 503 && /\r\nretry-after:/i.test(res.head.split('\r\n\r\n')[0] + '\r\n');
+        const cause = `${label} → ${key}${retryAfter ? ' (Retry-After)' : ''}`;
         causes[cause] = (causes[cause] ?? 0) + 1;
         if (failures.length < 500) failures.push({ index, label, result: key, request: preview(bytes), response: res.head.split('\r\n\r\n')[1]?.slice(0, 200) ?? '' });
       }

@@ -300,4 +300,8 @@ async function ensureTopics({ brokers = readEnv().kafkaBrokers, topics = TOPICS 
   }
 }
 
-module.exports = { startKafka, ensureKafka: startKafka, stopKafka, ensureTopics, isKafkaUp, brokerPid, kafkaPaths };
+module.exports = {
+  startKafka, ensureKafka: startKafka, stopKafka, ensureTopics, isKafkaUp, brokerPid, kafkaPaths,
+  // Building blocks for other broker layouts (scripts/chaos/kafka-cluster.js runs three brokers).
+  JVM_OPTS, ensureLibs, isBrokerProcess, startupErrors, kafkaClient, START_MARKER,
+};

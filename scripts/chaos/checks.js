@@ -1,0 +1,291 @@
+// The exact checks of the chaos suite, from outside the services: what Kafka holds, what Postgres
+// holds, what the services logged, and what the brokers and Redis are configured to keep.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { kafkaClient } = require('../infra/kafka-ctl');
+const { TOPICS } = require('../infra/topics');
+
+const DAY_MS = 86_400_000;
+const INBOUND = 'events.inbound';
+const DLQ = 'events.inbound.dlq';
+
+/** Every record of `topic` up to its current end: [{ partition, offset, key, value }]. */
+async function readTopic(brokers, topic) {
+  const kafka = kafkaClient(brokers);
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
+  await admin.disconnect();
+  const records = [];
+  const pending = new Set([...ends].filter(([, high]) => high > 0).map(([p]) => p));
+  if (pending.size === 0) return records;
+  const consumer = kafka.consumer({ groupId: `glimpse-chaos-reader-${process.pid}-${Date.now()}`, maxBytes: 8 * 1024 * 1024 });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await new Promise((resolve, reject) => {
+    consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        const high = ends.get(batch.partition);
+        for (const m of batch.messages) {
+          const offset = Number(m.offset);
+          if (offset >= high) break;
+          records.push({ partition: batch.partition, offset, key: m.key?.toString() ?? null, value: m.value?.toString() ?? '' });
+          if (offset === high - 1) pending.delete(batch.partition);
+        }
+        if (pending.size === 0) resolve();
+      },
+    }).catch(reject);
+  });
+  await consumer.disconnect();
+  return records.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
+}
+
+/** How far the consumer group is behind the end of events.inbound, summed over partitions. */
+async function groupLag(brokers, groupId) {
+  const admin = kafkaClient(brokers, { retry: { retries: 1 } }).admin();
+  await admin.connect();
+  try {
+    const ends = await admin.fetchTopicOffsets(INBOUND);
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [INBOUND] });
+    const at = new Map((committed?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+    return ends.reduce((lag, p) => lag + Math.max(0, Number(p.high) - Math.max(0, at.get(p.partition) ?? 0)), 0);
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
+}
+
+/**
+ * Spec §4.3 rule 2, written again here from the spec (not imported from the service under test): an
+ * event stops the person's active enrollment in every playbook that exits on its name, and starts
+ * one in every playbook it triggers — a playbook that both exits and triggers on it restarts, one
+ * already active and only triggered stays as it is.
+ */
+function replayPerson(playbooks, email, events) {
+  const enrollments = [];
+  const active = new Map();
+  for (const { eventId, event } of events) {
+    const exits = playbooks.filter((p) => p.exits.includes(event)).map((p) => p.id);
+    const triggers = playbooks.filter((p) => p.triggers.includes(event)).map((p) => p.id);
+    for (const id of exits) {
+      const e = active.get(id);
+      if (!e) continue;
+      e.status = 'stopped';
+      e.stopEventId = eventId;
+      active.delete(id);
+    }
+    for (const id of triggers) {
+      if (active.has(id)) continue;
+      const e = { playbookId: id, email, status: 'active', startEventId: eventId, stopEventId: null };
+      enrollments.push(e);
+      active.set(id, e);
+    }
+  }
+  return enrollments;
+}
+
+const enrollmentKey = (e) => `${e.email} ${e.playbookId} ${e.status} start=${e.startEventId} stop=${e.stopEventId ?? '-'}`;
+
+/** Multiset difference: what `a` has more of than `b`. */
+function minus(a, b) {
+  const counts = new Map();
+  for (const k of b) counts.set(k, (counts.get(k) ?? 0) + 1);
+  const out = [];
+  for (const k of a) {
+    const n = counts.get(k) ?? 0;
+    if (n > 0) counts.set(k, n - 1);
+    else out.push(k);
+  }
+  return out;
+}
+
+/**
+ * The delivery checks. `load`: the event load (what was sent and acknowledged, by seq). `pg`: a
+ * connected pg client. `skipEmails`: people whose events preceded the playbooks (catalog priming).
+ */
+async function deliveryChecks({ brokers, pg, accountId, playbooks, load, skipEmails }) {
+  const results = [];
+  const check = (name, ok, detail) => results.push({ name, ok, detail });
+  const inbound = (await readTopic(brokers, INBOUND)).map((r) => ({ ...r, event: JSON.parse(r.value) }));
+  const ours = inbound.filter((r) => r.event.accountId === accountId);
+  // First occurrence of each event id, in partition order (one person's events share a partition).
+  const firstById = new Map();
+  const idsBySeq = new Map();
+  let copies = 0;
+  for (const r of ours) {
+    const { eventId, properties } = r.event;
+    if (firstById.has(eventId)) { copies++; continue; }
+    firstById.set(eventId, r);
+    const seq = properties?.seq;
+    if (seq !== undefined) idsBySeq.set(seq, [...(idsBySeq.get(seq) ?? []), eventId]);
+  }
+  const acked = [...load.events.values()].filter((e) => e.acked);
+  const missing = acked.filter((e) => !idsBySeq.has(e.seq));
+  check('every event answered 200 is in Kafka (acks=all, read back from the cluster)', missing.length === 0,
+    `${acked.length} answered 200, ${missing.length} not in events.inbound${missing.length ? ` (seq ${missing.slice(0, 5).map((e) => e.seq).join(', ')}…)` : ''}`);
+  const split = [...idsBySeq].filter(([, ids]) => ids.length > 1);
+  check('one event id per event, however often it was retried', split.length === 0,
+    `${idsBySeq.size} events in Kafka, ${copies} repeated copies (same id), ${split.length} under two ids`);
+  const landedUnacked = [...idsBySeq.keys()].filter((seq) => !load.events.get(seq)?.acked).length;
+
+  // Per person, the acknowledged events must be in Kafka in the order they were acknowledged.
+  const kafkaOrder = new Map();
+  for (const r of firstById.values()) {
+    const list = kafkaOrder.get(r.event.email) ?? [];
+    list.push({ eventId: r.event.eventId, event: r.event.event, seq: r.event.properties?.seq });
+    kafkaOrder.set(r.event.email, list);
+  }
+  let outOfOrder = 0;
+  for (const [email, seqs] of load.byPerson) {
+    const ackedSeqs = new Set(seqs.filter((s) => load.events.get(s).acked));
+    const inKafka = (kafkaOrder.get(email) ?? []).filter((e) => ackedSeqs.has(e.seq)).map((e) => e.seq);
+    if (inKafka.some((s, i) => i > 0 && s < inKafka[i - 1])) outOfOrder++;
+  }
+  check('each person\'s acknowledged events are in Kafka in the order sent', outOfOrder === 0, `${load.byPerson.size} people, ${outOfOrder} out of order`);
+
+  // Effects exactly once: the enrollments in Postgres are those of an in-order replay of Kafka.
+  const expected = [];
+  for (const [email, events] of kafkaOrder) if (!skipEmails.has(email)) expected.push(...replayPerson(playbooks, email, events));
+  const { rows } = await pg.query(
+    'SELECT playbook_id::text AS "playbookId", email, status, start_event_id::text AS "startEventId", stop_event_id::text AS "stopEventId" FROM enrollments WHERE account_id = $1::uuid',
+    [accountId],
+  );
+  const actual = rows.filter((r) => !skipEmails.has(r.email));
+  const want = expected.map(enrollmentKey);
+  const have = actual.map(enrollmentKey);
+  const lost = minus(want, have);
+  const extra = minus(have, want);
+  check('effects exactly once: enrollments equal an in-order replay of each person\'s events', lost.length === 0 && extra.length === 0,
+    `${want.length} expected, ${have.length} in Postgres, ${lost.length} missing, ${extra.length} extra${lost.length ? `; missing e.g. ${lost[0]}` : ''}${extra.length ? `; extra e.g. ${extra[0]}` : ''}`);
+
+  const distinct = firstById.size;
+  const { rows: processedRows } = await pg.query('SELECT event_id::text AS id FROM processed_events WHERE account_id = $1::uuid', [accountId]);
+  const processedIds = new Set(processedRows.map((r) => r.id));
+  const unapplied = [...firstById.values()].filter((r) => !processedIds.has(r.event.eventId));
+  const describe = (r) => `${r.event.eventId} ${r.event.event} seq ${r.event.properties?.seq ?? '-'} (events.inbound/${r.partition}@${r.offset}, received ${r.event.receivedAt}${load.events.get(r.event.properties?.seq)?.acked ? ', answered 200' : ''})`;
+  check('every event in Kafka applied once (processed_events)', unapplied.length === 0 && processedRows.length === distinct,
+    `${distinct} distinct events in Kafka, ${processedRows.length} recorded as processed${unapplied.length ? `; not applied: ${unapplied.slice(0, 3).map(describe).join('; ')}` : ''}`);
+  const byName = new Map();
+  for (const r of firstById.values()) byName.set(r.event.event, (byName.get(r.event.event) ?? 0) + 1);
+  const { rows: catalog } = await pg.query('SELECT name, count::int AS n FROM event_names WHERE account_id = $1::uuid', [accountId]);
+  const wrongCounts = [...byName].filter(([name, n]) => catalog.find((c) => c.name === name)?.n !== n);
+  check('catalog counts each event once', wrongCounts.length === 0,
+    wrongCounts.length ? wrongCounts.slice(0, 3).map(([name, n]) => `${name}: ${n} in Kafka, ${catalog.find((c) => c.name === name)?.n ?? 'none'} in catalog`).join('; ') : `${byName.size} names`);
+
+  const dlq = await readTopic(brokers, DLQ);
+  const ourDead = dlq.filter((r) => r.value.includes(accountId));
+  check('no valid event dead-lettered', ourDead.length === 0, `${dlq.length} on ${DLQ}, ${ourDead.length} of the load's`);
+  return { results, figures: { inKafka: distinct, copies, landedUnacked, enrollments: have.length } };
+}
+
+/** Counts, per log file, the planted personal data and credentials found. */
+function logChecks({ logDir, needles }) {
+  const files = fs.readdirSync(logDir).filter((f) => f.endsWith('.log'));
+  const escaped = needles.filter((n) => n.value).map((n) => n.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const re = new RegExp(escaped.join('|'), 'gi');
+  const found = [];
+  let bytes = 0;
+  for (const f of files) {
+    const text = fs.readFileSync(path.join(logDir, f), 'utf8');
+    bytes += text.length;
+    for (const m of text.matchAll(re)) {
+      const needle = needles.find((n) => n.value.toLowerCase() === m[0].toLowerCase());
+      const line = text.slice(text.lastIndexOf('\n', m.index) + 1, text.indexOf('\n', m.index)).slice(0, 300);
+      found.push({ file: f, what: needle?.label ?? '?', line });
+      if (found.length > 50) break;
+    }
+  }
+  return {
+    name: 'no email, phone, property value or credential in any service\'s logs',
+    ok: found.length === 0,
+    detail: `${files.length} log files, ${(bytes / 1e6).toFixed(1)} MB, ${needles.length} planted values: ${found.length === 0 ? 'none found' : `${found.length} found, e.g. ${found[0].what} in ${found[0].file}: ${found[0].line}`}`,
+    found,
+  };
+}
+
+/** Raw events gone within 24 h by configuration: topic and broker configs as every broker reports them. */
+async function kafkaPurgeCheck(brokers, nodeIds) {
+  const { ConfigResourceTypes } = require('kafkajs');
+  const problems = [];
+  let worst = 0;
+  for (const [i, broker] of brokers.entries()) {
+    const admin = kafkaClient([broker], { retry: { retries: 2 } }).admin();
+    await admin.connect();
+    try {
+      const { resources } = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [
+          ...[INBOUND, DLQ].map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['retention.ms', 'segment.ms', 'file.delete.delay.ms', 'message.timestamp.type', 'min.insync.replicas'] })),
+          { type: ConfigResourceTypes.BROKER, name: String(nodeIds[i]), configNames: ['log.retention.check.interval.ms'] },
+        ],
+      });
+      const value = (name, key) => resources.find((r) => r.resourceName === name)?.configEntries.find((e) => e.configName === key)?.configValue;
+      const check = Number(value(String(nodeIds[i]), 'log.retention.check.interval.ms'));
+      for (const t of [INBOUND, DLQ]) {
+        const deleteDelay = Number(value(t, 'file.delete.delay.ms'));
+        const total = Number(value(t, 'retention.ms')) + Number(value(t, 'segment.ms')) + check + deleteDelay;
+        worst = Math.max(worst, total);
+        if (!(total <= DAY_MS)) problems.push(`${broker} ${t}: retention ${value(t, 'retention.ms')} + segment ${value(t, 'segment.ms')} + check ${check} + delete delay ${deleteDelay} ms > 24 h`);
+        if (value(t, 'message.timestamp.type') !== 'LogAppendTime') problems.push(`${broker} ${t}: message.timestamp.type ${value(t, 'message.timestamp.type')} (a producer's clock would decide retention)`);
+        if (value(t, 'min.insync.replicas') !== '2') problems.push(`${broker} ${t}: min.insync.replicas ${value(t, 'min.insync.replicas')}`);
+      }
+    } finally {
+      await admin.disconnect().catch(() => {});
+    }
+  }
+  const admin = kafkaClient(brokers).admin();
+  await admin.connect();
+  const { topics } = await admin.fetchTopicMetadata({ topics: TOPICS.map((t) => t.name) });
+  await admin.disconnect();
+  const thin = topics.flatMap((t) => t.partitions.filter((p) => p.replicas.length !== 3).map((p) => `${t.name}/${p.partitionId}`));
+  if (thin.length) problems.push(`partitions without 3 replicas: ${thin.slice(0, 5).join(', ')}`);
+  return {
+    name: 'raw events leave Kafka within 24 h by configuration (retention + segment.ms + check interval + delete delay), RF 3, min ISR 2',
+    ok: problems.length === 0,
+    detail: problems.length ? problems.slice(0, 4).join('; ') : `read from all ${brokers.length} brokers: worst case ${(worst / 3_600_000).toFixed(2)} h`,
+  };
+}
+
+/** Every Redis key that holds raw event data expires within 24 h. */
+async function redisPurgeCheck(redisUrl) {
+  const { Redis } = require('ioredis');
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  const byPrefix = new Map();
+  const problems = [];
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length === 0) continue;
+      const pipeline = redis.pipeline();
+      for (const k of keys) pipeline.pttl(k);
+      const ttls = await pipeline.exec();
+      keys.forEach((k, i) => {
+        const ttl = Number(ttls[i][1]);
+        const prefix = k.split(':').slice(0, 2).join(':');
+        const s = byPrefix.get(prefix) ?? { keys: 0, maxTtlMs: 0, noTtl: 0 };
+        s.keys++;
+        if (ttl < 0) s.noTtl++;
+        else s.maxTtlMs = Math.max(s.maxTtlMs, ttl);
+        byPrefix.set(prefix, s);
+      });
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  for (const [prefix, s] of byPrefix) {
+    if (s.noTtl > 0) problems.push(`${s.noTtl} ${prefix}:* keys without a TTL`);
+    if (s.maxTtlMs > DAY_MS) problems.push(`${prefix}:* TTL up to ${(s.maxTtlMs / 3_600_000).toFixed(1)} h`);
+  }
+  const summary = [...byPrefix].map(([p, s]) => `${p} ${s.keys} (max TTL ${(s.maxTtlMs / 3_600_000).toFixed(2)} h)`).join(', ');
+  return {
+    name: 'every Redis key expires within 24 h (raw events, their index, idempotency keys, counters)',
+    ok: problems.length === 0 && byPrefix.size > 0,
+    detail: problems.length ? problems.join('; ') : byPrefix.size ? summary : 'no keys at all (raw events were not stored?)',
+  };
+}
+
+module.exports = { readTopic, groupLag, deliveryChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, replayPerson };

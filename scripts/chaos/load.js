@@ -1,0 +1,220 @@
+// The steady load of the chaos suite: events (each person's one after another, so their order is
+// defined; people in parallel) and lookups, at a bounded rate, retried the way a careful client
+// would (same Idempotency-Key, after Retry-After, on the other gateway when one does not answer).
+// Every answer is classified; what a fault explains is counted apart from what is a failure.
+'use strict';
+const { seededRandom } = require('./fuzzer-cases.js');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A shared pacer: at most `rate` starts per second over all workers. */
+function createPacer(rate) {
+  const interval = 1000 / rate;
+  let next = Date.now();
+  return async () => {
+    const now = Date.now();
+    next = Math.max(next + interval, now);
+    const wait = next - interval - now;
+    if (wait > 0) await sleep(wait);
+  };
+}
+
+/** What a fetch error was: the server closed without an answer, refused, or did not answer in time. */
+function errorKind(err) {
+  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return 'no_answer_timeout';
+  const code = err?.cause?.code ?? err?.code;
+  if (code === 'ECONNREFUSED') return 'refused';
+  return 'closed_without_answer';
+}
+
+function counter() {
+  const counts = {};
+  return { counts, add: (k, n = 1) => { counts[k] = (counts[k] ?? 0) + n; } };
+}
+
+/**
+ * `explained(gatewayIndex, kind, startMs, endMs)`: true when a fault the suite made explains a
+ * refused or unanswered request (that gateway was killed or down meanwhile).
+ */
+function createEventLoad({ gateways, token, people, names, rate, workers, runId, marker, explained, seed = 7, retryForMs = 90_000, timeoutMs = 20_000 }) {
+  const rng = seededRandom(seed);
+  const pace = createPacer(rate);
+  const outcomes = counter();
+  const failures = [];
+  const events = new Map(); // seq -> { seq, email, name, acked, attempts }
+  const byPerson = new Map(people.map((p) => [p.email, []])); // email -> seqs in send order
+  const latencies = []; // ms of the answers 200, sampled
+  let seq = 0;
+  let stopping = false;
+  let inFlight = 0;
+  const fail = (what, detail) => {
+    outcomes.add(`FAIL ${what}`);
+    if (failures.length < 200) failures.push({ what, ...detail });
+  };
+
+  async function sendOne(person, personIndex) {
+    const n = ++seq;
+    const name = names[Math.floor(rng() * names.length)];
+    const record = { seq: n, email: person.email, name, acked: false, attempts: 0, gaveUp: false };
+    events.set(n, record);
+    byPerson.get(person.email).push(n);
+    const body = JSON.stringify({ event: name, email: person.email, properties: { seq: n, note: `pv-${marker}`, plan: 'chaos' } });
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': `chaos-${runId}-${n}` };
+    let g = personIndex % gateways.length;
+    const deadline = Date.now() + retryForMs;
+    for (;;) {
+      record.attempts++;
+      const start = Date.now();
+      let status = null;
+      let retryAfter = null;
+      let kind = null;
+      let text = '';
+      try {
+        const res = await fetch(`${gateways[g]}/events`, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+        status = res.status;
+        retryAfter = res.headers.get('retry-after');
+        text = await res.text();
+      } catch (err) {
+        kind = errorKind(err);
+      }
+      const end = Date.now();
+      let retry = false;
+      if (status === 200) {
+        outcomes.add('200');
+        if (latencies.length < 200_000) latencies.push(end - start);
+        record.acked = true;
+        return;
+      } else if (status === 503) {
+        if (retryAfter === null) fail('503 without Retry-After', { seq: n, gateway: g, body: text.slice(0, 200) });
+        else outcomes.add('503 + Retry-After (retried)');
+        retry = true;
+      } else if (status === 409 && /in_flight/.test(text)) {
+        outcomes.add('409 key in flight (retried)');
+        retry = true;
+      } else if (status === 429) {
+        fail('429 under the configured rate', { seq: n, gateway: g, body: text.slice(0, 200) });
+        retry = true;
+      } else if (status !== null) {
+        fail(`${status} to a valid event`, { seq: n, gateway: g, body: text.slice(0, 300) });
+      } else if (explained(g, kind, start, end)) {
+        outcomes.add(`${kind} (gateway killed/down, retried)`);
+        retry = true;
+        g = (g + 1) % gateways.length;
+      } else {
+        fail(kind, { seq: n, gateway: g, ms: end - start });
+        retry = true;
+        g = (g + 1) % gateways.length;
+      }
+      if (!retry || Date.now() > deadline) {
+        record.gaveUp = true;
+        outcomes.add('gave up (never 200)');
+        return;
+      }
+      await sleep(Math.min(2000, Math.max(200, Number(retryAfter ?? 0.5) * 1000)));
+    }
+  }
+
+  async function worker(w) {
+    const mine = people.map((p, i) => [p, i]).filter(([, i]) => i % workers === w);
+    for (let round = 0; !stopping; round++) {
+      for (const [person, i] of mine) {
+        if (stopping) return;
+        await pace();
+        if (stopping) return;
+        inFlight++;
+        try {
+          await sendOne(person, i);
+        } finally {
+          inFlight--;
+        }
+      }
+    }
+  }
+
+  let running = null;
+  return {
+    outcomes: outcomes.counts,
+    failures,
+    events,
+    byPerson,
+    sent: () => seq,
+    /** Percentiles of the time to an answer 200 (one attempt). */
+    latency() {
+      const sorted = [...latencies].sort((a, b) => a - b);
+      const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+      return { p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0 };
+    },
+    acked: () => [...events.values()].filter((e) => e.acked).length,
+    inFlight: () => inFlight,
+    start() {
+      running = Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
+    },
+    /** Stops sending new events; resolves when every event in flight is settled. */
+    async stop() {
+      stopping = true;
+      await running;
+    },
+  };
+}
+
+/** Lookups by visitor id, email and phone of seeded persons, through both gateways. */
+function createLookupLoad({ gateways, apiKey, persons, rate, workers, explained, seed = 11, timeoutMs = 20_000 }) {
+  const rng = seededRandom(seed);
+  const pace = createPacer(rate);
+  const outcomes = counter();
+  const failures = [];
+  const used = new Set(); // emails and phones sent, for the log check
+  let stopping = false;
+  const fail = (what, detail) => {
+    outcomes.add(`FAIL ${what}`);
+    if (failures.length < 200) failures.push({ what, ...detail });
+  };
+
+  async function one() {
+    const p = persons[Math.floor(rng() * persons.length)];
+    const g = Math.floor(rng() * gateways.length);
+    const roll = rng();
+    let req;
+    if (roll < 0.4) {
+      req = { kind: 'details', url: `${gateways[g]}/visitors/${p.visitorId}/details`, init: { method: 'GET' } };
+    } else {
+      const body = roll < 0.7 ? { email: p.email } : { phone: p.phone };
+      used.add(body.email ?? body.phone);
+      req = { kind: body.email ? 'enrichment by email' : 'enrichment by phone', url: `${gateways[g]}/visitors/enrichment`, init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } };
+    }
+    const start = Date.now();
+    try {
+      const res = await fetch(req.url, { ...req.init, headers: { ...req.init.headers, authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(timeoutMs) });
+      const text = await res.text();
+      if (res.status === 200) outcomes.add(`${req.kind}: 200`);
+      else if (res.status === 503 && res.headers.get('retry-after') !== null) outcomes.add(`${req.kind}: 503 + Retry-After`);
+      else fail(`${req.kind}: ${res.status}${res.status === 503 ? ' without Retry-After' : ''}`, { body: text.slice(0, 300) });
+    } catch (err) {
+      const kind = errorKind(err);
+      if (explained(g, kind, start, Date.now())) outcomes.add(`${req.kind}: ${kind} (gateway killed/down)`);
+      else fail(`${req.kind}: ${kind}`, { gateway: g, ms: Date.now() - start });
+    }
+  }
+
+  let running = null;
+  return {
+    outcomes: outcomes.counts,
+    failures,
+    used,
+    total: () => Object.values(outcomes.counts).reduce((a, b) => a + b, 0),
+    start() {
+      running = Promise.all(Array.from({ length: workers }, async () => {
+        while (!stopping) {
+          await pace();
+          if (!stopping) await one();
+        }
+      }));
+    },
+    async stop() {
+      stopping = true;
+      await running;
+    },
+  };
+}
+
+module.exports = { createEventLoad, createLookupLoad };
