@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   idempotency_key_in_flight: 409,
+  limit_reached: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unknown_event_name: 422,
