@@ -15,6 +15,16 @@ import type { ManageDeps } from './domain/manage-endpoints.js';
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig, type WebhooksConfig } from './config.js';
 
+const DNS_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 export interface RunningWebhooksService {
   url: string;
   port: number;
@@ -76,7 +86,8 @@ export async function startWebhooksService(
   const deps: ManageDeps = {
     db,
     policy,
-    resolve: async (hostname) => (await dns.lookup(hostname, { all: true })).map((a) => a.address),
+    // Bounded well inside the gateway's wait, so a slow resolver is a 400, never a 503 after which the endpoint appears anyway.
+    resolve: (hostname) => withTimeout(dns.lookup(hostname, { all: true }), DNS_TIMEOUT_MS).then((list) => list.map((a) => a.address)),
     maxEndpoints: config.WEBHOOKS_MAX_ENDPOINTS_PER_ACCOUNT,
     retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
     rotationGraceMs: config.WEBHOOKS_ROTATION_GRACE_MS,
