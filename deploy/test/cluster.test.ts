@@ -12,7 +12,7 @@ import { find, one, render, REPO, type K8sObject } from './lib/render';
 import { environment, externalSecretKeys, secretRefs, workloads } from './lib/workloads';
 
 const OVERLAYS = ['overlays/dev', 'overlays/prod'];
-const SERVICES = ['gateway', 'playbook', 'enrichment'];
+const SERVICES = ['gateway', 'playbook', 'enrichment', 'webhooks'];
 const topics = Object.values(topicsJson.topics);
 const inbound = topicsJson.topics.eventsInbound;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -56,17 +56,19 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     const topicNames = new Set(topics.map((t) => t.name));
     const users = new Map(find(objects, 'KafkaUser').map((u) => [u.metadata.name, u]));
     const kafkaClients = workloads(glimpse).filter((w) => environment(objects, w).KAFKA_SASL_USERNAME);
-    expect(kafkaClients.map((w) => w.object.metadata.name).sort()).toEqual(['gateway', 'playbook']);
+    expect(kafkaClients.map((w) => w.object.metadata.name).sort()).toEqual(['gateway', 'playbook', 'webhooks']);
     for (const w of kafkaClients) {
       const env = environment(objects, w);
       expect(env.KAFKA_SASL_USERNAME).toBe(`glimpse-${w.object.metadata.name}`);
       expect(users.has(env.KAFKA_SASL_USERNAME!)).toBe(true);
     }
     const playbookEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'playbook')!);
+    const webhooksEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'webhooks')!);
+    const groupOf: Record<string, string | undefined> = { 'glimpse-playbook': playbookEnv.PLAYBOOK_GROUP_ID, 'glimpse-keda': playbookEnv.PLAYBOOK_GROUP_ID, 'glimpse-webhooks': webhooksEnv.WEBHOOKS_GROUP_ID };
     for (const u of users.values()) {
       for (const acl of u.spec.authorization.acls) {
         if (acl.resource.type === 'topic') expect(topicNames).toContain(acl.resource.name);
-        if (acl.resource.type === 'group') expect(acl.resource.name).toBe(playbookEnv.PLAYBOOK_GROUP_ID);
+        if (acl.resource.type === 'group') expect({ user: u.metadata.name, group: acl.resource.name }).toEqual({ user: u.metadata.name, group: groupOf[u.metadata.name] });
         expect(acl.resource.patternType).toBe('literal');
         expect(acl.operations).not.toContain('All');
       }
@@ -75,6 +77,8 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(ops('glimpse-gateway', inbound.name)).toEqual(['Describe', 'Write']);
     expect(ops('glimpse-playbook', inbound.name)).toEqual(['Describe', 'Read']);
     expect(ops('glimpse-keda', inbound.name)).toEqual(['Describe']);
+    expect(ops('glimpse-webhooks', topicsJson.topics.playbookEffects.name)).toEqual(['Describe', 'Read']);
+    expect(ops('glimpse-webhooks', inbound.name)).toEqual([]);
   });
 
   it('when the playbook consumer is scaled, then KEDA reads its group lag on events.inbound, from 1 to at most the partition count', () => {
@@ -114,8 +118,14 @@ describe.each(OVERLAYS)('%s', (overlay) => {
       expect({ workload: w.object.metadata.name, policies: own.length }).toEqual({ workload: w.object.metadata.name, policies: 1 });
       expect(own[0]!.spec.policyTypes).toEqual(['Ingress', 'Egress']);
     }
-    const egressPorts = (name: string) => policies.find((p) => p.metadata.name === name)!.spec.egress.flatMap((e: any) => e.ports.map((p: any) => p.port)).sort((a: number, b: number) => a - b);
-    expect(egressPorts('gateway')).toEqual([53, 53, 5432, 6379, 8081, 8082, 9093]);
+    const egressPorts = (name: string) => policies.find((p) => p.metadata.name === name)!.spec.egress.flatMap((e: any) => e.ports.map((p: any) => p.port ?? 'any')).sort((a: number, b: number) => a - b);
+    expect(egressPorts('gateway')).toEqual([53, 53, 5432, 6379, 8081, 8082, 8083, 9093]);
+    // Webhooks: out to its endpoints on any port, but only to public addresses.
+    expect(egressPorts('webhooks')).toEqual([53, 53, 5432, 9093, 'any']);
+    const outward = policies.find((p) => p.metadata.name === 'webhooks')!.spec.egress.find((e: any) => e.to.some((t: any) => t.ipBlock));
+    const blocks = outward.to.map((t: any) => t.ipBlock);
+    expect(blocks.find((b: any) => b.cidr === '0.0.0.0/0').except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16']));
+    expect(blocks.find((b: any) => b.cidr === '::/0').except).toEqual(expect.arrayContaining(['::1/128', 'fc00::/7', 'fe80::/10']));
     expect(egressPorts('playbook')).toEqual([53, 53, 5432, 9093]);
     expect(egressPorts('enrichment')).toEqual([53, 53, 5432]);
     expect(egressPorts('migrate')).toEqual([53, 53, 5432]);
@@ -143,12 +153,12 @@ describe.each(OVERLAYS)('%s', (overlay) => {
   it('when each service connects to Postgres, then it uses its own role and the migration Job a separate one', () => {
     const dbSecret = (w: { pod: any }) => w.pod.containers[0].env.find((e: any) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef.name;
     const byService = Object.fromEntries(workloads(glimpse).filter((w) => w.pod.containers[0].env?.some((e: any) => e.name === 'DATABASE_URL')).map((w) => [w.object.metadata.name, dbSecret(w)]));
-    expect(byService).toEqual({ gateway: 'glimpse-db-gateway', playbook: 'glimpse-db-playbook', enrichment: 'glimpse-db-enrichment' });
+    expect(byService).toEqual({ gateway: 'glimpse-db-gateway', playbook: 'glimpse-db-playbook', enrichment: 'glimpse-db-enrichment', webhooks: 'glimpse-db-webhooks' });
     const migrate = render(`${overlay}/migrate`);
     expect(dbSecret(workloads(migrate)[0]!)).toBe('glimpse-db-migrate');
     const cluster = one(objects, 'Cluster', 'glimpse-pg');
     expect(cluster.spec.bootstrap.initdb).toMatchObject({ owner: 'glimpse_migrate', secret: { name: 'glimpse-db-migrate' } });
-    expect(cluster.spec.managed.roles.filter((r: any) => r.login).map((r: any) => r.passwordSecret.name).sort()).toEqual(['glimpse-db-enrichment', 'glimpse-db-gateway', 'glimpse-db-playbook']);
+    expect(cluster.spec.managed.roles.filter((r: any) => r.login).map((r: any) => r.passwordSecret.name).sort()).toEqual(['glimpse-db-enrichment', 'glimpse-db-gateway', 'glimpse-db-playbook', 'glimpse-db-webhooks']);
   });
 
   it('when the images are named, then prod pins every one by digest', () => {

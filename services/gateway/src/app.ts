@@ -17,6 +17,7 @@ import { consoleRouter } from './http/console-route.js';
 import { docsRouter } from './http/docs-route.js';
 import type { EnrichmentClient } from './data/enrichment-client.js';
 import type { PlaybookClient } from './data/playbook-client.js';
+import type { WebhooksClient } from './data/webhooks-client.js';
 import { trustProxySetting, type GatewayConfig } from './config.js';
 
 export interface CreateGatewayOptions {
@@ -41,12 +42,14 @@ export interface CreateGatewayOptions {
   /** Credentials of the management API (event tokens, API keys). */
   db: Db;
   playbooks: PlaybookClient;
+  /** The webhooks service: endpoints and deliveries of the management API. */
+  webhooks: WebhooksClient;
   logger: Logger;
   checks: Record<string, ReadinessCheck | OptionalCheck>;
   registry?: Registry;
 }
 
-export function createGatewayApp({ config, producer, redis, authenticator, addressLimiter, enrichment, db, playbooks, logger, checks, registry = new Registry() }: CreateGatewayOptions) {
+export function createGatewayApp({ config, producer, redis, authenticator, addressLimiter, enrichment, db, playbooks, webhooks, logger, checks, registry = new Registry() }: CreateGatewayOptions) {
   const accepted = new Counter({ name: 'glimpse_events_accepted_total', help: 'Events acknowledged by Kafka and answered 200', registers: [registry] });
   const redisFailures = new Counter({
     name: 'glimpse_redis_failures_total',
@@ -93,7 +96,7 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
       inFlightWaitMs: config.LOOKUP_TIMEOUT_MS,
     }),
   );
-  base.app.use(accountRouter({ authenticator, db, playbooks, enrichment, rawStore, limits: { perKey: limiter('account', config.ACCOUNT_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter } }));
+  base.app.use(accountRouter({ authenticator, db, playbooks, enrichment, rawStore, webhooks, limits: { perKey: limiter('account', config.ACCOUNT_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter } }));
   base.app.use(consoleRouter());
   base.app.use(docsRouter());
   return { app: base.finish(), registry };

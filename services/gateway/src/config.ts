@@ -47,6 +47,8 @@ const schema = z
   LOOKUP_TIMEOUT_MS: positive(5000),
   /** The internal playbook service: the management API's playbooks, enrollments and catalog. */
   PLAYBOOK_URL: z.string().url().default('http://127.0.0.1:8082'),
+  /** The internal webhooks service: the management API's webhook endpoints and deliveries. */
+  WEBHOOKS_URL: z.string().url().default('http://127.0.0.1:8083'),
 })
   .refine(...internalTokenRequiredInProduction);
 

@@ -12,6 +12,7 @@ import { createGatewayApp } from './app.js';
 import { createAddressLimiter } from './data/address-limiter.js';
 import { createEnrichmentClient } from './data/enrichment-client.js';
 import { createPlaybookClient } from './data/playbook-client.js';
+import { createWebhooksClient } from './data/webhooks-client.js';
 import { loadConfig, type GatewayConfig } from './config.js';
 
 export interface RunningGateway {
@@ -89,6 +90,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
 
   const enrichment = createEnrichmentClient({ baseUrl: config.ENRICHMENT_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
   const playbooks = createPlaybookClient({ baseUrl: config.PLAYBOOK_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
+  const webhooks = createWebhooksClient({ baseUrl: config.WEBHOOKS_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
   const { app } = createGatewayApp({
     config,
     producer,
@@ -98,6 +100,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
     enrichment,
     db,
     playbooks,
+    webhooks,
     logger,
     registry,
     checks: {
@@ -124,6 +127,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
       await kafkaHealth.close();
       await enrichment.close();
       await playbooks.close();
+      await webhooks.close();
       redis.disconnect();
       await db.$disconnect();
       logger.info('gateway stopped');

@@ -502,6 +502,122 @@ async function usagePage(root) {
   await show();
 }
 
+// Webhook endpoints: subscribe a URL (its signing secret is shown once), enable, disable, rotate
+// the secret, delete; and each endpoint's deliveries with every attempt.
+const WEBHOOK_EVENTS = [
+  ['enrollment.started', 'a playbook enrollment started'],
+  ['enrollment.stopped', 'a playbook enrollment stopped'],
+];
+
+async function webhooksPage(root, params) {
+  const slot = h('div');
+  const list = h('div', {}, loading());
+  const listHeading = h('h2', { tabindex: '-1' }, 'Your endpoints');
+  const deliveries = h('div', { class: 'results' });
+  const urlInput = h('input', { type: 'url', required: true, autocomplete: 'off', spellcheck: 'false', placeholder: 'https://example.com/glimpse-hooks' });
+  const createButton = h('button', { type: 'submit' }, 'Add endpoint');
+  const form = h(
+    'form',
+    { class: 'create', onsubmit: action(create) },
+    field('webhook-url', 'Endpoint URL', urlInput, 'Glimpse POSTs each event here, signed per Standard Webhooks. Private and internal addresses are refused.'),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Events to send'),
+      WEBHOOK_EVENTS.map(([type, what]) =>
+        h('div', { class: 'check' }, h('input', { type: 'checkbox', name: 'webhook-event', value: type, id: `event-${type}`, checked: true }), h('label', { for: `event-${type}` }, h('code', {}, type), ` — ${what}`)),
+      ),
+    ),
+    createButton,
+  );
+
+  async function create() {
+    const events = [...form.querySelectorAll('input[name=webhook-event]:checked')].map((i) => i.value);
+    if (!events.length) throw new ApiError(0, 'invalid_request', 'Choose at least one event to send.');
+    const created = await api('POST', 'webhooks', { url: urlInput.value.trim(), events });
+    form.reset();
+    slot.replaceChildren(secretBox(`Signing secret of ${created.url}`, created.secret, () => createButton.focus()));
+    slot.firstElementChild.focus();
+    await load();
+  }
+
+  const status = (w) =>
+    w.enabled
+      ? [h('span', { class: 'badge active' }, 'enabled'), w.failingSince ? [' failing since ', when(w.failingSince)] : '']
+      : [h('span', { class: 'badge stopped' }, 'disabled'), ' ', w.disabledReason === 'failing' ? ['after failing continuously, ', when(w.disabledAt)] : ['by hand, ', when(w.disabledAt)]];
+
+  async function load() {
+    const { items } = await api('GET', 'webhooks');
+    if (!list.isConnected) return;
+    const rows = items.map((w) => [
+      h('code', {}, w.url),
+      names(w.events),
+      status(w),
+      h(
+        'div',
+        { class: 'row-actions' },
+        h('a', { href: `#/webhooks?endpoint=${encodeURIComponent(w.id)}` }, 'Deliveries', hidden(` to ${w.url}`)),
+        h('button', { type: 'button', class: 'secondary', onclick: action(() => setEnabled(w, !w.enabled)) }, w.enabled ? 'Disable' : 'Re-enable', hidden(` ${w.url}`)),
+        h('button', { type: 'button', class: 'secondary', onclick: action(() => rotate(w)) }, 'Rotate secret', hidden(` of ${w.url}`)),
+        h('button', { type: 'button', class: 'danger', onclick: action(() => remove(w)) }, 'Delete', hidden(` ${w.url}`)),
+      ),
+    ]);
+    list.replaceChildren(items.length ? table('Webhook endpoints', ['URL', 'Events', 'Status', 'Actions'], rows) : h('p', {}, 'No endpoints yet.'));
+  }
+
+  async function setEnabled(w, enabled) {
+    await api('PATCH', `webhooks/${w.id}`, { enabled });
+    await load();
+    listHeading.focus();
+    say(enabled ? `Endpoint ${w.url} enabled: what was pending is sent again now.` : `Endpoint ${w.url} disabled.`);
+  }
+  async function rotate(w) {
+    if (!confirm(`Rotate the signing secret of ${w.url}? The old secret keeps signing alongside the new one for 24 hours.`)) return;
+    const rotated = await api('POST', `webhooks/${w.id}/rotate-secret`);
+    slot.replaceChildren(secretBox(`New signing secret of ${w.url}`, rotated.secret, () => listHeading.focus()));
+    slot.firstElementChild.focus();
+  }
+  async function remove(w) {
+    if (!confirm(`Delete the endpoint ${w.url}? Its pending deliveries are dropped.`)) return;
+    await api('DELETE', `webhooks/${w.id}`);
+    await load();
+    listHeading.focus();
+    say(`Endpoint ${w.url} deleted.`);
+  }
+
+  const attemptText = (a) => `${a.succeeded ? 'ok' : 'failed'}${a.responseStatus ? ` ${a.responseStatus}` : ''}${a.error && !a.succeeded ? ` (${a.error})` : ''}, ${a.durationMs} ms`;
+  async function showDeliveries(endpointId) {
+    const endpoint = await api('GET', `webhooks/${encodeURIComponent(endpointId)}`);
+    const paged = pagedTable({
+      caption: `Deliveries to ${endpoint.url}`,
+      columns: ['Scheduled', 'Event', 'Status', 'Attempts', 'Next attempt'],
+      empty: 'Nothing delivered to this endpoint yet.',
+      fetchPage: (cursor) => api('GET', `webhooks/${encodeURIComponent(endpointId)}/deliveries?${new URLSearchParams({ limit: '50', ...(cursor ? { cursor } : {}) })}`),
+      row: (d) => [
+        when(d.createdAt, '–', dateTimeSeconds),
+        h('code', {}, d.type),
+        h('span', { class: `badge ${d.status === 'delivered' ? 'active' : 'stopped'}` }, d.status),
+        d.attempts.length ? h('ol', { class: 'attempts' }, d.attempts.map((a) => h('li', {}, when(a.at, '–', dateTimeSeconds), ': ', attemptText(a)))) : 'none yet',
+        d.status === 'pending' && !endpoint.enabled ? 'paused while the endpoint is disabled' : when(d.nextAttemptAt, '–', dateTimeSeconds),
+      ],
+    });
+    const refresh = h('button', { type: 'button', class: 'secondary', onclick: action(() => showDeliveries(endpointId)) }, 'Refresh deliveries');
+    deliveries.replaceChildren(h('h2', {}, 'Deliveries to ', h('code', {}, endpoint.url)), h('div', { class: 'actions' }, refresh), paged.element);
+    await paged.load();
+  }
+
+  root.append(
+    ...pageHeading('Webhooks', 'Glimpse sends each playbook start and stop to your endpoints, signed with the endpoint’s secret, and retries failures for 24 hours.'),
+    form,
+    slot,
+    listHeading,
+    list,
+    deliveries,
+  );
+  const wanted = params.get('endpoint');
+  await Promise.all([load(), wanted ? showDeliveries(wanted) : undefined]);
+}
+
 // ---- routing -------------------------------------------------------------------------------
 
 const PAGES = {
@@ -511,6 +627,7 @@ const PAGES = {
   enrollments: { title: 'Enrollments', render: enrollmentsPage },
   events: { title: 'Recent events', render: eventsPage },
   usage: { title: 'Usage', render: usagePage },
+  webhooks: { title: 'Webhooks', render: webhooksPage },
 };
 
 function currentRoute() {

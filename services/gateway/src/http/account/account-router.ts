@@ -15,6 +15,8 @@ import { addressRateHeaders, perCredentialLimit } from '../rate-limit.js';
 import { credentialRoutes } from './credential-routes.js';
 import { forwardedRoutes } from './forwarded-routes.js';
 import { recentEventsRoute } from './recent-events-route.js';
+import { webhookRoutes } from './webhook-routes.js';
+import type { WebhooksClient } from '../../data/webhooks-client.js';
 
 export interface AccountRouterOptions {
   authenticator: Authenticator;
@@ -22,10 +24,11 @@ export interface AccountRouterOptions {
   playbooks: PlaybookClient;
   enrichment: EnrichmentClient;
   rawStore: RawEventStore;
+  webhooks: WebhooksClient;
   limits: { perKey: RateLimiter; perAddress: AddressLimiter };
 }
 
-export function accountRouter({ authenticator, db, playbooks, enrichment, rawStore, limits }: AccountRouterOptions): Router {
+export function accountRouter({ authenticator, db, playbooks, enrichment, rawStore, webhooks, limits }: AccountRouterOptions): Router {
   const router = express.Router();
   router.use(
     '/account',
@@ -36,5 +39,6 @@ export function accountRouter({ authenticator, db, playbooks, enrichment, rawSto
   router.use(credentialRoutes({ db }));
   router.use(forwardedRoutes({ playbooks, enrichment }));
   router.use(recentEventsRoute({ rawStore }));
+  router.use(webhookRoutes({ webhooks }));
   return router;
 }

@@ -1,0 +1,25 @@
+import { loadConfig } from './config';
+
+const TOKEN = { INTERNAL_TOKEN: 'a-production-internal-token-0123456789' };
+
+describe('webhooks configuration', () => {
+  it('when running in production, then private targets are refused without being asked', () => {
+    expect(loadConfig({ NODE_ENV: 'production', ...TOKEN }).WEBHOOKS_BLOCK_PRIVATE_TARGETS).toBe(true);
+  });
+
+  it('when production is told to allow private targets, then it does not start', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOKS_BLOCK_PRIVATE_TARGETS: 'false', ...TOKEN })).toThrow(/WEBHOOKS_BLOCK_PRIVATE_TARGETS/);
+  });
+
+  it('outside production, then the guard is off unless set, and loopback needs its own setting', () => {
+    expect(loadConfig({}).WEBHOOKS_BLOCK_PRIVATE_TARGETS).toBe(false);
+    const test = loadConfig({ NODE_ENV: 'test', WEBHOOKS_BLOCK_PRIVATE_TARGETS: 'true', WEBHOOKS_ALLOW_LOOPBACK: 'true' });
+    expect([test.WEBHOOKS_BLOCK_PRIVATE_TARGETS, test.WEBHOOKS_ALLOW_LOOPBACK]).toEqual([true, true]);
+    expect(() => loadConfig({ WEBHOOKS_ALLOW_LOOPBACK: 'yes' })).toThrow(/WEBHOOKS_ALLOW_LOOPBACK/);
+  });
+
+  it('by default, retries last 24 h and an endpoint is disabled after a day of failures', () => {
+    const c = loadConfig({});
+    expect([c.WEBHOOKS_RETRY_WINDOW_MS, c.WEBHOOKS_DISABLE_AFTER_MS, c.WEBHOOKS_TIMEOUT_MS]).toEqual([86_400_000, 86_400_000, 10_000]);
+  });
+});

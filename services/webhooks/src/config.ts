@@ -1,0 +1,55 @@
+// The webhooks service's environment, parsed once at start-up.
+import { baseEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+
+const ms = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
+const HOUR = 60 * 60 * 1000;
+
+const schema = z
+  .object({
+    ...baseEnv,
+    /** Port of the internal management API (for the gateway) and the health, readiness and metrics endpoints. */
+    WEBHOOKS_PORT: port(8083),
+    HOST: z.string().default('0.0.0.0'),
+    /** The consumer group on playbook.effects. */
+    WEBHOOKS_GROUP_ID: z.string().min(1).default('glimpse-webhooks'),
+    WEBHOOKS_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(15_000),
+    /** Deliveries sent at once by one instance. */
+    WEBHOOKS_CONCURRENCY: z.coerce.number().int().positive().default(16),
+    /** How often the schedule is polled for due deliveries when there was nothing to do. */
+    WEBHOOKS_POLL_INTERVAL_MS: ms(1000),
+    /** One delivery's request, connection to the last byte of the answer. */
+    WEBHOOKS_TIMEOUT_MS: ms(10_000),
+    /** Retries: the first waits this long, each next twice as long (±20 %), at most WEBHOOKS_RETRY_MAX_DELAY_MS. */
+    WEBHOOKS_RETRY_BASE_MS: ms(10_000),
+    WEBHOOKS_RETRY_MAX_DELAY_MS: ms(3 * HOUR),
+    /** A delivery is given up this long after its first attempt (or after its endpoint is re-enabled). */
+    WEBHOOKS_RETRY_WINDOW_MS: ms(24 * HOUR),
+    /** An endpoint whose attempts have all failed for this long is disabled until re-enabled. */
+    WEBHOOKS_DISABLE_AFTER_MS: ms(24 * HOUR),
+    /** After a secret rotation the previous secret also signs for this long. */
+    WEBHOOKS_ROTATION_GRACE_MS: ms(24 * HOUR),
+    /** Finished deliveries and their attempts are deleted after this (pending ones too, past it). */
+    WEBHOOKS_RETENTION_MS: ms(7 * 24 * HOUR),
+    WEBHOOKS_MAX_ENDPOINTS_PER_ACCOUNT: z.coerce.number().int().positive().default(20),
+    /**
+     * SSRF guard: refuse targets whose addresses are private, loopback, link-local or otherwise not
+     * public unicast. Always on in production; on elsewhere only when set.
+     */
+    WEBHOOKS_BLOCK_PRIVATE_TARGETS: flag.optional(),
+    /** With the guard on, still allow loopback targets (tests' local receivers). */
+    WEBHOOKS_ALLOW_LOOPBACK: flag.default(false),
+    ...internalTokenEnv,
+  })
+  .refine(...internalTokenRequiredInProduction)
+  .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOKS_BLOCK_PRIVATE_TARGETS !== false, {
+    message: 'private targets cannot be allowed in production',
+    path: ['WEBHOOKS_BLOCK_PRIVATE_TARGETS'],
+  })
+  .transform((c) => ({ ...c, WEBHOOKS_BLOCK_PRIVATE_TARGETS: c.WEBHOOKS_BLOCK_PRIVATE_TARGETS ?? c.NODE_ENV === 'production' }));
+
+export type WebhooksConfig = z.infer<typeof schema>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): WebhooksConfig {
+  return parseConfig(schema, env);
+}

@@ -1,0 +1,183 @@
+// webhook_deliveries and webhook_attempts: the schedule the dispatcher polls, and what each
+// attempt met. Claiming pushes a row's next_attempt_at forward by a lease, so an instance that
+// dies mid-attempt leaves the row due again after it (at least once), and concurrent instances
+// skip each other's rows (SKIP LOCKED).
+import { createHash } from 'node:crypto';
+import type { Db } from '@glimpse/db';
+import type { WebhookEventType } from '../domain/effect-payload.js';
+
+export function personKeyOf(accountId: string, email: string): string {
+  return createHash('sha256').update(`${accountId}:${email}`).digest('hex');
+}
+
+/**
+ * One delivery per enabled endpoint of the account subscribed to the type, in one statement; a
+ * redelivered effect adds nothing (unique endpoint and effect). Returns how many were added.
+ */
+export async function enqueueEffect(
+  db: Db,
+  input: { accountId: string; effectId: string; personKey: string; type: WebhookEventType; payload: string },
+  retryWindowMs: number,
+): Promise<number> {
+  const { accountId, effectId, personKey, type, payload } = input;
+  return db.$executeRaw`
+    INSERT INTO webhook_deliveries (id, endpoint_id, effect_id, person_key, type, payload, next_attempt_at, expires_at)
+    SELECT gen_random_uuid(), e.id, ${effectId}::uuid, ${personKey}, ${type}, ${payload}, now(), now() + ${retryWindowMs} * interval '1 millisecond'
+    FROM webhook_endpoints e
+    WHERE e.account_id = ${accountId}::uuid AND e.enabled AND ${type} = ANY(e.events)
+    ON CONFLICT (endpoint_id, effect_id) DO NOTHING`;
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  endpointId: string;
+  effectId: string;
+  payload: string;
+  attempts: number;
+  expiresAt: Date;
+  url: string;
+  secrets: string[];
+}
+
+interface ClaimedRow {
+  id: string;
+  endpoint_id: string;
+  effect_id: string;
+  payload: string;
+  attempts: number;
+  expires_at: Date;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/**
+ * Due deliveries of enabled endpoints, each the oldest pending one of its endpoint and person (a
+ * later effect for the same person never overtakes an earlier one), leased for `leaseMs`.
+ */
+export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  const rows = await db.$queryRaw<ClaimedRow[]>`
+    WITH due AS (
+      SELECT d.id FROM webhook_deliveries d
+      JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND e.enabled
+        AND NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries p
+          WHERE p.endpoint_id = d.endpoint_id AND p.person_key = d.person_key AND p.status = 'pending' AND p.seq < d.seq)
+      ORDER BY d.next_attempt_at
+      LIMIT ${limit}
+      FOR UPDATE OF d SKIP LOCKED
+    )
+    UPDATE webhook_deliveries d SET next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
+    FROM due, webhook_endpoints e
+    WHERE d.id = due.id AND e.id = d.endpoint_id
+    RETURNING d.id, d.endpoint_id, d.effect_id, d.payload, d.attempts, d.expires_at, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at`;
+  const now = Date.now();
+  return rows.map((r) => ({
+    id: r.id,
+    endpointId: r.endpoint_id,
+    effectId: r.effect_id,
+    payload: r.payload,
+    attempts: r.attempts,
+    expiresAt: r.expires_at,
+    url: r.url,
+    secrets: [r.secret, ...(r.previous_secret && r.previous_secret_expires_at && r.previous_secret_expires_at.getTime() > now ? [r.previous_secret] : [])],
+  }));
+}
+
+export interface AttemptResult {
+  at: Date;
+  durationMs: number;
+  responseStatus: number | null;
+  error: string | null;
+  succeeded: boolean;
+}
+
+export interface FailurePolicy {
+  /** The next attempt's time after this many failed attempts, or null to give up. */
+  nextAttempt(failedAttempts: number, expiresAt: Date): Date | null;
+  /** Whether an endpoint failing since then is to be disabled now. */
+  disable(failingSince: Date): boolean;
+}
+
+/** Records the attempt and moves the delivery and its endpoint on. Returns what happened to them. */
+export async function recordAttempt(
+  db: Db,
+  delivery: ClaimedDelivery,
+  result: AttemptResult,
+  policy: FailurePolicy,
+): Promise<{ delivery: 'delivered' | 'retrying' | 'failed'; endpointDisabled: boolean }> {
+  return db.$transaction(async (tx) => {
+    await tx.webhookAttempt.create({ data: { deliveryId: delivery.id, ...result } });
+    const attempts = delivery.attempts + 1;
+    if (result.succeeded) {
+      await tx.webhookDelivery.update({ where: { id: delivery.id }, data: { status: 'delivered', attempts, finishedAt: result.at } });
+      await tx.webhookEndpoint.updateMany({ where: { id: delivery.endpointId, failingSince: { not: null } }, data: { failingSince: null } });
+      return { delivery: 'delivered', endpointDisabled: false };
+    }
+    const next = policy.nextAttempt(attempts, delivery.expiresAt);
+    await tx.webhookDelivery.update({
+      where: { id: delivery.id },
+      data: next ? { attempts, nextAttemptAt: next } : { attempts, status: 'failed', finishedAt: result.at },
+    });
+    const [endpoint] = await tx.$queryRaw<{ failing_since: Date | null; enabled: boolean }[]>`
+      SELECT failing_since, enabled FROM webhook_endpoints WHERE id = ${delivery.endpointId}::uuid FOR UPDATE`;
+    let endpointDisabled = false;
+    if (endpoint) {
+      const failingSince = endpoint.failing_since ?? result.at;
+      endpointDisabled = endpoint.enabled && policy.disable(failingSince);
+      await tx.webhookEndpoint.update({
+        where: { id: delivery.endpointId },
+        data: { failingSince, ...(endpointDisabled ? { enabled: false, disabledReason: 'failing', disabledAt: result.at } : {}) },
+      });
+    }
+    return { delivery: next ? 'retrying' : 'failed', endpointDisabled };
+  });
+}
+
+export interface DeliveryItem {
+  id: string;
+  effectId: string;
+  type: string;
+  status: string;
+  createdAt: Date;
+  nextAttemptAt: Date | null;
+  finishedAt: Date | null;
+  attempts: { at: Date; succeeded: boolean; responseStatus: number | null; error: string | null; durationMs: number }[];
+}
+
+/** An endpoint's deliveries, newest first, each with its attempts in order. */
+export async function findDeliveryPage(
+  db: Db,
+  endpointId: string,
+  { limit, after, status }: { limit: number; after: { at: Date; id: string } | null; status?: string },
+): Promise<DeliveryItem[]> {
+  const rows = await db.webhookDelivery.findMany({
+    where: {
+      endpointId,
+      ...(status ? { status } : {}),
+      ...(after ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] } : {}),
+    },
+    select: {
+      id: true,
+      effectId: true,
+      type: true,
+      status: true,
+      createdAt: true,
+      nextAttemptAt: true,
+      finishedAt: true,
+      attemptRows: { select: { at: true, succeeded: true, responseStatus: true, error: true, durationMs: true }, orderBy: { at: 'asc' } },
+    },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit,
+  });
+  return rows.map(({ attemptRows, ...r }) => ({ ...r, nextAttemptAt: r.status === 'pending' ? r.nextAttemptAt : null, attempts: attemptRows }));
+}
+
+/** Deletes deliveries (and their attempts) older than the retention, a batch at a time. */
+export async function purgeOldDeliveries(db: Db, retentionMs: number, batch = 1000): Promise<number> {
+  return db.$executeRaw`
+    DELETE FROM webhook_deliveries WHERE id IN (
+      SELECT id FROM webhook_deliveries WHERE created_at < now() - ${retentionMs} * interval '1 millisecond' LIMIT ${batch})`;
+}

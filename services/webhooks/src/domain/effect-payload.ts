@@ -1,0 +1,25 @@
+// What a playbook effect becomes on the wire: the event type endpoints subscribe to and the JSON
+// body (Standard Webhooks' {type, timestamp, data}). Only who, which playbook, what and when: the
+// effect carries no event properties, and neither does this.
+import type { PlaybookEffectMessage } from '@glimpse/messaging';
+
+export const WEBHOOK_EVENT_TYPES = ['enrollment.started', 'enrollment.stopped'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export interface WebhookPayload {
+  type: WebhookEventType;
+  timestamp: string;
+  data: { effectId: string; eventId: string; playbookId: string; email: string; at: string };
+}
+
+export function eventTypeOf(effect: Pick<PlaybookEffectMessage, 'action'>): WebhookEventType {
+  return effect.action === 'started' ? 'enrollment.started' : 'enrollment.stopped';
+}
+
+export function payloadOf(effect: PlaybookEffectMessage): WebhookPayload {
+  return {
+    type: eventTypeOf(effect),
+    timestamp: effect.at,
+    data: { effectId: effect.effectId, eventId: effect.eventId, playbookId: effect.playbookId, email: effect.email, at: effect.at },
+  };
+}

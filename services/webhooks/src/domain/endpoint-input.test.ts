@@ -1,0 +1,27 @@
+import { parseEndpointChanges, parseNewEndpoint } from './endpoint-input';
+
+describe('webhook endpoint bodies', () => {
+  it('when a subscription names its url and events, then it is accepted with duplicates dropped', () => {
+    expect(parseNewEndpoint({ url: ' https://example.com/hook ', events: ['enrollment.started', 'enrollment.started'] })).toEqual({
+      url: 'https://example.com/hook',
+      events: ['enrollment.started'],
+    });
+  });
+
+  it.each([
+    [{ events: ['enrollment.started'] }, 'url is required'],
+    [{ url: 'https://example.com' }, 'events is required'],
+    [{ url: 'https://example.com', events: [] }, 'at least one event'],
+    [{ url: 'https://example.com', events: ['enrollment.paused'] }, 'each event must be one of enrollment.started, enrollment.stopped'],
+    [{ url: 'https://example.com', events: ['enrollment.started'], secret: 'x' }, 'unknown field(s): secret'],
+    [[], 'body must be a JSON object'],
+  ])('when the body is %j, then it is refused: %s', (body, message) => {
+    expect(() => parseNewEndpoint(body)).toThrow(message);
+  });
+
+  it('when a change names nothing, or a wrong type, then it is refused', () => {
+    expect(() => parseEndpointChanges({})).toThrow('nothing to change');
+    expect(() => parseEndpointChanges({ enabled: 'yes' })).toThrow('enabled must be true or false');
+    expect(parseEndpointChanges({ enabled: true })).toEqual({ enabled: true });
+  });
+});

@@ -1,0 +1,50 @@
+// The webhooks service's internal HTTP API, behind the gateway's /account/webhooks: endpoints,
+// secrets and deliveries of the account the gateway names.
+import express, { type Router } from 'express';
+import { AppError } from '@glimpse/errors';
+import { encodeCursor, fromGateway, parsePageQuery } from '@glimpse/http';
+import { parseEndpointChanges, parseNewEndpoint } from '../domain/endpoint-input.js';
+import { createEndpoint, deleteEndpoint, deliveryPage, getEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint, type DeliveryPageQuery, type ManageDeps } from '../domain/manage-endpoints.js';
+
+const STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+function parseDeliveryQuery(query: Record<string, unknown>): DeliveryPageQuery {
+  const { limit, cursor, others } = parsePageQuery(query, ['status']);
+  const { status } = others;
+  if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) throw new AppError('invalid_request', `status must be one of ${STATUSES.join(', ')}`);
+  return { limit, after: cursor, ...(status ? { status: status as DeliveryPageQuery['status'] } : {}) };
+}
+
+export function internalRouter({ deps, internalToken }: { deps: ManageDeps; internalToken: string }): Router {
+  const router = express.Router();
+  // The gateway has already enforced 32 KB on the client's body; this only bounds what it forwards.
+  const json = express.json({ limit: '64kb', strict: false });
+  router.use('/internal', fromGateway(internalToken));
+  const account = (res: express.Response) => res.locals.accountId as string;
+  const id = (req: express.Request) => req.params.endpointId as string;
+
+  router.get('/internal/webhooks', async (_req, res) => {
+    res.json({ items: await listEndpoints(deps, account(res)) });
+  });
+  router.post('/internal/webhooks', json, async (req, res) => {
+    res.status(201).json(await createEndpoint(deps, account(res), parseNewEndpoint(req.body)));
+  });
+  router.get('/internal/webhooks/:endpointId', async (req, res) => {
+    res.json(await getEndpoint(deps, account(res), id(req)));
+  });
+  router.patch('/internal/webhooks/:endpointId', json, async (req, res) => {
+    res.json(await updateEndpoint(deps, account(res), id(req), parseEndpointChanges(req.body)));
+  });
+  router.delete('/internal/webhooks/:endpointId', async (req, res) => {
+    await deleteEndpoint(deps, account(res), id(req));
+    res.status(204).end();
+  });
+  router.post('/internal/webhooks/:endpointId/rotate-secret', async (req, res) => {
+    res.json(await rotateEndpointSecret(deps, account(res), id(req)));
+  });
+  router.get('/internal/webhooks/:endpointId/deliveries', async (req, res) => {
+    const page = await deliveryPage(deps, account(res), id(req), parseDeliveryQuery(req.query as Record<string, unknown>));
+    res.json({ items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null });
+  });
+  return router;
+}

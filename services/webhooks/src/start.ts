@@ -1,0 +1,113 @@
+// Starts the webhooks service: the consumer group on playbook.effects (schedules deliveries), the
+// dispatcher (sends them, retries from the schedule in Postgres) and an HTTP port for the internal
+// management API, health, readiness and metrics. On stop it leaves the group, lets the attempts in
+// hand finish and be recorded, then closes.
+import dns from 'node:dns/promises';
+import { createDb } from '@glimpse/db';
+import { createBaseApp, createHttpServer } from '@glimpse/http';
+import { createLogger, type Logger } from '@glimpse/logging';
+import { TOPICS, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import { createEffectsConsumer } from './consumer/effects-consumer.js';
+import { createDispatcher } from './delivery/dispatcher.js';
+import { createSender } from './delivery/sender.js';
+import { nextAttemptAt, shouldDisable } from './domain/retry-schedule.js';
+import type { ManageDeps } from './domain/manage-endpoints.js';
+import { internalRouter } from './http/internal-routes.js';
+import { loadConfig, type WebhooksConfig } from './config.js';
+
+const DNS_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export interface RunningWebhooksService {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startWebhooksService(
+  config: WebhooksConfig = loadConfig(),
+  logger: Logger = createLogger({ service: 'webhooks', level: config.LOG_LEVEL }),
+): Promise<RunningWebhooksService> {
+  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.WEBHOOKS_CONCURRENCY + 6 });
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), clientId: 'glimpse-webhooks', logger });
+  const producer = createBatchingProducer({ kafka });
+  await producer.connect();
+  const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.playbookEffects });
+  const policy = { blockPrivate: config.WEBHOOKS_BLOCK_PRIVATE_TARGETS, allowLoopback: config.WEBHOOKS_ALLOW_LOOPBACK };
+  if (!policy.blockPrivate) logger.warn('webhook targets are not checked for private addresses (WEBHOOKS_BLOCK_PRIVATE_TARGETS is off outside production)');
+
+  const base = createBaseApp({
+    logger,
+    checks: {
+      postgres: async () => { await db.$queryRaw`SELECT 1`; },
+      kafka: async () => {
+        if (!consumer.isRunning()) throw new Error('consumer not running');
+        await kafkaHealth.check();
+      },
+    },
+  });
+  const sender = createSender({ timeoutMs: config.WEBHOOKS_TIMEOUT_MS, policy });
+  const retry = { baseMs: config.WEBHOOKS_RETRY_BASE_MS, maxDelayMs: config.WEBHOOKS_RETRY_MAX_DELAY_MS };
+  const dispatcher = createDispatcher({
+    db,
+    sender,
+    logger,
+    registry: base.registry,
+    concurrency: config.WEBHOOKS_CONCURRENCY,
+    pollIntervalMs: config.WEBHOOKS_POLL_INTERVAL_MS,
+    leaseMs: 2 * config.WEBHOOKS_TIMEOUT_MS + 5000,
+    policy: {
+      nextAttempt: (failed, expiresAt) => nextAttemptAt(failed, new Date(), expiresAt, retry),
+      disable: (failingSince) => shouldDisable(failingSince, new Date(), config.WEBHOOKS_DISABLE_AFTER_MS),
+    },
+    retentionMs: config.WEBHOOKS_RETENTION_MS,
+  });
+  const consumer = createEffectsConsumer({
+    kafka,
+    groupId: config.WEBHOOKS_GROUP_ID,
+    sessionTimeoutMs: config.WEBHOOKS_SESSION_TIMEOUT_MS,
+    logger,
+    registry: base.registry,
+    db,
+    producer,
+    retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
+    onScheduled: () => dispatcher.poke(),
+  });
+  await consumer.start();
+  dispatcher.start();
+
+  const deps: ManageDeps = {
+    db,
+    policy,
+    // Bounded well inside the gateway's wait, so a slow resolver is a 400, never a 503 after which the endpoint appears anyway.
+    resolve: (hostname) => withTimeout(dns.lookup(hostname, { all: true }), DNS_TIMEOUT_MS).then((list) => list.map((a) => a.address)),
+    maxEndpoints: config.WEBHOOKS_MAX_ENDPOINTS_PER_ACCOUNT,
+    retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
+    rotationGraceMs: config.WEBHOOKS_ROTATION_GRACE_MS,
+  };
+  base.app.use(internalRouter({ deps, internalToken: config.INTERNAL_TOKEN }));
+  const server = createHttpServer({ app: base.finish(), port: config.WEBHOOKS_PORT, host: config.HOST });
+  const address = await server.start();
+  logger.info({ port: address.port, groupId: config.WEBHOOKS_GROUP_ID }, 'webhooks service running');
+
+  return {
+    ...address,
+    async stop() {
+      await consumer.stop();
+      await dispatcher.stop();
+      await server.stop();
+      await sender.close();
+      await producer.disconnect();
+      await kafkaHealth.close();
+      await db.$disconnect();
+      logger.info('webhooks service stopped');
+    },
+  };
+}

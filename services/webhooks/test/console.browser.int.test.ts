@@ -1,0 +1,113 @@
+/// <reference lib="dom" />
+// The console's webhooks page in a real headless Chromium against the gateway and the webhooks
+// service: a person subscribes a local receiver (the secret is shown once), sees the deliveries
+// fail until the endpoint is disabled, re-enables it once the receiver recovers, and sees the
+// delivery succeed. Screenshots go to artifacts/console/.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import type { RunningGateway } from '@glimpse/gateway';
+import { TOPICS, personKey } from '@glimpse/messaging';
+import type { RunningWebhooksService } from '@glimpse/webhooks';
+import { closeTestDb, createTestAccount, createTestApiKey, startTestGateway, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { produceRaw } from '../../../test/support/kafka-helpers';
+import { startReceiver, startTestWebhooksService, type Receiver } from '../../../test/support/webhooks';
+import { chromiumPath } from '../../../test/config';
+
+const CHROMIUM = chromiumPath();
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
+
+let webhooks: RunningWebhooksService;
+let gateway: RunningGateway;
+let receiver: Receiver;
+let browser: Browser;
+let accountId: string;
+
+beforeAll(async () => {
+  // Fail, never skip: a machine without Chromium must not pass the console's tests silently.
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is required for the console's browser tests but ${CHROMIUM} does not exist: npm test installs it`);
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  receiver = await startReceiver();
+  webhooks = await startTestWebhooksService({ WEBHOOKS_DISABLE_AFTER_MS: '1000', WEBHOOKS_RETRY_WINDOW_MS: '600000' });
+  [gateway, browser] = await Promise.all([startTestGateway({ WEBHOOKS_URL: webhooks.url }), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+}, 60_000);
+
+afterAll(async () => {
+  if (accountId) await testDb().webhookEndpoint.deleteMany({ where: { accountId } });
+  await browser?.close();
+  await gateway?.stop();
+  await webhooks?.stop();
+  await receiver?.close();
+  await closeTestDb();
+});
+
+const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
+const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+describe('console: webhooks', () => {
+  it('when a person subscribes an endpoint that fails until it is disabled, then the page shows the attempts and re-enabling it delivers', async () => {
+    ({ accountId } = await createTestAccount('console webhooks'));
+    const { key } = await createTestApiKey(accountId, ['account:manage']);
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(err.message));
+    page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && problems.push(msg.text()));
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(`${gateway.url}/console/`);
+    await heading(page, 'Sign in');
+    await page.getByLabel('Management API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading(page, 'Event tokens');
+
+    await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await heading(page, 'Webhooks');
+
+    // Subscribe: the signing secret is shown once.
+    await page.getByLabel('Endpoint URL').fill(receiver.url);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const box = page.getByRole('region', { name: /^Signing secret of / });
+    const secret = (await box.locator('code').textContent())!;
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByRole('rowheader', { name: receiver.url }).waitFor();
+    await box.getByRole('button', { name: 'Done, hide it' }).click();
+    await box.waitFor({ state: 'detached' });
+    expect(await page.content()).not.toContain(secret);
+
+    // The receiver fails every attempt: the endpoint is disabled (here after 1 s of failures).
+    receiver.script([], 'fail');
+    const email = uniqueEmail('console-hook');
+    const effectId = randomUUID();
+    await produceRaw(TOPICS.playbookEffects, [
+      { key: personKey(accountId, email), value: JSON.stringify({ effectId, eventId: randomUUID(), accountId, playbookId: randomUUID(), email, action: 'started', at: new Date().toISOString() }) },
+    ]);
+    await waitFor(async () => !(await testDb().webhookEndpoint.findFirstOrThrow({ where: { accountId } })).enabled, { what: 'the endpoint disabled' });
+
+    await page.getByRole('link', { name: `Deliveries to ${receiver.url}` }).click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: receiver.url }) });
+    await row.filter({ hasText: 'after failing continuously' }).waitFor();
+    const deliveries = page.getByRole('table', { name: `Deliveries to ${receiver.url}` });
+    await deliveries.waitFor();
+    expect(await deliveries.textContent()).toMatch(/enrollment\.started.*pending.*failed 500 \(endpoint answered 500\).*paused while the endpoint is disabled/s);
+    await screenshot(page, 'webhooks-disabled');
+
+    // The receiver recovers; re-enabling sends what was pending.
+    receiver.script([], 'ok');
+    await row.getByRole('button', { name: `Re-enable ${receiver.url}` }).click();
+    await page.getByRole('status').filter({ hasText: 'enabled' }).waitFor();
+    const ok = await waitFor(async () => receiver.requests.find((r) => r.headers['webhook-id'] === effectId && r.answered === 'ok'), { what: 'the delivery after re-enabling' });
+    expect(() => new Webhook(secret).verify(ok.body, ok.headers)).not.toThrow();
+    await waitFor(async () => {
+      await page.getByRole('button', { name: 'Refresh deliveries' }).click();
+      return /delivered/.test((await deliveries.textContent()) ?? '');
+    }, { what: 'the delivery shown as delivered', intervalMs: 300 });
+    expect(await deliveries.textContent()).toMatch(/ok 204/);
+    expect(await row.textContent()).toMatch(/enabled/);
+    await screenshot(page, 'webhooks');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
