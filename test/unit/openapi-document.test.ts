@@ -38,6 +38,10 @@ it('when the document is validated against the OpenAPI 3.1 schema, then it is va
     '/account/playbooks/{id}',
     '/account/playbooks/{id}/enrollments',
     '/account/usage',
+    '/account/webhooks',
+    '/account/webhooks/{id}',
+    '/account/webhooks/{id}/deliveries',
+    '/account/webhooks/{id}/rotate-secret',
   ]);
 });
 
@@ -89,5 +93,20 @@ describe('interfaceViolations', () => {
     const body = { error: 'service_unavailable', message: 'retry later' };
     expect(interfaceViolations('POST', '/visitors/enrichment', { status: 503, headers: json, body })).toEqual(['503 lacks the Retry-After header']);
     expect(interfaceViolations('POST', '/visitors/enrichment', { status: 503, headers: new Headers({ 'content-type': 'application/json', 'retry-after': '1' }), body })).toEqual([]);
+  });
+
+  it('when a webhooks answer shows a secret that is not whsec_, an attempt without its duration, or a limit 409 without Retry-After, then only the first two are violations', () => {
+    const at = '2026-11-23T19:00:00.000Z';
+    const endpoint = { id: '0b6c2a1e-3f1d-4c5e-9a7b-2d8e6f4a1c3b', url: 'https://93.184.216.34/hooks', events: ['enrollment.started'], enabled: true, disabledReason: null, disabledAt: null, failingSince: null, createdAt: at, updatedAt: at };
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(interfaceViolations('POST', '/account/webhooks', { status: 201, headers: json, body: { ...endpoint, secret } })).toEqual([]);
+    expect(interfaceViolations('POST', '/account/webhooks', { status: 201, headers: json, body: { ...endpoint, secret: 'plain' } })).toEqual([expect.stringContaining('/secret must match pattern')]);
+    const delivery = { id: endpoint.id, effectId: endpoint.id, type: 'enrollment.started', status: 'failed', createdAt: at, nextAttemptAt: null, finishedAt: at };
+    const attempt = { at, succeeded: false, responseStatus: 500, error: 'endpoint answered 500' };
+    expect(interfaceViolations('GET', `/account/webhooks/${endpoint.id}/deliveries`, { status: 200, headers: json, body: { items: [{ ...delivery, attempts: [{ ...attempt, durationMs: 12 }] }], nextCursor: null } })).toEqual([]);
+    expect(interfaceViolations('GET', `/account/webhooks/${endpoint.id}/deliveries`, { status: 200, headers: json, body: { items: [{ ...delivery, attempts: [attempt] }], nextCursor: null } })).toEqual([
+      expect.stringContaining("must have required property 'durationMs'"),
+    ]);
+    expect(interfaceViolations('POST', '/account/webhooks', { status: 409, headers: json, body: { error: 'limit_reached', message: 'at most 3' } })).toEqual([]);
   });
 });

@@ -23,8 +23,17 @@ import {
   usageSchema,
 } from './management.js';
 import { RECORD_SCHEMAS } from './records.js';
+import {
+  WEBHOOK_DELIVERY_STATUSES,
+  webhookCreateSchema,
+  webhookDeliverySchema,
+  webhookEndpointCreatedSchema,
+  webhookEndpointSchema,
+  webhookSecretRotatedSchema,
+  webhookUpdateSchema,
+} from './webhooks.js';
 
-export const API_VERSION = '1.1.0';
+export const API_VERSION = '1.2.0';
 
 const ERRORS = {
   400: 'the request breaks a rule the message names',
@@ -185,6 +194,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   });
 
   registerManagement(registry, security);
+  registerWebhooks(registry, security);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
@@ -201,6 +211,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: 'Lookups', description: 'Visitor details and enrichment, with an API key' },
       { name: 'Events', description: 'Events, with an event token' },
       { name: 'Account', description: 'The management API: an API key with the account:manage scope, acting on its own account' },
+      { name: 'Webhooks', description: 'Webhook endpoints that receive enrollment.started and enrollment.stopped, their signing secrets and deliveries; an API key with the account:manage scope' },
     ],
   });
   // A plain JSON value: what is served and committed is exactly what a client parses.
@@ -209,28 +220,38 @@ export function buildOpenApiDocument(): Record<string, unknown> {
 
 const MANAGEMENT_ERRORS: ErrorStatus[] = [400, 401, 403, 404, 413, 415, 422, 429, 500, 503];
 
-/** The management API under /account. */
-function registerManagement(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
-  const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
-  const op = (method: 'get' | 'post' | 'patch' | 'delete', path: string, operationId: string, summary: string, ok: { status: number; description: string; schema?: z.ZodType }, request: Record<string, unknown> = {}) =>
+type Method = 'get' | 'post' | 'patch' | 'delete';
+type Ok = { status: number; description: string; schema?: z.ZodType };
+
+const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+const idParam = { params: z.object({ id: z.string().meta({ description: 'the id (a UUID); another account\'s is 404' }) }) };
+const page = z.object({
+  limit: z.string().regex(/^[0-9]+$/).optional().meta({ description: '1 to 200 (default 50)' }),
+  cursor: z.string().optional().meta({ description: 'nextCursor of the previous page' }),
+});
+
+/** Registers the operations of one tag of the management API: its answer, and the management errors plus `extra` ones. */
+function managementOperations(registry: OpenAPIRegistry, security: Record<string, string[]>[], tag: string) {
+  return (method: Method, path: string, operationId: string, summary: string, ok: Ok, request: Record<string, unknown> = {}, extra: Record<number, unknown> = {}) =>
     registry.registerPath({
       method,
       path,
       operationId,
-      tags: ['Account'],
+      tags: [tag],
       summary,
       security,
       request,
       responses: {
         [ok.status]: { description: ok.description, headers: RATE_HEADERS, ...(ok.schema ? { content: json(ok.schema) } : {}) },
         ...errors(MANAGEMENT_ERRORS, RATE_HEADERS),
-      },
+        ...extra,
+      } as never,
     });
-  const idParam = { params: z.object({ id: z.string().meta({ description: 'the id (a UUID); another account\'s is 404' }) }) };
-  const page = z.object({
-    limit: z.string().regex(/^[0-9]+$/).optional().meta({ description: '1 to 200 (default 50)' }),
-    cursor: z.string().optional().meta({ description: 'nextCursor of the previous page' }),
-  });
+}
+
+/** The management API under /account. */
+function registerManagement(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
+  const op = managementOperations(registry, security, 'Account');
 
   op('post', '/account/event-tokens', 'account.createEventToken', 'Create an event token', { status: 201, description: 'created; the token is shown once', schema: eventTokenCreatedSchema });
   op('get', '/account/event-tokens', 'account.listEventTokens', 'The event tokens, newest first', { status: 200, description: 'the tokens (prefixes only)', schema: listOf(eventTokenSchema) });
@@ -261,5 +282,42 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
       from: z.string().optional().meta({ description: 'YYYY-MM-DD (default 30 days ago)' }),
       to: z.string().optional().meta({ description: 'YYYY-MM-DD (default today); at most 366 days' }),
     }),
+  });
+}
+
+/** The webhooks management API under /account/webhooks, answered by the webhooks service. */
+function registerWebhooks(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
+  const op = managementOperations(registry, security, 'Webhooks');
+  const atLimit = {
+    409: { description: 'the account already has its maximum of webhook endpoints (limit_reached); delete one first', headers: RATE_HEADERS, content: json(errorBodySchema) },
+  };
+
+  op('get', '/account/webhooks', 'webhooks.list', 'The webhook endpoints, oldest first (never their secrets)', { status: 200, description: 'the endpoints', schema: listOf(webhookEndpointSchema) });
+  op(
+    'post',
+    '/account/webhooks',
+    'webhooks.create',
+    'Subscribe an endpoint to event types; deliveries are signed (Standard Webhooks) with the secret answered here once',
+    { status: 201, description: 'created, with its secret', schema: webhookEndpointCreatedSchema },
+    { body: { required: true, content: json(webhookCreateSchema) } },
+    atLimit,
+  );
+  op('get', '/account/webhooks/{id}', 'webhooks.get', 'A webhook endpoint', { status: 200, description: 'the endpoint', schema: webhookEndpointSchema }, idParam);
+  op('patch', '/account/webhooks/{id}', 'webhooks.update', 'Change an endpoint: its url, its events, or pause and resume it', { status: 200, description: 'the endpoint', schema: webhookEndpointSchema }, {
+    ...idParam,
+    body: { required: true, content: json(webhookUpdateSchema) },
+  });
+  op('delete', '/account/webhooks/{id}', 'webhooks.delete', 'Delete an endpoint with its deliveries', { status: 204, description: 'deleted' }, idParam);
+  op(
+    'post',
+    '/account/webhooks/{id}/rotate-secret',
+    'webhooks.rotateSecret',
+    'A new signing secret, answered once; the previous one keeps signing alongside it until previousSecretExpiresAt',
+    { status: 200, description: 'the endpoint with its new secret', schema: webhookSecretRotatedSchema },
+    idParam,
+  );
+  op('get', '/account/webhooks/{id}/deliveries', 'webhooks.listDeliveries', "An endpoint's deliveries, newest first, each with every attempt", { status: 200, description: 'a page of deliveries', schema: pageOf(webhookDeliverySchema) }, {
+    ...idParam,
+    query: page.extend({ status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional() }),
   });
 }

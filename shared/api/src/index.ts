@@ -2,3 +2,15 @@ export { MAX_BATCH_EVENTS, batchResultSchema, errorBodySchema, eventAckSchema, e
 export { MAX_BULK_ITEMS, MAX_REQUIRED, enrichmentBulkSchema, enrichmentInputSchema, type EnrichmentInput } from './enrichment.js';
 export { API_VERSION, buildOpenApiDocument } from './document.js';
 export { apiKeyInputSchema, playbookCreateSchema, playbookUpdateSchema } from './management.js';
+export {
+  WEBHOOK_DELIVERY_STATUSES,
+  WEBHOOK_EVENT_TYPES,
+  webhookAttemptSchema,
+  webhookCreateSchema,
+  webhookDeliverySchema,
+  webhookEndpointCreatedSchema,
+  webhookEndpointSchema,
+  webhookSecretRotatedSchema,
+  webhookUpdateSchema,
+  type WebhookEventType,
+} from './webhooks.js';

@@ -1,10 +1,11 @@
 // What a playbook effect becomes on the wire: the event type endpoints subscribe to and the JSON
 // body (Standard Webhooks' {type, timestamp, data}). Only who, which playbook, what and when: the
 // effect carries no event properties, and neither does this.
+import type { WebhookEventType } from '@glimpse/api';
 import type { PlaybookEffectMessage } from '@glimpse/messaging';
 
-export const WEBHOOK_EVENT_TYPES = ['enrollment.started', 'enrollment.stopped'] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+// The event types are part of the public API, so they are defined with its schemas.
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@glimpse/api';
 
 export interface WebhookPayload {
   type: WebhookEventType;

@@ -1,0 +1,87 @@
+// The webhooks management API (/account/webhooks, an API key with account:manage): the bodies the
+// webhooks service validates with and the answers it gives, for the OpenAPI document. Answer
+// objects are open (other fields may be added later); every field listed is checked.
+import { z } from 'zod';
+
+export const WEBHOOK_EVENT_TYPES = ['enrollment.started', 'enrollment.stopped'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+const url = z
+  .string({ error: (i) => (i.input === undefined ? 'url is required' : 'url must be a string') })
+  .trim()
+  .min(1, { error: 'url is required' })
+  .meta({ description: 'an absolute http(s) URL without credentials or fragment, whose host resolves only to public addresses' });
+const events = z
+  .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `each event must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }), {
+    error: (i) => (i.input === undefined ? 'events is required' : 'events must be an array'),
+  })
+  .min(1, { error: `subscribe to at least one event: ${WEBHOOK_EVENT_TYPES.join(', ')}` })
+  .meta({ description: 'the event types to receive (duplicates are dropped)' });
+const unknownKeys = (fields: string) => ({
+  error: (i: { code: string; keys?: string[] }) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${(i.keys ?? []).join(', ')}; send ${fields}` : 'body must be a JSON object'),
+});
+
+/** POST /account/webhooks {url, events}. */
+export const webhookCreateSchema = z.strictObject({ url, events }, unknownKeys('{url, events}')).meta({ id: 'WebhookEndpointInput' });
+/** PATCH /account/webhooks/{id} {url?, events?, enabled?}: at least one (the service checks that). */
+export const webhookUpdateSchema = z
+  .strictObject(
+    {
+      url: url.optional(),
+      events: events.optional(),
+      enabled: z.boolean({ error: 'enabled must be true or false' }).optional().meta({ description: 'false pauses deliveries; true resumes them (and the pending ones, with a fresh retry window)' }),
+    },
+    unknownKeys('any of {url, events, enabled}'),
+  )
+  .meta({ id: 'WebhookEndpointChanges', description: 'any of the fields, at least one; a list replaces the old one' });
+
+const id = z.uuid();
+const at = z.iso.datetime();
+const atOrNull = at.nullable();
+const eventType = z.enum(WEBHOOK_EVENT_TYPES);
+const secret = z
+  .string()
+  .regex(/^whsec_[A-Za-z0-9+/]{43}=$/)
+  .meta({ description: 'the signing secret (Standard Webhooks, whsec_ and 32 random bytes in base64), shown only here' });
+
+const endpointShape = {
+  id,
+  url: z.string(),
+  events: z.array(eventType),
+  enabled: z.boolean(),
+  disabledReason: z.enum(['failing', 'user']).nullable().meta({ description: 'failing: disabled after a day of failed attempts; user: disabled by a change; null while enabled' }),
+  disabledAt: atOrNull,
+  failingSince: atOrNull.meta({ description: 'the first failed attempt since the last success, while attempts are failing' }),
+  createdAt: at,
+  updatedAt: at,
+};
+
+export const webhookEndpointSchema = z.object(endpointShape).meta({ id: 'WebhookEndpoint' });
+export const webhookEndpointCreatedSchema = z.object({ ...endpointShape, secret }).meta({ id: 'WebhookEndpointCreated', description: 'the secret is shown here only' });
+export const webhookSecretRotatedSchema = z
+  .object({ ...endpointShape, secret, previousSecretExpiresAt: at.meta({ description: 'until then, deliveries are signed with the previous secret too' }) })
+  .meta({ id: 'WebhookSecretRotated', description: 'the new secret is shown here only' });
+
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+export const webhookAttemptSchema = z
+  .object({
+    at,
+    succeeded: z.boolean(),
+    responseStatus: z.number().int().min(100).max(999).nullable().meta({ description: 'the receiver\'s HTTP status; null when it did not answer' }),
+    error: z.string().nullable().meta({ description: 'why the attempt failed (the status it answered, a timeout, a refused connection or address, …); null when it succeeded' }),
+    durationMs: z.number().int().min(0),
+  })
+  .meta({ id: 'WebhookAttempt' });
+export const webhookDeliverySchema = z
+  .object({
+    id,
+    effectId: id.meta({ description: 'the playbook effect delivered; the webhook-id header of every attempt' }),
+    type: eventType,
+    status: z.enum(WEBHOOK_DELIVERY_STATUSES),
+    createdAt: at,
+    nextAttemptAt: atOrNull.meta({ description: 'when the next attempt is due; null unless pending' }),
+    finishedAt: atOrNull,
+    attempts: z.array(webhookAttemptSchema).meta({ description: 'every attempt so far, oldest first' }),
+  })
+  .meta({ id: 'WebhookDelivery' });
