@@ -14,4 +14,5 @@ export {
   eventCatalogUsage,
 } from './domain/manage-playbooks.js';
 export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, PlaybookRef, EnrollmentPageQuery } from './domain/manage-playbooks.js';
-export { decideEffects } from './domain/decide-effects.js';
+export { decideEffects, REENROLLMENT_POLICIES } from './domain/decide-effects.js';
+export type { ReenrollmentPolicy } from './domain/decide-effects.js';

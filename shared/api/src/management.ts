@@ -20,14 +20,24 @@ export const apiKeyInputSchema = z
 const eventNames = (field: string) =>
   z.array(z.string({ error: `${field} must list event names as strings` }), { error: `${field} must be an array of event names` });
 
+export const REENROLLMENT_POLICIES = ['once', 'when_inactive', 'restart'] as const;
+const reenrollmentSchema = z
+  .enum(REENROLLMENT_POLICIES, { error: `reenrollment must be one of ${REENROLLMENT_POLICIES.join(', ')}` })
+  .meta({
+    id: 'ReenrollmentPolicy',
+    description:
+      'what a trigger does for a person enrolled before: once (never a second enrollment), when_inactive (the default: a new one only when none is active), restart (an active one is stopped and a new one started)',
+  });
+
 const playbookShape = {
   name: z.string({ error: (i) => (i.input === undefined ? 'name is required' : 'name must be a string') }),
   triggers: eventNames('triggers').optional().meta({ description: 'event names that start an enrollment; each must have been sent once' }),
   exits: eventNames('exits').optional().meta({ description: 'event names that stop an active enrollment' }),
+  reenrollment: reenrollmentSchema.optional(),
 };
 
 const playbookObjectError = (i: { code: string; keys?: string[] }) =>
-  i.code === 'unrecognized_keys' ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a playbook has name, triggers and exits` : 'body must be a JSON object';
+  i.code === 'unrecognized_keys' ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a playbook has name, triggers, exits and reenrollment` : 'body must be a JSON object';
 
 export const playbookCreateSchema = z.strictObject(playbookShape, { error: playbookObjectError }).meta({ id: 'PlaybookInput' });
 export const playbookUpdateSchema = z
@@ -43,7 +53,9 @@ export const eventTokenCreatedSchema = z.object({ id, prefix: z.string(), token:
 export const eventTokenSchema = z.object({ id, prefix: z.string(), createdAt: at, lastUsedAt: atOrNull, revokedAt: atOrNull }).meta({ id: 'EventToken' });
 export const apiKeyCreatedSchema = z.object({ id, prefix: z.string(), key: z.string(), scopes: z.array(z.enum(SCOPES)), createdAt: at }).meta({ id: 'ApiKeyCreated', description: 'the key is shown here only' });
 export const apiKeySchema = z.object({ id, prefix: z.string(), scopes: z.array(z.enum(SCOPES)), createdAt: at, lastUsedAt: atOrNull, revokedAt: atOrNull }).meta({ id: 'ApiKey' });
-export const playbookSchema = z.object({ id, name: z.string(), triggers: z.array(z.string()), exits: z.array(z.string()), createdAt: at, updatedAt: at }).meta({ id: 'Playbook' });
+export const playbookSchema = z
+  .object({ id, name: z.string(), triggers: z.array(z.string()), exits: z.array(z.string()), reenrollment: reenrollmentSchema, createdAt: at, updatedAt: at })
+  .meta({ id: 'Playbook' });
 export const enrollmentSchema = z
   .object({ id, email: z.string(), status: z.enum(['active', 'stopped']), startedAt: at, startedBy: z.string().nullable(), stoppedAt: atOrNull, stoppedBy: z.string().nullable() })
   .meta({ id: 'Enrollment' });

@@ -2,7 +2,8 @@
 // one round trip whatever the batch's size (arrays bound as parameters, unnest on the server):
 //   1. dedupe: every event id at once, INSERT … ON CONFLICT DO NOTHING RETURNING (the new ones);
 //   2. the opted-in playbooks of the batch's (account, name) pairs, one query;
-//   3. the active enrollments of its (account, email) pairs in those playbooks, one query;
+//   3. the active enrollments of its (account, email) pairs in those playbooks, and for the playbooks
+//      whose re-enrollment policy is `once` whether each person was ever enrolled, one query;
 //   4. planBatch in memory; then the stops (one UPDATE), the starts (one INSERT) and the effect
 //      rows (one INSERT, the outbox);
 //   5. the catalog: one change row per distinct (account, name), appended to event_name_deltas
@@ -13,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@glimpse/db';
 import type { InboundEvent } from '@glimpse/messaging';
+import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
 import { pairKey, planBatch, type ActiveEnrollment, type BatchEvent, type OptedIn } from '../domain/plan-batch.js';
 
 /** An effect row (the outbox) as it is published to playbook.effects. */
@@ -75,15 +77,18 @@ const SQL = {
     ON CONFLICT (event_id) DO NOTHING
     RETURNING event_id::text AS id`,
   optedIn: `WITH pairs AS (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[]) AS p(account_id, event_name))
-    SELECT 'exit' AS kind, x.account_id::text AS account_id, x.event_name, x.playbook_id::text AS playbook_id
+    SELECT 'exit' AS kind, x.account_id::text AS account_id, x.event_name, x.playbook_id::text AS playbook_id, NULL AS reenrollment
       FROM playbook_exits x JOIN pairs USING (account_id, event_name)
     UNION ALL
-    SELECT 'trigger', t.account_id::text, t.event_name, t.playbook_id::text
-      FROM playbook_triggers t JOIN pairs USING (account_id, event_name)`,
-  active: `SELECT e.id::text AS id, e.playbook_id::text AS playbook_id, e.account_id::text AS account_id, e.email
+    SELECT 'trigger', t.account_id::text, t.event_name, t.playbook_id::text, p.reenrollment
+      FROM playbook_triggers t JOIN pairs USING (account_id, event_name) JOIN playbooks p ON p.id = t.playbook_id`,
+  // The active enrollments of the people in the playbooks, and (for the once playbooks, $4) whether
+  // they were ever enrolled: one stopped row per person and playbook is enough.
+  active: `SELECT DISTINCT ON (e.playbook_id, e.account_id, e.email, e.status = 'active')
+      e.id::text AS id, e.playbook_id::text AS playbook_id, e.account_id::text AS account_id, e.email, e.status
     FROM enrollments e
     JOIN (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[]) AS p(account_id, email)) p USING (account_id, email)
-    WHERE e.status = 'active' AND e.playbook_id = ANY($3::uuid[])`,
+    WHERE e.playbook_id = ANY($3::uuid[]) AND (e.status = 'active' OR e.playbook_id = ANY($4::uuid[]))`,
   stop: `UPDATE enrollments e SET status = 'stopped', stopped_at = $4::timestamptz, stopped_by = u.stopped_by, stop_event_id = u.stop_event_id
     FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS u(id, stopped_by, stop_event_id)
     WHERE e.id = u.id AND e.status = 'active'`,
@@ -147,30 +152,43 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
     if (events.length === 0) return { plan: undefined, repeated };
 
     const pairs = uniquePairs(events, (e) => e.name);
-    const rows = await tx.$queryRawUnsafe<{ kind: 'exit' | 'trigger'; account_id: string; event_name: string; playbook_id: string }[]>(
+    const rows = await tx.$queryRawUnsafe<{ kind: 'exit' | 'trigger'; account_id: string; event_name: string; playbook_id: string; reenrollment: string | null }[]>(
       SQL.optedIn,
       pairs.map((p) => p[0]),
       pairs.map((p) => p[1]),
     );
     const optedIn = new Map<string, OptedIn & { exits: string[]; triggers: string[] }>();
+    const policies = new Map<string, ReenrollmentPolicy>();
     for (const r of rows) {
+      if (r.reenrollment) policies.set(r.playbook_id, r.reenrollment as ReenrollmentPolicy);
       const key = pairKey(r.account_id, r.event_name);
       const o = optedIn.get(key) ?? { exits: [], triggers: [] };
       (r.kind === 'exit' ? o.exits : o.triggers).push(r.playbook_id);
       optedIn.set(key, o);
     }
 
-    let active: ActiveEnrollment[] = [];
+    const active: ActiveEnrollment[] = [];
+    const enrolledBefore: Omit<ActiveEnrollment, 'id'>[] = [];
     if (optedIn.size > 0) {
       const touching = events.filter((e) => optedIn.has(pairKey(e.accountId, e.name)));
       const people = uniquePairs(touching, (e) => e.email);
       const playbookIds = [...new Set(rows.map((r) => r.playbook_id))];
-      active = (
-        await tx.$queryRawUnsafe<{ id: string; playbook_id: string; account_id: string; email: string }[]>(SQL.active, people.map((p) => p[0]), people.map((p) => p[1]), playbookIds)
-      ).map((r) => ({ id: r.id, playbookId: r.playbook_id, accountId: r.account_id, email: r.email }));
+      const once = [...policies].filter(([, p]) => p === 'once').map(([id]) => id);
+      const found = await tx.$queryRawUnsafe<{ id: string; playbook_id: string; account_id: string; email: string; status: string }[]>(
+        SQL.active,
+        people.map((p) => p[0]),
+        people.map((p) => p[1]),
+        playbookIds,
+        once,
+      );
+      for (const r of found) {
+        const row = { playbookId: r.playbook_id, accountId: r.account_id, email: r.email };
+        if (r.status === 'active') active.push({ id: r.id, ...row });
+        else enrolledBefore.push(row);
+      }
     }
 
-    const plan = planBatch({ events, optedIn, active, newId: randomUUID });
+    const plan = planBatch({ events, optedIn, active, policies, enrolledBefore, newId: randomUUID });
     if (plan.stops.length > 0) {
       const s = plan.stops;
       await tx.$executeRawUnsafe(SQL.stop, s.map((x) => x.enrollmentId), s.map((x) => x.stoppedBy), s.map((x) => x.stopEventId), at);

@@ -4,11 +4,13 @@
 import type { z } from 'zod';
 import { playbookCreateSchema, playbookUpdateSchema } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
+import type { ReenrollmentPolicy } from './decide-effects.js';
 
 export interface PlaybookChanges {
   name?: string;
   triggers?: string[];
   exits?: string[];
+  reenrollment?: ReenrollmentPolicy;
 }
 
 const createSchema = playbookCreateSchema;

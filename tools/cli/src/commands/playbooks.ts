@@ -1,5 +1,5 @@
 // playbook create / list / enrollments; events catalog.
-import { createPlaybook, eventCatalog, listEnrollments, listPlaybooks } from '@glimpse/playbook';
+import { createPlaybook, eventCatalog, listEnrollments, listPlaybooks, updatePlaybook, type ReenrollmentPolicy } from '@glimpse/playbook';
 import { required, table, type Command } from '../command.js';
 
 const asList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
@@ -8,18 +8,39 @@ export const playbookCommands: Command[] = [
   {
     words: ['playbook', 'create'],
     summary: 'create a playbook; triggers must be event names already sent (rule 3)',
-    usage: 'glimpse playbook create --account ID --name NAME [--trigger EVENT]... [--exit EVENT]... [--json]',
-    options: { account: { type: 'string' }, name: { type: 'string' }, trigger: { type: 'string', multiple: true }, exit: { type: 'string', multiple: true } },
+    usage: 'glimpse playbook create --account ID --name NAME [--trigger EVENT]... [--exit EVENT]... [--reenrollment once|when_inactive|restart] [--json]',
+    options: {
+      account: { type: 'string' },
+      name: { type: 'string' },
+      trigger: { type: 'string', multiple: true },
+      exit: { type: 'string', multiple: true },
+      reenrollment: { type: 'string' },
+    },
     async run({ values, db }) {
       const playbook = await createPlaybook(db(), {
         accountId: required(values, 'account'),
         name: required(values, 'name'),
         triggers: asList(values.trigger),
         exits: asList(values.exit),
+        ...(typeof values.reenrollment === 'string' ? { reenrollment: values.reenrollment } : {}),
       });
-      return { id: playbook.id };
+      return { id: playbook.id, reenrollment: playbook.reenrollment };
     },
-    human: (r) => `playbook created: ${(r as { id: string }).id}`,
+    human: (r) => `playbook created: ${(r as { id: string }).id} (re-enrollment: ${(r as { reenrollment: string }).reenrollment})`,
+  },
+  {
+    words: ['playbook', 'update'],
+    summary: "change a playbook's name or re-enrollment policy",
+    usage: 'glimpse playbook update --account ID --playbook PLAYBOOK_ID [--name NAME] [--reenrollment once|when_inactive|restart] [--json]',
+    options: { account: { type: 'string' }, playbook: { type: 'string' }, name: { type: 'string' }, reenrollment: { type: 'string' } },
+    run: async ({ values, db }) =>
+      updatePlaybook(db(), {
+        accountId: required(values, 'account'),
+        playbookId: required(values, 'playbook'),
+        ...(typeof values.name === 'string' ? { name: values.name } : {}),
+        ...(typeof values.reenrollment === 'string' ? { reenrollment: values.reenrollment as ReenrollmentPolicy } : {}),
+      }),
+    human: (r) => table([r as Record<string, unknown>], ['id', 'name', 'triggers', 'exits', 'reenrollment']),
   },
   {
     words: ['playbook', 'list'],
@@ -27,7 +48,7 @@ export const playbookCommands: Command[] = [
     usage: 'glimpse playbook list --account ID [--json]',
     options: { account: { type: 'string' } },
     run: async ({ values, db }) => listPlaybooks(db(), required(values, 'account')),
-    human: (r) => table(r as Record<string, unknown>[], ['id', 'name', 'triggers', 'exits', 'createdAt']),
+    human: (r) => table(r as Record<string, unknown>[], ['id', 'name', 'triggers', 'exits', 'reenrollment', 'createdAt']),
   },
   {
     words: ['playbook', 'enrollments'],
