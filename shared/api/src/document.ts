@@ -11,6 +11,7 @@ import {
   apiKeyInputSchema,
   apiKeySchema,
   catalogEntrySchema,
+  dryRunSchema,
   enrollmentSchema,
   eventTokenCreatedSchema,
   eventTokenSchema,
@@ -256,6 +257,9 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
   });
   op('get', '/account/events/catalog', 'account.eventCatalog', 'The event names the account has sent, with the playbooks opted in to each', { status: 200, description: 'the catalog', schema: listOf(catalogEntrySchema) });
   op('get', '/account/events/recent', 'account.recentEvents', 'The raw events of the last 24 h, newest first', { status: 200, description: 'a page of events', schema: pageOf(recentEventSchema) }, { query: page });
+  op('post', '/account/events/dry-run', 'account.dryRunEvent', 'What an event would do for its person now (writes nothing)', { status: 200, description: 'per opted-in playbook: start, stop, restart or none, and why', schema: dryRunSchema }, {
+    body: { required: true, content: json(eventInputSchema) },
+  });
   op('get', '/account/usage', 'account.usage', 'Billable usage by day', { status: 200, description: 'usage by day and in total', schema: usageSchema }, {
     query: z.object({
       from: z.string().optional().meta({ description: 'YYYY-MM-DD (default 30 days ago)' }),

@@ -73,3 +73,23 @@ export const usageSchema = z
 
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: cursor });
+
+/** Why an opted-in playbook was left as it was by an event (receipts and dry runs). */
+export const UNCHANGED_REASONS = ['already_active', 'not_active', 'suppressed', 'reenrollment_policy'] as const;
+export const dryRunSchema = z
+  .object({
+    event: z.string(),
+    email: z.string(),
+    catalog: z.enum(['known', 'new']).meta({ description: 'whether the name is already in the catalog (new: sending it would add it)' }),
+    playbooks: z.array(
+      z.object({
+        id,
+        name: z.string(),
+        outcome: z.enum(['start', 'stop', 'restart', 'none']),
+        reason: z
+          .enum(['trigger', 'exit', 'exit_and_trigger', ...UNCHANGED_REASONS])
+          .meta({ description: 'trigger, exit, exit_and_trigger (or reenrollment_policy for a restart); for none: already_active, not_active, suppressed or reenrollment_policy' }),
+      }),
+    ),
+  })
+  .meta({ id: 'DryRun', description: 'what the event would do for the person now, per opted-in playbook; nothing was written' });

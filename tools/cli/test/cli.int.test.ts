@@ -99,6 +99,33 @@ describe('glimpse CLI', () => {
     expect(human.stdout).toContain('ann@example.com  active');
   });
 
+  it('when a playbook is created and updated with a re-enrollment policy, then it is kept; a bad policy exits 1 and changes nothing', async () => {
+    const accountId = await newAccount();
+    const created = await cli('playbook', 'create', '--account', accountId, '--name', 'Once', '--exit', 'purchase', '--reenrollment', 'once', '--json');
+    expect(created.json()).toEqual({ id: expect.any(String), reenrollment: 'once' });
+    const updated = await cli('playbook', 'update', '--account', accountId, '--playbook', created.json().id, '--reenrollment', 'restart', '--json');
+    expect(updated.json()).toMatchObject({ id: created.json().id, name: 'Once', reenrollment: 'restart' });
+    const bad = await cli('playbook', 'update', '--account', accountId, '--playbook', created.json().id, '--reenrollment', 'twice');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('reenrollment must be one of once, when_inactive, restart');
+    expect((await cli('playbook', 'list', '--account', accountId, '--json')).json()[0].reenrollment).toBe('restart');
+  });
+
+  it('when an event is dry-run for a person, then it shows per playbook what would happen, and nothing is written', async () => {
+    const accountId = await newAccount();
+    const now = new Date();
+    await testDb().eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 1n } });
+    const { id: playbookId } = (await cli('playbook', 'create', '--account', accountId, '--name', 'Onboarding', '--trigger', 'signed_up', '--json')).json();
+    const run = await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', ' Ann@Example.com', '--json');
+    expect(run.code).toBe(0);
+    expect(run.json()).toEqual({ event: 'signed_up', email: 'ann@example.com', catalog: 'known', playbooks: [{ id: playbookId, name: 'Onboarding', outcome: 'start', reason: 'trigger' }] });
+    const human = await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', 'ann@example.com');
+    expect(human.stdout).toMatch(/Onboarding\s+start\s+trigger/);
+    expect(await testDb().enrollment.count({ where: { accountId } })).toBe(0);
+    expect(await testDb().processedEvent.count({ where: { accountId } })).toBe(0);
+    expect((await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', 'nope')).stderr).toContain('email must be a valid email address');
+  });
+
   it('when the built bin runs with --help, then it prints the overview and exits 0', async () => {
     const bin = path.join(__dirname, '..', 'bin', 'glimpse.js');
     const { stdout } = await promisify(execFile)(process.execPath, [bin, '--help']);

@@ -11,6 +11,8 @@ export interface PlaybookClient {
   /** `search` is the client's query string, checked by the service. */
   enrollments(accountId: string, playbookId: string, search: string): Promise<UpstreamResponse>;
   catalog(accountId: string): Promise<UpstreamResponse>;
+  /** What {event, email} would do now; the service writes nothing. */
+  dryRun(accountId: string, event: { event: string; email: string }): Promise<UpstreamResponse>;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export function createPlaybookClient({ baseUrl, internalToken, timeoutMs }: { ba
     remove: (accountId, playbookId) => service.call('DELETE', one(playbookId), accountId),
     enrollments: (accountId, playbookId, search) => service.call('GET', `${one(playbookId)}/enrollments${search}`, accountId),
     catalog: (accountId) => service.call('GET', '/internal/events/catalog', accountId),
+    dryRun: (accountId, event) => service.call('POST', '/internal/events/dry-run', accountId, event),
     close: () => service.close(),
   };
 }

@@ -151,44 +151,8 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
     const repeated = [...new Set(candidates.filter((e) => !fresh.has(e.eventId)).map((e) => e.eventId))];
     if (events.length === 0) return { plan: undefined, repeated };
 
-    const pairs = uniquePairs(events, (e) => e.name);
-    const rows = await tx.$queryRawUnsafe<{ kind: 'exit' | 'trigger'; account_id: string; event_name: string; playbook_id: string; reenrollment: string | null }[]>(
-      SQL.optedIn,
-      pairs.map((p) => p[0]),
-      pairs.map((p) => p[1]),
-    );
-    const optedIn = new Map<string, OptedIn & { exits: string[]; triggers: string[] }>();
-    const policies = new Map<string, ReenrollmentPolicy>();
-    for (const r of rows) {
-      if (r.reenrollment) policies.set(r.playbook_id, r.reenrollment as ReenrollmentPolicy);
-      const key = pairKey(r.account_id, r.event_name);
-      const o = optedIn.get(key) ?? { exits: [], triggers: [] };
-      (r.kind === 'exit' ? o.exits : o.triggers).push(r.playbook_id);
-      optedIn.set(key, o);
-    }
-
-    const active: ActiveEnrollment[] = [];
-    const enrolledBefore: Omit<ActiveEnrollment, 'id'>[] = [];
-    if (optedIn.size > 0) {
-      const touching = events.filter((e) => optedIn.has(pairKey(e.accountId, e.name)));
-      const people = uniquePairs(touching, (e) => e.email);
-      const playbookIds = [...new Set(rows.map((r) => r.playbook_id))];
-      const once = [...policies].filter(([, p]) => p === 'once').map(([id]) => id);
-      const found = await tx.$queryRawUnsafe<{ id: string; playbook_id: string; account_id: string; email: string; status: string }[]>(
-        SQL.active,
-        people.map((p) => p[0]),
-        people.map((p) => p[1]),
-        playbookIds,
-        once,
-      );
-      for (const r of found) {
-        const row = { playbookId: r.playbook_id, accountId: r.account_id, email: r.email };
-        if (r.status === 'active') active.push({ id: r.id, ...row });
-        else enrolledBefore.push(row);
-      }
-    }
-
-    const plan = planBatch({ events, optedIn, active, policies, enrolledBefore, newId: randomUUID });
+    const state = await loadPlanState(tx, events);
+    const plan = planBatch({ events, ...state, newId: randomUUID });
     if (plan.stops.length > 0) {
       const s = plan.stops;
       await tx.$executeRawUnsafe(SQL.stop, s.map((x) => x.enrollmentId), s.map((x) => x.stoppedBy), s.map((x) => x.stopEventId), at);
@@ -246,6 +210,58 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
   return { applied, duplicates: candidates.length - applied, unknownAccount, effects };
 }
 
+/** What planBatch needs besides the events, as the batch's reads load it. */
+export interface PlanState {
+  optedIn: Map<string, OptedIn & { exits: string[]; triggers: string[] }>;
+  policies: Map<string, ReenrollmentPolicy>;
+  active: ActiveEnrollment[];
+  enrolledBefore: Omit<ActiveEnrollment, 'id'>[];
+}
+
+/** Queries only: the batch apply runs it in its transaction, the dry run in a read-only one. */
+type Reader = Pick<Db, '$queryRawUnsafe'>;
+
+/** The two reads of a batch: the opted-in playbooks (with their policies) of its names, and its people's enrollments in them. */
+export async function loadPlanState(tx: Reader, events: readonly BatchEvent[]): Promise<PlanState> {
+  const pairs = uniquePairs(events, (e) => e.name);
+  const rows = await tx.$queryRawUnsafe<{ kind: 'exit' | 'trigger'; account_id: string; event_name: string; playbook_id: string; reenrollment: string | null }[]>(
+    SQL.optedIn,
+    pairs.map((p) => p[0]),
+    pairs.map((p) => p[1]),
+  );
+  const optedIn = new Map<string, OptedIn & { exits: string[]; triggers: string[] }>();
+  const policies = new Map<string, ReenrollmentPolicy>();
+  for (const r of rows) {
+    if (r.reenrollment) policies.set(r.playbook_id, r.reenrollment as ReenrollmentPolicy);
+    const key = pairKey(r.account_id, r.event_name);
+    const o = optedIn.get(key) ?? { exits: [], triggers: [] };
+    (r.kind === 'exit' ? o.exits : o.triggers).push(r.playbook_id);
+    optedIn.set(key, o);
+  }
+
+  const active: ActiveEnrollment[] = [];
+  const enrolledBefore: Omit<ActiveEnrollment, 'id'>[] = [];
+  if (optedIn.size > 0) {
+    const touching = events.filter((e) => optedIn.has(pairKey(e.accountId, e.name)));
+    const people = uniquePairs(touching, (e) => e.email);
+    const playbookIds = [...new Set(rows.map((r) => r.playbook_id))];
+    const once = [...policies].filter(([, p]) => p === 'once').map(([id]) => id);
+    const found = await tx.$queryRawUnsafe<{ id: string; playbook_id: string; account_id: string; email: string; status: string }[]>(
+      SQL.active,
+      people.map((p) => p[0]),
+      people.map((p) => p[1]),
+      playbookIds,
+      once,
+    );
+    for (const r of found) {
+      const row = { playbookId: r.playbook_id, accountId: r.account_id, email: r.email };
+      if (r.status === 'active') active.push({ id: r.id, ...row });
+      else enrolledBefore.push(row);
+    }
+  }
+  return { optedIn, policies, active, enrolledBefore };
+}
+
 const FOLD_LOCK_KEY = 7_204_312; // pg_try_advisory_xact_lock key of the catalog fold
 const FOLD_CHUNK = 20_000;
 
@@ -264,7 +280,7 @@ export async function markEffectsPublished(db: Db, effectIds: string[]): Promise
   await db.$executeRawUnsafe(SQL.markPublished, effectIds);
 }
 
-function uniquePairs(events: BatchEvent[], second: (e: BatchEvent) => string): [string, string][] {
+function uniquePairs(events: readonly BatchEvent[], second: (e: BatchEvent) => string): [string, string][] {
   const seen = new Map<string, [string, string]>();
   for (const e of events) {
     const v = second(e);

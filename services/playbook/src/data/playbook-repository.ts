@@ -76,7 +76,7 @@ export async function countPlaybooks(db: Db, accountId: string): Promise<number>
   return db.playbook.count({ where: { accountId } });
 }
 
-export async function namesInCatalog(db: Db, accountId: string, names: string[]): Promise<Set<string>> {
+export async function namesInCatalog(db: Pick<Db, '$queryRawUnsafe'>, accountId: string, names: string[]): Promise<Set<string>> {
   // Names applied but not folded yet count too (event_name_deltas).
   const rows = await db.$queryRawUnsafe<{ name: string }[]>(
     `SELECT name FROM event_names WHERE account_id = $1::uuid AND name = ANY($2::text[])

@@ -20,7 +20,7 @@ async function assertAccount(db: Db, accountId: string): Promise<void> {
   if (!(await repo.accountExists(db, accountId))) throw new AppError('not_found', `account ${accountId} does not exist`);
 }
 
-export function validateEventNames(names: string[], field: 'trigger' | 'exit'): string[] {
+export function validateEventNames(names: string[], field: 'trigger' | 'exit' | 'event'): string[] {
   for (const name of names) {
     if (!EVENT_NAME_PATTERN.test(name)) {
       throw new AppError('invalid_request', `${field} "${name}" is not a valid event name: 1 to 64 letters, digits, _ . : -`);

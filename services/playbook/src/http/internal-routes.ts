@@ -4,7 +4,8 @@ import express, { type Router } from 'express';
 import type { Db } from '@glimpse/db';
 import { encodeCursor, fromGateway } from '@glimpse/http';
 import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogUsage, getPlaybook, listPlaybooks, updatePlaybook } from '../domain/manage-playbooks.js';
-import { parseNewPlaybook, parsePlaybookChanges } from '../domain/playbook-input.js';
+import { dryRunEvent } from '../domain/dry-run.js';
+import { parseDryRunEvent, parseNewPlaybook, parsePlaybookChanges } from '../domain/playbook-input.js';
 import { parseEnrollmentQuery } from './enrollment-query.js';
 
 export function internalRouter({ db, internalToken, playbooksPerAccount }: { db: Db; internalToken: string; playbooksPerAccount?: number }): Router {
@@ -37,6 +38,9 @@ export function internalRouter({ db, internalToken, playbooksPerAccount }: { db:
   });
   router.get('/internal/events/catalog', async (_req, res) => {
     res.json({ items: await eventCatalogUsage(db, account(res)) });
+  });
+  router.post('/internal/events/dry-run', json, async (req, res) => {
+    res.json(await dryRunEvent(db, account(res), parseDryRunEvent(req.body)));
   });
   return router;
 }

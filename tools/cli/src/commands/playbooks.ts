@@ -1,5 +1,7 @@
 // playbook create / list / enrollments; events catalog.
-import { createPlaybook, eventCatalog, listEnrollments, listPlaybooks, updatePlaybook, type ReenrollmentPolicy } from '@glimpse/playbook';
+import { AppError } from '@glimpse/errors';
+import { normalizeEmail } from '@glimpse/validation';
+import { createPlaybook, dryRunEvent, eventCatalog, listEnrollments, listPlaybooks, updatePlaybook, validateEventNames, type ReenrollmentPolicy } from '@glimpse/playbook';
 import { required, table, type Command } from '../command.js';
 
 const asList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
@@ -65,5 +67,21 @@ export const playbookCommands: Command[] = [
     options: { account: { type: 'string' } },
     run: async ({ values, db }) => eventCatalog(db(), required(values, 'account')),
     human: (r) => table(r as Record<string, unknown>[], ['name', 'firstSeenAt', 'lastSeenAt', 'count']),
+  },
+  {
+    words: ['events', 'dry-run'],
+    summary: 'what an event would do for a person now, per opted-in playbook (writes nothing)',
+    usage: 'glimpse events dry-run --account ID --event NAME --email EMAIL [--json]',
+    options: { account: { type: 'string' }, event: { type: 'string' }, email: { type: 'string' } },
+    async run({ values, db }) {
+      const email = normalizeEmail(required(values, 'email'));
+      if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
+      const [event] = validateEventNames([required(values, 'event')], 'event');
+      return dryRunEvent(db(), required(values, 'account'), { event: event!, email });
+    },
+    human: (r) => {
+      const run = r as { catalog: string; playbooks: Record<string, unknown>[] };
+      return `${table(run.playbooks, ['name', 'outcome', 'reason', 'id'])}\n(event name ${run.catalog === 'known' ? 'in' : 'not yet in'} the catalog; nothing was written)`;
+    },
   },
 ];

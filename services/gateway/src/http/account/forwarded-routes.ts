@@ -4,6 +4,7 @@ import express, { type Response, type Router } from 'express';
 import type { EnrichmentClient } from '../../data/enrichment-client.js';
 import { relay } from '../../data/internal-service.js';
 import type { PlaybookClient } from '../../data/playbook-client.js';
+import { parseEventInput } from '../../domain/event-input.js';
 import { jsonBody, rawSearch } from './json-body.js';
 
 const account = (res: Response) => res.locals.accountId as string;
@@ -21,6 +22,11 @@ export function forwardedRoutes({ playbooks, enrichment }: { playbooks: Playbook
   router.delete('/account/playbooks/:id', async (req, res) => relay(res, await playbooks.remove(account(res), id(req))));
   router.get('/account/playbooks/:id/enrollments', async (req, res) => relay(res, await playbooks.enrollments(account(res), id(req), rawSearch(req))));
   router.get('/account/events/catalog', async (_req, res) => relay(res, await playbooks.catalog(account(res))));
+  // The body is judged exactly as POST /events judges it; only the name and the email go on (no properties).
+  router.post('/account/events/dry-run', ...jsonBody, async (req, res) => {
+    const { event, email } = parseEventInput(req.body);
+    relay(res, await playbooks.dryRun(account(res), { event, email }));
+  });
 
   router.get('/account/usage', async (req, res) => relay(res, await enrichment.usage(account(res), rawSearch(req))));
   return router;
