@@ -33,6 +33,7 @@ it('when the document is validated against the OpenAPI 3.1 schema, then it is va
     '/account/event-tokens',
     '/account/event-tokens/{id}',
     '/account/events/catalog',
+    '/account/events/dry-run',
     '/account/events/recent',
     '/account/playbooks',
     '/account/playbooks/{id}',
