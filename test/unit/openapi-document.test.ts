@@ -35,9 +35,12 @@ it('when the document is validated against the OpenAPI 3.1 schema, then it is va
     '/account/events/catalog',
     '/account/events/dry-run',
     '/account/events/recent',
+    '/account/persons/{email}',
     '/account/playbooks',
     '/account/playbooks/{id}',
     '/account/playbooks/{id}/enrollments',
+    '/account/suppressions',
+    '/account/suppressions/{email}',
     '/account/usage',
   ]);
 });

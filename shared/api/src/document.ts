@@ -12,6 +12,10 @@ import {
   apiKeySchema,
   catalogEntrySchema,
   dryRunSchema,
+  erasureSchema,
+  suppressionCreatedSchema,
+  suppressionInputSchema,
+  suppressionSchema,
   enrollmentSchema,
   eventTokenCreatedSchema,
   eventTokenSchema,
@@ -213,7 +217,9 @@ const MANAGEMENT_ERRORS: ErrorStatus[] = [400, 401, 403, 404, 413, 415, 422, 429
 /** The management API under /account. */
 function registerManagement(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
   const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
-  const op = (method: 'get' | 'post' | 'patch' | 'delete', path: string, operationId: string, summary: string, ok: { status: number; description: string; schema?: z.ZodType }, request: Record<string, unknown> = {}) =>
+  type Ok = { status: number; description: string; schema?: z.ZodType };
+  const answer = (ok: Ok) => ({ description: ok.description, headers: RATE_HEADERS, ...(ok.schema ? { content: json(ok.schema) } : {}) });
+  const op = (method: 'get' | 'post' | 'patch' | 'delete', path: string, operationId: string, summary: string, ok: Ok, request: Record<string, unknown> = {}, also: Ok[] = []) =>
     registry.registerPath({
       method,
       path,
@@ -223,7 +229,8 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
       security,
       request,
       responses: {
-        [ok.status]: { description: ok.description, headers: RATE_HEADERS, ...(ok.schema ? { content: json(ok.schema) } : {}) },
+        [ok.status]: answer(ok),
+        ...Object.fromEntries(also.map((a) => [a.status, answer(a)])),
         ...errors(MANAGEMENT_ERRORS, RATE_HEADERS),
       },
     });
@@ -260,6 +267,13 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
   op('post', '/account/events/dry-run', 'account.dryRunEvent', 'What an event would do for its person now (writes nothing)', { status: 200, description: 'per opted-in playbook: start, stop, restart or none, and why', schema: dryRunSchema }, {
     body: { required: true, content: json(eventInputSchema) },
   });
+  op('post', '/account/suppressions', 'account.suppress', 'Suppress a person: their events start nothing; their active enrollments stop (reason suppressed)', { status: 201, description: 'suppressed', schema: suppressionCreatedSchema }, {
+    body: { required: true, content: json(suppressionInputSchema) },
+  }, [{ status: 200, description: 'already suppressed (stoppedEnrollments: any enrollment still active)', schema: suppressionCreatedSchema }]);
+  op('get', '/account/suppressions', 'account.listSuppressions', 'The suppressed people, newest first', { status: 200, description: 'a page of suppressions', schema: pageOf(suppressionSchema) }, { query: page });
+  const emailParam = { params: z.object({ email: z.string().meta({ description: 'the email (URL-encoded); trimmed and lower-cased' }) }) };
+  op('delete', '/account/suppressions/{email}', 'account.unsuppress', 'Lift a suppression', { status: 204, description: 'lifted' }, emailParam);
+  op('delete', '/account/persons/{email}', 'account.erasePerson', 'Erase a person: active enrollments stop, the email leaves every table (a one-way hash stays in enrollments and effects) and Redis', { status: 200, description: 'what was erased', schema: erasureSchema }, emailParam);
   op('get', '/account/usage', 'account.usage', 'Billable usage by day', { status: 200, description: 'usage by day and in total', schema: usageSchema }, {
     query: z.object({
       from: z.string().optional().meta({ description: 'YYYY-MM-DD (default 30 days ago)' }),

@@ -3,6 +3,7 @@
 // Answer objects are open (other fields may be added later); every field listed is checked.
 import { z } from 'zod';
 import { SCOPES } from '@glimpse/auth';
+import { emailSchema } from '@glimpse/validation';
 
 export const apiKeyInputSchema = z
   .strictObject(
@@ -93,3 +94,23 @@ export const dryRunSchema = z
     ),
   })
   .meta({ id: 'DryRun', description: 'what the event would do for the person now, per opted-in playbook; nothing was written' });
+
+export const suppressionInputSchema = z
+  .strictObject(
+    { email: emailSchema({ base: z.string({ error: (i) => (i.input === undefined ? 'email is required' : 'email must be a string') }) }) },
+    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {email}` : 'body must be a JSON object') },
+  )
+  .meta({ id: 'SuppressionInput', description: 'the email is trimmed and lower-cased' });
+export const suppressionSchema = z.object({ id, email: z.string(), createdAt: at }).meta({ id: 'Suppression' });
+export const suppressionCreatedSchema = suppressionSchema
+  .extend({ stoppedEnrollments: z.number().int().min(0).meta({ description: 'active enrollments stopped with the reason suppressed' }) })
+  .meta({ id: 'SuppressionCreated' });
+export const erasureSchema = z
+  .object({
+    stoppedEnrollments: z.number().int().min(0),
+    hashedEnrollments: z.number().int().min(0).meta({ description: 'enrollments kept for counts, the email replaced by a one-way hash' }),
+    hashedEffects: z.number().int().min(0),
+    deletedSuppressions: z.number().int().min(0),
+    deletedRawEvents: z.number().int().min(0),
+  })
+  .meta({ id: 'Erasure', description: 'what the erasure did; the email is nowhere in Postgres or Redis afterwards' });

@@ -126,6 +126,21 @@ describe('glimpse CLI', () => {
     expect((await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', 'nope')).stderr).toContain('email must be a valid email address');
   });
 
+  it('when a person is suppressed, listed and lifted from the CLI, then their active enrollment stops and the list follows', async () => {
+    const accountId = await newAccount();
+    const now = new Date();
+    await testDb().eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 1n } });
+    const { id: playbookId } = (await cli('playbook', 'create', '--account', accountId, '--name', 'Onboarding', '--trigger', 'signed_up', '--json')).json();
+    await testDb().enrollment.create({ data: { playbookId, accountId, email: 'bo@example.com', status: 'active', startedAt: now, startedBy: 'signed_up', startEventId: '00000000-0000-4000-8000-000000000002' } });
+    const added = await cli('suppression', 'add', '--account', accountId, '--email', 'Bo@Example.com', '--json');
+    expect(added.json()).toMatchObject({ email: 'bo@example.com', stoppedEnrollments: 1 });
+    expect((await testDb().enrollment.findFirstOrThrow({ where: { accountId } })).stoppedBy).toBe('suppressed');
+    expect((await cli('suppression', 'list', '--account', accountId, '--json')).json()).toEqual([expect.objectContaining({ email: 'bo@example.com' })]);
+    expect((await cli('suppression', 'remove', '--account', accountId, '--email', 'bo@example.com', '--json')).code).toBe(0);
+    expect((await cli('suppression', 'list', '--account', accountId, '--json')).json()).toEqual([]);
+    expect((await cli('suppression', 'remove', '--account', accountId, '--email', 'bo@example.com')).stderr).toContain('not_found');
+  });
+
   it('when the built bin runs with --help, then it prints the overview and exits 0', async () => {
     const bin = path.join(__dirname, '..', 'bin', 'glimpse.js');
     const { stdout } = await promisify(execFile)(process.execPath, [bin, '--help']);

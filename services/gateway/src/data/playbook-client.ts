@@ -13,6 +13,12 @@ export interface PlaybookClient {
   catalog(accountId: string): Promise<UpstreamResponse>;
   /** What {event, email} would do now; the service writes nothing. */
   dryRun(accountId: string, event: { event: string; email: string }): Promise<UpstreamResponse>;
+  suppress(accountId: string, body: unknown): Promise<UpstreamResponse>;
+  /** `search` is the client's query string, checked by the service. */
+  suppressions(accountId: string, search: string): Promise<UpstreamResponse>;
+  unsuppress(accountId: string, email: string): Promise<UpstreamResponse>;
+  /** Erases the person from the playbook service's tables (the gateway erases its raw events). */
+  erase(accountId: string, email: string): Promise<UpstreamResponse>;
   close(): Promise<void>;
 }
 
@@ -28,6 +34,10 @@ export function createPlaybookClient({ baseUrl, internalToken, timeoutMs }: { ba
     enrollments: (accountId, playbookId, search) => service.call('GET', `${one(playbookId)}/enrollments${search}`, accountId),
     catalog: (accountId) => service.call('GET', '/internal/events/catalog', accountId),
     dryRun: (accountId, event) => service.call('POST', '/internal/events/dry-run', accountId, event),
+    suppress: (accountId, body) => service.call('POST', '/internal/suppressions', accountId, body),
+    suppressions: (accountId, search) => service.call('GET', `/internal/suppressions${search}`, accountId),
+    unsuppress: (accountId, email) => service.call('DELETE', `/internal/suppressions/${encodeURIComponent(email)}`, accountId),
+    erase: (accountId, email) => service.call('DELETE', `/internal/persons/${encodeURIComponent(email)}`, accountId),
     close: () => service.close(),
   };
 }

@@ -3,7 +3,8 @@
 //   1. dedupe: every event id at once, INSERT … ON CONFLICT DO NOTHING RETURNING (the new ones);
 //   2. the opted-in playbooks of the batch's (account, name) pairs, one query;
 //   3. the active enrollments of its (account, email) pairs in those playbooks, and for the playbooks
-//      whose re-enrollment policy is `once` whether each person was ever enrolled, one query;
+//      whose re-enrollment policy is `once` whether each person was ever enrolled, and which of
+//      them are suppressed (their triggers start nothing), one query;
 //   4. planBatch in memory; then the stops (one UPDATE), the starts (one INSERT) and the effect
 //      rows (one INSERT, the outbox);
 //   5. the catalog: one change row per distinct (account, name), appended to event_name_deltas
@@ -84,11 +85,14 @@ const SQL = {
       FROM playbook_triggers t JOIN pairs USING (account_id, event_name) JOIN playbooks p ON p.id = t.playbook_id`,
   // The active enrollments of the people in the playbooks, and (for the once playbooks, $4) whether
   // they were ever enrolled: one stopped row per person and playbook is enough.
-  active: `SELECT DISTINCT ON (e.playbook_id, e.account_id, e.email, e.status = 'active')
+  // And which of the people are suppressed (status 'suppressed', no enrollment): the same round trip.
+  active: `WITH p AS (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[]) AS p(account_id, email))
+    (SELECT DISTINCT ON (e.playbook_id, e.account_id, e.email, e.status = 'active')
       e.id::text AS id, e.playbook_id::text AS playbook_id, e.account_id::text AS account_id, e.email, e.status
-    FROM enrollments e
-    JOIN (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[]) AS p(account_id, email)) p USING (account_id, email)
-    WHERE e.playbook_id = ANY($3::uuid[]) AND (e.status = 'active' OR e.playbook_id = ANY($4::uuid[]))`,
+    FROM enrollments e JOIN p USING (account_id, email)
+    WHERE e.playbook_id = ANY($3::uuid[]) AND (e.status = 'active' OR e.playbook_id = ANY($4::uuid[])))
+    UNION ALL
+    SELECT NULL, NULL, s.account_id::text, s.email, 'suppressed' FROM suppressions s JOIN p USING (account_id, email)`,
   stop: `UPDATE enrollments e SET status = 'stopped', stopped_at = $4::timestamptz, stopped_by = u.stopped_by, stop_event_id = u.stop_event_id
     FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS u(id, stopped_by, stop_event_id)
     WHERE e.id = u.id AND e.status = 'active'`,
@@ -216,6 +220,8 @@ export interface PlanState {
   policies: Map<string, ReenrollmentPolicy>;
   active: ActiveEnrollment[];
   enrolledBefore: Omit<ActiveEnrollment, 'id'>[];
+  /** Suppressed people among the batch's, by pairKey(accountId, email). */
+  suppressed: Set<string>;
 }
 
 /** Queries only: the batch apply runs it in its transaction, the dry run in a read-only one. */
@@ -241,12 +247,13 @@ export async function loadPlanState(tx: Reader, events: readonly BatchEvent[]): 
 
   const active: ActiveEnrollment[] = [];
   const enrolledBefore: Omit<ActiveEnrollment, 'id'>[] = [];
+  const suppressed = new Set<string>();
   if (optedIn.size > 0) {
     const touching = events.filter((e) => optedIn.has(pairKey(e.accountId, e.name)));
     const people = uniquePairs(touching, (e) => e.email);
     const playbookIds = [...new Set(rows.map((r) => r.playbook_id))];
     const once = [...policies].filter(([, p]) => p === 'once').map(([id]) => id);
-    const found = await tx.$queryRawUnsafe<{ id: string; playbook_id: string; account_id: string; email: string; status: string }[]>(
+    const found = await tx.$queryRawUnsafe<{ id: string | null; playbook_id: string | null; account_id: string; email: string; status: string }[]>(
       SQL.active,
       people.map((p) => p[0]),
       people.map((p) => p[1]),
@@ -254,12 +261,16 @@ export async function loadPlanState(tx: Reader, events: readonly BatchEvent[]): 
       once,
     );
     for (const r of found) {
+      if (r.status === 'suppressed' || r.playbook_id === null || r.id === null) {
+        suppressed.add(pairKey(r.account_id, r.email));
+        continue;
+      }
       const row = { playbookId: r.playbook_id, accountId: r.account_id, email: r.email };
       if (r.status === 'active') active.push({ id: r.id, ...row });
       else enrolledBefore.push(row);
     }
   }
-  return { optedIn, policies, active, enrolledBefore };
+  return { optedIn, policies, active, enrolledBefore, suppressed };
 }
 
 const FOLD_LOCK_KEY = 7_204_312; // pg_try_advisory_xact_lock key of the catalog fold

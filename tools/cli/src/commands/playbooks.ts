@@ -1,7 +1,7 @@
 // playbook create / list / enrollments; events catalog.
 import { AppError } from '@glimpse/errors';
 import { normalizeEmail } from '@glimpse/validation';
-import { createPlaybook, dryRunEvent, eventCatalog, listEnrollments, listPlaybooks, updatePlaybook, validateEventNames, type ReenrollmentPolicy } from '@glimpse/playbook';
+import { createPlaybook, dryRunEvent, suppressPerson, suppressionPage, unsuppressPerson, eventCatalog, listEnrollments, listPlaybooks, updatePlaybook, validateEventNames, type ReenrollmentPolicy } from '@glimpse/playbook';
 import { required, table, type Command } from '../command.js';
 
 const asList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
@@ -74,8 +74,7 @@ export const playbookCommands: Command[] = [
     usage: 'glimpse events dry-run --account ID --event NAME --email EMAIL [--json]',
     options: { account: { type: 'string' }, event: { type: 'string' }, email: { type: 'string' } },
     async run({ values, db }) {
-      const email = normalizeEmail(required(values, 'email'));
-      if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
+      const email = emailOf(values);
       const [event] = validateEventNames([required(values, 'event')], 'event');
       return dryRunEvent(db(), required(values, 'account'), { event: event!, email });
     },
@@ -84,4 +83,40 @@ export const playbookCommands: Command[] = [
       return `${table(run.playbooks, ['name', 'outcome', 'reason', 'id'])}\n(event name ${run.catalog === 'known' ? 'in' : 'not yet in'} the catalog; nothing was written)`;
     },
   },
+  {
+    words: ['suppression', 'add'],
+    summary: "suppress a person: their events start nothing; their active enrollments stop (suppressed)",
+    usage: 'glimpse suppression add --account ID --email EMAIL [--json]',
+    options: { account: { type: 'string' }, email: { type: 'string' } },
+    async run({ values, db }) {
+      const { suppression } = await suppressPerson(db(), required(values, 'account'), emailOf(values));
+      return suppression;
+    },
+    human: (r) => `suppressed: ${(r as { email: string }).email} (${(r as { stoppedEnrollments: number }).stoppedEnrollments} active enrollment(s) stopped)`,
+  },
+  {
+    words: ['suppression', 'list'],
+    summary: "list an account's suppressed people, newest first (the first 200)",
+    usage: 'glimpse suppression list --account ID [--json]',
+    options: { account: { type: 'string' } },
+    run: async ({ values, db }) => (await suppressionPage(db(), required(values, 'account'), { limit: 200, after: null })).items,
+    human: (r) => table(r as Record<string, unknown>[], ['email', 'createdAt']),
+  },
+  {
+    words: ['suppression', 'remove'],
+    summary: 'lift a suppression',
+    usage: 'glimpse suppression remove --account ID --email EMAIL [--json]',
+    options: { account: { type: 'string' }, email: { type: 'string' } },
+    async run({ values, db }) {
+      await unsuppressPerson(db(), required(values, 'account'), emailOf(values));
+      return { removed: true };
+    },
+    human: () => 'suppression lifted',
+  },
 ];
+
+function emailOf(values: Record<string, unknown>): string {
+  const email = normalizeEmail(required(values as never, 'email'));
+  if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
+  return email;
+}

@@ -34,7 +34,7 @@ export function accountRouter({ authenticator, db, playbooks, enrichment, rawSto
     perCredentialLimit(limits.perKey, 'management'),
   );
   router.use(credentialRoutes({ db }));
-  router.use(forwardedRoutes({ playbooks, enrichment }));
+  router.use(forwardedRoutes({ playbooks, enrichment, rawStore }));
   router.use(recentEventsRoute({ rawStore }));
   return router;
 }
