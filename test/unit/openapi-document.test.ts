@@ -35,6 +35,7 @@ it('when the document is validated against the OpenAPI 3.1 schema, then it is va
     '/account/events/catalog',
     '/account/events/dry-run',
     '/account/events/recent',
+    '/account/events/{eventId}',
     '/account/persons/{email}',
     '/account/playbooks',
     '/account/playbooks/{id}',

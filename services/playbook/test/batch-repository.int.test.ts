@@ -188,8 +188,23 @@ describe('applyBatch: re-enrollment policies on the real Postgres', () => {
     expect(after.enrollments.filter((e) => e.playbookId === once.id).map((e) => e.status)).toEqual(['stopped']);
     expect(after.enrollments.filter((e) => e.playbookId === restart.id).map((e) => e.status).sort()).toEqual(['active', 'stopped']);
 
+    // One receipt per event that opts in: the last says once was left by its policy.
+    const receipt = await testDb().eventReceipt.findUniqueOrThrow({ where: { eventId: again[0]!.eventId } });
+    expect(receipt).toMatchObject({
+      accountId,
+      eventName: 'signed_up',
+      changed: [
+        { playbookId: restart.id, action: 'stopped' },
+        { playbookId: restart.id, action: 'started' },
+      ],
+      unchanged: [{ playbookId: once.id, reason: 'reenrollment_policy' }],
+    });
+    const receipts = await testDb().eventReceipt.count({ where: { accountId } });
+
     const redelivered = await applyBatch(testDb(), again, accounts);
     expect(redelivered).toMatchObject({ applied: 0, duplicates: 1 });
     expect(await stateOf(accountId)).toEqual(after);
+    expect(await testDb().eventReceipt.count({ where: { accountId } })).toBe(receipts);
+    expect(await testDb().eventReceipt.findUniqueOrThrow({ where: { eventId: again[0]!.eventId } })).toEqual(receipt);
   });
 });

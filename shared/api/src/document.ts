@@ -13,6 +13,7 @@ import {
   catalogEntrySchema,
   dryRunSchema,
   erasureSchema,
+  receiptSchema,
   suppressionCreatedSchema,
   suppressionInputSchema,
   suppressionSchema,
@@ -266,6 +267,9 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
   op('get', '/account/events/recent', 'account.recentEvents', 'The raw events of the last 24 h, newest first', { status: 200, description: 'a page of events', schema: pageOf(recentEventSchema) }, { query: page });
   op('post', '/account/events/dry-run', 'account.dryRunEvent', 'What an event would do for its person now (writes nothing)', { status: 200, description: 'per opted-in playbook: start, stop, restart or none, and why', schema: dryRunSchema }, {
     body: { required: true, content: json(eventInputSchema) },
+  });
+  op('get', '/account/events/{eventId}', 'account.eventReceipt', 'What an accepted event did (its receipt; the id is X-Event-Id)', { status: 200, description: 'the receipt', schema: receiptSchema }, {
+    params: z.object({ eventId: z.string().meta({ description: 'the X-Event-Id of POST /events, or an id of a batch result' }) }),
   });
   op('post', '/account/suppressions', 'account.suppress', 'Suppress a person: their events start nothing; their active enrollments stop (reason suppressed)', { status: 201, description: 'suppressed', schema: suppressionCreatedSchema }, {
     body: { required: true, content: json(suppressionInputSchema) },

@@ -114,3 +114,16 @@ export const erasureSchema = z
     deletedRawEvents: z.number().int().min(0),
   })
   .meta({ id: 'Erasure', description: 'what the erasure did; the email is nowhere in Postgres or Redis afterwards' });
+
+const playbookRef = z.object({ id, name: z.string().nullable().meta({ description: 'null when the playbook was deleted since' }) });
+export const receiptSchema = z
+  .object({
+    eventId: id,
+    event: z.string().nullable().meta({ description: 'null for an event no playbook opted in to (only its id is kept, 72 h)' }),
+    appliedAt: at,
+    started: z.array(playbookRef),
+    stopped: z.array(playbookRef),
+    unchanged: z.array(playbookRef.extend({ reason: z.enum(UNCHANGED_REASONS) })).meta({ description: 'each opted-in playbook the event left as it was, and why' }),
+    personErased: z.boolean().meta({ description: 'the person has been erased since' }),
+  })
+  .meta({ id: 'EventReceipt', description: 'what an accepted event did; playbook ids and reasons only, no property value' });

@@ -13,6 +13,8 @@ export interface PlaybookClient {
   catalog(accountId: string): Promise<UpstreamResponse>;
   /** What {event, email} would do now; the service writes nothing. */
   dryRun(accountId: string, event: { event: string; email: string }): Promise<UpstreamResponse>;
+  /** An event's receipt: what it did to the playbooks it opts in to. */
+  receipt(accountId: string, eventId: string): Promise<UpstreamResponse>;
   suppress(accountId: string, body: unknown): Promise<UpstreamResponse>;
   /** `search` is the client's query string, checked by the service. */
   suppressions(accountId: string, search: string): Promise<UpstreamResponse>;
@@ -34,6 +36,7 @@ export function createPlaybookClient({ baseUrl, internalToken, timeoutMs }: { ba
     enrollments: (accountId, playbookId, search) => service.call('GET', `${one(playbookId)}/enrollments${search}`, accountId),
     catalog: (accountId) => service.call('GET', '/internal/events/catalog', accountId),
     dryRun: (accountId, event) => service.call('POST', '/internal/events/dry-run', accountId, event),
+    receipt: (accountId, eventId) => service.call('GET', `/internal/events/${encodeURIComponent(eventId)}`, accountId),
     suppress: (accountId, body) => service.call('POST', '/internal/suppressions', accountId, body),
     suppressions: (accountId, search) => service.call('GET', `/internal/suppressions${search}`, accountId),
     unsuppress: (accountId, email) => service.call('DELETE', `/internal/suppressions/${encodeURIComponent(email)}`, accountId),

@@ -5,8 +5,9 @@
 //   3. the active enrollments of its (account, email) pairs in those playbooks, and for the playbooks
 //      whose re-enrollment policy is `once` whether each person was ever enrolled, and which of
 //      them are suppressed (their triggers start nothing), one query;
-//   4. planBatch in memory; then the stops (one UPDATE), the starts (one INSERT) and the effect
-//      rows (one INSERT, the outbox);
+//   4. planBatch in memory; then the stops (one UPDATE), the starts (one INSERT), the effect
+//      rows (one INSERT, the outbox) and the receipts of the events that opt in to a playbook
+//      (one INSERT);
 //   5. the catalog: one change row per distinct (account, name), appended to event_name_deltas
 //      (no shared row is updated, so replicas never queue on a name's row); foldCatalog moves the
 //      changes into event_names in a short transaction of its own, one fold at a time.
@@ -105,6 +106,11 @@ const SQL = {
     SELECT u.*, $8::timestamptz
     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[])
       AS u(id, event_id, account_id, playbook_id, email, action, event_name)`,
+  // The receipts of the events that opt in to a playbook: what each did, ids and reasons only.
+  receipts: `INSERT INTO event_receipts (event_id, account_id, event_name, changed, unchanged, at)
+    SELECT u.event_id, u.account_id, u.event_name, u.changed::jsonb, u.unchanged::jsonb, $6::timestamptz
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[]) AS u(event_id, account_id, event_name, changed, unchanged)
+    ON CONFLICT (event_id) DO NOTHING`,
   // Appended, never updated: no row is shared between concurrent batches (foldCatalog moves them on).
   catalog: `INSERT INTO event_name_deltas (account_id, name, first_seen_at, last_seen_at, count)
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[])`,
@@ -188,6 +194,18 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
         f.map((x) => x.email),
         f.map((x) => x.action),
         f.map((x) => x.eventName),
+        at,
+      );
+    }
+    if (plan.receipts.length > 0) {
+      const r = plan.receipts;
+      await tx.$executeRawUnsafe(
+        SQL.receipts,
+        r.map((x) => x.eventId),
+        r.map((x) => x.accountId),
+        r.map((x) => x.eventName),
+        r.map((x) => JSON.stringify(x.changed)),
+        r.map((x) => JSON.stringify(x.unchanged)),
         at,
       );
     }

@@ -5,6 +5,7 @@ import type { Db } from '@glimpse/db';
 import { encodeCursor, fromGateway, parsePageQuery } from '@glimpse/http';
 import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogUsage, getPlaybook, listPlaybooks, updatePlaybook } from '../domain/manage-playbooks.js';
 import { dryRunEvent } from '../domain/dry-run.js';
+import { getReceipt } from '../domain/receipts.js';
 import { erasePerson, parseEmailParam, parseSuppressionInput, suppressPerson, suppressionPage, unsuppressPerson } from '../domain/persons.js';
 import { parseDryRunEvent, parseNewPlaybook, parsePlaybookChanges } from '../domain/playbook-input.js';
 import { parseEnrollmentQuery } from './enrollment-query.js';
@@ -42,6 +43,9 @@ export function internalRouter({ db, internalToken, playbooksPerAccount }: { db:
   });
   router.post('/internal/events/dry-run', json, async (req, res) => {
     res.json(await dryRunEvent(db, account(res), parseDryRunEvent(req.body)));
+  });
+  router.get('/internal/events/:eventId', async (req, res) => {
+    res.json(await getReceipt(db, account(res), req.params.eventId as string));
   });
   router.post('/internal/suppressions', json, async (req, res) => {
     const { created, suppression } = await suppressPerson(db, account(res), parseSuppressionInput(req.body).email);

@@ -34,7 +34,7 @@ export function accountRouter({ authenticator, db, playbooks, enrichment, rawSto
     perCredentialLimit(limits.perKey, 'management'),
   );
   router.use(credentialRoutes({ db }));
+  router.use(recentEventsRoute({ rawStore })); // before GET /account/events/{eventId}
   router.use(forwardedRoutes({ playbooks, enrichment, rawStore }));
-  router.use(recentEventsRoute({ rawStore }));
   return router;
 }

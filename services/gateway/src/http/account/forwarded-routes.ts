@@ -31,6 +31,8 @@ export function forwardedRoutes({ playbooks, enrichment, rawStore }: { playbooks
     relay(res, await playbooks.dryRun(account(res), { event, email }));
   });
 
+  // After /account/events/catalog and …/recent (mounted before this router): any other segment is an event id.
+  router.get('/account/events/:eventId', async (req, res) => relay(res, await playbooks.receipt(account(res), req.params.eventId as string)));
   router.post('/account/suppressions', ...jsonBody, async (req, res) => relay(res, await playbooks.suppress(account(res), req.body)));
   router.get('/account/suppressions', async (req, res) => relay(res, await playbooks.suppressions(account(res), rawSearch(req))));
   router.delete('/account/suppressions/:email', async (req, res) => relay(res, await playbooks.unsuppress(account(res), req.params.email as string)));
