@@ -141,6 +141,20 @@ describe('glimpse CLI', () => {
     expect((await cli('suppression', 'remove', '--account', accountId, '--email', 'bo@example.com')).stderr).toContain('not_found');
   });
 
+  it('when an applied event has a receipt, then events receipt shows it; an unknown id exits 1 not_found', async () => {
+    const accountId = await newAccount();
+    const eventId = '00000000-0000-4000-8000-0000000000a1';
+    const playbook = await testDb().playbook.create({ data: { accountId, name: 'Onboarding' } });
+    await testDb().eventReceipt.create({
+      data: { eventId, accountId, eventName: 'signed_up', changed: [{ playbookId: playbook.id, action: 'started' }], unchanged: [], at: new Date() },
+    });
+    const shown = await cli('events', 'receipt', '--account', accountId, '--event-id', eventId, '--json');
+    expect(shown.json()).toMatchObject({ eventId, event: 'signed_up', started: [{ id: playbook.id, name: 'Onboarding' }], stopped: [], unchanged: [] });
+    expect((await cli('events', 'receipt', '--account', accountId, '--event-id', eventId)).stdout).toMatch(/Onboarding\s+started/);
+    const unknown = await cli('events', 'receipt', '--account', accountId, '--event-id', '00000000-0000-4000-8000-0000000000a2');
+    expect([unknown.code, unknown.stderr.includes('not_found')]).toEqual([1, true]);
+  });
+
   it('when the built bin runs with --help, then it prints the overview and exits 0', async () => {
     const bin = path.join(__dirname, '..', 'bin', 'glimpse.js');
     const { stdout } = await promisify(execFile)(process.execPath, [bin, '--help']);

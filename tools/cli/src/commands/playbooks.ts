@@ -1,7 +1,7 @@
 // playbook create / list / enrollments; events catalog.
 import { AppError } from '@glimpse/errors';
 import { normalizeEmail } from '@glimpse/validation';
-import { createPlaybook, dryRunEvent, suppressPerson, suppressionPage, unsuppressPerson, eventCatalog, listEnrollments, listPlaybooks, updatePlaybook, validateEventNames, type ReenrollmentPolicy } from '@glimpse/playbook';
+import { createPlaybook, dryRunEvent, getReceipt, suppressPerson, suppressionPage, unsuppressPerson, eventCatalog, listEnrollments, listPlaybooks, updatePlaybook, validateEventNames, type ReenrollmentPolicy } from '@glimpse/playbook';
 import { required, table, type Command } from '../command.js';
 
 const asList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
@@ -81,6 +81,22 @@ export const playbookCommands: Command[] = [
     human: (r) => {
       const run = r as { catalog: string; playbooks: Record<string, unknown>[] };
       return `${table(run.playbooks, ['name', 'outcome', 'reason', 'id'])}\n(event name ${run.catalog === 'known' ? 'in' : 'not yet in'} the catalog; nothing was written)`;
+    },
+  },
+  {
+    words: ['events', 'receipt'],
+    summary: 'what an accepted event did: playbooks started, stopped, and why the others were left',
+    usage: 'glimpse events receipt --account ID --event-id EVENT_ID [--json]',
+    options: { account: { type: 'string' }, 'event-id': { type: 'string' } },
+    run: async ({ values, db }) => getReceipt(db(), required(values, 'account'), required(values, 'event-id')),
+    human: (r) => {
+      const receipt = r as { event: string | null; started: { name: string | null; id: string }[]; stopped: { name: string | null; id: string }[]; unchanged: { name: string | null; id: string; reason: string }[] };
+      const rows = [
+        ...receipt.started.map((p) => ({ playbook: p.name ?? p.id, what: 'started' })),
+        ...receipt.stopped.map((p) => ({ playbook: p.name ?? p.id, what: 'stopped' })),
+        ...receipt.unchanged.map((p) => ({ playbook: p.name ?? p.id, what: `unchanged: ${p.reason}` })),
+      ];
+      return `${receipt.event ?? '(no playbook opts in to this event)'}\n${table(rows, ['playbook', 'what'])}`;
     },
   },
   {
