@@ -1,5 +1,6 @@
 // The operator CLI against the real test database, through its entry point run(argv, io).
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { run } from '../src/main';
@@ -143,7 +144,7 @@ describe('glimpse CLI', () => {
 
   it('when an applied event has a receipt, then events receipt shows it; an unknown id exits 1 not_found', async () => {
     const accountId = await newAccount();
-    const eventId = '00000000-0000-4000-8000-0000000000a1';
+    const eventId = randomUUID();
     const playbook = await testDb().playbook.create({ data: { accountId, name: 'Onboarding' } });
     await testDb().eventReceipt.create({
       data: { eventId, accountId, eventName: 'signed_up', changed: [{ playbookId: playbook.id, action: 'started' }], unchanged: [], at: new Date() },
@@ -151,7 +152,7 @@ describe('glimpse CLI', () => {
     const shown = await cli('events', 'receipt', '--account', accountId, '--event-id', eventId, '--json');
     expect(shown.json()).toMatchObject({ eventId, event: 'signed_up', started: [{ id: playbook.id, name: 'Onboarding' }], stopped: [], unchanged: [] });
     expect((await cli('events', 'receipt', '--account', accountId, '--event-id', eventId)).stdout).toMatch(/Onboarding\s+started/);
-    const unknown = await cli('events', 'receipt', '--account', accountId, '--event-id', '00000000-0000-4000-8000-0000000000a2');
+    const unknown = await cli('events', 'receipt', '--account', accountId, '--event-id', randomUUID());
     expect([unknown.code, unknown.stderr.includes('not_found')]).toEqual([1, true]);
   });
 
