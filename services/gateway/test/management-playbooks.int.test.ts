@@ -29,6 +29,7 @@ describe('management API: playbooks', () => {
       name: 'Onboarding',
       triggers: ['demo_booked', 'signed_up'],
       exits: ['purchase'],
+      reenrollment: 'when_inactive',
       createdAt: expect.stringMatching(ISO_TIME),
       updatedAt: expect.stringMatching(ISO_TIME),
     });
@@ -111,6 +112,7 @@ describe('management API: playbooks', () => {
     [{ name: '   ' }, 'name must be 1 to 200 characters'],
     [{ exits: 'purchase' }, 'exits must be an array'],
     [{ status: 'paused' }, 'unknown field(s): status'],
+    [{ reenrollment: 'twice' }, 'reenrollment must be one of once, when_inactive, restart'],
   ])('when a patch is %p, then it is 400 invalid_request', async (body, message) => {
     const { client } = await managerWithCatalog([]);
     const created = (await client.post('/account/playbooks', { name: 'Nurture' })).body;

@@ -14,4 +14,10 @@ export {
   eventCatalogUsage,
 } from './domain/manage-playbooks.js';
 export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, PlaybookRef, EnrollmentPageQuery } from './domain/manage-playbooks.js';
-export { decideEffects } from './domain/decide-effects.js';
+export { dryRunEvent } from './domain/dry-run.js';
+export { getReceipt } from './domain/receipts.js';
+export type { ReceiptView } from './domain/receipts.js';
+export { erasePerson, erasedEmail, suppressPerson, suppressionPage, unsuppressPerson } from './domain/persons.js';
+export type { DryRunView } from './domain/dry-run.js';
+export { decideEffects, REENROLLMENT_POLICIES } from './domain/decide-effects.js';
+export type { ReenrollmentPolicy } from './domain/decide-effects.js';

@@ -167,3 +167,44 @@ describe('the catalog fold', () => {
     expect(await testDb().eventNameDelta.count({ where: { accountId } })).toBe(0);
   });
 });
+
+describe('applyBatch: re-enrollment policies on the real Postgres', () => {
+  it('when a once playbook meets a person enrolled in an earlier batch, then a new trigger starts nothing; restart restarts; a redelivery of either changes nothing', async () => {
+    const { accountId } = await createTestAccount();
+    await seedCatalog(accountId, ['signed_up']);
+    const once = await createPlaybook(testDb(), { accountId, name: 'Once', triggers: ['signed_up'], exits: ['purchase'], reenrollment: 'once' });
+    const restart = await createPlaybook(testDb(), { accountId, name: 'Restart', triggers: ['signed_up'], reenrollment: 'restart' });
+    const ada = uniqueEmail('ada');
+    const accounts = cachedAccounts(testDb(), 0);
+
+    await applyBatch(testDb(), [event(accountId, ada, 'signed_up'), event(accountId, ada, 'purchase')], accounts);
+    const again = [event(accountId, ada, 'signed_up')];
+    const outcome = await applyBatch(testDb(), again, accounts);
+    expect(outcome.effects.map((e) => [e.playbookId, e.action])).toEqual([
+      [restart.id, 'stopped'],
+      [restart.id, 'started'],
+    ]);
+    const after = await stateOf(accountId);
+    expect(after.enrollments.filter((e) => e.playbookId === once.id).map((e) => e.status)).toEqual(['stopped']);
+    expect(after.enrollments.filter((e) => e.playbookId === restart.id).map((e) => e.status).sort()).toEqual(['active', 'stopped']);
+
+    // One receipt per event that opts in: the last says once was left by its policy.
+    const receipt = await testDb().eventReceipt.findUniqueOrThrow({ where: { eventId: again[0]!.eventId } });
+    expect(receipt).toMatchObject({
+      accountId,
+      eventName: 'signed_up',
+      changed: [
+        { playbookId: restart.id, action: 'stopped' },
+        { playbookId: restart.id, action: 'started' },
+      ],
+      unchanged: [{ playbookId: once.id, reason: 'reenrollment_policy' }],
+    });
+    const receipts = await testDb().eventReceipt.count({ where: { accountId } });
+
+    const redelivered = await applyBatch(testDb(), again, accounts);
+    expect(redelivered).toMatchObject({ applied: 0, duplicates: 1 });
+    expect(await stateOf(accountId)).toEqual(after);
+    expect(await testDb().eventReceipt.count({ where: { accountId } })).toBe(receipts);
+    expect(await testDb().eventReceipt.findUniqueOrThrow({ where: { eventId: again[0]!.eventId } })).toEqual(receipt);
+  });
+});

@@ -11,6 +11,12 @@ import {
   apiKeyInputSchema,
   apiKeySchema,
   catalogEntrySchema,
+  dryRunSchema,
+  erasureSchema,
+  receiptSchema,
+  suppressionCreatedSchema,
+  suppressionInputSchema,
+  suppressionSchema,
   enrollmentSchema,
   eventTokenCreatedSchema,
   eventTokenSchema,
@@ -229,11 +235,17 @@ const page = z.object({
   limit: z.string().regex(/^[0-9]+$/).optional().meta({ description: '1 to 200 (default 50)' }),
   cursor: z.string().optional().meta({ description: 'nextCursor of the previous page' }),
 });
+const answer = (ok: Ok) => ({ description: ok.description, headers: RATE_HEADERS, ...(ok.schema ? { content: json(ok.schema) } : {}) });
 
-/** Registers the operations of one tag of the management API: its answer, and the management errors plus `extra` ones. */
+/**
+ * Registers the operations of one tag of the management API: its answer, and the management errors.
+ * `more` is either other successful answers (an array) or extra responses by status.
+ */
 function managementOperations(registry: OpenAPIRegistry, security: Record<string, string[]>[], tag: string) {
-  return (method: Method, path: string, operationId: string, summary: string, ok: Ok, request: Record<string, unknown> = {}, extra: Record<number, unknown> = {}) =>
-    registry.registerPath({
+  return (method: Method, path: string, operationId: string, summary: string, ok: Ok, request: Record<string, unknown> = {}, more: Ok[] | Record<number, unknown> = {}) => {
+    const also = Array.isArray(more) ? more : [];
+    const extra = Array.isArray(more) ? {} : more;
+    return registry.registerPath({
       method,
       path,
       operationId,
@@ -242,11 +254,13 @@ function managementOperations(registry: OpenAPIRegistry, security: Record<string
       security,
       request,
       responses: {
-        [ok.status]: { description: ok.description, headers: RATE_HEADERS, ...(ok.schema ? { content: json(ok.schema) } : {}) },
+        [ok.status]: answer(ok),
+        ...Object.fromEntries(also.map((a) => [a.status, answer(a)])),
         ...errors(MANAGEMENT_ERRORS, RATE_HEADERS),
         ...extra,
       } as never,
     });
+  };
 }
 
 /** The management API under /account. */
@@ -277,6 +291,19 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
   });
   op('get', '/account/events/catalog', 'account.eventCatalog', 'The event names the account has sent, with the playbooks opted in to each', { status: 200, description: 'the catalog', schema: listOf(catalogEntrySchema) });
   op('get', '/account/events/recent', 'account.recentEvents', 'The raw events of the last 24 h, newest first', { status: 200, description: 'a page of events', schema: pageOf(recentEventSchema) }, { query: page });
+  op('post', '/account/events/dry-run', 'account.dryRunEvent', 'What an event would do for its person now (writes nothing)', { status: 200, description: 'per opted-in playbook: start, stop, restart or none, and why', schema: dryRunSchema }, {
+    body: { required: true, content: json(eventInputSchema) },
+  });
+  op('get', '/account/events/{eventId}', 'account.eventReceipt', 'What an accepted event did (its receipt; the id is X-Event-Id)', { status: 200, description: 'the receipt', schema: receiptSchema }, {
+    params: z.object({ eventId: z.string().meta({ description: 'the X-Event-Id of POST /events, or an id of a batch result' }) }),
+  });
+  op('post', '/account/suppressions', 'account.suppress', 'Suppress a person: their events start nothing; their active enrollments stop (reason suppressed)', { status: 201, description: 'suppressed', schema: suppressionCreatedSchema }, {
+    body: { required: true, content: json(suppressionInputSchema) },
+  }, [{ status: 200, description: 'already suppressed (stoppedEnrollments: any enrollment still active)', schema: suppressionCreatedSchema }]);
+  op('get', '/account/suppressions', 'account.listSuppressions', 'The suppressed people, newest first', { status: 200, description: 'a page of suppressions', schema: pageOf(suppressionSchema) }, { query: page });
+  const emailParam = { params: z.object({ email: z.string().meta({ description: 'the email (URL-encoded); trimmed and lower-cased' }) }) };
+  op('delete', '/account/suppressions/{email}', 'account.unsuppress', 'Lift a suppression', { status: 204, description: 'lifted' }, emailParam);
+  op('delete', '/account/persons/{email}', 'account.erasePerson', 'Erase a person: active enrollments stop, the email leaves every table (a one-way hash stays in enrollments and effects) and Redis', { status: 200, description: 'what was erased', schema: erasureSchema }, emailParam);
   op('get', '/account/usage', 'account.usage', 'Billable usage by day', { status: 200, description: 'usage by day and in total', schema: usageSchema }, {
     query: z.object({
       from: z.string().optional().meta({ description: 'YYYY-MM-DD (default 30 days ago)' }),

@@ -3,6 +3,7 @@
 // Answer objects are open (other fields may be added later); every field listed is checked.
 import { z } from 'zod';
 import { SCOPES } from '@glimpse/auth';
+import { emailSchema } from '@glimpse/validation';
 
 export const apiKeyInputSchema = z
   .strictObject(
@@ -20,14 +21,24 @@ export const apiKeyInputSchema = z
 const eventNames = (field: string) =>
   z.array(z.string({ error: `${field} must list event names as strings` }), { error: `${field} must be an array of event names` });
 
+export const REENROLLMENT_POLICIES = ['once', 'when_inactive', 'restart'] as const;
+const reenrollmentSchema = z
+  .enum(REENROLLMENT_POLICIES, { error: `reenrollment must be one of ${REENROLLMENT_POLICIES.join(', ')}` })
+  .meta({
+    id: 'ReenrollmentPolicy',
+    description:
+      'what a trigger does for a person enrolled before: once (never a second enrollment), when_inactive (the default: a new one only when none is active), restart (an active one is stopped and a new one started)',
+  });
+
 const playbookShape = {
   name: z.string({ error: (i) => (i.input === undefined ? 'name is required' : 'name must be a string') }),
   triggers: eventNames('triggers').optional().meta({ description: 'event names that start an enrollment; each must have been sent once' }),
   exits: eventNames('exits').optional().meta({ description: 'event names that stop an active enrollment' }),
+  reenrollment: reenrollmentSchema.optional(),
 };
 
 const playbookObjectError = (i: { code: string; keys?: string[] }) =>
-  i.code === 'unrecognized_keys' ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a playbook has name, triggers and exits` : 'body must be a JSON object';
+  i.code === 'unrecognized_keys' ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a playbook has name, triggers, exits and reenrollment` : 'body must be a JSON object';
 
 export const playbookCreateSchema = z.strictObject(playbookShape, { error: playbookObjectError }).meta({ id: 'PlaybookInput' });
 export const playbookUpdateSchema = z
@@ -43,7 +54,9 @@ export const eventTokenCreatedSchema = z.object({ id, prefix: z.string(), token:
 export const eventTokenSchema = z.object({ id, prefix: z.string(), createdAt: at, lastUsedAt: atOrNull, revokedAt: atOrNull }).meta({ id: 'EventToken' });
 export const apiKeyCreatedSchema = z.object({ id, prefix: z.string(), key: z.string(), scopes: z.array(z.enum(SCOPES)), createdAt: at }).meta({ id: 'ApiKeyCreated', description: 'the key is shown here only' });
 export const apiKeySchema = z.object({ id, prefix: z.string(), scopes: z.array(z.enum(SCOPES)), createdAt: at, lastUsedAt: atOrNull, revokedAt: atOrNull }).meta({ id: 'ApiKey' });
-export const playbookSchema = z.object({ id, name: z.string(), triggers: z.array(z.string()), exits: z.array(z.string()), createdAt: at, updatedAt: at }).meta({ id: 'Playbook' });
+export const playbookSchema = z
+  .object({ id, name: z.string(), triggers: z.array(z.string()), exits: z.array(z.string()), reenrollment: reenrollmentSchema, createdAt: at, updatedAt: at })
+  .meta({ id: 'Playbook' });
 export const enrollmentSchema = z
   .object({ id, email: z.string(), status: z.enum(['active', 'stopped']), startedAt: at, startedBy: z.string().nullable(), stoppedAt: atOrNull, stoppedBy: z.string().nullable() })
   .meta({ id: 'Enrollment' });
@@ -61,3 +74,56 @@ export const usageSchema = z
 
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: cursor });
+
+/** Why an opted-in playbook was left as it was by an event (receipts and dry runs). */
+export const UNCHANGED_REASONS = ['already_active', 'not_active', 'suppressed', 'reenrollment_policy'] as const;
+export const dryRunSchema = z
+  .object({
+    event: z.string(),
+    email: z.string(),
+    catalog: z.enum(['known', 'new']).meta({ description: 'whether the name is already in the catalog (new: sending it would add it)' }),
+    playbooks: z.array(
+      z.object({
+        id,
+        name: z.string(),
+        outcome: z.enum(['start', 'stop', 'restart', 'none']),
+        reason: z
+          .enum(['trigger', 'exit', 'exit_and_trigger', ...UNCHANGED_REASONS])
+          .meta({ description: 'trigger, exit, exit_and_trigger (or reenrollment_policy for a restart); for none: already_active, not_active, suppressed or reenrollment_policy' }),
+      }),
+    ),
+  })
+  .meta({ id: 'DryRun', description: 'what the event would do for the person now, per opted-in playbook; nothing was written' });
+
+export const suppressionInputSchema = z
+  .strictObject(
+    { email: emailSchema({ base: z.string({ error: (i) => (i.input === undefined ? 'email is required' : 'email must be a string') }) }) },
+    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {email}` : 'body must be a JSON object') },
+  )
+  .meta({ id: 'SuppressionInput', description: 'the email is trimmed and lower-cased' });
+export const suppressionSchema = z.object({ id, email: z.string(), createdAt: at }).meta({ id: 'Suppression' });
+export const suppressionCreatedSchema = suppressionSchema
+  .extend({ stoppedEnrollments: z.number().int().min(0).meta({ description: 'active enrollments stopped with the reason suppressed' }) })
+  .meta({ id: 'SuppressionCreated' });
+export const erasureSchema = z
+  .object({
+    stoppedEnrollments: z.number().int().min(0),
+    hashedEnrollments: z.number().int().min(0).meta({ description: 'enrollments kept for counts, the email replaced by a one-way hash' }),
+    hashedEffects: z.number().int().min(0),
+    deletedSuppressions: z.number().int().min(0),
+    deletedRawEvents: z.number().int().min(0),
+  })
+  .meta({ id: 'Erasure', description: 'what the erasure did; the email is nowhere in Postgres or Redis afterwards' });
+
+const playbookRef = z.object({ id, name: z.string().nullable().meta({ description: 'null when the playbook was deleted since' }) });
+export const receiptSchema = z
+  .object({
+    eventId: id,
+    event: z.string().nullable().meta({ description: 'null for an event no playbook opted in to (only its id is kept, 72 h)' }),
+    appliedAt: at,
+    started: z.array(playbookRef),
+    stopped: z.array(playbookRef),
+    unchanged: z.array(playbookRef.extend({ reason: z.enum(UNCHANGED_REASONS) })).meta({ description: 'each opted-in playbook the event left as it was, and why' }),
+    personErased: z.boolean().meta({ description: 'the person has been erased since' }),
+  })
+  .meta({ id: 'EventReceipt', description: 'what an accepted event did; playbook ids and reasons only, no property value' });

@@ -1,5 +1,6 @@
 // The operator CLI against the real test database, through its entry point run(argv, io).
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { run } from '../src/main';
@@ -97,6 +98,62 @@ describe('glimpse CLI', () => {
     const human = await cli('playbook', 'enrollments', '--account', accountId, '--playbook', playbookId);
     expect(human.stdout).toMatch(/email\s+status/);
     expect(human.stdout).toContain('ann@example.com  active');
+  });
+
+  it('when a playbook is created and updated with a re-enrollment policy, then it is kept; a bad policy exits 1 and changes nothing', async () => {
+    const accountId = await newAccount();
+    const created = await cli('playbook', 'create', '--account', accountId, '--name', 'Once', '--exit', 'purchase', '--reenrollment', 'once', '--json');
+    expect(created.json()).toEqual({ id: expect.any(String), reenrollment: 'once' });
+    const updated = await cli('playbook', 'update', '--account', accountId, '--playbook', created.json().id, '--reenrollment', 'restart', '--json');
+    expect(updated.json()).toMatchObject({ id: created.json().id, name: 'Once', reenrollment: 'restart' });
+    const bad = await cli('playbook', 'update', '--account', accountId, '--playbook', created.json().id, '--reenrollment', 'twice');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('reenrollment must be one of once, when_inactive, restart');
+    expect((await cli('playbook', 'list', '--account', accountId, '--json')).json()[0].reenrollment).toBe('restart');
+  });
+
+  it('when an event is dry-run for a person, then it shows per playbook what would happen, and nothing is written', async () => {
+    const accountId = await newAccount();
+    const now = new Date();
+    await testDb().eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 1n } });
+    const { id: playbookId } = (await cli('playbook', 'create', '--account', accountId, '--name', 'Onboarding', '--trigger', 'signed_up', '--json')).json();
+    const run = await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', ' Ann@Example.com', '--json');
+    expect(run.code).toBe(0);
+    expect(run.json()).toEqual({ event: 'signed_up', email: 'ann@example.com', catalog: 'known', playbooks: [{ id: playbookId, name: 'Onboarding', outcome: 'start', reason: 'trigger' }] });
+    const human = await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', 'ann@example.com');
+    expect(human.stdout).toMatch(/Onboarding\s+start\s+trigger/);
+    expect(await testDb().enrollment.count({ where: { accountId } })).toBe(0);
+    expect(await testDb().processedEvent.count({ where: { accountId } })).toBe(0);
+    expect((await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', 'nope')).stderr).toContain('email must be a valid email address');
+  });
+
+  it('when a person is suppressed, listed and lifted from the CLI, then their active enrollment stops and the list follows', async () => {
+    const accountId = await newAccount();
+    const now = new Date();
+    await testDb().eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 1n } });
+    const { id: playbookId } = (await cli('playbook', 'create', '--account', accountId, '--name', 'Onboarding', '--trigger', 'signed_up', '--json')).json();
+    await testDb().enrollment.create({ data: { playbookId, accountId, email: 'bo@example.com', status: 'active', startedAt: now, startedBy: 'signed_up', startEventId: '00000000-0000-4000-8000-000000000002' } });
+    const added = await cli('suppression', 'add', '--account', accountId, '--email', 'Bo@Example.com', '--json');
+    expect(added.json()).toMatchObject({ email: 'bo@example.com', stoppedEnrollments: 1 });
+    expect((await testDb().enrollment.findFirstOrThrow({ where: { accountId } })).stoppedBy).toBe('suppressed');
+    expect((await cli('suppression', 'list', '--account', accountId, '--json')).json()).toEqual([expect.objectContaining({ email: 'bo@example.com' })]);
+    expect((await cli('suppression', 'remove', '--account', accountId, '--email', 'bo@example.com', '--json')).code).toBe(0);
+    expect((await cli('suppression', 'list', '--account', accountId, '--json')).json()).toEqual([]);
+    expect((await cli('suppression', 'remove', '--account', accountId, '--email', 'bo@example.com')).stderr).toContain('not_found');
+  });
+
+  it('when an applied event has a receipt, then events receipt shows it; an unknown id exits 1 not_found', async () => {
+    const accountId = await newAccount();
+    const eventId = randomUUID();
+    const playbook = await testDb().playbook.create({ data: { accountId, name: 'Onboarding' } });
+    await testDb().eventReceipt.create({
+      data: { eventId, accountId, eventName: 'signed_up', changed: [{ playbookId: playbook.id, action: 'started' }], unchanged: [], at: new Date() },
+    });
+    const shown = await cli('events', 'receipt', '--account', accountId, '--event-id', eventId, '--json');
+    expect(shown.json()).toMatchObject({ eventId, event: 'signed_up', started: [{ id: playbook.id, name: 'Onboarding' }], stopped: [], unchanged: [] });
+    expect((await cli('events', 'receipt', '--account', accountId, '--event-id', eventId)).stdout).toMatch(/Onboarding\s+started/);
+    const unknown = await cli('events', 'receipt', '--account', accountId, '--event-id', randomUUID());
+    expect([unknown.code, unknown.stderr.includes('not_found')]).toEqual([1, true]);
   });
 
   it('when the built bin runs with --help, then it prints the overview and exits 0', async () => {

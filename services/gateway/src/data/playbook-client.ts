@@ -11,6 +11,16 @@ export interface PlaybookClient {
   /** `search` is the client's query string, checked by the service. */
   enrollments(accountId: string, playbookId: string, search: string): Promise<UpstreamResponse>;
   catalog(accountId: string): Promise<UpstreamResponse>;
+  /** What {event, email} would do now; the service writes nothing. */
+  dryRun(accountId: string, event: { event: string; email: string }): Promise<UpstreamResponse>;
+  /** An event's receipt: what it did to the playbooks it opts in to. */
+  receipt(accountId: string, eventId: string): Promise<UpstreamResponse>;
+  suppress(accountId: string, body: unknown): Promise<UpstreamResponse>;
+  /** `search` is the client's query string, checked by the service. */
+  suppressions(accountId: string, search: string): Promise<UpstreamResponse>;
+  unsuppress(accountId: string, email: string): Promise<UpstreamResponse>;
+  /** Erases the person from the playbook service's tables (the gateway erases its raw events). */
+  erase(accountId: string, email: string): Promise<UpstreamResponse>;
   close(): Promise<void>;
 }
 
@@ -25,6 +35,12 @@ export function createPlaybookClient({ baseUrl, internalToken, timeoutMs }: { ba
     remove: (accountId, playbookId) => service.call('DELETE', one(playbookId), accountId),
     enrollments: (accountId, playbookId, search) => service.call('GET', `${one(playbookId)}/enrollments${search}`, accountId),
     catalog: (accountId) => service.call('GET', '/internal/events/catalog', accountId),
+    dryRun: (accountId, event) => service.call('POST', '/internal/events/dry-run', accountId, event),
+    receipt: (accountId, eventId) => service.call('GET', `/internal/events/${encodeURIComponent(eventId)}`, accountId),
+    suppress: (accountId, body) => service.call('POST', '/internal/suppressions', accountId, body),
+    suppressions: (accountId, search) => service.call('GET', `/internal/suppressions${search}`, accountId),
+    unsuppress: (accountId, email) => service.call('DELETE', `/internal/suppressions/${encodeURIComponent(email)}`, accountId),
+    erase: (accountId, email) => service.call('DELETE', `/internal/persons/${encodeURIComponent(email)}`, accountId),
     close: () => service.close(),
   };
 }

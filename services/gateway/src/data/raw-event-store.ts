@@ -19,6 +19,8 @@ export interface RawEventStore {
   save(event: InboundEvent): Promise<boolean>;
   /** The account's events of the last 24 h, newest first, strictly after `cursor` (the last of the previous page). */
   recent(accountId: string, page: { limit: number; cursor: Cursor | null }): Promise<RecentEvents>;
+  /** Deletes every raw event of the person (the index entries with them); the count deleted. 503 when Redis cannot be reached. */
+  erasePerson(accountId: string, email: string): Promise<number>;
   ping(): Promise<void>;
 }
 
@@ -147,6 +149,39 @@ export function createRawEventStore({ redis, maxPerAccount = 10_000, onFailure }
       } catch (err) {
         onFailure('recent', err);
         throw new AppError('service_unavailable', 'recent events are unavailable right now; retry later', { cause: err, headers: { 'Retry-After': '1' } });
+      }
+    },
+    async erasePerson(accountId, email) {
+      const index = rawEventKeys.recent(accountId);
+      try {
+        // The whole index (at most maxPerAccount ids), read in chunks; a raw copy that names the
+        // email goes with its index entry. An id whose copy has expired is only an id.
+        const ids = await redis.zrange(index, 0, -1);
+        let deleted = 0;
+        for (let i = 0; i < ids.length; i += 500) {
+          const chunk = ids.slice(i, i + 500);
+          const values = await redis.mget(chunk.map((id) => rawEventKeys.event(accountId, id)));
+          const theirs = chunk.filter((_, j) => {
+            const value = values[j];
+            if (value === null || value === undefined) return false;
+            try {
+              return (JSON.parse(value) as InboundEvent).email === email;
+            } catch {
+              return false;
+            }
+          });
+          if (theirs.length === 0) continue;
+          await redis
+            .pipeline()
+            .del(...theirs.map((id) => rawEventKeys.event(accountId, id)))
+            .zrem(index, ...theirs)
+            .exec();
+          deleted += theirs.length;
+        }
+        return deleted;
+      } catch (err) {
+        onFailure('erase', err);
+        throw new AppError('service_unavailable', 'the raw events cannot be erased right now; retry later (erasing again is safe)', { cause: err, headers: { 'Retry-After': '1' } });
       }
     },
     async ping() {

@@ -2,9 +2,12 @@
 // one round trip whatever the batch's size (arrays bound as parameters, unnest on the server):
 //   1. dedupe: every event id at once, INSERT … ON CONFLICT DO NOTHING RETURNING (the new ones);
 //   2. the opted-in playbooks of the batch's (account, name) pairs, one query;
-//   3. the active enrollments of its (account, email) pairs in those playbooks, one query;
-//   4. planBatch in memory; then the stops (one UPDATE), the starts (one INSERT) and the effect
-//      rows (one INSERT, the outbox);
+//   3. the active enrollments of its (account, email) pairs in those playbooks, and for the playbooks
+//      whose re-enrollment policy is `once` whether each person was ever enrolled, and which of
+//      them are suppressed (their triggers start nothing), one query;
+//   4. planBatch in memory; then the stops (one UPDATE), the starts (one INSERT), the effect
+//      rows (one INSERT, the outbox) and the receipts of the events that opt in to a playbook
+//      (one INSERT);
 //   5. the catalog: one change row per distinct (account, name), appended to event_name_deltas
 //      (no shared row is updated, so replicas never queue on a name's row); foldCatalog moves the
 //      changes into event_names in a short transaction of its own, one fold at a time.
@@ -13,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@glimpse/db';
 import type { InboundEvent } from '@glimpse/messaging';
+import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
 import { pairKey, planBatch, type ActiveEnrollment, type BatchEvent, type OptedIn } from '../domain/plan-batch.js';
 
 /** An effect row (the outbox) as it is published to playbook.effects. */
@@ -75,15 +79,21 @@ const SQL = {
     ON CONFLICT (event_id) DO NOTHING
     RETURNING event_id::text AS id`,
   optedIn: `WITH pairs AS (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[]) AS p(account_id, event_name))
-    SELECT 'exit' AS kind, x.account_id::text AS account_id, x.event_name, x.playbook_id::text AS playbook_id
+    SELECT 'exit' AS kind, x.account_id::text AS account_id, x.event_name, x.playbook_id::text AS playbook_id, NULL AS reenrollment
       FROM playbook_exits x JOIN pairs USING (account_id, event_name)
     UNION ALL
-    SELECT 'trigger', t.account_id::text, t.event_name, t.playbook_id::text
-      FROM playbook_triggers t JOIN pairs USING (account_id, event_name)`,
-  active: `SELECT e.id::text AS id, e.playbook_id::text AS playbook_id, e.account_id::text AS account_id, e.email
-    FROM enrollments e
-    JOIN (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[]) AS p(account_id, email)) p USING (account_id, email)
-    WHERE e.status = 'active' AND e.playbook_id = ANY($3::uuid[])`,
+    SELECT 'trigger', t.account_id::text, t.event_name, t.playbook_id::text, p.reenrollment
+      FROM playbook_triggers t JOIN pairs USING (account_id, event_name) JOIN playbooks p ON p.id = t.playbook_id`,
+  // The active enrollments of the people in the playbooks, and (for the once playbooks, $4) whether
+  // they were ever enrolled: one stopped row per person and playbook is enough.
+  // And which of the people are suppressed (status 'suppressed', no enrollment): the same round trip.
+  active: `WITH p AS (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[]) AS p(account_id, email))
+    (SELECT DISTINCT ON (e.playbook_id, e.account_id, e.email, e.status = 'active')
+      e.id::text AS id, e.playbook_id::text AS playbook_id, e.account_id::text AS account_id, e.email, e.status
+    FROM enrollments e JOIN p USING (account_id, email)
+    WHERE e.playbook_id = ANY($3::uuid[]) AND (e.status = 'active' OR e.playbook_id = ANY($4::uuid[])))
+    UNION ALL
+    SELECT NULL, NULL, s.account_id::text, s.email, 'suppressed' FROM suppressions s JOIN p USING (account_id, email)`,
   stop: `UPDATE enrollments e SET status = 'stopped', stopped_at = $4::timestamptz, stopped_by = u.stopped_by, stop_event_id = u.stop_event_id
     FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS u(id, stopped_by, stop_event_id)
     WHERE e.id = u.id AND e.status = 'active'`,
@@ -96,6 +106,11 @@ const SQL = {
     SELECT u.*, $8::timestamptz
     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[])
       AS u(id, event_id, account_id, playbook_id, email, action, event_name)`,
+  // The receipts of the events that opt in to a playbook: what each did, ids and reasons only.
+  receipts: `INSERT INTO event_receipts (event_id, account_id, event_name, changed, unchanged, at)
+    SELECT u.event_id, u.account_id, u.event_name, u.changed::jsonb, u.unchanged::jsonb, $6::timestamptz
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[]) AS u(event_id, account_id, event_name, changed, unchanged)
+    ON CONFLICT (event_id) DO NOTHING`,
   // Appended, never updated: no row is shared between concurrent batches (foldCatalog moves them on).
   catalog: `INSERT INTO event_name_deltas (account_id, name, first_seen_at, last_seen_at, count)
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[])`,
@@ -146,31 +161,8 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
     const repeated = [...new Set(candidates.filter((e) => !fresh.has(e.eventId)).map((e) => e.eventId))];
     if (events.length === 0) return { plan: undefined, repeated };
 
-    const pairs = uniquePairs(events, (e) => e.name);
-    const rows = await tx.$queryRawUnsafe<{ kind: 'exit' | 'trigger'; account_id: string; event_name: string; playbook_id: string }[]>(
-      SQL.optedIn,
-      pairs.map((p) => p[0]),
-      pairs.map((p) => p[1]),
-    );
-    const optedIn = new Map<string, OptedIn & { exits: string[]; triggers: string[] }>();
-    for (const r of rows) {
-      const key = pairKey(r.account_id, r.event_name);
-      const o = optedIn.get(key) ?? { exits: [], triggers: [] };
-      (r.kind === 'exit' ? o.exits : o.triggers).push(r.playbook_id);
-      optedIn.set(key, o);
-    }
-
-    let active: ActiveEnrollment[] = [];
-    if (optedIn.size > 0) {
-      const touching = events.filter((e) => optedIn.has(pairKey(e.accountId, e.name)));
-      const people = uniquePairs(touching, (e) => e.email);
-      const playbookIds = [...new Set(rows.map((r) => r.playbook_id))];
-      active = (
-        await tx.$queryRawUnsafe<{ id: string; playbook_id: string; account_id: string; email: string }[]>(SQL.active, people.map((p) => p[0]), people.map((p) => p[1]), playbookIds)
-      ).map((r) => ({ id: r.id, playbookId: r.playbook_id, accountId: r.account_id, email: r.email }));
-    }
-
-    const plan = planBatch({ events, optedIn, active, newId: randomUUID });
+    const state = await loadPlanState(tx, events);
+    const plan = planBatch({ events, ...state, newId: randomUUID });
     if (plan.stops.length > 0) {
       const s = plan.stops;
       await tx.$executeRawUnsafe(SQL.stop, s.map((x) => x.enrollmentId), s.map((x) => x.stoppedBy), s.map((x) => x.stopEventId), at);
@@ -205,6 +197,18 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
         at,
       );
     }
+    if (plan.receipts.length > 0) {
+      const r = plan.receipts;
+      await tx.$executeRawUnsafe(
+        SQL.receipts,
+        r.map((x) => x.eventId),
+        r.map((x) => x.accountId),
+        r.map((x) => x.eventName),
+        r.map((x) => JSON.stringify(x.changed)),
+        r.map((x) => JSON.stringify(x.unchanged)),
+        at,
+      );
+    }
     const c = plan.catalog;
     await tx.$executeRawUnsafe(SQL.catalog, c.map((x) => x.accountId), c.map((x) => x.name), c.map((x) => x.firstSeenAt), c.map((x) => x.lastSeenAt), c.map((x) => x.count));
     return { plan, repeated };
@@ -228,6 +232,65 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
   return { applied, duplicates: candidates.length - applied, unknownAccount, effects };
 }
 
+/** What planBatch needs besides the events, as the batch's reads load it. */
+export interface PlanState {
+  optedIn: Map<string, OptedIn & { exits: string[]; triggers: string[] }>;
+  policies: Map<string, ReenrollmentPolicy>;
+  active: ActiveEnrollment[];
+  enrolledBefore: Omit<ActiveEnrollment, 'id'>[];
+  /** Suppressed people among the batch's, by pairKey(accountId, email). */
+  suppressed: Set<string>;
+}
+
+/** Queries only: the batch apply runs it in its transaction, the dry run in a read-only one. */
+type Reader = Pick<Db, '$queryRawUnsafe'>;
+
+/** The two reads of a batch: the opted-in playbooks (with their policies) of its names, and its people's enrollments in them. */
+export async function loadPlanState(tx: Reader, events: readonly BatchEvent[]): Promise<PlanState> {
+  const pairs = uniquePairs(events, (e) => e.name);
+  const rows = await tx.$queryRawUnsafe<{ kind: 'exit' | 'trigger'; account_id: string; event_name: string; playbook_id: string; reenrollment: string | null }[]>(
+    SQL.optedIn,
+    pairs.map((p) => p[0]),
+    pairs.map((p) => p[1]),
+  );
+  const optedIn = new Map<string, OptedIn & { exits: string[]; triggers: string[] }>();
+  const policies = new Map<string, ReenrollmentPolicy>();
+  for (const r of rows) {
+    if (r.reenrollment) policies.set(r.playbook_id, r.reenrollment as ReenrollmentPolicy);
+    const key = pairKey(r.account_id, r.event_name);
+    const o = optedIn.get(key) ?? { exits: [], triggers: [] };
+    (r.kind === 'exit' ? o.exits : o.triggers).push(r.playbook_id);
+    optedIn.set(key, o);
+  }
+
+  const active: ActiveEnrollment[] = [];
+  const enrolledBefore: Omit<ActiveEnrollment, 'id'>[] = [];
+  const suppressed = new Set<string>();
+  if (optedIn.size > 0) {
+    const touching = events.filter((e) => optedIn.has(pairKey(e.accountId, e.name)));
+    const people = uniquePairs(touching, (e) => e.email);
+    const playbookIds = [...new Set(rows.map((r) => r.playbook_id))];
+    const once = [...policies].filter(([, p]) => p === 'once').map(([id]) => id);
+    const found = await tx.$queryRawUnsafe<{ id: string | null; playbook_id: string | null; account_id: string; email: string; status: string }[]>(
+      SQL.active,
+      people.map((p) => p[0]),
+      people.map((p) => p[1]),
+      playbookIds,
+      once,
+    );
+    for (const r of found) {
+      if (r.status === 'suppressed' || r.playbook_id === null || r.id === null) {
+        suppressed.add(pairKey(r.account_id, r.email));
+        continue;
+      }
+      const row = { playbookId: r.playbook_id, accountId: r.account_id, email: r.email };
+      if (r.status === 'active') active.push({ id: r.id, ...row });
+      else enrolledBefore.push(row);
+    }
+  }
+  return { optedIn, policies, active, enrolledBefore, suppressed };
+}
+
 const FOLD_LOCK_KEY = 7_204_312; // pg_try_advisory_xact_lock key of the catalog fold
 const FOLD_CHUNK = 20_000;
 
@@ -246,7 +309,7 @@ export async function markEffectsPublished(db: Db, effectIds: string[]): Promise
   await db.$executeRawUnsafe(SQL.markPublished, effectIds);
 }
 
-function uniquePairs(events: BatchEvent[], second: (e: BatchEvent) => string): [string, string][] {
+function uniquePairs(events: readonly BatchEvent[], second: (e: BatchEvent) => string): [string, string][] {
   const seen = new Map<string, [string, string]>();
   for (const e of events) {
     const v = second(e);

@@ -1,11 +1,13 @@
 // Playbooks, their triggers and exits, enrollments and the event-name catalog, as plain objects.
 import type { Db } from '@glimpse/db';
+import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
 
 export interface PlaybookView {
   id: string;
   name: string;
   triggers: string[];
   exits: string[];
+  reenrollment: ReenrollmentPolicy;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -45,13 +47,14 @@ export interface CatalogUsage extends CatalogEntry {
 const playbookSelect = {
   id: true,
   name: true,
+  reenrollment: true,
   createdAt: true,
   updatedAt: true,
   triggers: { select: { eventName: true }, orderBy: { eventName: 'asc' } },
   exits: { select: { eventName: true }, orderBy: { eventName: 'asc' } },
 } as const;
 
-type PlaybookRow = { id: string; name: string; createdAt: Date; updatedAt: Date; triggers: { eventName: string }[]; exits: { eventName: string }[] };
+type PlaybookRow = { id: string; name: string; reenrollment: string; createdAt: Date; updatedAt: Date; triggers: { eventName: string }[]; exits: { eventName: string }[] };
 
 function toView(row: PlaybookRow): PlaybookView {
   return {
@@ -59,6 +62,7 @@ function toView(row: PlaybookRow): PlaybookView {
     name: row.name,
     triggers: row.triggers.map((t) => t.eventName),
     exits: row.exits.map((e) => e.eventName),
+    reenrollment: row.reenrollment as ReenrollmentPolicy,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -72,7 +76,7 @@ export async function countPlaybooks(db: Db, accountId: string): Promise<number>
   return db.playbook.count({ where: { accountId } });
 }
 
-export async function namesInCatalog(db: Db, accountId: string, names: string[]): Promise<Set<string>> {
+export async function namesInCatalog(db: Pick<Db, '$queryRawUnsafe'>, accountId: string, names: string[]): Promise<Set<string>> {
   // Names applied but not folded yet count too (event_name_deltas).
   const rows = await db.$queryRawUnsafe<{ name: string }[]>(
     `SELECT name FROM event_names WHERE account_id = $1::uuid AND name = ANY($2::text[])
@@ -83,12 +87,16 @@ export async function namesInCatalog(db: Db, accountId: string, names: string[])
   return new Set(rows.map((r) => r.name));
 }
 
-export async function insertPlaybook(db: Db, input: { accountId: string; name: string; triggers: string[]; exits: string[] }): Promise<PlaybookView> {
-  const { accountId, name, triggers, exits } = input;
+export async function insertPlaybook(
+  db: Db,
+  input: { accountId: string; name: string; triggers: string[]; exits: string[]; reenrollment?: ReenrollmentPolicy },
+): Promise<PlaybookView> {
+  const { accountId, name, triggers, exits, reenrollment } = input;
   const row = await db.playbook.create({
     data: {
       accountId,
       name,
+      ...(reenrollment === undefined ? {} : { reenrollment }),
       triggers: { create: triggers.map((eventName) => ({ accountId, eventName })) },
       exits: { create: exits.map((eventName) => ({ accountId, eventName })) },
     },
@@ -134,13 +142,16 @@ export async function changePlaybook(
   db: Db,
   accountId: string,
   playbookId: string,
-  changes: { name?: string; triggers?: string[]; exits?: string[] },
+  changes: { name?: string; triggers?: string[]; exits?: string[]; reenrollment?: ReenrollmentPolicy },
 ): Promise<PlaybookView | null> {
-  const { name, triggers, exits } = changes;
+  const { name, triggers, exits, reenrollment } = changes;
   // Nothing to change: answer as it is, updatedAt included.
-  if (name === undefined && triggers === undefined && exits === undefined) return findPlaybook(db, accountId, playbookId);
+  if (name === undefined && triggers === undefined && exits === undefined && reenrollment === undefined) return findPlaybook(db, accountId, playbookId);
   return db.$transaction(async (tx) => {
-    const { count } = await tx.playbook.updateMany({ where: { id: playbookId, accountId }, data: { updatedAt: new Date(), ...(name === undefined ? {} : { name }) } });
+    const { count } = await tx.playbook.updateMany({
+      where: { id: playbookId, accountId },
+      data: { updatedAt: new Date(), ...(name === undefined ? {} : { name }), ...(reenrollment === undefined ? {} : { reenrollment }) },
+    });
     if (count === 0) return null;
     if (triggers) {
       await tx.playbookTrigger.deleteMany({ where: { playbookId } });

@@ -6,6 +6,7 @@ import { EVENT_NAME_PATTERN } from '@glimpse/messaging';
 import * as repo from '../data/playbook-repository.js';
 import type { PlaybookChanges } from './playbook-input.js';
 import { isUuid } from '@glimpse/validation';
+import { REENROLLMENT_POLICIES, type ReenrollmentPolicy } from './decide-effects.js';
 
 export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, PlaybookRef } from '../data/playbook-repository.js';
 
@@ -19,13 +20,22 @@ async function assertAccount(db: Db, accountId: string): Promise<void> {
   if (!(await repo.accountExists(db, accountId))) throw new AppError('not_found', `account ${accountId} does not exist`);
 }
 
-export function validateEventNames(names: string[], field: 'trigger' | 'exit'): string[] {
+export function validateEventNames(names: string[], field: 'trigger' | 'exit' | 'event'): string[] {
   for (const name of names) {
     if (!EVENT_NAME_PATTERN.test(name)) {
       throw new AppError('invalid_request', `${field} "${name}" is not a valid event name: 1 to 64 letters, digits, _ . : -`);
     }
   }
   return [...new Set(names)];
+}
+
+/** The CLI calls these use cases directly: the policy is checked here too, not only by the API's schema. */
+function validPolicy(policy: string | undefined): ReenrollmentPolicy | undefined {
+  if (policy === undefined) return undefined;
+  if (!(REENROLLMENT_POLICIES as readonly string[]).includes(policy)) {
+    throw new AppError('invalid_request', `reenrollment must be one of ${REENROLLMENT_POLICIES.join(', ')}`);
+  }
+  return policy as ReenrollmentPolicy;
 }
 
 function validName(name: string): string {
@@ -61,19 +71,20 @@ export const DEFAULT_PLAYBOOKS_PER_ACCOUNT = 200;
 
 export async function createPlaybook(
   db: Db,
-  input: { accountId: string; name: string; triggers?: string[]; exits?: string[] },
+  input: { accountId: string; name: string; triggers?: string[]; exits?: string[]; reenrollment?: string },
   { maxPerAccount = DEFAULT_PLAYBOOKS_PER_ACCOUNT }: { maxPerAccount?: number } = {},
 ): Promise<repo.PlaybookView> {
   const name = validName(input.name);
   const triggers = validateEventNames(input.triggers ?? [], 'trigger');
   const exits = validateEventNames(input.exits ?? [], 'exit');
+  const reenrollment = validPolicy(input.reenrollment);
   await assertAccount(db, input.accountId);
   // Every playbook costs the consumer a row per opted-in name: an account's playbooks are bounded.
   if ((await repo.countPlaybooks(db, input.accountId)) >= maxPerAccount) {
     throw new AppError('limit_reached', `this account already has ${maxPerAccount} playbooks, the most it may have; delete one first`);
   }
   await assertTriggersInCatalog(db, input.accountId, triggers);
-  return repo.insertPlaybook(db, { accountId: input.accountId, name, triggers, exits });
+  return repo.insertPlaybook(db, { accountId: input.accountId, name, triggers, exits, reenrollment });
 }
 
 export async function getPlaybook(db: Db, accountId: string, playbookId: string): Promise<repo.PlaybookView> {
@@ -87,6 +98,7 @@ export async function updatePlaybook(db: Db, input: { accountId: string; playboo
   if (input.name !== undefined) changes.name = validName(input.name);
   if (input.triggers !== undefined) changes.triggers = validateEventNames(input.triggers, 'trigger');
   if (input.exits !== undefined) changes.exits = validateEventNames(input.exits, 'exit');
+  if (input.reenrollment !== undefined) changes.reenrollment = validPolicy(input.reenrollment);
   await ownPlaybook(db, accountId, playbookId);
   await assertTriggersInCatalog(db, accountId, changes.triggers ?? []);
   const updated = await repo.changePlaybook(db, accountId, playbookId, changes);

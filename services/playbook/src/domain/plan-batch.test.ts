@@ -121,3 +121,69 @@ describe('planBatch: a batch in memory', () => {
     }
   });
 });
+
+describe('planBatch: re-enrollment policies', () => {
+  // Welcome is triggered by signed_up and stopped by purchase; its policy varies per test.
+  const welcome = new Map([
+    [pairKey(ACCOUNT, 'signed_up'), { triggers: ['welcome'], exits: [] }],
+    [pairKey(ACCOUNT, 'purchase'), { triggers: [], exits: ['welcome'] }],
+  ]);
+  const policy = (p: 'once' | 'when_inactive' | 'restart') => new Map([['welcome', p]] as const);
+  const actions = (plan: ReturnType<typeof planBatch>) => plan.effects.map((e) => `${e.eventId} ${e.action}`);
+
+  it('when_inactive (the default): trigger, trigger again while active (nothing), exit, trigger (starts again)', () => {
+    const [a, b, c, d] = [ev('w@x', 'signed_up'), ev('w@x', 'signed_up'), ev('w@x', 'purchase'), ev('w@x', 'signed_up')];
+    for (const policies of [undefined, policy('when_inactive')]) {
+      const plan = planBatch({ events: [a, b, c, d], optedIn: welcome, active: [], policies, newId: ids() });
+      expect(actions(plan)).toEqual([`${a.eventId} started`, `${c.eventId} stopped`, `${d.eventId} started`]);
+      expect(plan.receipts.find((r) => r.eventId === b.eventId)).toEqual({ eventId: b.eventId, accountId: ACCOUNT, eventName: 'signed_up', changed: [], unchanged: [{ playbookId: 'welcome', reason: 'already_active' }] });
+    }
+  });
+
+  it('once: the first trigger starts; after an exit, a trigger starts nothing, within the batch and across batches', () => {
+    const [a, c, d] = [ev('o@x', 'signed_up'), ev('o@x', 'purchase'), ev('o@x', 'signed_up')];
+    const plan = planBatch({ events: [a, c, d], optedIn: welcome, active: [], policies: policy('once'), newId: ids() });
+    expect(actions(plan)).toEqual([`${a.eventId} started`, `${c.eventId} stopped`]);
+    expect(plan.receipts.at(-1)?.unchanged).toEqual([{ playbookId: 'welcome', reason: 'reenrollment_policy' }]);
+
+    // A later batch: the stopped enrollment, loaded with the active ones, keeps the person out.
+    const later = ev('o@x', 'signed_up');
+    const next = planBatch({ events: [later], optedIn: welcome, active: [], enrolledBefore: [{ playbookId: 'welcome', accountId: ACCOUNT, email: 'o@x' }], policies: policy('once'), newId: ids() });
+    expect(next.effects).toEqual([]);
+    expect(next.starts).toEqual([]);
+    // Someone else was never enrolled: they start.
+    const other = ev('o2@x', 'signed_up');
+    expect(actions(planBatch({ events: [other], optedIn: welcome, active: [], enrolledBefore: [{ playbookId: 'welcome', accountId: ACCOUNT, email: 'o@x' }], policies: policy('once'), newId: ids() }))).toEqual([`${other.eventId} started`]);
+  });
+
+  it('restart: a trigger while active stops the enrollment and starts a new one, whether active before the batch or started in it', () => {
+    const active = [{ id: 'old', playbookId: 'welcome', accountId: ACCOUNT, email: 'r@x' }];
+    const [a, b] = [ev('r@x', 'signed_up'), ev('r@x', 'signed_up')];
+    const plan = planBatch({ events: [a, b], optedIn: welcome, active, policies: policy('restart'), newId: ids() });
+    expect(actions(plan)).toEqual([`${a.eventId} stopped`, `${a.eventId} started`, `${b.eventId} stopped`, `${b.eventId} started`]);
+    expect(plan.stops).toEqual([{ enrollmentId: 'old', stoppedBy: 'signed_up', stopEventId: a.eventId }]);
+    expect(plan.starts.map((s) => [s.startEventId, s.status, s.stopEventId])).toEqual([
+      [a.eventId, 'stopped', b.eventId],
+      [b.eventId, 'active', null],
+    ]);
+  });
+
+  it.each(['once', 'when_inactive', 'restart'] as const)('%s: a redelivered event (its id again in the batch) changes nothing more', (p) => {
+    const active = [{ id: 'old', playbookId: 'welcome', accountId: ACCOUNT, email: 'x@x' }];
+    const a = ev('x@x', 'signed_up');
+    const once = planBatch({ events: [a], optedIn: welcome, active, policies: policy(p), newId: ids() });
+    const twice = planBatch({ events: [a, { ...a }, { ...a }], optedIn: welcome, active, policies: policy(p), newId: ids() });
+    expect(twice.effects).toEqual(once.effects);
+    expect(twice.starts).toEqual(once.starts);
+    expect(twice.stops).toEqual(once.stops);
+    expect(twice.receipts).toEqual(once.receipts);
+  });
+
+  it('when the person is suppressed, then their trigger starts nothing and the receipt says suppressed', () => {
+    const a = ev('s@x', 'signed_up');
+    const plan = planBatch({ events: [a], optedIn: welcome, active: [], policies: policy('restart'), suppressed: new Set([pairKey(ACCOUNT, 's@x')]), newId: ids() });
+    expect(plan.effects).toEqual([]);
+    expect(plan.receipts).toEqual([{ eventId: a.eventId, accountId: ACCOUNT, eventName: 'signed_up', changed: [], unchanged: [{ playbookId: 'welcome', reason: 'suppressed' }] }]);
+    expect(plan.catalog).toHaveLength(1);
+  });
+});

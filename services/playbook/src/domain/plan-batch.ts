@@ -3,7 +3,7 @@
 // events are walked in offset order, each person's enrollments carried from one event to the next,
 // so the outcome is exactly that of applying them one by one (an exit and a trigger for the same
 // person in one batch included). Pure: ids and times come from the caller.
-import { decideEffects } from './decide-effects.js';
+import { decideEffects, type ReenrollmentPolicy, type UnchangedReason } from './decide-effects.js';
 
 export interface BatchEvent {
   eventId: string;
@@ -65,12 +65,23 @@ export interface CatalogDelta {
   count: number;
 }
 
+/** What one event did: the playbooks it started or stopped, and why each other opted-in playbook was left as it was. */
+export interface EventReceipt {
+  eventId: string;
+  accountId: string;
+  eventName: string;
+  changed: { playbookId: string; action: 'started' | 'stopped' }[];
+  unchanged: { playbookId: string; reason: UnchangedReason }[];
+}
+
 export interface BatchPlan {
   /** The events applied, in order (repeats of an event id within the batch left out). */
   applied: BatchEvent[];
   starts: NewEnrollment[];
   stops: EnrollmentStop[];
   effects: PlannedEffect[];
+  /** One per applied event that opts in to at least one playbook. */
+  receipts: EventReceipt[];
   /** Sorted by account and name: every transaction locks catalog rows in the same order. */
   catalog: CatalogDelta[];
 }
@@ -84,22 +95,32 @@ export interface PlanInput {
   optedIn: ReadonlyMap<string, OptedIn>;
   /** The active enrollments, before the batch, of the batch's people (any playbooks). */
   active: readonly ActiveEnrollment[];
+  /** Re-enrollment policy by playbook id (missing: when_inactive). */
+  policies?: ReadonlyMap<string, ReenrollmentPolicy>;
+  /** Stopped enrollments of the batch's people in its `once` playbooks (whether they were ever enrolled). */
+  enrolledBefore?: readonly Omit<ActiveEnrollment, 'id'>[];
+  /** Suppressed people, by pairKey(accountId, email): their triggers start nothing. */
+  suppressed?: ReadonlySet<string>;
   newId(): string;
 }
 
 type Held = { existing: string } | { started: NewEnrollment };
 
-export function planBatch({ events, optedIn, active, newId }: PlanInput): BatchPlan {
-  // Per person: playbook id → the active enrollment, as the walk goes.
+export function planBatch({ events, optedIn, active, policies, enrolledBefore = [], suppressed, newId }: PlanInput): BatchPlan {
+  // Per person: playbook id → the active enrollment, as the walk goes; and every playbook they were ever in.
   const people = new Map<string, Map<string, Held>>();
+  const ever = new Map<string, Set<string>>();
+  const everOf = (key: string) => ever.get(key) ?? (ever.set(key, new Set()), ever.get(key)!);
   for (const a of active) {
     const key = pairKey(a.accountId, a.email);
     const held = people.get(key) ?? new Map<string, Held>();
     held.set(a.playbookId, { existing: a.id });
     people.set(key, held);
+    everOf(key).add(a.playbookId);
   }
+  for (const b of enrolledBefore) everOf(pairKey(b.accountId, b.email)).add(b.playbookId);
   const seen = new Set<string>();
-  const plan: BatchPlan = { applied: [], starts: [], stops: [], effects: [], catalog: [] };
+  const plan: BatchPlan = { applied: [], starts: [], stops: [], effects: [], receipts: [], catalog: [] };
   const catalog = new Map<string, CatalogDelta & { first: number; last: number }>();
 
   for (const event of events) {
@@ -123,9 +144,21 @@ export function planBatch({ events, optedIn, active, newId }: PlanInput): BatchP
     const personKey = pairKey(accountId, email);
     let held = people.get(personKey);
     if (!held) people.set(personKey, (held = new Map()));
-    const decision = decideEffects({ exitPlaybookIds: playbooks.exits, triggerPlaybookIds: playbooks.triggers, activePlaybookIds: [...held.keys()] });
-    const effect = (playbookId: string, action: PlannedEffect['action']) =>
+    const everIn = everOf(personKey);
+    const decision = decideEffects({
+      exitPlaybookIds: playbooks.exits,
+      triggerPlaybookIds: playbooks.triggers,
+      activePlaybookIds: [...held.keys()],
+      policies,
+      everEnrolledPlaybookIds: [...everIn],
+      suppressed: suppressed?.has(personKey) ?? false,
+    });
+    const receipt: EventReceipt = { eventId, accountId, eventName: name, changed: [], unchanged: decision.unchanged };
+    plan.receipts.push(receipt);
+    const effect = (playbookId: string, action: PlannedEffect['action']) => {
       plan.effects.push({ id: newId(), eventId, accountId, playbookId, email, action, eventName: name });
+      receipt.changed.push({ playbookId, action });
+    };
 
     for (const playbookId of decision.stop) {
       const h = held.get(playbookId)!;
@@ -138,6 +171,7 @@ export function planBatch({ events, optedIn, active, newId }: PlanInput): BatchP
       const started: NewEnrollment = { id: newId(), playbookId, accountId, email, startedBy: name, startEventId: eventId, status: 'active', stoppedBy: null, stopEventId: null };
       plan.starts.push(started);
       held.set(playbookId, { started });
+      everIn.add(playbookId);
       effect(playbookId, 'started');
     }
   }

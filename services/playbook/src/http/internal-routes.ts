@@ -2,9 +2,12 @@
 // their enrollments and the event catalog of the account the gateway names.
 import express, { type Router } from 'express';
 import type { Db } from '@glimpse/db';
-import { encodeCursor, fromGateway } from '@glimpse/http';
+import { encodeCursor, fromGateway, parsePageQuery } from '@glimpse/http';
 import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogUsage, getPlaybook, listPlaybooks, updatePlaybook } from '../domain/manage-playbooks.js';
-import { parseNewPlaybook, parsePlaybookChanges } from '../domain/playbook-input.js';
+import { dryRunEvent } from '../domain/dry-run.js';
+import { getReceipt } from '../domain/receipts.js';
+import { erasePerson, parseEmailParam, parseSuppressionInput, suppressPerson, suppressionPage, unsuppressPerson } from '../domain/persons.js';
+import { parseDryRunEvent, parseNewPlaybook, parsePlaybookChanges } from '../domain/playbook-input.js';
 import { parseEnrollmentQuery } from './enrollment-query.js';
 
 export function internalRouter({ db, internalToken, playbooksPerAccount }: { db: Db; internalToken: string; playbooksPerAccount?: number }): Router {
@@ -37,6 +40,28 @@ export function internalRouter({ db, internalToken, playbooksPerAccount }: { db:
   });
   router.get('/internal/events/catalog', async (_req, res) => {
     res.json({ items: await eventCatalogUsage(db, account(res)) });
+  });
+  router.post('/internal/events/dry-run', json, async (req, res) => {
+    res.json(await dryRunEvent(db, account(res), parseDryRunEvent(req.body)));
+  });
+  router.get('/internal/events/:eventId', async (req, res) => {
+    res.json(await getReceipt(db, account(res), req.params.eventId as string));
+  });
+  router.post('/internal/suppressions', json, async (req, res) => {
+    const { created, suppression } = await suppressPerson(db, account(res), parseSuppressionInput(req.body).email);
+    res.status(created ? 201 : 200).json(suppression);
+  });
+  router.get('/internal/suppressions', async (req, res) => {
+    const { limit, cursor } = parsePageQuery(req.query as Record<string, unknown>);
+    const page = await suppressionPage(db, account(res), { limit, after: cursor });
+    res.json({ items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null });
+  });
+  router.delete('/internal/suppressions/:email', async (req, res) => {
+    await unsuppressPerson(db, account(res), parseEmailParam(req.params.email as string));
+    res.status(204).end();
+  });
+  router.delete('/internal/persons/:email', async (req, res) => {
+    res.json(await erasePerson(db, account(res), parseEmailParam(req.params.email as string)));
   });
   return router;
 }

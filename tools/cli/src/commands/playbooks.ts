@@ -1,5 +1,7 @@
 // playbook create / list / enrollments; events catalog.
-import { createPlaybook, eventCatalog, listEnrollments, listPlaybooks } from '@glimpse/playbook';
+import { AppError } from '@glimpse/errors';
+import { normalizeEmail } from '@glimpse/validation';
+import { createPlaybook, dryRunEvent, getReceipt, suppressPerson, suppressionPage, unsuppressPerson, eventCatalog, listEnrollments, listPlaybooks, updatePlaybook, validateEventNames, type ReenrollmentPolicy } from '@glimpse/playbook';
 import { required, table, type Command } from '../command.js';
 
 const asList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
@@ -8,18 +10,39 @@ export const playbookCommands: Command[] = [
   {
     words: ['playbook', 'create'],
     summary: 'create a playbook; triggers must be event names already sent (rule 3)',
-    usage: 'glimpse playbook create --account ID --name NAME [--trigger EVENT]... [--exit EVENT]... [--json]',
-    options: { account: { type: 'string' }, name: { type: 'string' }, trigger: { type: 'string', multiple: true }, exit: { type: 'string', multiple: true } },
+    usage: 'glimpse playbook create --account ID --name NAME [--trigger EVENT]... [--exit EVENT]... [--reenrollment once|when_inactive|restart] [--json]',
+    options: {
+      account: { type: 'string' },
+      name: { type: 'string' },
+      trigger: { type: 'string', multiple: true },
+      exit: { type: 'string', multiple: true },
+      reenrollment: { type: 'string' },
+    },
     async run({ values, db }) {
       const playbook = await createPlaybook(db(), {
         accountId: required(values, 'account'),
         name: required(values, 'name'),
         triggers: asList(values.trigger),
         exits: asList(values.exit),
+        ...(typeof values.reenrollment === 'string' ? { reenrollment: values.reenrollment } : {}),
       });
-      return { id: playbook.id };
+      return { id: playbook.id, reenrollment: playbook.reenrollment };
     },
-    human: (r) => `playbook created: ${(r as { id: string }).id}`,
+    human: (r) => `playbook created: ${(r as { id: string }).id} (re-enrollment: ${(r as { reenrollment: string }).reenrollment})`,
+  },
+  {
+    words: ['playbook', 'update'],
+    summary: "change a playbook's name or re-enrollment policy",
+    usage: 'glimpse playbook update --account ID --playbook PLAYBOOK_ID [--name NAME] [--reenrollment once|when_inactive|restart] [--json]',
+    options: { account: { type: 'string' }, playbook: { type: 'string' }, name: { type: 'string' }, reenrollment: { type: 'string' } },
+    run: async ({ values, db }) =>
+      updatePlaybook(db(), {
+        accountId: required(values, 'account'),
+        playbookId: required(values, 'playbook'),
+        ...(typeof values.name === 'string' ? { name: values.name } : {}),
+        ...(typeof values.reenrollment === 'string' ? { reenrollment: values.reenrollment as ReenrollmentPolicy } : {}),
+      }),
+    human: (r) => table([r as Record<string, unknown>], ['id', 'name', 'triggers', 'exits', 'reenrollment']),
   },
   {
     words: ['playbook', 'list'],
@@ -27,7 +50,7 @@ export const playbookCommands: Command[] = [
     usage: 'glimpse playbook list --account ID [--json]',
     options: { account: { type: 'string' } },
     run: async ({ values, db }) => listPlaybooks(db(), required(values, 'account')),
-    human: (r) => table(r as Record<string, unknown>[], ['id', 'name', 'triggers', 'exits', 'createdAt']),
+    human: (r) => table(r as Record<string, unknown>[], ['id', 'name', 'triggers', 'exits', 'reenrollment', 'createdAt']),
   },
   {
     words: ['playbook', 'enrollments'],
@@ -45,4 +68,71 @@ export const playbookCommands: Command[] = [
     run: async ({ values, db }) => eventCatalog(db(), required(values, 'account')),
     human: (r) => table(r as Record<string, unknown>[], ['name', 'firstSeenAt', 'lastSeenAt', 'count']),
   },
+  {
+    words: ['events', 'dry-run'],
+    summary: 'what an event would do for a person now, per opted-in playbook (writes nothing)',
+    usage: 'glimpse events dry-run --account ID --event NAME --email EMAIL [--json]',
+    options: { account: { type: 'string' }, event: { type: 'string' }, email: { type: 'string' } },
+    async run({ values, db }) {
+      const email = emailOf(values);
+      const [event] = validateEventNames([required(values, 'event')], 'event');
+      return dryRunEvent(db(), required(values, 'account'), { event: event!, email });
+    },
+    human: (r) => {
+      const run = r as { catalog: string; playbooks: Record<string, unknown>[] };
+      return `${table(run.playbooks, ['name', 'outcome', 'reason', 'id'])}\n(event name ${run.catalog === 'known' ? 'in' : 'not yet in'} the catalog; nothing was written)`;
+    },
+  },
+  {
+    words: ['events', 'receipt'],
+    summary: 'what an accepted event did: playbooks started, stopped, and why the others were left',
+    usage: 'glimpse events receipt --account ID --event-id EVENT_ID [--json]',
+    options: { account: { type: 'string' }, 'event-id': { type: 'string' } },
+    run: async ({ values, db }) => getReceipt(db(), required(values, 'account'), required(values, 'event-id')),
+    human: (r) => {
+      const receipt = r as { event: string | null; started: { name: string | null; id: string }[]; stopped: { name: string | null; id: string }[]; unchanged: { name: string | null; id: string; reason: string }[] };
+      const rows = [
+        ...receipt.started.map((p) => ({ playbook: p.name ?? p.id, what: 'started' })),
+        ...receipt.stopped.map((p) => ({ playbook: p.name ?? p.id, what: 'stopped' })),
+        ...receipt.unchanged.map((p) => ({ playbook: p.name ?? p.id, what: `unchanged: ${p.reason}` })),
+      ];
+      return `${receipt.event ?? '(no playbook opts in to this event)'}\n${table(rows, ['playbook', 'what'])}`;
+    },
+  },
+  {
+    words: ['suppression', 'add'],
+    summary: "suppress a person: their events start nothing; their active enrollments stop (suppressed)",
+    usage: 'glimpse suppression add --account ID --email EMAIL [--json]',
+    options: { account: { type: 'string' }, email: { type: 'string' } },
+    async run({ values, db }) {
+      const { suppression } = await suppressPerson(db(), required(values, 'account'), emailOf(values));
+      return suppression;
+    },
+    human: (r) => `suppressed: ${(r as { email: string }).email} (${(r as { stoppedEnrollments: number }).stoppedEnrollments} active enrollment(s) stopped)`,
+  },
+  {
+    words: ['suppression', 'list'],
+    summary: "list an account's suppressed people, newest first (the first 200)",
+    usage: 'glimpse suppression list --account ID [--json]',
+    options: { account: { type: 'string' } },
+    run: async ({ values, db }) => (await suppressionPage(db(), required(values, 'account'), { limit: 200, after: null })).items,
+    human: (r) => table(r as Record<string, unknown>[], ['email', 'createdAt']),
+  },
+  {
+    words: ['suppression', 'remove'],
+    summary: 'lift a suppression',
+    usage: 'glimpse suppression remove --account ID --email EMAIL [--json]',
+    options: { account: { type: 'string' }, email: { type: 'string' } },
+    async run({ values, db }) {
+      await unsuppressPerson(db(), required(values, 'account'), emailOf(values));
+      return { removed: true };
+    },
+    human: () => 'suppression lifted',
+  },
 ];
+
+function emailOf(values: Record<string, unknown>): string {
+  const email = normalizeEmail(required(values as never, 'email'));
+  if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
+  return email;
+}

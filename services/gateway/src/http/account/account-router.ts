@@ -37,8 +37,8 @@ export function accountRouter({ authenticator, db, playbooks, enrichment, rawSto
     perCredentialLimit(limits.perKey, 'management'),
   );
   router.use(credentialRoutes({ db }));
-  router.use(forwardedRoutes({ playbooks, enrichment }));
-  router.use(recentEventsRoute({ rawStore }));
+  router.use(recentEventsRoute({ rawStore })); // before GET /account/events/{eventId}
+  router.use(forwardedRoutes({ playbooks, enrichment, rawStore }));
   router.use(webhookRoutes({ webhooks }));
   return router;
 }

@@ -4,13 +4,17 @@ import express, { type Response, type Router } from 'express';
 import type { EnrichmentClient } from '../../data/enrichment-client.js';
 import { relay } from '../../data/internal-service.js';
 import type { PlaybookClient } from '../../data/playbook-client.js';
+import { AppError } from '@glimpse/errors';
+import { normalizeEmail } from '@glimpse/validation';
+import type { RawEventStore } from '../../data/raw-event-store.js';
+import { parseEventInput } from '../../domain/event-input.js';
 import { jsonBody, rawSearch } from './json-body.js';
 
 const account = (res: Response) => res.locals.accountId as string;
 
 
 
-export function forwardedRoutes({ playbooks, enrichment }: { playbooks: PlaybookClient; enrichment: EnrichmentClient }): Router {
+export function forwardedRoutes({ playbooks, enrichment, rawStore }: { playbooks: PlaybookClient; enrichment: EnrichmentClient; rawStore: RawEventStore }): Router {
   const router = express.Router();
   const id = (req: express.Request) => req.params.id as string;
 
@@ -21,6 +25,27 @@ export function forwardedRoutes({ playbooks, enrichment }: { playbooks: Playbook
   router.delete('/account/playbooks/:id', async (req, res) => relay(res, await playbooks.remove(account(res), id(req))));
   router.get('/account/playbooks/:id/enrollments', async (req, res) => relay(res, await playbooks.enrollments(account(res), id(req), rawSearch(req))));
   router.get('/account/events/catalog', async (_req, res) => relay(res, await playbooks.catalog(account(res))));
+  // The body is judged exactly as POST /events judges it; only the name and the email go on (no properties).
+  router.post('/account/events/dry-run', ...jsonBody, async (req, res) => {
+    const { event, email } = parseEventInput(req.body);
+    relay(res, await playbooks.dryRun(account(res), { event, email }));
+  });
+
+  // After /account/events/catalog and …/recent (mounted before this router): any other segment is an event id.
+  router.get('/account/events/:eventId', async (req, res) => relay(res, await playbooks.receipt(account(res), req.params.eventId as string)));
+  router.post('/account/suppressions', ...jsonBody, async (req, res) => relay(res, await playbooks.suppress(account(res), req.body)));
+  router.get('/account/suppressions', async (req, res) => relay(res, await playbooks.suppressions(account(res), rawSearch(req))));
+  router.delete('/account/suppressions/:email', async (req, res) => relay(res, await playbooks.unsuppress(account(res), req.params.email as string)));
+  // Erasure: the playbook service's tables first (they hold the email the longest), then the raw
+  // events in Redis; both are idempotent, so a 503 from either is retried whole.
+  router.delete('/account/persons/:email', async (req, res) => {
+    const email = normalizeEmail(req.params.email);
+    if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
+    const upstream = await playbooks.erase(account(res), email);
+    if (upstream.status !== 200) return relay(res, upstream);
+    const deletedRawEvents = await rawStore.erasePerson(account(res), email);
+    res.json({ ...(upstream.body as object), deletedRawEvents });
+  });
 
   router.get('/account/usage', async (req, res) => relay(res, await enrichment.usage(account(res), rawSearch(req))));
   return router;

@@ -1,0 +1,97 @@
+// Suppression and erasure of a person of an account.
+//   Suppression: the person's events are still applied (catalog counts) but start nothing; their
+//   active enrollments stop now with stoppedBy "suppressed".
+//   Erasure: active enrollments stop (stoppedBy "erased"), then the email leaves every table: the
+//   enrollments and effects keep a one-way hash in its place (so counts stay right), the
+//   suppression row is deleted. Idempotent: erasing again finds nothing.
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { suppressionInputSchema } from '@glimpse/api';
+import type { Db } from '@glimpse/db';
+import { AppError } from '@glimpse/errors';
+import { normalizeEmail } from '@glimpse/validation';
+
+export interface SuppressionView {
+  id: string;
+  email: string;
+  createdAt: Date;
+}
+
+/** The one-way stand-in for an erased email: it never matches an email (no @), and is the same for the same person. */
+export function erasedEmail(accountId: string, email: string): string {
+  return `sha256:${createHash('sha256').update(`${accountId}:${email}`).digest('hex')}`;
+}
+
+export function parseEmailParam(value: string): string {
+  const email = normalizeEmail(value);
+  if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
+  return email;
+}
+
+export function parseSuppressionInput(body: unknown): { email: string } {
+  const result = (suppressionInputSchema as z.ZodType<{ email: string }>).safeParse(body);
+  if (!result.success) throw new AppError('invalid_request', result.error.issues[0]!.message);
+  return result.data;
+}
+
+const STOP_ACTIVE = `UPDATE enrollments SET status = 'stopped', stopped_at = now(), stopped_by = $3
+  WHERE account_id = $1::uuid AND email = $2 AND status = 'active'`;
+
+/** Suppresses the person (again: no change) and stops their active enrollments. */
+export async function suppressPerson(db: Db, accountId: string, email: string): Promise<{ created: boolean; suppression: SuppressionView & { stoppedEnrollments: number } }> {
+  return db.$transaction(async (tx) => {
+    const inserted = await tx.$queryRawUnsafe<{ id: string }[]>(
+      `INSERT INTO suppressions (id, account_id, email) SELECT gen_random_uuid(), a.id, $2 FROM accounts a WHERE a.id = $1::uuid
+       ON CONFLICT (account_id, email) DO NOTHING RETURNING id::text AS id`,
+      accountId,
+      email,
+    );
+    const row = await tx.suppression.findUnique({ where: { accountId_email: { accountId, email } }, select: { id: true, email: true, createdAt: true } });
+    if (!row) throw new AppError('not_found', `account ${accountId} does not exist`);
+    const stoppedEnrollments = await tx.$executeRawUnsafe(STOP_ACTIVE, accountId, email, 'suppressed');
+    return { created: inserted.length > 0, suppression: { ...row, stoppedEnrollments } };
+  });
+}
+
+export async function unsuppressPerson(db: Db, accountId: string, email: string): Promise<void> {
+  const { count } = await db.suppression.deleteMany({ where: { accountId, email } });
+  if (count === 0) throw new AppError('not_found', 'this email is not suppressed in this account');
+}
+
+/** Newest first, strictly after `after`. */
+export async function suppressionPage(
+  db: Db,
+  accountId: string,
+  { limit, after }: { limit: number; after: { at: Date; id: string } | null },
+): Promise<{ items: SuppressionView[]; next: { at: Date; id: string } | null }> {
+  const rows = await db.suppression.findMany({
+    where: { accountId, ...(after ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] } : {}) },
+    select: { id: true, email: true, createdAt: true },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+  });
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, next: rows.length > limit && last ? { at: last.createdAt, id: last.id } : null };
+}
+
+export interface ErasureCounts {
+  stoppedEnrollments: number;
+  hashedEnrollments: number;
+  hashedEffects: number;
+  deletedSuppressions: number;
+}
+
+/** Stops the person's active enrollments, replaces their email by its hash in enrollments and effects, deletes their suppression. */
+export async function erasePerson(db: Db, accountId: string, email: string): Promise<ErasureCounts> {
+  const hash = erasedEmail(accountId, email);
+  return db.$transaction(async (tx) => {
+    const stoppedEnrollments = await tx.$executeRawUnsafe(STOP_ACTIVE, accountId, email, 'erased');
+    // By account and email, not through the enrollments' event ids: the effects of a deleted
+    // playbook outlive its enrollments. A scan of the account's effects, for a rare operation.
+    const hashedEffects = await tx.$executeRawUnsafe(`UPDATE playbook_effects SET email = $3 WHERE account_id = $1::uuid AND email = $2`, accountId, email, hash);
+    const hashedEnrollments = await tx.$executeRawUnsafe(`UPDATE enrollments SET email = $3 WHERE account_id = $1::uuid AND email = $2`, accountId, email, hash);
+    const { count: deletedSuppressions } = await tx.suppression.deleteMany({ where: { accountId, email } });
+    return { stoppedEnrollments, hashedEnrollments, hashedEffects, deletedSuppressions };
+  });
+}
