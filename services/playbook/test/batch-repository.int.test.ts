@@ -48,7 +48,7 @@ describe('applyBatch', () => {
     const batch = [event(accountId, ada, 'signed_up'), event(accountId, bo, 'form_submitted'), event(accountId, ada, 'purchase'), event(accountId, ada, 'signed_up')];
     const outcome = await applyBatch(testDb(), batch, cachedAccounts(testDb(), 0));
 
-    expect(outcome).toMatchObject({ applied: 4, duplicates: 0, unknownAccount: 0 });
+    expect(outcome).toMatchObject({ applied: 4, duplicates: 0, deletedAccount: 0 });
     expect(outcome.effects.map((e) => [e.eventId, e.playbookId, e.action])).toEqual([
       [batch[0]!.eventId, onboarding.id, 'started'],
       [batch[1]!.eventId, form.id, 'stopped'],
@@ -93,10 +93,17 @@ describe('applyBatch', () => {
     expect(after.catalog.find((c) => c.name === 'signed_up')?.count).toBe(31);
   });
 
-  it('when events of an unknown account are in the batch, then they are skipped and the rest applied', async () => {
+  it('when events of a deleted account are in the batch, then they are skipped and the rest applied', async () => {
     const { accountId } = await createTestAccount();
-    const outcome = await applyBatch(testDb(), [event(randomUUID(), uniqueEmail(), 'x'), event(accountId, uniqueEmail(), 'x')], cachedAccounts(testDb(), 0));
-    expect(outcome).toMatchObject({ applied: 1, unknownAccount: 1, duplicates: 0 });
+    const deleted = randomUUID();
+    await testDb().accountState.create({ data: { accountId: deleted, deletedAt: new Date() } });
+    const outcome = await applyBatch(testDb(), [event(deleted, uniqueEmail(), 'x'), event(accountId, uniqueEmail(), 'x')], cachedAccounts(testDb(), 0));
+    expect(outcome).toMatchObject({ applied: 1, deletedAccount: 1, duplicates: 0 });
+  });
+
+  it('when an event names an account this service has not heard of yet, then it is applied (the gateway authenticated it)', async () => {
+    const outcome = await applyBatch(testDb(), [event(randomUUID(), uniqueEmail(), 'x')], cachedAccounts(testDb(), 0));
+    expect(outcome).toMatchObject({ applied: 1, deletedAccount: 0 });
   });
 
   it('when one event of a batch has a value Postgres refuses, then the whole batch changes nothing', async () => {

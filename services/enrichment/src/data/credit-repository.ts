@@ -46,11 +46,13 @@ export async function endLeases(db: Db, leaseIds: string[]): Promise<void> {
   await db.$executeRaw`UPDATE credit_leases SET expires_at = now() WHERE id = ANY(${leaseIds}::uuid[]) AND expires_at > now()`;
 }
 
-/** Sets (or, with null, removes) the account's credit limit; false when the account does not exist. */
-export async function setCreditLimit(db: Db, accountId: string, limit: number | null): Promise<boolean> {
-  const count = await db.$executeRaw`
+/**
+ * Sets (or, with null, removes) the account's credit limit. Accounts are the identity part's: the
+ * caller has checked the account there (the gateway authenticated it, or the CLI asked identity).
+ */
+export async function setCreditLimit(db: Db, accountId: string, limit: number | null): Promise<void> {
+  await db.$executeRaw`
     INSERT INTO enrichment_credits (account_id, credit_limit, updated_at)
-    SELECT id, ${limit}::int, now() FROM accounts WHERE id = ${accountId}::uuid
+    VALUES (${accountId}::uuid, ${limit}::int, now())
     ON CONFLICT (account_id) DO UPDATE SET credit_limit = EXCLUDED.credit_limit, updated_at = EXCLUDED.updated_at`;
-  return count === 1;
 }

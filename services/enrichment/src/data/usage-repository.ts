@@ -57,9 +57,9 @@ export async function rollUpUsage(db: Db, limit = 50_000): Promise<number> {
     ), counted AS (
       SELECT account_id, day, count(*)::int AS n FROM moved GROUP BY account_id, day
     ), added AS (
-      -- A deleted account's rows have nowhere to go (usage_days references accounts): dropped.
+      -- An account's deletion (the accounts topic) removes its usage rows, these included.
       INSERT INTO usage_days (account_id, day, identity_matches, enriched_records)
-      SELECT c.account_id, c.day, c.n, c.n FROM counted c WHERE EXISTS (SELECT 1 FROM accounts a WHERE a.id = c.account_id)
+      SELECT c.account_id, c.day, c.n, c.n FROM counted c
       ON CONFLICT (account_id, day) DO UPDATE SET
         identity_matches = usage_days.identity_matches + EXCLUDED.identity_matches,
         enriched_records = usage_days.enriched_records + EXCLUDED.enriched_records

@@ -273,7 +273,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
         batchSize.observe(items.length);
         if (outcome.applied) processed.inc({ outcome: 'applied' }, outcome.applied);
         if (outcome.duplicates) processed.inc({ outcome: 'duplicate' }, outcome.duplicates);
-        if (outcome.unknownAccount) processed.inc({ outcome: 'unknown_account' }, outcome.unknownAccount);
+        if (outcome.deletedAccount) processed.inc({ outcome: 'deleted_account' }, outcome.deletedAccount);
         if (outcome.applied) folder.kick();
         // Committed: from here on only publishing is left, retried until done (a redelivery would publish the rest).
         await publish(outcome.effects, turn);

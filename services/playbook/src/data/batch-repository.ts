@@ -33,17 +33,17 @@ export interface EffectRecord {
 export interface BatchOutcome {
   applied: number;
   duplicates: number;
-  unknownAccount: number;
+  deletedAccount: number;
   /** New effects, and the still unpublished effects of redelivered events: to publish now. */
   effects: EffectRecord[];
 }
 
 export interface AccountsCheck {
-  /** The ids among `ids` that are accounts. */
+  /** The ids among `ids` whose account is not deleted (accounts are the identity part's; the accounts topic tells this service of deletions). */
   known(ids: string[]): Promise<Set<string>>;
 }
 
-/** Accounts are rarely deleted: a positive answer is kept for a minute; one query per batch for the rest. */
+/** Accounts are rarely deleted: a live answer is kept for a minute; one query per batch for the rest. */
 export function cachedAccounts(db: Db, ttlMs = 60_000): AccountsCheck {
   const cache = new Map<string, number>();
   return {
@@ -56,9 +56,10 @@ export function cachedAccounts(db: Db, ttlMs = 60_000): AccountsCheck {
         else ask.push(id);
       }
       if (ask.length > 0) {
-        const rows = await db.$queryRawUnsafe<{ id: string }[]>(SQL.accounts, ask);
+        const deleted = new Set((await db.$queryRawUnsafe<{ id: string }[]>(SQL.deletedAccounts, ask)).map((r) => r.id));
         if (cache.size > 100_000) cache.clear();
-        for (const { id } of rows) {
+        for (const id of ask) {
+          if (deleted.has(id)) continue;
           found.add(id);
           cache.set(id, now + ttlMs);
         }
@@ -73,7 +74,7 @@ const TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
 
 // Constant statement texts (bound parameters only): Postgres and the driver cache their plans.
 const SQL = {
-  accounts: `SELECT id::text AS id FROM accounts WHERE id = ANY($1::uuid[])`,
+  deletedAccounts: `SELECT account_id::text AS id FROM account_states WHERE account_id = ANY($1::uuid[]) AND deleted_at IS NOT NULL`,
   dedupe: `INSERT INTO processed_events (event_id, account_id)
     SELECT * FROM unnest($1::uuid[], $2::uuid[])
     ON CONFLICT (event_id) DO NOTHING
@@ -121,7 +122,7 @@ const SQL = {
       RETURNING account_id, name, first_seen_at, last_seen_at, count)
     INSERT INTO event_names (account_id, name, first_seen_at, last_seen_at, count)
     SELECT d.account_id, d.name, min(d.first_seen_at), max(d.last_seen_at), sum(d.count)
-    FROM d JOIN accounts a ON a.id = d.account_id
+    FROM d WHERE NOT EXISTS (SELECT 1 FROM account_states s WHERE s.account_id = d.account_id AND s.deleted_at IS NOT NULL)
     GROUP BY d.account_id, d.name ORDER BY d.account_id, d.name
     ON CONFLICT (account_id, name) DO UPDATE SET
       first_seen_at = LEAST(event_names.first_seen_at, EXCLUDED.first_seen_at),
@@ -143,14 +144,14 @@ interface EffectRow {
 }
 
 export async function applyBatch(db: Db, events: readonly InboundEvent[], accounts: AccountsCheck, now = new Date()): Promise<BatchOutcome> {
-  if (events.length === 0) return { applied: 0, duplicates: 0, unknownAccount: 0, effects: [] };
+  if (events.length === 0) return { applied: 0, duplicates: 0, deletedAccount: 0, effects: [] };
   const known = await accounts.known(events.map((e) => e.accountId));
   const candidates: BatchEvent[] = [];
   for (const e of events) {
     if (known.has(e.accountId)) candidates.push({ eventId: e.eventId, accountId: e.accountId, email: e.email, name: e.event, receivedAt: e.receivedAt });
   }
-  const unknownAccount = events.length - candidates.length;
-  if (candidates.length === 0) return { applied: 0, duplicates: 0, unknownAccount, effects: [] };
+  const deletedAccount = events.length - candidates.length;
+  if (candidates.length === 0) return { applied: 0, duplicates: 0, deletedAccount, effects: [] };
   const at = now.toISOString();
 
   const result = await db.$transaction(async (tx) => {
@@ -229,7 +230,7 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
   }
   // The events of the batch that were new (repeats of an id within the batch count as duplicates).
   const applied = result.plan?.applied.length ?? 0;
-  return { applied, duplicates: candidates.length - applied, unknownAccount, effects };
+  return { applied, duplicates: candidates.length - applied, deletedAccount, effects };
 }
 
 /** What planBatch needs besides the events, as the batch's reads load it. */

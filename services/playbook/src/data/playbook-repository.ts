@@ -68,8 +68,12 @@ function toView(row: PlaybookRow): PlaybookView {
   };
 }
 
-export async function accountExists(db: Db, accountId: string): Promise<boolean> {
-  return (await db.account.count({ where: { id: accountId } })) > 0;
+/**
+ * Whether the account is gone: accounts are the identity part's, and its deletion reaches this
+ * service on the accounts topic. The callers (the gateway, the CLI) checked the account there.
+ */
+export async function accountDeleted(db: Db, accountId: string): Promise<boolean> {
+  return (await db.accountState.count({ where: { accountId, deletedAt: { not: null } } })) > 0;
 }
 
 export async function countPlaybooks(db: Db, accountId: string): Promise<number> {

@@ -17,7 +17,7 @@ function assertUuid(value: string, what: string): void {
 
 async function assertAccount(db: Db, accountId: string): Promise<void> {
   assertUuid(accountId, 'account');
-  if (!(await repo.accountExists(db, accountId))) throw new AppError('not_found', `account ${accountId} does not exist`);
+  if (await repo.accountDeleted(db, accountId)) throw new AppError('not_found', `account ${accountId} does not exist`);
 }
 
 export function validateEventNames(names: string[], field: 'trigger' | 'exit' | 'event'): string[] {

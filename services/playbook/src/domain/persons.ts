@@ -41,7 +41,7 @@ const STOP_ACTIVE = `UPDATE enrollments SET status = 'stopped', stopped_at = now
 export async function suppressPerson(db: Db, accountId: string, email: string): Promise<{ created: boolean; suppression: SuppressionView & { stoppedEnrollments: number } }> {
   return db.$transaction(async (tx) => {
     const inserted = await tx.$queryRawUnsafe<{ id: string }[]>(
-      `INSERT INTO suppressions (id, account_id, email) SELECT gen_random_uuid(), a.id, $2 FROM accounts a WHERE a.id = $1::uuid
+      `INSERT INTO suppressions (id, account_id, email) VALUES (gen_random_uuid(), $1::uuid, $2)
        ON CONFLICT (account_id, email) DO NOTHING RETURNING id::text AS id`,
       accountId,
       email,

@@ -64,8 +64,8 @@ export const lookupCommands: Command[] = [
       const raw = required(values, 'credits');
       const credits = raw === 'none' ? null : Number(raw);
       if (credits !== null && (!Number.isInteger(credits) || credits < 0)) throw new UsageError('--credits takes a whole number ≥ 0, or none');
-      const id = accountId(values);
-      if (!(await setCreditLimit(db(), id, credits))) throw new AppError('not_found', `account ${id} does not exist`);
+      const id = await existingAccountId(values, db());
+      await setCreditLimit(db(), id, credits);
       return { id, credits };
     },
     human: (r) => {
