@@ -26,3 +26,15 @@ export const playbookEffectSchema = z.object({
   at: z.iso.datetime(),
 });
 export type PlaybookEffectMessage = z.infer<typeof playbookEffectSchema>;
+
+/**
+ * An account's lifecycle on the `accounts` topic, keyed by the account id (compacted: the newest
+ * event of each account stays). The identity part of the gateway owns accounts and publishes these
+ * from its outbox; the other services keep or drop their own data by them. No name, nothing personal.
+ */
+export const accountEventSchema = z.object({
+  type: z.enum(['account.created', 'account.deleted']),
+  accountId: z.uuid(),
+  at: z.iso.datetime(),
+});
+export type AccountEventMessage = z.infer<typeof accountEventSchema>;

@@ -19,6 +19,7 @@ export const TOPICS = {
   eventsInbound: definitions.topics.eventsInbound.name,
   eventsDeadLetter: definitions.topics.eventsDeadLetter.name,
   playbookEffects: definitions.topics.playbookEffects.name,
+  accounts: definitions.topics.accounts.name,
 } as const;
 
 /** Messages are keyed by account and person so one person's events stay in order. */
