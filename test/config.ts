@@ -1,7 +1,12 @@
 // The one place test code reads the environment: where the infrastructure is, and what a child
 // service process inherits. TEST_DATABASE_URL overrides the test database.
+import { DATABASE_ROLES, roleDatabaseUrl, type DatabaseService } from '@glimpse/config';
 export function testDatabaseUrl(): string {
   return process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/glimpse_test';
+}
+/** The test database as a service's own role (the migration creates the roles and grants each its schema). */
+export function serviceDatabaseUrl(service: DatabaseService): string {
+  return roleDatabaseUrl(testDatabaseUrl(), DATABASE_ROLES[service]);
 }
 export function redisUrl(): string {
   return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -39,7 +39,7 @@ export interface ChildService {
 export async function startChildPlaybookService(overrides: Record<string, string> = {}): Promise<ChildService> {
   assertPlaybookBuild();
   const port = await freePort();
-  const proc: ServiceProcess = spawnService('playbook', serviceEnv({ LOG_LEVEL: 'warn', HOST: '127.0.0.1', PLAYBOOK_PORT: String(port), ...overrides }));
+  const proc: ServiceProcess = spawnService('playbook', serviceEnv('playbook', { LOG_LEVEL: 'warn', HOST: '127.0.0.1', PLAYBOOK_PORT: String(port), ...overrides }));
   const { child } = proc;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -9,13 +9,15 @@ import { createLogger } from '@glimpse/logging';
 import { TOPICS } from '@glimpse/messaging';
 import { freshGroupAtEnd } from './kafka-helpers';
 import { expectConformsToInterface, isDocumented } from './openapi';
-import { kafkaBrokers, redisUrl, testDatabaseUrl } from '../config';
+import { kafkaBrokers, redisUrl, serviceDatabaseUrl, testDatabaseUrl } from '../config';
+import type { DatabaseService } from '@glimpse/config';
 
-export function serviceEnv(overrides: Record<string, string> = {}): Record<string, string> {
+/** A service's environment: the test database as the service's own role (limited to its schema). */
+export function serviceEnv(service: DatabaseService, overrides: Record<string, string> = {}): Record<string, string> {
   return {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
-    DATABASE_URL: testDatabaseUrl(),
+    DATABASE_URL: serviceDatabaseUrl(service),
     REDIS_URL: redisUrl(),
     KAFKA_BROKERS: kafkaBrokers().join(','),
     HOST: '127.0.0.1',
@@ -29,7 +31,7 @@ export function serviceEnv(overrides: Record<string, string> = {}): Record<strin
 const silent = (service: string) => createLogger({ service, level: 'silent' });
 
 export function startTestGateway(overrides: Record<string, string> = {}): Promise<RunningGateway> {
-  return startGateway(gatewayConfig(serviceEnv(overrides)), silent('gateway'));
+  return startGateway(gatewayConfig(serviceEnv('gateway', overrides)), silent('gateway'));
 }
 
 /**
@@ -38,11 +40,11 @@ export function startTestGateway(overrides: Record<string, string> = {}): Promis
  */
 export async function startTestPlaybookService(overrides: Record<string, string> = {}): Promise<RunningPlaybookService> {
   const groupId = overrides.PLAYBOOK_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.eventsInbound, 'glimpse-playbook-test'));
-  return startPlaybookService(playbookConfig(serviceEnv({ ...overrides, PLAYBOOK_GROUP_ID: groupId })), silent('playbook'));
+  return startPlaybookService(playbookConfig(serviceEnv('playbook', { ...overrides, PLAYBOOK_GROUP_ID: groupId })), silent('playbook'));
 }
 
 export function startTestEnrichmentService(overrides: Record<string, string> = {}): Promise<RunningEnrichmentService> {
-  return startEnrichmentService(enrichmentConfig(serviceEnv({ ENRICHMENT_PORT: '0', ...overrides })), silent('enrichment'));
+  return startEnrichmentService(enrichmentConfig(serviceEnv('enrichment', { ENRICHMENT_PORT: '0', ...overrides })), silent('enrichment'));
 }
 
 /** The enrichment service and a gateway that forwards lookups to it. */

@@ -11,7 +11,7 @@ import { serviceEnv } from './stack';
 /** Short back-off and time-outs, the SSRF guard on with loopback allowed (the receiver is local). */
 export async function startTestWebhooksService(overrides: Record<string, string> = {}): Promise<RunningWebhooksService> {
   const groupId = overrides.WEBHOOKS_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.playbookEffects, 'glimpse-webhooks-test'));
-  const env = serviceEnv({
+  const env = serviceEnv('webhooks', {
     WEBHOOKS_PORT: '0',
     WEBHOOKS_BLOCK_PRIVATE_TARGETS: 'true',
     WEBHOOKS_ALLOW_LOOPBACK: 'true',

@@ -1,9 +1,10 @@
 // The enrichment service's environment, parsed once at start-up.
-import { baseEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
 const schema = z
   .object({
     ...baseEnv,
+    DATABASE_URL: databaseUrlEnv('enrichment'),
     ENRICHMENT_PORT: port(8081),
     /** Not public: only the gateway calls it, so it listens on loopback unless told otherwise. */
     HOST: z.string().default('127.0.0.1'),

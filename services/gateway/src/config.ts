@@ -1,5 +1,5 @@
 // The gateway's environment, parsed once at start-up.
-import { baseEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
 const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -7,6 +7,7 @@ const positive = (fallback: number) => z.coerce.number().int().positive().defaul
 const schema = z
   .object({
   ...baseEnv,
+  DATABASE_URL: databaseUrlEnv('gateway'),
   PORT: port(8080),
   HOST: z.string().default('0.0.0.0'),
   /** Which peers may name the client in X-Forwarded-For (express "trust proxy"): true, false, a hop count, or address ranges. */

@@ -64,7 +64,7 @@ describe('gateway endpoints for operators', () => {
 describe('service processes', () => {
   it('when the gateway runs as a process with debug logs and then gets SIGTERM, then it logs no personal data and exits 0 after draining', async () => {
     const port = String(20_000 + Math.floor(Math.random() * 20_000));
-    const proc = spawnService('gateway', serviceEnv({ PORT: port, LOG_LEVEL: 'debug', KAFKAJS_NO_PARTITIONER_WARNING: '1' }));
+    const proc = spawnService('gateway', serviceEnv('gateway', { PORT: port, LOG_LEVEL: 'debug', KAFKAJS_NO_PARTITIONER_WARNING: '1' }));
     try {
       await waitForLog(proc, /gateway listening/);
       const base = `http://127.0.0.1:${port}`;
@@ -96,7 +96,7 @@ describe('service processes', () => {
 
   it('when the playbook service runs as a process, then its probes answer and SIGTERM makes it leave the group and exit 0', async () => {
     const port = String(20_000 + Math.floor(Math.random() * 20_000));
-    const proc = spawnService('playbook', serviceEnv({ PLAYBOOK_PORT: port, PLAYBOOK_GROUP_ID: 'glimpse-playbook-observability-test', LOG_LEVEL: 'info', KAFKAJS_NO_PARTITIONER_WARNING: '1' }));
+    const proc = spawnService('playbook', serviceEnv('playbook', { PLAYBOOK_PORT: port, PLAYBOOK_GROUP_ID: 'glimpse-playbook-observability-test', LOG_LEVEL: 'info', KAFKAJS_NO_PARTITIONER_WARNING: '1' }));
     try {
       await waitForLog(proc, /playbook service running/);
       const base = `http://127.0.0.1:${port}`;

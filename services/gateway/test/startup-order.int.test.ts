@@ -41,7 +41,7 @@ describe('gateway start-up order', () => {
     const { token } = await createTestAccount();
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    proc = spawnService('gateway', serviceEnv({
+    proc = spawnService('gateway', serviceEnv('gateway', {
       PORT: String(port),
       LOG_LEVEL: 'warn',
       KAFKAJS_NO_PARTITIONER_WARNING: '1',

@@ -1,9 +1,10 @@
 // The playbook service's environment, parsed once at start-up.
-import { baseEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
 const schema = z
   .object({
   ...baseEnv,
+  DATABASE_URL: databaseUrlEnv('playbook'),
   /** Port of the internal management API (for the gateway) and the health, readiness and metrics endpoints. */
   PLAYBOOK_PORT: port(8082),
   HOST: z.string().default('0.0.0.0'),

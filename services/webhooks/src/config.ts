@@ -1,5 +1,5 @@
 // The webhooks service's environment, parsed once at start-up.
-import { baseEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
 const ms = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -8,6 +8,7 @@ const HOUR = 60 * 60 * 1000;
 const schema = z
   .object({
     ...baseEnv,
+    DATABASE_URL: databaseUrlEnv('webhooks'),
     /** Port of the internal management API (for the gateway) and the health, readiness and metrics endpoints. */
     WEBHOOKS_PORT: port(8083),
     HOST: z.string().default('0.0.0.0'),

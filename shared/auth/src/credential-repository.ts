@@ -29,9 +29,14 @@ export async function createAccount(db: Db, name: string): Promise<{ id: string;
   return db.account.create({ data: { name }, select: { id: true, name: true } });
 }
 
+/** Whether the account exists (a malformed id names none). */
+export async function accountExists(db: Db, accountId: string): Promise<boolean> {
+  if (!isUuid(accountId)) return false;
+  return (await db.account.count({ where: { id: accountId } })) > 0;
+}
+
 async function assertAccount(db: Db, accountId: string): Promise<void> {
-  const found = await db.account.findUnique({ where: { id: accountId }, select: { id: true } });
-  if (!found) throw new AppError('not_found', `account ${accountId} does not exist`);
+  if (!(await accountExists(db, accountId))) throw new AppError('not_found', `account ${accountId} does not exist`);
 }
 
 export async function createEventToken(db: Db, accountId: string): Promise<CreatedCredential> {

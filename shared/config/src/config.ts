@@ -39,6 +39,33 @@ export const baseEnv = {
   KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
 };
 
+/** The services that connect to Postgres, each as its own role limited to its own schema. */
+export type DatabaseService = keyof typeof LOCAL_DEFAULTS.DATABASE_ROLES;
+
+/** Each service's Postgres role (the migration creates them where they do not exist, and grants each its schema). */
+export const DATABASE_ROLES: Readonly<Record<DatabaseService, string>> = LOCAL_DEFAULTS.DATABASE_ROLES;
+
+/** The schema each service's role may use (identity is the gateway's part that owns accounts and credentials). */
+export const DATABASE_SCHEMAS: Readonly<Record<DatabaseService, string>> = {
+  gateway: 'identity',
+  playbook: 'playbook',
+  enrichment: 'enrichment',
+  webhooks: 'webhooks',
+};
+
+/** The same database as `url`, logged in as `role` (no password: for local trust authentication; production's URLs carry their own). */
+export function roleDatabaseUrl(url: string, role: string): string {
+  const parsed = new URL(url);
+  parsed.username = role;
+  parsed.password = '';
+  return parsed.toString();
+}
+
+/** A service's DATABASE_URL: locally, the development database as the service's own role. */
+export function databaseUrlEnv(service: DatabaseService) {
+  return z.string().url().default(roleDatabaseUrl(LOCAL_DEFAULTS.DATABASE_URL, DATABASE_ROLES[service]));
+}
+
 /** The Kafka connection settings of a parsed configuration (a service's or a script's). */
 export interface KafkaConnectionConfig {
   KAFKA_BROKERS: string[];

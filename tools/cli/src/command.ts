@@ -2,6 +2,7 @@
 // that returns the value to print (as JSON with --json, else through `human`).
 import type { ParseArgsConfig } from 'node:util';
 import type { Db } from '@glimpse/db';
+import type { CliService } from './config.js';
 
 export interface Io {
   stdout(text: string): void;
@@ -11,7 +12,8 @@ export interface Io {
 export interface CommandContext {
   values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
-  db(): Db;
+  /** A connection to one service's schema, as that service's role (opened on first use). */
+  db(service: CliService): Db;
   io: Io;
 }
 

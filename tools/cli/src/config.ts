@@ -1,8 +1,14 @@
-// The CLI's environment: only where the database is.
-import { baseEnv, parseConfig, z } from '@glimpse/config';
+// The CLI's environment: where each service's data is. The CLI works in a service's schema only
+// through that service's library, logged in as that service's role.
+import { baseEnv, DATABASE_ROLES, parseConfig, roleDatabaseUrl, z, type DatabaseService } from '@glimpse/config';
 
 const schema = z.object({
+  /** The database; each service's URL below defaults to it, logged in as the service's role (local trust authentication). */
   DATABASE_URL: baseEnv.DATABASE_URL,
+  /** The identity part of the gateway (accounts and credentials), as glimpse_gateway. */
+  GATEWAY_DATABASE_URL: z.string().url().optional(),
+  PLAYBOOK_DATABASE_URL: z.string().url().optional(),
+  ENRICHMENT_DATABASE_URL: z.string().url().optional(),
   /** Region for phone numbers in imports written without a country code. */
   DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/).default('US'),
 });
@@ -11,4 +17,13 @@ export type CliConfig = z.infer<typeof schema>;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): CliConfig {
   return parseConfig(schema, env);
+}
+
+/** The CLI's services with data: the webhooks service has no CLI commands. */
+export type CliService = Exclude<DatabaseService, 'webhooks'>;
+
+/** Where a service's data is, as that service's role. */
+export function serviceDatabaseUrl(config: CliConfig, service: CliService): string {
+  const explicit = { gateway: config.GATEWAY_DATABASE_URL, playbook: config.PLAYBOOK_DATABASE_URL, enrichment: config.ENRICHMENT_DATABASE_URL }[service];
+  return explicit ?? roleDatabaseUrl(config.DATABASE_URL, DATABASE_ROLES[service]);
 }

@@ -8,7 +8,7 @@ import { accountCommands } from './commands/accounts.js';
 import { playbookCommands } from './commands/playbooks.js';
 import { lookupCommands } from './commands/lookups.js';
 import { importCommands } from './commands/imports.js';
-import { loadConfig } from './config.js';
+import { loadConfig, serviceDatabaseUrl, type CliService } from './config.js';
 
 export const commands: Command[] = [...accountCommands, ...lookupCommands, ...playbookCommands, ...importCommands];
 
@@ -22,7 +22,9 @@ function overview(): string {
     'Commands:',
     ...commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`),
     '',
-    'Environment: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/glimpse), DEFAULT_PHONE_REGION (US)',
+    "Environment: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/glimpse); each service's data is reached",
+    'as its own role: GATEWAY_DATABASE_URL, PLAYBOOK_DATABASE_URL, ENRICHMENT_DATABASE_URL (default: DATABASE_URL as',
+    'glimpse_gateway, glimpse_playbook, glimpse_enrichment); DEFAULT_PHONE_REGION (US)',
   ].join('\n');
 }
 
@@ -30,7 +32,7 @@ function findCommand(args: string[]): Command | undefined {
   return commands.find((c) => c.words.every((w, i) => args[i] === w));
 }
 
-export async function run(argv: string[], io: Io, dbFactory?: () => Db): Promise<number> {
+export async function run(argv: string[], io: Io, dbFactory?: (service: CliService) => Db): Promise<number> {
   const command = findCommand(argv);
   if (!command) {
     const asked = argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help';
@@ -38,7 +40,7 @@ export async function run(argv: string[], io: Io, dbFactory?: () => Db): Promise
     if (!asked) io.stderr(`\nunknown command: ${argv.filter((a) => !a.startsWith('-')).join(' ')}\n`);
     return asked ? 0 : 2;
   }
-  let db: Db | undefined;
+  const dbs = new Map<CliService, Db>();
   try {
     const { values, positionals } = parseArgs({
       args: argv.slice(command.words.length),
@@ -54,7 +56,14 @@ export async function run(argv: string[], io: Io, dbFactory?: () => Db): Promise
       values,
       positionals,
       io,
-      db: () => (db ??= dbFactory ? dbFactory() : createDb({ databaseUrl: loadConfig().DATABASE_URL, poolSize: 2 })),
+      db: (service) => {
+        let db = dbs.get(service);
+        if (!db) {
+          db = dbFactory ? dbFactory(service) : createDb({ databaseUrl: serviceDatabaseUrl(loadConfig(), service), poolSize: 2 });
+          dbs.set(service, db);
+        }
+        return db;
+      },
     });
     io.stdout((values.json || !command.human ? JSON.stringify(result, null, values.json ? 0 : 2) : command.human(result)) + '\n');
     return 0;
@@ -70,7 +79,7 @@ export async function run(argv: string[], io: Io, dbFactory?: () => Db): Promise
     io.stderr(`error: ${(err as Error).message}\n`);
     return 1;
   } finally {
-    if (db && !dbFactory) await db.$disconnect();
+    if (!dbFactory) await Promise.all([...dbs.values()].map((db) => db.$disconnect()));
   }
 }
 

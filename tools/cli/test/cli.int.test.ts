@@ -3,17 +3,31 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { createDb, type Db } from '@glimpse/db';
 import { run } from '../src/main';
+import type { CliService } from '../src/config';
 import { closeTestDb, testDb } from '../../../test/support/stack';
+import { serviceDatabaseUrl } from '../../../test/config';
+
+// Each command reaches a service's data as that service's role, as the CLI does outside the tests.
+const roleDbs = new Map<CliService, Db>();
+function roleDb(service: CliService): Db {
+  let db = roleDbs.get(service);
+  if (!db) roleDbs.set(service, (db = createDb({ databaseUrl: serviceDatabaseUrl(service), poolSize: 2 })));
+  return db;
+}
 
 async function cli(...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, testDb);
+  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, roleDb);
   return { code, stdout, stderr, json: () => JSON.parse(stdout) };
 }
 
-afterAll(closeTestDb);
+afterAll(async () => {
+  await Promise.all([...roleDbs.values()].map((db) => db.$disconnect()));
+  await closeTestDb();
+});
 
 async function newAccount(): Promise<string> {
   const created = await cli('account', 'create', '--name', 'CLI test', '--json');

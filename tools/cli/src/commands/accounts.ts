@@ -8,7 +8,7 @@ export const accountCommands: Command[] = [
     summary: 'create an account',
     usage: 'glimpse account create --name NAME [--json]',
     options: { name: { type: 'string' } },
-    run: async ({ values, db }) => ({ id: (await createAccount(db(), required(values, 'name'))).id }),
+    run: async ({ values, db }) => ({ id: (await createAccount(db('gateway'), required(values, 'name'))).id }),
     human: (r) => `account created: ${(r as { id: string }).id}`,
   },
   {
@@ -17,7 +17,7 @@ export const accountCommands: Command[] = [
     usage: 'glimpse event-token create --account ID [--json]',
     options: { account: { type: 'string' } },
     async run({ values, db }) {
-      const { id, secret } = await createEventToken(db(), required(values, 'account'));
+      const { id, secret } = await createEventToken(db('gateway'), required(values, 'account'));
       return { id, token: secret };
     },
     human: (r) => {
@@ -32,7 +32,7 @@ export const accountCommands: Command[] = [
     options: { account: { type: 'string' }, id: { type: 'string' } },
     async run({ values, db }) {
       const id = required(values, 'id');
-      await revokeCredential(db(), 'event_token', required(values, 'account'), id);
+      await revokeCredential(db('gateway'), 'event_token', required(values, 'account'), id);
       return { id, revoked: true };
     },
     human: (r) => `event token ${(r as { id: string }).id} revoked`,

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { generatePerson, importPersons, importVisitors, type ImportReport } from '@glimpse/enrichment';
 import { AppError } from '@glimpse/errors';
 import { required, UsageError, type Command, type CommandContext } from '../command.js';
-import { loadConfig } from '../config.js';
+import { loadConfig, serviceDatabaseUrl } from '../config.js';
 import { existingAccountId } from './lookups.js';
 
 function fileLines(file: string | undefined): AsyncIterable<string> {
@@ -63,7 +63,7 @@ export const importCommands: Command[] = [
     options: regionOption,
     async run({ positionals, values, io }) {
       const show = progress(io, 'persons');
-      const report = await importPersons(fileLines(positionals[0]), { databaseUrl: loadConfig().DATABASE_URL, defaultPhoneRegion: region(values), onProgress: show });
+      const report = await importPersons(fileLines(positionals[0]), { databaseUrl: serviceDatabaseUrl(loadConfig(), 'enrichment'), defaultPhoneRegion: region(values), onProgress: show });
       show(report, true);
       return report;
     },
@@ -76,8 +76,8 @@ export const importCommands: Command[] = [
     options: { account: { type: 'string' } },
     async run({ positionals, values, db, io }) {
       const show = progress(io, 'visitors');
-      const accountId = await existingAccountId(values, db());
-      const report = await importVisitors(fileLines(positionals[0]), accountId, { db: db(), defaultPhoneRegion: 'US', onProgress: show });
+      const accountId = await existingAccountId(values, db('gateway'));
+      const report = await importVisitors(fileLines(positionals[0]), accountId, { db: db('enrichment'), defaultPhoneRegion: 'US', onProgress: show });
       show(report, true);
       return report;
     },
@@ -94,9 +94,9 @@ export const importCommands: Command[] = [
       if (!Number.isInteger(count) || count < 1) throw new UsageError('--persons takes a whole number ≥ 1');
       if (!Number.isInteger(seed)) throw new UsageError('--seed takes a whole number');
       // Checked first, so a mistyped account fails before any person is written.
-      const accountId = values.account === undefined ? undefined : await existingAccountId(values, db());
-      const persons = await importPersons(demoLines(count, seed), { databaseUrl: loadConfig().DATABASE_URL, defaultPhoneRegion: 'US', onProgress: progress(io, 'persons') });
-      const visitors = accountId ? await importVisitors(demoVisitorLines(accountId, count, seed), accountId, { db: db(), defaultPhoneRegion: 'US', batchSize: 1000 }) : undefined;
+      const accountId = values.account === undefined ? undefined : await existingAccountId(values, db('gateway'));
+      const persons = await importPersons(demoLines(count, seed), { databaseUrl: serviceDatabaseUrl(loadConfig(), 'enrichment'), defaultPhoneRegion: 'US', onProgress: progress(io, 'persons') });
+      const visitors = accountId ? await importVisitors(demoVisitorLines(accountId, count, seed), accountId, { db: db('enrichment'), defaultPhoneRegion: 'US', batchSize: 1000 }) : undefined;
       return { persons: persons.imported, visitors: visitors?.imported ?? 0, seed };
     },
     human: (r) => {

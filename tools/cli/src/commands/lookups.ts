@@ -1,5 +1,5 @@
 // api-key create / revoke; account set-credits; usage.
-import { createApiKey, isScope, revokeCredential, SCOPES, type Scope } from '@glimpse/auth';
+import { accountExists, createApiKey, isScope, revokeCredential, SCOPES, type Scope } from '@glimpse/auth';
 import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { setCreditLimit, usageTotals } from '@glimpse/enrichment';
@@ -14,9 +14,9 @@ function accountId(values: Record<string, unknown>): string {
 }
 
 /** The --account id of an account that exists: a typo must not read as an empty account. */
-export async function existingAccountId(values: Record<string, unknown>, db: Db): Promise<string> {
+export async function existingAccountId(values: Record<string, unknown>, identity: Db): Promise<string> {
   const id = accountId(values);
-  if (!(await db.account.findUnique({ where: { id }, select: { id: true } }))) throw new AppError('not_found', `account ${id} does not exist`);
+  if (!(await accountExists(identity, id))) throw new AppError('not_found', `account ${id} does not exist`);
   return id;
 }
 
@@ -35,7 +35,7 @@ export const lookupCommands: Command[] = [
     options: { account: { type: 'string' }, scopes: { type: 'string' } },
     async run({ values, db }) {
       const scopes = parseScopes(required(values, 'scopes'));
-      const { id, secret } = await createApiKey(db(), accountId(values), scopes);
+      const { id, secret } = await createApiKey(db('gateway'), accountId(values), scopes);
       return { id, key: secret, scopes };
     },
     human: (r) => {
@@ -50,7 +50,7 @@ export const lookupCommands: Command[] = [
     options: { account: { type: 'string' }, id: { type: 'string' } },
     async run({ values, db }) {
       const id = required(values, 'id');
-      await revokeCredential(db(), 'api_key', accountId(values), id);
+      await revokeCredential(db('gateway'), 'api_key', accountId(values), id);
       return { id, revoked: true };
     },
     human: (r) => `API key ${(r as { id: string }).id} revoked`,
@@ -64,8 +64,8 @@ export const lookupCommands: Command[] = [
       const raw = required(values, 'credits');
       const credits = raw === 'none' ? null : Number(raw);
       if (credits !== null && (!Number.isInteger(credits) || credits < 0)) throw new UsageError('--credits takes a whole number ≥ 0, or none');
-      const id = await existingAccountId(values, db());
-      await setCreditLimit(db(), id, credits);
+      const id = await existingAccountId(values, db('gateway'));
+      await setCreditLimit(db('enrichment'), id, credits);
       return { id, credits };
     },
     human: (r) => {
@@ -78,7 +78,7 @@ export const lookupCommands: Command[] = [
     summary: "an account's billable usage: identity matches and enriched records",
     usage: 'glimpse usage --account ID [--json]',
     options: { account: { type: 'string' } },
-    run: async ({ values, db }) => usageTotals(db(), await existingAccountId(values, db())),
+    run: async ({ values, db }) => usageTotals(db('enrichment'), await existingAccountId(values, db('gateway'))),
     human: (r) => {
       const { identityMatches, enrichedRecords } = r as { identityMatches: number; enrichedRecords: number };
       return `identity matches  ${identityMatches}\nenriched records  ${enrichedRecords}`;

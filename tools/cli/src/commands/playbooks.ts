@@ -3,6 +3,7 @@ import { AppError } from '@glimpse/errors';
 import { normalizeEmail } from '@glimpse/validation';
 import { createPlaybook, dryRunEvent, getReceipt, suppressPerson, suppressionPage, unsuppressPerson, eventCatalog, listEnrollments, listPlaybooks, updatePlaybook, validateEventNames, type ReenrollmentPolicy } from '@glimpse/playbook';
 import { required, table, type Command } from '../command.js';
+import { existingAccountId } from './lookups.js';
 
 const asList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
@@ -19,8 +20,8 @@ export const playbookCommands: Command[] = [
       reenrollment: { type: 'string' },
     },
     async run({ values, db }) {
-      const playbook = await createPlaybook(db(), {
-        accountId: required(values, 'account'),
+      const playbook = await createPlaybook(db('playbook'), {
+        accountId: await existingAccountId(values, db('gateway')),
         name: required(values, 'name'),
         triggers: asList(values.trigger),
         exits: asList(values.exit),
@@ -36,8 +37,8 @@ export const playbookCommands: Command[] = [
     usage: 'glimpse playbook update --account ID --playbook PLAYBOOK_ID [--name NAME] [--reenrollment once|when_inactive|restart] [--json]',
     options: { account: { type: 'string' }, playbook: { type: 'string' }, name: { type: 'string' }, reenrollment: { type: 'string' } },
     run: async ({ values, db }) =>
-      updatePlaybook(db(), {
-        accountId: required(values, 'account'),
+      updatePlaybook(db('playbook'), {
+        accountId: await existingAccountId(values, db('gateway')),
         playbookId: required(values, 'playbook'),
         ...(typeof values.name === 'string' ? { name: values.name } : {}),
         ...(typeof values.reenrollment === 'string' ? { reenrollment: values.reenrollment as ReenrollmentPolicy } : {}),
@@ -49,7 +50,7 @@ export const playbookCommands: Command[] = [
     summary: "list an account's playbooks with their triggers and exits",
     usage: 'glimpse playbook list --account ID [--json]',
     options: { account: { type: 'string' } },
-    run: async ({ values, db }) => listPlaybooks(db(), required(values, 'account')),
+    run: async ({ values, db }) => listPlaybooks(db('playbook'), await existingAccountId(values, db('gateway'))),
     human: (r) => table(r as Record<string, unknown>[], ['id', 'name', 'triggers', 'exits', 'reenrollment', 'createdAt']),
   },
   {
@@ -57,7 +58,7 @@ export const playbookCommands: Command[] = [
     summary: "list a playbook's enrollments",
     usage: 'glimpse playbook enrollments --account ID --playbook PLAYBOOK_ID [--json]',
     options: { account: { type: 'string' }, playbook: { type: 'string' } },
-    run: async ({ values, db }) => listEnrollments(db(), required(values, 'account'), required(values, 'playbook')),
+    run: async ({ values, db }) => listEnrollments(db('playbook'), await existingAccountId(values, db('gateway')), required(values, 'playbook')),
     human: (r) => table(r as Record<string, unknown>[], ['email', 'status', 'startedAt', 'startedBy', 'stoppedAt', 'stoppedBy']),
   },
   {
@@ -65,7 +66,7 @@ export const playbookCommands: Command[] = [
     summary: 'list the event names an account has sent',
     usage: 'glimpse events catalog --account ID [--json]',
     options: { account: { type: 'string' } },
-    run: async ({ values, db }) => eventCatalog(db(), required(values, 'account')),
+    run: async ({ values, db }) => eventCatalog(db('playbook'), await existingAccountId(values, db('gateway'))),
     human: (r) => table(r as Record<string, unknown>[], ['name', 'firstSeenAt', 'lastSeenAt', 'count']),
   },
   {
@@ -76,7 +77,7 @@ export const playbookCommands: Command[] = [
     async run({ values, db }) {
       const email = emailOf(values);
       const [event] = validateEventNames([required(values, 'event')], 'event');
-      return dryRunEvent(db(), required(values, 'account'), { event: event!, email });
+      return dryRunEvent(db('playbook'), await existingAccountId(values, db('gateway')), { event: event!, email });
     },
     human: (r) => {
       const run = r as { catalog: string; playbooks: Record<string, unknown>[] };
@@ -88,7 +89,7 @@ export const playbookCommands: Command[] = [
     summary: 'what an accepted event did: playbooks started, stopped, and why the others were left',
     usage: 'glimpse events receipt --account ID --event-id EVENT_ID [--json]',
     options: { account: { type: 'string' }, 'event-id': { type: 'string' } },
-    run: async ({ values, db }) => getReceipt(db(), required(values, 'account'), required(values, 'event-id')),
+    run: async ({ values, db }) => getReceipt(db('playbook'), await existingAccountId(values, db('gateway')), required(values, 'event-id')),
     human: (r) => {
       const receipt = r as { event: string | null; started: { name: string | null; id: string }[]; stopped: { name: string | null; id: string }[]; unchanged: { name: string | null; id: string; reason: string }[] };
       const rows = [
@@ -105,7 +106,7 @@ export const playbookCommands: Command[] = [
     usage: 'glimpse suppression add --account ID --email EMAIL [--json]',
     options: { account: { type: 'string' }, email: { type: 'string' } },
     async run({ values, db }) {
-      const { suppression } = await suppressPerson(db(), required(values, 'account'), emailOf(values));
+      const { suppression } = await suppressPerson(db('playbook'), await existingAccountId(values, db('gateway')), emailOf(values));
       return suppression;
     },
     human: (r) => `suppressed: ${(r as { email: string }).email} (${(r as { stoppedEnrollments: number }).stoppedEnrollments} active enrollment(s) stopped)`,
@@ -115,7 +116,7 @@ export const playbookCommands: Command[] = [
     summary: "list an account's suppressed people, newest first (the first 200)",
     usage: 'glimpse suppression list --account ID [--json]',
     options: { account: { type: 'string' } },
-    run: async ({ values, db }) => (await suppressionPage(db(), required(values, 'account'), { limit: 200, after: null })).items,
+    run: async ({ values, db }) => (await suppressionPage(db('playbook'), await existingAccountId(values, db('gateway')), { limit: 200, after: null })).items,
     human: (r) => table(r as Record<string, unknown>[], ['email', 'createdAt']),
   },
   {
@@ -124,7 +125,7 @@ export const playbookCommands: Command[] = [
     usage: 'glimpse suppression remove --account ID --email EMAIL [--json]',
     options: { account: { type: 'string' }, email: { type: 'string' } },
     async run({ values, db }) {
-      await unsuppressPerson(db(), required(values, 'account'), emailOf(values));
+      await unsuppressPerson(db('playbook'), await existingAccountId(values, db('gateway')), emailOf(values));
       return { removed: true };
     },
     human: () => 'suppression lifted',
