@@ -169,7 +169,7 @@ async function run(argv) {
       const ports = await suite.freePorts(n);
       const started = ports.map((port, i) => {
         const name = `${tag}-${i + 1}`;
-        children[name] = startChild({ name, script: 'services/playbook/dist/main.js', env: { ...serviceEnv, PLAYBOOK_PORT: String(port), PLAYBOOK_GROUP_ID: groupId } });
+        children[name] = startChild({ name, script: 'services/playbook/dist/main.js', env: { ...suite.asService(serviceEnv, 'playbook'), PLAYBOOK_PORT: String(port), PLAYBOOK_GROUP_ID: groupId } });
         return { name, child: children[name], url: `${suite.urlOf(port)}/readyz` };
       });
       // A loaded machine can take a while to start several Node processes at once.
@@ -251,7 +251,7 @@ async function run(argv) {
     const token = await createEventToken(db, account.id);
     const [gatewayPort] = await suite.freePorts(1);
     const gatewayUrl = suite.urlOf(gatewayPort);
-    children.gateway = startChild({ name: 'gateway', script: 'services/gateway/dist/main.js', env: { ...serviceEnv, PORT: String(gatewayPort), EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000) } });
+    children.gateway = startChild({ name: 'gateway', script: 'services/gateway/dist/main.js', env: { ...suite.asService(serviceEnv, 'gateway'), PORT: String(gatewayPort), EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000) } });
     await waitReady(children.gateway, `${gatewayUrl}/readyz`, 120_000);
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token.secret}` };
     let n = 0;

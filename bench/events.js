@@ -145,7 +145,7 @@ async function run(argv) {
     // POST /events never uses INTERNAL_TOKEN.
     const serviceEnv = { ...suite.serviceEnvBase(databaseUrl), ...suite.infraEnv(env) };
     const gatewayEnv = {
-      ...serviceEnv,
+      ...suite.asService(serviceEnv, 'gateway'),
       PORT: String(gatewayPort),
       EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000),
       ...(opts['linger-ms'] !== null ? { KAFKA_LINGER_MS: String(opts['linger-ms']) } : {}),
@@ -181,7 +181,7 @@ async function run(argv) {
     const playbookSpec = {
       name: 'playbook',
       script: 'services/playbook/dist/main.js',
-      env: { ...serviceEnv, PLAYBOOK_PORT: String(playbookPort), PLAYBOOK_GROUP_ID: groupId },
+      env: { ...suite.asService(serviceEnv, 'playbook'), PLAYBOOK_PORT: String(playbookPort), PLAYBOOK_GROUP_ID: groupId },
       nodeArgs: suite.cpuProfArgs(opts.profile, path.join(profileDir, 'playbook')),
       readyUrl: `${suite.urlOf(playbookPort)}/readyz`,
     };

@@ -244,12 +244,12 @@ async function run(argv) {
     const bareUrl = suite.urlOf(barePort);
     const enrichmentUrl = suite.urlOf(enrichmentPort);
     await suite.startServices(children, [
-      { name: 'enrichment', script: 'services/enrichment/dist/main.js', env: { ...serviceEnv, ENRICHMENT_PORT: String(enrichmentPort) }, nodeArgs: prof('enrichment'), readyUrl: `${enrichmentUrl}/readyz` },
+      { name: 'enrichment', script: 'services/enrichment/dist/main.js', env: { ...suite.asService(serviceEnv, 'enrichment'), ENRICHMENT_PORT: String(enrichmentPort) }, nodeArgs: prof('enrichment'), readyUrl: `${enrichmentUrl}/readyz` },
       {
         name: 'gateway',
         script: 'services/gateway/dist/main.js',
         // The bench measures throughput with one API key: its rate limit must not be what it measures.
-        env: { ...serviceEnv, PORT: String(gatewayPort), ...suite.infraEnv(env), ENRICHMENT_URL: enrichmentUrl, LOOKUPS_RATE_LIMIT_PER_SECOND: String(1_000_000_000) },
+        env: { ...suite.asService(serviceEnv, 'gateway'), PORT: String(gatewayPort), ...suite.infraEnv(env), ENRICHMENT_URL: enrichmentUrl, LOOKUPS_RATE_LIMIT_PER_SECOND: String(1_000_000_000) },
         nodeArgs: prof('gateway'),
         readyUrl: `${gatewayUrl}/readyz`,
       },

@@ -13,6 +13,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { smokeEnv } = require('./images/config.js');
 const { createRunner } = require('./deploy-smoke-containers.js');
+const { serviceDatabaseUrl } = require('./infra/env.js');
 
 const HELP = `Usage: npm run deploy:smoke [-- --tag TAG] [--keep]
 
@@ -166,7 +167,8 @@ async function main() {
       gateway: { PORT: String(ports.gateway), ENRICHMENT_URL: `http://127.0.0.1:${ports.enrichment}`, PLAYBOOK_URL: `http://127.0.0.1:${ports.playbook}` },
     };
     for (const [svc, vars] of Object.entries(services)) {
-      c.start(names[svc], image(svc), { env: { ...common, ...vars }, logFile: path.join(dataDir, `${svc}.log`) });
+      // Each service as its own Postgres role, limited to its schema (the migrate image created the roles).
+      c.start(names[svc], image(svc), { env: { ...common, DATABASE_URL: serviceDatabaseUrl(databaseUrl, svc), ...vars }, logFile: path.join(dataDir, `${svc}.log`) });
       started.push(svc);
     }
     t = Date.now();

@@ -5,7 +5,7 @@
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { ROOT, build, mustRun } = require('./lib.js');
-const { DEFAULTS, readEnv } = require('./infra/env.js');
+const { readEnv, serviceDatabaseUrl } = require('./infra/env.js');
 
 const HELP = `Usage: npm start [-- --no-seed]
 
@@ -40,16 +40,9 @@ const SERVICES = [
 
 const children = [];
 
-/** Each service logs in as its own role, limited to its schema (the migrations create the roles locally). */
-function serviceDatabaseUrl(name) {
-  const url = new URL(env.DATABASE_URL);
-  url.username = DEFAULTS.DATABASE_ROLES[/** @type {keyof typeof DEFAULTS.DATABASE_ROLES} */ (name)];
-  url.password = '';
-  return url.toString();
-}
-
 function startService({ name, main }) {
-  const childEnv = { ...env, DATABASE_URL: serviceDatabaseUrl(name) };
+  // Each service logs in as its own role, limited to its schema (the migrations create the roles locally).
+  const childEnv = { ...env, DATABASE_URL: serviceDatabaseUrl(env.DATABASE_URL, name) };
   const child = spawn(process.execPath, [path.join(ROOT, main)], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'inherit', 'inherit'] });
   child.on('exit', (code, signal) => {
     if (!stopping) {

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { readEnv, isLocalHost } = require('../../scripts/infra/env.js');
+const { readEnv, isLocalHost, serviceDatabaseUrl } = require('../../scripts/infra/env.js');
 const { machineInfo, formatMachine } = require('./machine.js');
 const { round } = require('./stats.js');
 const { startChild, waitReady, stopChild, freePort, LOOPBACK, REPO_ROOT } = require('./processes.js');
@@ -160,6 +160,15 @@ async function setUpInfraAndDatabase({ env, name, poolSize, buildFilters, doBuil
 /** What every service child gets; INTERNAL_TOKEN is random (production refuses the development default). */
 function serviceEnvBase(databaseUrl) {
   return { NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl, HOST: LOOPBACK, INTERNAL_TOKEN: crypto.randomBytes(24).toString('hex') };
+}
+
+/**
+ * A service child's environment as that service's own Postgres role, limited to its schema.
+ * @param {Record<string, string>} env
+ * @param {'gateway' | 'playbook' | 'enrichment' | 'webhooks'} service
+ */
+function asService(env, service) {
+  return { ...env, DATABASE_URL: serviceDatabaseUrl(env.DATABASE_URL, service) };
 }
 
 /** Where a child's infra is: Redis and the Kafka brokers. */
@@ -325,6 +334,7 @@ module.exports = {
   beginRun,
   setUpInfraAndDatabase,
   serviceEnvBase,
+  asService,
   infraEnv,
   cpuProfArgs,
   freePorts,

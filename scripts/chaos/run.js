@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const { parseArgs } = require('node:util');
-const { REPO_ROOT } = require('../infra/env');
+const { REPO_ROOT, serviceDatabaseUrl } = require('../infra/env');
 const { createKafkaCluster } = require('./kafka-cluster');
 const { createRegistry, startNodeService, createPrivatePostgres, createPrivateRedis, freePorts } = require('./processes');
 const { createEventLoad, createLookupLoad } = require('./load');
@@ -213,7 +213,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     const svc = startNodeService({
       name,
       main: path.join(REPO_ROOT, 'services', spec.service, 'dist', 'main.js'),
-      env: { ...env, ...spec.env },
+      env: { ...env, DATABASE_URL: serviceDatabaseUrl(databaseUrl, spec.service), ...spec.env },
       logFile: path.join(logDir, `${name}.log`),
       cwd: REPO_ROOT,
       registry,

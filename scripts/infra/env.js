@@ -24,4 +24,17 @@ function readEnv(env = process.env) {
 /** True if `host` is this machine, i.e. a service there may be started by these scripts. */
 const isLocalHost = (host) => LOCAL_HOSTS.has(String(host).toLowerCase());
 
-module.exports = { REPO_ROOT, DEFAULTS, readEnv, isLocalHost };
+/**
+ * The database of `url` as a service's own role (`gateway`, `playbook`, `enrichment`, `webhooks`),
+ * without a password: local trust authentication. Each service may use only its own schema.
+ */
+function serviceDatabaseUrl(url, service) {
+  const role = DEFAULTS.DATABASE_ROLES[service];
+  if (!role) throw new Error(`no database role for service ${service}`);
+  const parsed = new URL(url);
+  parsed.username = role;
+  parsed.password = '';
+  return parsed.toString();
+}
+
+module.exports = { REPO_ROOT, DEFAULTS, readEnv, isLocalHost, serviceDatabaseUrl };

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { createPlaybook, listEnrollments, eventCatalog } from '@glimpse/playbook';
 import { TOPICS } from '@glimpse/messaging';
 import { closeTestDb, createTestAccount, postEvent, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { applicationColumns } from '../../../test/support/tables';
 import { kafkaBrokers, redisUrl } from '../../../test/config';
 import type { RunningGateway } from '../src/start';
 
@@ -91,15 +92,14 @@ describe('POST /events end to end', () => {
     expect(res.status).toBe(200);
     await seen(accountId, 'quote_requested');
 
-    const columns = await testDb().$queryRaw<{ table_name: string; column_name: string }[]>`
-      SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'`;
-    expect(columns.length).toBeGreaterThan(10);
-    for (const { table_name, column_name } of columns) {
+    const columns = await applicationColumns(testDb());
+    expect(columns.length).toBeGreaterThan(50); // every column of every service's schema
+    for (const { table, column, qualified } of columns) {
       const rows = await testDb().$queryRawUnsafe<{ n: bigint }[]>(
-        `SELECT count(*) AS n FROM "${table_name}" WHERE "${column_name}"::text LIKE $1`,
+        `SELECT count(*) AS n FROM ${qualified} WHERE "${column}"::text LIKE $1`,
         `%${marker}%`,
       );
-      expect({ table_name, column_name, n: Number(rows[0]!.n) }).toEqual({ table_name, column_name, n: 0 });
+      expect({ table, column, n: Number(rows[0]!.n) }).toEqual({ table, column, n: 0 });
     }
   });
 

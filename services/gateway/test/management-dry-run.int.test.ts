@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { TOPICS } from '@glimpse/messaging';
 import { eventCatalog } from '@glimpse/playbook';
 import { closeTestDb, postEvent, sendNamesOnce, startManagementStack, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { applicationTables } from '../../../test/support/tables';
 import { endOffsets } from '../../../test/support/kafka-helpers';
 import { redisUrl } from '../../../test/config';
 import { api, createManager, type Api, type Manager } from './management-helpers';
@@ -32,13 +33,12 @@ async function send(manager: Manager, email: string, ...events: string[]) {
 /** Everything a dry run could write: row counts of every table (the catalog as the API reads it, since a fold moves its rows), Kafka end offsets, Redis keys. */
 async function everything(accountId: string) {
   const db = testDb();
-  const tables = await db.$queryRawUnsafe<{ table_name: string }[]>(
-    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name NOT IN ('event_names', 'event_name_deltas') ORDER BY table_name`,
-  );
+  const tables = (await applicationTables(db)).filter((t) => !['event_names', 'event_name_deltas'].includes(t.table));
+  expect(tables.length).toBeGreaterThan(15); // the services' schemas, all of them
   const counts: Record<string, number> = {};
-  for (const { table_name } of tables) {
-    const [row] = await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${table_name}"`);
-    counts[table_name] = Number(row!.n);
+  for (const { table, qualified } of tables) {
+    const [row] = await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${qualified}`);
+    counts[table] = Number(row!.n);
   }
   const keys: string[] = [];
   let cursor = '0';

@@ -3,6 +3,7 @@
 import { Redis } from 'ioredis';
 import { eventCatalog } from '@glimpse/playbook';
 import { closeTestDb, postEvent, sendNamesOnce, startManagementStack, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { applicationColumns } from '../../../test/support/tables';
 import { redisUrl } from '../../../test/config';
 import { ISO_TIME, api, createManager, type Api, type Manager } from './management-helpers';
 
@@ -101,14 +102,12 @@ describe('management API: suppressions', () => {
 /** Every text, varchar and json column of every table in which `needle` appears, as table.column. */
 async function postgresHolding(needle: string): Promise<string[]> {
   const db = testDb();
-  const columns = await db.$queryRawUnsafe<{ table_name: string; column_name: string }[]>(
-    `SELECT c.table_name, c.column_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
-     WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE' AND c.data_type IN ('text', 'character varying', 'json', 'jsonb', 'ARRAY')`,
-  );
+  const columns = await applicationColumns(db, { textual: true });
+  expect(columns.length).toBeGreaterThan(20); // the scan does see the services' schemas
   const found: string[] = [];
-  for (const { table_name, column_name } of columns) {
-    const [row] = await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${table_name}" WHERE "${column_name}"::text ILIKE '%' || $1 || '%'`, needle);
-    if (Number(row!.n) > 0) found.push(`${table_name}.${column_name}`);
+  for (const { table, column, qualified } of columns) {
+    const [row] = await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${qualified} WHERE "${column}"::text ILIKE '%' || $1 || '%'`, needle);
+    if (Number(row!.n) > 0) found.push(`${table}.${column}`);
   }
   return found;
 }
