@@ -101,13 +101,14 @@ describe('management API: suppressions', () => {
 /** Every text, varchar and json column of every table in which `needle` appears, as table.column. */
 async function postgresHolding(needle: string): Promise<string[]> {
   const db = testDb();
-  const columns = await db.$queryRawUnsafe<{ table_name: string; column_name: string }[]>(
-    `SELECT c.table_name, c.column_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
-     WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE' AND c.data_type IN ('text', 'character varying', 'json', 'jsonb', 'ARRAY')`,
+  // Every schema of the services (one each), and public.
+  const columns = await db.$queryRawUnsafe<{ table_schema: string; table_name: string; column_name: string }[]>(
+    `SELECT c.table_schema, c.table_name, c.column_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
+     WHERE c.table_schema IN ('public', 'identity', 'playbook', 'enrichment', 'webhooks') AND t.table_type = 'BASE TABLE' AND c.data_type IN ('text', 'character varying', 'json', 'jsonb', 'ARRAY')`,
   );
   const found: string[] = [];
-  for (const { table_name, column_name } of columns) {
-    const [row] = await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${table_name}" WHERE "${column_name}"::text ILIKE '%' || $1 || '%'`, needle);
+  for (const { table_schema, table_name, column_name } of columns) {
+    const [row] = await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${table_schema}"."${table_name}" WHERE "${column_name}"::text ILIKE '%' || $1 || '%'`, needle);
     if (Number(row!.n) > 0) found.push(`${table_name}.${column_name}`);
   }
   return found;

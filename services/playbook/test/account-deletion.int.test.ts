@@ -7,7 +7,7 @@ import type { RunningGateway } from '@glimpse/gateway';
 import { TOPICS, createBatchingProducer, personKey, type BatchingProducer, type InboundEvent } from '@glimpse/messaging';
 import { createPlaybook, suppressPerson, type RunningPlaybookService } from '@glimpse/playbook';
 import { applyAccountEvent } from '../src/data/account-states';
-import { closeTestDb, createTestAccount, postEvent, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { closeTestDb, createTestAccount, postEvent, request, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { produceRaw, testKafka } from '../../../test/support/kafka-helpers';
 
 // Every table of the playbook schema that holds an account's rows.
@@ -60,6 +60,7 @@ async function published(accountId: string): Promise<void> {
 
 describe('an account deleted in the identity part', () => {
   it('when its account.deleted is published, then the playbook service removes all its rows, keeps the other account, and drops its later events', async () => {
+    expect(await request(`${playbook.url}/readyz`)).toMatchObject({ status: 200, body: { checks: { accounts: 'ok' } } });
     const account = await createTestAccount('to be deleted');
     const other = await createTestAccount('stays');
     await published(account.accountId);
