@@ -6,7 +6,10 @@ import { accountEventsPending, deleteAccount, publishAccountEvents } from '@glim
 import type { RunningGateway } from '@glimpse/gateway';
 import { TOPICS, createBatchingProducer, personKey, type BatchingProducer, type InboundEvent } from '@glimpse/messaging';
 import { createPlaybook, suppressPerson, type RunningPlaybookService } from '@glimpse/playbook';
+import { Registry } from 'prom-client';
+import { createLogger } from '@glimpse/logging';
 import { applyAccountEvent } from '../src/data/account-states';
+import { createAccountsConsumer } from '../src/consumer/accounts-consumer';
 import { closeTestDb, createTestAccount, postEvent, request, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { produceRaw, testKafka } from '../../../test/support/kafka-helpers';
 
@@ -118,5 +121,30 @@ describe('an account deleted in the identity part', () => {
     expect(state?.deletedAt?.toISOString()).toBe(at); // the first deletion's time stays
     expect(state?.createdAt?.toISOString()).toBe(at);
     expect(await rowsOf(id)).toEqual(Object.fromEntries(TABLES.map((t) => [t, 0])));
+  });
+
+  it('when a consumer group is new to the accounts topic, then it reads from the beginning and learns of a deletion published before it existed', async () => {
+    const account = await createTestAccount('deleted before the group');
+    await deleteAccount(testDb(), account.accountId);
+    await published(account.accountId);
+
+    const seen: string[] = [];
+    const consumer = createAccountsConsumer({
+      kafka: testKafka(),
+      db: testDb(),
+      groupId: `glimpse-playbook-test-accounts-${randomUUID()}`,
+      logger: createLogger({ service: 'playbook', level: 'silent' }),
+      registry: new Registry(),
+      onDeleted: (id) => seen.push(id),
+    });
+    await consumer.start();
+    try {
+      await waitFor(async () => seen.includes(account.accountId), { what: 'the deletion read from the beginning', timeoutMs: 60_000 });
+      expect(() => consumer.check()).not.toThrow();
+      expect((await stateOf(account.accountId))?.deletedAt).not.toBeNull();
+    } finally {
+      await consumer.stop();
+    }
+    expect(() => consumer.check()).toThrow('not running');
   });
 });
