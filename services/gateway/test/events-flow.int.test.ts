@@ -91,12 +91,14 @@ describe('POST /events end to end', () => {
     expect(res.status).toBe(200);
     await seen(accountId, 'quote_requested');
 
-    const columns = await testDb().$queryRaw<{ table_name: string; column_name: string }[]>`
-      SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'`;
+    // Every service's schema (one each), and public.
+    const columns = await testDb().$queryRaw<{ table_schema: string; table_name: string; column_name: string }[]>`
+      SELECT table_schema, table_name, column_name FROM information_schema.columns
+      WHERE table_schema IN ('public', 'identity', 'playbook', 'enrichment', 'webhooks')`;
     expect(columns.length).toBeGreaterThan(10);
-    for (const { table_name, column_name } of columns) {
+    for (const { table_schema, table_name, column_name } of columns) {
       const rows = await testDb().$queryRawUnsafe<{ n: bigint }[]>(
-        `SELECT count(*) AS n FROM "${table_name}" WHERE "${column_name}"::text LIKE $1`,
+        `SELECT count(*) AS n FROM "${table_schema}"."${table_name}" WHERE "${column_name}"::text LIKE $1`,
         `%${marker}%`,
       );
       expect({ table_name, column_name, n: Number(rows[0]!.n) }).toEqual({ table_name, column_name, n: 0 });
