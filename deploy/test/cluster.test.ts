@@ -64,11 +64,15 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     }
     const playbookEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'playbook')!);
     const webhooksEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'webhooks')!);
-    const groupOf: Record<string, string | undefined> = { 'glimpse-playbook': playbookEnv.PLAYBOOK_GROUP_ID, 'glimpse-keda': playbookEnv.PLAYBOOK_GROUP_ID, 'glimpse-webhooks': webhooksEnv.WEBHOOKS_GROUP_ID };
+    const groupsOf: Record<string, (string | undefined)[]> = {
+      'glimpse-playbook': [playbookEnv.PLAYBOOK_GROUP_ID, playbookEnv.PLAYBOOK_ACCOUNTS_GROUP_ID ?? `${playbookEnv.PLAYBOOK_GROUP_ID}-accounts`],
+      'glimpse-keda': [playbookEnv.PLAYBOOK_GROUP_ID],
+      'glimpse-webhooks': [webhooksEnv.WEBHOOKS_GROUP_ID],
+    };
     for (const u of users.values()) {
       for (const acl of u.spec.authorization.acls) {
         if (acl.resource.type === 'topic') expect(topicNames).toContain(acl.resource.name);
-        if (acl.resource.type === 'group') expect({ user: u.metadata.name, group: acl.resource.name }).toEqual({ user: u.metadata.name, group: groupOf[u.metadata.name] });
+        if (acl.resource.type === 'group') expect({ user: u.metadata.name, group: groupsOf[u.metadata.name]?.includes(acl.resource.name) }).toEqual({ user: u.metadata.name, group: true });
         expect(acl.resource.patternType).toBe('literal');
         expect(acl.operations).not.toContain('All');
       }
@@ -79,6 +83,11 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(ops('glimpse-keda', inbound.name)).toEqual(['Describe']);
     expect(ops('glimpse-webhooks', topicsJson.topics.playbookEffects.name)).toEqual(['Describe', 'Read']);
     expect(ops('glimpse-webhooks', inbound.name)).toEqual([]);
+    // The identity outbox: the gateway writes the accounts topic, the playbook service reads it.
+    const accounts = topicsJson.topics.accounts.name;
+    expect(ops('glimpse-gateway', accounts)).toEqual(['Describe', 'Write']);
+    expect(ops('glimpse-playbook', accounts)).toEqual(['Describe', 'Read']);
+    expect(ops('glimpse-playbook', `${playbookEnv.PLAYBOOK_GROUP_ID}-accounts`)).toEqual(['Describe', 'Read']);
   });
 
   it('when the playbook consumer is scaled, then KEDA reads its group lag on events.inbound, from 1 to at most the partition count', () => {

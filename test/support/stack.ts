@@ -35,12 +35,14 @@ export function startTestGateway(overrides: Record<string, string> = {}): Promis
 }
 
 /**
- * A playbook service in its own consumer group that starts at the end of events.inbound: the
- * broker is shared with benchmarks and earlier runs, and a test must not wait out their backlog.
+ * A playbook service in its own consumer groups that start at the end of events.inbound and of
+ * accounts: the broker is shared with benchmarks and earlier runs, and a test must not wait out
+ * their backlog (nor replay every account event earlier runs left on the compacted topic).
  */
 export async function startTestPlaybookService(overrides: Record<string, string> = {}): Promise<RunningPlaybookService> {
   const groupId = overrides.PLAYBOOK_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.eventsInbound, 'glimpse-playbook-test'));
-  return startPlaybookService(playbookConfig(serviceEnv('playbook', { ...overrides, PLAYBOOK_GROUP_ID: groupId })), silent('playbook'));
+  const accountsGroupId = overrides.PLAYBOOK_ACCOUNTS_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.accounts, `${groupId}-accounts`));
+  return startPlaybookService(playbookConfig(serviceEnv('playbook', { ...overrides, PLAYBOOK_GROUP_ID: groupId, PLAYBOOK_ACCOUNTS_GROUP_ID: accountsGroupId })), silent('playbook'));
 }
 
 export function startTestEnrichmentService(overrides: Record<string, string> = {}): Promise<RunningEnrichmentService> {

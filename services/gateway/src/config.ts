@@ -42,6 +42,8 @@ const schema = z
   DB_STATEMENT_TIMEOUT_MS: positive(5000),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positive(5000),
   DB_IDLE_TIMEOUT_MS: positive(30_000),
+  /** How often the outbox of account events (identity.account_events) is published to the accounts topic. */
+  ACCOUNT_EVENTS_PUBLISH_INTERVAL_MS: z.coerce.number().int().min(100).default(2000),
   /** The internal enrichment service (lookups, usage), and the secret the internal services expect. */
   ENRICHMENT_URL: z.string().url().default('http://127.0.0.1:8081'),
   ...internalTokenEnv,

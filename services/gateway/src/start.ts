@@ -1,4 +1,5 @@
-// Starts the gateway: Kafka producer, Redis, Postgres (credentials), HTTP; drains on SIGTERM.
+// Starts the gateway: Kafka producer, Redis, Postgres (credentials), HTTP, the publisher of account
+// events (the identity outbox); drains on SIGTERM.
 // It starts whatever is down: the HTTP server listens at once, /readyz says what is missing, and
 // Kafka, Redis and Postgres are connected when they come.
 import { Redis } from 'ioredis';
@@ -9,6 +10,7 @@ import { createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { TOPICS, boundedSendSettings, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { createGatewayApp } from './app.js';
+import { startAccountEventsPublisher } from './data/account-events-publisher.js';
 import { createAddressLimiter } from './data/address-limiter.js';
 import { createEnrichmentClient } from './data/enrichment-client.js';
 import { createPlaybookClient } from './data/playbook-client.js';
@@ -115,6 +117,8 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
       redis: { optional: true, check: async () => { await redis.ping(); } },
     },
   });
+  // The outbox of account events goes to the accounts topic through the same producer.
+  const accountEvents = startAccountEventsPublisher({ db, producer, intervalMs: config.ACCOUNT_EVENTS_PUBLISH_INTERVAL_MS, logger, registry });
   const server = createHttpServer({ app, port: config.PORT, host: config.HOST });
   const address = await server.start();
   logger.info({ port: address.port }, 'gateway listening');
@@ -123,6 +127,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
     ...address,
     async stop() {
       await server.stop();
+      await accountEvents.stop();
       await producer.disconnect();
       await kafkaHealth.close();
       await enrichment.close();

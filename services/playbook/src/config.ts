@@ -9,6 +9,8 @@ const schema = z
   PLAYBOOK_PORT: port(8082),
   HOST: z.string().default('0.0.0.0'),
   PLAYBOOK_GROUP_ID: z.string().min(1).default('glimpse-playbook'),
+  /** The consumer group on the accounts topic; by default PLAYBOOK_GROUP_ID + "-accounts". */
+  PLAYBOOK_ACCOUNTS_GROUP_ID: z.string().min(1).optional(),
   PLAYBOOK_CONCURRENCY: z.coerce.number().int().positive().default(12),
   /** Consumer group session: how long a dead instance holds its partitions before they move (Kafka's minimum is 6000). */
   PLAYBOOK_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(15_000),

@@ -1,11 +1,14 @@
-// Starts the playbook service: the consumer group on events.inbound and an HTTP port for the
-// internal management API (called by the gateway), health, readiness and metrics. On stop it
-// leaves the group cleanly and flushes the effects producer.
+// Starts the playbook service: the consumer group on events.inbound, the consumer of the accounts
+// topic (deletions remove an account's data) and an HTTP port for the internal management API
+// (called by the gateway), health, readiness and metrics. On stop it leaves the groups cleanly and
+// flushes the effects producer.
 import { createDb } from '@glimpse/db';
 import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { TOPICS, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import { createAccountsConsumer } from './consumer/accounts-consumer.js';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
+import { cachedAccounts } from './data/batch-repository.js';
 import { internalRouter } from './http/internal-routes.js';
 import { schedulePurge } from './data/processed-events-retention.js';
 import { loadConfig, type PlaybookConfig } from './config.js';
@@ -36,6 +39,7 @@ export async function startPlaybookService(
         if (!consumer.isRunning()) throw new Error('consumer not running');
         await kafkaHealth.check();
       },
+      accounts: async () => accountsConsumer.check(),
       consumer: async () => {
         const [worst] = consumer.stuck().sort((a, b) => b.lag - a.lag);
         if (worst) throw new Error(`stuck: partition ${worst.partition}, ${worst.lag} behind, no progress for ${Math.round(worst.sinceProgressMs / 1000)} s`);
@@ -43,8 +47,23 @@ export async function startPlaybookService(
     },
     readinessDetail: () => ({ lag: Object.fromEntries(consumer.lags().map((l) => [l.partition, l.lag])) }),
   });
+  // One account check for both consumers: a deletion this replica applies is seen by its next batch.
+  const accounts = cachedAccounts(db);
+  const accountsGroupId = config.PLAYBOOK_ACCOUNTS_GROUP_ID ?? `${config.PLAYBOOK_GROUP_ID}-accounts`;
+  const accountsConsumer = createAccountsConsumer({
+    kafka,
+    db,
+    groupId: accountsGroupId,
+    logger,
+    registry: base.registry,
+    sessionTimeoutMs: config.PLAYBOOK_SESSION_TIMEOUT_MS,
+    retryBackoffMs: config.PLAYBOOK_RETRY_BACKOFF_MS,
+    retryBackoffMaxMs: config.PLAYBOOK_RETRY_BACKOFF_MAX_MS,
+    onDeleted: (id) => accounts.forget(id),
+  });
   const consumer = createInboundEventsConsumer({
     kafka,
+    accounts,
     groupId: config.PLAYBOOK_GROUP_ID,
     concurrency: config.PLAYBOOK_CONCURRENCY,
     sessionTimeoutMs: config.PLAYBOOK_SESSION_TIMEOUT_MS,
@@ -59,19 +78,21 @@ export async function startPlaybookService(
     stuckAfterMs: config.PLAYBOOK_STUCK_AFTER_MS,
     lagPollMs: config.PLAYBOOK_LAG_POLL_MS,
   });
+  await accountsConsumer.start();
   await consumer.start();
   const purge = schedulePurge(db, { retentionHours: config.PLAYBOOK_PROCESSED_RETENTION_HOURS, intervalMs: config.PLAYBOOK_PROCESSED_PURGE_INTERVAL_MS, logger });
 
   base.app.use(internalRouter({ db, internalToken: config.INTERNAL_TOKEN, playbooksPerAccount: config.PLAYBOOKS_PER_ACCOUNT }));
   const server = createHttpServer({ app: base.finish(), port: config.PLAYBOOK_PORT, host: config.HOST });
   const address = await server.start();
-  logger.info({ port: address.port, groupId: config.PLAYBOOK_GROUP_ID }, 'playbook service running');
+  logger.info({ port: address.port, groupId: config.PLAYBOOK_GROUP_ID, accountsGroupId }, 'playbook service running');
 
   return {
     ...address,
     async stop() {
       purge.stop();
       await consumer.stop();
+      await accountsConsumer.stop();
       await server.stop();
       await producer.disconnect();
       await kafkaHealth.close();

@@ -3,6 +3,7 @@ import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { generateCredential, type Scope } from './credentials.js';
 import { isUuid } from '@glimpse/validation';
+import { recordAccountEvent } from './account-events.js';
 
 
 export interface CreatedCredential {
@@ -25,8 +26,30 @@ export interface ApiKeySummary extends EventTokenSummary {
   scopes: string[];
 }
 
+/** Creates the account and its `account.created` outbox row in one transaction. */
 export async function createAccount(db: Db, name: string): Promise<{ id: string; name: string }> {
-  return db.account.create({ data: { name }, select: { id: true, name: true } });
+  return db.$transaction(async (tx) => {
+    const account = await tx.account.create({ data: { name }, select: { id: true, name: true, createdAt: true } });
+    await recordAccountEvent(tx, account.id, 'account.created', account.createdAt);
+    return { id: account.id, name: account.name };
+  });
+}
+
+/**
+ * Deletes the account (its event tokens and API keys go with it) and writes `account.deleted` in
+ * the same transaction; the other services drop their data of it when the event reaches them.
+ */
+export async function deleteAccount(db: Db, id: string): Promise<{ id: string; deletedAt: Date }> {
+  if (!isUuid(id)) throw new AppError('not_found', `account ${id} does not exist`);
+  // The topic's key: one spelling per account, or compaction would keep both.
+  const accountId = id.toLowerCase();
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.account.deleteMany({ where: { id: accountId } });
+    if (count === 0) throw new AppError('not_found', `account ${accountId} does not exist`);
+    const deletedAt = new Date();
+    await recordAccountEvent(tx, accountId, 'account.deleted', deletedAt);
+    return { id: accountId, deletedAt };
+  });
 }
 
 /** Whether the account exists (a malformed id names none). */

@@ -35,7 +35,7 @@ describe('prisma/schema.prisma and prisma/migrations', () => {
       await writeFile(changed, schema.replace(/(model Playbook \{\n)/, '$1  colour String?\n'));
       const { code, output } = await migrationCheck(changed);
       expect(code).toBe(1);
-      expect(output).toMatch(/ALTER TABLE "playbook"."playbooks" ADD COLUMN\s+"colour" TEXT/);
+      expect(output).toMatch(/ALTER TABLE "playbook"\."playbooks" ADD COLUMN\s+"colour" TEXT/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

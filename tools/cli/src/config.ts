@@ -9,6 +9,11 @@ const schema = z.object({
   GATEWAY_DATABASE_URL: z.string().url().optional(),
   PLAYBOOK_DATABASE_URL: z.string().url().optional(),
   ENRICHMENT_DATABASE_URL: z.string().url().optional(),
+  KAFKA_BROKERS: baseEnv.KAFKA_BROKERS,
+  KAFKA_SSL: baseEnv.KAFKA_SSL,
+  KAFKA_SASL_MECHANISM: baseEnv.KAFKA_SASL_MECHANISM,
+  KAFKA_SASL_USERNAME: baseEnv.KAFKA_SASL_USERNAME,
+  KAFKA_SASL_PASSWORD: baseEnv.KAFKA_SASL_PASSWORD,
   /** Region for phone numbers in imports written without a country code. */
   DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/).default('US'),
 });

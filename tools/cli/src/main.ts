@@ -24,7 +24,8 @@ function overview(): string {
     '',
     "Environment: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/glimpse); each service's data is reached",
     'as its own role: GATEWAY_DATABASE_URL, PLAYBOOK_DATABASE_URL, ENRICHMENT_DATABASE_URL (default: DATABASE_URL as',
-    'glimpse_gateway, glimpse_playbook, glimpse_enrichment); DEFAULT_PHONE_REGION (US)',
+    'glimpse_gateway, glimpse_playbook, glimpse_enrichment); KAFKA_BROKERS (default 127.0.0.1:9092) and KAFKA_SSL,',
+    'KAFKA_SASL_MECHANISM/USERNAME/PASSWORD (account create and delete publish the account event); DEFAULT_PHONE_REGION (US)',
   ].join('\n');
 }
 

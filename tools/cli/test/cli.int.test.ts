@@ -5,9 +5,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createDb, type Db } from '@glimpse/db';
 import { run } from '../src/main';
+import { TOPICS } from '@glimpse/messaging';
 import type { CliService } from '../src/config';
 import { closeTestDb, testDb } from '../../../test/support/stack';
 import { serviceDatabaseUrl } from '../../../test/config';
+import { endOffsets, readTopic } from '../../../test/support/kafka-helpers';
 
 // Each command reaches a service's data as that service's role, as the CLI does outside the tests.
 const roleDbs = new Map<CliService, Db>();
@@ -39,7 +41,7 @@ describe('glimpse CLI', () => {
   it('when asked for --help, then it lists every command; a command with --help shows its usage', async () => {
     const overview = await cli('--help');
     expect(overview.code).toBe(0);
-    for (const words of ['account create', 'event-token create', 'event-token revoke', 'playbook create', 'playbook list', 'playbook enrollments', 'events catalog']) {
+    for (const words of ['account create', 'account delete', 'event-token create', 'event-token revoke', 'playbook create', 'playbook list', 'playbook enrollments', 'events catalog']) {
       expect(overview.stdout).toContain(words);
     }
     const usage = await cli('playbook', 'create', '--help');
@@ -174,5 +176,59 @@ describe('glimpse CLI', () => {
     const bin = path.join(__dirname, '..', 'bin', 'glimpse.js');
     const { stdout } = await promisify(execFile)(process.execPath, [bin, '--help']);
     expect(stdout).toContain('Usage: glimpse <command>');
+  });
+});
+
+describe('glimpse account delete', () => {
+  it('when asked for --help, then it shows its usage; the overview lists it', async () => {
+    const usage = await cli('account', 'delete', '--help');
+    expect(usage.code).toBe(0);
+    expect(usage.stdout).toContain('Usage: glimpse account delete --account ID [--json]');
+    expect((await cli('--help')).stdout).toContain('account delete');
+  });
+
+  it('when an account is deleted, then it is gone with its tokens, account.deleted is published on the accounts topic, and --json says so', async () => {
+    const accountId = await newAccount();
+    const token = (await cli('event-token', 'create', '--account', accountId, '--json')).json();
+    const from = await endOffsets(TOPICS.accounts);
+    const deleted = await cli('account', 'delete', '--account', accountId, '--json');
+    expect(deleted.code).toBe(0);
+    expect(deleted.json()).toEqual({ id: accountId, deleted: true, deletedAt: expect.any(String), event: 'published' });
+    expect(await testDb().account.findUnique({ where: { id: accountId } })).toBeNull();
+    expect(await testDb().eventToken.findUnique({ where: { id: token.id } })).toBeNull();
+    const rows = await testDb().accountEvent.findMany({ where: { accountId }, orderBy: { seq: 'asc' } });
+    expect(rows.map((r) => [r.type, r.publishedAt !== null])).toEqual([['account.created', true], ['account.deleted', true]]);
+    const messages = await readTopic(TOPICS.accounts, { from, until: (read) => read.some((m) => m.key === accountId && m.json?.type === 'account.deleted') });
+    expect(messages.filter((m) => m.key === accountId).at(-1)!.json).toEqual({ type: 'account.deleted', accountId, at: deleted.json().deletedAt });
+  });
+
+  it('when the account does not exist, then it exits 1 not_found; without --account, 2', async () => {
+    const unknown = await cli('account', 'delete', '--account', randomUUID());
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('not_found');
+    expect((await cli('account', 'delete', '--account', 'not-an-id')).code).toBe(1);
+    const missing = await cli('account', 'delete');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--account is required');
+  });
+
+  it('when Kafka is unreachable, then create and delete still succeed, say the event is queued for the gateway, and leave it in the outbox', async () => {
+    const brokers = process.env.KAFKA_BROKERS;
+    process.env.KAFKA_BROKERS = '127.0.0.1:1'; // nothing listens there
+    try {
+      const created = await cli('account', 'create', '--name', 'No Kafka');
+      expect(created.code).toBe(0);
+      const accountId = /account created: (\S+)/.exec(created.stdout)![1]!;
+      expect(created.stdout).toContain('account.created queued');
+      expect(created.stderr).toContain('note: account event not published now');
+      const deleted = await cli('account', 'delete', '--account', accountId, '--json');
+      expect(deleted.code).toBe(0);
+      expect(deleted.json()).toMatchObject({ id: accountId, deleted: true, event: 'queued' });
+      expect(await testDb().account.findUnique({ where: { id: accountId } })).toBeNull();
+      // In the outbox for the gateway (a gateway of another test may have published them since).
+      expect((await testDb().accountEvent.findMany({ where: { accountId }, orderBy: { seq: 'asc' } })).map((r) => r.type)).toEqual(['account.created', 'account.deleted']);
+    } finally {
+      process.env.KAFKA_BROKERS = brokers;
+    }
   });
 });

@@ -15,7 +15,7 @@ import type { Db } from '@glimpse/db';
 import { dependencyFailure } from '@glimpse/errors';
 import type { Logger } from '@glimpse/logging';
 import { TOPICS, inboundEventSchema, personKey, type BatchingProducer, type InboundEvent, type PlaybookEffectMessage } from '@glimpse/messaging';
-import { applyBatch, cachedAccounts, foldCatalog, markEffectsPublished, type EffectRecord } from '../data/batch-repository.js';
+import { applyBatch, cachedAccounts, foldCatalog, markEffectsPublished, type AccountsCheck, type EffectRecord } from '../data/batch-repository.js';
 import { applyBisecting, backoff, StoppedError } from './bisect.js';
 import { LagTracker, type PartitionLag } from './lag-tracker.js';
 
@@ -39,6 +39,8 @@ export interface InboundEventsConsumerOptions {
   stuckAfterMs?: number;
   /** How often the broker is asked for end and committed offsets. */
   lagPollMs?: number;
+  /** Which accounts are deleted (by default cachedAccounts(db)); shared with the accounts consumer, which forgets deleted ones. */
+  accounts?: AccountsCheck;
 }
 
 export interface InboundEventsConsumer {
@@ -146,7 +148,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
   const consumer = kafka.consumer({ groupId, sessionTimeout, heartbeatInterval, retry: { retries: 5 } });
   const admin = kafka.admin({ retry: { retries: 0 } });
   const tracker = new LagTracker(options.stuckAfterMs ?? 60_000);
-  const accounts = cachedAccounts(db);
+  const accounts = options.accounts ?? cachedAccounts(db);
   const folder = catalogFolder(db, logger);
   let running = false;
   let stopping = false;

@@ -43,10 +43,21 @@ export interface AccountsCheck {
   known(ids: string[]): Promise<Set<string>>;
 }
 
-/** Accounts are rarely deleted: a live answer is kept for a minute; one query per batch for the rest. */
-export function cachedAccounts(db: Db, ttlMs = 60_000): AccountsCheck {
+export interface CachedAccountsCheck extends AccountsCheck {
+  /** Drops the cached live answer (this replica's accounts consumer calls it on a deletion). */
+  forget(id: string): void;
+}
+
+/**
+ * Accounts are rarely deleted: a live answer is kept for a minute; one query per batch for the rest.
+ * A deletion reaches the replica that consumes it at once (forget); the others within the TTL.
+ */
+export function cachedAccounts(db: Db, ttlMs = 60_000): CachedAccountsCheck {
   const cache = new Map<string, number>();
   return {
+    forget(id) {
+      cache.delete(id);
+    },
     async known(ids) {
       const now = Date.now();
       const found = new Set<string>();
