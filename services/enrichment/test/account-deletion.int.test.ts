@@ -10,7 +10,8 @@ import { TOPICS, type AccountEventMessage } from '@glimpse/messaging';
 import { generatePerson, setCreditLimit, type RunningEnrichmentService } from '@glimpse/enrichment';
 import { closeTestDb, request, startTestEnrichmentService, testDb, waitFor, type HttpResult } from '../../../test/support/stack';
 import { produceRaw } from '../../../test/support/kafka-helpers';
-import { freePort } from '../../../test/support/private-postgres';
+import { createTcpProxy } from '../../../test/support/tcp-proxy';
+import { kafkaBrokers } from '../../../test/config';
 import { importPersonRecords, importVisitorRows, randomObjectId, randomSeed } from './lookup-test-helpers';
 
 const person = generatePerson(0, randomSeed());
@@ -60,10 +61,10 @@ async function accountWithData(): Promise<{ accountId: string; counts: Counts }>
 
 const event = (type: AccountEventMessage['type'], accountId: string) => ({ key: accountId, value: JSON.stringify({ type, accountId, at: new Date().toISOString() }) });
 const NONE: Counts = { visitors: 0, usage_ledger: 0, usage_days: 0, enrichment_credits: 0, credit_leases: 0 };
-const gone = (accountId: string) => waitFor(async () => JSON.stringify(await rowsOf(accountId)) === JSON.stringify(NONE), { what: `account ${accountId}'s rows gone` });
+const gone = (accountId: string, timeoutMs = 30_000) => waitFor(async () => JSON.stringify(await rowsOf(accountId)) === JSON.stringify(NONE), { what: `account ${accountId}'s rows gone`, timeoutMs });
 
-async function metric(name: string): Promise<number> {
-  const text = (await request(`${service.url}/metrics`)).body as string;
+async function metric(base: string, name: string): Promise<number> {
+  const text = (await request(`${base}/metrics`)).body as string;
   const line = text.split('\n').find((l) => l.startsWith(name));
   return line ? Number(line.split(' ').pop()) : 0;
 }
@@ -82,7 +83,7 @@ it('when account.deleted arrives after messages that are no account event, then 
   await gone(deleted.accountId);
 
   expect(await rowsOf(kept.accountId)).toEqual(kept.counts);
-  expect(await metric('glimpse_account_events_invalid_total')).toBeGreaterThanOrEqual(2);
+  expect(await metric(service.url, 'glimpse_account_events_invalid_total')).toBeGreaterThanOrEqual(2);
   const ready = await request(`${service.url}/readyz`);
   expect({ status: ready.status, accounts: ready.body.checks.accounts }).toEqual({ status: 200, accounts: 'ok' });
 });
@@ -97,21 +98,34 @@ it('when account.deleted arrives again, and for an account with nothing here, th
   await produceRaw(TOPICS.accounts, [event('account.deleted', first.accountId), event('account.deleted', randomUUID()), event('account.deleted', second.accountId)]);
   await gone(second.accountId);
   // Deletions that found nothing were applied, not retried as failures.
-  await waitFor(async () => (await metric('glimpse_account_events_applied_total{type="account.deleted"}')) >= 4, { what: 'every deletion applied' });
-  expect(await metric('glimpse_account_events_failures_total')).toBe(0);
+  await waitFor(async () => (await metric(service.url, 'glimpse_account_events_applied_total{type="account.deleted"}')) >= 4, { what: 'every deletion applied' });
+  expect(await metric(service.url, 'glimpse_account_events_failures_total')).toBe(0);
   expect(await rowsOf(kept.accountId)).toEqual(kept.counts);
 });
 
-it('when Kafka cannot be reached, then the service is ready with the accounts consumer degraded, answers lookups, and stops cleanly', async () => {
-  const noKafka = await startTestEnrichmentService({ KAFKA_BROKERS: `127.0.0.1:${await freePort()}` });
+it('when Kafka cannot be reached at start, then the service is ready with the accounts consumer degraded and answers lookups; once Kafka is reachable its consumer joins and applies deletions', async () => {
+  const [host, port] = kafkaBrokers()[0]!.split(':') as [string, string];
+  const proxy = await createTcpProxy({ host, port: Number(port) });
+  const noKafka = await startTestEnrichmentService({ KAFKA_BROKERS: `127.0.0.1:${proxy.port}` });
+  const applied = async () => metric(noKafka.url, 'glimpse_account_events_applied_total{type="account.deleted"}');
   try {
     const ready = await request(`${noKafka.url}/readyz`);
     expect({ status: ready.status, postgres: ready.body.checks.postgres }).toEqual({ status: 200, postgres: 'ok' });
     expect(ready.body.checks.accounts).toMatch(/^degraded: /);
-    const accountId = randomUUID();
-    const res = await lookup(noKafka.url, accountId);
+    const res = await lookup(noKafka.url, randomUUID());
     expect({ status: res.status, email: res.body?.traits?.work_email }).toEqual({ status: 200, email });
+
+    const { accountId } = await accountWithData();
+    await produceRaw(TOPICS.accounts, [event('account.deleted', accountId)]);
+    expect(await applied()).toBe(0);
+
+    await proxy.open();
+    // Its group is new and reads from the beginning, so it applies this deletion among the topic's earlier ones.
+    await waitFor(async () => (await applied()) >= 1, { what: 'deletions applied by the service started without Kafka', timeoutMs: 90_000 });
+    await gone(accountId);
+    await waitFor(async () => (await request(`${noKafka.url}/readyz`)).body.checks.accounts === 'ok', { what: 'the accounts consumer ok' });
   } finally {
     await noKafka.stop();
+    await proxy.close();
   }
-});
+}, 120_000);

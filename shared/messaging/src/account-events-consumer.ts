@@ -56,7 +56,7 @@ export function createAccountEventsConsumer(options: AccountEventsConsumerOption
   const applied = new Counter({ name: 'glimpse_account_events_applied_total', help: 'Account events applied, by type', labelNames: ['type'] as const, registers: [registry] });
   const invalid = new Counter({ name: 'glimpse_account_events_invalid_total', help: 'Messages on the accounts topic that are no account event (skipped)', registers: [registry] });
   const failures = new Counter({ name: 'glimpse_account_events_failures_total', help: 'Failed attempts to apply an account event (retried)', registers: [registry] });
-  const restarts = new Counter({ name: 'glimpse_account_events_consumer_restarts_total', help: 'Times the accounts consumer was (re)started after Kafka was unreachable or the consumer crashed', registers: [registry] });
+  const restarts = new Counter({ name: 'glimpse_account_events_consumer_restarts_total', help: 'Times the accounts consumer was started again after Kafka was unreachable or the consumer crashed', registers: [registry] });
 
   let consumer: Consumer | undefined;
   let running = false;
@@ -109,18 +109,15 @@ export function createAccountEventsConsumer(options: AccountEventsConsumerOption
   async function runOnce(): Promise<void> {
     const c = kafka.consumer({ groupId, sessionTimeout, heartbeatInterval, retry: { retries: 5 } });
     consumer = c;
+    let onStop: (() => void) | undefined;
     const ended = new Promise<void>((resolve) => {
       c.on(c.events.CRASH, (e) => {
         lastError = 'consumer crashed';
         logger.error({ err: e.payload.error?.message?.slice(0, 300), restart: e.payload.restart }, 'accounts consumer crashed');
         if (!e.payload.restart) resolve();
       });
-      wakers.add(function onStop() {
-        if (stopping) {
-          wakers.delete(onStop);
-          resolve();
-        }
-      });
+      onStop = resolve;
+      wakers.add(resolve);
     });
     try {
       await c.connect();
@@ -149,6 +146,7 @@ export function createAccountEventsConsumer(options: AccountEventsConsumerOption
       await ended;
     } finally {
       running = false;
+      if (onStop) wakers.delete(onStop);
       await c.disconnect().catch(() => undefined);
     }
   }
@@ -157,8 +155,8 @@ export function createAccountEventsConsumer(options: AccountEventsConsumerOption
     start() {
       if (loop) return;
       loop = (async () => {
-        for (let delay = restartFirst; !stopping; ) {
-          restarts.inc();
+        for (let delay = restartFirst, first = true; !stopping; first = false) {
+          if (!first) restarts.inc();
           const since = Date.now();
           try {
             await runOnce();
