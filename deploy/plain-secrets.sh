@@ -59,7 +59,7 @@ cluster() {
   local dir svc pw
   dir=$(mktemp -d)
   trap 'rm -rf "$dir"' RETURN
-  for svc in gateway playbook webhooks; do
+  for svc in gateway playbook webhooks enrichment; do
     pw=$(read_key "$KAFKA_NS" "glimpse-$svc" password)
     apply_secret "glimpse-kafka-$svc" --from-literal=password="$pw"
   done
@@ -74,7 +74,7 @@ cluster() {
 
 wait_for_operators() {
   echo "waiting for Kafka users and the Postgres cluster …" >&2
-  kubectl -n "$KAFKA_NS" wait --for=condition=Ready kafkauser/glimpse-gateway kafkauser/glimpse-playbook kafkauser/glimpse-webhooks kafkauser/glimpse-keda --timeout=15m
+  kubectl -n "$KAFKA_NS" wait --for=condition=Ready kafkauser/glimpse-gateway kafkauser/glimpse-playbook kafkauser/glimpse-webhooks kafkauser/glimpse-enrichment kafkauser/glimpse-keda --timeout=15m
   kubectl -n "$NS" wait --for=condition=Ready cluster.postgresql.cnpg.io/glimpse-pg --timeout=15m
 }
 

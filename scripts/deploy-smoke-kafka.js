@@ -152,10 +152,16 @@ async function main() {
   try {
     broker = await startBroker({ libs, dir, spec, ports, passwords });
     log(`Kafka ${spec.version} up: SASL_SSL (SCRAM-SHA-512) on 127.0.0.1:${ports.client}, StandardAuthorizer, no ACL = denied`);
-    const adminClient = new Kafka({ clientId: 'smoke-admin', brokers: [`127.0.0.1:${ports.admin}`], logLevel: logLevel.NOTHING }).admin();
+    const superKafka = new Kafka({ clientId: 'smoke-admin', brokers: [`127.0.0.1:${ports.admin}`], logLevel: logLevel.NOTHING });
+    const adminClient = superKafka.admin();
     await adminClient.connect();
     const acls = await applyCluster(adminClient, spec);
     await adminClient.disconnect();
+    // One account event for the accounts consumers to read (the identity outbox's user writes it in the cluster).
+    const seed = superKafka.producer({ allowAutoTopicCreation: false });
+    await seed.connect();
+    await seed.send({ topic: 'accounts', acks: -1, messages: [{ key: crypto.randomUUID(), value: JSON.stringify({ type: 'account.created', accountId: crypto.randomUUID(), at: new Date().toISOString() }) }] });
+    await seed.disconnect();
     log(`${spec.topics.length} topics and ${acls} ACLs of ${spec.users.length} KafkaUsers applied`);
 
     const client = (user, password = passwords[user]) => new Kafka({
@@ -217,6 +223,11 @@ async function main() {
     await check('playbook produces to playbook.effects', true, () => produce('glimpse-playbook', 'playbook.effects'));
     await check('playbook produces to events.inbound.dlq', true, () => produce('glimpse-playbook', 'events.inbound.dlq'));
     await check('playbook produces to events.inbound', false, () => produce('glimpse-playbook', 'events.inbound'));
+    await check('webhooks consumes accounts in group glimpse-webhooks-accounts', true, () => consume('glimpse-webhooks', 'glimpse-webhooks-accounts', 'accounts'));
+    await check('enrichment consumes accounts in group glimpse-enrichment-accounts', true, () => consume('glimpse-enrichment', 'glimpse-enrichment-accounts', 'accounts'));
+    await check('enrichment consumes accounts in another group', false, () => consume('glimpse-enrichment', 'glimpse-webhooks-accounts', 'accounts'));
+    await check('enrichment consumes events.inbound', false, () => consume('glimpse-enrichment', 'glimpse-enrichment-accounts', 'events.inbound'));
+    await check('enrichment produces to accounts', false, () => produce('glimpse-enrichment', 'accounts'));
     await check('keda reads the lag of glimpse-playbook', true, () => lag('glimpse-keda'));
     await check('keda produces to events.inbound', false, () => produce('glimpse-keda', 'events.inbound'));
     await check('gateway with a wrong password connects', false, async () => {

@@ -56,7 +56,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     const topicNames = new Set(topics.map((t) => t.name));
     const users = new Map(find(objects, 'KafkaUser').map((u) => [u.metadata.name, u]));
     const kafkaClients = workloads(glimpse).filter((w) => environment(objects, w).KAFKA_SASL_USERNAME);
-    expect(kafkaClients.map((w) => w.object.metadata.name).sort()).toEqual(['gateway', 'playbook', 'webhooks']);
+    expect(kafkaClients.map((w) => w.object.metadata.name).sort()).toEqual(['enrichment', 'gateway', 'playbook', 'webhooks']);
     for (const w of kafkaClients) {
       const env = environment(objects, w);
       expect(env.KAFKA_SASL_USERNAME).toBe(`glimpse-${w.object.metadata.name}`);
@@ -64,10 +64,12 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     }
     const playbookEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'playbook')!);
     const webhooksEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'webhooks')!);
+    const enrichmentEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'enrichment')!);
     const groupsOf: Record<string, (string | undefined)[]> = {
       'glimpse-playbook': [playbookEnv.PLAYBOOK_GROUP_ID, playbookEnv.PLAYBOOK_ACCOUNTS_GROUP_ID ?? `${playbookEnv.PLAYBOOK_GROUP_ID}-accounts`],
       'glimpse-keda': [playbookEnv.PLAYBOOK_GROUP_ID],
-      'glimpse-webhooks': [webhooksEnv.WEBHOOKS_GROUP_ID],
+      'glimpse-webhooks': [webhooksEnv.WEBHOOKS_GROUP_ID, webhooksEnv.WEBHOOKS_ACCOUNTS_GROUP_ID],
+      'glimpse-enrichment': [enrichmentEnv.ENRICHMENT_ACCOUNTS_GROUP_ID],
     };
     for (const u of users.values()) {
       for (const acl of u.spec.authorization.acls) {
@@ -88,6 +90,12 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(ops('glimpse-gateway', accounts)).toEqual(['Describe', 'Write']);
     expect(ops('glimpse-playbook', accounts)).toEqual(['Describe', 'Read']);
     expect(ops('glimpse-playbook', `${playbookEnv.PLAYBOOK_GROUP_ID}-accounts`)).toEqual(['Describe', 'Read']);
+    // Account deletions: webhooks and enrichment read the accounts topic, each in a group of its own.
+    expect(ops('glimpse-webhooks', accounts)).toEqual(['Describe', 'Read']);
+    expect(ops('glimpse-webhooks', webhooksEnv.WEBHOOKS_ACCOUNTS_GROUP_ID!)).toEqual(['Describe', 'Read']);
+    expect(ops('glimpse-enrichment', accounts)).toEqual(['Describe', 'Read']);
+    expect(ops('glimpse-enrichment', enrichmentEnv.ENRICHMENT_ACCOUNTS_GROUP_ID!)).toEqual(['Describe', 'Read']);
+    expect(users.get('glimpse-enrichment')!.spec.authorization.acls.map((a: any) => a.resource.name).sort()).toEqual([accounts, enrichmentEnv.ENRICHMENT_ACCOUNTS_GROUP_ID].sort());
   });
 
   it('when the playbook consumer is scaled, then KEDA reads its group lag on events.inbound, from 1 to at most the partition count', () => {
@@ -136,7 +144,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(blocks.find((b: any) => b.cidr === '0.0.0.0/0').except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16']));
     expect(blocks.find((b: any) => b.cidr === '::/0').except).toEqual(expect.arrayContaining(['::1/128', 'fc00::/7', 'fe80::/10']));
     expect(egressPorts('playbook')).toEqual([53, 53, 5432, 9093]);
-    expect(egressPorts('enrichment')).toEqual([53, 53, 5432]);
+    expect(egressPorts('enrichment')).toEqual([53, 53, 5432, 9093]);
     expect(egressPorts('migrate')).toEqual([53, 53, 5432]);
   });
 

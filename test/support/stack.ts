@@ -1,5 +1,6 @@
 // Starts the real services in the test process against the real infrastructure, and the small
 // helpers integration tests share: accounts with credentials, posting events, waiting.
+import { randomUUID } from 'node:crypto';
 import { createAccount, createApiKey, createEventToken, type Scope } from '@glimpse/auth';
 import { createDb, type Db } from '@glimpse/db';
 import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@glimpse/gateway';
@@ -45,8 +46,10 @@ export async function startTestPlaybookService(overrides: Record<string, string>
   return startPlaybookService(playbookConfig(serviceEnv('playbook', { ...overrides, PLAYBOOK_GROUP_ID: groupId, PLAYBOOK_ACCOUNTS_GROUP_ID: accountsGroupId })), silent('playbook'));
 }
 
+/** In an accounts consumer group of its own, so instances in parallel test files never share partitions. */
 export function startTestEnrichmentService(overrides: Record<string, string> = {}): Promise<RunningEnrichmentService> {
-  return startEnrichmentService(enrichmentConfig(serviceEnv('enrichment', { ENRICHMENT_PORT: '0', ...overrides })), silent('enrichment'));
+  const env = serviceEnv('enrichment', { ENRICHMENT_PORT: '0', ENRICHMENT_ACCOUNTS_GROUP_ID: `glimpse-enrichment-accounts-test-${randomUUID()}`, ...overrides });
+  return startEnrichmentService(enrichmentConfig(env), silent('enrichment'));
 }
 
 /** The enrichment service and a gateway that forwards lookups to it. */

@@ -1,5 +1,6 @@
 // The webhooks service in the test process, and a real local HTTP receiver whose answers a test
 // scripts (succeed, fail with 500, or never answer), recording every request it gets.
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { TOPICS } from '@glimpse/messaging';
@@ -19,6 +20,7 @@ export async function startTestWebhooksService(overrides: Record<string, string>
     WEBHOOKS_RETRY_BASE_MS: '100',
     WEBHOOKS_RETRY_MAX_DELAY_MS: '400',
     WEBHOOKS_TIMEOUT_MS: '1000',
+    WEBHOOKS_ACCOUNTS_GROUP_ID: `glimpse-webhooks-accounts-test-${randomUUID()}`,
     ...overrides,
     WEBHOOKS_GROUP_ID: groupId,
   });

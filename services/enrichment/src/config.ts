@@ -12,6 +12,8 @@ const schema = z
     ...internalTokenEnv,
     /** Region for phone numbers written without a country code (ISO 3166 alpha-2). */
     DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/).default('US'),
+    /** The consumer group on the accounts topic (a deletion removes the account's visitors, usage and credits). */
+    ENRICHMENT_ACCOUNTS_GROUP_ID: z.string().min(1).default('glimpse-enrichment-accounts'),
   })
   .refine(...internalTokenRequiredInProduction);
 

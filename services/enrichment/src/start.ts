@@ -1,13 +1,17 @@
 // Starts the enrichment service: Prisma on Postgres behind an internal HTTP API. It starts and
 // stays up while Postgres is down (unready, lookups 503) and is ready again when it returns.
+// A consumer of the accounts topic removes a deleted account's data; lookups do not need Kafka,
+// so the service starts and stays ready without it (/readyz shows the consumer as degraded).
 import { createDb } from '@glimpse/db';
 import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
+import { TOPICS, createAccountEventsConsumer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig, type EnrichmentConfig } from './config.js';
 import { CreditKeeper } from './domain/credits.js';
 import { creditLimitOf, endLeases, leaseCredits } from './data/credit-repository.js';
 import { rollUpUsage } from './data/usage-repository.js';
+import { deleteAccountData } from './data/account-data.js';
 
 export interface RunningEnrichmentService {
   url: string;
@@ -39,22 +43,45 @@ export async function startEnrichmentService(
       postgres: async () => {
         await db.$queryRaw`SELECT 1`;
       },
+      // Optional: without Kafka, deletions wait on the topic while lookups go on (docs/decisions.md).
+      accounts: {
+        optional: true,
+        check: async () => {
+          accounts.check();
+          await kafkaHealth.check();
+        },
+      },
+    },
+  });
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), clientId: 'glimpse-enrichment', logger });
+  const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.accounts });
+  const accounts = createAccountEventsConsumer({
+    kafka,
+    groupId: config.ENRICHMENT_ACCOUNTS_GROUP_ID,
+    logger,
+    registry: base.registry,
+    onDeleted: async (accountId) => {
+      const removed = await deleteAccountData(db, accountId);
+      return Object.values(removed).reduce((a, b) => a + b, 0);
     },
   });
   base.app.use(internalRouter({ db, credits, defaultPhoneRegion: config.DEFAULT_PHONE_REGION, internalToken: config.INTERNAL_TOKEN }));
   const server = createHttpServer({ app: base.finish(), port: config.ENRICHMENT_PORT, host: config.HOST });
   const address = await server.start();
+  accounts.start();
   // Usage is counted in the ledger; rolling it up keeps reads short. A failure (Postgres away) waits for the next round.
   let rolling: Promise<unknown> = Promise.resolve();
   const rollup = setInterval(() => {
     rolling = rollUpUsage(db).catch((err: unknown) => logger.warn({ err }, 'usage roll-up failed; retried in the next round'));
   }, ROLLUP_EVERY_MS);
   rollup.unref();
-  logger.info({ port: address.port }, 'enrichment service listening');
+  logger.info({ port: address.port, accountsGroupId: config.ENRICHMENT_ACCOUNTS_GROUP_ID }, 'enrichment service listening');
   return {
     ...address,
     async stop() {
       clearInterval(rollup);
+      await accounts.stop();
+      await kafkaHealth.close();
       await server.stop();
       await rolling;
       await credits.release().catch((err: unknown) => logger.warn({ err }, 'credit leases not released; they expire by themselves'));

@@ -14,6 +14,8 @@ const schema = z
     HOST: z.string().default('0.0.0.0'),
     /** The consumer group on playbook.effects. */
     WEBHOOKS_GROUP_ID: z.string().min(1).default('glimpse-webhooks'),
+    /** The consumer group on the accounts topic (a deletion removes the account's endpoints). */
+    WEBHOOKS_ACCOUNTS_GROUP_ID: z.string().min(1).default('glimpse-webhooks-accounts'),
     WEBHOOKS_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(15_000),
     /** Deliveries sent at once by one instance. */
     WEBHOOKS_CONCURRENCY: z.coerce.number().int().positive().default(16),

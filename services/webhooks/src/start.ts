@@ -1,17 +1,19 @@
 // Starts the webhooks service: the consumer group on playbook.effects (schedules deliveries), the
-// dispatcher (sends them, retries from the schedule in Postgres) and an HTTP port for the internal
-// management API, health, readiness and metrics. On stop it leaves the group, lets the attempts in
-// hand finish and be recorded, then closes.
+// consumer of the accounts topic (a deletion removes the account's endpoints), the dispatcher
+// (sends deliveries, retries from the schedule in Postgres) and an HTTP port for the internal
+// management API, health, readiness and metrics. On stop it leaves the groups, lets the attempts
+// in hand finish and be recorded, then closes.
 import dns from 'node:dns/promises';
 import { createDb } from '@glimpse/db';
 import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { TOPICS, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import { TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { createEffectsConsumer } from './consumer/effects-consumer.js';
 import { createDispatcher } from './delivery/dispatcher.js';
 import { createSender } from './delivery/sender.js';
 import { nextAttemptAt, shouldDisable } from './domain/retry-schedule.js';
 import type { ManageDeps } from './domain/manage-endpoints.js';
+import { deleteAccountEndpoints } from './data/endpoint-repository.js';
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig, type WebhooksConfig } from './config.js';
 
@@ -51,6 +53,7 @@ export async function startWebhooksService(
         if (!consumer.isRunning()) throw new Error('consumer not running');
         await kafkaHealth.check();
       },
+      accounts: async () => accounts.check(),
     },
   });
   const sender = createSender({ timeoutMs: config.WEBHOOKS_TIMEOUT_MS, policy });
@@ -80,7 +83,16 @@ export async function startWebhooksService(
     retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
     onScheduled: () => dispatcher.poke(),
   });
+  const accounts = createAccountEventsConsumer({
+    kafka,
+    groupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID,
+    sessionTimeoutMs: config.WEBHOOKS_SESSION_TIMEOUT_MS,
+    logger,
+    registry: base.registry,
+    onDeleted: (accountId) => deleteAccountEndpoints(db, accountId),
+  });
   await consumer.start();
+  accounts.start();
   dispatcher.start();
 
   const deps: ManageDeps = {
@@ -95,12 +107,13 @@ export async function startWebhooksService(
   base.app.use(internalRouter({ deps, internalToken: config.INTERNAL_TOKEN }));
   const server = createHttpServer({ app: base.finish(), port: config.WEBHOOKS_PORT, host: config.HOST });
   const address = await server.start();
-  logger.info({ port: address.port, groupId: config.WEBHOOKS_GROUP_ID }, 'webhooks service running');
+  logger.info({ port: address.port, groupId: config.WEBHOOKS_GROUP_ID, accountsGroupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID }, 'webhooks service running');
 
   return {
     ...address,
     async stop() {
       await consumer.stop();
+      await accounts.stop();
       await dispatcher.stop();
       await server.stop();
       await sender.close();

@@ -9,3 +9,5 @@ export { createConsumerRunner } from './consumer-runner.js';
 export type { ConsumerRunner, ConsumerRunnerOptions } from './consumer-runner.js';
 export { createKafkaHealthCheck } from './kafka-health.js';
 export type { KafkaHealthCheck } from './kafka-health.js';
+export { createAccountEventsConsumer } from './account-events-consumer.js';
+export type { AccountEventsConsumer, AccountEventsConsumerOptions } from './account-events-consumer.js';

@@ -85,3 +85,9 @@ export async function rotateSecret(db: Db, accountId: string, id: string, secret
     return asView(await tx.webhookEndpoint.update({ where: { id }, data: { secret, previousSecret: current.secret, previousSecretExpiresAt: graceUntil }, select: VIEW }));
   });
 }
+
+/** A deleted account's endpoints; their deliveries and attempts go by cascade. Idempotent. */
+export async function deleteAccountEndpoints(db: Db, accountId: string): Promise<number> {
+  const { count } = await db.webhookEndpoint.deleteMany({ where: { accountId } });
+  return count;
+}

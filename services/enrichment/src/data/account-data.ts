@@ -1,0 +1,28 @@
+// What a deleted account leaves in the enrichment schema: its visitors, its usage (ledger and
+// rolled-up days), its credit limit and its credit leases. Persons and identities are nobody's
+// account data and stay. Removed in one transaction; a second run finds nothing (idempotent).
+import type { Db } from '@glimpse/db';
+
+export interface RemovedAccountData {
+  visitors: number;
+  usageLedger: number;
+  usageDays: number;
+  credits: number;
+  creditLeases: number;
+}
+
+/**
+ * The ledger goes before usage_days: a roll-up that moved the account's ledger rows concurrently
+ * has committed its usage_days rows by the time the ledger delete stops waiting for its locks, and
+ * the next statement (a fresh snapshot under read committed) removes them too.
+ */
+export async function deleteAccountData(db: Db, accountId: string): Promise<RemovedAccountData> {
+  const [usageLedger, usageDays, creditLeases, credits, visitors] = await db.$transaction([
+    db.$executeRaw`DELETE FROM usage_ledger WHERE account_id = ${accountId}::uuid`,
+    db.$executeRaw`DELETE FROM usage_days WHERE account_id = ${accountId}::uuid`,
+    db.$executeRaw`DELETE FROM credit_leases WHERE account_id = ${accountId}::uuid`,
+    db.$executeRaw`DELETE FROM enrichment_credits WHERE account_id = ${accountId}::uuid`,
+    db.$executeRaw`DELETE FROM visitors WHERE account_id = ${accountId}::uuid`,
+  ]);
+  return { visitors, usageLedger, usageDays, credits, creditLeases };
+}
