@@ -153,9 +153,10 @@ describe('management API: erasure', () => {
 
     const res = await client.del(`/account/persons/${encodeURIComponent(email.toUpperCase())}`);
     expect(res.status).toBe(200);
-    // Suppressing stopped the two active enrollments already (without effects): erasure stops none,
-    // hashes the three enrollments and the four effects (start, stop, start; start).
-    expect(res.body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 3, hashedEffects: 4, deletedSuppressions: 1, deletedRawEvents: 4 });
+    // Suppressing stopped the two active enrollments already, each with a stop effect (cause
+    // "suppressed"): erasure stops none, hashes the three enrollments and the six effects (start,
+    // stop, start; start; the two suppression stops).
+    expect(res.body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 3, hashedEffects: 6, deletedSuppressions: 1, deletedRawEvents: 4 });
 
     expect(await postgresHolding(email)).toEqual([]);
     expect(await redisHolding(email)).toEqual([]);

@@ -28,6 +28,8 @@ const schema = z
   /** Processed event ids are kept this long (dedupe of redeliveries), then deleted. */
   PLAYBOOK_PROCESSED_RETENTION_HOURS: z.coerce.number().int().min(25).default(72),
   PLAYBOOK_PROCESSED_PURGE_INTERVAL_MS: z.coerce.number().int().min(1000).default(3_600_000),
+  /** How often unpublished effects are swept to playbook.effects (stops by suppression or erasure, and any the consumer could not publish). */
+  PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(2000),
   /** Most playbooks one account may have. */
   PLAYBOOKS_PER_ACCOUNT: z.coerce.number().int().min(1).default(200),
   /** Shared secret the gateway sends on the internal API (/internal/…); requests without it are refused. */

@@ -24,6 +24,11 @@ export const playbookEffectSchema = z.object({
   email: z.string(),
   action: z.enum(['started', 'stopped']),
   at: z.iso.datetime(),
+  /**
+   * Absent for an event's effect. A stop made by a suppression or an erasure names its cause; its
+   * eventId is then the id of that operation, and an erasure's email is the one-way hash it left.
+   */
+  cause: z.enum(['suppressed', 'erased']).optional(),
 });
 export type PlaybookEffectMessage = z.infer<typeof playbookEffectSchema>;
 

@@ -85,8 +85,10 @@ export function failureReason(err: unknown): string {
   return `apply failed: ${reason || 'unknown error'}`;
 }
 
-function toMessage(e: EffectRecord): PlaybookEffectMessage {
-  return { effectId: e.id, eventId: e.eventId, accountId: e.accountId, playbookId: e.playbookId, email: e.email, action: e.action as PlaybookEffectMessage['action'], at: e.at.toISOString() };
+export function toMessage(e: EffectRecord): PlaybookEffectMessage {
+  const message: PlaybookEffectMessage = { effectId: e.id, eventId: e.eventId, accountId: e.accountId, playbookId: e.playbookId, email: e.email, action: e.action as PlaybookEffectMessage['action'], at: e.at.toISOString() };
+  if (e.cause === 'suppressed' || e.cause === 'erased') message.cause = e.cause;
+  return message;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
@@ -276,6 +278,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
         if (outcome.applied) processed.inc({ outcome: 'applied' }, outcome.applied);
         if (outcome.duplicates) processed.inc({ outcome: 'duplicate' }, outcome.duplicates);
         if (outcome.deletedAccount) processed.inc({ outcome: 'deleted_account' }, outcome.deletedAccount);
+        if (outcome.erased) processed.inc({ outcome: 'erased' }, outcome.erased);
         if (outcome.applied) folder.kick();
         // Committed: from here on only publishing is left, retried until done (a redelivery would publish the rest).
         await publish(outcome.effects, turn);

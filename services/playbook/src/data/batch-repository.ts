@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '@glimpse/db';
 import type { InboundEvent } from '@glimpse/messaging';
 import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
+import { erasedEmail } from '../domain/persons.js';
 import { pairKey, planBatch, type ActiveEnrollment, type BatchEvent, type OptedIn } from '../domain/plan-batch.js';
 
 /** An effect row (the outbox) as it is published to playbook.effects. */
@@ -28,12 +29,16 @@ export interface EffectRecord {
   email: string;
   action: string;
   at: Date;
+  /** A stop made by a suppression or an erasure: its cause (absent for an event's effect). */
+  cause?: string | null;
 }
 
 export interface BatchOutcome {
   applied: number;
   duplicates: number;
   deletedAccount: number;
+  /** Events of a person erased after the gateway accepted them (still queued at the erasure): dropped. */
+  erased: number;
   /** New effects, and the still unpublished effects of redelivered events: to publish now. */
   effects: EffectRecord[];
 }
@@ -85,6 +90,8 @@ const TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
 
 // Constant statement texts (bound parameters only): Postgres and the driver cache their plans.
 const SQL = {
+  erasures: `SELECT e.account_id::text AS account_id, e.email_hash, e.erased_at FROM erasures e
+    JOIN (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[])) AS p(account_id, email_hash) USING (account_id, email_hash)`,
   deletedAccounts: `SELECT account_id::text AS id FROM account_states WHERE account_id = ANY($1::uuid[]) AND deleted_at IS NOT NULL`,
   dedupe: `INSERT INTO processed_events (event_id, account_id)
     SELECT * FROM unnest($1::uuid[], $2::uuid[])
@@ -155,14 +162,17 @@ interface EffectRow {
 }
 
 export async function applyBatch(db: Db, events: readonly InboundEvent[], accounts: AccountsCheck, now = new Date()): Promise<BatchOutcome> {
-  if (events.length === 0) return { applied: 0, duplicates: 0, deletedAccount: 0, effects: [] };
+  if (events.length === 0) return { applied: 0, duplicates: 0, deletedAccount: 0, erased: 0, effects: [] };
   const known = await accounts.known(events.map((e) => e.accountId));
   const candidates: BatchEvent[] = [];
   for (const e of events) {
     if (known.has(e.accountId)) candidates.push({ eventId: e.eventId, accountId: e.accountId, email: e.email, name: e.event, receivedAt: e.receivedAt });
   }
   const deletedAccount = events.length - candidates.length;
-  if (candidates.length === 0) return { applied: 0, duplicates: 0, deletedAccount, effects: [] };
+  const beforeErasure = await erasedBefore(db, candidates);
+  if (beforeErasure.size > 0) candidates.splice(0, candidates.length, ...candidates.filter((e) => !beforeErasure.has(e.eventId)));
+  const erased = beforeErasure.size;
+  if (candidates.length === 0) return { applied: 0, duplicates: 0, deletedAccount, erased, effects: [] };
   const at = now.toISOString();
 
   const result = await db.$transaction(async (tx) => {
@@ -241,7 +251,24 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
   }
   // The events of the batch that were new (repeats of an id within the batch count as duplicates).
   const applied = result.plan?.applied.length ?? 0;
-  return { applied, duplicates: candidates.length - applied, deletedAccount, effects };
+  return { applied, duplicates: candidates.length - applied, deletedAccount, erased, effects };
+}
+
+/**
+ * The events (ids) of persons erased after the gateway received them: accepted before the erasure,
+ * still queued in Kafka when it ran. One lookup per batch by (account, hash of the email).
+ */
+async function erasedBefore(db: Db, events: readonly BatchEvent[]): Promise<Set<string>> {
+  const hashes = events.map((e) => erasedEmail(e.accountId, e.email));
+  const rows = await db.$queryRawUnsafe<{ account_id: string; email_hash: string; erased_at: Date }[]>(SQL.erasures, events.map((e) => e.accountId), hashes);
+  if (rows.length === 0) return new Set();
+  const erasedAt = new Map(rows.map((r) => [pairKey(r.account_id, r.email_hash), new Date(r.erased_at).getTime()]));
+  const dropped = new Set<string>();
+  events.forEach((e, i) => {
+    const at = erasedAt.get(pairKey(e.accountId, hashes[i]!));
+    if (at !== undefined && Date.parse(e.receivedAt) <= at) dropped.add(e.eventId);
+  });
+  return dropped;
 }
 
 /** What planBatch needs besides the events, as the batch's reads load it. */

@@ -20,6 +20,9 @@ export async function purgeProcessedEvents(db: Db, retentionHours: number): Prom
     if (!row?.locked) return 0;
     let total = 0;
     for (let n = CHUNK; n === CHUNK; total += n) n = await tx.$executeRawUnsafe(PURGE, retentionHours);
+    // An erasure is remembered only while an event of the person from before it can still arrive
+    // (the same window as the event ids: events.inbound keeps a message at most about 24.6 h).
+    await tx.$executeRawUnsafe(`DELETE FROM erasures WHERE erased_at < now() - make_interval(hours => $1::int)`, retentionHours);
     return total;
   }, { timeout: 60_000 });
 }

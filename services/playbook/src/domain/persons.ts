@@ -3,8 +3,11 @@
 //   active enrollments stop now with stoppedBy "suppressed".
 //   Erasure: active enrollments stop (stoppedBy "erased"), then the email leaves every table: the
 //   enrollments and effects keep a one-way hash in its place (so counts stay right), the
-//   suppression row is deleted. Idempotent: erasing again finds nothing.
-import { createHash } from 'node:crypto';
+//   suppression row is deleted, and the hash is remembered with the time (erasures) so that the
+//   person's events still queued in Kafka from before the erasure are dropped. Idempotent.
+//   Each stop is an effect (cause "suppressed" or "erased") in the outbox, published on
+//   playbook.effects by the effects sweeper (effects-outbox.ts) like any other effect.
+import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { suppressionInputSchema } from '@glimpse/api';
 import type { Db } from '@glimpse/db';
@@ -35,7 +38,22 @@ export function parseSuppressionInput(body: unknown): { email: string } {
 }
 
 const STOP_ACTIVE = `UPDATE enrollments SET status = 'stopped', stopped_at = now(), stopped_by = $3
-  WHERE account_id = $1::uuid AND email = $2 AND status = 'active'`;
+  WHERE account_id = $1::uuid AND email = $2 AND status = 'active'
+  RETURNING playbook_id::text AS playbook_id`;
+
+// One effect per stopped enrollment, under the operation's id in place of an event id ($2), with the
+// cause as event name and cause; $4 is the email the effect names (for an erasure, its hash).
+const STOP_EFFECTS = `INSERT INTO playbook_effects (id, event_id, account_id, playbook_id, email, action, event_name, at, cause)
+  SELECT gen_random_uuid(), $2::uuid, $1::uuid, p, $4, 'stopped', $3, now(), $3 FROM unnest($5::uuid[]) AS p`;
+
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+/** Stops the person's active enrollments and records each stop as an effect with its cause; returns how many stopped. */
+async function stopActive(tx: Tx, accountId: string, email: string, cause: 'suppressed' | 'erased', effectEmail: string): Promise<number> {
+  const stopped = await tx.$queryRawUnsafe<{ playbook_id: string }[]>(STOP_ACTIVE, accountId, email, cause);
+  if (stopped.length > 0) await tx.$executeRawUnsafe(STOP_EFFECTS, accountId, randomUUID(), cause, effectEmail, stopped.map((r) => r.playbook_id));
+  return stopped.length;
+}
 
 /** Suppresses the person (again: no change) and stops their active enrollments. */
 export async function suppressPerson(db: Db, accountId: string, email: string): Promise<{ created: boolean; suppression: SuppressionView & { stoppedEnrollments: number } }> {
@@ -48,7 +66,7 @@ export async function suppressPerson(db: Db, accountId: string, email: string): 
     );
     const row = await tx.suppression.findUnique({ where: { accountId_email: { accountId, email } }, select: { id: true, email: true, createdAt: true } });
     if (!row) throw new AppError('not_found', `account ${accountId} does not exist`);
-    const stoppedEnrollments = await tx.$executeRawUnsafe(STOP_ACTIVE, accountId, email, 'suppressed');
+    const stoppedEnrollments = await stopActive(tx, accountId, email, 'suppressed', email);
     return { created: inserted.length > 0, suppression: { ...row, stoppedEnrollments } };
   });
 }
@@ -86,12 +104,19 @@ export interface ErasureCounts {
 export async function erasePerson(db: Db, accountId: string, email: string): Promise<ErasureCounts> {
   const hash = erasedEmail(accountId, email);
   return db.$transaction(async (tx) => {
-    const stoppedEnrollments = await tx.$executeRawUnsafe(STOP_ACTIVE, accountId, email, 'erased');
+    // The stop effects name the hash: a webhook must not spread the email the erasure removes.
+    const stoppedEnrollments = await stopActive(tx, accountId, email, 'erased', hash);
     // By account and email, not through the enrollments' event ids: the effects of a deleted
     // playbook outlive its enrollments. A scan of the account's effects, for a rare operation.
     const hashedEffects = await tx.$executeRawUnsafe(`UPDATE playbook_effects SET email = $3 WHERE account_id = $1::uuid AND email = $2`, accountId, email, hash);
     const hashedEnrollments = await tx.$executeRawUnsafe(`UPDATE enrollments SET email = $3 WHERE account_id = $1::uuid AND email = $2`, accountId, email, hash);
     const { count: deletedSuppressions } = await tx.suppression.deleteMany({ where: { accountId, email } });
+    await tx.$executeRawUnsafe(
+      `INSERT INTO erasures (account_id, email_hash, erased_at) VALUES ($1::uuid, $2, now())
+       ON CONFLICT (account_id, email_hash) DO UPDATE SET erased_at = EXCLUDED.erased_at`,
+      accountId,
+      hash,
+    );
     return { stoppedEnrollments, hashedEnrollments, hashedEffects, deletedSuppressions };
   });
 }

@@ -26,6 +26,11 @@ describe('webhook payloads', () => {
     });
   });
 
+  it('when a stop was made by a suppression, then the payload says so as its reason; an event\'s stop has none', () => {
+    expect(payloadOf({ ...effect, cause: 'suppressed' }).data).toEqual({ ...payloadOf(effect).data, reason: 'suppressed' });
+    expect(payloadOf(effect).data).not.toHaveProperty('reason');
+  });
+
   it('when a delivery is signed with two secrets, then the standardwebhooks verifier accepts it with either', () => {
     const [a, b] = [newSecret(), newSecret()];
     const body = JSON.stringify(payloadOf(effect));

@@ -10,7 +10,8 @@ export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@glimpse/api';
 export interface WebhookPayload {
   type: WebhookEventType;
   timestamp: string;
-  data: { effectId: string; eventId: string; playbookId: string; email: string; at: string };
+  /** reason: only on a stop made by a suppression or an erasure (eventId is then that operation's id, and an erasure's email its one-way hash). */
+  data: { effectId: string; eventId: string; playbookId: string; email: string; at: string; reason?: 'suppressed' | 'erased' };
 }
 
 export function eventTypeOf(effect: Pick<PlaybookEffectMessage, 'action'>): WebhookEventType {
@@ -21,6 +22,13 @@ export function payloadOf(effect: PlaybookEffectMessage): WebhookPayload {
   return {
     type: eventTypeOf(effect),
     timestamp: effect.at,
-    data: { effectId: effect.effectId, eventId: effect.eventId, playbookId: effect.playbookId, email: effect.email, at: effect.at },
+    data: {
+      effectId: effect.effectId,
+      eventId: effect.eventId,
+      playbookId: effect.playbookId,
+      email: effect.email,
+      at: effect.at,
+      ...(effect.cause ? { reason: effect.cause } : {}),
+    },
   };
 }
