@@ -5,8 +5,8 @@
 import { createDb } from '@glimpse/db';
 import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { TOPICS, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
-import { createAccountsConsumer } from './consumer/accounts-consumer.js';
+import { TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import { applyAccountEvent } from './data/account-states.js';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
 import { cachedAccounts } from './data/batch-repository.js';
 import { internalRouter } from './http/internal-routes.js';
@@ -52,16 +52,22 @@ export async function startPlaybookService(
   // One account check for both consumers: a deletion this replica applies is seen by its next batch.
   const accounts = cachedAccounts(db);
   const accountsGroupId = config.PLAYBOOK_ACCOUNTS_GROUP_ID ?? `${config.PLAYBOOK_GROUP_ID}-accounts`;
-  const accountsConsumer = createAccountsConsumer({
+  const accountsConsumer = createAccountEventsConsumer({
     kafka,
-    db,
     groupId: accountsGroupId,
     logger,
     registry: base.registry,
     sessionTimeoutMs: config.PLAYBOOK_SESSION_TIMEOUT_MS,
     retryBackoffMs: config.PLAYBOOK_RETRY_BACKOFF_MS,
     retryBackoffMaxMs: config.PLAYBOOK_RETRY_BACKOFF_MAX_MS,
-    onDeleted: (id) => accounts.forget(id),
+    onCreated: async (_id, event) => {
+      await applyAccountEvent(db, event);
+    },
+    onDeleted: async (id, event) => {
+      const { removed } = await applyAccountEvent(db, event);
+      accounts.forget(id); // this replica's next batch drops the account's events at once
+      return Object.values(removed ?? {}).reduce((sum, n) => sum + n, 0);
+    },
   });
   const consumer = createInboundEventsConsumer({
     kafka,
@@ -80,7 +86,7 @@ export async function startPlaybookService(
     stuckAfterMs: config.PLAYBOOK_STUCK_AFTER_MS,
     lagPollMs: config.PLAYBOOK_LAG_POLL_MS,
   });
-  await accountsConsumer.start();
+  accountsConsumer.start(); // in the background, retrying until Kafka answers; /readyz shows it
   await consumer.start();
   const purge = schedulePurge(db, { retentionHours: config.PLAYBOOK_PROCESSED_RETENTION_HOURS, intervalMs: config.PLAYBOOK_PROCESSED_PURGE_INTERVAL_MS, logger });
   const sweep = scheduleEffectsSweep(db, producer, toMessage, { intervalMs: config.PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS, logger });

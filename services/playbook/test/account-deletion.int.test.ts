@@ -4,17 +4,16 @@
 import { randomUUID } from 'node:crypto';
 import { accountEventsPending, deleteAccount, publishAccountEvents } from '@glimpse/auth';
 import type { RunningGateway } from '@glimpse/gateway';
-import { TOPICS, createBatchingProducer, personKey, type BatchingProducer, type InboundEvent } from '@glimpse/messaging';
+import { TOPICS, createAccountEventsConsumer, createBatchingProducer, personKey, type BatchingProducer, type InboundEvent } from '@glimpse/messaging';
 import { createPlaybook, suppressPerson, type RunningPlaybookService } from '@glimpse/playbook';
 import { Registry } from 'prom-client';
 import { createLogger } from '@glimpse/logging';
 import { applyAccountEvent } from '../src/data/account-states';
-import { createAccountsConsumer } from '../src/consumer/accounts-consumer';
 import { closeTestDb, createTestAccount, postEvent, request, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { produceRaw, testKafka } from '../../../test/support/kafka-helpers';
 
 // Every table of the playbook schema that holds an account's rows.
-const TABLES = ['playbooks', 'playbook_triggers', 'playbook_exits', 'enrollments', 'event_names', 'event_name_deltas', 'suppressions', 'processed_events', 'playbook_effects', 'event_receipts'] as const;
+const TABLES = ['playbooks', 'playbook_triggers', 'playbook_exits', 'enrollments', 'event_names', 'event_name_deltas', 'suppressions', 'processed_events', 'playbook_effects', 'event_receipts', 'erasures'] as const;
 
 async function rowsOf(accountId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
@@ -63,6 +62,8 @@ async function published(accountId: string): Promise<void> {
 
 describe('an account deleted in the identity part', () => {
   it('when its account.deleted is published, then the playbook service removes all its rows, keeps the other account, and drops its later events', async () => {
+    // The accounts consumer joins its group in the background: ready once it runs.
+    await waitFor(async () => (await request(`${playbook.url}/readyz`)).status === 200, { what: 'the playbook service ready' });
     expect(await request(`${playbook.url}/readyz`)).toMatchObject({ status: 200, body: { checks: { accounts: 'ok' } } });
     const account = await createTestAccount('to be deleted');
     const other = await createTestAccount('stays');
@@ -129,15 +130,19 @@ describe('an account deleted in the identity part', () => {
     await published(account.accountId);
 
     const seen: string[] = [];
-    const consumer = createAccountsConsumer({
+    // The playbook service's consumer: the shared accounts consumer with the service's apply.
+    const consumer = createAccountEventsConsumer({
       kafka: testKafka(),
-      db: testDb(),
       groupId: `glimpse-playbook-test-accounts-${randomUUID()}`,
       logger: createLogger({ service: 'playbook', level: 'silent' }),
       registry: new Registry(),
-      onDeleted: (id) => seen.push(id),
+      onDeleted: async (id, event) => {
+        await applyAccountEvent(testDb(), event);
+        seen.push(id);
+        return 0;
+      },
     });
-    await consumer.start();
+    consumer.start();
     try {
       await waitFor(async () => seen.includes(account.accountId), { what: 'the deletion read from the beginning', timeoutMs: 60_000 });
       expect(() => consumer.check()).not.toThrow();

@@ -1,6 +1,6 @@
 // A service's consumer of the `accounts` topic (compacted, keyed by account id) in a group of its
 // own, from the beginning: a new deployment learns every deletion the topic still holds. Each
-// service passes what a deletion means for its own tables; account.created needs nothing here.
+// service passes what a deletion means for its own tables, and what a creation means if anything.
 //
 // - A message that is not an account event is counted, logged (partition and offset only, never
 //   its content) and skipped: nothing in it can ever apply.
@@ -21,7 +21,9 @@ export interface AccountEventsConsumerOptions {
   logger: Logger;
   registry: Registry;
   /** Removes the account's data from this service's tables; idempotent. Returns how many rows went (for the log). */
-  onDeleted(accountId: string): Promise<number>;
+  onDeleted(accountId: string, event: AccountEventMessage): Promise<number>;
+  /** Records a new account, if the service keeps anything of it; idempotent. Retried like a deletion. */
+  onCreated?(accountId: string, event: AccountEventMessage): Promise<void>;
   sessionTimeoutMs?: number;
   /** Back-off between attempts to apply one event: doubles from the first to the most. */
   retryBackoffMs?: number;
@@ -44,7 +46,7 @@ export interface AccountEventsConsumer {
 const STOP_WAIT_MS = 10_000;
 
 export function createAccountEventsConsumer(options: AccountEventsConsumerOptions): AccountEventsConsumer {
-  const { kafka, groupId, logger, registry, onDeleted } = options;
+  const { kafka, groupId, logger, registry, onDeleted, onCreated } = options;
   const topic = TOPICS.accounts;
   const sessionTimeout = options.sessionTimeoutMs ?? 15_000;
   const heartbeatInterval = Math.min(3000, Math.floor(sessionTimeout / 3));
@@ -81,16 +83,21 @@ export function createAccountEventsConsumer(options: AccountEventsConsumerOption
     });
 
   async function apply(event: AccountEventMessage, partition: number, offset: string, heartbeat: () => Promise<void>): Promise<void> {
-    if (event.type !== 'account.deleted') {
+    if (event.type === 'account.created' && !onCreated) {
       applied.inc({ type: event.type });
       return;
     }
+    const accountId = event.accountId.toLowerCase();
     for (let delay = retryFirst; ; delay = Math.min(delay * 2, retryMax)) {
       try {
-        const removed = await onDeleted(event.accountId.toLowerCase());
+        if (event.type === 'account.created') {
+          await onCreated!(accountId, event);
+        } else {
+          const removed = await onDeleted(accountId, event);
+          logger.info({ accountId, removed }, 'account deleted: its data removed');
+        }
         failingSince = undefined;
         applied.inc({ type: event.type });
-        logger.info({ accountId: event.accountId, removed }, 'account deleted: its data removed');
         return;
       } catch (err) {
         failures.inc();
