@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { RunningGateway } from '@glimpse/gateway';
 import { TOPICS, personKey } from '@glimpse/messaging';
-import type { RunningPlaybookService } from '@glimpse/playbook';
+import { erasedEmail, type RunningPlaybookService } from '@glimpse/playbook';
 import type { RunningWebhooksService } from '@glimpse/webhooks';
 import { api, createManager, type Manager } from '../../gateway/test/management-helpers';
 import { closeTestDb, postEvent, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
@@ -51,7 +51,7 @@ async function subscribedAccount(): Promise<Subscribed> {
   return { manager, endpointId: created.body.id, secret: created.body.secret };
 }
 
-const payload = (r: ReceivedRequest) => JSON.parse(r.body) as { type: string; timestamp: string; data: { effectId: string; email: string; playbookId: string; eventId: string; at: string } };
+const payload = (r: ReceivedRequest) => JSON.parse(r.body) as { type: string; timestamp: string; data: { effectId: string; email: string; playbookId: string; eventId: string; reason?: string; at: string } };
 
 /** Requests whose effect belongs to one of these emails (the receiver is shared by the tests). */
 function requestsFor(emails: string[]): ReceivedRequest[] {
@@ -164,5 +164,25 @@ describe('webhook delivery', () => {
     const types = (await testDb().webhookDelivery.findMany({ where: { endpointId } })).map((d) => d.type);
     expect(types).toEqual(['enrollment.started', 'enrollment.started']);
     expect(requestsFor([stopFirst, startAfter]).map((r) => payload(r).type)).toEqual(['enrollment.started', 'enrollment.started']);
+  });
+
+  it('when a person is suppressed or erased, then their stopped enrollment is sent with the reason (an erasure with the hashed stand-in, never the email)', async () => {
+    const { manager, secret } = await subscribedAccount();
+    const client = api(gateway.url, manager.key);
+    const [suppressed, erased] = [uniqueEmail('supp-hook'), uniqueEmail('erase-hook')];
+    const hash = erasedEmail(manager.accountId, erased);
+    receiver.script([], 'ok');
+    for (const email of [suppressed, erased]) expect((await postEvent(gateway.url, manager.token, { event: 'signed_up', email })).status).toBe(200);
+    await deliveredIds([suppressed, erased], 2);
+
+    expect((await client.post('/account/suppressions', { email: suppressed })).body.stoppedEnrollments).toBe(1);
+    expect((await client.del(`/account/persons/${encodeURIComponent(erased)}`)).body.stoppedEnrollments).toBe(1);
+
+    await deliveredIds([suppressed, erased, hash], 4);
+    const stops = requestsFor([suppressed, hash]).filter((r) => payload(r).type === 'enrollment.stopped' && r.answered === 'ok');
+    const wh = new Webhook(secret);
+    for (const r of stops) wh.verify(r.body, r.headers);
+    expect(stops.map((r) => [payload(r).data.email, payload(r).data.reason]).sort()).toEqual([[suppressed, 'suppressed'], [hash, 'erased']].sort());
+    for (const r of stops.filter((x) => payload(x).data.reason === 'erased')) expect(r.body).not.toContain(erased);
   });
 });
