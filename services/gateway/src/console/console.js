@@ -27,6 +27,8 @@ function h(tag, attrs = {}, ...children) {
   el.append(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
   return el;
 }
+// Children for append/replaceChildren, which would render null as the text "null".
+const present = (...nodes) => nodes.filter((n) => n !== null && n !== undefined && n !== false);
 const hidden = (text) => h('span', { class: 'visually-hidden' }, text);
 
 // ---- API -----------------------------------------------------------------------------------
@@ -467,12 +469,14 @@ async function playbooksPage(root) {
       const others = answer.playbooks.filter((p) => p.id !== playbook.id);
       const rows = [...mine, ...others].map((p) => [p.name, h('span', { class: `badge ${p.outcome === 'none' ? 'stopped' : 'active'}` }, DRY_RUN_OUTCOMES[p.outcome] ?? p.outcome), reasonText(p.reason, policy.get(p.id))]);
       result.replaceChildren(
-        h('h3', {}, 'If ', h('code', {}, answer.event), ' came now for ', answer.email),
-        answer.catalog === 'new' ? h('p', {}, h('code', {}, answer.event), ' has never been sent: sending it would add it to the event names.') : null,
-        rows.length
-          ? table(`Dry run of ${answer.event}`, ['Playbook', 'Outcome', 'Why'], rows)
-          : h('p', {}, 'No playbook opts in to ', h('code', {}, answer.event), ': it would change no enrollment.'),
-        h('p', { class: 'muted' }, 'A dry run writes nothing: no enrollment, no event, no webhook.'),
+        ...present(
+          h('h3', {}, 'If ', h('code', {}, answer.event), ' came now for ', answer.email),
+          answer.catalog === 'new' ? h('p', {}, h('code', {}, answer.event), ' has never been sent: sending it would add it to the event names.') : null,
+          rows.length
+            ? table(`Dry run of ${answer.event}`, ['Playbook', 'Outcome', 'Why'], rows)
+            : h('p', {}, 'No playbook opts in to ', h('code', {}, answer.event), ': it would change no enrollment.'),
+          h('p', { class: 'muted' }, 'A dry run writes nothing: no enrollment, no event, no webhook.'),
+        ),
       );
     });
     tester.dataset.playbook = playbook.id;
@@ -614,7 +618,7 @@ function receiptView(r) {
     ...r.stopped.filter((p) => !startedIds.has(p.id)).map((p) => [playbook(p), 'Stopped the enrollment', '–']),
     ...r.unchanged.map((p) => [playbook(p), 'Left as it was', reasonText(p.reason, p.reason === 'reenrollment_policy' ? 'once' : null)]),
   ];
-  return [
+  return present(
     h('h2', {}, 'Receipt of event ', h('code', {}, r.eventId)),
     h(
       'dl',
@@ -628,7 +632,7 @@ function receiptView(r) {
     rows.length
       ? table(`What event ${r.eventId} did`, ['Playbook', 'What it did', 'Why'], rows)
       : h('p', {}, 'No playbook opts in to this event’s name: it changed no enrollment.'),
-  ];
+  );
 }
 
 // Suppressions (a suppressed person's events start nothing) and erasure of a person, behind a
@@ -714,12 +718,12 @@ async function suppressionsPage(root) {
   root.append(
     ...pageHeading('Suppressions', 'A suppressed person’s events are still accepted, but start no playbook (exits still stop). Suppressing someone stops their active enrollments now.'),
     h('form', { class: 'filters', onsubmit: suppress }, field('suppress-email', 'Email to suppress', emailInput), h('button', { type: 'submit' }, 'Suppress')),
-    listHeading,
-    list,
     h('h2', {}, 'Erase a person'),
     h('p', { class: 'intro' }, 'For a request to be forgotten: removes the email from every playbook table and from the recent events.'),
     h('form', { class: 'filters', onsubmit: askErase }, field('erase-email', 'Email to erase', eraseInput), h('button', { type: 'submit', class: 'danger' }, 'Erase…')),
     eraseStep,
+    listHeading,
+    list,
   );
   await load();
 }
