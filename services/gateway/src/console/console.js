@@ -27,6 +27,8 @@ function h(tag, attrs = {}, ...children) {
   el.append(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
   return el;
 }
+// Children for append/replaceChildren, which would render null as the text "null".
+const present = (...nodes) => nodes.filter((n) => n !== null && n !== undefined && n !== false);
 const hidden = (text) => h('span', { class: 'visually-hidden' }, text);
 
 // ---- API -----------------------------------------------------------------------------------
@@ -40,6 +42,11 @@ class ApiError extends Error {
 }
 
 async function api(method, path, body) {
+  return (await call(method, path, body)).data;
+}
+
+// The status too, where it tells something (POST /account/suppressions: 201 new, 200 already).
+async function call(method, path, body) {
   /** @type {RequestInit & { headers: Record<string, string> }} */
   const init = { method, headers: { authorization: `Bearer ${apiKey}` }, cache: 'no-store', credentials: 'omit' };
   if (body !== undefined) {
@@ -52,10 +59,10 @@ async function api(method, path, body) {
   } catch {
     throw new ApiError(0, 'network_error', 'The gateway could not be reached. Check the connection and try again.');
   }
-  if (res.status === 204) return null;
+  if (res.status === 204) return { status: 204, data: null };
   const data = await res.json().catch(() => null);
   if (!res.ok) throw new ApiError(res.status, data?.error ?? 'http_error', data?.message ?? `The gateway answered ${res.status}.`);
-  return data;
+  return { status: res.status, data };
 }
 
 // ---- messages and actions --------------------------------------------------------------------
@@ -67,7 +74,8 @@ function clearMessages() {
 const say = (text) => ($('status').textContent = text);
 
 function fail(err) {
-  if (!(err instanceof ApiError)) console.error(err);
+  // A bug in this script: its stack for whoever debugs, never its message (it could quote data).
+  if (!(err instanceof ApiError)) console.error(`Console error (${err?.name ?? typeof err})`, String(err?.stack ?? '').split('\n').slice(1).join('\n'));
   const message = err instanceof ApiError ? err.message : 'Something went wrong in the console; reload the page and try again.';
   if (err.status === 401 && apiKey !== null) {
     signOut();
@@ -300,6 +308,29 @@ const apiKeysPage = credentialsPage({
   extraCells: (k) => [names(k.scopes)],
 });
 
+// A playbook's re-enrollment policy: what a trigger does for a person enrolled in it before.
+const REENROLLMENT = [
+  ['when_inactive', 'When inactive', 'a new enrollment only when none is active (the default)'],
+  ['once', 'Once', 'at most one enrollment per person, ever'],
+  ['restart', 'Restart', 'an active enrollment is stopped and a new one started'],
+];
+const DEFAULT_REENROLLMENT = 'when_inactive';
+const policyLabel = (value) => REENROLLMENT.find(([v]) => v === value)?.[1] ?? value;
+
+// Outcomes of a dry run and the reasons of receipts and dry runs, in words.
+const DRY_RUN_OUTCOMES = { start: 'Would start', stop: 'Would stop', restart: 'Would restart', none: 'No change' };
+const REASONS = {
+  trigger: 'the event is one of its triggers',
+  exit: 'the event is one of its exits and the person is active',
+  exit_and_trigger: 'the event is both an exit and a trigger',
+  already_active: 'the person is already active in it',
+  not_active: 'an exit, but the person is not active in it',
+  suppressed: 'the person is suppressed',
+  reenrollment_policy: 'its re-enrollment policy',
+};
+const reasonText = (reason, policy) =>
+  reason === 'reenrollment_policy' && policy ? `its re-enrollment policy (${policyLabel(policy).toLowerCase()})` : (REASONS[reason] ?? reason);
+
 async function playbooksPage(root) {
   let playbooks = [];
   let editing = null;
@@ -309,6 +340,23 @@ async function playbooksPage(root) {
   const nameInput = h('input', { type: 'text', required: true, maxlength: '200', autocomplete: 'off' });
   const picker = h('div', { class: 'picker', id: 'trigger-picker' });
   const exitsInput = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' });
+  const policies = h(
+    'fieldset',
+    { class: 'policies' },
+    h('legend', {}, 'Re-enrollment'),
+    h('p', { class: 'hint' }, 'What a trigger does for a person who was enrolled in this playbook before.'),
+    REENROLLMENT.map(([value, label, what]) =>
+      h(
+        'div',
+        { class: 'check' },
+        h('input', { type: 'radio', name: 'reenrollment', value, id: `reenrollment-${value}`, 'aria-describedby': `reenrollment-${value}-hint` }),
+        h('label', { for: `reenrollment-${value}` }, label),
+        h('span', { class: 'hint', id: `reenrollment-${value}-hint` }, what),
+      ),
+    ),
+  );
+  const policyInputs = () => /** @type {HTMLInputElement[]} */ ([...policies.querySelectorAll('input[name=reenrollment]')]);
+  const tester = h('div', { class: 'results' });
   const submit = h('button', { type: 'submit' });
   const cancel = h('button', { type: 'button', class: 'secondary', onclick: () => edit(null) }, 'Cancel');
   const form = h(
@@ -325,6 +373,7 @@ async function playbooksPage(root) {
       h('button', { type: 'button', class: 'secondary', onclick: action(loadCatalog) }, 'Refresh event names'),
     ),
     field('playbook-exits', 'Exits', exitsInput, 'Comma-separated event names that stop an enrollment, e.g. demo_booked, purchase. They need not have been sent yet.'),
+    policies,
     h('div', { class: 'actions' }, submit, cancel),
   );
 
@@ -351,6 +400,7 @@ async function playbooksPage(root) {
     exitsInput.value = playbook?.exits.join(', ') ?? '';
     exitsInput.removeAttribute('aria-invalid');
     for (const box of picker.querySelectorAll('input[name=trigger]')) box.checked = playbook?.triggers.includes(box.value) ?? false;
+    for (const radio of policyInputs()) radio.checked = radio.value === (playbook?.reenrollment ?? DEFAULT_REENROLLMENT);
     if (playbook) nameInput.focus();
   }
 
@@ -363,7 +413,8 @@ async function playbooksPage(root) {
       throw new ApiError(0, 'invalid_request', `Exit “${bad}” is not a valid event name: 1 to 64 letters, digits, _ . : -`);
     }
     exitsInput.removeAttribute('aria-invalid');
-    const input = { name: nameInput.value.trim(), triggers: checkedTriggers(), exits };
+    const reenrollment = policyInputs().find((r) => r.checked)?.value ?? DEFAULT_REENROLLMENT;
+    const input = { name: nameInput.value.trim(), triggers: checkedTriggers(), exits, reenrollment };
     const saved = editing ? await api('PATCH', `playbooks/${editing.id}`, input) : await api('POST', 'playbooks', input);
     const verb = editing ? 'saved' : 'created';
     edit(null);
@@ -375,6 +426,7 @@ async function playbooksPage(root) {
     if (!confirm(`Delete playbook “${playbook.name}”? Its enrollments are deleted with it.`)) return;
     await api('DELETE', `playbooks/${playbook.id}`);
     if (editing?.id === playbook.id) edit(null);
+    if (tester.dataset.playbook === playbook.id) tester.replaceChildren();
     await load();
     listHeading.focus(); // the row and its buttons are gone
     say(`Playbook “${playbook.name}” deleted.`);
@@ -387,16 +439,62 @@ async function playbooksPage(root) {
       p.name,
       names(p.triggers),
       names(p.exits),
+      policyLabel(p.reenrollment),
       when(p.updatedAt),
       h(
         'div',
         { class: 'row-actions' },
         h('button', { type: 'button', class: 'secondary', onclick: () => edit(p) }, 'Edit', hidden(` ${p.name}`)),
+        h('button', { type: 'button', class: 'secondary', onclick: () => test(p) }, 'Test a trigger', hidden(` of ${p.name}`)),
         h('a', { href: `#/enrollments?playbook=${encodeURIComponent(p.id)}` }, 'Enrollments', hidden(` in ${p.name}`)),
         h('button', { type: 'button', class: 'danger', onclick: action(() => remove(p)) }, 'Delete', hidden(` ${p.name}`)),
       ),
     ]);
-    list.replaceChildren(playbooks.length ? table('Playbooks', ['Name', 'Triggers', 'Exits', 'Updated', 'Actions'], rows) : h('p', {}, 'No playbooks yet.'));
+    list.replaceChildren(playbooks.length ? table('Playbooks', ['Name', 'Triggers', 'Exits', 'Re-enrollment', 'Updated', 'Actions'], rows) : h('p', {}, 'No playbooks yet.'));
+  }
+
+  // "Test a trigger": a dry run of one event (prefilled with one of the playbook's triggers) for
+  // one person, answered by the playbook consumer's own planner; nothing is written.
+  function test(playbook) {
+    const eventInput = h('input', { type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', value: playbook.triggers[0] ?? playbook.exits[0] ?? '', list: 'dry-run-names' });
+    const emailInput = h('input', { type: 'text', inputmode: 'email', required: true, autocomplete: 'off', spellcheck: 'false', placeholder: 'ada@example.com' });
+    const result = h('div', { 'aria-live': 'polite' });
+    const heading = h('h2', { tabindex: '-1', id: 'dry-run-title' }, `Test a trigger of “${playbook.name}”`);
+    const run = action(async () => {
+      const body = { event: eventInput.value.trim(), email: emailInput.value.trim() };
+      const answer = await api('POST', 'events/dry-run', body);
+      if (!result.isConnected) return;
+      const policy = new Map(playbooks.map((p) => [p.id, p.reenrollment]));
+      const mine = answer.playbooks.filter((p) => p.id === playbook.id);
+      const others = answer.playbooks.filter((p) => p.id !== playbook.id);
+      const rows = [...mine, ...others].map((p) => [p.name, h('span', { class: `badge ${p.outcome === 'none' ? 'stopped' : 'active'}` }, DRY_RUN_OUTCOMES[p.outcome] ?? p.outcome), reasonText(p.reason, policy.get(p.id))]);
+      result.replaceChildren(
+        ...present(
+          h('h3', {}, 'If ', h('code', {}, answer.event), ' came now for ', answer.email),
+          answer.catalog === 'new' ? h('p', {}, h('code', {}, answer.event), ' has never been sent: sending it would add it to the event names.') : null,
+          rows.length
+            ? table(`Dry run of ${answer.event}`, ['Playbook', 'Outcome', 'Why'], rows)
+            : h('p', {}, 'No playbook opts in to ', h('code', {}, answer.event), ': it would change no enrollment.'),
+          h('p', { class: 'muted' }, 'A dry run writes nothing: no enrollment, no event, no webhook.'),
+        ),
+      );
+    });
+    tester.dataset.playbook = playbook.id;
+    tester.replaceChildren(
+      heading,
+      h('p', { class: 'hint' }, 'What this event would do for this person now, in every playbook that opts in to its name.'),
+      h(
+        'form',
+        { class: 'filters', 'aria-labelledby': 'dry-run-title', onsubmit: run },
+        field('dry-run-event', 'Event name', eventInput),
+        h('datalist', { id: 'dry-run-names' }, [...playbook.triggers, ...playbook.exits].map((n) => h('option', { value: n }))),
+        field('dry-run-email', 'Email', emailInput),
+        h('button', { type: 'submit' }, 'Run dry run'),
+        h('button', { type: 'button', class: 'secondary', onclick: () => { tester.replaceChildren(); delete tester.dataset.playbook; listHeading.focus(); } }, 'Close'),
+      ),
+      result,
+    );
+    emailInput.focus();
   }
 
   edit(null);
@@ -404,6 +502,7 @@ async function playbooksPage(root) {
     ...pageHeading('Playbooks', 'A playbook starts an enrollment for a person when an event names one of its triggers, and stops it on one of its exits.'),
     listHeading,
     list,
+    tester,
     form,
   );
   await Promise.all([load(), loadCatalog()]);
@@ -454,10 +553,16 @@ async function eventsPage(root) {
   const paged = () =>
     pagedTable({
       caption: 'Recent events',
-      columns: ['Received', 'Event', 'Email', 'Properties'],
+      columns: ['Received', 'Event', 'Email', 'Properties', 'Receipt'],
       empty: 'No events in the last 24 hours.',
       fetchPage: (cursor) => api('GET', `events/recent?${new URLSearchParams({ limit: '50', ...(cursor ? { cursor } : {}) })}`),
-      row: (e) => [when(e.receivedAt, '–', dateTimeSeconds), h('code', {}, e.event), e.email, properties(e.properties)],
+      row: (e) => [
+        when(e.receivedAt, '–', dateTimeSeconds),
+        h('code', {}, e.event),
+        e.email,
+        properties(e.properties),
+        h('a', { href: `#/receipt?event=${encodeURIComponent(e.eventId)}` }, 'Receipt', hidden(` of event ${e.eventId}`)),
+      ],
     });
   let current = paged();
   const refresh = action(async () => {
@@ -473,6 +578,156 @@ async function eventsPage(root) {
   );
   await current.load();
 }
+// The receipt of one event: what it did to the playbooks that opt in to its name, and why it
+// left the others as they were. Looked up by the X-Event-Id; linked from the recent events.
+async function receiptPage(root, params) {
+  const idInput = h('input', { type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', placeholder: '5b0c6f7e-…', class: 'wide' });
+  const results = h('div', { class: 'results' });
+  const show = action(async () => {
+    const eventId = idInput.value.trim();
+    if (!eventId) throw new ApiError(0, 'invalid_request', 'Enter an event id: the X-Event-Id header of the answer to POST /events.');
+    history.replaceState(null, '', `#/receipt?${new URLSearchParams({ event: eventId })}`); // linkable, without re-rendering
+    results.replaceChildren();
+    const receipt = await api('GET', `events/${encodeURIComponent(eventId)}`);
+    if (!results.isConnected) return;
+    results.replaceChildren(...receiptView(receipt));
+  });
+  root.append(
+    ...pageHeading('Event receipt', 'What an accepted event did: the playbooks it started and stopped, and why it left each other playbook that opts in to its name as it was.'),
+    h(
+      'form',
+      { class: 'filters', onsubmit: show },
+      field('receipt-event', 'Event id', idInput, 'The X-Event-Id header of the answer to POST /events, or an eventId of a batch result. A receipt exists once the event is applied, usually within a second.'),
+      h('button', { type: 'submit' }, 'Show receipt'),
+    ),
+    results,
+  );
+  const wanted = params.get('event');
+  if (wanted) {
+    idInput.value = wanted;
+    await show();
+  }
+}
+
+function receiptView(r) {
+  const playbook = (p) => (p.name === null ? ['a deleted playbook ', h('code', {}, `${p.id.slice(0, 8)}…`)] : h('a', { href: `#/enrollments?playbook=${encodeURIComponent(p.id)}` }, p.name));
+  const stoppedIds = new Set(r.stopped.map((p) => p.id));
+  const startedIds = new Set(r.started.map((p) => p.id));
+  const rows = [
+    ...r.started.map((p) => [playbook(p), stoppedIds.has(p.id) ? 'Restarted: stopped and started again' : 'Started an enrollment', '–']),
+    ...r.stopped.filter((p) => !startedIds.has(p.id)).map((p) => [playbook(p), 'Stopped the enrollment', '–']),
+    ...r.unchanged.map((p) => [playbook(p), 'Left as it was', reasonText(p.reason, p.reason === 'reenrollment_policy' ? 'once' : null)]),
+  ];
+  return present(
+    h('h2', {}, 'Receipt of event ', h('code', {}, r.eventId)),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', {}, 'Event'),
+      h('dd', {}, r.event === null ? 'not opted in to by any playbook' : h('code', {}, r.event)),
+      h('dt', {}, 'Applied'),
+      h('dd', {}, when(r.appliedAt, '–', dateTimeSeconds)),
+    ),
+    r.personErased ? h('p', { class: 'notice' }, 'The person has been erased since: the enrollments it changed no longer carry their email.') : null,
+    rows.length
+      ? table(`What event ${r.eventId} did`, ['Playbook', 'What it did', 'Why'], rows)
+      : h('p', {}, 'No playbook opts in to this event’s name: it changed no enrollment.'),
+  );
+}
+
+// Suppressions (a suppressed person's events start nothing) and erasure of a person, behind a
+// confirm step. Emails stay out of the URL: they are typed, listed and sent, nothing else.
+const SUPPRESSIONS_PAGE_SIZE = 25;
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+async function suppressionsPage(root) {
+  const emailInput = h('input', { type: 'text', inputmode: 'email', autocomplete: 'off', spellcheck: 'false', placeholder: 'ada@example.com' });
+  const listHeading = h('h2', { tabindex: '-1' }, 'Suppressed people');
+  const list = h('div');
+  let current;
+
+  async function load() {
+    current = pagedTable({
+      caption: 'Suppressed people',
+      columns: ['Email', 'Suppressed since', 'Actions'],
+      empty: 'No one is suppressed.',
+      fetchPage: (cursor) => api('GET', `suppressions?${new URLSearchParams({ limit: String(SUPPRESSIONS_PAGE_SIZE), ...(cursor ? { cursor } : {}) })}`),
+      row: (s) => [s.email, when(s.createdAt), h('button', { type: 'button', class: 'secondary', onclick: action(() => lift(s.email)) }, 'Lift', hidden(` the suppression of ${s.email}`))],
+    });
+    list.replaceChildren(current.element);
+    await current.load();
+  }
+
+  const suppress = action(async () => {
+    const { status, data } = await call('POST', 'suppressions', { email: emailInput.value.trim() });
+    emailInput.value = '';
+    await load();
+    const stopped = data.stoppedEnrollments ? `; ${plural(data.stoppedEnrollments, 'active enrollment')} stopped` : '; no active enrollment to stop';
+    say(`${data.email} ${status === 201 ? 'suppressed' : 'was already suppressed'}${stopped}.`);
+  });
+
+  async function lift(email) {
+    await api('DELETE', `suppressions/${encodeURIComponent(email)}`);
+    await load();
+    listHeading.focus(); // the row and its button are gone
+    say(`The suppression of ${email} is lifted: their next trigger starts playbooks again.`);
+  }
+
+  // Erasure: the email typed, then a confirm step naming it; the counts the API answers.
+  const eraseInput = h('input', { type: 'text', inputmode: 'email', autocomplete: 'off', spellcheck: 'false', placeholder: 'ada@example.com' });
+  const eraseStep = h('div');
+  const askErase = action(async () => {
+    const email = eraseInput.value.trim();
+    if (!email) throw new ApiError(0, 'invalid_request', 'Enter the email of the person to erase.');
+    const title = h('h3', { id: 'erase-confirm-title' }, `Erase ${email}?`);
+    const cancel = h('button', { type: 'button', class: 'secondary', onclick: () => { eraseStep.replaceChildren(); eraseInput.focus(); } }, 'Cancel');
+    const confirmButton = h('button', { type: 'button', class: 'danger-solid', onclick: action(() => erase(email)) }, `Erase ${email}`);
+    const box = h(
+      'section',
+      { class: 'confirm-box', 'aria-labelledby': 'erase-confirm-title', tabindex: '-1' },
+      title,
+      h('p', {}, 'Their active enrollments stop; their email is replaced by a one-way hash in enrollments and effects (so counts stay right), and their suppression and raw events are deleted. This cannot be undone.'),
+      h('div', { class: 'actions' }, confirmButton, cancel),
+    );
+    eraseStep.replaceChildren(box);
+    cancel.focus();
+  });
+  async function erase(email) {
+    const counts = await api('DELETE', `persons/${encodeURIComponent(email)}`);
+    eraseInput.value = '';
+    const t = table(
+      `What erasing ${email} did`,
+      ['What', 'Count'],
+      [
+        ['Active enrollments stopped', String(counts.stoppedEnrollments)],
+        ['Enrollments kept with the email hashed', String(counts.hashedEnrollments)],
+        ['Playbook effects kept with the email hashed', String(counts.hashedEffects)],
+        ['Suppressions deleted', String(counts.deletedSuppressions)],
+        ['Raw events deleted', String(counts.deletedRawEvents)],
+      ],
+      [1],
+    );
+    t.classList.add('narrow');
+    const heading = h('h3', { tabindex: '-1' }, `${email} erased`);
+    eraseStep.replaceChildren(heading, t);
+    heading.focus();
+    say(`${email} erased.`);
+    if (counts.deletedSuppressions) await load();
+  }
+
+  root.append(
+    ...pageHeading('Suppressions', 'A suppressed person’s events are still accepted, but start no playbook (exits still stop). Suppressing someone stops their active enrollments now.'),
+    h('form', { class: 'filters', onsubmit: suppress }, field('suppress-email', 'Email to suppress', emailInput), h('button', { type: 'submit' }, 'Suppress')),
+    h('h2', {}, 'Erase a person'),
+    h('p', { class: 'intro' }, 'For a request to be forgotten: removes the email from every playbook table and from the recent events.'),
+    h('form', { class: 'filters', onsubmit: askErase }, field('erase-email', 'Email to erase', eraseInput), h('button', { type: 'submit', class: 'danger' }, 'Erase…')),
+    eraseStep,
+    listHeading,
+    list,
+  );
+  await load();
+}
+
 function properties(props) {
   const entries = Object.entries(props ?? {});
   return entries.length ? h('code', { class: 'props' }, entries.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')) : '–';
@@ -626,6 +881,8 @@ const PAGES = {
   playbooks: { title: 'Playbooks', render: playbooksPage },
   enrollments: { title: 'Enrollments', render: enrollmentsPage },
   events: { title: 'Recent events', render: eventsPage },
+  receipt: { title: 'Event receipt', render: receiptPage },
+  suppressions: { title: 'Suppressions', render: suppressionsPage },
   usage: { title: 'Usage', render: usagePage },
   webhooks: { title: 'Webhooks', render: webhooksPage },
 };
