@@ -6,6 +6,9 @@ import { createDb, type Db } from '@glimpse/db';
 import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@glimpse/gateway';
 import { eventCatalog, loadConfig as playbookConfig, startPlaybookService, type RunningPlaybookService } from '@glimpse/playbook';
 import { loadConfig as enrichmentConfig, startEnrichmentService, type RunningEnrichmentService } from '@glimpse/enrichment';
+import type { RunningWebhooksService } from '@glimpse/webhooks';
+// webhooks.ts uses serviceEnv from here: each side calls the other only at run time.
+import { startTestWebhooksService } from './webhooks';
 import { createLogger } from '@glimpse/logging';
 import { TOPICS } from '@glimpse/messaging';
 import { freshGroupAtEnd } from './kafka-helpers';
@@ -139,21 +142,31 @@ export async function createTestApiKey(accountId: string, scopes: Scope[]): Prom
 }
 
 /** The enrichment and playbook services and a gateway wired to both: the management API's stack. */
-export async function startManagementStack(gatewayOverrides: Record<string, string> = {}): Promise<{
+export async function startManagementStack(
+  gatewayOverrides: Record<string, string> = {},
+  { webhooks: withWebhooks = false }: { webhooks?: boolean } = {},
+): Promise<{
   gateway: RunningGateway;
   enrichment: RunningEnrichmentService;
   playbook: RunningPlaybookService;
+  webhooks?: RunningWebhooksService;
   stop(): Promise<void>;
 }> {
-  const [enrichment, playbook] = await Promise.all([startTestEnrichmentService(), startTestPlaybookService()]);
-  const gateway = await startTestGateway({ ENRICHMENT_URL: enrichment.url, PLAYBOOK_URL: playbook.url, ...gatewayOverrides });
+  // The webhooks service only for the tests that need it (erasure reaches its delivery records).
+  const [enrichment, playbook, webhooks] = await Promise.all([
+    startTestEnrichmentService(),
+    startTestPlaybookService(),
+    withWebhooks ? startTestWebhooksService() : Promise.resolve(undefined),
+  ]);
+  const gateway = await startTestGateway({ ENRICHMENT_URL: enrichment.url, PLAYBOOK_URL: playbook.url, ...(webhooks ? { WEBHOOKS_URL: webhooks.url } : {}), ...gatewayOverrides });
   return {
     gateway,
     enrichment,
     playbook,
+    ...(webhooks ? { webhooks } : {}),
     async stop() {
       await gateway.stop();
-      await Promise.all([enrichment.stop(), playbook.stop()]);
+      await Promise.all([enrichment.stop(), playbook.stop(), webhooks?.stop()]);
     },
   };
 }

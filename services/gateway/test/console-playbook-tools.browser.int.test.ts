@@ -23,7 +23,7 @@ beforeAll(async () => {
   // Fail, never skip: a machine without Chromium must not pass the console's tests silently.
   if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is required for the console's browser tests but ${CHROMIUM} does not exist: npm test installs it`);
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  [stack, browser] = await Promise.all([startManagementStack(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  [stack, browser] = await Promise.all([startManagementStack({}, { webhooks: true }), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
 }, 60_000);
 
 afterAll(async () => {
@@ -323,9 +323,10 @@ describe('console: receipts, dry runs, re-enrollment and suppressions', () => {
     expect(shown).toEqual({
       'Active enrollments stopped': 0, // the suppression stopped it
       'Enrollments kept with the email hashed': 1,
-      'Playbook effects kept with the email hashed': 1, // its start (a suppression's stop writes none)
+      'Playbook effects kept with the email hashed': 2, // its start and the suppression's stop
       'Suppressions deleted': 1,
       'Raw events deleted': 1,
+      'Webhook deliveries kept with the email hashed': 0, // the account has no webhook endpoint
     });
     expect(await confirmBox.count()).toBe(0);
     expect(await suppressedEmails()).not.toContain(person);

@@ -10,7 +10,7 @@ import { ISO_TIME, api, createManager, type Api, type Manager } from './manageme
 let stack: Awaited<ReturnType<typeof startManagementStack>>;
 let redis: Redis;
 beforeAll(async () => {
-  stack = await startManagementStack();
+  stack = await startManagementStack({}, { webhooks: true });
   redis = new Redis(redisUrl());
 });
 afterAll(async () => {
@@ -137,13 +137,19 @@ async function redisHolding(needle: string): Promise<string[]> {
 describe('management API: erasure', () => {
   it('when a person is erased, then their enrollments stop, and the email is in no column of Postgres and no key or value of Redis, while the counts stay', async () => {
     const { manager, client, welcome, demo } = await setUp();
+    // A webhook endpoint, so the person's effects are also recorded as deliveries by the webhooks
+    // service (a closed loopback port: every attempt fails and stays recorded).
+    const endpoint = await client.post('/account/webhooks', { url: 'http://127.0.0.1:9/hooks', events: ['enrollment.started', 'enrollment.stopped'] });
+    expect(endpoint.status).toBe(201);
     const email = uniqueEmail('erase');
     const bystander = uniqueEmail('stays');
     await send(manager, email, 'signed_up', 'purchase', 'signed_up', 'demo_booked');
     await send(manager, bystander, 'signed_up');
     expect((await client.post('/account/suppressions', { email })).status).toBe(201);
     await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId: manager.accountId, publishedAt: null } })) === 0, { what: 'effects published' });
-    expect(await postgresHolding(email)).toEqual(expect.arrayContaining(['enrollments.email', 'playbook_effects.email', 'suppressions.email']));
+    const effectsOf = await testDb().playbookEffect.count({ where: { accountId: manager.accountId } });
+    await waitFor(async () => (await testDb().webhookDelivery.count({ where: { endpointId: endpoint.body.id } })) === effectsOf, { what: 'every effect recorded as a delivery' });
+    expect(await postgresHolding(email)).toEqual(expect.arrayContaining(['enrollments.email', 'playbook_effects.email', 'suppressions.email', 'webhook_deliveries.payload']));
     expect((await redisHolding(email)).length).toBeGreaterThan(0);
     const counts = async () => ({
       enrollments: await testDb().enrollment.count({ where: { accountId: manager.accountId } }),
@@ -156,7 +162,7 @@ describe('management API: erasure', () => {
     // Suppressing stopped the two active enrollments already, each with a stop effect (cause
     // "suppressed"): erasure stops none, hashes the three enrollments and the six effects (start,
     // stop, start; start; the two suppression stops).
-    expect(res.body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 3, hashedEffects: 6, deletedSuppressions: 1, deletedRawEvents: 4 });
+    expect(res.body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 3, hashedEffects: 6, deletedSuppressions: 1, deletedRawEvents: 4, hashedDeliveries: 6 });
 
     expect(await postgresHolding(email)).toEqual([]);
     expect(await redisHolding(email)).toEqual([]);
@@ -168,7 +174,7 @@ describe('management API: erasure', () => {
     expect(await postgresHolding(bystander)).toEqual(expect.arrayContaining(['enrollments.email', 'playbook_effects.email']));
     expect((await client.get('/account/events/recent')).body.items.map((e: { email: string }) => e.email)).toContain(bystander);
     // Erasing again finds nothing; the person's later events are a new person.
-    expect((await client.del(`/account/persons/${encodeURIComponent(email)}`)).body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 0, hashedEffects: 0, deletedSuppressions: 0, deletedRawEvents: 0 });
+    expect((await client.del(`/account/persons/${encodeURIComponent(email)}`)).body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 0, hashedEffects: 0, deletedSuppressions: 0, deletedRawEvents: 0, hashedDeliveries: 0 });
     expect(await enrollmentsOf(client, demo, email)).toEqual([]);
   });
 

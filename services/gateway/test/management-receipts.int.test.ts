@@ -5,7 +5,7 @@ import { ISO_TIME, api, createManager, type Api, type Manager } from './manageme
 
 let stack: Awaited<ReturnType<typeof startManagementStack>>;
 beforeAll(async () => {
-  stack = await startManagementStack();
+  stack = await startManagementStack({}, { webhooks: true });
 });
 afterAll(async () => {
   await stack?.stop();

@@ -112,6 +112,7 @@ export const erasureSchema = z
     hashedEffects: z.number().int().min(0),
     deletedSuppressions: z.number().int().min(0),
     deletedRawEvents: z.number().int().min(0),
+    hashedDeliveries: z.number().int().min(0).meta({ description: 'webhook delivery records whose payload named the person, now naming the one-way hash' }),
   })
   .meta({ id: 'Erasure', description: 'what the erasure did; the email is nowhere in Postgres or Redis afterwards' });
 

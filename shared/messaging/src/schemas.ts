@@ -1,4 +1,5 @@
 // The message schemas on the topics: what producers write and consumers validate.
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 export const EVENT_NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
@@ -31,6 +32,14 @@ export const playbookEffectSchema = z.object({
   cause: z.enum(['suppressed', 'erased']).optional(),
 });
 export type PlaybookEffectMessage = z.infer<typeof playbookEffectSchema>;
+
+/**
+ * The one-way stand-in for an erased person's email, the same in every service that keeps a trace
+ * of the person (enrollments, effects, webhook deliveries): it never matches an email (no @).
+ */
+export function erasedEmail(accountId: string, email: string): string {
+  return `sha256:${createHash('sha256').update(`${accountId}:${email}`).digest('hex')}`;
+}
 
 /**
  * An account's lifecycle on the `accounts` topic, keyed by the account id (compacted: the newest

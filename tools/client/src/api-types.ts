@@ -960,6 +960,8 @@ export interface components {
             hashedEffects: number;
             deletedSuppressions: number;
             deletedRawEvents: number;
+            /** @description webhook delivery records whose payload named the person, now naming the one-way hash */
+            hashedDeliveries: number;
         };
         Usage: {
             items: {

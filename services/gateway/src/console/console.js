@@ -704,6 +704,7 @@ async function suppressionsPage(root) {
         ['Playbook effects kept with the email hashed', String(counts.hashedEffects)],
         ['Suppressions deleted', String(counts.deletedSuppressions)],
         ['Raw events deleted', String(counts.deletedRawEvents)],
+        ['Webhook deliveries kept with the email hashed', String(counts.hashedDeliveries)],
       ],
       [1],
     );

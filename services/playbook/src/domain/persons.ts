@@ -7,7 +7,8 @@
 //   person's events still queued in Kafka from before the erasure are dropped. Idempotent.
 //   Each stop is an effect (cause "suppressed" or "erased") in the outbox, published on
 //   playbook.effects by the effects sweeper (effects-outbox.ts) like any other effect.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { erasedEmail } from '@glimpse/messaging';
 import { z } from 'zod';
 import { suppressionInputSchema } from '@glimpse/api';
 import type { Db } from '@glimpse/db';
@@ -20,10 +21,8 @@ export interface SuppressionView {
   createdAt: Date;
 }
 
-/** The one-way stand-in for an erased email: it never matches an email (no @), and is the same for the same person. */
-export function erasedEmail(accountId: string, email: string): string {
-  return `sha256:${createHash('sha256').update(`${accountId}:${email}`).digest('hex')}`;
-}
+// The one-way stand-in for an erased email, shared with the webhooks service (delivery records).
+export { erasedEmail };
 
 export function parseEmailParam(value: string): string {
   const email = normalizeEmail(value);

@@ -4,6 +4,7 @@
 // skip each other's rows (SKIP LOCKED).
 import { createHash } from 'node:crypto';
 import type { Db } from '@glimpse/db';
+import { erasedEmail } from '@glimpse/messaging';
 import type { WebhookEventType } from '../domain/effect-payload.js';
 
 export function personKeyOf(accountId: string, email: string): string {
@@ -180,4 +181,18 @@ export async function purgeOldDeliveries(db: Db, retentionMs: number, batch = 10
   return db.$executeRaw`
     DELETE FROM webhook_deliveries WHERE id IN (
       SELECT id FROM webhook_deliveries WHERE created_at < now() - ${retentionMs} * interval '1 millisecond' LIMIT ${batch})`;
+}
+
+/**
+ * An erased person: in the payloads of the account's deliveries (sent, pending or given up) their
+ * email becomes the one-way stand-in the playbook service keeps (`erasedEmail`). A pending delivery
+ * then goes out with the stand-in. Idempotent; returns the deliveries changed.
+ */
+export async function erasePersonFromDeliveries(db: Db, accountId: string, email: string): Promise<number> {
+  // Payloads are JSON written by JSON.stringify: the email appears as its JSON string.
+  const [from, to] = [JSON.stringify(email), JSON.stringify(erasedEmail(accountId, email))];
+  return db.$executeRaw`
+    UPDATE webhook_deliveries d SET payload = replace(d.payload, ${from}, ${to})
+    FROM webhook_endpoints e
+    WHERE d.endpoint_id = e.id AND e.account_id = ${accountId}::uuid AND strpos(d.payload, ${from}) > 0`;
 }

@@ -3,7 +3,9 @@
 import express, { type Router } from 'express';
 import { AppError } from '@glimpse/errors';
 import { encodeCursor, fromGateway, parsePageQuery } from '@glimpse/http';
+import { normalizeEmail } from '@glimpse/validation';
 import { parseEndpointChanges, parseNewEndpoint } from '../domain/endpoint-input.js';
+import { erasePersonFromDeliveries } from '../data/delivery-repository.js';
 import { createEndpoint, deleteEndpoint, deliveryPage, getEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint, type DeliveryPageQuery, type ManageDeps } from '../domain/manage-endpoints.js';
 
 const STATUSES = ['pending', 'delivered', 'failed'] as const;
@@ -45,6 +47,13 @@ export function internalRouter({ deps, internalToken }: { deps: ManageDeps; inte
   router.get('/internal/webhooks/:endpointId/deliveries', async (req, res) => {
     const page = await deliveryPage(deps, account(res), id(req), parseDeliveryQuery(req.query as Record<string, unknown>));
     res.json({ items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null });
+  });
+  // Erasure of a person (DELETE /account/persons/{email} at the gateway): their email leaves the
+  // delivery records of the account's endpoints.
+  router.post('/internal/persons/erase', json, async (req, res) => {
+    const email = typeof req.body?.email === 'string' ? normalizeEmail(req.body.email) : null;
+    if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
+    res.json({ hashedDeliveries: await erasePersonFromDeliveries(deps.db, account(res), email) });
   });
   return router;
 }

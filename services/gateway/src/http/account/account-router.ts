@@ -38,7 +38,7 @@ export function accountRouter({ authenticator, db, playbooks, enrichment, rawSto
   );
   router.use(credentialRoutes({ db }));
   router.use(recentEventsRoute({ rawStore })); // before GET /account/events/{eventId}
-  router.use(forwardedRoutes({ playbooks, enrichment, rawStore }));
+  router.use(forwardedRoutes({ playbooks, enrichment, webhooks, rawStore }));
   router.use(webhookRoutes({ webhooks }));
   return router;
 }

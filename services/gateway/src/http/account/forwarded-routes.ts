@@ -4,6 +4,7 @@ import express, { type Response, type Router } from 'express';
 import type { EnrichmentClient } from '../../data/enrichment-client.js';
 import { relay } from '../../data/internal-service.js';
 import type { PlaybookClient } from '../../data/playbook-client.js';
+import type { WebhooksClient } from '../../data/webhooks-client.js';
 import { AppError } from '@glimpse/errors';
 import { normalizeEmail } from '@glimpse/validation';
 import type { RawEventStore } from '../../data/raw-event-store.js';
@@ -14,7 +15,7 @@ const account = (res: Response) => res.locals.accountId as string;
 
 
 
-export function forwardedRoutes({ playbooks, enrichment, rawStore }: { playbooks: PlaybookClient; enrichment: EnrichmentClient; rawStore: RawEventStore }): Router {
+export function forwardedRoutes({ playbooks, enrichment, webhooks, rawStore }: { playbooks: PlaybookClient; enrichment: EnrichmentClient; webhooks: WebhooksClient; rawStore: RawEventStore }): Router {
   const router = express.Router();
   const id = (req: express.Request) => req.params.id as string;
 
@@ -37,14 +38,17 @@ export function forwardedRoutes({ playbooks, enrichment, rawStore }: { playbooks
   router.get('/account/suppressions', async (req, res) => relay(res, await playbooks.suppressions(account(res), rawSearch(req))));
   router.delete('/account/suppressions/:email', async (req, res) => relay(res, await playbooks.unsuppress(account(res), req.params.email as string)));
   // Erasure: the playbook service's tables first (they hold the email the longest), then the raw
-  // events in Redis; both are idempotent, so a 503 from either is retried whole.
+  // events in Redis, then the webhooks service's delivery records; all idempotent, so a 503 from
+  // any is retried whole.
   router.delete('/account/persons/:email', async (req, res) => {
     const email = normalizeEmail(req.params.email);
     if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
     const upstream = await playbooks.erase(account(res), email);
     if (upstream.status !== 200) return relay(res, upstream);
     const deletedRawEvents = await rawStore.erasePerson(account(res), email);
-    res.json({ ...(upstream.body as object), deletedRawEvents });
+    const deliveries = await webhooks.call('POST', '/internal/persons/erase', account(res), { email });
+    if (deliveries.status !== 200) return relay(res, deliveries);
+    res.json({ ...(upstream.body as object), deletedRawEvents, ...(deliveries.body as { hashedDeliveries: number }) });
   });
 
   router.get('/account/usage', async (req, res) => relay(res, await enrichment.usage(account(res), rawSearch(req))));
