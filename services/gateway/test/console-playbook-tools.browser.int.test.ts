@@ -7,23 +7,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { closeTestDb, createTestApiKey, postEvent, sendNamesOnce, startManagementStack, uniqueEmail, waitFor } from '../../../test/support/stack';
-import { chromiumPath } from '../../../test/config';
+import { launchChromium } from '../../../test/support/browser';
 import { api, createManager, type Api, type Manager } from './management-helpers';
 
-const CHROMIUM = chromiumPath();
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
 
 let stack: Awaited<ReturnType<typeof startManagementStack>>;
 let browser: Browser;
 
 beforeAll(async () => {
-  // Fail, never skip: a machine without Chromium must not pass the console's tests silently.
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is required for the console's browser tests but ${CHROMIUM} does not exist: npm test installs it`);
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  [stack, browser] = await Promise.all([startManagementStack({}, { webhooks: true }), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  [browser, stack] = await Promise.all([launchChromium("the console's browser tests"), startManagementStack({}, { webhooks: true })]);
 }, 60_000);
 
 afterAll(async () => {

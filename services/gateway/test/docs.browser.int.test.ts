@@ -2,22 +2,18 @@
 // The OpenAPI document at /openapi.json and the API reference at /docs, in a real headless
 // Chromium: the page renders every operation from assets this gateway serves (no other origin is
 // contacted), under the console's strict CSP, without a script error or CSP violation.
-import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { buildOpenApiDocument } from '@glimpse/api';
 import { request, startTestGateway } from '../../../test/support/stack';
-import { chromiumPath } from '../../../test/config';
+import { launchChromium } from '../../../test/support/browser';
 import type { RunningGateway } from '../src/start';
 
-const CHROMIUM = chromiumPath();
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let gateway: RunningGateway;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is required for the API reference's browser test but ${CHROMIUM} does not exist: npm test installs it`);
-  [gateway, browser] = await Promise.all([startTestGateway(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  [browser, gateway] = await Promise.all([launchChromium("the API reference's browser test"), startTestGateway()]);
 }, 60_000);
 
 afterAll(async () => {

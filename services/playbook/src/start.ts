@@ -12,7 +12,6 @@ import { cachedAccounts } from './data/batch-repository.js';
 import { internalRouter } from './http/internal-routes.js';
 import { schedulePurge } from './data/processed-events-retention.js';
 import { scheduleEffectsSweep } from './data/effects-outbox.js';
-import { toMessage } from './consumer/inbound-events-consumer.js';
 import { loadConfig, type PlaybookConfig } from './config.js';
 
 export interface RunningPlaybookService {
@@ -89,7 +88,7 @@ export async function startPlaybookService(
   accountsConsumer.start(); // in the background, retrying until Kafka answers; /readyz shows it
   await consumer.start();
   const purge = schedulePurge(db, { retentionHours: config.PLAYBOOK_PROCESSED_RETENTION_HOURS, intervalMs: config.PLAYBOOK_PROCESSED_PURGE_INTERVAL_MS, logger });
-  const sweep = scheduleEffectsSweep(db, producer, toMessage, { intervalMs: config.PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS, logger });
+  const sweep = scheduleEffectsSweep(db, producer, { intervalMs: config.PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS, logger });
 
   base.app.use(internalRouter({ db, internalToken: config.INTERNAL_TOKEN, playbooksPerAccount: config.PLAYBOOKS_PER_ACCOUNT }));
   const server = createHttpServer({ app: base.finish(), port: config.PLAYBOOK_PORT, host: config.HOST });

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import type { RunningGateway } from '@glimpse/gateway';
 import { TOPICS, personKey } from '@glimpse/messaging';
@@ -14,10 +14,8 @@ import type { RunningWebhooksService } from '@glimpse/webhooks';
 import { closeTestDb, createTestAccount, createTestApiKey, startTestGateway, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { produceRaw } from '../../../test/support/kafka-helpers';
 import { startReceiver, startTestWebhooksService, type Receiver } from '../../../test/support/webhooks';
-import { chromiumPath } from '../../../test/config';
+import { launchChromium } from '../../../test/support/browser';
 
-const CHROMIUM = chromiumPath();
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
 
 let webhooks: RunningWebhooksService;
@@ -27,12 +25,11 @@ let browser: Browser;
 let accountId: string;
 
 beforeAll(async () => {
-  // Fail, never skip: a machine without Chromium must not pass the console's tests silently.
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is required for the console's browser tests but ${CHROMIUM} does not exist: npm test installs it`);
   fs.mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchChromium("the console's browser tests");
   receiver = await startReceiver();
   webhooks = await startTestWebhooksService({ WEBHOOKS_DISABLE_AFTER_MS: '1000', WEBHOOKS_RETRY_WINDOW_MS: '600000' });
-  [gateway, browser] = await Promise.all([startTestGateway({ WEBHOOKS_URL: webhooks.url }), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  gateway = await startTestGateway({ WEBHOOKS_URL: webhooks.url });
 }, 60_000);
 
 afterAll(async () => {

@@ -8,7 +8,7 @@
 // of an account before the first has sent its earlier one, and compaction would keep the wrong one.
 // A send that fails leaves its rows, and every row after the first failed one, unpublished: the
 // next round sends them again in order (a consumer may see an event twice; it is idempotent).
-import type { Db } from '@glimpse/db';
+import { withAdvisoryLock, type Db } from '@glimpse/db';
 import { TOPICS, type AccountEventMessage } from '@glimpse/messaging';
 
 export type AccountEventType = AccountEventMessage['type'];
@@ -24,9 +24,6 @@ export interface PublishAccountEventsOptions {
   /** The transaction holding the lock is given this long (the Kafka send happens inside it). */
   transactionTimeoutMs?: number;
 }
-
-/** Any constant shared by every publisher: the key of the advisory lock (ASCII of "glimacct"). */
-const PUBLISHER_LOCK_KEY = 0x676c696d61636374n;
 
 interface Row {
   seq: bigint;
@@ -51,10 +48,10 @@ export function accountEventMessage(row: { accountId: string; type: string; at: 
  * marking the rows sent before the first failure.
  */
 export async function publishAccountEvents(db: Db, producer: AccountEventProducer, { limit = 100, transactionTimeoutMs = 15_000 }: PublishAccountEventsOptions = {}): Promise<number> {
-  return db.$transaction(
+  return withAdvisoryLock(
+    db,
+    'accountEventsPublisher',
     async (tx) => {
-      const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PUBLISHER_LOCK_KEY}) AS locked`;
-      if (!lock?.locked) return 0;
       const rows = await tx.$queryRaw<Row[]>`
         SELECT seq, account_id::text AS account_id, type, at FROM account_events
         WHERE published_at IS NULL ORDER BY seq LIMIT ${limit}`;
@@ -75,7 +72,7 @@ export async function publishAccountEvents(db: Db, producer: AccountEventProduce
       return sent.length;
     },
     { timeout: transactionTimeoutMs, maxWait: transactionTimeoutMs },
-  ).then((result) => {
+  ).then((result = 0) => {
     if (typeof result === 'number') return result;
     const err = result.error instanceof Error ? result.error : new Error(String(result.error));
     throw new AccountEventsPublishError(`account events: ${result.sent} published, then a send failed: ${err.message}`, result.sent, { cause: err });

@@ -4,3 +4,5 @@ export { Prisma } from './generated/prisma/client.js';
 export type * from './generated/prisma/client.js';
 export { migrate, ensureDatabase, migrationChecksum } from './migrate.js';
 export type { MigrateOptions } from './migrate.js';
+export { withAdvisoryLock, ADVISORY_LOCKS } from './advisory-lock.js';
+export type { AdvisoryLock } from './advisory-lock.js';

@@ -1,6 +1,6 @@
 // Billable usage: the ledger (one row per billed lookup, appended) rolled up into usage_days.
 // Reads sum the two, so usage is exact the moment a lookup is answered.
-import type { Db } from '@glimpse/db';
+import { ADVISORY_LOCKS, type Db } from '@glimpse/db';
 
 export interface UsageTotals {
   identityMatches: number;
@@ -36,9 +36,6 @@ export async function usageTotals(db: Db, accountId: string): Promise<UsageTotal
   return row!;
 }
 
-// Any constant of our own: only one process rolls up at a time.
-const ROLLUP_LOCK = 0x6c656467; // "ledg"
-
 /**
  * Moves up to `limit` ledger rows into usage_days in one statement (so nothing is counted twice or
  * lost), skipping rows of active credit leases (their count is what the lease has spent), and
@@ -46,7 +43,7 @@ const ROLLUP_LOCK = 0x6c656467; // "ledg"
  */
 export async function rollUpUsage(db: Db, limit = 50_000): Promise<number> {
   const [row] = await db.$queryRaw<{ moved: number }[]>`
-    WITH lock AS (SELECT pg_try_advisory_xact_lock(${ROLLUP_LOCK}) AS held),
+    WITH lock AS (SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.usageRollup}::bigint) AS held),
     moved AS (
       DELETE FROM usage_ledger u USING lock
       WHERE lock.held AND u.ctid = ANY(ARRAY(

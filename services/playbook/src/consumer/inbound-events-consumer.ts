@@ -14,8 +14,9 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Db } from '@glimpse/db';
 import { dependencyFailure } from '@glimpse/errors';
 import type { Logger } from '@glimpse/logging';
-import { TOPICS, inboundEventSchema, personKey, type BatchingProducer, type InboundEvent, type PlaybookEffectMessage } from '@glimpse/messaging';
+import { TOPICS, inboundEventSchema, type BatchingProducer, type InboundEvent } from '@glimpse/messaging';
 import { applyBatch, cachedAccounts, foldCatalog, markEffectsPublished, type AccountsCheck, type EffectRecord } from '../data/batch-repository.js';
+import { sendEffects } from '../data/effects-outbox.js';
 import { applyBisecting, backoff, StoppedError } from './bisect.js';
 import { LagTracker, type PartitionLag } from './lag-tracker.js';
 
@@ -85,11 +86,6 @@ export function failureReason(err: unknown): string {
   return `apply failed: ${reason || 'unknown error'}`;
 }
 
-export function toMessage(e: EffectRecord): PlaybookEffectMessage {
-  const message: PlaybookEffectMessage = { effectId: e.id, eventId: e.eventId, accountId: e.accountId, playbookId: e.playbookId, email: e.email, action: e.action as PlaybookEffectMessage['action'], at: e.at.toISOString() };
-  if (e.cause === 'suppressed' || e.cause === 'erased') message.cause = e.cause;
-  return message;
-}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
@@ -233,7 +229,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
   async function publish(effects: EffectRecord[], turn: Turn): Promise<void> {
     if (effects.length === 0) return;
     await untilDone(async () => {
-      await Promise.all(effects.map((e) => producer.send(TOPICS.playbookEffects, { key: personKey(e.accountId, e.email), value: JSON.stringify(toMessage(e)) })));
+      await sendEffects(producer, effects);
       await markEffectsPublished(db, effects.map((e) => e.id));
     }, turn);
   }

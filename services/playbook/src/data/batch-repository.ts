@@ -14,7 +14,7 @@
 // A redelivered batch finds every id processed and changes nothing; it only returns the effects of
 // its events still unpublished, so a crash between commit and publish is repaired.
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@glimpse/db';
+import { withAdvisoryLock, type Db } from '@glimpse/db';
 import type { InboundEvent } from '@glimpse/messaging';
 import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
 import { erasedEmail } from '../domain/persons.js';
@@ -88,6 +88,10 @@ export function cachedAccounts(db: Db, ttlMs = 60_000): CachedAccountsCheck {
 /** Prisma's interactive transaction ends after 5 s by default: a big batch on a loaded machine, or one waiting on a lock, needs longer. */
 const TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
 
+/** The columns of an outbox row (EffectRow), as every read of unpublished effects selects them. */
+export const EFFECT_COLUMNS = `id::text AS id, event_id::text AS event_id, account_id::text AS account_id, playbook_id::text AS playbook_id,
+    email, action, at, cause`;
+
 // Constant statement texts (bound parameters only): Postgres and the driver cache their plans.
 const SQL = {
   erasures: `SELECT e.account_id::text AS account_id, e.email_hash, e.erased_at FROM erasures e
@@ -146,12 +150,12 @@ const SQL = {
       first_seen_at = LEAST(event_names.first_seen_at, EXCLUDED.first_seen_at),
       last_seen_at = GREATEST(event_names.last_seen_at, EXCLUDED.last_seen_at),
       count = event_names.count + EXCLUDED.count`,
-  unpublished: `SELECT id::text AS id, event_id::text AS event_id, account_id::text AS account_id, playbook_id::text AS playbook_id, email, action, at
-    FROM playbook_effects WHERE event_id = ANY($1::uuid[]) AND published_at IS NULL`,
+  unpublished: `SELECT ${EFFECT_COLUMNS} FROM playbook_effects WHERE event_id = ANY($1::uuid[]) AND published_at IS NULL`,
   markPublished: `UPDATE playbook_effects SET published_at = now() WHERE id = ANY($1::uuid[]) AND published_at IS NULL`,
 };
 
-interface EffectRow {
+/** An outbox row as read back (EFFECT_COLUMNS). */
+export interface EffectRow {
   id: string;
   event_id: string;
   account_id: string;
@@ -159,19 +163,24 @@ interface EffectRow {
   email: string;
   action: string;
   at: Date;
+  cause: string | null;
+}
+
+export function effectFromRow(r: EffectRow): EffectRecord {
+  return { id: r.id, eventId: r.event_id, accountId: r.account_id, playbookId: r.playbook_id, email: r.email, action: r.action, at: new Date(r.at), cause: r.cause };
 }
 
 export async function applyBatch(db: Db, events: readonly InboundEvent[], accounts: AccountsCheck, now = new Date()): Promise<BatchOutcome> {
   if (events.length === 0) return { applied: 0, duplicates: 0, deletedAccount: 0, erased: 0, effects: [] };
   const known = await accounts.known(events.map((e) => e.accountId));
-  const candidates: BatchEvent[] = [];
+  const live: BatchEvent[] = [];
   for (const e of events) {
-    if (known.has(e.accountId)) candidates.push({ eventId: e.eventId, accountId: e.accountId, email: e.email, name: e.event, receivedAt: e.receivedAt });
+    if (known.has(e.accountId)) live.push({ eventId: e.eventId, accountId: e.accountId, email: e.email, name: e.event, receivedAt: e.receivedAt });
   }
-  const deletedAccount = events.length - candidates.length;
-  const beforeErasure = await erasedBefore(db, candidates);
-  if (beforeErasure.size > 0) candidates.splice(0, candidates.length, ...candidates.filter((e) => !beforeErasure.has(e.eventId)));
-  const erased = beforeErasure.size;
+  const deletedAccount = events.length - live.length;
+  const beforeErasure = await erasedBefore(db, live);
+  const candidates = live.filter((e) => !beforeErasure.has(e.eventId));
+  const erased = live.length - candidates.length;
   if (candidates.length === 0) return { applied: 0, duplicates: 0, deletedAccount, erased, effects: [] };
   const at = now.toISOString();
 
@@ -247,7 +256,7 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
   }));
   if (result.repeated.length > 0) {
     const rows = await db.$queryRawUnsafe<EffectRow[]>(SQL.unpublished, result.repeated);
-    for (const r of rows) effects.push({ id: r.id, eventId: r.event_id, accountId: r.account_id, playbookId: r.playbook_id, email: r.email, action: r.action, at: new Date(r.at) });
+    effects.push(...rows.map(effectFromRow));
   }
   // The events of the batch that were new (repeats of an id within the batch count as duplicates).
   const applied = result.plan?.applied.length ?? 0;
@@ -330,16 +339,11 @@ export async function loadPlanState(tx: Reader, events: readonly BatchEvent[]): 
   return { optedIn, policies, active, enrolledBefore, suppressed };
 }
 
-const FOLD_LOCK_KEY = 7_204_312; // pg_try_advisory_xact_lock key of the catalog fold
 const FOLD_CHUNK = 20_000;
 
 /** Folds pending catalog changes into event_names; 0 when another fold is running (it will take them). */
 export async function foldCatalog(db: Db): Promise<number> {
-  return db.$transaction(async (tx) => {
-    const [row] = await tx.$queryRawUnsafe<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK_KEY}) AS locked`);
-    if (!row?.locked) return 0;
-    return tx.$executeRawUnsafe(SQL.fold, FOLD_CHUNK);
-  }, TRANSACTION);
+  return (await withAdvisoryLock(db, 'catalogFold', (tx) => tx.$executeRawUnsafe(SQL.fold, FOLD_CHUNK), TRANSACTION)) ?? 0;
 }
 
 /** One statement marks a batch's effects published. */

@@ -4,10 +4,9 @@
 // retention.ms 23 h + segment.ms 30 min + the broker's check interval and delete delay) or while a
 // client retries it with the same Idempotency-Key (within 24 h); 72 h by default is well past both.
 // Only one replica deletes at a time (an advisory lock), so replicas do not contend for the rows.
-import type { Db } from '@glimpse/db';
+import { withAdvisoryLock, type Db } from '@glimpse/db';
 import type { Logger } from '@glimpse/logging';
 
-const LOCK_KEY = 7_204_311; // pg_try_advisory_lock key of this purge
 const CHUNK = 5000;
 
 const PURGE = `DELETE FROM processed_events WHERE event_id IN (
@@ -15,9 +14,7 @@ const PURGE = `DELETE FROM processed_events WHERE event_id IN (
 
 /** Deletes processed event ids older than `retentionHours`; returns how many. Skips (0) when another replica holds the purge. */
 export async function purgeProcessedEvents(db: Db, retentionHours: number): Promise<number> {
-  return db.$transaction(async (tx) => {
-    const [row] = await tx.$queryRawUnsafe<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock(${LOCK_KEY}) AS locked`);
-    if (!row?.locked) return 0;
+  const deleted = await withAdvisoryLock(db, 'processedEventsPurge', async (tx) => {
     let total = 0;
     for (let n = CHUNK; n === CHUNK; total += n) n = await tx.$executeRawUnsafe(PURGE, retentionHours);
     // An erasure is remembered only while an event of the person from before it can still arrive
@@ -25,6 +22,7 @@ export async function purgeProcessedEvents(db: Db, retentionHours: number): Prom
     await tx.$executeRawUnsafe(`DELETE FROM erasures WHERE erased_at < now() - make_interval(hours => $1::int)`, retentionHours);
     return total;
   }, { timeout: 60_000 });
+  return deleted ?? 0;
 }
 
 /** Runs the purge now and every `intervalMs`; stop() ends it. */

@@ -19,10 +19,10 @@ const ROUND_PAUSE_MS = 200;
  * Publishes the pending account events (the whole outbox, in order), then says whether this
  * account's are out. A gateway publishing at the same moment holds the lock: tried a few times.
  */
-export async function publishPendingAccountEvents(db: Db, accountId: string, io: Io, env: Record<string, string | undefined> = process.env): Promise<AccountEventDelivery> {
+export async function publishPendingAccountEvents(db: Db, accountId: string, io: Io): Promise<AccountEventDelivery> {
   let producer: ReturnType<typeof createBatchingProducer> | undefined;
   try {
-    const config = loadConfig(env);
+    const config = loadConfig();
     const kafka = createKafka({
       brokers: config.KAFKA_BROKERS,
       security: kafkaSecurity(config),
