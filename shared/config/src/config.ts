@@ -51,6 +51,7 @@ export const DATABASE_SCHEMAS: Readonly<Record<DatabaseService, string>> = {
   playbook: 'playbook',
   enrichment: 'enrichment',
   webhooks: 'webhooks',
+  visitors: 'visitors',
 };
 
 /** The same database as `url`, logged in as `role` (no password: for local trust authentication; production's URLs carry their own). */

@@ -1,4 +1,4 @@
-export { TOPICS, TOPIC_DEFINITIONS, BROKER_SETTINGS, personKey } from './topics.js';
+export { TOPICS, TOPIC_DEFINITIONS, BROKER_SETTINGS, personKey, visitorKey } from './topics.js';
 export type { TopicDefinition } from './topics.js';
 export * from './schemas.js';
 export { createKafka, kafkaSecurity, retryWithin, boundedSendSettings, type KafkaSecurity } from './kafka.js';

@@ -52,3 +52,85 @@ export const accountEventSchema = z.object({
   at: z.iso.datetime(),
 });
 export type AccountEventMessage = z.infer<typeof accountEventSchema>;
+
+/**
+ * What the site tag sends, as the gateway produced it to `visitors.collected` (keyed site:visitor):
+ * raw, gone within 24 h like raw events. `id` is the tag's own id of the message, the same on each
+ * retry, so the visitors service counts every message once. The gateway adds who (account, site,
+ * visitor), when (`receivedAt`, its own clock) and, for page views, the request's user agent and
+ * address (used within the raw window only: the aggregates never keep either).
+ */
+export const COLLECTED_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+export const VISITOR_ID_PATTERN = /^[a-f0-9]{24}$/;
+export const ENGAGED_SECONDS_MAX = 1800;
+
+const collectedBase = {
+  id: z.string().regex(COLLECTED_ID_PATTERN),
+  accountId: z.uuid(),
+  siteId: z.uuid(),
+  visitorId: z.string().regex(VISITOR_ID_PATTERN),
+  receivedAt: z.iso.datetime(),
+};
+
+export const utmSchema = z.object({
+  source: z.string().max(256).optional(),
+  medium: z.string().max(256).optional(),
+  campaign: z.string().max(256).optional(),
+  term: z.string().max(256).optional(),
+  content: z.string().max(256).optional(),
+});
+export type Utm = z.infer<typeof utmSchema>;
+
+export const collectedMessageSchema = z.discriminatedUnion('type', [
+  z.object({
+    ...collectedBase,
+    type: z.literal('pageview'),
+    /** The path without query or fragment (what the aggregates keep). */
+    path: z.string().min(1).max(2048),
+    /** The full address, query included (raw: never kept past 24 h). */
+    url: z.string().max(4096).optional(),
+    title: z.string().max(512).optional(),
+    referrer: z.string().max(2048).optional(),
+    utm: utmSchema.optional(),
+    userAgent: z.string().max(1024).optional(),
+    ip: z.string().max(64).optional(),
+  }),
+  z.object({
+    ...collectedBase,
+    type: z.literal('engagement'),
+    /** The id of the page view the time was spent on. */
+    pageViewId: z.string().regex(COLLECTED_ID_PATTERN),
+    seconds: z.number().int().min(0).max(ENGAGED_SECONDS_MAX),
+  }),
+  z.object({
+    ...collectedBase,
+    type: z.literal('identify'),
+    email: z.string().min(3).max(254),
+    path: z.string().max(2048).optional(),
+  }),
+  z.object({
+    ...collectedBase,
+    type: z.literal('track'),
+    event: z.string().regex(EVENT_NAME_PATTERN),
+    properties: z.record(z.string(), propertyValue),
+  }),
+]);
+export type CollectedMessage = z.infer<typeof collectedMessageSchema>;
+
+/**
+ * A page view from a bot's user agent, counted per site and hour and never a visitor: no visitor
+ * id, keyed by the site. `reason` is the part of the user agent the bot list matched.
+ */
+export const collectedBotSchema = z.object({
+  type: z.literal('bot'),
+  id: z.string().regex(COLLECTED_ID_PATTERN),
+  accountId: z.uuid(),
+  siteId: z.uuid(),
+  receivedAt: z.iso.datetime(),
+  reason: z.string().max(128),
+});
+export type CollectedBot = z.infer<typeof collectedBotSchema>;
+
+/** Anything on `visitors.collected`. */
+export const collectedSchema = z.union([collectedMessageSchema, collectedBotSchema]);
+export type Collected = z.infer<typeof collectedSchema>;

@@ -20,9 +20,16 @@ export const TOPICS = {
   eventsDeadLetter: definitions.topics.eventsDeadLetter.name,
   playbookEffects: definitions.topics.playbookEffects.name,
   accounts: definitions.topics.accounts.name,
+  visitorsCollected: definitions.topics.visitorsCollected.name,
+  visitorsDeadLetter: definitions.topics.visitorsDeadLetter.name,
 } as const;
 
 /** Messages are keyed by account and person so one person's events stay in order. */
 export function personKey(accountId: string, email: string): string {
   return `${accountId}:${email}`;
+}
+
+/** Collected messages are keyed by site and visitor so one visitor's page views stay in order. */
+export function visitorKey(siteId: string, visitorId: string): string {
+  return `${siteId}:${visitorId}`;
 }

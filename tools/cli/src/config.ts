@@ -24,8 +24,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return parseConfig(schema, env);
 }
 
-/** The CLI's services with data: the webhooks service has no CLI commands. */
-export type CliService = Exclude<DatabaseService, 'webhooks'>;
+/** The CLI's services with data: the webhooks and visitors services have no CLI commands of their own (sites are the gateway's). */
+export type CliService = Exclude<DatabaseService, 'webhooks' | 'visitors'>;
 
 /** Where a service's data is, as that service's role. */
 export function serviceDatabaseUrl(config: CliConfig, service: CliService): string {
