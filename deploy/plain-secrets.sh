@@ -32,7 +32,7 @@ passwords() {
   token=$(kubectl -n "$NS" get secret glimpse-internal-token -o jsonpath='{.data.INTERNAL_TOKEN}' 2>/dev/null | base64 -d || true)
   apply_secret glimpse-internal-token --from-literal=INTERNAL_TOKEN="${token:-$(openssl rand -hex 32)}"
   local svc host pw
-  for svc in gateway playbook enrichment webhooks migrate; do
+  for svc in gateway playbook enrichment webhooks visitors migrate; do
     # The services go through PgBouncer; the migration runner straight to the primary (advisory lock).
     if [ "$svc" = migrate ]; then host=glimpse-pg-rw; else host=glimpse-pg-pooler-rw; fi
     pw=$(password "glimpse-db-$svc")
@@ -59,7 +59,7 @@ cluster() {
   local dir svc pw
   dir=$(mktemp -d)
   trap 'rm -rf "$dir"' RETURN
-  for svc in gateway playbook webhooks enrichment; do
+  for svc in gateway playbook webhooks enrichment visitors; do
     pw=$(read_key "$KAFKA_NS" "glimpse-$svc" password)
     apply_secret "glimpse-kafka-$svc" --from-literal=password="$pw"
   done
@@ -74,7 +74,7 @@ cluster() {
 
 wait_for_operators() {
   echo "waiting for Kafka users and the Postgres cluster …" >&2
-  kubectl -n "$KAFKA_NS" wait --for=condition=Ready kafkauser/glimpse-gateway kafkauser/glimpse-playbook kafkauser/glimpse-webhooks kafkauser/glimpse-enrichment kafkauser/glimpse-keda --timeout=15m
+  kubectl -n "$KAFKA_NS" wait --for=condition=Ready kafkauser/glimpse-gateway kafkauser/glimpse-playbook kafkauser/glimpse-webhooks kafkauser/glimpse-enrichment kafkauser/glimpse-visitors kafkauser/glimpse-keda --timeout=15m
   kubectl -n "$NS" wait --for=condition=Ready cluster.postgresql.cnpg.io/glimpse-pg --timeout=15m
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run images: builds the four service images and the migration image from
+// npm run images: builds the five service images and the migration image from
 // deploy/docker/Dockerfile. Uses `docker build` where a Docker daemon answers; otherwise buildah
 // (vfs storage, chroot isolation: no daemon, no privileges beyond root), on Node base images made
 // locally from Debian packages (scripts/images/base-image.js) unless NODE_IMAGE is given.
@@ -13,13 +13,13 @@ const { imagesEnv } = require('./images/config.js');
 
 const HELP = `Usage: npm run images [-- options]
 
-Builds glimpse-gateway, glimpse-playbook, glimpse-enrichment, glimpse-webhooks and glimpse-migrate from
-deploy/docker/Dockerfile, then prints their sizes and build times.
+Builds glimpse-gateway, glimpse-playbook, glimpse-enrichment, glimpse-webhooks, glimpse-visitors and
+glimpse-migrate from deploy/docker/Dockerfile, then prints their sizes and build times.
 
   --tag TAG          image tag (default: ${'`git rev-parse --short HEAD`'}, plus "latest")
   --worktree         build the working tree as it is (default: the commit HEAD, from git archive,
                      so the images are exactly a commit and edits during the build change nothing)
-  --only a,b         build only these (gateway, playbook, enrichment, webhooks, migrate)
+  --only a,b         build only these (gateway, playbook, enrichment, webhooks, visitors, migrate)
   --builder B        docker or buildah (default: docker if its daemon answers, else buildah)
   --rebuild-base     buildah: make the Debian base images again
   --help             this text
@@ -33,6 +33,7 @@ const IMAGES = {
   playbook: { target: 'service', args: { SERVICE: 'playbook' } },
   enrichment: { target: 'service', args: { SERVICE: 'enrichment' } },
   webhooks: { target: 'service', args: { SERVICE: 'webhooks' } },
+  visitors: { target: 'service', args: { SERVICE: 'visitors' } },
   migrate: { target: 'migrate', args: {} },
 };
 

@@ -12,9 +12,10 @@ import { find, one, render, REPO, type K8sObject } from './lib/render';
 import { environment, externalSecretKeys, secretRefs, workloads } from './lib/workloads';
 
 const OVERLAYS = ['overlays/dev', 'overlays/prod'];
-const SERVICES = ['gateway', 'playbook', 'enrichment', 'webhooks'];
+const SERVICES = ['gateway', 'playbook', 'enrichment', 'webhooks', 'visitors'];
 const topics = Object.values(topicsJson.topics);
 const inbound = topicsJson.topics.eventsInbound;
+const collected = topicsJson.topics.visitorsCollected;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 describe.each(OVERLAYS)('%s', (overlay) => {
@@ -40,7 +41,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     for (const t of find(objects, 'KafkaTopic').filter((k) => k.spec.config['message.timestamp.type'] === 'LogAppendTime')) {
       expect(Number(t.spec.config['segment.ms']) + Number(t.spec.config['retention.ms']) + brokerDelay).toBeLessThanOrEqual(DAY_MS);
     }
-    expect(find(objects, 'KafkaTopic').filter((k) => k.spec.config['message.timestamp.type'] === 'LogAppendTime').map((k) => k.metadata.name).sort()).toEqual(['events.inbound', 'events.inbound.dlq']);
+    expect(find(objects, 'KafkaTopic').filter((k) => k.spec.config['message.timestamp.type'] === 'LogAppendTime').map((k) => k.metadata.name).sort()).toEqual(['events.inbound', 'events.inbound.dlq', 'visitors.collected', 'visitors.collected.dlq']);
   });
 
   it('when Kafka is described, then it is KRaft with 3 controllers (prod) and 3 brokers, and clients need TLS and SCRAM', () => {
@@ -56,7 +57,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     const topicNames = new Set(topics.map((t) => t.name));
     const users = new Map(find(objects, 'KafkaUser').map((u) => [u.metadata.name, u]));
     const kafkaClients = workloads(glimpse).filter((w) => environment(objects, w).KAFKA_SASL_USERNAME);
-    expect(kafkaClients.map((w) => w.object.metadata.name).sort()).toEqual(['enrichment', 'gateway', 'playbook', 'webhooks']);
+    expect(kafkaClients.map((w) => w.object.metadata.name).sort()).toEqual(['enrichment', 'gateway', 'playbook', 'visitors', 'webhooks']);
     for (const w of kafkaClients) {
       const env = environment(objects, w);
       expect(env.KAFKA_SASL_USERNAME).toBe(`glimpse-${w.object.metadata.name}`);
@@ -65,9 +66,11 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     const playbookEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'playbook')!);
     const webhooksEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'webhooks')!);
     const enrichmentEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'enrichment')!);
+    const visitorsEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'visitors')!);
     const groupsOf: Record<string, (string | undefined)[]> = {
       'glimpse-playbook': [playbookEnv.PLAYBOOK_GROUP_ID, playbookEnv.PLAYBOOK_ACCOUNTS_GROUP_ID ?? `${playbookEnv.PLAYBOOK_GROUP_ID}-accounts`],
-      'glimpse-keda': [playbookEnv.PLAYBOOK_GROUP_ID],
+      'glimpse-keda': [playbookEnv.PLAYBOOK_GROUP_ID, visitorsEnv.VISITORS_GROUP_ID],
+      'glimpse-visitors': [visitorsEnv.VISITORS_GROUP_ID, visitorsEnv.VISITORS_ACCOUNTS_GROUP_ID],
       'glimpse-webhooks': [webhooksEnv.WEBHOOKS_GROUP_ID, webhooksEnv.WEBHOOKS_ACCOUNTS_GROUP_ID],
       'glimpse-enrichment': [enrichmentEnv.ENRICHMENT_ACCOUNTS_GROUP_ID],
     };
@@ -96,19 +99,47 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(ops('glimpse-enrichment', accounts)).toEqual(['Describe', 'Read']);
     expect(ops('glimpse-enrichment', enrichmentEnv.ENRICHMENT_ACCOUNTS_GROUP_ID!)).toEqual(['Describe', 'Read']);
     expect(users.get('glimpse-enrichment')!.spec.authorization.acls.map((a: any) => a.resource.name).sort()).toEqual([accounts, enrichmentEnv.ENRICHMENT_ACCOUNTS_GROUP_ID].sort());
+    // What the tag collects: the gateway writes it; the visitors service reads it in its group, reads
+    // account deletions in another, writes identified visitors' track events and its dead letters.
+    const dlq = topicsJson.topics.visitorsDeadLetter.name;
+    expect(visitorsEnv.VISITORS_GROUP_ID).toBe('glimpse-visitors');
+    expect(visitorsEnv.VISITORS_ACCOUNTS_GROUP_ID).toBe('glimpse-visitors-accounts');
+    expect(ops('glimpse-gateway', collected.name)).toEqual(['Describe', 'Write']);
+    const acls = (user: string) => users.get(user)!.spec.authorization.acls.map((a: any) => `${a.resource.type} ${a.resource.name}: ${[...a.operations].sort().join(',')}`).sort();
+    expect(acls('glimpse-visitors')).toEqual([
+      `group ${visitorsEnv.VISITORS_ACCOUNTS_GROUP_ID}: Describe,Read`,
+      `group ${visitorsEnv.VISITORS_GROUP_ID}: Describe,Read`,
+      `topic ${accounts}: Describe,Read`,
+      `topic ${inbound.name}: Describe,Write`,
+      `topic ${collected.name}: Describe,Read`,
+      `topic ${dlq}: Describe,Write`,
+    ].sort());
+    expect(acls('glimpse-keda')).toEqual([`group ${playbookEnv.PLAYBOOK_GROUP_ID}: Describe`, `group ${visitorsEnv.VISITORS_GROUP_ID}: Describe`, `topic ${inbound.name}: Describe`, `topic ${collected.name}: Describe`].sort());
+    // Nobody else reads what the tag collects.
+    for (const u of users.values()) if (u.metadata.name !== 'glimpse-visitors') expect({ user: u.metadata.name, reads: ops(u.metadata.name, collected.name).includes('Read') }).toEqual({ user: u.metadata.name, reads: false });
   });
 
-  it('when the playbook consumer is scaled, then KEDA reads its group lag on events.inbound, from 1 to at most the partition count', () => {
-    const so = one(objects, 'ScaledObject', 'playbook');
+  it.each([
+    ['playbook', inbound, 'PLAYBOOK_GROUP_ID'],
+    ['visitors', collected, 'VISITORS_GROUP_ID'],
+  ] as const)('when the %s consumer is scaled, then KEDA reads its group lag on its topic, from 1 to at most the partition count', (name, topic, groupVar) => {
+    const so = one(objects, 'ScaledObject', name);
     const trigger = so.spec.triggers[0];
-    const env = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'playbook')!);
+    const env = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === name)!);
+    expect(so.spec.triggers).toHaveLength(1);
     expect(trigger.type).toBe('kafka');
-    expect(trigger.metadata).toMatchObject({ topic: inbound.name, consumerGroup: env.PLAYBOOK_GROUP_ID, bootstrapServers: env.KAFKA_BROKERS, allowIdleConsumers: 'false' });
+    expect(trigger.metadata).toMatchObject({ topic: topic.name, consumerGroup: env[groupVar], bootstrapServers: env.KAFKA_BROKERS, allowIdleConsumers: 'false', ensureEvenDistributionOfPartitions: 'true' });
+    expect(so.spec.scaleTargetRef.name).toBe(name);
     expect(so.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
-    expect(so.spec.maxReplicaCount).toBeLessThanOrEqual(inbound.partitions);
+    expect(so.spec.maxReplicaCount).toBeLessThanOrEqual(topic.partitions);
+    if (overlay === 'overlays/prod') expect(so.spec.maxReplicaCount).toBe(topic.partitions);
     const auth = one(objects, 'TriggerAuthentication', trigger.authenticationRef.name);
     expect(auth.spec.secretTargetRef.map((r: any) => r.parameter).sort()).toEqual(['ca', 'password', 'sasl', 'tls', 'username']);
-    expect(one(objects, 'Deployment', 'playbook').spec.replicas).toBeUndefined();
+    expect(auth.spec.secretTargetRef.every((r: any) => r.name === 'glimpse-kafka-keda')).toBe(true);
+    const deployment = one(objects, 'Deployment', name);
+    expect(deployment.spec.replicas).toBeUndefined();
+    // Replace rather than surge, so the group never holds more members than partitions.
+    expect(deployment.spec.strategy.rollingUpdate.maxSurge).toBe(0);
   });
 
   it('when pods are scheduled, then every Deployment spreads over zones and hosts, and each service drains on preStop', () => {
@@ -136,7 +167,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
       expect(own[0]!.spec.policyTypes).toEqual(['Ingress', 'Egress']);
     }
     const egressPorts = (name: string) => policies.find((p) => p.metadata.name === name)!.spec.egress.flatMap((e: any) => e.ports.map((p: any) => p.port ?? 'any')).sort((a: number, b: number) => a - b);
-    expect(egressPorts('gateway')).toEqual([53, 53, 5432, 6379, 8081, 8082, 8083, 9093]);
+    expect(egressPorts('gateway')).toEqual([53, 53, 5432, 6379, 8081, 8082, 8083, 8084, 9093]);
     // Webhooks: out to its endpoints on any port, but only to public addresses.
     expect(egressPorts('webhooks')).toEqual([53, 53, 5432, 9093, 'any']);
     const outward = policies.find((p) => p.metadata.name === 'webhooks')!.spec.egress.find((e: any) => e.to.some((t: any) => t.ipBlock));
@@ -145,7 +176,20 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(blocks.find((b: any) => b.cidr === '::/0').except).toEqual(expect.arrayContaining(['::1/128', 'fc00::/7', 'fe80::/10']));
     expect(egressPorts('playbook')).toEqual([53, 53, 5432, 9093]);
     expect(egressPorts('enrichment')).toEqual([53, 53, 5432, 9093]);
+    expect(egressPorts('visitors')).toEqual([53, 53, 5432, 9093]);
     expect(egressPorts('migrate')).toEqual([53, 53, 5432]);
+    // The internal services take calls from the gateway and scrapes from Prometheus, on their port only.
+    for (const [name, port] of [['playbook', 8082], ['enrichment', 8081], ['webhooks', 8083], ['visitors', 8084]] as const) {
+      const ingress = policies.find((p) => p.metadata.name === name)!.spec.ingress;
+      const from = ingress.map((i: any) => ({ peer: i.from[0].podSelector?.matchLabels?.['app.kubernetes.io/component'] ?? i.from[0].namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'], ports: i.ports.map((p: any) => p.port) }));
+      expect({ name, from }).toEqual({ name, from: [{ peer: 'gateway', ports: [port] }, { peer: 'monitoring', ports: [port] }] });
+      expect(one(objects, 'Deployment', name).spec.template.spec.containers[0].ports[0].containerPort).toBe(port);
+    }
+    // Kafka's listener and the Pooler admit every service that uses them.
+    const peers = one(objects, 'Kafka', 'glimpse').spec.kafka.listeners[0].networkPolicyPeers;
+    expect(peers[0].podSelector.matchExpressions[0].values.sort()).toEqual(['enrichment', 'gateway', 'playbook', 'visitors', 'webhooks']);
+    const pooler = policies.find((p) => p.spec.podSelector.matchLabels?.['cnpg.io/poolerName'] === 'glimpse-pg-pooler-rw')!;
+    expect(pooler.spec.ingress[0].from[0].podSelector.matchExpressions[0].values.sort()).toEqual(['enrichment', 'gateway', 'playbook', 'visitors', 'webhooks']);
   });
 
   it('when Prometheus looks for targets, then every service has a ServiceMonitor on its http port', () => {
@@ -170,17 +214,28 @@ describe.each(OVERLAYS)('%s', (overlay) => {
   it('when each service connects to Postgres, then it uses its own role and the migration Job a separate one', () => {
     const dbSecret = (w: { pod: any }) => w.pod.containers[0].env.find((e: any) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef.name;
     const byService = Object.fromEntries(workloads(glimpse).filter((w) => w.pod.containers[0].env?.some((e: any) => e.name === 'DATABASE_URL')).map((w) => [w.object.metadata.name, dbSecret(w)]));
-    expect(byService).toEqual({ gateway: 'glimpse-db-gateway', playbook: 'glimpse-db-playbook', enrichment: 'glimpse-db-enrichment', webhooks: 'glimpse-db-webhooks' });
+    expect(byService).toEqual({ gateway: 'glimpse-db-gateway', playbook: 'glimpse-db-playbook', enrichment: 'glimpse-db-enrichment', webhooks: 'glimpse-db-webhooks', visitors: 'glimpse-db-visitors' });
     const migrate = render(`${overlay}/migrate`);
     expect(dbSecret(workloads(migrate)[0]!)).toBe('glimpse-db-migrate');
     const cluster = one(objects, 'Cluster', 'glimpse-pg');
     expect(cluster.spec.bootstrap.initdb).toMatchObject({ owner: 'glimpse_migrate', secret: { name: 'glimpse-db-migrate' } });
-    expect(cluster.spec.managed.roles.filter((r: any) => r.login).map((r: any) => r.passwordSecret.name).sort()).toEqual(['glimpse-db-enrichment', 'glimpse-db-gateway', 'glimpse-db-playbook', 'glimpse-db-webhooks']);
+    expect(cluster.spec.managed.roles.filter((r: any) => r.login).map((r: any) => r.passwordSecret.name).sort()).toEqual(['glimpse-db-enrichment', 'glimpse-db-gateway', 'glimpse-db-playbook', 'glimpse-db-visitors', 'glimpse-db-webhooks']);
+    expect(cluster.spec.managed.roles.find((r: any) => r.name === 'glimpse_visitors')).toMatchObject({ login: true, passwordSecret: { name: 'glimpse-db-visitors' } });
+  });
+
+  it('when the gateway calls the visitors service and the tag collects, then VISITORS_URL names its Service and the ingress routes /collect and /g.js', () => {
+    const env = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'gateway')!);
+    const svc = one(objects, 'Service', 'visitors');
+    expect(env.VISITORS_URL).toBe(`http://visitors.glimpse.svc:${svc.spec.ports[0].port}`);
+    expect(environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'visitors')!).VISITORS_PORT).toBe(String(svc.spec.ports[0].port));
+    const paths = one(objects, 'Ingress', 'gateway').spec.rules.flatMap((r: any) => r.http.paths.map((p: any) => p.path));
+    expect(paths).toEqual(expect.arrayContaining(['/collect', '/g.js', '/events', '/visitors', '/account']));
   });
 
   it('when the images are named, then prod pins every one by digest', () => {
     const images = [...objects, ...render(`${overlay}/migrate`)].flatMap((o) => workloads([o]).flatMap((w) => w.pod.containers.map((c: any) => c.image as string)));
-    expect(images.length).toBeGreaterThanOrEqual(5);
+    expect(images.length).toBeGreaterThanOrEqual(6);
+    expect(images.filter((i) => i.includes('/glimpse/visitors')).length).toBe(1);
     if (overlay === 'overlays/prod') for (const image of images) expect(image).toMatch(/@sha256:[0-9a-f]{64}$/);
     else for (const image of images) expect(image).toMatch(/[:@]/);
   });
