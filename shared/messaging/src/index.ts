@@ -11,3 +11,4 @@ export { createKafkaHealthCheck } from './kafka-health.js';
 export type { KafkaHealthCheck } from './kafka-health.js';
 export { createAccountEventsConsumer } from './account-events-consumer.js';
 export type { AccountEventsConsumer, AccountEventsConsumerOptions } from './account-events-consumer.js';
+export * from './batch-consumer/index.js';

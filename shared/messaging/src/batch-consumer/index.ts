@@ -1,0 +1,10 @@
+export { createBatchConsumer, isInvalid } from './batch-consumer.js';
+export type { BatchConsumer, BatchConsumerOptions, BatchItem, ParseResult } from './batch-consumer.js';
+export { applyBisecting, backoff, StoppedError, type BisectOptions } from './bisect.js';
+export { createConsumerMetrics, createProcessedCounter, type ConsumerMetrics, type RetryKind } from './consumer-metrics.js';
+export { createDeadLetters, deadLetterHeaders, type DeadLetter, type DeadLettersOptions } from './dead-letters.js';
+export { failureReason } from './failure-reason.js';
+export { createLagPoller, pollLagOnce, type LagAdmin, type LagPollerOptions } from './lag-poller.js';
+export { LagTracker, type PartitionLag } from './lag-tracker.js';
+export { answersWithin, outageCheck, type OutageCheckOptions } from './outage.js';
+export { createUntilDone, partitionTurn, type Turn, type UntilDone } from './turn.js';
