@@ -149,20 +149,69 @@ function secretBox(title, secret, onDismiss) {
     h(
       'div',
       { class: 'actions' },
-      h('button', { type: 'button', onclick: copy }, 'Copy'),
+      copyButton('Copy', value),
       h('button', { type: 'button', class: 'secondary', onclick: () => { box.remove(); onDismiss(); } }, 'Done, hide it'),
     ),
   );
+  return box;
+}
+
+// Copies an element's text; where the clipboard API is refused (no permission, not a secure
+// context), selects the text and tries the old copy command, else asks for the keyboard.
+function copyButton(label, source) {
+  return h('button', { type: 'button', onclick: copy }, label);
   async function copy() {
+    clearMessages();
     try {
-      await navigator.clipboard.writeText(value.textContent);
+      await navigator.clipboard.writeText(source.textContent);
       say('Copied to the clipboard.');
     } catch {
-      getSelection().selectAllChildren(value);
-      say('The clipboard is not available here: the value is selected, copy it with your keyboard.');
+      getSelection().selectAllChildren(source);
+      let copied;
+      try {
+        copied = document.execCommand('copy');
+      } catch {
+        copied = false;
+      }
+      say(copied ? 'Copied to the clipboard.' : 'The clipboard is not available here: the text is selected, copy it with your keyboard.');
     }
   }
-  return box;
+}
+
+// Runs `task` now and then every `intervalMs()` while `owner` is on the page, paused while the tab
+// is hidden (resumed at once when it shows again). `task` answering false stops it for good.
+function poll(owner, task, intervalMs) {
+  let timer = null;
+  let running = false;
+  let stopped = false;
+  const onVisibility = () => {
+    if (document.hidden) {
+      clearTimeout(timer);
+      timer = null;
+    } else if (timer === null && !running) void tick();
+  };
+  const stop = () => {
+    stopped = true;
+    clearTimeout(timer);
+    document.removeEventListener('visibilitychange', onVisibility);
+  };
+  async function tick() {
+    timer = null;
+    if (stopped || !owner.isConnected || apiKey === null) return stop();
+    if (document.hidden) return;
+    running = true;
+    try {
+      if ((await task()) === false) return stop();
+    } catch (err) {
+      if (owner.isConnected) fail(err);
+    } finally {
+      running = false;
+    }
+    if (!stopped && owner.isConnected && !document.hidden) timer = setTimeout(tick, intervalMs());
+  }
+  document.addEventListener('visibilitychange', onVisibility);
+  void tick();
+  return { stop, now: () => (timer !== null ? (clearTimeout(timer), tick()) : undefined) };
 }
 
 // A table loaded page by page with the API's cursor and a "Load more" button.
@@ -874,11 +923,310 @@ async function webhooksPage(root, params) {
   await Promise.all([load(), wanted ? showDeliveries(wanted) : undefined]);
 }
 
+// ---- sites, their traffic and visitors -------------------------------------------------------
+
+// A site's key may collect page views from its origins only; the tag is one script element.
+const QUEUE_STUB = 'window.glimpse = window.glimpse || function () { (glimpse.q = glimpse.q || []).push(arguments); };';
+const FIRST_VIEW_POLL_MS = 5_000;
+const TRAFFIC_POLL_MS = 60_000;
+const VISITORS_POLL_MS = 10_000;
+const VISITORS_LIMIT = 50;
+
+// Origins and event names typed one per line, or separated by commas or spaces.
+const splitList = (text) => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
+
+function siteFields(prefix, site) {
+  const name = h('input', { type: 'text', required: true, maxlength: '100', autocomplete: 'off', value: site?.name ?? '' });
+  const origins = h('textarea', { rows: '3', required: true, spellcheck: 'false', autocomplete: 'off', placeholder: 'https://www.example.com' });
+  origins.value = site?.origins.join('\n') ?? '';
+  const events = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'signup_started, demo_requested', value: site?.track_events.join(', ') ?? '' });
+  return {
+    elements: [
+      field(`${prefix}-name`, 'Name', name),
+      field(`${prefix}-origins`, 'Origins', origins, 'One per line, scheme and host (and port if not the default), e.g. https://www.example.com. Page views from any other origin are refused.'),
+      field(`${prefix}-events`, 'Events the browser may track', events, 'Comma-separated names the tag may send with glimpse(\'track\', name, properties); others are dropped. Empty: none.'),
+    ],
+    read() {
+      const trackEvents = splitList(events.value);
+      const bad = trackEvents.find((n) => !EVENT_NAME.test(n));
+      if (bad !== undefined) {
+        events.setAttribute('aria-invalid', 'true');
+        events.focus();
+        throw new ApiError(0, 'invalid_request', `“${bad}” is not a valid event name: 1 to 64 letters, digits, _ . : -`);
+      }
+      events.removeAttribute('aria-invalid');
+      return { name: name.value.trim(), origins: splitList(origins.value), track_events: trackEvents };
+    },
+    focus: () => name.focus(),
+  };
+}
+
+async function sitesPage(root, params) {
+  const detail = h('div');
+  const sitesList = h('div', {}, loading());
+  const listHeading = h('h2', { tabindex: '-1' }, 'Your sites');
+  const create = siteFields('site', null);
+  const form = h('form', { class: 'site-form', onsubmit: action(add) }, h('h2', {}, 'Add a site'), ...create.elements, h('button', { type: 'submit' }, 'Add site'));
+
+  async function add() {
+    const site = await api('POST', 'sites', create.read());
+    form.reset();
+    history.replaceState(null, '', `#/sites?site=${encodeURIComponent(site.id)}`);
+    await Promise.all([load(), show(site)]);
+    say(`Site “${site.name}” added: install its tag below.`);
+  }
+
+  async function load() {
+    const { items } = await api('GET', 'sites');
+    if (!sitesList.isConnected) return;
+    const rows = items.map((s) => [
+      s.name,
+      h('code', {}, s.key),
+      h('ul', { class: 'plain' }, s.origins.map((o) => h('li', {}, h('code', {}, o)))),
+      names(s.track_events),
+      when(s.createdAt),
+      h(
+        'div',
+        { class: 'row-actions' },
+        h('a', { href: `#/sites?site=${encodeURIComponent(s.id)}` }, 'Install and traffic', hidden(` of ${s.name}`)),
+        h('button', { type: 'button', class: 'secondary', onclick: () => edit(s) }, 'Edit', hidden(` ${s.name}`)),
+        h('button', { type: 'button', class: 'danger', onclick: action(() => remove(s)) }, 'Delete', hidden(` ${s.name}`)),
+      ),
+    ]);
+    sitesList.replaceChildren(items.length ? table('Sites', ['Name', 'Site key', 'Origins', 'Tracked events', 'Created', 'Actions'], rows) : h('p', {}, 'No sites yet: add one above to get its tag.'));
+  }
+
+  function edit(site) {
+    const fields = siteFields('edit-site', site);
+    const heading = h('h2', { id: 'edit-site-title' }, `Edit “${site.name}”`);
+    const cancel = h('button', { type: 'button', class: 'secondary', onclick: () => { detail.replaceChildren(); listHeading.focus(); } }, 'Cancel');
+    const save = action(async () => {
+      const saved = await api('PATCH', `sites/${encodeURIComponent(site.id)}`, fields.read());
+      await Promise.all([load(), show(saved)]);
+      say(`Site “${saved.name}” saved.`);
+    });
+    detail.replaceChildren(h('form', { class: 'site-form', 'aria-labelledby': 'edit-site-title', onsubmit: save }, heading, ...fields.elements, h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save changes'), cancel)));
+    fields.focus();
+  }
+
+  async function remove(site) {
+    if (!confirm(`Delete the site “${site.name}”? Its key stops collecting at once, and its visitors’ page views and traffic are deleted. This cannot be undone.`)) return;
+    await api('DELETE', `sites/${encodeURIComponent(site.id)}`);
+    if (detail.dataset.site === site.id) detail.replaceChildren();
+    await load();
+    listHeading.focus();
+    say(`Site “${site.name}” deleted.`);
+  }
+
+  async function show(site) {
+    const section = installSection(site);
+    detail.dataset.site = site.id;
+    detail.replaceChildren(section);
+    section.querySelector('h2').focus();
+  }
+
+  root.append(
+    ...pageHeading('Sites', 'A site is a website you put the Glimpse tag on. Its key is public by design: it can only send page views, and only from the site’s origins.'),
+    form,
+    detail,
+    listHeading,
+    sitesList,
+  );
+  const wanted = params.get('site');
+  await Promise.all([load(), wanted ? api('GET', `sites/${encodeURIComponent(wanted)}`).then(show) : undefined]);
+}
+
+// The install snippet, the first-page-view check and the traffic chart of one site.
+function installSection(site) {
+  const snippet = h('code', { id: 'install-snippet' }, site.snippet.html);
+  const check = h('p', { class: 'check-status pending', id: 'first-view' }, 'Waiting for the first page view…');
+  const chart = h('div', { class: 'chart-wrap' }, loading());
+  const section = h(
+    'section',
+    { class: 'install', 'aria-labelledby': 'install-title' },
+    h('h2', { id: 'install-title', tabindex: '-1' }, `Install “${site.name}”`),
+    h('p', {}, 'Paste this tag into the ', h('code', {}, '<head>'), ' of every page of the site. It needs no inline script, so it works under a strict Content Security Policy.'),
+    h('pre', { class: 'snippet' }, snippet),
+    h('div', { class: 'actions' }, copyButton('Copy snippet', snippet)),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', {}, 'Site key'),
+      h('dd', {}, h('code', {}, site.key)),
+      h('dt', {}, 'Integrity (SRI)'),
+      h('dd', {}, h('code', { class: 'wrap' }, site.snippet.integrity)),
+      h('dt', {}, 'Origins'),
+      h('dd', {}, names(site.origins)),
+    ),
+    h('p', { class: 'hint' }, 'The integrity hash pins this version of the tag: when Glimpse updates the tag, copy the snippet again from here.'),
+    h('h3', {}, 'Optional: calls before the tag loads'),
+    h(
+      'p',
+      {},
+      'To call ',
+      h('code', {}, "glimpse('identify', …)"),
+      ' or ',
+      h('code', {}, "glimpse('track', …)"),
+      ' before the tag has loaded, define this queue first in one of your own script files; the tag runs the queued calls when it loads.',
+    ),
+    h('pre', { class: 'snippet' }, h('code', {}, QUEUE_STUB)),
+    h('h3', {}, 'Is it installed?'),
+    h('div', { role: 'status', 'aria-live': 'polite' }, check),
+    h('h2', {}, 'Traffic, last 24 hours'),
+    chart,
+  );
+  let received = false;
+  poll(
+    section,
+    async () => {
+      const traffic = await api('GET', `sites/${encodeURIComponent(site.id)}/traffic`);
+      if (!section.isConnected) return false;
+      if (traffic.firstPageViewAt && !received) {
+        received = true;
+        check.className = 'check-status ok';
+        check.replaceChildren('✓ First page view received ', when(traffic.firstPageViewAt, '–', dateTimeSeconds), '.');
+      } else if (!received) {
+        check.replaceChildren(`Waiting for the first page view… Open a page of the site with the tag on it; this checks every ${FIRST_VIEW_POLL_MS / 1000} seconds.`);
+      }
+      chart.replaceChildren(...trafficChart(traffic.hours));
+    },
+    () => (received ? TRAFFIC_POLL_MS : FIRST_VIEW_POLL_MS),
+  );
+  return section;
+}
+
+// ---- the traffic chart: inline SVG built node by node (no markup strings, no style attributes) ----
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+function s(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
+  el.append(...children);
+  return el;
+}
+
+// The top of the y axis and its step: 1, 2 or 5 times a power of ten, about four steps.
+function yScale(max) {
+  if (max <= 4) return { top: Math.max(max, 1), step: 1 };
+  const rough = max / 4;
+  const magnitude = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((m) => m * magnitude).find((v) => v >= rough);
+  return { top: step * Math.ceil(max / step), step };
+}
+
+const hourLabel = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const plainNumber = new Intl.NumberFormat();
+
+/** @param {{hour: string, pageViews: number, visitors: number, bots: number}[]} hours */
+function trafficChart(hours) {
+  const W = 720;
+  const H = 260;
+  const pad = { left: 48, right: 16, top: 24, bottom: 44 };
+  const plotW = W - pad.left - pad.right;
+  const plotH = H - pad.top - pad.bottom;
+  const slot = plotW / Math.max(hours.length, 1);
+  const { top, step } = yScale(Math.max(0, ...hours.map((x) => Math.max(x.pageViews, x.visitors))));
+  const y = (v) => pad.top + plotH - (v / top) * plotH;
+  const cx = (i) => pad.left + slot * i + slot / 2;
+  const range = (x) => `${hourLabel.format(new Date(x.hour))}–${hourLabel.format(new Date(Date.parse(x.hour) + 3_600_000))}`;
+
+  const svg = s('svg', { class: 'traffic-chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': 'traffic-summary' });
+  const grid = s('g', { class: 'grid' });
+  for (let v = 0; v <= top; v += step) {
+    grid.append(
+      s('line', { x1: pad.left, x2: W - pad.right, y1: y(v), y2: y(v) }),
+      s('text', { x: pad.left - 8, y: y(v), 'text-anchor': 'end', 'dominant-baseline': 'middle' }, plainNumber.format(v)),
+    );
+  }
+  grid.append(s('text', { x: pad.left - 8, y: pad.top - 12, 'text-anchor': 'end', class: 'axis-title' }, 'per hour'));
+  const xAxis = s('g', { class: 'x-axis' }, s('line', { x1: pad.left, x2: W - pad.right, y1: y(0), y2: y(0) }));
+  hours.forEach((x, i) => {
+    if ((hours.length - 1 - i) % 3 === 0) xAxis.append(s('text', { x: cx(i), y: H - pad.bottom + 18, 'text-anchor': 'middle' }, hourLabel.format(new Date(x.hour))));
+  });
+  xAxis.append(s('text', { x: pad.left + plotW / 2, y: H - 6, 'text-anchor': 'middle', class: 'axis-title' }, 'hour starting (your time)'));
+
+  const bars = s('g', { class: 'bars' });
+  hours.forEach((x, i) => {
+    const barW = slot * 0.6;
+    bars.append(
+      s(
+        'rect',
+        { class: 'bar', x: cx(i) - barW / 2, y: y(x.pageViews), width: barW, height: y(0) - y(x.pageViews), 'data-hour': x.hour, 'data-page-views': x.pageViews },
+        s('title', {}, `${range(x)}: ${plural(x.pageViews, 'page view')}, ${plural(x.visitors, 'visitor')}${x.bots ? `, ${plural(x.bots, 'bot page view')} filtered` : ''}`),
+      ),
+    );
+  });
+  const points = hours.map((x, i) => `${cx(i)},${y(x.visitors)}`).join(' ');
+  const visitors = s('g', { class: 'visitors-line' }, s('polyline', { points }), ...hours.map((x, i) => s('circle', { cx: cx(i), cy: y(x.visitors), r: x.visitors ? 3.5 : 2, 'data-visitors': x.visitors })));
+  svg.append(grid, bars, visitors, xAxis);
+
+  const total = (key) => hours.reduce((sum, x) => sum + x[key], 0);
+  const busiest = Math.max(0, ...hours.map((x) => x.visitors));
+  const summary = h(
+    'p',
+    { id: 'traffic-summary', class: 'chart-summary' },
+    `${plural(total('pageViews'), 'page view')} in the last 24 hours; at most ${plural(busiest, 'visitor')} in an hour.`,
+    total('bots') ? ` ${plural(total('bots'), 'bot page view')} filtered out.` : '',
+  );
+  const legend = h(
+    'ul',
+    { class: 'legend' },
+    h('li', {}, h('span', { class: 'swatch page-views', 'aria-hidden': 'true' }), 'Page views (bars)'),
+    h('li', {}, h('span', { class: 'swatch visitors', 'aria-hidden': 'true' }), 'Visitors (line)'),
+  );
+  const asTable = h(
+    'details',
+    {},
+    h('summary', {}, 'Traffic as a table'),
+    table('Traffic per hour, last 24 hours', ['Hour', 'Page views', 'Visitors', 'Bots'], hours.map((x) => [range(x), String(x.pageViews), String(x.visitors), String(x.bots)]), [1, 2, 3]),
+  );
+  return [summary, svg, legend, asTable];
+}
+
+// Seconds as people read them: 45 s, 3 min 05 s, 1 h 02 min.
+function duration(seconds) {
+  const secs = Math.max(0, Math.round(seconds));
+  if (secs < 60) return `${secs} s`;
+  if (secs < 3600) return `${Math.floor(secs / 60)} min ${String(secs % 60).padStart(2, '0')} s`;
+  return `${Math.floor(secs / 3600)} h ${String(Math.floor((secs % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+async function visitorsPage(root) {
+  const results = h('div', {}, loading());
+  const updated = h('p', { class: 'muted', id: 'visitors-updated' });
+  const columns = ['Visitor', 'Email', 'Page views', 'Sessions', 'Engaged time', 'Last page', 'First seen', 'Last seen', 'Identified by'];
+  const row = (v) => [
+    h('code', {}, v.id),
+    v.email ?? h('span', { class: 'muted' }, 'anonymous'),
+    String(v.pageViews),
+    String(v.sessions),
+    duration(v.engagedSeconds),
+    v.lastPage ? h('code', { class: 'wrap' }, v.lastPage) : '–',
+    when(v.firstSeen),
+    when(v.lastSeen),
+    v.identifiedBy ? [v.identifiedBy.method, ', ', when(v.identifiedBy.at)] : '–',
+  ];
+  async function load() {
+    const { items } = await api('GET', `visitors?${new URLSearchParams({ limit: String(VISITORS_LIMIT) })}`);
+    if (!results.isConnected) return false;
+    results.replaceChildren(items.length ? table('Latest visitors', columns, items.map(row), [2, 3, 4]) : h('p', {}, 'No visitors yet. Install a site’s tag (Sites) and they appear here.'));
+    updated.replaceChildren('Updated ', when(new Date().toISOString(), '–', dateTimeSeconds), `; refreshes every ${VISITORS_POLL_MS / 1000} seconds while this tab is shown.`);
+  }
+  const poller = poll(results, load, () => VISITORS_POLL_MS);
+  root.append(
+    ...pageHeading('Visitors', `The ${VISITORS_LIMIT} latest visitors seen by your sites’ tags: identified ones first, then the most recently seen.`),
+    h('div', { class: 'actions' }, updated, h('button', { type: 'button', class: 'secondary', onclick: action(async () => poller.now()) }, 'Refresh now')),
+    results,
+  );
+}
+
 // ---- routing -------------------------------------------------------------------------------
 
 const PAGES = {
   'event-tokens': { title: 'Event tokens', render: eventTokensPage },
   'api-keys': { title: 'API keys', render: apiKeysPage },
+  sites: { title: 'Sites', render: sitesPage },
+  visitors: { title: 'Visitors', render: visitorsPage },
   playbooks: { title: 'Playbooks', render: playbooksPage },
   enrollments: { title: 'Enrollments', render: enrollmentsPage },
   events: { title: 'Recent events', render: eventsPage },
