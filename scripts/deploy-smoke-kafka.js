@@ -161,6 +161,8 @@ async function main() {
     const seed = superKafka.producer({ allowAutoTopicCreation: false });
     await seed.connect();
     await seed.send({ topic: 'accounts', acks: -1, messages: [{ key: crypto.randomUUID(), value: JSON.stringify({ type: 'account.created', accountId: crypto.randomUUID(), at: new Date().toISOString() }) }] });
+    // And one collected page view for the visitors consumer (the gateway's write is checked below).
+    await seed.send({ topic: 'visitors.collected', acks: -1, messages: [{ key: 'site:0123456789abcdef01234567', value: '{"smoke":true}' }] });
     await seed.disconnect();
     log(`${spec.topics.length} topics and ${acls} ACLs of ${spec.users.length} KafkaUsers applied`);
 
@@ -204,12 +206,12 @@ async function main() {
         await c.disconnect();
       }
     };
-    const lag = async (user) => {
+    const lag = async (user, groupId = 'glimpse-playbook', topic = 'events.inbound') => {
       const a = client(user).admin();
       await a.connect();
       try {
-        await a.fetchTopicOffsets('events.inbound');
-        await a.fetchOffsets({ groupId: 'glimpse-playbook', topics: ['events.inbound'] });
+        await a.fetchTopicOffsets(topic);
+        await a.fetchOffsets({ groupId, topics: [topic] });
       } finally {
         await a.disconnect();
       }
@@ -228,7 +230,18 @@ async function main() {
     await check('enrichment consumes accounts in another group', false, () => consume('glimpse-enrichment', 'glimpse-webhooks-accounts', 'accounts'));
     await check('enrichment consumes events.inbound', false, () => consume('glimpse-enrichment', 'glimpse-enrichment-accounts', 'events.inbound'));
     await check('enrichment produces to accounts', false, () => produce('glimpse-enrichment', 'accounts'));
+    await check('gateway produces to visitors.collected', true, () => produce('glimpse-gateway', 'visitors.collected'));
+    await check('gateway consumes visitors.collected', false, () => consume('glimpse-gateway', 'glimpse-visitors', 'visitors.collected'));
+    await check('visitors consumes visitors.collected in group glimpse-visitors', true, () => consume('glimpse-visitors', 'glimpse-visitors', 'visitors.collected'));
+    await check('visitors consumes visitors.collected in another group', false, () => consume('glimpse-visitors', 'glimpse-playbook', 'visitors.collected'));
+    await check('visitors consumes accounts in group glimpse-visitors-accounts', true, () => consume('glimpse-visitors', 'glimpse-visitors-accounts', 'accounts'));
+    await check('visitors produces track events to events.inbound', true, () => produce('glimpse-visitors', 'events.inbound'));
+    await check('visitors produces to visitors.collected.dlq', true, () => produce('glimpse-visitors', 'visitors.collected.dlq'));
+    await check('visitors produces to visitors.collected', false, () => produce('glimpse-visitors', 'visitors.collected'));
+    await check('visitors consumes events.inbound', false, () => consume('glimpse-visitors', 'glimpse-visitors', 'events.inbound'));
+    await check('playbook consumes visitors.collected', false, () => consume('glimpse-playbook', 'glimpse-playbook', 'visitors.collected'));
     await check('keda reads the lag of glimpse-playbook', true, () => lag('glimpse-keda'));
+    await check('keda reads the lag of glimpse-visitors', true, () => lag('glimpse-keda', 'glimpse-visitors', 'visitors.collected'));
     await check('keda produces to events.inbound', false, () => produce('glimpse-keda', 'events.inbound'));
     await check('gateway with a wrong password connects', false, async () => {
       const p = client('glimpse-gateway', 'wrong').producer();

@@ -165,7 +165,7 @@ function serviceEnvBase(databaseUrl) {
 /**
  * A service child's environment as that service's own Postgres role, limited to its schema.
  * @param {Record<string, string>} env
- * @param {'gateway' | 'playbook' | 'enrichment' | 'webhooks'} service
+ * @param {'gateway' | 'playbook' | 'enrichment' | 'webhooks' | 'visitors'} service
  */
 function asService(env, service) {
   return { ...env, DATABASE_URL: serviceDatabaseUrl(env.DATABASE_URL, service) };

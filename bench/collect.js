@@ -1,0 +1,302 @@
+// The collect benchmark (issue 18): page views accepted by the gateway's POST /collect (the tag's
+// wire format: text/plain bodies from a site's origin, a few distinct visitors) with the visitors
+// consumer draining them into Postgres; CPU per page view of the gateway, the visitors service and
+// Postgres; the consumer's drain rate against the accept rate in the same run; and a 10 s burst at
+// the saturated accept rate, with how long after its end the lag is 0. Runs the built services (dist/).
+'use strict';
+const crypto = require('node:crypto');
+const { round } = require('./lib/stats.js');
+const { saturate } = require('./lib/load.js');
+const { startChild, waitReady, stopChild, sleep } = require('./lib/processes.js');
+const { createLagProbe, startGroupAtEnd } = require('./lib/kafka-lag.js');
+const { startCpuMeter, processCpuSeconds } = require('./lib/cpu-usage.js');
+const { databaseBackendPids } = require('./lib/pg-backends.js');
+const suite = require('./lib/suite.js');
+
+const description = 'POST /collect with the visitors consumer draining: page views/s, CPU per page view (gateway, visitors, Postgres), drain vs accept, a 10 s burst drained';
+
+const BENCH_DB = suite.benchDatabaseName('collect');
+const TOPIC = 'visitors.collected';
+const ORIGIN = 'https://bench.example';
+const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+const TARGETS = { maxGatewayCpuMs: 0.4, maxVisitorsPostgresCpuMs: 0.3, minDrainToAccept: 2, maxBurstDrainMs: 10_000 };
+
+// name: [default, min, max]: every phase is bounded.
+const NUMERIC = {
+  ...suite.SATURATION_NUMERIC,
+  burst: [10, 0, 60],
+  'backlog-seconds': [10, 1, 120],
+  visitors: [20, 1, 100_000],
+  'drain-timeout': [120, 10, 900],
+};
+
+const help = `Usage: npm run bench:collect [-- options]
+       node scripts/bench.js collect [options]
+
+${description}.
+One run: infra up, build (gateway, visitors), migrate the ${BENCH_DB} database, a fresh account and
+an API key with account:manage (@glimpse/auth), then as child processes on 127.0.0.1 the gateway and
+the visitors service (a new consumer group glimpse-visitors-bench-<timestamp>, starting at the end of
+${TOPIC}); a site made through the gateway (POST /account/sites, origin ${ORIGIN}). Every request
+is what the tag sends: text/plain, Origin ${ORIGIN}, one page view with a new id, the vid one of
+--visitors distinct visitors. Phases:
+  1. steady   POST /collect saturated (--warmup + --duration s, --connections) with the consumer
+              draining; gateway CPU per accepted page view over the measured run; visitors + Postgres
+              (the bench database's backends) CPU per applied page view from the measured run's start
+              until the lag is 0 again
+  2. burst    --burst s saturated again (0 to skip), the consumer running: how long after its end
+              the lag is 0 (target ≤ 10 s)
+  3. drain    the visitors service stopped (SIGTERM), --backlog-seconds s saturated (the gateway's
+              accept rate alone), then the service started: page views applied per second from the
+              first applied to the last (site_hours.page_views), CPU per page view of the drain
+Targets: gateway ≤ ${TARGETS.maxGatewayCpuMs} ms CPU per page view; visitors + Postgres ≤ ${TARGETS.maxVisitorsPostgresCpuMs} ms per page view; drain ≥ ${TARGETS.minDrainToAccept}× the accept rate;
+the burst drained within ${TARGETS.maxBurstDrainMs / 1000} s of its end.
+Writes bench/results/collect-<timestamp>.json, and bench/figures/collect.json for a valid run with the defaults.
+
+Options:
+  --duration <s>, --warmup <s>, --connections <n>   the steady run (defaults 10, 2, 50)
+  --burst <s>            burst length (default 10, 0 to skip)
+  --backlog-seconds <s>  how long the backlog of phase 3 is built (default 10)
+  --visitors <n>         distinct visitor ids (default 20)
+  --drain-timeout <s>    longest wait for a drain (default 120)
+  --skip-build           do not build first
+  --check-targets        exit 1 when a target is missed
+  --help                 this text`;
+
+function parseOptions(argv) {
+  const { values, numbers } = suite.parseSuiteArgs(argv, {
+    numeric: NUMERIC,
+    options: { 'skip-build': { type: 'boolean', default: false }, 'check-targets': { type: 'boolean', default: false } },
+  });
+  return { build: !values['skip-build'], checkTargets: values['check-targets'], ...numbers };
+}
+
+const { progress, out } = suite.suiteOutput('collect');
+
+async function waitUntil(probe, { timeoutMs, intervalMs = 100, what }) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** CPU seconds now of each pid. */
+const cpuOf = (pids) => new Map(pids.map((p) => [p, processCpuSeconds(p) ?? 0]));
+/** CPU seconds used since `before` by the processes in `after` (a process born meanwhile counts whole). */
+const cpuSince = (before, after) => [...after].reduce((s, [pid, v]) => s + v - (before.get(pid) ?? 0), 0);
+
+/** A 24-hex visitor id shaped like the gateway's (4 bytes of seconds + 8 random). */
+function visitorId() {
+  const b = crypto.randomBytes(12);
+  b.writeUInt32BE(Math.floor(Date.now() / 1000), 0);
+  return b.toString('hex');
+}
+
+/** Bodies of one page view each, ids unique across the run, visitors taken in turn from `vids`. */
+function pageViewBodies(siteKey, vids) {
+  let n = 0;
+  return () => {
+    n += 1;
+    const id = `pv${n.toString(36).padStart(8, '0')}`;
+    const vid = vids[n % vids.length];
+    const path = `/p/${n % 50}`;
+    const body = { site: siteKey, vid, events: [{ type: 'pageview', id, url: `${ORIGIN}${path}?ref=bench`, path, title: `Bench page ${n % 50}`, referrer: 'https://search.example/' }] };
+    return { body: JSON.stringify(body), meta: { n } };
+  };
+}
+
+async function run(argv) {
+  const begun = suite.beginRun('collect', argv, parseOptions);
+  if (begun.exitCode !== undefined) return begun.exitCode;
+  const { opts, env, startedAt, stamp, machine, problems, children, cleanups, result } = begun;
+  const defaults = ['duration', 'warmup', 'connections', 'burst', 'backlog-seconds', 'visitors'].every((k) => opts[k] === NUMERIC[k][0]);
+
+  await suite.runPhases({ ...begun, progress, reportCleanupErrors: false }, async () => {
+    const { databaseUrl, db, sql } = await suite.setUpInfraAndDatabase({ env, name: BENCH_DB, poolSize: 2, buildFilters: ['@glimpse/gateway', '@glimpse/visitors'], doBuild: opts.build, progress, cleanups });
+    const { createAccount, createApiKey } = require('../shared/auth/dist/index.js');
+    const serviceEnv = { ...suite.serviceEnvBase(databaseUrl), ...suite.infraEnv(env) };
+    const { rows: [me] } = await sql.query('SELECT pg_backend_pid() AS pid');
+    // The bench database's backends but this script's own (its polling would count as Postgres' work).
+    const pgPids = async () => (await databaseBackendPids(sql, BENCH_DB)).filter((p) => p !== me.pid);
+
+    const [gatewayPort, visitorsPort] = await suite.freePorts(2);
+    const gatewayUrl = suite.urlOf(gatewayPort);
+    const visitorsUrl = suite.urlOf(visitorsPort);
+    const groupId = `glimpse-visitors-bench-${stamp}`;
+    await startGroupAtEnd({ brokers: env.kafkaBrokers, groupId, topic: TOPIC });
+    const visitorsEnv = { ...suite.asService(serviceEnv, 'visitors'), VISITORS_PORT: String(visitorsPort), VISITORS_GROUP_ID: groupId, VISITORS_ACCOUNTS_GROUP_ID: `${groupId}-accounts` };
+    const startVisitors = async () => {
+      children.visitors = startChild({ name: 'visitors', script: 'services/visitors/dist/main.js', env: visitorsEnv });
+      await waitReady(children.visitors, `${visitorsUrl}/readyz`, 120_000);
+      return children.visitors;
+    };
+    children.gateway = startChild({
+      name: 'gateway',
+      script: 'services/gateway/dist/main.js',
+      env: { ...suite.asService(serviceEnv, 'gateway'), PORT: String(gatewayPort), VISITORS_URL: visitorsUrl, COLLECT_RATE_LIMIT_PER_SECOND: String(1_000_000_000), EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000) },
+    });
+    await Promise.all([waitReady(children.gateway, `${gatewayUrl}/readyz`, 120_000), startVisitors()]);
+    const lag = createLagProbe({ brokers: env.kafkaBrokers, groupId, topic: TOPIC });
+    cleanups.push(() => lag.close());
+
+    // An account, a key that may manage it, and a site made through the front door.
+    const account = await createAccount(db, `bench collect ${stamp}`);
+    const apiKey = await createApiKey(db, account.id, ['account:manage']);
+    const created = await fetch(`${gatewayUrl}/account/sites`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey.secret}` },
+      body: JSON.stringify({ name: `Bench ${stamp}`, origins: [ORIGIN] }),
+    });
+    if (created.status !== 201) throw new Error(`POST /account/sites answered ${created.status}: ${await created.text()}`);
+    const site = /** @type {{ id: string, key: string }} */ (await created.json());
+    const vids = Array.from({ length: opts.visitors }, visitorId);
+    const nextBody = pageViewBodies(site.key, vids);
+    const headers = { 'content-type': 'text/plain;charset=UTF-8', origin: ORIGIN, 'user-agent': USER_AGENT };
+    const collect = (durationSec, warmupSec, startMeter) => saturate({ url: `${gatewayUrl}/collect`, headers, connections: opts.connections, durationSec, warmupSec, nextBody, startMeter });
+
+    // One probe first: the answer is what the contract says, and it is applied.
+    const probe = await fetch(`${gatewayUrl}/collect`, { method: 'POST', headers, body: nextBody().body });
+    const probeBody = /** @type {any} */ (await probe.json().catch(() => null));
+    if (probe.status !== 200 || probeBody?.accepted !== 1) throw new Error(`a first POST /collect answered ${probe.status} ${JSON.stringify(probeBody)}`);
+
+    /** Page views applied for the site so far (the consumer's own count, per hour). */
+    const applied = async () => Number((await sql.query('SELECT coalesce(sum(page_views), 0)::bigint AS n FROM visitors.site_hours WHERE site_id = $1', [site.id])).rows[0].n);
+    const lagZero = (what) => waitUntil(async () => ((await lag.lag()) === 0 ? Date.now() : false), { timeoutMs: opts['drain-timeout'] * 1000, intervalMs: 50, what });
+    await lagZero('the first page view');
+
+    result.params = { connections: opts.connections, durationSec: opts.duration, warmupSec: opts.warmup, burstSec: opts.burst, backlogSec: opts['backlog-seconds'], visitors: opts.visitors, pageViewsPerRequest: 1, database: BENCH_DB, defaults };
+    suite.printHeader(out, 'Glimpse collect benchmark', machine, result.params);
+
+    // Phase 1: steady, the consumer draining as the gateway accepts.
+    progress(`steady: POST /collect saturated (${opts.warmup} + ${opts.duration} s, ${opts.connections} connections), consumer draining`);
+    /** @type {any} */
+    let from;
+    const steady = await collect(opts.duration, opts.warmup, () => {
+      // Called as the measured run starts; the visitors service and Postgres are read from here to lag 0.
+      from = { at: Date.now(), visitors: cpuOf([children.visitors.pid]), applied: null };
+      from.pgPromise = pgPids().then(async (pids) => { from.pg = cpuOf(pids); from.applied = await applied(); });
+      return startCpuMeter({ gateway: children.gateway.pid, visitors: children.visitors.pid });
+    });
+    await from.pgPromise;
+    suite.flagFailedRuns([['steady', steady]], problems, out);
+    const lagAtEnd = await lag.lag();
+    const steadyEnd = Date.now();
+    const steadyZero = await lagZero('the steady run to drain');
+    const appliedSteady = (await applied()) - from.applied;
+    const visitorsCpu = cpuSince(from.visitors, cpuOf([children.visitors.pid]));
+    const pgCpu = cpuSince(from.pg, cpuOf(await pgPids()));
+    const m = steady.measured;
+    result.steady = {
+      acceptPerSec: m.okPerSec,
+      latencyMs: m.latencyMs,
+      requests: m.requests,
+      ok: m.ok,
+      lagAtEnd,
+      lagZeroAfterMs: steadyZero - steadyEnd,
+      appliedFromStartToLagZero: appliedSteady,
+      cpu: m.cpu,
+      cpuMsPerPageView: {
+        gateway: suite.cpuMsPerRequest({ cpu: m.cpu, requests: m.ok }, 'gateway'),
+        visitors: round((visitorsCpu * 1000) / appliedSteady, 3),
+        postgres: round((pgCpu * 1000) / appliedSteady, 3),
+      },
+    };
+    out(suite.saturationLine('steady   POST /collect', m, 24));
+    out(`steady   ${m.okPerSec} page views/s accepted; lag ${lagAtEnd} at the end, 0 after ${result.steady.lagZeroAfterMs} ms; CPU per page view: gateway ${result.steady.cpuMsPerPageView.gateway} ms, visitors ${result.steady.cpuMsPerPageView.visitors} ms, Postgres ${result.steady.cpuMsPerPageView.postgres} ms (${appliedSteady} applied); machine ${m.cpu.machineBusyPct} % busy, cores % ${JSON.stringify(m.cpu.coresPct)}`);
+
+    // Phase 2: a burst at the saturated accept rate, the consumer running.
+    if (opts.burst > 0) {
+      progress(`burst: ${opts.burst} s saturated, consumer running`);
+      const burst = await collect(opts.burst, 0);
+      const end = Date.now();
+      suite.flagFailedRuns([['burst', burst]], problems, out);
+      const lagAtBurstEnd = await lag.lag();
+      const zero = await lagZero('the burst to drain');
+      result.burst = { seconds: opts.burst, acceptPerSec: burst.measured.okPerSec, pageViews: burst.measured.ok, lagAtEnd: lagAtBurstEnd, drainedAfterMs: zero - end };
+      out(`burst    ${burst.measured.ok} page views in ${opts.burst} s (${burst.measured.okPerSec}/s), lag ${lagAtBurstEnd} at its end, drained ${result.burst.drainedAfterMs} ms after it`);
+    }
+
+    // Phase 3: a backlog written with the consumer stopped, then drained by one replica.
+    progress('drain: the visitors service stopped, a backlog built');
+    const exit = await stopChild(children.visitors);
+    delete children.visitors;
+    if (!exit.graceful) problems.push(`visitors did not shut down cleanly on SIGTERM: ${JSON.stringify(exit)}`);
+    const backlogRun = await collect(opts['backlog-seconds'], 0, () => startCpuMeter({ gateway: children.gateway.pid }));
+    suite.flagFailedRuns([['backlog', backlogRun]], problems, out);
+    const backlog = await lag.lag();
+    const before = await applied();
+    progress(`drain: ${backlog} messages behind, the visitors service started`);
+    const visitors = await startVisitors();
+    const v0 = cpuOf([visitors.pid]);
+    const pg0 = cpuOf(await pgPids());
+    let firstAt = null;
+    let last = before;
+    const doneAt = await waitUntil(async () => {
+      const now = await applied();
+      if (firstAt === null && now > before) firstAt = Date.now();
+      last = now;
+      return (await lag.lag()) === 0 && Date.now();
+    }, { timeoutMs: opts['drain-timeout'] * 1000, intervalMs: 20, what: 'the backlog to drain' });
+    const drained = last - before;
+    const drainSec = (doneAt - (firstAt ?? doneAt)) / 1000;
+    const bm = backlogRun.measured;
+    result.drain = {
+      backlogMessages: backlog,
+      pageViews: drained,
+      seconds: round(drainSec, 2),
+      pageViewsPerSec: drainSec > 0 ? Math.round(drained / drainSec) : null,
+      cpuMsPerPageView: { visitors: round((cpuSince(v0, cpuOf([visitors.pid])) * 1000) / drained, 3), postgres: round((cpuSince(pg0, cpuOf(await pgPids())) * 1000) / drained, 3) },
+      gatewayAloneAcceptPerSec: bm.okPerSec,
+      gatewayAloneCpuMsPerPageView: suite.cpuMsPerRequest({ cpu: bm.cpu, requests: bm.ok }, 'gateway'),
+    };
+    out(suite.saturationLine('backlog  POST /collect', bm, 24));
+    out(`drain    ${drained} page views in ${result.drain.seconds} s: ${result.drain.pageViewsPerSec}/s by one replica; CPU per page view visitors ${result.drain.cpuMsPerPageView.visitors} ms, Postgres ${result.drain.cpuMsPerPageView.postgres} ms; the gateway alone accepted ${bm.okPerSec}/s at ${result.drain.gatewayAloneCpuMsPerPageView} ms CPU each`);
+    if (drained < bm.ok) problems.push(`drain: ${drained} page views applied for ${bm.ok} accepted`);
+
+    // Every page view accepted counts once: the visitors' own counts add up to what was applied.
+    const { rows: [totals] } = await sql.query('SELECT coalesce(sum(page_views), 0)::bigint AS n, count(*) AS visitors FROM visitors.visitor_profiles WHERE site_id = $1', [site.id]);
+    result.visitorsSeen = Number(totals.visitors);
+    if (Number(totals.n) !== last) problems.push(`visitor_profiles count ${totals.n} page views, site_hours ${last}`);
+  });
+
+  // Targets and summary.
+  const s = result.steady;
+  const d = result.drain;
+  const accept = s && d ? Math.max(s.acceptPerSec, d.gatewayAloneAcceptPerSec) : null;
+  const targets = s && d && {
+    gatewayCpu: { target: `<= ${TARGETS.maxGatewayCpuMs} ms per page view`, actual: s.cpuMsPerPageView.gateway, met: s.cpuMsPerPageView.gateway <= TARGETS.maxGatewayCpuMs },
+    visitorsPostgresCpu: { target: `<= ${TARGETS.maxVisitorsPostgresCpuMs} ms per page view`, actual: round(s.cpuMsPerPageView.visitors + s.cpuMsPerPageView.postgres, 3), met: s.cpuMsPerPageView.visitors + s.cpuMsPerPageView.postgres <= TARGETS.maxVisitorsPostgresCpuMs },
+    // Against the higher of the two accept rates (with and without the consumer on the cores).
+    drainToAccept: { target: `>= ${TARGETS.minDrainToAccept}`, actual: round(d.pageViewsPerSec / accept, 2), met: d.pageViewsPerSec / accept >= TARGETS.minDrainToAccept },
+    ...(result.burst && { burstDrained: { target: `<= ${TARGETS.maxBurstDrainMs} ms after its end`, actual: result.burst.drainedAfterMs, met: result.burst.drainedAfterMs <= TARGETS.maxBurstDrainMs } }),
+  };
+  suite.closeResult(result, targets, problems);
+  const fields = {
+    params: result.params,
+    // scripts/capacity.js reads these.
+    acceptPerSec: s?.acceptPerSec,
+    cpuMsPerPageView: s?.cpuMsPerPageView,
+    drain: d && { pageViewsPerSec: d.pageViewsPerSec, cpuMsPerPageView: d.cpuMsPerPageView, gatewayAloneAcceptPerSec: d.gatewayAloneAcceptPerSec, gatewayAloneCpuMsPerPageView: d.gatewayAloneCpuMsPerPageView },
+    steady: s && { p50: s.latencyMs.p50, p99: s.latencyMs.p99, lagAtEnd: s.lagAtEnd, lagZeroAfterMs: s.lagZeroAfterMs, machineBusyPct: s.cpu.machineBusyPct, coresPct: s.cpu.coresPct },
+    burst: result.burst,
+    drainToAccept: targets?.drainToAccept?.actual,
+    targetsMet: targets && Object.fromEntries(Object.entries(targets).map(([k, v]) => [k, v.met])),
+  };
+  suite.writeAndPrintSummary({
+    result,
+    fields,
+    startedAt,
+    problems,
+    out,
+    latest: defaults, // a shortened run never replaces bench/figures/collect.json
+    targetsLine: targets && `targets  ${Object.entries(targets).map(([k, v]) => `${k} ${v.actual} ${v.met ? 'MET' : 'MISSED'} (${v.target})`).join('; ')}`,
+  });
+  if (problems.length) return 1;
+  if (opts.checkTargets && targets && !Object.values(targets).every((t) => t.met)) return 1;
+  return 0;
+}
+
+module.exports = { description, help, run };
