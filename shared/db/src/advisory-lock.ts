@@ -14,6 +14,8 @@ export const ADVISORY_LOCKS = {
   accountEventsPublisher: 0x676c696d61636374n,
   /** enrichment: rolling the usage ledger up into usage_days ("ledg"), taken inside its statement. */
   usageRollup: 0x6c656467n,
+  /** visitors: deleting collected message ids past their retention. */
+  collectedMessagesPurge: 7_204_321n,
 } as const;
 
 export type AdvisoryLock = keyof typeof ADVISORY_LOCKS;
