@@ -178,7 +178,7 @@ function copyButton(label, source) {
   }
 }
 
-// Runs `task` now and then every `intervalMs()` while `owner` is on the page, paused while the tab
+// Runs `task` at once and then every `intervalMs()` while `owner` is on the page, paused while the tab
 // is hidden (resumed at once when it shows again). `task` answering false stops it for good.
 function poll(owner, task, intervalMs) {
   let timer = null;
@@ -210,7 +210,7 @@ function poll(owner, task, intervalMs) {
     if (!stopped && owner.isConnected && !document.hidden) timer = setTimeout(tick, intervalMs());
   }
   document.addEventListener('visibilitychange', onVisibility);
-  void tick();
+  timer = setTimeout(tick, 0); // once the caller has put `owner` on the page
   return { stop, now: () => (timer !== null ? (clearTimeout(timer), tick()) : undefined) };
 }
 
@@ -1138,7 +1138,7 @@ function trafficChart(hours) {
       s('text', { x: pad.left - 8, y: y(v), 'text-anchor': 'end', 'dominant-baseline': 'middle' }, plainNumber.format(v)),
     );
   }
-  grid.append(s('text', { x: pad.left - 8, y: pad.top - 12, 'text-anchor': 'end', class: 'axis-title' }, 'per hour'));
+  grid.append(s('text', { x: pad.left, y: pad.top - 10, 'text-anchor': 'start', class: 'axis-title' }, 'page views and visitors per hour'));
   const xAxis = s('g', { class: 'x-axis' }, s('line', { x1: pad.left, x2: W - pad.right, y1: y(0), y2: y(0) }));
   hours.forEach((x, i) => {
     if ((hours.length - 1 - i) % 3 === 0) xAxis.append(s('text', { x: cx(i), y: H - pad.bottom + 18, 'text-anchor': 'middle' }, hourLabel.format(new Date(x.hour))));
@@ -1191,6 +1191,11 @@ function duration(seconds) {
   return `${Math.floor(secs / 3600)} h ${String(Math.floor((secs % 3600) / 60)).padStart(2, '0')} min`;
 }
 
+// Visitors' times are recent: day and time, no year, so the table fits the page.
+const recentTime = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+
+const compact = (t) => (t.classList.add('compact'), t);
+
 async function visitorsPage(root) {
   const results = h('div', {}, loading());
   const updated = h('p', { class: 'muted', id: 'visitors-updated' });
@@ -1202,14 +1207,14 @@ async function visitorsPage(root) {
     String(v.sessions),
     duration(v.engagedSeconds),
     v.lastPage ? h('code', { class: 'wrap' }, v.lastPage) : '–',
-    when(v.firstSeen),
-    when(v.lastSeen),
-    v.identifiedBy ? [v.identifiedBy.method, ', ', when(v.identifiedBy.at)] : '–',
+    when(v.firstSeen, '–', recentTime),
+    when(v.lastSeen, '–', recentTime),
+    v.identifiedBy ? [v.identifiedBy.method, ', ', when(v.identifiedBy.at, '–', recentTime)] : '–',
   ];
   async function load() {
     const { items } = await api('GET', `visitors?${new URLSearchParams({ limit: String(VISITORS_LIMIT) })}`);
     if (!results.isConnected) return false;
-    results.replaceChildren(items.length ? table('Latest visitors', columns, items.map(row), [2, 3, 4]) : h('p', {}, 'No visitors yet. Install a site’s tag (Sites) and they appear here.'));
+    results.replaceChildren(items.length ? h('div', { class: 'table-scroll' }, compact(table('Latest visitors', columns, items.map(row), [2, 3, 4]))) : h('p', {}, 'No visitors yet. Install a site’s tag (Sites) and they appear here.'));
     updated.replaceChildren('Updated ', when(new Date().toISOString(), '–', dateTimeSeconds), `; refreshes every ${VISITORS_POLL_MS / 1000} seconds while this tab is shown.`);
   }
   const poller = poll(results, load, () => VISITORS_POLL_MS);
