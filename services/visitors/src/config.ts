@@ -1,0 +1,33 @@
+// The visitors service's environment, parsed once at start-up.
+import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+
+const schema = z
+  .object({
+    ...baseEnv,
+    DATABASE_URL: databaseUrlEnv('visitors'),
+    /** Port of the internal API (for the gateway) and the health, readiness and metrics endpoints. */
+    VISITORS_PORT: port(8084),
+    HOST: z.string().default('0.0.0.0'),
+    /** The consumer group on visitors.collected. */
+    VISITORS_GROUP_ID: z.string().min(1).default('glimpse-visitors'),
+    /** The consumer group on the accounts topic (a deletion removes the account's visitors). */
+    VISITORS_ACCOUNTS_GROUP_ID: z.string().min(1).default('glimpse-visitors-accounts'),
+    VISITORS_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(15_000),
+    /** Partitions applied at the same time by one instance. */
+    VISITORS_CONCURRENCY: z.coerce.number().int().positive().default(4),
+    /** Most messages applied in one transaction. */
+    VISITORS_MAX_BATCH: z.coerce.number().int().positive().max(10_000).default(1000),
+    /** Behind and without progress this long: the replica is unready. */
+    VISITORS_STUCK_AFTER_MS: z.coerce.number().int().positive().default(60_000),
+    /** Collected message ids (the dedupe) are kept this long: past any redelivery from visitors.collected (about 24.6 h). */
+    VISITORS_COLLECTED_RETENTION_HOURS: z.coerce.number().int().min(25).default(48),
+    VISITORS_PURGE_INTERVAL_MS: z.coerce.number().int().positive().default(15 * 60_000),
+    ...internalTokenEnv,
+  })
+  .refine(...internalTokenRequiredInProduction);
+
+export type VisitorsConfig = z.infer<typeof schema>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): VisitorsConfig {
+  return parseConfig(schema, env);
+}

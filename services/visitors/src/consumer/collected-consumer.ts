@@ -1,0 +1,92 @@
+// The consumer group on visitors.collected: the shared batch consumer (createBatchConsumer in
+// @glimpse/messaging: chunks, bisecting, dead letters, lag and stuck detection) applying collected
+// messages. A chunk is one transaction (applyCollected); then the track events of identified
+// visitors are sent to events.inbound (retried until done while the partition is ours), and only
+// then are the offsets committed. A crash before that redelivers the chunk: it changes nothing and
+// sends its tracks again under the same eventIds, which the playbook service dedups.
+import type { Kafka, KafkaMessage } from 'kafkajs';
+import type { Registry } from 'prom-client';
+import type { Db } from '@glimpse/db';
+import { dependencyFailure } from '@glimpse/errors';
+import type { Logger } from '@glimpse/logging';
+import {
+  TOPICS,
+  collectedSchema,
+  createBatchConsumer,
+  createProcessedCounter,
+  outageCheck,
+  personKey,
+  type BatchConsumer,
+  type BatchingProducer,
+  type Collected,
+  type InboundEvent,
+  type ParseResult,
+} from '@glimpse/messaging';
+import { applyCollected, ConcurrentApplyError } from '../domain/apply-collected.js';
+import type { TrackForward } from '../domain/plan-collected.js';
+import { collectedStore } from '../data/collected-store.js';
+
+export interface CollectedConsumerOptions {
+  kafka: Kafka;
+  db: Db;
+  producer: BatchingProducer;
+  groupId: string;
+  concurrency: number;
+  sessionTimeoutMs?: number;
+  logger: Logger;
+  registry: Registry;
+  maxBatch?: number;
+  stuckAfterMs?: number;
+  lagPollMs?: number;
+}
+
+export function parseCollected(message: KafkaMessage): ParseResult<Collected> {
+  try {
+    const parsed = collectedSchema.safeParse(JSON.parse(message.value?.toString('utf8') ?? ''));
+    // Paths and codes only: a message's values (emails, addresses) never reach a dead letter's reason.
+    return parsed.success ? parsed.data : { invalid: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.code}`).join('; ').slice(0, 500) };
+  } catch {
+    return { invalid: 'not JSON' };
+  }
+}
+
+function inboundEvent(f: TrackForward): InboundEvent {
+  return { eventId: f.eventId, accountId: f.accountId, event: f.event, email: f.email, properties: f.properties, receivedAt: f.receivedAt };
+}
+
+export function createCollectedConsumer(options: CollectedConsumerOptions): BatchConsumer {
+  const { db, producer } = options;
+  const store = collectedStore(db);
+  const processed = createProcessedCounter(options.registry, 'glimpse_collected_processed_total', 'Collected messages handled by the visitors service, by outcome');
+  const batch = createBatchConsumer<Collected>({
+    ...options,
+    topic: TOPICS.visitorsCollected,
+    deadLetterTopic: TOPICS.visitorsDeadLetter,
+    processed,
+    stuckSetting: 'VISITORS_STUCK_AFTER_MS',
+    parse: parseCollected,
+    async apply(items, turn) {
+      const plan = await applyCollected(store, items.map((i) => i.value));
+      const { applied, duplicates, bots, tracksUnidentified } = plan.counts;
+      if (applied - bots) processed.inc({ outcome: 'applied' }, applied - bots);
+      if (bots) processed.inc({ outcome: 'bot' }, bots);
+      if (duplicates) processed.inc({ outcome: 'duplicate' }, duplicates);
+      if (tracksUnidentified) processed.inc({ outcome: 'track_unidentified' }, tracksUnidentified);
+      if (plan.forwards.length === 0) return;
+      // Committed: only the sends are left, retried until done (a redelivery would send them again, same ids).
+      await batch.untilDone(
+        async () => {
+          await Promise.all(plan.forwards.map((f) => producer.send(TOPICS.eventsInbound, { key: personKey(f.accountId, f.email), value: JSON.stringify(inboundEvent(f)) })));
+        },
+        turn,
+      );
+      processed.inc({ outcome: 'track_forwarded' }, plan.forwards.length);
+    },
+    // Postgres down, timing out, or a concurrent apply of the same visitor (retrying finds it done): not the messages' fault.
+    isOutage: outageCheck({
+      known: (err) => err instanceof ConcurrentApplyError || dependencyFailure(err) !== null || (err as { code?: unknown }).code === 'P2028',
+      probe: () => db.$queryRawUnsafe('SELECT 1'),
+    }),
+  });
+  return batch;
+}

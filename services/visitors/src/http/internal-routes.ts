@@ -1,0 +1,60 @@
+// The visitors service's internal HTTP API, behind the gateway: a visitor's page-view fields (the
+// details lookup), the latest visitors, a site's last 24 hours, and deletions (a site's data, an
+// erased person's links and aggregates). The gateway names the account.
+import express, { type Router } from 'express';
+import type { Db } from '@glimpse/db';
+import { AppError } from '@glimpse/errors';
+import { fromGateway, parsePageQuery, queryStrings } from '@glimpse/http';
+import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
+import { isUuid, normalizeEmail } from '@glimpse/validation';
+import { decodeVisitorCursor, detailsOf, encodeVisitorCursor, listItemOf, trafficSince, zeroFilledHours } from '../domain/visitor-views.js';
+import { deleteSiteData, erasePerson, findVisitor, siteHours, visitorPage } from '../data/visitor-repository.js';
+
+export function internalRouter({ db, internalToken, now = () => new Date() }: { db: Db; internalToken: string; now?: () => Date }): Router {
+  const router = express.Router();
+  router.use('/internal', fromGateway(internalToken));
+  const account = (res: express.Response) => res.locals.accountId as string;
+  const siteId = (req: express.Request) => {
+    const id = req.params.siteId as string;
+    if (!isUuid(id)) throw new AppError('invalid_request', 'site id must be a UUID');
+    return id;
+  };
+
+  router.get('/internal/visitors/:visitorId/details', async (req, res) => {
+    const id = req.params.visitorId as string;
+    const visitor = VISITOR_ID_PATTERN.test(id) ? await findVisitor(db, account(res), id) : null;
+    if (!visitor) throw new AppError('not_found', 'no visitor with this id');
+    res.json(detailsOf(visitor));
+  });
+
+  router.get('/internal/visitors', async (req, res) => {
+    // The cursor is this list's own (identified, last seen, visitor id), so it is read apart from the limit.
+    const { cursor, ...rest } = queryStrings(req.query as Record<string, unknown>, ['limit', 'cursor']);
+    const { limit } = parsePageQuery(rest);
+    const rows = await visitorPage(db, account(res), limit, cursor === undefined ? null : decodeVisitorCursor(cursor));
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    res.json({
+      items: page.map(listItemOf),
+      nextCursor: rows.length > limit && last ? encodeVisitorCursor({ identified: last.email !== null, lastSeen: last.lastSeen, id: last.visitorId }) : null,
+    });
+  });
+
+  router.get('/internal/sites/:siteId/traffic', async (req, res) => {
+    const at = now();
+    const { rows, firstPageViewAt } = await siteHours(db, account(res), siteId(req), trafficSince(at));
+    res.json({ firstPageViewAt, hours: zeroFilledHours(rows, at) });
+  });
+
+  router.delete('/internal/sites/:siteId', async (req, res) => {
+    await deleteSiteData(db, account(res), siteId(req));
+    res.status(204).end();
+  });
+
+  router.delete('/internal/persons/:email', async (req, res) => {
+    const email = normalizeEmail(req.params.email as string);
+    if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
+    res.json(await erasePerson(db, account(res), email));
+  });
+  return router;
+}

@@ -1,0 +1,92 @@
+// Starts the visitors service: the consumer group on visitors.collected (sessions, aggregates,
+// identity links and site hours; track events of identified visitors on to events.inbound), the
+// consumer of the accounts topic (a deletion removes the account's visitors), the periodic purge of
+// old collected ids, and an HTTP port for the internal API, health, readiness and metrics (lag
+// included). On stop it leaves the groups (the chunk in hand finished and committed), then closes.
+import { createDb } from '@glimpse/db';
+import { createBaseApp, createHttpServer } from '@glimpse/http';
+import { createLogger, type Logger } from '@glimpse/logging';
+import { TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import { createCollectedConsumer } from './consumer/collected-consumer.js';
+import { scheduleCollectedPurge } from './data/collected-retention.js';
+import { deleteAccountVisitors } from './data/visitor-repository.js';
+import { internalRouter } from './http/internal-routes.js';
+import { loadConfig, type VisitorsConfig } from './config.js';
+
+export interface RunningVisitorsService {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startVisitorsService(
+  config: VisitorsConfig = loadConfig(),
+  logger: Logger = createLogger({ service: 'visitors', level: config.LOG_LEVEL }),
+): Promise<RunningVisitorsService> {
+  // One connection per partition applied concurrently, plus a few for the internal API and the purge.
+  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.VISITORS_CONCURRENCY + 4 });
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), clientId: 'glimpse-visitors', logger });
+  // A chunk's track events (and dead letters) go out as one producer batch.
+  const producer = createBatchingProducer({ kafka, maxBatch: Math.max(500, config.VISITORS_MAX_BATCH) });
+  await producer.connect();
+  const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.visitorsCollected });
+
+  const base = createBaseApp({
+    logger,
+    checks: {
+      postgres: async () => { await db.$queryRaw`SELECT 1`; },
+      kafka: async () => {
+        if (!consumer.isRunning()) throw new Error('consumer not running');
+        await kafkaHealth.check();
+      },
+      accounts: async () => accounts.check(),
+      consumer: async () => {
+        const [worst] = consumer.stuck().sort((a, b) => b.lag - a.lag);
+        if (worst) throw new Error(`stuck: partition ${worst.partition}, ${worst.lag} behind, no progress for ${Math.round(worst.sinceProgressMs / 1000)} s`);
+      },
+    },
+    readinessDetail: () => ({ lag: Object.fromEntries(consumer.lags().map((l) => [l.partition, l.lag])) }),
+  });
+  const consumer = createCollectedConsumer({
+    kafka,
+    db,
+    producer,
+    groupId: config.VISITORS_GROUP_ID,
+    concurrency: config.VISITORS_CONCURRENCY,
+    sessionTimeoutMs: config.VISITORS_SESSION_TIMEOUT_MS,
+    maxBatch: config.VISITORS_MAX_BATCH,
+    stuckAfterMs: config.VISITORS_STUCK_AFTER_MS,
+    logger,
+    registry: base.registry,
+  });
+  const accounts = createAccountEventsConsumer({
+    kafka,
+    groupId: config.VISITORS_ACCOUNTS_GROUP_ID,
+    sessionTimeoutMs: config.VISITORS_SESSION_TIMEOUT_MS,
+    logger,
+    registry: base.registry,
+    onDeleted: (accountId) => deleteAccountVisitors(db, accountId),
+  });
+  await consumer.start();
+  accounts.start(); // in the background, retrying until Kafka answers; /readyz shows it
+  const purge = scheduleCollectedPurge(db, { retentionHours: config.VISITORS_COLLECTED_RETENTION_HOURS, intervalMs: config.VISITORS_PURGE_INTERVAL_MS, logger });
+
+  base.app.use(internalRouter({ db, internalToken: config.INTERNAL_TOKEN }));
+  const server = createHttpServer({ app: base.finish(), port: config.VISITORS_PORT, host: config.HOST });
+  const address = await server.start();
+  logger.info({ port: address.port, groupId: config.VISITORS_GROUP_ID, accountsGroupId: config.VISITORS_ACCOUNTS_GROUP_ID }, 'visitors service running');
+
+  return {
+    ...address,
+    async stop() {
+      purge.stop();
+      await consumer.stop();
+      await accounts.stop();
+      await server.stop();
+      await producer.disconnect();
+      await kafkaHealth.close();
+      await db.$disconnect();
+      logger.info('visitors service stopped');
+    },
+  };
+}
