@@ -12,7 +12,7 @@ const HELP = `Usage: npm start [-- --no-seed]
 Starts Kafka (from its jars), checks Postgres and Redis (DATABASE_URL, REDIS_URL), applies the
 migrations, runs the services (gateway on PORT, default 8080; playbook service on PLAYBOOK_PORT,
 default 8082; the internal enrichment service on ENRICHMENT_PORT, default 8081; the webhooks
-service on WEBHOOKS_PORT, default 8083), then creates a
+service on WEBHOOKS_PORT, default 8083; the visitors service on VISITORS_PORT, default 8084), then creates a
 demo account (event token, API key, two playbooks, 200 synthetic persons and their visitors) and
 prints it.
   --no-seed   do not create the demo account`;
@@ -25,17 +25,20 @@ const env = {
   PLAYBOOK_PORT: process.env.PLAYBOOK_PORT || '8082',
   ENRICHMENT_PORT: process.env.ENRICHMENT_PORT || '8081',
   WEBHOOKS_PORT: process.env.WEBHOOKS_PORT || '8083',
+  VISITORS_PORT: process.env.VISITORS_PORT || '8084',
   KAFKAJS_NO_PARTITIONER_WARNING: '1',
 };
 env.ENRICHMENT_URL = process.env.ENRICHMENT_URL || `http://127.0.0.1:${env.ENRICHMENT_PORT}`;
 env.PLAYBOOK_URL = process.env.PLAYBOOK_URL || `http://127.0.0.1:${env.PLAYBOOK_PORT}`;
 env.WEBHOOKS_URL = process.env.WEBHOOKS_URL || `http://127.0.0.1:${env.WEBHOOKS_PORT}`;
+env.VISITORS_URL = process.env.VISITORS_URL || `http://127.0.0.1:${env.VISITORS_PORT}`;
 
 const SERVICES = [
   { name: 'gateway', main: 'services/gateway/dist/main.js', port: env.PORT },
   { name: 'playbook', main: 'services/playbook/dist/main.js', port: env.PLAYBOOK_PORT },
   { name: 'enrichment', main: 'services/enrichment/dist/main.js', port: env.ENRICHMENT_PORT },
   { name: 'webhooks', main: 'services/webhooks/dist/main.js', port: env.WEBHOOKS_PORT },
+  { name: 'visitors', main: 'services/visitors/dist/main.js', port: env.VISITORS_PORT },
 ];
 
 const children = [];
