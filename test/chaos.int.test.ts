@@ -1,5 +1,5 @@
 // npm run chaos in its short mode, as part of the suite: its own 3-broker Kafka cluster, private
-// Postgres and Redis, 2 gateways, 3 playbook and 2 enrichment replicas, one cycle of faults under
+// Postgres and Redis, 2 gateways, 3 playbook, 2 enrichment and 2 visitors replicas, one cycle of faults under
 // load, the fuzzer, then the exact checks. The suite's test command builds first; this runs dist/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,6 +13,7 @@ interface ChaosResult {
   ok: boolean;
   events: { sent: number; acked: number; inKafka: number };
   lookups: { total: number };
+  collect: { sent: number; acked: number; pageViews: number; visitors: number };
   fuzzer: { sent: number };
   faults: { what: string }[];
   checks: { name: string; ok: boolean; detail: string }[];
@@ -48,9 +49,14 @@ describe('npm run chaos -- --short', () => {
     expect(result.events.acked).toBe(result.events.sent);
     expect(result.events.acked).toBeGreaterThan(300);
     expect(result.lookups.total).toBeGreaterThan(50);
+    // The tag's page views went through the faults too, and every visitor was compared with a replay.
+    expect(result.collect.acked).toBe(result.collect.sent);
+    expect(result.collect.acked).toBeGreaterThan(300);
+    expect(result.collect.pageViews).toBe(result.collect.acked);
+    expect(result.collect.visitors).toBe(20);
     expect(result.fuzzer.sent).toBe(2000);
     const kinds = new Set(result.faults.map((f) => f.what));
-    for (const kind of ['SIGKILL playbook replica', 'playbook replica joins', 'playbook replica leaves (SIGTERM)', 'SIGKILL gateway', 'SIGKILL Kafka broker', 'Kafka broker restarted', 'Redis stopped', 'Postgres stopped (immediate shutdown)', 'Postgres hung (SIGSTOP of the postmaster and its processes)']) {
+    for (const kind of ['SIGKILL playbook replica', 'SIGKILL visitors replica', 'playbook replica joins', 'playbook replica leaves (SIGTERM)', 'SIGKILL gateway', 'SIGKILL Kafka broker', 'Kafka broker restarted', 'Redis stopped', 'Postgres stopped (immediate shutdown)', 'Postgres hung (SIGSTOP of the postmaster and its processes)']) {
       expect(kinds).toContain(kind);
     }
   }, 20 * 60_000);

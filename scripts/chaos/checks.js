@@ -9,6 +9,9 @@ const { TOPICS } = require('../infra/topics');
 const DAY_MS = 86_400_000;
 const INBOUND = 'events.inbound';
 const DLQ = 'events.inbound.dlq';
+const COLLECTED = 'visitors.collected';
+const COLLECTED_DLQ = 'visitors.collected.dlq';
+const RAW = [INBOUND, DLQ, COLLECTED, COLLECTED_DLQ];
 
 /** Every record of `topic` up to its current end: [{ partition, offset, key, value }]. */
 async function readTopic(brokers, topic) {
@@ -42,13 +45,13 @@ async function readTopic(brokers, topic) {
   return records.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
 }
 
-/** How far the consumer group is behind the end of events.inbound, summed over partitions. */
-async function groupLag(brokers, groupId) {
+/** How far the consumer group is behind the end of `topic` (events.inbound), summed over partitions. */
+async function groupLag(brokers, groupId, topic = INBOUND) {
   const admin = kafkaClient(brokers, { retry: { retries: 1 } }).admin();
   await admin.connect();
   try {
-    const ends = await admin.fetchTopicOffsets(INBOUND);
-    const [committed] = await admin.fetchOffsets({ groupId, topics: [INBOUND] });
+    const ends = await admin.fetchTopicOffsets(topic);
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
     const at = new Map((committed?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
     return ends.reduce((lag, p) => lag + Math.max(0, Number(p.high) - Math.max(0, at.get(p.partition) ?? 0)), 0);
   } finally {
@@ -216,13 +219,13 @@ async function kafkaPurgeCheck(brokers, nodeIds) {
       const { resources } = await admin.describeConfigs({
         includeSynonyms: false,
         resources: [
-          ...[INBOUND, DLQ].map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['retention.ms', 'segment.ms', 'file.delete.delay.ms', 'message.timestamp.type', 'min.insync.replicas'] })),
+          ...RAW.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['retention.ms', 'segment.ms', 'file.delete.delay.ms', 'message.timestamp.type', 'min.insync.replicas'] })),
           { type: ConfigResourceTypes.BROKER, name: String(nodeIds[i]), configNames: ['log.retention.check.interval.ms'] },
         ],
       });
       const value = (name, key) => resources.find((r) => r.resourceName === name)?.configEntries.find((e) => e.configName === key)?.configValue;
       const check = Number(value(String(nodeIds[i]), 'log.retention.check.interval.ms'));
-      for (const t of [INBOUND, DLQ]) {
+      for (const t of RAW) {
         const deleteDelay = Number(value(t, 'file.delete.delay.ms'));
         const total = Number(value(t, 'retention.ms')) + Number(value(t, 'segment.ms')) + check + deleteDelay;
         worst = Math.max(worst, total);
@@ -241,7 +244,7 @@ async function kafkaPurgeCheck(brokers, nodeIds) {
   const thin = topics.flatMap((t) => t.partitions.filter((p) => p.replicas.length !== 3).map((p) => `${t.name}/${p.partitionId}`));
   if (thin.length) problems.push(`partitions without 3 replicas: ${thin.slice(0, 5).join(', ')}`);
   return {
-    name: 'raw events leave Kafka within 24 h by configuration (retention + segment.ms + check interval + delete delay), RF 3, min ISR 2',
+    name: 'raw events and page views leave Kafka within 24 h by configuration (retention + segment.ms + check interval + delete delay), RF 3, min ISR 2',
     ok: problems.length === 0,
     detail: problems.length ? problems.slice(0, 4).join('; ') : `read from all ${brokers.length} brokers: worst case ${(worst / 3_600_000).toFixed(2)} h`,
   };
@@ -288,4 +291,53 @@ async function redisPurgeCheck(redisUrl) {
   };
 }
 
-module.exports = { readTopic, groupLag, deliveryChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, replayPerson };
+/**
+ * The visitors service's aggregates against a replay, written here from the issue (not imported from
+ * the service): what visitors.collected holds for the site, each visitor's page views in Kafka order,
+ * a copy of an id counted once; a new session on a new UTM campaign (the load never idles 30 min);
+ * first/last seen the first/last page view's receivedAt; last page the last one's path. Every page
+ * view answered 200 must be in Kafka, and nothing in the dead-letter topic.
+ */
+async function visitorsChecks({ brokers, siteId, load, details }) {
+  const records = (await readTopic(brokers, COLLECTED)).map((r) => ({ ...r, message: JSON.parse(r.value) }));
+  const byVisitor = new Map();
+  let copies = 0;
+  for (const { message: m } of records) {
+    if (m.siteId !== siteId || m.type !== 'pageview') continue;
+    const v = byVisitor.get(m.visitorId) ?? { ids: new Set(), views: [] };
+    byVisitor.set(m.visitorId, v);
+    if (v.ids.has(m.id)) { copies++; continue; }
+    v.ids.add(m.id);
+    v.views.push(m);
+  }
+  const lost = [];
+  for (const [vid, ids] of load.acked) for (const id of ids) if (!byVisitor.get(vid)?.ids.has(id)) lost.push(`${vid}/${id}`);
+  const mismatches = [];
+  let compared = 0;
+  for (const [vid, v] of byVisitor) {
+    let sessions = 0;
+    let campaign = null;
+    for (const m of v.views) {
+      const c = m.utm?.campaign ?? null;
+      if (sessions === 0 || (c !== null && c !== campaign)) { sessions++; campaign = c; }
+    }
+    const expected = { page_views: v.views.length, sessions, first_seen: Date.parse(v.views[0].receivedAt), last_seen: Date.parse(v.views.at(-1).receivedAt), last_page: v.views.at(-1).path };
+    const res = await details(vid);
+    const got = res.status === 200 ? res.body?.visitor ?? {} : { status: res.status };
+    const actual = { page_views: got.page_views, sessions: got.sessions, first_seen: Date.parse(got.first_seen), last_seen: Date.parse(got.last_seen), last_page: got.last_page };
+    compared++;
+    if (JSON.stringify(actual) !== JSON.stringify(expected)) mismatches.push({ vid, expected, actual });
+  }
+  const dlq = (await readTopic(brokers, COLLECTED_DLQ)).filter((r) => r.value.includes(siteId));
+  const pageViews = [...byVisitor.values()].reduce((n, v) => n + v.views.length, 0);
+  return {
+    figures: { pageViews, copies, visitors: compared },
+    results: [
+      { name: 'every page view answered 200 is in visitors.collected', ok: lost.length === 0 && load.ackedCount() > 0, detail: lost.length ? `${lost.length} missing, e.g. ${lost.slice(0, 3).join(', ')}` : `${load.ackedCount()} answered 200, all there (${pageViews} distinct, ${copies} repeated copies)` },
+      { name: 'every visitor\'s aggregates equal a replay of its page views in Kafka (page views once, sessions, first/last seen, last page)', ok: mismatches.length === 0 && compared > 0, detail: mismatches.length ? `${mismatches.length} of ${compared} differ, e.g. ${JSON.stringify(mismatches[0])}` : `${compared} visitors, ${pageViews} page views` },
+      { name: 'no collected page view dead-lettered (visitors.collected.dlq)', ok: dlq.length === 0, detail: `${dlq.length}` },
+    ],
+  };
+}
+
+module.exports = { visitorsChecks, readTopic, groupLag, deliveryChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, replayPerson };

@@ -217,4 +217,97 @@ function createLookupLoad({ gateways, apiKey, persons, rate, workers, explained,
   };
 }
 
-module.exports = { createEventLoad, createLookupLoad };
+/**
+ * What the site tag sends (POST /collect, text/plain from the site's origin): page views of
+ * `visitors` fixed visitor ids, each visitor's one after another (so their order in Kafka is the
+ * order sent), every page view with a new id and a UTM campaign that changes every 5 page views (a
+ * new session each time). A request not answered 200 is sent again unchanged: the ids make a copy
+ * count once. Records per visitor the page-view ids answered 200.
+ */
+function createCollectLoad({ gateways, siteKey, origin, visitors, rate, explained, seed = 13, retryForMs = 90_000, timeoutMs = 20_000 }) {
+  const rng = seededRandom(seed);
+  const pace = createPacer(rate);
+  const outcomes = counter();
+  const failures = [];
+  const vids = Array.from({ length: visitors }, (_, i) => (Math.floor(Date.now() / 1000).toString(16) + i.toString(16).padStart(16, '0')).slice(0, 24));
+  const acked = new Map(vids.map((v) => [v, []])); // vid -> page-view ids answered 200, in send order
+  let seq = 0;
+  let gaveUp = 0;
+  let stopping = false;
+  const fail = (what, detail) => {
+    outcomes.add(`FAIL ${what}`);
+    if (failures.length < 200) failures.push({ what, ...detail });
+  };
+  const headers = { 'content-type': 'text/plain;charset=UTF-8', origin, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36' };
+
+  async function sendOne(vid, k, g) {
+    const id = `chaospv${++seq}`;
+    const path = `/p/${Math.floor(rng() * 20)}`;
+    const body = JSON.stringify({ site: siteKey, vid, events: [{ type: 'pageview', id, url: `${origin}${path}?q=1`, path, title: `Chaos ${path}`, utm: { source: 'chaos', campaign: `c${Math.floor(k / 5)}` } }] });
+    const deadline = Date.now() + retryForMs;
+    for (;;) {
+      const start = Date.now();
+      let status = null;
+      let retryAfter = null;
+      let kind = null;
+      let text = '';
+      try {
+        const res = await fetch(`${gateways[g]}/collect`, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+        status = res.status;
+        retryAfter = res.headers.get('retry-after');
+        text = await res.text();
+      } catch (err) {
+        kind = errorKind(err);
+      }
+      if (status === 200) {
+        outcomes.add('200');
+        acked.get(vid).push(id);
+        return;
+      }
+      if (status === 503) {
+        if (retryAfter === null) fail('503 without Retry-After', { id, gateway: g, body: text.slice(0, 200) });
+        else outcomes.add('503 + Retry-After (retried)');
+      } else if (status !== null) {
+        fail(`${status} to a valid page view`, { id, gateway: g, body: text.slice(0, 300) });
+        return;
+      } else if (explained(g, kind, start, Date.now())) {
+        outcomes.add(`${kind} (gateway killed/down, retried)`);
+        g = (g + 1) % gateways.length;
+      } else {
+        fail(kind, { id, gateway: g, ms: Date.now() - start });
+        g = (g + 1) % gateways.length;
+      }
+      if (Date.now() > deadline) {
+        gaveUp++;
+        outcomes.add('gave up (never 200)');
+        return;
+      }
+      await sleep(Math.min(2000, Math.max(200, Number(retryAfter ?? 0.5) * 1000)));
+    }
+  }
+
+  let running = null;
+  return {
+    outcomes: outcomes.counts,
+    failures,
+    acked,
+    sent: () => seq,
+    ackedCount: () => [...acked.values()].reduce((n, ids) => n + ids.length, 0),
+    gaveUp: () => gaveUp,
+    start() {
+      // One worker per visitor: a visitor's page views never overlap.
+      running = Promise.all(vids.map(async (vid, i) => {
+        for (let k = 0; !stopping; k++) {
+          await pace();
+          if (!stopping) await sendOne(vid, k, i % gateways.length);
+        }
+      }));
+    },
+    async stop() {
+      stopping = true;
+      await running;
+    },
+  };
+}
+
+module.exports = { createEventLoad, createLookupLoad, createCollectLoad };

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run chaos: the production topology on one machine (a 3-broker KRaft cluster, 2 gateways,
-// 3 playbook replicas, 2 enrichment replicas, a private Postgres and Redis), a steady load of
-// events and lookups, faults during it, a fuzzer, then exact checks. Loopback only, bounded, and it
+// 3 playbook replicas, 2 enrichment replicas, 2 visitors replicas, a private Postgres and Redis), a
+// steady load of events, lookups and collected page views, faults during it, a fuzzer, then exact checks. Loopback only, bounded, and it
 // stops everything it started (by recorded pid). Prints progress to stderr and a table to stdout;
 // exits 1 when a check fails.
 'use strict';
@@ -12,21 +12,23 @@ const { parseArgs } = require('node:util');
 const { REPO_ROOT, serviceDatabaseUrl } = require('../infra/env');
 const { createKafkaCluster } = require('./kafka-cluster');
 const { createRegistry, startNodeService, createPrivatePostgres, createPrivateRedis, freePorts } = require('./processes');
-const { createEventLoad, createLookupLoad } = require('./load');
-const { deliveryChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, groupLag } = require('./checks');
+const { createEventLoad, createLookupLoad, createCollectLoad } = require('./load');
+const { deliveryChecks, visitorsChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, groupLag } = require('./checks');
 
 const HELP = `Usage: npm run chaos -- [--short | --full] [options]
 
 Starts, on loopback and beside anything already running: a 3-broker KRaft Kafka cluster (from the
 jars of scripts/infra, replication factor 3, min.insync.replicas 2, data in .infra/chaos), a private
 Postgres cluster (initdb in a temporary dir) and a private redis-server, 2 gateways, 3 playbook
-replicas and 2 enrichment replicas (their builds, dist/main.js). Then a steady load of events and
-lookups runs while faults are made, in cycles: SIGKILL of a playbook replica (3 per cycle), a 4th
-replica joining and leaving, SIGKILL of a gateway, SIGKILL of a Kafka broker and its restart, Redis
+replicas, 2 enrichment replicas and 2 visitors replicas (their builds, dist/main.js). Then a steady
+load of events, lookups and the tag's page views (POST /collect) runs while faults are made, in
+cycles: SIGKILL of a playbook replica (3 per cycle), a 4th replica joining and leaving, SIGKILL of
+each visitors replica, SIGKILL of a gateway, SIGKILL of a Kafka broker and its restart, Redis
 stopped, Postgres stopped, Postgres hung (SIGSTOP of the postmaster and its processes, then
 SIGCONT). After the load: the fuzzer over every public path, then the checks — every event
 answered 200 is in Kafka and has its effects exactly once (in-order replay per person compared with
-Postgres), no 5xx but 503 with Retry-After, no connection closed without an answer, no planted
+Postgres), every page view answered 200 in Kafka and every visitor's aggregates (page views, sessions,
+first/last seen, last page) equal to a replay of its page views, no 5xx but 503 with Retry-After, no connection closed without an answer, no planted
 email/phone/property/credential in any service's log, raw events gone within 24 h by configuration.
 Everything it started is stopped at the end; a run that was killed is cleaned up by the next.
 
@@ -43,12 +45,14 @@ Everything it started is stopped at the end; a run that was killed is cleaned up
 Service logs stay in .infra/chaos/logs after the run.`;
 
 const MODES = {
-  short: { cycles: 1, rate: 40, minEvents: 0, people: 200, eventWorkers: 16, lookupRate: 6, lookupWorkers: 2, fuzz: 2000, drainMs: 180_000 },
-  full: { cycles: 5, rate: 300, minEvents: 100_000, people: 4000, eventWorkers: 64, lookupRate: 20, lookupWorkers: 4, fuzz: 20_000, drainMs: 900_000 },
+  short: { cycles: 1, rate: 40, minEvents: 0, people: 200, eventWorkers: 16, lookupRate: 6, lookupWorkers: 2, collectRate: 10, collectVisitors: 20, fuzz: 2000, drainMs: 180_000 },
+  full: { cycles: 5, rate: 300, minEvents: 100_000, people: 4000, eventWorkers: 64, lookupRate: 20, lookupWorkers: 4, collectRate: 60, collectVisitors: 120, fuzz: 20_000, drainMs: 900_000 },
 };
 const CYCLE_S = 80;
 const MAX_EXTRA_LOAD_MS = 60 * 60_000;
 const GROUP_ID = 'glimpse-playbook-chaos';
+const VISITORS_GROUP_ID = 'glimpse-visitors-chaos';
+const SITE_ORIGIN = 'https://chaos-site.example';
 const NAMES = ['signed_up', 'demo_booked', 'form_submitted', 'purchase', 'unsubscribed'];
 // Every name both starts and stops something, so the order of a person's events decides the outcome.
 const PLAYBOOKS = [
@@ -129,7 +133,7 @@ async function main() {
     log('building the workspace');
     await require('../lib.js').build();
   }
-  for (const s of ['gateway', 'playbook', 'enrichment']) {
+  for (const s of ['gateway', 'playbook', 'enrichment', 'visitors']) {
     if (!fs.existsSync(path.join(REPO_ROOT, 'services', s, 'dist', 'main.js'))) throw new Error(`services/${s}/dist/main.js is missing: build first (npm run build)`);
   }
   fs.mkdirSync(chaosDir, { recursive: true });
@@ -164,7 +168,7 @@ async function main() {
 
 async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   // ---- infrastructure
-  const [pgPort, redisPort, ...kp] = await freePorts(2 + 6 + 9);
+  const [pgPort, redisPort, ...kp] = await freePorts(2 + 6 + 11);
   const kafkaPorts = [0, 1, 2].map((i) => ({ port: kp[i * 2], controllerPort: kp[i * 2 + 1] }));
   const servicePorts = kp.slice(6);
   log(`starting Postgres (port ${pgPort}), Redis (port ${redisPort}) and 3 Kafka brokers (${kafkaPorts.map((p) => p.port).join(', ')})`);
@@ -192,8 +196,11 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
     PLAYBOOK_GROUP_ID: GROUP_ID,
     PLAYBOOK_SESSION_TIMEOUT_MS: '6000',
+    VISITORS_GROUP_ID,
+    // The gateway's calls to the visitors service, and this script's to its internal API.
+    INTERNAL_TOKEN: crypto.randomBytes(24).toString('hex'),
   };
-  const [gw1, gw2, en1, en2, pb1, pb2, pb3, pb4] = servicePorts;
+  const [gw1, gw2, en1, en2, pb1, pb2, pb3, pb4, vi1, vi2] = servicePorts;
   const specs = {
     'enrichment-1': { service: 'enrichment', env: { ENRICHMENT_PORT: String(en1) }, url: `http://127.0.0.1:${en1}` },
     'enrichment-2': { service: 'enrichment', env: { ENRICHMENT_PORT: String(en2) }, url: `http://127.0.0.1:${en2}` },
@@ -201,8 +208,10 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     'playbook-2': { service: 'playbook', env: { PLAYBOOK_PORT: String(pb2) }, url: `http://127.0.0.1:${pb2}` },
     'playbook-3': { service: 'playbook', env: { PLAYBOOK_PORT: String(pb3) }, url: `http://127.0.0.1:${pb3}` },
     'playbook-4': { service: 'playbook', env: { PLAYBOOK_PORT: String(pb4) }, url: `http://127.0.0.1:${pb4}` },
-    'gateway-1': { service: 'gateway', env: { PORT: String(gw1), ENRICHMENT_URL: `http://127.0.0.1:${en1}`, PLAYBOOK_URL: `http://127.0.0.1:${pb1}` }, url: `http://127.0.0.1:${gw1}` },
-    'gateway-2': { service: 'gateway', env: { PORT: String(gw2), ENRICHMENT_URL: `http://127.0.0.1:${en2}`, PLAYBOOK_URL: `http://127.0.0.1:${pb2}` }, url: `http://127.0.0.1:${gw2}` },
+    'visitors-1': { service: 'visitors', env: { VISITORS_PORT: String(vi1) }, url: `http://127.0.0.1:${vi1}` },
+    'visitors-2': { service: 'visitors', env: { VISITORS_PORT: String(vi2) }, url: `http://127.0.0.1:${vi2}` },
+    'gateway-1': { service: 'gateway', env: { PORT: String(gw1), ENRICHMENT_URL: `http://127.0.0.1:${en1}`, PLAYBOOK_URL: `http://127.0.0.1:${pb1}`, VISITORS_URL: `http://127.0.0.1:${vi1}` }, url: `http://127.0.0.1:${gw1}` },
+    'gateway-2': { service: 'gateway', env: { PORT: String(gw2), ENRICHMENT_URL: `http://127.0.0.1:${en2}`, PLAYBOOK_URL: `http://127.0.0.1:${pb2}`, VISITORS_URL: `http://127.0.0.1:${vi2}` }, url: `http://127.0.0.1:${gw2}` },
   };
   const gateways = ['gateway-1', 'gateway-2'].map((n) => specs[n].url);
   const killedOnPurpose = new Set();
@@ -241,9 +250,10 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     stack.services.delete(name);
   }
 
-  log('starting 2 enrichment, 3 playbook and 2 gateway processes');
-  for (const n of ['enrichment-1', 'enrichment-2', 'playbook-1', 'playbook-2', 'playbook-3']) start(n);
-  await Promise.all(['enrichment-1', 'enrichment-2', 'playbook-1', 'playbook-2', 'playbook-3'].map((n) => waitHttp(`${specs[n].url}/readyz`, n)));
+  log('starting 2 enrichment, 3 playbook, 2 visitors and 2 gateway processes');
+  const backends = ['enrichment-1', 'enrichment-2', 'playbook-1', 'playbook-2', 'playbook-3', 'visitors-1', 'visitors-2'];
+  for (const n of backends) start(n);
+  await Promise.all(backends.map((n) => waitHttp(`${specs[n].url}/readyz`, n)));
   for (const n of ['gateway-1', 'gateway-2']) start(n);
   await Promise.all(['gateway-1', 'gateway-2'].map((n) => waitHttp(`${specs[n].url}/readyz`, n)));
 
@@ -288,13 +298,18 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     if (res.status !== 201 && res.status !== 200) throw new Error(`creating playbook ${p.name}: ${res.status} ${JSON.stringify(res.body)}`);
     playbooks.push({ id: res.body.id, triggers: p.triggers, exits: p.exits });
   }
-  log(`account, ${lookupPersons.length} persons with visitors, ${playbooks.length} playbooks ready`);
+  // A site for the tag's page views, through the sites API like a site owner.
+  const siteRes = await http(`${gateways[0]}/account/sites`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Chaos ${runId}`, origins: [SITE_ORIGIN] }) });
+  if (siteRes.status !== 201) throw new Error(`creating the site: ${siteRes.status} ${JSON.stringify(siteRes.body)}`);
+  const site = siteRes.body;
+  log(`account, ${lookupPersons.length} persons with visitors, ${playbooks.length} playbooks, a site ready`);
 
   // ---- load and faults
   const explained = (g, _kind, start, end) => downWindows[g].some((w) => w.from <= end + 100 && (w.to ?? Infinity) >= start - 100);
   const people = Array.from({ length: m.people }, (_, i) => ({ email: `p${i}.${marker}@chaos-load.example` }));
   const events = createEventLoad({ gateways, token, people, names: NAMES, rate: m.rate, workers: m.eventWorkers, runId, marker, explained });
   const lookups = createLookupLoad({ gateways, apiKey, persons: lookupPersons, rate: m.lookupRate, workers: m.lookupWorkers, explained });
+  const collects = createCollectLoad({ gateways, siteKey: site.key, origin: SITE_ORIGIN, visitors: m.collectVisitors, rate: m.collectRate, explained });
   const loadStart = Date.now();
   const fault = (what, detail = '') => {
     did.faults.push({ at: ((Date.now() - loadStart) / 1000).toFixed(0), what, detail });
@@ -303,12 +318,18 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   const background = [];
   const later = (ms, fn) => background.push(sleep(ms).then(fn).catch((err) => log(`!! ${err.message}`)));
   const progress = setInterval(() => {
-    log(`load: ${events.sent()} events sent, ${events.acked()} answered 200, ${lookups.total()} lookups`);
+    log(`load: ${events.sent()} events sent, ${events.acked()} answered 200, ${lookups.total()} lookups, ${collects.ackedCount()} page views answered 200`);
   }, 15_000);
 
   async function killConsumer(name) {
     if (!stack.services.has(name)) return;
     fault('SIGKILL playbook replica', name);
+    await kill(name);
+    later(3000, () => start(name));
+  }
+  async function killVisitors(name) {
+    if (!stack.services.has(name)) return;
+    fault('SIGKILL visitors replica', name);
     await kill(name);
     later(3000, () => start(name));
   }
@@ -336,6 +357,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     const broker = (c % 3) + 1;
     await sleep(3000); await killConsumer('playbook-2');
     await sleep(4000); fault('playbook replica joins', 'playbook-4'); start('playbook-4');
+    await killVisitors('visitors-1');
     await sleep(4000); await killGateway(c % 2);
     await sleep(3000); await killBroker(broker);
     const brokerBack = sleep(12_000).then(async () => {
@@ -344,6 +366,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     });
     await sleep(5000); fault('playbook replica leaves (SIGTERM)', 'playbook-4'); await kill('playbook-4', 'SIGTERM');
     await sleep(3000); await killConsumer('playbook-3');
+    await killVisitors('visitors-2');
     await brokerBack;
     await sleep(4000); fault('Redis stopped', '8 s'); await stack.redis.stop();
     await sleep(8000); await stack.redis.start();
@@ -358,6 +381,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   log(`load: ${m.rate} events/s over ${m.people} people, ${m.lookupRate} lookups/s; ${m.cycles} fault cycle(s) of ${CYCLE_S} s${m.minEvents ? `, then until ${m.minEvents} events` : ''}`);
   events.start();
   lookups.start();
+  collects.start();
   try {
     for (let c = 0; c < m.cycles; c++) {
       log(`fault cycle ${c + 1}/${m.cycles}`);
@@ -367,14 +391,14 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     while (events.sent() < m.minEvents && Date.now() < extraDeadline) await sleep(1000);
   } finally {
     clearInterval(progress);
-    await Promise.all([events.stop(), lookups.stop()]);
+    await Promise.all([events.stop(), lookups.stop(), collects.stop()]);
     await Promise.all(background);
   }
   const loadSeconds = (Date.now() - loadStart) / 1000;
   log(`load done: ${events.sent()} events in ${loadSeconds.toFixed(0)} s, ${events.acked()} answered 200`);
 
   // ---- recovery: every service ready again
-  const names = ['gateway-1', 'gateway-2', 'enrichment-1', 'enrichment-2', 'playbook-1', 'playbook-2', 'playbook-3'];
+  const names = ['gateway-1', 'gateway-2', 'enrichment-1', 'enrichment-2', 'playbook-1', 'playbook-2', 'playbook-3', 'visitors-1', 'visitors-2'];
   const recoveryStart = Date.now();
   const recovered = await Promise.all(names.map((n) => waitHttp(`${specs[n].url}/readyz`, n, 180_000).then(() => true, () => false)));
   const recoverySeconds = (Date.now() - recoveryStart) / 1000;
@@ -411,15 +435,27 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     if (Date.now() > drainDeadline) break;
     await sleep(2000);
   }
+  let visitorsLag;
+  for (;;) {
+    visitorsLag = await groupLag(stack.kafka.brokers, VISITORS_GROUP_ID, 'visitors.collected').catch(() => Infinity);
+    if (visitorsLag === 0 || Date.now() > drainDeadline) break;
+    await sleep(1000);
+  }
   await sleep(2000); // the last batch's transaction commits before its offset; give the tail a moment
   const drained = { name: `the playbook replicas drain events.inbound (within ${m.drainMs / 1000} s)`, ok: lag === 0, detail: lag === 0 ? 'lag 0' : `lag ${lag} at the deadline` };
+  const visitorsDrained = { name: `the visitors replicas drain visitors.collected (within ${m.drainMs / 1000} s)`, ok: visitorsLag === 0, detail: visitorsLag === 0 ? 'lag 0' : `lag ${visitorsLag} at the deadline` };
 
   // ---- checks
   log('checking');
-  const checks = [{ name: 'every service ready again after the faults (/readyz 200 within 180 s)', ok: unready.length === 0, detail: unready.length ? `not ready: ${unready.join(', ')}` : `all ${names.length} ready ${recoverySeconds.toFixed(0)} s after the load ended` }, drained];
+  const checks = [{ name: 'every service ready again after the faults (/readyz 200 within 180 s)', ok: unready.length === 0, detail: unready.length ? `not ready: ${unready.join(', ')}` : `all ${names.length} ready ${recoverySeconds.toFixed(0)} s after the load ended` }, drained, visitorsDrained];
   const delivery = await deliveryChecks({ brokers: stack.kafka.brokers, pg, accountId: account.id, playbooks, load: events, skipEmails: new Set([primer]) });
   checks.push(...delivery.results);
   await pg.end();
+  const details = (vid) => http(`${specs['visitors-1'].url}/internal/visitors/${vid}/details`, { headers: { 'x-glimpse-internal-token': env.INTERNAL_TOKEN, 'x-glimpse-account-id': account.id } });
+  const visitorsResult = await visitorsChecks({ brokers: stack.kafka.brokers, siteId: site.id, load: collects, details });
+  checks.push(...visitorsResult.results);
+  const collectFailures = Object.entries(collects.outcomes).filter(([k]) => k.startsWith('FAIL '));
+  checks.push({ name: 'collect: every page view answered 200 (or 503 with Retry-After, retried), none given up', ok: collectFailures.length === 0 && collects.gaveUp() === 0, detail: collectFailures.length ? collectFailures.map(([k, v]) => `${k.slice(5)}: ${v}`).join('; ') : `${collects.gaveUp()} given up` });
   const eventFailures = Object.entries(events.outcomes).filter(([k]) => k.startsWith('FAIL '));
   const lookupFailures = Object.entries(lookups.outcomes).filter(([k]) => k.startsWith('FAIL '));
   checks.push({
@@ -465,10 +501,11 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     loadSeconds: Math.round(loadSeconds),
     events: { sent: events.sent(), acked: events.acked(), latencyMs: events.latency(), perSecond: Math.round(events.acked() / loadSeconds), outcomes: events.outcomes, inKafka: delivery.figures.inKafka, landedAfter503: delivery.figures.landedUnacked, repeatedCopies: delivery.figures.copies, enrollments: delivery.figures.enrollments },
     lookups: { total: lookups.total(), outcomes: lookups.outcomes },
+    collect: { sent: collects.sent(), acked: collects.ackedCount(), outcomes: collects.outcomes, ...visitorsResult.figures },
     fuzzer: { sent: fuzzSent, statuses: fuzzStatuses },
     faults: did.faults,
     checks: checks.map(({ name, ok, warn, detail }) => ({ name, ok, ...(warn ? { warn } : {}), detail })),
-    failures: { events: events.failures.slice(0, 20), lookups: lookups.failures.slice(0, 20), fuzzer: fuzzResults.flatMap((r) => r.failures).slice(0, 20), logs: logsCheck.found.slice(0, 10) },
+    failures: { events: events.failures.slice(0, 20), lookups: lookups.failures.slice(0, 20), collect: collects.failures.slice(0, 20), fuzzer: fuzzResults.flatMap((r) => r.failures).slice(0, 20), logs: logsCheck.found.slice(0, 10) },
     ok: checks.every((c) => c.ok),
   };
   console.log(table(result));
@@ -480,11 +517,13 @@ function table(r) {
   const out = [];
   const row = (a, b) => out.push(`  ${String(a).padEnd(46)} ${b}`);
   out.push('', `npm run chaos — ${r.mode} mode, ${r.seconds} s (load ${r.loadSeconds} s)`, '', 'What it did');
-  row('topology', '3 Kafka brokers (RF 3, min ISR 2), 2 gateways, 3 playbook replicas (+1 joining), 2 enrichment, private Postgres and Redis');
+  row('topology', '3 Kafka brokers (RF 3, min ISR 2), 2 gateways, 3 playbook replicas (+1 joining), 2 enrichment, 2 visitors, private Postgres and Redis');
   row('events sent / answered 200', `${r.events.sent} / ${r.events.acked} (${r.events.perSecond}/s; answer 200 p50 ${r.events.latencyMs.p50} ms, p99 ${r.events.latencyMs.p99} ms)`);
   for (const [k, v] of Object.entries(r.events.outcomes).sort()) row(`  events: ${k}`, v);
   row('events in Kafka (distinct) / repeated copies', `${r.events.inKafka} / ${r.events.repeatedCopies} (landed although answered 503: ${r.events.landedAfter503})`);
   row('enrollments compared', r.events.enrollments);
+  row('page views sent / answered 200', `${r.collect.sent} / ${r.collect.acked} (${r.collect.pageViews} distinct in Kafka, ${r.collect.copies} repeated copies, ${r.collect.visitors} visitors compared)`);
+  for (const [k, v] of Object.entries(r.collect.outcomes).sort()) row(`  collect: ${k}`, v);
   row('lookups', r.lookups.total);
   for (const [k, v] of Object.entries(r.lookups.outcomes).sort()) row(`  lookups: ${k}`, v);
   row('fuzzer requests', `${r.fuzzer.sent}: ${Object.entries(r.fuzzer.statuses).sort().map(([k, v]) => `${k}×${v}`).join(' ')}`);

@@ -5,6 +5,7 @@ import type { EnrichmentClient } from '../../data/enrichment-client.js';
 import { relay } from '../../data/internal-service.js';
 import type { PlaybookClient } from '../../data/playbook-client.js';
 import type { WebhooksClient } from '../../data/webhooks-client.js';
+import type { VisitorsClient } from '../../data/visitors-client.js';
 import { AppError } from '@glimpse/errors';
 import { normalizeEmail } from '@glimpse/validation';
 import type { RawEventStore } from '../../data/raw-event-store.js';
@@ -12,10 +13,15 @@ import { parseEventInput } from '../../domain/event-input.js';
 import { jsonBody, rawSearch } from './json-body.js';
 
 const account = (res: Response) => res.locals.accountId as string;
+export interface ForwardedRoutesOptions {
+  playbooks: PlaybookClient;
+  enrichment: EnrichmentClient;
+  webhooks: WebhooksClient;
+  visitors: VisitorsClient;
+  rawStore: RawEventStore;
+}
 
-
-
-export function forwardedRoutes({ playbooks, enrichment, webhooks, rawStore }: { playbooks: PlaybookClient; enrichment: EnrichmentClient; webhooks: WebhooksClient; rawStore: RawEventStore }): Router {
+export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore }: ForwardedRoutesOptions): Router {
   const router = express.Router();
   const id = (req: express.Request) => req.params.id as string;
 
