@@ -26,7 +26,7 @@ it('when the document is generated, then docs/openapi.json is that document (npm
 it('when the document is validated against the OpenAPI 3.1 schema, then it is valid and names the public endpoints', () => {
   expect(validateOpenApi(OPENAPI_FILE)).toEqual({ valid: true });
   const paths = Object.keys(loadInterface().paths as object);
-  expect(paths.filter((p) => !p.startsWith('/account/')).sort()).toEqual(['/events', '/events/batch', '/visitors/enrichment', '/visitors/enrichment/bulk', '/visitors/{visitorId}/details']);
+  expect(paths.filter((p) => !p.startsWith('/account/')).sort()).toEqual(['/collect', '/events', '/events/batch', '/visitors/enrichment', '/visitors/enrichment/bulk', '/visitors/{visitorId}/details']);
   expect(paths.filter((p) => p.startsWith('/account/')).sort()).toEqual([
     '/account/api-keys',
     '/account/api-keys/{id}',
@@ -40,9 +40,13 @@ it('when the document is validated against the OpenAPI 3.1 schema, then it is va
     '/account/playbooks',
     '/account/playbooks/{id}',
     '/account/playbooks/{id}/enrollments',
+    '/account/sites',
+    '/account/sites/{id}',
+    '/account/sites/{id}/traffic',
     '/account/suppressions',
     '/account/suppressions/{email}',
     '/account/usage',
+    '/account/visitors',
     '/account/webhooks',
     '/account/webhooks/{id}',
     '/account/webhooks/{id}/deliveries',

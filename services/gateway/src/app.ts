@@ -18,6 +18,11 @@ import { docsRouter } from './http/docs-route.js';
 import type { EnrichmentClient } from './data/enrichment-client.js';
 import type { PlaybookClient } from './data/playbook-client.js';
 import type { WebhooksClient } from './data/webhooks-client.js';
+import type { VisitorsClient } from './data/visitors-client.js';
+import { tagAsset } from './tag/tag-asset.js';
+import { tagRouter } from './tag/tag-route.js';
+import type { TagAsset } from './http/account/site-routes.js';
+import { MAX_SITES_PER_ACCOUNT } from '@glimpse/api';
 import { trustProxySetting, type GatewayConfig } from './config.js';
 
 export interface CreateGatewayOptions {
@@ -32,6 +37,7 @@ export interface CreateGatewayOptions {
     | 'KAFKA_SEND_TIMEOUT_MS'
     | 'LOOKUP_TIMEOUT_MS'
     | 'TRUST_PROXY'
+    | 'PUBLIC_URL'
   >;
   producer: BatchingProducer;
   redis: Redis;
@@ -44,12 +50,16 @@ export interface CreateGatewayOptions {
   playbooks: PlaybookClient;
   /** The webhooks service: endpoints and deliveries of the management API. */
   webhooks: WebhooksClient;
+  /** The visitors service: a site's traffic, the visitors list, the tag's half of the details lookup, erasure. */
+  visitors: VisitorsClient;
+  /** The served site tag (its SRI hash goes in the install snippet); by default the built tag. */
+  tag?: () => TagAsset;
   logger: Logger;
   checks: Record<string, ReadinessCheck | OptionalCheck>;
   registry?: Registry;
 }
 
-export function createGatewayApp({ config, producer, redis, authenticator, addressLimiter, enrichment, db, playbooks, webhooks, logger, checks, registry = new Registry() }: CreateGatewayOptions) {
+export function createGatewayApp({ config, producer, redis, authenticator, addressLimiter, enrichment, db, playbooks, webhooks, visitors, tag = tagAsset, logger, checks, registry = new Registry() }: CreateGatewayOptions) {
   const accepted = new Counter({ name: 'glimpse_events_accepted_total', help: 'Events acknowledged by Kafka and answered 200', registers: [registry] });
   const redisFailures = new Counter({
     name: 'glimpse_redis_failures_total',
@@ -96,7 +106,20 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
       inFlightWaitMs: config.LOOKUP_TIMEOUT_MS,
     }),
   );
-  base.app.use(accountRouter({ authenticator, db, playbooks, enrichment, rawStore, webhooks, limits: { perKey: limiter('account', config.ACCOUNT_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter } }));
+  base.app.use(
+    accountRouter({
+      authenticator,
+      db,
+      playbooks,
+      enrichment,
+      rawStore,
+      webhooks,
+      visitors,
+      sites: { tag, maxPerAccount: MAX_SITES_PER_ACCOUNT, publicUrl: config.PUBLIC_URL },
+      limits: { perKey: limiter('account', config.ACCOUNT_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter },
+    }),
+  );
+  base.app.use(tagRouter());
   base.app.use(consoleRouter());
   base.app.use(docsRouter());
   return { app: base.finish(), registry };

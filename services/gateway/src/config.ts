@@ -52,6 +52,18 @@ const schema = z
   PLAYBOOK_URL: z.string().url().default('http://127.0.0.1:8082'),
   /** The internal webhooks service: the management API's webhook endpoints and deliveries. */
   WEBHOOKS_URL: z.string().url().default('http://127.0.0.1:8083'),
+  /** The internal visitors service: visitors, sessions, identity links and per-site traffic. */
+  VISITORS_URL: z.string().url().default('http://127.0.0.1:8084'),
+  /** Where browsers reach the gateway (a CNAME of the site keeps the visitor cookie first-party); the install snippet names it. Default: the address a request came to. */
+  PUBLIC_URL: z.string().url().optional(),
+  /** Requests per second per site on POST /collect (across all gateways). */
+  COLLECT_RATE_LIMIT_PER_SECOND: positive(200),
+  /** How long a site key's answer (its site, or that it names none) is kept; origin changes take effect within it. */
+  SITE_CACHE_TTL_MS: ms(5000),
+  SITE_CACHE_NEGATIVE_TTL_MS: ms(5000),
+  /** While Postgres fails, a site seen a moment ago keeps collecting this long past its cache time. */
+  SITE_CACHE_STALE_IF_ERROR_MS: ms(600_000),
+  SITE_CACHE_MAX_ENTRIES: positive(10_000),
 })
   .refine(...internalTokenRequiredInProduction);
 

@@ -15,6 +15,7 @@ import { createAddressLimiter } from './data/address-limiter.js';
 import { createEnrichmentClient } from './data/enrichment-client.js';
 import { createPlaybookClient } from './data/playbook-client.js';
 import { createWebhooksClient } from './data/webhooks-client.js';
+import { createVisitorsClient } from './data/visitors-client.js';
 import { loadConfig, type GatewayConfig } from './config.js';
 
 export interface RunningGateway {
@@ -93,6 +94,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
   const enrichment = createEnrichmentClient({ baseUrl: config.ENRICHMENT_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
   const playbooks = createPlaybookClient({ baseUrl: config.PLAYBOOK_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
   const webhooks = createWebhooksClient({ baseUrl: config.WEBHOOKS_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
+  const visitors = createVisitorsClient({ baseUrl: config.VISITORS_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS });
   const { app } = createGatewayApp({
     config,
     producer,
@@ -103,6 +105,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
     db,
     playbooks,
     webhooks,
+    visitors,
     logger,
     registry,
     checks: {
@@ -133,6 +136,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
       await enrichment.close();
       await playbooks.close();
       await webhooks.close();
+      await visitors.close();
       redis.disconnect();
       await db.$disconnect();
       logger.info('gateway stopped');

@@ -29,6 +29,7 @@ import {
   usageSchema,
 } from './management.js';
 import { RECORD_SCHEMAS } from './records.js';
+import { collectAnswerSchema, collectRequestSchema, siteCreateSchema, siteSchema, siteTrafficSchema, siteUpdateSchema, visitorSummarySchema } from './sites.js';
 import {
   WEBHOOK_DELIVERY_STATUSES,
   webhookCreateSchema,
@@ -39,7 +40,7 @@ import {
   webhookUpdateSchema,
 } from './webhooks.js';
 
-export const API_VERSION = '1.2.0';
+export const API_VERSION = '1.3.0';
 
 const ERRORS = {
   400: 'the request breaks a rule the message names',
@@ -90,7 +91,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   const bearer = registry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',
-    description: 'An API key (glk_…) for the lookups, an event token (gle_…) for the events.',
+    description: 'An API key (glk_…) for the lookups, an event token (gle_…) for the events. A site key (glp_…) is refused (401) everywhere: it only collects.',
   });
   const security = [{ [bearer.name]: [] }];
   for (const [name, schema] of Object.entries(RECORD_SCHEMAS)) registry.registerComponent('schemas', name, schema as never);
@@ -199,7 +200,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
   });
 
+  registerCollect(registry);
   registerManagement(registry, security);
+  registerSites(registry, security);
   registerWebhooks(registry, security);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
@@ -216,6 +219,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     tags: [
       { name: 'Lookups', description: 'Visitor details and enrichment, with an API key' },
       { name: 'Events', description: 'Events, with an event token' },
+      { name: 'Collect', description: 'What the site tag sends from the browser, with the publishable site key (glp_…) in the body' },
+      { name: 'Sites', description: 'Sites with their tag, origins and traffic, and the visitors the tag has seen; an API key with the account:manage scope' },
       { name: 'Account', description: 'The management API: an API key with the account:manage scope, acting on its own account' },
       { name: 'Webhooks', description: 'Webhook endpoints that receive enrollment.started and enrollment.stopped, their signing secrets and deliveries; an API key with the account:manage scope' },
     ],
@@ -309,6 +314,66 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
       from: z.string().optional().meta({ description: 'YYYY-MM-DD (default 30 days ago)' }),
       to: z.string().optional().meta({ description: 'YYYY-MM-DD (default today); at most 366 days' }),
     }),
+  });
+}
+
+/** POST /collect: the tag's page views, engagement, identify and track calls; no bearer credential (the site key is in the body). */
+function registerCollect(registry: OpenAPIRegistry): void {
+  const cors = {
+    'Access-Control-Allow-Origin': { description: "the request's Origin, only when it is one of the site's origins", schema: { type: 'string' as const } },
+    'Set-Cookie': { description: '_glv=<vid>; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly (and Secure under https); not for a bot', schema: { type: 'string' as const } },
+  };
+  const refusal = (description: string) => ({ description, content: json(errorBodySchema) });
+  registry.registerPath({
+    method: 'post',
+    path: '/collect',
+    operationId: 'collect.post',
+    tags: ['Collect'],
+    security: [],
+    summary: "The site tag's events, recorded (Kafka, acks=all) before the answer",
+    description:
+      'The visitor id is body vid when valid, else the _glv cookie when valid, else minted (24 hex, ObjectId-shaped). A bot user agent is counted, never a visitor. ' +
+      "Track names the site does not allow are dropped (accepted counts what was taken). Sent as text/plain (no preflight) or application/json (preflight answered for the site's origins). " +
+      'The collector can be served from a CNAME of the site (e.g. t.example.com), so its cookie is first-party and not capped at seven days.',
+    request: {
+      body: {
+        required: true,
+        content: { 'text/plain': { schema: collectRequestSchema }, 'application/json': { schema: collectRequestSchema } },
+      },
+    },
+    responses: {
+      200: { description: 'recorded', headers: cors, content: json(collectAnswerSchema) },
+      400: refusal('the body breaks a rule the message names; nothing was recorded'),
+      401: refusal('unknown site key'),
+      403: refusal("the Origin is missing or not one of the site's origins; nothing was recorded"),
+      413: refusal('the body is over 32 KB'),
+      415: refusal('the body is neither text/plain nor application/json'),
+      429: { description: 'over the site\'s rate limit; Retry-After says when to try again', headers: { 'Retry-After': ref('headers', 'RetryAfter') }, content: json(errorBodySchema) },
+      500: refusal(ERRORS[500]),
+      503: { description: ERRORS[503], headers: { 'Retry-After': ref('headers', 'RetryAfter') }, content: json(errorBodySchema) },
+    },
+  });
+}
+
+/** Sites under /account/sites, and the visitors the tag has seen (answered by the visitors service). */
+function registerSites(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
+  const op = managementOperations(registry, security, 'Sites');
+  const atLimit = {
+    409: { description: 'the account already has its maximum of 50 sites (limit_reached); delete one first', headers: RATE_HEADERS, content: json(errorBodySchema) },
+  };
+  op('post', '/account/sites', 'sites.create', 'Create a site: its publishable key and install snippet', { status: 201, description: 'created', schema: siteSchema }, {
+    body: { required: true, content: json(siteCreateSchema) },
+  }, atLimit);
+  op('get', '/account/sites', 'sites.list', 'The sites, newest first', { status: 200, description: 'the sites', schema: listOf(siteSchema) });
+  op('get', '/account/sites/{id}', 'sites.get', 'A site', { status: 200, description: 'the site', schema: siteSchema }, idParam);
+  op('patch', '/account/sites/{id}', 'sites.update', 'Change a site: its name, origins or allowed track names', { status: 200, description: 'the site', schema: siteSchema }, {
+    ...idParam,
+    body: { required: true, content: json(siteUpdateSchema) },
+  });
+  op('delete', '/account/sites/{id}', 'sites.delete', 'Delete a site; its key stops collecting and its visitors and traffic are deleted', { status: 204, description: 'deleted' }, idParam);
+  op('get', '/account/sites/{id}/traffic', 'sites.traffic', 'Page views, visitors and bots per hour over the last 24 hours', { status: 200, description: 'the traffic', schema: siteTrafficSchema }, idParam);
+  op('get', '/account/visitors', 'sites.listVisitors', 'The visitors the tag has seen: identified first, then the latest seen first', { status: 200, description: 'a page of visitors', schema: pageOf(visitorSummarySchema) }, {
+    query: page,
   });
 }
 

@@ -14,3 +14,22 @@ export {
   webhookUpdateSchema,
   type WebhookEventType,
 } from './webhooks.js';
+export {
+  COLLECT_BODY_LIMIT_BYTES,
+  MAX_COLLECT_EVENTS,
+  MAX_SITES_PER_ACCOUNT,
+  MAX_SITE_ORIGINS,
+  SITE_KEY_PATTERN,
+  collectAnswerSchema,
+  collectEventSchema,
+  collectRequestSchema,
+  siteCreateSchema,
+  siteSchema,
+  siteTrafficSchema,
+  siteUpdateSchema,
+  visitorSummarySchema,
+  type CollectEvent,
+  type CollectRequest,
+  type SiteCreateInput,
+  type SiteUpdateInput,
+} from './sites.js';

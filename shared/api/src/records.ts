@@ -4,7 +4,7 @@
 // test that validates an answer against the generated document.
 export const RECORD_SCHEMAS: Record<string, Record<string, unknown>> = {
   "VisitorDetails": {
-    "description": "Spec §2.1: all fields are strings and none is required, so a field the person lacks is left out. page_views and last_seen_at are the page-view fields the spec does not show (docs/decisions.md), present when the visitor has page-view data.",
+    "description": "Spec §2.1: all fields are strings and none is required, so a field the person lacks is left out. The page-view fields the spec does not show (docs/decisions.md) are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified).",
     "type": "object",
     "additionalProperties": false,
     "properties": {
@@ -38,6 +38,40 @@ export const RECORD_SCHEMAS: Record<string, Record<string, unknown>> = {
       "last_seen_at": {
         "type": "string",
         "format": "date-time"
+      },
+      "sessions": {
+        "description": "visits of a visitor seen by the site tag (a new one after 30 idle minutes or a new UTM campaign)",
+        "type": "integer",
+        "minimum": 0
+      },
+      "first_seen": {
+        "description": "the tag's first page view of the visitor",
+        "type": "string",
+        "format": "date-time"
+      },
+      "last_seen": {
+        "description": "the tag's last page view or engagement of the visitor",
+        "type": "string",
+        "format": "date-time"
+      },
+      "last_page": {
+        "description": "the path of the visitor's last page view (no query)",
+        "type": "string"
+      },
+      "engaged_seconds": {
+        "description": "time on page reported by the tag, in total",
+        "type": "integer",
+        "minimum": 0
+      },
+      "identified_by": {
+        "description": "how and when the tag tied the visitor to the person (method identify, for now)",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["method", "at"],
+        "properties": {
+          "method": { "type": "string" },
+          "at": { "type": "string", "format": "date-time" }
+        }
       }
     }
   },

@@ -1,7 +1,7 @@
 // The management API under /account: an API key with the account:manage scope, acting on the
 // key's own account (another account's ids are not found). Credentials live in Postgres (shared
 // auth); playbooks, enrollments and the catalog in the playbook service; usage in the enrichment
-// service; recent raw events in Redis.
+// service; recent raw events in Redis; sites in Postgres, their traffic and visitors in the visitors service.
 import express, { type Router } from 'express';
 import type { Authenticator } from '@glimpse/auth';
 import type { Db } from '@glimpse/db';
@@ -16,7 +16,9 @@ import { credentialRoutes } from './credential-routes.js';
 import { forwardedRoutes } from './forwarded-routes.js';
 import { recentEventsRoute } from './recent-events-route.js';
 import { webhookRoutes } from './webhook-routes.js';
+import { siteRoutes, type TagAsset } from './site-routes.js';
 import type { WebhooksClient } from '../../data/webhooks-client.js';
+import type { VisitorsClient } from '../../data/visitors-client.js';
 
 export interface AccountRouterOptions {
   authenticator: Authenticator;
@@ -25,10 +27,12 @@ export interface AccountRouterOptions {
   enrichment: EnrichmentClient;
   rawStore: RawEventStore;
   webhooks: WebhooksClient;
+  visitors: VisitorsClient;
+  sites: { tag: () => TagAsset; maxPerAccount: number; publicUrl?: string };
   limits: { perKey: RateLimiter; perAddress: AddressLimiter };
 }
 
-export function accountRouter({ authenticator, db, playbooks, enrichment, rawStore, webhooks, limits }: AccountRouterOptions): Router {
+export function accountRouter({ authenticator, db, playbooks, enrichment, rawStore, webhooks, visitors, sites, limits }: AccountRouterOptions): Router {
   const router = express.Router();
   router.use(
     '/account',
@@ -38,7 +42,8 @@ export function accountRouter({ authenticator, db, playbooks, enrichment, rawSto
   );
   router.use(credentialRoutes({ db }));
   router.use(recentEventsRoute({ rawStore })); // before GET /account/events/{eventId}
-  router.use(forwardedRoutes({ playbooks, enrichment, webhooks, rawStore }));
+  router.use(forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore }));
   router.use(webhookRoutes({ webhooks }));
+  router.use(siteRoutes({ db, visitors, tag: sites.tag, maxSitesPerAccount: sites.maxPerAccount, publicUrl: sites.publicUrl }));
   return router;
 }

@@ -1,0 +1,65 @@
+import { AppError } from '@glimpse/errors';
+import { generateSiteKey, isSiteKey, normalizeOrigin, parseSiteCreate, parseSiteUpdate, siteSnippet } from './site-input';
+
+describe('site input', () => {
+  it('when origins are written in several spellings, then they are kept as browsers send them', () => {
+    expect(normalizeOrigin('HTTPS://Shop.Example.COM')).toBe('https://shop.example.com');
+    expect(normalizeOrigin('https://shop.example.com:443/')).toBe('https://shop.example.com');
+    expect(normalizeOrigin('http://localhost:8080')).toBe('http://localhost:8080');
+    expect(normalizeOrigin('http://a.com:80')).toBe('http://a.com');
+    expect(normalizeOrigin('https://bücher.de')).toBe('https://xn--bcher-kva.de');
+  });
+
+  it('when an origin has a path, a query, credentials or another scheme, then it is refused', () => {
+    for (const bad of ['https://a.com/shop', 'https://a.com/?q=1', 'https://a.com#x', 'https://u:p@a.com', 'ftp://a.com', 'a.com', 'null', '']) {
+      expect(normalizeOrigin(bad)).toBeNull();
+    }
+  });
+
+  it('when a site is created, then origins are normalised and deduplicated, and track names kept once', () => {
+    expect(parseSiteCreate({ name: ' Shop ', origins: ['https://A.com', 'https://a.com/'], track_events: ['signup', 'signup'] })).toEqual({
+      name: 'Shop',
+      origins: ['https://a.com'],
+      trackEvents: ['signup'],
+    });
+    expect(parseSiteCreate({ name: 'x', origins: ['http://b.io'] }).trackEvents).toEqual([]);
+  });
+
+  it.each([
+    [{}, 'name is required'],
+    [{ name: '', origins: ['https://a.com'] }, 'name must be 1 to 100 characters'],
+    [{ name: 'a'.repeat(101), origins: ['https://a.com'] }, 'name must be 1 to 100 characters'],
+    [{ name: 'x' }, 'origins is required'],
+    [{ name: 'x', origins: [] }, 'origins must hold at least one origin'],
+    [{ name: 'x', origins: Array.from({ length: 21 }, (_, i) => `https://a${i}.com`) }, 'at most 20 origins'],
+    [{ name: 'x', origins: ['https://a.com/path'] }, 'is not an origin'],
+    [{ name: 'x', origins: ['https://a.com'], track_events: ['bad name!'] }, 'each track event'],
+    [{ name: 'x', origins: ['https://a.com'], key: 'glp_x' }, 'unknown field(s): key'],
+    [[], 'body must be a JSON object'],
+  ])('when the body is %j, then it is refused with a message naming the rule', (body, message) => {
+    expect(() => parseSiteCreate(body)).toThrow(AppError);
+    expect(() => parseSiteCreate(body)).toThrow(message);
+  });
+
+  it('when a site is changed, then only the given fields are returned', () => {
+    expect(parseSiteUpdate({ origins: ['https://C.com'] })).toEqual({ origins: ['https://c.com'] });
+    expect(parseSiteUpdate({})).toEqual({});
+    expect(() => parseSiteUpdate({ origins: [] })).toThrow('at least one origin');
+  });
+
+  it('when a key is generated, then it is glp_ and 32 url-safe characters, different each time', () => {
+    const a = generateSiteKey();
+    expect(a).toMatch(/^glp_[A-Za-z0-9_-]{32}$/);
+    expect(isSiteKey(a)).toBe(true);
+    expect(generateSiteKey()).not.toBe(a);
+    expect(isSiteKey('glk_abc')).toBe(false);
+  });
+
+  it('when a snippet is made, then it is the async tag with the key, the SRI hash and crossorigin', () => {
+    const s = siteSnippet('https://t.example.com/', 'glp_' + 'a'.repeat(32), 'sha384-abc');
+    expect(s).toEqual({
+      html: `<script async src="https://t.example.com/g.js" data-site="glp_${'a'.repeat(32)}" integrity="sha384-abc" crossorigin="anonymous"></script>`,
+      integrity: 'sha384-abc',
+    });
+  });
+});

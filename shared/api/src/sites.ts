@@ -1,0 +1,146 @@
+// Sites (the management API's /account/sites) and what the tag sends to POST /collect: the gateway
+// validates with these schemas, and the OpenAPI document is generated from them. Origins are
+// checked for shape here; the gateway normalises them (domain/site-input.ts).
+import { z } from 'zod';
+import { COLLECTED_ID_PATTERN, ENGAGED_SECONDS_MAX, EVENT_NAME_PATTERN, VISITOR_ID_PATTERN } from '@glimpse/messaging';
+
+export const MAX_SITES_PER_ACCOUNT = 50;
+export const MAX_SITE_ORIGINS = 20;
+export const MAX_TRACK_EVENTS = 100;
+export const MAX_COLLECT_EVENTS = 50;
+export const COLLECT_BODY_LIMIT_BYTES = 32 * 1024;
+export const SITE_KEY_PATTERN = /^glp_[A-Za-z0-9_-]{32}$/;
+
+const name = z
+  .string({ error: (i) => (i.input === undefined ? 'name is required' : 'name must be a string') })
+  .trim()
+  .min(1, 'name must be 1 to 100 characters')
+  .max(100, 'name must be 1 to 100 characters');
+const origins = z
+  .array(z.string({ error: 'each origin must be a string' }).max(300, 'an origin is at most 300 characters'), {
+    error: (i) => (i.input === undefined ? 'origins is required' : 'origins must be an array of origins'),
+  })
+  .min(1, 'origins must hold at least one origin')
+  .max(MAX_SITE_ORIGINS, `a site has at most ${MAX_SITE_ORIGINS} origins`)
+  .meta({ description: 'scheme://host[:port] (http or https, no path); lower-cased, the default port dropped' });
+const trackEvents = z
+  .array(z.string({ error: 'track_events must list event names as strings' }).regex(EVENT_NAME_PATTERN, 'each track event must be 1 to 64 characters: letters, digits, _ . : -'), {
+    error: 'track_events must be an array of event names',
+  })
+  .max(MAX_TRACK_EVENTS, `a site allows at most ${MAX_TRACK_EVENTS} track events`)
+  .meta({ description: "the names the site's browsers may send with glimpse('track', …); others are dropped (default: none)" });
+
+const siteObjectError = (i: { code: string; keys?: string[] }) =>
+  i.code === 'unrecognized_keys' ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a site has name, origins and track_events` : 'body must be a JSON object';
+
+export const siteCreateSchema = z
+  .strictObject({ name, origins, track_events: trackEvents.optional() }, { error: siteObjectError })
+  .meta({ id: 'SiteInput' });
+export const siteUpdateSchema = z
+  .strictObject({ name: name.optional(), origins: origins.optional(), track_events: trackEvents.optional() }, { error: siteObjectError })
+  .meta({ id: 'SiteChanges', description: 'any of the fields; a list replaces the old one' });
+export type SiteCreateInput = z.infer<typeof siteCreateSchema>;
+export type SiteUpdateInput = z.infer<typeof siteUpdateSchema>;
+
+const at = z.iso.datetime();
+
+export const siteSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    key: z.string().regex(SITE_KEY_PATTERN).meta({ description: 'the publishable site key: it can only collect, and only from the origins' }),
+    origins: z.array(z.string()),
+    track_events: z.array(z.string()),
+    createdAt: at,
+    updatedAt: at,
+    snippet: z
+      .object({
+        html: z.string().meta({ description: 'the tag to put in every page' }),
+        integrity: z.string().regex(/^sha384-[A-Za-z0-9+/]+=*$/).meta({ description: "the tag's Subresource Integrity hash" }),
+      })
+      .meta({ description: 'the install snippet' }),
+  })
+  .meta({ id: 'Site' });
+
+export const siteTrafficSchema = z
+  .object({
+    firstPageViewAt: at.nullable().meta({ description: 'when the site\'s first page view was received; null before' }),
+    hours: z
+      .array(z.object({ hour: at, pageViews: z.int().min(0), visitors: z.int().min(0), bots: z.int().min(0) }))
+      .meta({ description: 'the last 24 hours, oldest first, zero-filled' }),
+  })
+  .meta({ id: 'SiteTraffic' });
+
+export const identifiedBySchema = z.object({ method: z.string(), at }).meta({ id: 'IdentifiedBy', description: 'how and when the visitor was tied to a person' });
+
+export const visitorSummarySchema = z
+  .object({
+    id: z.string().regex(VISITOR_ID_PATTERN),
+    siteId: z.uuid(),
+    firstSeen: at,
+    lastSeen: at,
+    pageViews: z.int().min(0),
+    sessions: z.int().min(0),
+    engagedSeconds: z.int().min(0),
+    lastPage: z.string().nullable(),
+    email: z.string().optional(),
+    identifiedBy: identifiedBySchema.optional(),
+  })
+  .meta({ id: 'VisitorSummary' });
+
+// POST /collect: the wire format of the tag. One level of traits and properties, like events.
+const propertyValue = z.union([z.string().max(1024), z.number().finite(), z.boolean()], { error: 'values must be strings, numbers or booleans (one level deep)' });
+const flat = z.record(z.string().min(1).max(128), propertyValue).refine((o) => Object.keys(o).length <= 50, 'at most 50 properties');
+const collectedId = z.string({ error: 'id is required' }).regex(COLLECTED_ID_PATTERN, 'id must be 8 to 64 letters, digits, _ or -');
+const utm = z.strictObject({
+  source: z.string().max(256).optional(),
+  medium: z.string().max(256).optional(),
+  campaign: z.string().max(256).optional(),
+  term: z.string().max(256).optional(),
+  content: z.string().max(256).optional(),
+});
+
+export const collectEventSchema = z
+  .discriminatedUnion(
+    'type',
+    [
+      z.strictObject({
+        type: z.literal('pageview'),
+        id: collectedId,
+        url: z.string().max(4096).optional(),
+        path: z.string().min(1).max(2048).startsWith('/', 'path must start with /'),
+        title: z.string().max(512).optional(),
+        referrer: z.string().max(2048).optional(),
+        utm: utm.optional(),
+      }),
+      z.strictObject({ type: z.literal('engagement'), id: collectedId, pageViewId: collectedId, seconds: z.int().min(0).max(ENGAGED_SECONDS_MAX) }),
+      z.strictObject({ type: z.literal('identify'), id: collectedId, email: z.string().max(254), traits: flat.optional(), path: z.string().max(2048).optional() }),
+      z.strictObject({ type: z.literal('track'), id: collectedId, event: z.string().regex(EVENT_NAME_PATTERN, 'event must be 1 to 64 characters: letters, digits, _ . : -'), properties: flat.optional() }),
+    ],
+    { error: 'each event needs a type: pageview, engagement, identify or track' },
+  )
+  .meta({ id: 'CollectEvent' });
+
+export const collectRequestSchema = z
+  .strictObject(
+    {
+      site: z.string({ error: 'site is required' }).max(64).meta({ description: 'the site key glp_…' }),
+      vid: z.string().nullable().optional().meta({ description: 'the visitor id the tag holds (24 lower-case hex); a malformed one is ignored' }),
+      events: z
+        .array(collectEventSchema, { error: (i) => (i.input === undefined ? 'events is required' : 'events must be an array') })
+        .min(1, 'events must hold at least one event')
+        .max(MAX_COLLECT_EVENTS, `a request holds at most ${MAX_COLLECT_EVENTS} events`),
+    },
+    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {site, vid, events}` : 'body must be a JSON object') },
+  )
+  .meta({ id: 'CollectRequest', description: 'What the tag sends, as text/plain (a CORS simple request) or application/json; at most 32 KB.' });
+export type CollectRequest = z.infer<typeof collectRequestSchema>;
+export type CollectEvent = z.infer<typeof collectEventSchema>;
+
+export const collectAnswerSchema = z
+  .strictObject({
+    vid: z.string().regex(VISITOR_ID_PATTERN).nullable().meta({ description: 'the visitor id (also in the _glv cookie); null for a bot' }),
+    accepted: z.int().min(0).meta({ description: 'the events recorded (track names the site does not allow are dropped)' }),
+    bot: z.literal(true).optional(),
+  })
+  .meta({ id: 'CollectAnswer' });
