@@ -197,6 +197,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     PLAYBOOK_GROUP_ID: GROUP_ID,
     PLAYBOOK_SESSION_TIMEOUT_MS: '6000',
     VISITORS_GROUP_ID,
+    VISITORS_SESSION_TIMEOUT_MS: '6000',
     // The gateway's calls to the visitors service, and this script's to its internal API.
     INTERNAL_TOKEN: crypto.randomBytes(24).toString('hex'),
   };
