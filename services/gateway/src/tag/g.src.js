@@ -52,6 +52,7 @@
   function flat(input, skip) {
     /** @type {Record<string, string | number | boolean>} */
     var out = {};
+    if (!input || typeof input !== 'object' || Array.isArray(input)) return out;
     for (var key in input) {
       var value = input[key];
       if (key !== skip && (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && isFinite(value)))) out[key] = value;
