@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // npm run capacity: the capacity model of docs/capacity.md. Reads the latest benchmark figures
 // (bench/figures/*.json: CPU per event at the gateway, Kafka and Redis; per applied event in the
-// consumer and Postgres; per lookup), and sizes the cluster for 1k, 10k and 100k events/s and for
+// consumer and Postgres; per lookup; per page view at the gateway, the visitors service and Postgres),
+// and sizes the cluster for 1k, 10k and 100k events/s, for 1k, 10k and 100k page views/s, and for
 // 1M and 100M persons. Every input says where it came from; an input whose figure file is missing
 // is an assumption, and says so. `--write` replaces the generated part of docs/capacity.md.
 'use strict';
@@ -16,7 +17,7 @@ const END = '<!-- capacity:end -->';
 
 const HELP = `Usage: npm run capacity [-- --write | --check]
 
-Prints the capacity model from bench/figures/*.json (events, lookups, effects).
+Prints the capacity model from bench/figures/*.json (events, lookups, effects, collect).
   --write   replace the generated section of docs/capacity.md
   --check   exit 1 if docs/capacity.md is not what the figures give (npm test runs this)`;
 
@@ -44,12 +45,25 @@ const ASSUMED = {
   lookupGatewayMs: { value: 1, unit: 'ms CPU per lookup (gateway)', why: 'no bench/figures/lookups.json' },
   lookupEnrichmentMs: { value: 2, unit: 'ms CPU per lookup (enrichment)', why: 'no bench/figures/lookups.json' },
   lookupPostgresMs: { value: 0.5, unit: 'ms CPU per lookup (Postgres)', why: 'no bench/figures/lookups.json' },
+  webhooksCores: { value: 0.25, unit: 'core per webhooks replica', why: 'the base requests 250m' },
+  webhooksMinReplicas: { value: 2, unit: 'webhooks replicas at least', why: 'two keep deliveries going through a rollout (base/services/webhooks.yaml)' },
+  webhookDeliveriesPerEffect: { value: 0.5, unit: 'deliveries per effect', why: 'not every account has an endpoint subscribed to every effect: a guess to replace with real traffic' },
+  webhookMsPerDelivery: { value: 2, unit: 'ms CPU per delivery (webhooks service + its Postgres rows)', why: 'no webhooks benchmark: a signed POST over TLS and two row updates, as lookups cost' },
+  visitorsCores: { value: 1, unit: 'core per visitors replica', why: 'the prod overlay requests 1 CPU' },
+  pageViewBytes: { value: 700, unit: 'bytes per visitors.collected record', why: 'a page view with its URL, title, referrer, UTM, user agent and address, key and record overhead' },
+  redisOpsPerPageView: { value: 2, unit: 'Redis commands per page view', why: 'the per-site rate limit (the site key is cached in the gateway)' },
+  gatewayMsPerPageView: { value: 0.4, unit: 'ms CPU per accepted page view (gateway)', why: 'no valid bench/figures/collect.json: the issue 18 target' },
+  visitorsMsPerPageView: { value: 0.2, unit: 'ms CPU per applied page view (visitors service)', why: 'no valid bench/figures/collect.json: within the issue 18 target' },
+  postgresMsPerPageView: { value: 0.1, unit: 'ms CPU per applied page view (Postgres)', why: 'no valid bench/figures/collect.json: within the issue 18 target' },
 };
 
 const LOADS = [1000, 10000, 100000];
+const PAGE_VIEW_LOADS = [1000, 10000, 100000];
 const PERSONS = [1e6, 1e8];
 // The partition count of events.inbound today: the ceiling of consumer replicas.
 const PARTITIONS_NOW = require('../shared/messaging/src/topics.json').topics.eventsInbound.partitions;
+// visitors.collected's: the ceiling of visitors replicas.
+const COLLECTED_PARTITIONS_NOW = require('../shared/messaging/src/topics.json').topics.visitorsCollected.partitions;
 
 function readFigures(name, dir = FIGURES) {
   const file = path.join(dir, `${name}.json`);
@@ -96,6 +110,15 @@ function inputs(dir = FIGURES) {
     set('lookupEnrichmentMs', avg('enrichment'), 'ms CPU per lookup (enrichment)', at);
     set('lookupPostgresMs', avg('postgres'), 'ms CPU per lookup (Postgres)', at);
   }
+  const collect = readFigures('collect', dir);
+  // issue 18's bench: ms CPU per page view, the visitors consumer draining as the gateway accepts.
+  const pv = collect?.valid && (collect.summary?.cpuMsPerPageView ?? collect.cpuMsPerPageView);
+  if (pv) {
+    const at = `bench/figures/collect.json (${String(collect.date).slice(0, 10)}, ${collect.machine?.cpuCount ?? '?'} cores)`;
+    set('gatewayMsPerPageView', first(pv.gateway), 'ms CPU per accepted page view (gateway)', at);
+    set('visitorsMsPerPageView', first(pv.visitors), 'ms CPU per applied page view (visitors service)', at);
+    set('postgresMsPerPageView', first(pv.postgres), 'ms CPU per applied page view (Postgres)', at);
+  }
   return out;
 }
 
@@ -112,6 +135,7 @@ function sizeFor(eventsPerSec, i) {
   const enrichmentCores = (lookups * v('lookupEnrichmentMs')) / 1000;
   const pgCores = (eventsPerSec * v('postgresMsPerAppliedEvent') + lookups * v('lookupPostgresMs')) / 1000;
   const playbook = replicas(playbookCores, v('playbookCores'), util);
+  const webhooksCores = (eventsPerSec * v('triggeredShare') * v('webhookDeliveriesPerEffect') * v('webhookMsPerDelivery')) / 1000;
   // Partitions: a multiple of 12 with room for twice the consumers, so the consumer can double
   // before the next re-partition (which moves keys: deploy/README.md).
   const partitions = Math.max(PARTITIONS_NOW, 12 * ceil((2 * playbook) / 12));
@@ -131,6 +155,7 @@ function sizeFor(eventsPerSec, i) {
     gateway: replicas(gatewayCores, v('gatewayCores'), util),
     playbook,
     enrichment: replicas(enrichmentCores, v('enrichmentCores'), util),
+    webhooks: Math.max(v('webhooksMinReplicas'), replicas(webhooksCores, v('webhooksCores'), util)),
     partitions,
     brokers,
     kafkaDiskGB: Math.round((ingressMBps * 3 * 86400 * 1.1) / 1000 + (eventsPerSec * v('triggeredShare') * v('effectBytes') * 3 * 86400 * 6) / 1e9),
@@ -141,11 +166,44 @@ function sizeFor(eventsPerSec, i) {
   };
 }
 
-/** For each limit, the lowest event rate that reaches it (bisection over sizeFor), in order. */
-function walls(i) {
+/**
+ * The cluster for `pageViewsPerSec` of the tag's page views (POST /collect → visitors.collected →
+ * the visitors service): gateway and visitors replicas, partitions, Kafka, Postgres and Redis.
+ */
+function sizeForPageViews(pageViewsPerSec, i) {
+  const v = (k) => i[k].value;
+  const util = v('utilisation');
+  const gatewayCores = (pageViewsPerSec * v('gatewayMsPerPageView')) / 1000;
+  const visitorsCores = (pageViewsPerSec * v('visitorsMsPerPageView')) / 1000;
+  const pgCores = (pageViewsPerSec * v('postgresMsPerPageView')) / 1000;
+  const visitors = replicas(visitorsCores, v('visitorsCores'), util);
+  const partitions = Math.max(COLLECTED_PARTITIONS_NOW, 12 * ceil((2 * visitors) / 12));
+  const ingressMBps = (pageViewsPerSec * v('pageViewBytes')) / 1e6;
+  const kafkaCores = (pageViewsPerSec * v('kafkaMsPerEvent') * v('kafkaFollowerFactor')) / 1000;
+  const redisOps = pageViewsPerSec * v('redisOpsPerPageView');
+  const walls = [];
+  if (visitors > COLLECTED_PARTITIONS_NOW) walls.push('visitors-partitions');
+  if (pgCores / util > v('pgPrimaryCores')) walls.push('postgres-primary');
+  if (redisOps > v('redisOpsPerCore') * util) walls.push('redis-cpu');
+  return {
+    pageViewsPerSec,
+    gateway: replicas(gatewayCores, v('gatewayCores'), util),
+    visitors,
+    partitions,
+    brokers: Math.max(3, ceil((ingressMBps * 3) / v('brokerMBps')), ceil(kafkaCores / (v('brokerCores') * util))),
+    // 24 h of raw page views (23 h retention + a 30 min segment), three replicas, 10 % slack.
+    kafkaDiskGB: Math.round((ingressMBps * 3 * 86400 * 1.1) / 1000),
+    pgCores: Math.round((pgCores / util) * 10) / 10,
+    redisOps,
+    walls,
+  };
+}
+
+/** For each limit, the lowest rate that reaches it (bisection over `size`: sizeFor or sizeForPageViews), in order. */
+function walls(i, size = sizeFor, names = Object.keys(WALLS)) {
   const out = [];
-  for (const wall of Object.keys(WALLS)) {
-    const hit = (rate) => sizeFor(rate, i).walls.includes(wall);
+  for (const wall of names) {
+    const hit = (rate) => size(rate, i).walls.includes(wall);
     let lo = 1;
     let hi = 1e7;
     if (!hit(hi)) continue;
@@ -166,6 +224,12 @@ const WALLS = {
   'redis-cpu': 'one Redis thread runs every event\'s commands: Redis Cluster (keys hash by account), or fewer commands per event',
 };
 
+const PAGE_VIEW_WALLS = {
+  'visitors-partitions': `the visitors consumer needs more replicas than visitors.collected has partitions (${COLLECTED_PARTITIONS_NOW}): re-partition as for events.inbound (a new topic, drained, then switched; the key is site:visitor), or lower the ms per page view`,
+  'postgres-primary': 'one Postgres primary applies every page view\'s aggregates: past its cores, shard by account as for events (the visitors schema is keyed by account and site), or larger chunks per transaction',
+  'redis-cpu': 'one Redis thread runs every page view\'s rate-limit commands: Redis Cluster (keys hash by site), or a local token bucket in the gateway',
+};
+
 /** Two significant digits: these are estimates. */
 const roundTo2 = (n) => {
   const p = 10 ** Math.max(0, Math.floor(Math.log10(n)) - 1);
@@ -177,9 +241,13 @@ function render(i = inputs()) {
   const rows = LOADS.map((l) => sizeFor(l, i));
   const lines = [BEGIN, '', '### Inputs', '', '| input | value | from |', '|---|---|---|'];
   for (const [k, x] of Object.entries(i)) lines.push(`| ${k} | ${x.value} ${x.unit} | ${x.source} |`);
-  lines.push('', '### The cluster per event rate', '', `| events/s | lookups/s | gateway | playbook | enrichment | events.inbound partitions | Kafka brokers | Kafka disk (GB) | Postgres primary (cores) | Redis memory (GB) | Redis commands/s | walls |`, '|---|---|---|---|---|---|---|---|---|---|---|---|');
+  lines.push('', '### The cluster per event rate', '', `| events/s | lookups/s | gateway | playbook | enrichment | webhooks | events.inbound partitions | Kafka brokers | Kafka disk (GB) | Postgres primary (cores) | Redis memory (GB) | Redis commands/s | walls |`, '|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    lines.push(`| ${fmt(r.eventsPerSec)} | ${fmt(r.lookupsPerSec)} | ${r.gateway} | ${r.playbook} | ${r.enrichment} | ${r.partitions} | ${r.brokers} | ${r.kafkaDiskGB} | ${r.pgCores} | ${r.redisGB} | ${fmt(r.redisOps)} | ${r.walls.join(', ') || '—'} |`);
+    lines.push(`| ${fmt(r.eventsPerSec)} | ${fmt(r.lookupsPerSec)} | ${r.gateway} | ${r.playbook} | ${r.enrichment} | ${r.webhooks} | ${r.partitions} | ${r.brokers} | ${r.kafkaDiskGB} | ${r.pgCores} | ${r.redisGB} | ${fmt(r.redisOps)} | ${r.walls.join(', ') || '—'} |`);
+  }
+  lines.push('', '### The cluster per page-view rate (the site tag; in addition to the events above)', '', '| page views/s | gateway | visitors | visitors.collected partitions | Kafka brokers | Kafka disk (GB) | Postgres primary (cores) | Redis commands/s | walls |', '|---|---|---|---|---|---|---|---|---|');
+  for (const r of PAGE_VIEW_LOADS.map((l) => sizeForPageViews(l, i))) {
+    lines.push(`| ${fmt(r.pageViewsPerSec)} | ${r.gateway} | ${r.visitors} | ${r.partitions} | ${r.brokers} | ${r.kafkaDiskGB} | ${r.pgCores} | ${fmt(r.redisOps)} | ${r.walls.join(', ') || '—'} |`);
   }
   lines.push('', '### Postgres per persons held', '', '| persons | data + indexes (GB) | memory to keep identities and hot records cached (GB) |', '|---|---|---|');
   for (const p of PERSONS) {
@@ -190,6 +258,10 @@ function render(i = inputs()) {
   lines.push('', '### The walls, in the order they are reached', '');
   if (found.length === 0) lines.push('No limit below 10M events/s with these inputs.');
   for (const w of found) lines.push(`- **${w.wall}** at about ${fmt(roundTo2(w.eventsPerSec))} events/s: ${WALLS[w.wall]}.`);
+  const pageViewWalls = walls(i, sizeForPageViews, Object.keys(PAGE_VIEW_WALLS));
+  lines.push('', 'For page views alone:', '');
+  if (pageViewWalls.length === 0) lines.push('No limit below 10M page views/s with these inputs.');
+  for (const w of pageViewWalls) lines.push(`- **${w.wall}** at about ${fmt(roundTo2(w.eventsPerSec))} page views/s: ${PAGE_VIEW_WALLS[w.wall]}.`);
   const assumedKeys = Object.entries(i).filter(([, x]) => x.source.startsWith('assumed')).map(([k]) => k);
   lines.push('', `Assumed rather than measured: ${assumedKeys.join(', ')}.`, '', END);
   return lines.join('\n');
@@ -202,7 +274,7 @@ function replaceSection(doc, section) {
   return doc.slice(0, a) + section + doc.slice(b + END.length);
 }
 
-module.exports = { inputs, sizeFor, walls, render, replaceSection, ASSUMED, DOC };
+module.exports = { inputs, sizeFor, sizeForPageViews, walls, render, replaceSection, ASSUMED, DOC };
 
 if (require.main === module) {
   const arg = process.argv[2];
