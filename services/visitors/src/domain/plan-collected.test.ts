@@ -72,12 +72,12 @@ describe('planCollected', () => {
   });
 
   it('when a chunk is redelivered, then nothing changes and tracks of an identified visitor are sent again with the same ids', () => {
-    const chunk = [pv(0, '/'), identify(1, 'bo@example.com'), track(2, 'signup'), eng(3, 5)];
+    const chunk = [pv(0, '/'), track(0.5, 'dropped_before_identify'), identify(1, 'bo@example.com'), track(2, 'signup'), eng(3, 5)];
     const t = emptyTables();
     const first = applyChunk(t, chunk);
     const snapshot = JSON.stringify([...t.profiles, ...t.sessions, ...t.hours, ...t.links]);
     const again = applyChunk(t, chunk);
-    expect(again.counts).toMatchObject({ applied: 0, duplicates: 4 });
+    expect(again.counts).toMatchObject({ applied: 0, duplicates: 5 });
     expect(JSON.stringify([...t.profiles, ...t.sessions, ...t.hours, ...t.links])).toBe(snapshot);
     expect(again.forwards.map((f) => f.eventId)).toEqual(first.forwards.map((f) => f.eventId));
     expect(again.forwards[0]!.redelivered).toBe(true);

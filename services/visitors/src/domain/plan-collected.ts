@@ -231,10 +231,11 @@ export function planCollected({ messages, visitors, collected }: PlanCollectedIn
     const at = iso(m.receivedAt);
     if (seen.has(key) || collected.has(key)) {
       plan.counts.duplicates += 1;
-      // A track already collected may not have reached events.inbound (a crash before the send): send it again, same eventId.
+      // A track already collected may not have reached events.inbound (a crash before the send): send it again, same
+      // eventId, if the visitor was identified by its time (one dropped then, unidentified, stays dropped).
       if (!seen.has(key) && m.type === 'track') {
         const v = state.get(profileKey(m.accountId, m.visitorId))?.v ?? visitors.get(profileKey(m.accountId, m.visitorId));
-        if (v?.email) plan.forwards.push(forward(m, v.email, at, true));
+        if (v?.email && v.identifiedAt !== null && ms(v.identifiedAt) <= ms(at)) plan.forwards.push(forward(m, v.email, at, true));
       }
       seen.add(key);
       continue;
