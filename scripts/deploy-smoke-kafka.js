@@ -164,6 +164,16 @@ async function main() {
     // And one collected page view for the visitors consumer (the gateway's write is checked below).
     await seed.send({ topic: 'visitors.collected', acks: -1, messages: [{ key: 'site:0123456789abcdef01234567', value: '{"smoke":true}' }] });
     await seed.disconnect();
+    // Load the group coordinator (__consumer_offsets) before the checks: on a fresh broker the first
+    // group operation can meet GROUP_LOAD_IN_PROGRESS, which is no ACL's doing.
+    const warm = superKafka.consumer({ groupId: 'smoke-warm-up', sessionTimeout: 6000, rebalanceTimeout: 10000 });
+    await warm.connect();
+    await warm.subscribe({ topic: 'accounts', fromBeginning: true });
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('warm-up: no message within 60 s')), 60_000);
+      warm.run({ eachMessage: async () => { clearTimeout(timer); resolve(); } }).catch(reject);
+    });
+    await warm.disconnect();
     log(`${spec.topics.length} topics and ${acls} ACLs of ${spec.users.length} KafkaUsers applied`);
 
     const client = (user, password = passwords[user]) => new Kafka({
