@@ -199,7 +199,12 @@ function sizeForPageViews(pageViewsPerSec, i) {
   };
 }
 
-/** For each limit, the lowest rate that reaches it (bisection over `size`: sizeFor or sizeForPageViews), in order. */
+/**
+ * For each limit, the lowest rate that reaches it (bisection over `size`: sizeFor or sizeForPageViews), in order.
+ * @param {any} i
+ * @param {(rate: number, i: any) => { walls: string[] }} [size]
+ * @param {string[]} [names]
+ */
 function walls(i, size = sizeFor, names = Object.keys(WALLS)) {
   const out = [];
   for (const wall of names) {
