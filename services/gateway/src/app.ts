@@ -8,7 +8,7 @@ import { createBaseApp, type OptionalCheck, type ReadinessCheck } from '@glimpse
 import type { BatchingProducer } from '@glimpse/messaging';
 import type { AddressLimiter } from './data/address-limiter.js';
 import { createIdempotencyStore } from './data/idempotency-store.js';
-import { createRateLimiter } from './data/rate-limiter.js';
+import { createRateLimiter, type RateLimiter } from './data/rate-limiter.js';
 import { createRawEventStore } from './data/raw-event-store.js';
 import { eventsRouter } from './http/events-route.js';
 import { lookupsRouter } from './http/lookups-route.js';
@@ -23,6 +23,10 @@ import { tagAsset } from './tag/tag-asset.js';
 import { tagRouter } from './tag/tag-route.js';
 import type { TagAsset } from './http/account/site-routes.js';
 import { MAX_SITES_PER_ACCOUNT } from '@glimpse/api';
+import { collectRouter } from './http/collect-route.js';
+import { createSiteCache } from './data/site-cache.js';
+import { findSiteByKey } from './data/site-repository.js';
+import { createReasonLabels } from './domain/bot-filter.js';
 import { trustProxySetting, type GatewayConfig } from './config.js';
 
 export interface CreateGatewayOptions {
@@ -38,6 +42,11 @@ export interface CreateGatewayOptions {
     | 'LOOKUP_TIMEOUT_MS'
     | 'TRUST_PROXY'
     | 'PUBLIC_URL'
+    | 'COLLECT_RATE_LIMIT_PER_SECOND'
+    | 'SITE_CACHE_TTL_MS'
+    | 'SITE_CACHE_NEGATIVE_TTL_MS'
+    | 'SITE_CACHE_STALE_IF_ERROR_MS'
+    | 'SITE_CACHE_MAX_ENTRIES'
   >;
   producer: BatchingProducer;
   redis: Redis;
@@ -120,7 +129,31 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
     }),
   );
   base.app.use(tagRouter());
+  base.app.use(collectRoute({ config, db, producer, registry, limiter: limiter('collect', config.COLLECT_RATE_LIMIT_PER_SECOND) }));
   base.app.use(consoleRouter());
   base.app.use(docsRouter());
   return { app: base.finish(), registry };
+}
+
+/** POST /collect with its site cache and metrics. */
+function collectRoute({ config, db, producer, registry, limiter }: Pick<CreateGatewayOptions, 'config' | 'db' | 'producer'> & { registry: Registry; limiter: RateLimiter }) {
+  const accepted = new Counter({ name: 'glimpse_collect_accepted_total', help: 'Events of the site tag acknowledged by Kafka and answered 200', registers: [registry] });
+  const bots = new Counter({ name: 'glimpse_collect_bots_total', help: 'Page views from bot user agents, by what matched (bounded)', labelNames: ['reason'] as const, registers: [registry] });
+  const dropped = new Counter({ name: 'glimpse_collect_dropped_total', help: 'Events of the site tag dropped: track names the site does not allow, identify without a valid email', labelNames: ['reason'] as const, registers: [registry] });
+  const label = createReasonLabels();
+  const sites = createSiteCache({
+    load: (key) => findSiteByKey(db, key),
+    ttlMs: config.SITE_CACHE_TTL_MS,
+    negativeTtlMs: config.SITE_CACHE_NEGATIVE_TTL_MS,
+    staleIfErrorMs: config.SITE_CACHE_STALE_IF_ERROR_MS,
+    maxEntries: config.SITE_CACHE_MAX_ENTRIES,
+  });
+  return collectRouter({
+    sites,
+    producer,
+    rateLimiter: limiter,
+    onAccepted: (n) => accepted.inc(n),
+    onBot: (reason, n) => bots.inc({ reason: label(reason) }, n),
+    onDropped: (reason, n) => dropped.inc({ reason }, n),
+  });
 }

@@ -1,0 +1,118 @@
+// POST /collect: what the site tag sends, with the publishable site key in the body. The key names
+// a site (401 otherwise), the Origin must be one of the site's (403, nothing recorded), CORS
+// answers only those origins; then the body's rules, the site's rate limit, bots, the visitor id
+// and its cookie, and every message in Kafka before the answer. OPTIONS answers the preflight of
+// an application/json post.
+import express, { type RequestHandler, type Response, type Router } from 'express';
+import { COLLECT_BODY_LIMIT_BYTES } from '@glimpse/api';
+import { AppError } from '@glimpse/errors';
+import type { BatchingProducer } from '@glimpse/messaging';
+import type { RateLimiter } from '../data/rate-limiter.js';
+import type { SiteCache } from '../data/site-cache.js';
+import type { CollectSite } from '../data/site-repository.js';
+import { recordCollected } from '../domain/accept-collect.js';
+import { detectBot } from '../domain/bot-filter.js';
+import { botMessages, collectedMessages, parseCollectRequest, visitorCookie, visitorIdOf, type DropReason } from '../domain/collect-input.js';
+import { isSiteKey } from '../domain/site-input.js';
+import { jsonProblem } from './json-body.js';
+import { refusal } from './rate-limit.js';
+
+export interface CollectRouteOptions {
+  sites: SiteCache;
+  producer: BatchingProducer;
+  /** Per site: requests per second. */
+  rateLimiter: RateLimiter;
+  onAccepted(count: number): void;
+  /** Bot page views, by what matched. */
+  onBot(reason: string, count: number): void;
+  onDropped(reason: DropReason, count: number): void;
+}
+
+const BODY_TYPES = ['text/plain', 'application/json'];
+
+const bodyType: RequestHandler = (req, _res, next) => {
+  if (!req.is(BODY_TYPES)) throw new AppError('unsupported_media_type', 'send the body as JSON with Content-Type: text/plain or application/json');
+  next();
+};
+
+function allowOrigin(res: Response, origin: string): void {
+  res.set({
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Credentials': 'true',
+    'Access-Control-Expose-Headers': 'Retry-After',
+  });
+}
+
+/** The site's origins only: anything else is refused before a byte is recorded. */
+function checkOrigin(site: CollectSite, origin: string | undefined): string {
+  if (origin === undefined || !site.origins.includes(origin)) throw new AppError('forbidden', "the request's Origin is not one of the site's origins");
+  return origin;
+}
+
+function parseText(text: unknown): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = JSON.parse(typeof text === 'string' ? text : '');
+  } catch {
+    throw new AppError('invalid_request', 'the body is not valid JSON');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid_request', 'body must be a JSON object');
+  const problem = jsonProblem(body);
+  if (problem) throw new AppError('invalid_request', `request body refused: ${problem}`);
+  return body as Record<string, unknown>;
+}
+
+export function collectRouter({ sites, producer, rateLimiter, onAccepted, onBot, onDropped }: CollectRouteOptions): Router {
+  const router = express.Router();
+  const siteOf = async (key: unknown): Promise<CollectSite> => {
+    const site = isSiteKey(key) ? await sites.get(key) : null;
+    if (!site) throw new AppError('unauthorized', 'unknown site key');
+    return site;
+  };
+
+  // The preflight has no body: with ?site= it is answered for that site's origins only; without,
+  // for any origin, since the post itself is refused (403, no CORS) from a foreign one.
+  router.options('/collect', async (req, res) => {
+    res.vary('Origin');
+    const origin = req.get('origin');
+    if (origin === undefined) throw new AppError('forbidden', 'a preflight names its Origin');
+    if (req.query.site !== undefined) checkOrigin(await siteOf(req.query.site), origin);
+    allowOrigin(res, origin);
+    res.set({ 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Headers': 'Content-Type', 'Access-Control-Max-Age': '600' }).status(204).end();
+  });
+
+  router.post('/collect', bodyType, express.text({ type: BODY_TYPES, limit: COLLECT_BODY_LIMIT_BYTES }), async (req, res) => {
+    res.vary('Origin');
+    const body = parseText(req.body);
+    const site = await siteOf(body.site);
+    allowOrigin(res, checkOrigin(site, req.get('origin')));
+    const input = parseCollectRequest(body);
+    const d = await rateLimiter.take(site.id);
+    if (!d.allowed) throw refusal(d, 'too many requests for this site; slow down and retry');
+
+    const receivedAt = new Date().toISOString();
+    const bot = detectBot(req.get('user-agent'));
+    if (bot) {
+      const messages = botMessages(input.events, { accountId: site.accountId, siteId: site.id, receivedAt }, bot.reason);
+      await recordCollected(producer, messages);
+      onBot(bot.reason, messages.length);
+      res.json({ vid: null, accepted: 0, bot: true });
+      return;
+    }
+    const { vid } = visitorIdOf(input.vid, req.headers.cookie);
+    const { messages, dropped } = collectedMessages(input.events, {
+      accountId: site.accountId,
+      siteId: site.id,
+      trackEvents: site.trackEvents,
+      visitorId: vid,
+      receivedAt,
+      userAgent: req.get('user-agent'),
+      ip: req.ip,
+    });
+    await recordCollected(producer, messages);
+    onAccepted(messages.length);
+    for (const [reason, n] of Object.entries(dropped)) onDropped(reason as DropReason, n);
+    res.set('Set-Cookie', visitorCookie(vid, req.secure)).json({ vid, accepted: messages.length });
+  });
+  return router;
+}
