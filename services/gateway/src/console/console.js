@@ -735,7 +735,7 @@ async function suppressionsPage(root) {
       'section',
       { class: 'confirm-box', 'aria-labelledby': 'erase-confirm-title', tabindex: '-1' },
       title,
-      h('p', {}, 'Their active enrollments stop; their email is replaced by a one-way hash in enrollments and effects (so counts stay right), and their suppression and raw events are deleted. This cannot be undone.'),
+      h('p', {}, 'Their active enrollments stop; their email is replaced by a one-way hash in enrollments and effects (so counts stay right), and their suppression, raw events, visitor identity links and the page-view data of the site visitors tied to them are deleted. This cannot be undone.'),
       h('div', { class: 'actions' }, confirmButton, cancel),
     );
     eraseStep.replaceChildren(box);
@@ -754,6 +754,9 @@ async function suppressionsPage(root) {
         ['Suppressions deleted', String(counts.deletedSuppressions)],
         ['Raw events deleted', String(counts.deletedRawEvents)],
         ['Webhook deliveries kept with the email hashed', String(counts.hashedDeliveries)],
+        // Site visitors once tied to the person (from the visitors service, since the site tag).
+        ...(typeof counts.deletedVisitors === 'number' ? [['Site visitors’ page-view data deleted', String(counts.deletedVisitors)]] : []),
+        ...(typeof counts.deletedVisitorLinks === 'number' ? [['Visitor identity links deleted', String(counts.deletedVisitorLinks)]] : []),
       ],
       [1],
     );
@@ -769,7 +772,7 @@ async function suppressionsPage(root) {
     ...pageHeading('Suppressions', 'A suppressed person’s events are still accepted, but start no playbook (exits still stop). Suppressing someone stops their active enrollments now.'),
     h('form', { class: 'filters', onsubmit: suppress }, field('suppress-email', 'Email to suppress', emailInput), h('button', { type: 'submit' }, 'Suppress')),
     h('h2', {}, 'Erase a person'),
-    h('p', { class: 'intro' }, 'For a request to be forgotten: removes the email from every playbook table and from the recent events.'),
+    h('p', { class: 'intro' }, 'For a request to be forgotten: removes the email from every playbook table, the recent events and the site visitors tied to it.'),
     h('form', { class: 'filters', onsubmit: askErase }, field('erase-email', 'Email to erase', eraseInput), h('button', { type: 'submit', class: 'danger' }, 'Erase…')),
     eraseStep,
     listHeading,
