@@ -114,8 +114,8 @@ describe('identification and tracks', () => {
     const v = newVisitorId();
     const email = `ann.${randomUUID().slice(0, 8)}@example.com`;
     const from = await endOffsets(TOPICS.eventsInbound);
-    const before = message(site, v, 'track', { event: 'viewed_pricing', properties: {} });
-    const messages = [before, message(site, v, 'identify', { email, path: '/signup?x=1' }), message(site, v, 'track', { event: 'upgraded', properties: { plan: 'pro', seats: 3 } })];
+    const before = message(site, v, 'track', { event: 'viewed_pricing', properties: {} }, minutesAgo(3));
+    const messages = [before, message(site, v, 'identify', { email, path: '/signup?x=1' }, minutesAgo(2)), message(site, v, 'track', { event: 'upgraded', properties: { plan: 'pro', seats: 3 } }, minutesAgo(1))];
     const track = messages[2]!;
     await produceCollected(messages);
     const eventId = trackEventId(site.siteId, v, track.id);
