@@ -935,8 +935,9 @@ const TRAFFIC_POLL_MS = 60_000;
 const VISITORS_POLL_MS = 10_000;
 const VISITORS_LIMIT = 50;
 
-// Origins and event names typed one per line, or separated by commas or spaces.
-const splitList = (text) => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
+// Origins typed one per line, or separated by commas or spaces (an origin has none); event names
+// by commas or lines only, so a name typed with a space is refused rather than split in two.
+const splitList = (text, separators = /[\s,]+/) => text.split(separators).map((s) => s.trim()).filter(Boolean);
 
 function siteFields(prefix, site) {
   const name = h('input', { type: 'text', required: true, maxlength: '100', autocomplete: 'off', value: site?.name ?? '' });
@@ -950,7 +951,7 @@ function siteFields(prefix, site) {
       field(`${prefix}-events`, 'Events the browser may track', events, 'Comma-separated names the tag may send with glimpse(\'track\', name, properties); others are dropped. Empty: none.'),
     ],
     read() {
-      const trackEvents = splitList(events.value);
+      const trackEvents = splitList(events.value, /[\n,]+/);
       const bad = trackEvents.find((n) => !EVENT_NAME.test(n));
       if (bad !== undefined) {
         events.setAttribute('aria-invalid', 'true');

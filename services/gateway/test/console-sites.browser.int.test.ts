@@ -1,0 +1,208 @@
+/// <reference lib="dom" />
+// The console's Sites and Visitors pages in a real headless Chromium against a real gateway and
+// visitors service (Kafka and Postgres between them): a person adds a site, copies its tag, sees
+// the first page view arrive, reads it on the traffic chart and finds the visitors, identified
+// first. Page views are posted to /collect by the test as the tag would (text/plain, the site's
+// Origin). Each page is saved as a full-page screenshot under artifacts/console/.
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
+import { closeTestDb, createTestAccount, createTestApiKey, request, startTestGateway, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { startTestVisitorsService } from '../../../test/support/visitors';
+import { launchChromium } from '../../../test/support/browser';
+import type { RunningGateway } from '@glimpse/gateway';
+
+const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
+const HOUR_MS = 3_600_000;
+const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+let browser: Browser;
+let visitors: Awaited<ReturnType<typeof startTestVisitorsService>>;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  [browser, visitors] = await Promise.all([launchChromium("the console's sites tests"), startTestVisitorsService()]);
+  gateway = await startTestGateway({ VISITORS_URL: visitors.url });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.stop();
+  await visitors?.stop();
+  await closeTestDb();
+});
+
+/** A signed-in console tab (clipboard allowed) that records script errors and CSP violations and accepts confirm(). */
+async function signedInConsole(name: string): Promise<{ page: Page; problems: string[]; key: string }> {
+  const { accountId } = await createTestAccount(name);
+  const { key } = await createTestApiKey(accountId, ['account:manage']);
+  const context = await browser.newContext({ viewport: { width: 1100, height: 720 }, colorScheme: 'light', reducedMotion: 'reduce' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(err.message));
+  page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && problems.push(msg.text()));
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.goto(`${gateway.url}/console`);
+  await page.getByLabel('Management API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await heading(page, 'Event tokens');
+  return { page, problems, key };
+}
+
+const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
+const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+const uniqueOrigin = (tag: string) => `https://${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.example`;
+const uniqueId = (tag: string) => `${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+
+async function goTo(page: Page, link: string) {
+  await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: link, exact: true }).click();
+  await heading(page, link);
+}
+
+/** What the tag sends: a text/plain POST (no preflight) from the site's origin; answers the visitor id. */
+async function collect(origin: string, siteKey: string, events: object[], vid?: string): Promise<string> {
+  const res = await request(`${gateway.url}/collect`, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'text/plain;charset=UTF-8', 'user-agent': BROWSER_UA }, // Node's own is a bot's
+    body: JSON.stringify({ site: siteKey, ...(vid ? { vid } : {}), events }),
+  });
+  expect(res.status).toBe(200);
+  expect(res.body.accepted).toBe(events.length);
+  return res.body.vid as string;
+}
+const pageView = (origin: string, pathname: string, title: string) => ({ type: 'pageview', id: uniqueId('pv'), url: `${origin}${pathname}`, path: pathname, title, referrer: '' });
+
+describe('console: sites, traffic and visitors', () => {
+  it('when a person adds a site and its tag sends page views, then the snippet copies, the first page view shows, the chart counts it and the visitors are listed identified first', async () => {
+    const { page, problems, key: apiKey } = await signedInConsole('console sites');
+    const origin = uniqueOrigin('shop');
+    await goTo(page, 'Sites');
+    expect(await page.getByText('No sites yet').count()).toBe(1);
+
+    // Add the site: two origins (the second with a path, which the API refuses), then fixed.
+    await page.getByLabel('Name', { exact: true }).fill('Shop');
+    await page.getByLabel('Origins').fill(`${origin}\n${origin}/not-an-origin`);
+    await page.getByLabel('Events the browser may track').fill('demo requested');
+    await page.getByRole('button', { name: 'Add site' }).click();
+    await page.getByRole('alert').filter({ hasText: /not a valid event name/ }).waitFor();
+    await page.getByLabel('Events the browser may track').fill('demo_requested');
+    await page.getByRole('button', { name: 'Add site' }).click();
+    await page.getByRole('alert').filter({ hasText: `"${origin}/not-an-origin" is not an origin` }).waitFor();
+    await page.getByLabel('Origins').fill(origin);
+    await page.getByRole('button', { name: 'Add site' }).click();
+
+    // The install section: the snippet from the API's answer, with the key and the SRI hash.
+    const install = page.getByRole('region', { name: 'Install “Shop”' });
+    await install.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Install “Shop”');
+    const { items } = (await request(`${gateway.url}/account/sites`, { headers: { authorization: `Bearer ${apiKey}` } })).body;
+    expect(items).toHaveLength(1);
+    const site = items[0];
+    expect(site.track_events).toEqual(['demo_requested']);
+    const snippet = await page.locator('#install-snippet').textContent();
+    expect(snippet).toBe(site.snippet.html);
+    expect(snippet).toContain(`src="${gateway.url}/g.js"`);
+    expect(snippet).toContain(`data-site="${site.key}"`);
+    expect(snippet).toMatch(/integrity="sha384-[A-Za-z0-9+/]+=*"/);
+    expect(snippet).toContain('crossorigin="anonymous"');
+    expect(await install.getByText(site.snippet.integrity, { exact: true }).count()).toBe(1);
+    expect(await install.getByText('window.glimpse = window.glimpse ||').count()).toBe(1);
+    expect(page.url()).toContain(`#/sites?site=${site.id}`);
+
+    // Copy puts exactly the snippet on the clipboard.
+    await install.getByRole('button', { name: 'Copy snippet' }).click();
+    await page.getByRole('status').filter({ hasText: 'Copied to the clipboard.' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(site.snippet.html);
+
+    // No page view yet: the check waits.
+    const check = page.locator('#first-view');
+    expect(await check.textContent()).toMatch(/^Waiting for the first page view/);
+    expect(await check.getAttribute('class')).toContain('pending');
+    await screenshot(page, 'sites-waiting');
+
+    // Two visitors: one identifies itself, then an anonymous one is seen after it.
+    const before = Math.floor(Date.now() / HOUR_MS);
+    const email = uniqueEmail('console-visitor');
+    const known = await collect(origin, site.key, [pageView(origin, '/pricing', 'Pricing')]);
+    await collect(origin, site.key, [{ type: 'identify', id: uniqueId('id'), email, traits: {}, path: '/pricing' }], known);
+    const anonymous = await collect(origin, site.key, [pageView(origin, '/blog/hello', 'Hello')]);
+    const after = Math.floor(Date.now() / HOUR_MS);
+    expect(anonymous).not.toBe(known);
+
+    // The check turns green by itself (it polls the traffic every few seconds).
+    await check.filter({ hasText: 'First page view received' }).waitFor({ timeout: 30_000 });
+    expect(await check.getAttribute('class')).toContain('ok');
+
+    // The visitors page refreshes by itself until both are there, the identified one first.
+    await goTo(page, 'Visitors');
+    const rows = page.locator('table tbody tr');
+    await waitFor(async () => (await rows.count()) === 2 && (await rows.nth(0).textContent())?.includes('identify'), {
+      timeoutMs: 40_000,
+      intervalMs: 500,
+      what: 'two visitors, the identified one first',
+    });
+    const cells = (row: number) => rows.nth(row).locator('th, td').allTextContents();
+    const [first, second] = [await cells(0), await cells(1)];
+    expect(first.slice(0, 4)).toEqual([known, email, '1', '1']);
+    expect(first[5]).toBe('/pricing');
+    expect(first[8]).toMatch(/^identify, /);
+    expect(second.slice(0, 4)).toEqual([anonymous, 'anonymous', '1', '1']);
+    expect(second[5]).toBe('/blog/hello');
+    expect(second[8]).toBe('–');
+    expect(await page.locator('#visitors-updated').textContent()).toMatch(/^Updated /);
+    await screenshot(page, 'visitors');
+
+    // Back to the site: the chart has the hour's two page views and two visitors.
+    await goTo(page, 'Sites');
+    await page.getByRole('link', { name: 'Install and traffic of Shop' }).click();
+    await install.waitFor();
+    const summary = page.locator('#traffic-summary');
+    await summary.filter({ hasText: /^2 page views in the last 24 hours/ }).waitFor();
+    const bars = await page.locator('svg.traffic-chart rect.bar').evaluateAll((rects) =>
+      rects.map((r) => ({ hour: r.getAttribute('data-hour')!, pageViews: Number(r.getAttribute('data-page-views')), title: r.querySelector('title')!.textContent! })),
+    );
+    expect(bars).toHaveLength(24);
+    expect(bars.reduce((sum, b) => sum + b.pageViews, 0)).toBe(2);
+    if (before === after) {
+      const hour = bars.find((b) => Date.parse(b.hour) === after * HOUR_MS);
+      expect(hour?.title).toMatch(/: 2 page views, 2 visitors$/);
+      expect(bars.at(-1)).toBe(hour); // the current hour is the last bar
+    }
+    // Axis labels and the legend are in the page.
+    expect(await page.locator('svg.traffic-chart .x-axis text').count()).toBeGreaterThanOrEqual(8);
+    expect(await page.locator('svg.traffic-chart .grid text').first().textContent()).toBe('0');
+    expect(await page.locator('.legend').textContent()).toMatch(/Page views.*Visitors/);
+    await page.locator('svg.traffic-chart').scrollIntoViewIfNeeded();
+    await screenshot(page, 'sites');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 150_000);
+
+  it('when a person edits a site’s origins and then deletes it, then the list shows the new origin and then no site', async () => {
+    const { page, problems } = await signedInConsole('console sites edit');
+    const [origin, other] = [uniqueOrigin('old'), uniqueOrigin('new')];
+    await goTo(page, 'Sites');
+    await page.getByLabel('Name', { exact: true }).fill('Blog');
+    await page.getByLabel('Origins').fill(origin);
+    await page.getByRole('button', { name: 'Add site' }).click();
+    await page.getByRole('region', { name: 'Install “Blog”' }).waitFor();
+
+    await page.getByRole('button', { name: 'Edit Blog' }).click();
+    const form = page.getByRole('form', { name: 'Edit “Blog”' });
+    expect(await form.getByLabel('Origins').inputValue()).toBe(origin);
+    await form.getByLabel('Origins').fill(`${other}\n${origin.toUpperCase()}:443`);
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Site “Blog” saved.' }).waitFor();
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Blog', exact: true }) });
+    expect(await row.locator('ul li').allTextContents()).toEqual([other, origin]); // normalised by the API
+
+    await row.getByRole('button', { name: 'Delete Blog' }).click();
+    await page.getByRole('status').filter({ hasText: 'Site “Blog” deleted.' }).waitFor();
+    await page.getByText('No sites yet').waitFor();
+    expect(await page.getByRole('region', { name: 'Install “Blog”' }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+});
