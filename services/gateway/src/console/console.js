@@ -1088,7 +1088,7 @@ function installSection(site) {
       if (traffic.firstPageViewAt && !received) {
         received = true;
         check.className = 'check-status ok';
-        check.replaceChildren('✓ First page view received ', when(traffic.firstPageViewAt, '–', dateTimeSeconds), '.');
+        check.replaceChildren('✓ First page view received ', when(traffic.firstPageViewAt), '.');
       } else if (!received) {
         check.replaceChildren(`Waiting for the first page view… Open a page of the site with the tag on it; this checks every ${FIRST_VIEW_POLL_MS / 1000} seconds.`);
       }
