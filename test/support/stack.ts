@@ -9,6 +9,8 @@ import { loadConfig as enrichmentConfig, startEnrichmentService, type RunningEnr
 import type { RunningWebhooksService } from '@glimpse/webhooks';
 // webhooks.ts uses serviceEnv from here: each side calls the other only at run time.
 import { startTestWebhooksService } from './webhooks';
+import { startTestVisitorsService } from './visitors';
+import type { RunningVisitorsService } from '@glimpse/visitors';
 import { createLogger } from '@glimpse/logging';
 import { TOPICS } from '@glimpse/messaging';
 import { freshGroupAtEnd } from './kafka-helpers';
@@ -55,16 +57,20 @@ export function startTestEnrichmentService(overrides: Record<string, string> = {
   return startEnrichmentService(enrichmentConfig(env), silent('enrichment'));
 }
 
-/** The enrichment service and a gateway that forwards lookups to it. */
-export async function startLookupStack(gatewayOverrides: Record<string, string> = {}): Promise<{ gateway: RunningGateway; enrichment: RunningEnrichmentService; stop(): Promise<void> }> {
-  const enrichment = await startTestEnrichmentService();
-  const gateway = await startTestGateway({ ENRICHMENT_URL: enrichment.url, ...gatewayOverrides });
+/**
+ * The enrichment and visitors services and a gateway that forwards lookups to them (the details
+ * lookup asks both: without the visitors service an unknown visitor is 503, not 404).
+ */
+export async function startLookupStack(gatewayOverrides: Record<string, string> = {}): Promise<{ gateway: RunningGateway; enrichment: RunningEnrichmentService; visitors: RunningVisitorsService; stop(): Promise<void> }> {
+  const [enrichment, visitors] = await Promise.all([startTestEnrichmentService(), startTestVisitorsService()]);
+  const gateway = await startTestGateway({ ENRICHMENT_URL: enrichment.url, VISITORS_URL: visitors.url, ...gatewayOverrides });
   return {
     gateway,
     enrichment,
+    visitors,
     async stop() {
       await gateway.stop();
-      await enrichment.stop();
+      await Promise.all([enrichment.stop(), visitors.stop()]);
     },
   };
 }
@@ -144,29 +150,39 @@ export async function createTestApiKey(accountId: string, scopes: Scope[]): Prom
 /** The enrichment and playbook services and a gateway wired to both: the management API's stack. */
 export async function startManagementStack(
   gatewayOverrides: Record<string, string> = {},
-  { webhooks: withWebhooks = false }: { webhooks?: boolean } = {},
+  { webhooks: withWebhooks = false, visitors: withVisitors = withWebhooks }: { webhooks?: boolean; visitors?: boolean } = {},
 ): Promise<{
   gateway: RunningGateway;
   enrichment: RunningEnrichmentService;
   playbook: RunningPlaybookService;
   webhooks?: RunningWebhooksService;
+  visitors?: RunningVisitorsService;
   stop(): Promise<void>;
 }> {
-  // The webhooks service only for the tests that need it (erasure reaches its delivery records).
-  const [enrichment, playbook, webhooks] = await Promise.all([
+  // The webhooks and visitors services only for the tests that need them (erasure reaches the
+  // delivery records and the visitors' identity links: by default the one comes with the other).
+  const [enrichment, playbook, webhooks, visitors] = await Promise.all([
     startTestEnrichmentService(),
     startTestPlaybookService(),
     withWebhooks ? startTestWebhooksService() : Promise.resolve(undefined),
+    withVisitors ? startTestVisitorsService() : Promise.resolve(undefined),
   ]);
-  const gateway = await startTestGateway({ ENRICHMENT_URL: enrichment.url, PLAYBOOK_URL: playbook.url, ...(webhooks ? { WEBHOOKS_URL: webhooks.url } : {}), ...gatewayOverrides });
+  const gateway = await startTestGateway({
+    ENRICHMENT_URL: enrichment.url,
+    PLAYBOOK_URL: playbook.url,
+    ...(webhooks ? { WEBHOOKS_URL: webhooks.url } : {}),
+    ...(visitors ? { VISITORS_URL: visitors.url } : {}),
+    ...gatewayOverrides,
+  });
   return {
     gateway,
     enrichment,
     playbook,
     ...(webhooks ? { webhooks } : {}),
+    ...(visitors ? { visitors } : {}),
     async stop() {
       await gateway.stop();
-      await Promise.all([enrichment.stop(), playbook.stop(), webhooks?.stop()]);
+      await Promise.all([enrichment.stop(), playbook.stop(), webhooks?.stop(), visitors?.stop()]);
     },
   };
 }

@@ -109,6 +109,7 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
     lookupsRouter({
       authenticator,
       enrichment,
+      visitors,
       bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES,
       limits: { perKey: limiter('lookups', config.LOOKUPS_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter },
       idempotency: lookupIdempotency,

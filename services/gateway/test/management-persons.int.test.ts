@@ -162,7 +162,7 @@ describe('management API: erasure', () => {
     // Suppressing stopped the two active enrollments already, each with a stop effect (cause
     // "suppressed"): erasure stops none, hashes the three enrollments and the six effects (start,
     // stop, start; start; the two suppression stops).
-    expect(res.body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 3, hashedEffects: 6, deletedSuppressions: 1, deletedRawEvents: 4, hashedDeliveries: 6 });
+    expect(res.body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 3, hashedEffects: 6, deletedSuppressions: 1, deletedRawEvents: 4, hashedDeliveries: 6, deletedVisitors: 0, deletedVisitorLinks: 0 });
 
     expect(await postgresHolding(email)).toEqual([]);
     expect(await redisHolding(email)).toEqual([]);
@@ -174,7 +174,7 @@ describe('management API: erasure', () => {
     expect(await postgresHolding(bystander)).toEqual(expect.arrayContaining(['enrollments.email', 'playbook_effects.email']));
     expect((await client.get('/account/events/recent')).body.items.map((e: { email: string }) => e.email)).toContain(bystander);
     // Erasing again finds nothing; the person's later events are a new person.
-    expect((await client.del(`/account/persons/${encodeURIComponent(email)}`)).body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 0, hashedEffects: 0, deletedSuppressions: 0, deletedRawEvents: 0, hashedDeliveries: 0 });
+    expect((await client.del(`/account/persons/${encodeURIComponent(email)}`)).body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 0, hashedEffects: 0, deletedSuppressions: 0, deletedRawEvents: 0, hashedDeliveries: 0, deletedVisitors: 0, deletedVisitorLinks: 0 });
     expect(await enrollmentsOf(client, demo, email)).toEqual([]);
   });
 

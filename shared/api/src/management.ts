@@ -113,6 +113,8 @@ export const erasureSchema = z
     deletedSuppressions: z.number().int().min(0),
     deletedRawEvents: z.number().int().min(0),
     hashedDeliveries: z.number().int().min(0).meta({ description: 'webhook delivery records whose payload named the person, now naming the one-way hash' }),
+    deletedVisitors: z.number().int().min(0).meta({ description: 'site visitors once tied to the person whose page-view aggregates were deleted' }),
+    deletedVisitorLinks: z.number().int().min(0).meta({ description: 'identity links (visitor to person) deleted' }),
   })
   .meta({ id: 'Erasure', description: 'what the erasure did; the email is nowhere in Postgres or Redis afterwards' });
 

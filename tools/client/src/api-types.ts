@@ -1130,6 +1130,10 @@ export interface components {
             deletedRawEvents: number;
             /** @description webhook delivery records whose payload named the person, now naming the one-way hash */
             hashedDeliveries: number;
+            /** @description site visitors once tied to the person whose page-view aggregates were deleted */
+            deletedVisitors: number;
+            /** @description identity links (visitor to person) deleted */
+            deletedVisitorLinks: number;
         };
         Usage: {
             items: {

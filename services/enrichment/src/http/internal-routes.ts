@@ -5,6 +5,10 @@ import { AppError } from '@glimpse/errors';
 import { INTERNAL_HEADERS, fromGateway } from '@glimpse/http';
 import { CREDITS_HEADER, enrichBulk, enrichPerson, visitorDetails, type Enriched, type LookupDeps } from '../domain/lookups.js';
 import { accountUsage } from '../domain/usage.js';
+import { normalizeRecord } from '../domain/enriched-record.js';
+import { normalizeEmail } from '../domain/identifiers.js';
+import { toVisitorDetails } from '../domain/visitor-details.js';
+import { findRecord } from '../data/person-repository.js';
 import { isDatabaseUnavailable } from '../data/database-errors.js';
 
 export { INTERNAL_HEADERS };
@@ -46,6 +50,15 @@ export function internalRouter({ internalToken, ...deps }: LookupDeps & { intern
   }));
   router.post('/internal/enrichment/bulk', express.json({ limit: '512kb', strict: false }), handle(async (req, res) => {
     sendEnriched(res, await enrichBulk(deps, account(res), req.body));
+  }));
+  // The §2.1 fields of the person behind an email, for the details of a visitor the account's own
+  // site tag identified: not billed (no usage row), unlike an enrichment.
+  router.post('/internal/persons/details', express.json({ limit: '4kb', strict: false }), handle(async (req, res) => {
+    const email = normalizeEmail((req.body as { email?: unknown } | null)?.email);
+    if (!email) throw new AppError('invalid_request', 'email must be a valid email address');
+    const record = await findRecord(deps.db, [{ kind: 'email', value: email }]);
+    if (record === null) throw new AppError('not_found', 'nobody with this email');
+    res.json({ details: toVisitorDetails(normalizeRecord(JSON.parse(record))) });
   }));
   router.get('/internal/usage', handle(async (req, res) => {
     res.json(await accountUsage(deps.db, account(res), req.query as Record<string, unknown>));

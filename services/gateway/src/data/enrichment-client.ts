@@ -6,6 +6,8 @@ export type { UpstreamResponse } from './internal-service.js';
 
 export interface EnrichmentClient {
   visitorDetails(accountId: string, visitorId: string): Promise<UpstreamResponse>;
+  /** The §2.1 fields of the person behind an email ({details}, or 404); not billed. */
+  personDetails(accountId: string, email: string): Promise<UpstreamResponse>;
   enrich(accountId: string, body: unknown): Promise<UpstreamResponse>;
   enrichBulk(accountId: string, body: unknown): Promise<UpstreamResponse>;
   /** Usage by day; `search` is the client's query string ("" or "?from=…&to=…"), checked by the service. */
@@ -17,6 +19,7 @@ export function createEnrichmentClient({ baseUrl, internalToken, timeoutMs, conn
   const service = createInternalService({ baseUrl, internalToken, timeoutMs, connections, unavailableMessage: 'the lookup service is unavailable; retry later' });
   return {
     visitorDetails: (accountId, visitorId) => service.call('GET', `/internal/visitors/${encodeURIComponent(visitorId)}/details`, accountId),
+    personDetails: (accountId, email) => service.call('POST', '/internal/persons/details', accountId, { email }),
     enrich: (accountId, body) => service.call('POST', '/internal/enrichment', accountId, body),
     enrichBulk: (accountId, body) => service.call('POST', '/internal/enrichment/bulk', accountId, body),
     usage: (accountId, search) => service.call('GET', `/internal/usage${search}`, accountId),

@@ -10,6 +10,8 @@ import type { AddressLimiter } from '../data/address-limiter.js';
 import type { EnrichmentClient } from '../data/enrichment-client.js';
 import { relay, type UpstreamResponse } from '../data/internal-service.js';
 import type { RateLimiter } from '../data/rate-limiter.js';
+import type { VisitorsClient } from '../data/visitors-client.js';
+import { tagVisitorDetails, type TagVisitorFields } from '../domain/visitor-details.js';
 import { authenticate } from './authenticate.js';
 import { jsonBody } from './json-body.js';
 import { addressRateHeaders, perCredentialLimit, refusal, setRateLimitHeaders } from './rate-limit.js';
@@ -28,6 +30,8 @@ function relayLookup(res: Response, upstream: UpstreamResponse): void {
 export interface LookupsRouteOptions {
   authenticator: Authenticator;
   enrichment: EnrichmentClient;
+  /** The visitors the site tag has seen (their page-view fields and identity link). */
+  visitors: VisitorsClient;
   bodyLimitBytes: number;
   limits: { perKey: RateLimiter; perAddress: AddressLimiter };
   /** Idempotency-Keys of lookups, and how long a retry waits for a first answer still being made. */
@@ -46,14 +50,48 @@ function idempotencyKeyOf(req: Request): string | undefined {
   return key;
 }
 
-export function lookupsRouter({ authenticator, enrichment, bodyLimitBytes, limits, idempotency, inFlightWaitMs }: LookupsRouteOptions): Router {
+const VISITOR_ID = /^[a-fA-F0-9]{24}$/;
+
+const unavailable = (message: string) => new AppError('service_unavailable', message, { headers: { 'Retry-After': '1' } });
+
+/**
+ * GET /visitors/{id}/details: the visitors service (the tag's visitors) and enrichment (imported
+ * visitors) are asked at once. A visitor the tag has seen wins; identified, the person's fields
+ * come from enrichment by its email. Not seen by the tag: enrichment's answer as it is (the
+ * imported visitor, or 404). The visitors service unreachable: enrichment's imported visitor
+ * still answers, but a 404 is not told (the tag may know the visitor): 503 with Retry-After.
+ */
+async function visitorDetailsAnswer(res: Response, { enrichment, visitors }: Pick<LookupsRouteOptions, 'enrichment' | 'visitors'>, accountId: string, visitorId: string): Promise<void> {
+  // A malformed id is enrichment's 400, as it always was.
+  if (!VISITOR_ID.test(visitorId)) return relayLookup(res, await enrichment.visitorDetails(accountId, visitorId));
+  const [seen, imported] = await Promise.allSettled([
+    visitors.call('GET', `/internal/visitors/${visitorId.toLowerCase()}/details`, accountId),
+    enrichment.visitorDetails(accountId, visitorId),
+  ]);
+  if (seen.status === 'fulfilled' && seen.value.status === 200) {
+    const { visitor, email } = seen.value.body as { visitor: TagVisitorFields; email?: string };
+    if (email === undefined) {
+      res.json(tagVisitorDetails(visitor));
+      return;
+    }
+    const person = await enrichment.personDetails(accountId, email);
+    if (person.status !== 200 && person.status !== 404) throw unavailable('the lookup service is unavailable; retry later');
+    res.json(tagVisitorDetails(visitor, email, person.status === 200 ? (person.body as { details: Record<string, unknown> }).details : null));
+    return;
+  }
+  const tagKnowsNothing = seen.status === 'fulfilled' && seen.value.status === 404;
+  if (imported.status === 'rejected') throw imported.reason;
+  if (tagKnowsNothing || imported.value.status === 200) return relayLookup(res, imported.value);
+  throw unavailable('the visitors service is unavailable; retry later');
+}
+
+export function lookupsRouter({ authenticator, enrichment, visitors, bodyLimitBytes, limits, idempotency, inFlightWaitMs }: LookupsRouteOptions): Router {
   const router = express.Router();
   router.use('/visitors', addressRateHeaders(limits.perAddress));
   const apiKey = (scope: Scope) => [authenticate(authenticator, { kind: 'api_key', scope }, { rateHeaders: limits.perAddress }), perCredentialLimit(limits.perKey, 'lookup')];
 
   router.get('/visitors/:visitorId/details', ...apiKey('visitors:read'), async (req, res) => {
-    const upstream = await enrichment.visitorDetails(res.locals.accountId as string, req.params.visitorId as string);
-    relayLookup(res, upstream);
+    await visitorDetailsAnswer(res, { enrichment, visitors }, res.locals.accountId as string, req.params.visitorId as string);
   });
   const keyed = (req: Request, res: Response, path: string) => ({
     store: idempotency,

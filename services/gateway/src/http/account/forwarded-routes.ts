@@ -44,8 +44,9 @@ export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, raw
   router.get('/account/suppressions', async (req, res) => relay(res, await playbooks.suppressions(account(res), rawSearch(req))));
   router.delete('/account/suppressions/:email', async (req, res) => relay(res, await playbooks.unsuppress(account(res), req.params.email as string)));
   // Erasure: the playbook service's tables first (they hold the email the longest), then the raw
-  // events in Redis, then the webhooks service's delivery records; all idempotent, so a 503 from
-  // any is retried whole.
+  // events in Redis, then the webhooks service's delivery records, then the visitors service's
+  // identity links and the aggregates of every visitor tied to the person; all idempotent, so a
+  // 503 from any is retried whole.
   router.delete('/account/persons/:email', async (req, res) => {
     const email = normalizeEmail(req.params.email);
     if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
@@ -54,7 +55,10 @@ export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, raw
     const deletedRawEvents = await rawStore.erasePerson(account(res), email);
     const deliveries = await webhooks.call('POST', '/internal/persons/erase', account(res), { email });
     if (deliveries.status !== 200) return relay(res, deliveries);
-    res.json({ ...(upstream.body as object), deletedRawEvents, ...(deliveries.body as { hashedDeliveries: number }) });
+    const visitorData = await visitors.call('DELETE', `/internal/persons/${encodeURIComponent(email)}`, account(res));
+    if (visitorData.status !== 200) return relay(res, visitorData);
+    const { deletedVisitors, deletedLinks } = visitorData.body as { deletedVisitors: number; deletedLinks: number };
+    res.json({ ...(upstream.body as object), deletedRawEvents, ...(deliveries.body as { hashedDeliveries: number }), deletedVisitors, deletedVisitorLinks: deletedLinks });
   });
 
   router.get('/account/usage', async (req, res) => relay(res, await enrichment.usage(account(res), rawSearch(req))));

@@ -1,0 +1,34 @@
+// The details of a visitor the site tag has seen (spec §2.1 plus the page-view fields): the
+// identified person's seven fields as enrichment derives them (absent ones omitted; the linked
+// email when the person has none or is unknown), then the visitors service's page-view fields.
+
+/** The page-view fields as the visitors service answers them. */
+export interface TagVisitorFields {
+  page_views: number;
+  sessions: number;
+  first_seen: string;
+  last_seen: string;
+  last_page?: string;
+  engaged_seconds: number;
+  identified_by?: { method: string; at: string };
+}
+
+export const PERSON_FIELDS = ['firstName', 'lastName', 'name', 'email', 'company', 'company_role', 'pronet_url'] as const;
+
+export function tagVisitorDetails(visitor: TagVisitorFields, linkedEmail?: string, person?: Record<string, unknown> | null): Record<string, unknown> {
+  const details: Record<string, unknown> = {};
+  if (linkedEmail !== undefined) {
+    for (const field of PERSON_FIELDS) {
+      const value = field === 'email' ? (person?.email ?? linkedEmail) : person?.[field];
+      if (typeof value === 'string' && value !== '') details[field] = value;
+    }
+  }
+  details.page_views = visitor.page_views;
+  details.sessions = visitor.sessions;
+  details.first_seen = visitor.first_seen;
+  details.last_seen = visitor.last_seen;
+  if (visitor.last_page !== undefined) details.last_page = visitor.last_page;
+  details.engaged_seconds = visitor.engaged_seconds;
+  if (visitor.identified_by !== undefined) details.identified_by = { method: visitor.identified_by.method, at: visitor.identified_by.at };
+  return details;
+}
