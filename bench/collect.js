@@ -141,6 +141,17 @@ async function run(argv) {
     await Promise.all([waitReady(children.gateway, `${gatewayUrl}/readyz`, 120_000), startVisitors()]);
     const lag = createLagProbe({ brokers: env.kafkaBrokers, groupId, topic: TOPIC });
     cleanups.push(() => lag.close());
+    // Messages the group has committed, summed over partitions. visitors.collected is shared with
+    // whatever else runs on this broker (tests, other benches): the service applies their messages
+    // too, so its CPU is divided by every message it consumed, not only this run's page views.
+    const { Kafka, logLevel } = require('kafkajs');
+    const offsetsAdmin = new Kafka({ clientId: 'glimpse-bench-collect', brokers: env.kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+    await offsetsAdmin.connect();
+    cleanups.push(() => offsetsAdmin.disconnect());
+    const consumed = async () => {
+      const [committed] = await offsetsAdmin.fetchOffsets({ groupId, topics: [TOPIC] });
+      return (committed?.partitions ?? []).reduce((n, p) => n + Math.max(0, Number(p.offset)), 0);
+    };
 
     // An account, a key that may manage it, and a site made through the front door.
     const account = await createAccount(db, `bench collect ${stamp}`);
@@ -177,7 +188,7 @@ async function run(argv) {
     const steady = await collect(opts.duration, opts.warmup, () => {
       // Called as the measured run starts; the visitors service and Postgres are read from here to lag 0.
       from = { at: Date.now(), visitors: cpuOf([children.visitors.pid]), applied: null };
-      from.pgPromise = pgPids().then(async (pids) => { from.pg = cpuOf(pids); from.applied = await applied(); });
+      from.pgPromise = pgPids().then(async (pids) => { from.pg = cpuOf(pids); from.applied = await applied(); from.consumed = await consumed(); });
       return startCpuMeter({ gateway: children.gateway.pid, visitors: children.visitors.pid });
     });
     await from.pgPromise;
@@ -185,9 +196,10 @@ async function run(argv) {
     const lagAtEnd = await lag.lag();
     const steadyEnd = Date.now();
     const steadyZero = await lagZero('the steady run to drain');
-    const appliedSteady = (await applied()) - from.applied;
     const visitorsCpu = cpuSince(from.visitors, cpuOf([children.visitors.pid]));
     const pgCpu = cpuSince(from.pg, cpuOf(await pgPids()));
+    const appliedSteady = (await applied()) - from.applied;
+    const consumedSteady = (await consumed()) - from.consumed;
     const m = steady.measured;
     result.steady = {
       acceptPerSec: m.okPerSec,
@@ -197,15 +209,16 @@ async function run(argv) {
       lagAtEnd,
       lagZeroAfterMs: steadyZero - steadyEnd,
       appliedFromStartToLagZero: appliedSteady,
+      consumedFromStartToLagZero: consumedSteady,
       cpu: m.cpu,
       cpuMsPerPageView: {
         gateway: suite.cpuMsPerRequest({ cpu: m.cpu, requests: m.ok }, 'gateway'),
-        visitors: round((visitorsCpu * 1000) / appliedSteady, 3),
-        postgres: round((pgCpu * 1000) / appliedSteady, 3),
+        visitors: round((visitorsCpu * 1000) / consumedSteady, 3),
+        postgres: round((pgCpu * 1000) / consumedSteady, 3),
       },
     };
     out(suite.saturationLine('steady   POST /collect', m, 24));
-    out(`steady   ${m.okPerSec} page views/s accepted; lag ${lagAtEnd} at the end, 0 after ${result.steady.lagZeroAfterMs} ms; CPU per page view: gateway ${result.steady.cpuMsPerPageView.gateway} ms, visitors ${result.steady.cpuMsPerPageView.visitors} ms, Postgres ${result.steady.cpuMsPerPageView.postgres} ms (${appliedSteady} applied); machine ${m.cpu.machineBusyPct} % busy, cores % ${JSON.stringify(m.cpu.coresPct)}`);
+    out(`steady   ${m.okPerSec} page views/s accepted; lag ${lagAtEnd} at the end, 0 after ${result.steady.lagZeroAfterMs} ms; CPU per page view: gateway ${result.steady.cpuMsPerPageView.gateway} ms, visitors ${result.steady.cpuMsPerPageView.visitors} ms, Postgres ${result.steady.cpuMsPerPageView.postgres} ms (${consumedSteady} messages consumed, ${appliedSteady} of them this run's); machine ${m.cpu.machineBusyPct} % busy, cores % ${JSON.stringify(m.cpu.coresPct)}`);
 
     // Phase 2: a burst at the saturated accept rate, the consumer running.
     if (opts.burst > 0) {
@@ -228,32 +241,36 @@ async function run(argv) {
     suite.flagFailedRuns([['backlog', backlogRun]], problems, out);
     const backlog = await lag.lag();
     const before = await applied();
+    const consumedBefore = await consumed();
     progress(`drain: ${backlog} messages behind, the visitors service started`);
     const visitors = await startVisitors();
     const v0 = cpuOf([visitors.pid]);
     const pg0 = cpuOf(await pgPids());
     let firstAt = null;
-    let last = before;
+    // From the first commit of the group to lag 0, polled every 20 ms.
     const doneAt = await waitUntil(async () => {
-      const now = await applied();
-      if (firstAt === null && now > before) firstAt = Date.now();
-      last = now;
+      if (firstAt === null && (await consumed()) > consumedBefore) firstAt = Date.now();
       return (await lag.lag()) === 0 && Date.now();
     }, { timeoutMs: opts['drain-timeout'] * 1000, intervalMs: 20, what: 'the backlog to drain' });
+    const drainCpu = { visitors: cpuSince(v0, cpuOf([visitors.pid])), postgres: cpuSince(pg0, cpuOf(await pgPids())) };
+    // Read after lag 0: a transaction committed between a read and the lag probe is counted.
+    const last = await applied();
     const drained = last - before;
+    const drainedMessages = (await consumed()) - consumedBefore;
     const drainSec = (doneAt - (firstAt ?? doneAt)) / 1000;
     const bm = backlogRun.measured;
     result.drain = {
       backlogMessages: backlog,
+      messages: drainedMessages,
       pageViews: drained,
       seconds: round(drainSec, 2),
-      pageViewsPerSec: drainSec > 0 ? Math.round(drained / drainSec) : null,
-      cpuMsPerPageView: { visitors: round((cpuSince(v0, cpuOf([visitors.pid])) * 1000) / drained, 3), postgres: round((cpuSince(pg0, cpuOf(await pgPids())) * 1000) / drained, 3) },
+      pageViewsPerSec: drainSec > 0 ? Math.round(drainedMessages / drainSec) : null,
+      cpuMsPerPageView: { visitors: round((drainCpu.visitors * 1000) / drainedMessages, 3), postgres: round((drainCpu.postgres * 1000) / drainedMessages, 3) },
       gatewayAloneAcceptPerSec: bm.okPerSec,
       gatewayAloneCpuMsPerPageView: suite.cpuMsPerRequest({ cpu: bm.cpu, requests: bm.ok }, 'gateway'),
     };
     out(suite.saturationLine('backlog  POST /collect', bm, 24));
-    out(`drain    ${drained} page views in ${result.drain.seconds} s: ${result.drain.pageViewsPerSec}/s by one replica; CPU per page view visitors ${result.drain.cpuMsPerPageView.visitors} ms, Postgres ${result.drain.cpuMsPerPageView.postgres} ms; the gateway alone accepted ${bm.okPerSec}/s at ${result.drain.gatewayAloneCpuMsPerPageView} ms CPU each`);
+    out(`drain    ${drainedMessages} messages (${drained} this run's page views) in ${result.drain.seconds} s: ${result.drain.pageViewsPerSec}/s by one replica; CPU per page view visitors ${result.drain.cpuMsPerPageView.visitors} ms, Postgres ${result.drain.cpuMsPerPageView.postgres} ms; the gateway alone accepted ${bm.okPerSec}/s at ${result.drain.gatewayAloneCpuMsPerPageView} ms CPU each`);
     if (drained < bm.ok) problems.push(`drain: ${drained} page views applied for ${bm.ok} accepted`);
 
     // Every page view accepted counts once: the visitors' own counts add up to what was applied.
