@@ -1169,7 +1169,7 @@ function trafficChart(hours) {
   const summary = h(
     'p',
     { id: 'traffic-summary', class: 'chart-summary' },
-    `${plural(total('pageViews'), 'page view')} in the last 24 hours; at most ${plural(busiest, 'visitor')} in an hour.`,
+    total('pageViews') ? `${plural(total('pageViews'), 'page view')} in the last 24 hours; at most ${plural(busiest, 'visitor')} in an hour.` : 'No page views in the last 24 hours.',
     total('bots') ? ` ${plural(total('bots'), 'bot page view')} filtered out.` : '',
   );
   const legend = h(
