@@ -323,6 +323,8 @@ describe('console: receipts, dry runs, re-enrollment and suppressions', () => {
       'Suppressions deleted': 1,
       'Raw events deleted': 1,
       'Webhook deliveries kept with the email hashed': 0, // the account has no webhook endpoint
+      'Site visitors’ page-view data deleted': 0, // never seen by a site tag
+      'Visitor identity links deleted': 0,
     });
     expect(await confirmBox.count()).toBe(0);
     expect(await suppressedEmails()).not.toContain(person);
