@@ -22,7 +22,8 @@ export function message<T extends CollectedMessage['type']>(site: Site, visitorI
 let producer: BatchingProducer | undefined;
 async function theProducer(): Promise<BatchingProducer> {
   if (!producer) {
-    producer = createBatchingProducer({ kafka: testKafka(), maxBatch: 1000 });
+    // A long send timeout: thousands of messages on a busy 2-core machine take more than the gateway's 5 s.
+    producer = createBatchingProducer({ kafka: testKafka(), maxBatch: 500, sendTimeoutMs: 60_000 });
     await producer.connect();
   }
   return producer;
@@ -36,5 +37,9 @@ export async function closeProducer(): Promise<void> {
 /** Produces to visitors.collected keyed as the gateway keys them, in order per visitor. */
 export async function produceCollected(messages: readonly Collected[]): Promise<void> {
   const p = await theProducer();
-  await Promise.all(messages.map((m) => p.send(TOPICS.visitorsCollected, { key: visitorKey(m.siteId, m.type === 'bot' ? 'bot' : m.visitorId), value: JSON.stringify(m) })));
+  // Slice by slice: each is acknowledged before the next is handed over, so a visitor's messages keep their order.
+  for (let i = 0; i < messages.length; i += 500) {
+    const slice = messages.slice(i, i + 500);
+    await Promise.all(slice.map((m) => p.send(TOPICS.visitorsCollected, { key: visitorKey(m.siteId, m.type === 'bot' ? 'bot' : m.visitorId), value: JSON.stringify(m) })));
+  }
 }

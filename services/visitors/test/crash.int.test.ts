@@ -46,6 +46,7 @@ it(`when the service is SIGKILLed mid-stream of ${PAGE_VIEWS} page views and res
   try {
     await waitFor(async () => (await fetch(`${first.url}/readyz`).catch(() => undefined))?.ok, { what: 'the first service ready', timeoutMs: 30_000 });
     const sending = produceCollected(messages);
+    sending.catch(() => undefined); // awaited below; a failure is reported there
     await waitFor(async () => (await sumPageViews(site.accountId)) > 300, { what: 'some page views applied', timeoutMs: 60_000, intervalMs: 20 });
     await first.kill('SIGKILL');
     await sending;
