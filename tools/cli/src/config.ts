@@ -1,6 +1,6 @@
 // The CLI's environment: where each service's data is. The CLI works in a service's schema only
 // through that service's library, logged in as that service's role.
-import { baseEnv, DATABASE_ROLES, parseConfig, roleDatabaseUrl, z, type DatabaseService } from '@glimpse/config';
+import { baseEnv, DATABASE_ROLES, internalTokenEnv, parseConfig, roleDatabaseUrl, z, type DatabaseService } from '@glimpse/config';
 
 const schema = z.object({
   /** The database; each service's URL below defaults to it, logged in as the service's role (local trust authentication). */
@@ -14,6 +14,9 @@ const schema = z.object({
   KAFKA_SASL_MECHANISM: baseEnv.KAFKA_SASL_MECHANISM,
   KAFKA_SASL_USERNAME: baseEnv.KAFKA_SASL_USERNAME,
   KAFKA_SASL_PASSWORD: baseEnv.KAFKA_SASL_PASSWORD,
+  /** The visitors service, asked to delete a deleted site's visitors (sites delete), and the internal token it expects. */
+  VISITORS_URL: z.string().url().default('http://127.0.0.1:8084'),
+  ...internalTokenEnv,
   /** Region for phone numbers in imports written without a country code. */
   DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/).default('US'),
 });

@@ -8,9 +8,10 @@ import { accountCommands } from './commands/accounts.js';
 import { playbookCommands } from './commands/playbooks.js';
 import { lookupCommands } from './commands/lookups.js';
 import { importCommands } from './commands/imports.js';
+import { siteCommands } from './commands/sites.js';
 import { loadConfig, serviceDatabaseUrl, type CliService } from './config.js';
 
-export const commands: Command[] = [...accountCommands, ...lookupCommands, ...playbookCommands, ...importCommands];
+export const commands: Command[] = [...accountCommands, ...siteCommands, ...lookupCommands, ...playbookCommands, ...importCommands];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.words.join(' ').length));
@@ -25,7 +26,8 @@ function overview(): string {
     "Environment: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/glimpse); each service's data is reached",
     'as its own role: GATEWAY_DATABASE_URL, PLAYBOOK_DATABASE_URL, ENRICHMENT_DATABASE_URL (default: DATABASE_URL as',
     'glimpse_gateway, glimpse_playbook, glimpse_enrichment); KAFKA_BROKERS (default 127.0.0.1:9092) and KAFKA_SSL,',
-    'KAFKA_SASL_MECHANISM/USERNAME/PASSWORD (account create and delete publish the account event); DEFAULT_PHONE_REGION (US)',
+    'KAFKA_SASL_MECHANISM/USERNAME/PASSWORD (account create and delete publish the account event); DEFAULT_PHONE_REGION (US);',
+    'VISITORS_URL (default http://127.0.0.1:8084) and INTERNAL_TOKEN (sites delete asks the visitors service to delete the site\'s data)',
   ].join('\n');
 }
 

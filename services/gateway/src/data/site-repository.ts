@@ -1,9 +1,12 @@
 // Sites in identity.sites (the gateway's schema): an account's sites, and the one a key names for
 // POST /collect. Another account's site is not found, never changed.
+import { MAX_SITES_PER_ACCOUNT } from '@glimpse/api';
 import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { isUuid } from '@glimpse/validation';
 import { generateSiteKey, type SiteFields } from '../domain/site-input.js';
+import type { UpstreamResponse } from './internal-service.js';
+import type { VisitorsClient } from './visitors-client.js';
 
 export interface SiteRecord extends SiteFields {
   id: string;
@@ -20,7 +23,7 @@ const columns = { id: true, accountId: true, name: true, key: true, origins: tru
 
 const notFound = (id: string) => new AppError('not_found', `site ${id} does not exist in this account`);
 
-export async function createSite(db: Db, accountId: string, fields: SiteFields, { maxPerAccount }: { maxPerAccount: number }): Promise<SiteRecord> {
+export async function createSite(db: Db, accountId: string, fields: SiteFields, { maxPerAccount = MAX_SITES_PER_ACCOUNT }: { maxPerAccount?: number } = {}): Promise<SiteRecord> {
   return db.$transaction(async (tx) => {
     // The account row's lock serialises creations of one account, so the cap holds under concurrency.
     const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
@@ -57,4 +60,17 @@ export async function deleteSite(db: Db, accountId: string, id: string): Promise
 
 export async function findSiteByKey(db: Db, key: string): Promise<CollectSite | null> {
   return db.site.findUnique({ where: { key }, select: { id: true, accountId: true, origins: true, trackEvents: true } });
+}
+
+/**
+ * Deletes a site with its data: the visitors service's first (idempotent), then the row, so a
+ * failure there leaves the site in place for a retry that deletes both. Answers the visitors
+ * service's refusal when it had one (the caller relays it), else null.
+ */
+export async function removeSite(db: Db, visitors: VisitorsClient, accountId: string, id: string): Promise<UpstreamResponse | null> {
+  const site = await getSite(db, accountId, id);
+  const upstream = await visitors.call('DELETE', `/internal/sites/${site.id}`, accountId);
+  if (upstream.status >= 300 && upstream.status !== 404) return upstream;
+  await deleteSite(db, accountId, site.id);
+  return null;
 }

@@ -4,7 +4,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Db } from '@glimpse/db';
 import { parseSiteCreate, parseSiteUpdate, siteSnippet } from '../../domain/site-input.js';
 import { relay } from '../../data/internal-service.js';
-import { createSite, deleteSite, getSite, listSites, updateSite, type SiteRecord } from '../../data/site-repository.js';
+import { createSite, getSite, listSites, removeSite, updateSite, type SiteRecord } from '../../data/site-repository.js';
 import type { VisitorsClient } from '../../data/visitors-client.js';
 import { jsonBody, rawSearch } from './json-body.js';
 
@@ -51,13 +51,9 @@ export function siteRoutes({ db, visitors, tag, maxSitesPerAccount, publicUrl }:
     const changes = parseSiteUpdate(req.body);
     res.json(answer(req, await updateSite(db, account(res), id(req), changes)));
   });
-  // The visitors service's data first (idempotent), then the row: a 503 leaves the site in place
-  // for the retry, which then deletes both.
   router.delete('/account/sites/:id', async (req, res) => {
-    const site = await getSite(db, account(res), id(req));
-    const upstream = await visitors.call('DELETE', `/internal/sites/${site.id}`, account(res));
-    if (upstream.status >= 300 && upstream.status !== 404) return relay(res, upstream);
-    await deleteSite(db, account(res), site.id);
+    const refused = await removeSite(db, visitors, account(res), id(req));
+    if (refused) return relay(res, refused);
     res.status(204).end();
   });
   router.get('/account/sites/:id/traffic', async (req, res) => {

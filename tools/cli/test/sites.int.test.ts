@@ -1,0 +1,91 @@
+// glimpse sites create / list / delete against the real test database (as glimpse_gateway) and a
+// visitors service, through the CLI's entry point run(argv, io).
+import { createDb, type Db } from '@glimpse/db';
+import type { RunningVisitorsService } from '@glimpse/visitors';
+import { run } from '../src/main';
+import type { CliService } from '../src/config';
+import { closeTestDb, testDb } from '../../../test/support/stack';
+import { startTestVisitorsService } from '../../../test/support/visitors';
+import { serviceDatabaseUrl } from '../../../test/config';
+
+const roleDbs = new Map<CliService, Db>();
+function roleDb(service: CliService): Db {
+  let db = roleDbs.get(service);
+  if (!db) roleDbs.set(service, (db = createDb({ databaseUrl: serviceDatabaseUrl(service), poolSize: 2 })));
+  return db;
+}
+
+async function cli(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, roleDb);
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+}
+
+let visitors: RunningVisitorsService;
+const savedUrl = process.env.VISITORS_URL;
+beforeAll(async () => {
+  visitors = await startTestVisitorsService();
+  process.env.VISITORS_URL = visitors.url;
+});
+afterAll(async () => {
+  if (savedUrl === undefined) delete process.env.VISITORS_URL;
+  else process.env.VISITORS_URL = savedUrl;
+  await visitors?.stop();
+  await Promise.all([...roleDbs.values()].map((db) => db.$disconnect()));
+  await closeTestDb();
+});
+
+async function newAccount(): Promise<string> {
+  const created = await cli('account', 'create', '--name', 'CLI sites test', '--json');
+  expect(created.code).toBe(0);
+  return created.json().id;
+}
+
+describe('glimpse sites', () => {
+  it('when asked for --help, then the overview lists the sites commands and each shows its usage', async () => {
+    const overview = await cli('--help');
+    for (const words of ['sites create', 'sites list', 'sites delete']) expect(overview.stdout).toContain(words);
+    const usage = await cli('sites', 'create', '--help');
+    expect(usage.code).toBe(0);
+    expect(usage.stdout).toContain('Usage: glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--json]');
+  });
+
+  it('when a site is created with --json, then stdout is {id, key} and the site is stored with normalised origins', async () => {
+    const accountId = await newAccount();
+    const created = await cli('sites', 'create', '--account', accountId, '--name', 'Shop', '--origin', 'HTTPS://Shop.Test', '--origin', 'http://localhost:3000/', '--track-event', 'signup', '--json');
+    expect(created.code).toBe(0);
+    expect(created.json()).toEqual({ id: expect.any(String), key: expect.stringMatching(/^glp_[A-Za-z0-9_-]{32}$/) });
+    const stored = await testDb().site.findUniqueOrThrow({ where: { id: created.json().id } });
+    expect(stored).toMatchObject({ accountId, name: 'Shop', origins: ['https://shop.test', 'http://localhost:3000'], trackEvents: ['signup'] });
+
+    const listed = await cli('sites', 'list', '--account', accountId, '--json');
+    expect(listed.json().items).toEqual([expect.objectContaining({ id: created.json().id, key: created.json().key, origins: ['https://shop.test', 'http://localhost:3000'] })]);
+    expect((await cli('sites', 'list', '--account', accountId)).stdout).toContain(created.json().key);
+  });
+
+  it('when an origin is not an origin or none is given, then it fails with the rule and creates nothing', async () => {
+    const accountId = await newAccount();
+    const bad = await cli('sites', 'create', '--account', accountId, '--name', 'x', '--origin', 'https://a.test/path');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('invalid_request');
+    const none = await cli('sites', 'create', '--account', accountId, '--name', 'x');
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('at least one origin');
+    expect(await testDb().site.count({ where: { accountId } })).toBe(0);
+    expect((await cli('sites', 'create', '--name', 'x', '--origin', 'https://a.test')).code).toBe(2);
+  });
+
+  it("when a site is deleted, then it is gone; another account's site is not found and stays", async () => {
+    const owner = await newAccount();
+    const other = await newAccount();
+    const { id } = (await cli('sites', 'create', '--account', owner, '--name', 'Gone', '--origin', 'https://gone.test', '--json')).json();
+    const foreign = await cli('sites', 'delete', '--account', other, '--site', id);
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toContain('not_found');
+    const deleted = await cli('sites', 'delete', '--account', owner, '--site', id, '--json');
+    expect(deleted.code).toBe(0);
+    expect(deleted.json()).toEqual({ id, deleted: true });
+    expect(await testDb().site.count({ where: { id } })).toBe(0);
+  });
+});
