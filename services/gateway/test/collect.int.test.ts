@@ -222,3 +222,25 @@ describe('POST /collect while Kafka is unreachable', () => {
     expect(res.headers.get('set-cookie')).toBeNull();
   });
 });
+
+describe('POST /collect over the site rate limit', () => {
+  let limited: Gateway;
+  beforeAll(async () => {
+    limited = await startTestGateway({ COLLECT_RATE_LIMIT_PER_SECOND: '2' });
+  });
+  afterAll(async () => {
+    await limited?.stop();
+  });
+
+  it('when a site sends more requests in a second than its limit, then the rest are 429 with Retry-After, readable by the tag', async () => {
+    const site = await createSite(limited.url);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => collect({ site: site.key, events: [pageview()] }, { url: limited.url })));
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const res of refused) {
+      expect(res.body.error).toBe('rate_limited');
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    }
+  });
+});
