@@ -37,9 +37,10 @@ export async function siteHours(db: Db, accountId: string, siteId: string, since
       accountId,
       since.toISOString(),
     ),
-    // The first page view's time from the visitors first seen on the site, else the first hour with one.
+    // The first page view's time from the visitors first seen on the site; the first hour with one
+    // only when no such visitor is left (an hour bucket starts before every view inside it).
     db.$queryRawUnsafe<{ at: Date | null }[]>(
-      `SELECT LEAST(
+      `SELECT COALESCE(
          (SELECT min(first_seen) FROM visitor_profiles WHERE site_id = $1::uuid AND account_id = $2::uuid AND page_views > 0),
          (SELECT min(hour) FROM site_hours WHERE site_id = $1::uuid AND account_id = $2::uuid AND page_views > 0)) AS at`,
       siteId,
