@@ -24,13 +24,15 @@ export interface PageOptions {
   strictCsp?: boolean;
   /** Includes the tag twice. */
   twice?: boolean;
+  /** The tag's element as given (the console's install snippet) instead of the plain one. */
+  snippet?: string;
 }
 
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The page for a path: its title names the path, so page views can be told apart. */
 export function sitePage(path: string, options: PageOptions): { headers: Record<string, string>; html: string } {
-  const tag = `<script async src="${escape(options.collector)}/g.js" data-site="${escape(options.siteKey)}"></script>`;
+  const tag = options.snippet ?? `<script async src="${escape(options.collector)}/g.js" data-site="${escape(options.siteKey)}"></script>`;
   const stub = options.stubCalls === undefined ? '' : `<script>window.glimpse = window.glimpse || function(){(glimpse.q = glimpse.q || []).push(arguments)};${options.stubCalls}</script>`;
   const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
   if (options.strictCsp) headers['content-security-policy'] = `script-src ${options.collector}`;
