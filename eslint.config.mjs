@@ -32,8 +32,8 @@ export default tseslint.config(
     languageOptions: { sourceType: 'module', globals: { ...globals.node } },
   },
   {
-    // The console and the API reference's start-up run in the browser, as classic scripts.
-    files: ['services/gateway/src/console/**/*.js', 'services/gateway/src/docs/**/*.js'],
+    // The console, the API reference's start-up and the site tag run in the browser, as classic scripts.
+    files: ['services/gateway/src/console/**/*.js', 'services/gateway/src/docs/**/*.js', 'services/gateway/src/tag/**/*.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.browser, SwaggerUIBundle: 'readonly' } },
     rules: { 'no-redeclare': ['error', { builtinGlobals: false }] },
   },

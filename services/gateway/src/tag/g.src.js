@@ -4,7 +4,6 @@
 // glimpse('identify', …) and glimpse('track', …) calls, and posts them in small batches to
 // {base}/collect. Whatever happens, nothing is thrown into the host page: every entry point (the
 // load, the API, the listeners, the history wrappers' own part) swallows its errors.
-/* global window, document, location, history, navigator, localStorage, crypto, fetch, setTimeout, clearTimeout, btoa, Blob, URL, URLSearchParams */
 (function () {
   'use strict';
   /** @type {any} */
