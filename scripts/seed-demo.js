@@ -39,7 +39,28 @@ async function postEvent(gatewayUrl, token, event) {
   if (!res.ok) throw new Error(`seeding ${event}: gateway answered ${res.status} ${await res.text()}`);
 }
 
-async function seedDemo({ databaseUrl, gatewayUrl }) {
+const DEMO_SITE = 'Demo site';
+
+/** The demo site through the gateway's own sites API (reused when it exists), for the demo website npm start serves. */
+async function seedSite(gatewayUrl, apiKey, origin) {
+  /** @returns {Promise<any>} */
+  const call = async (/** @type {string} */ method, /** @type {string} */ path, /** @type {unknown} */ body = undefined) => {
+    const res = await fetch(`${gatewayUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (!res.ok) throw new Error(`seeding the demo site: ${method} ${path} answered ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const { items } = await call('GET', '/account/sites');
+  const existing = items.find((/** @type {{ name: string }} */ s) => s.name === DEMO_SITE);
+  if (existing && existing.origins.includes(origin)) return existing;
+  if (existing) return call('PATCH', `/account/sites/${existing.id}`, { origins: [...existing.origins, origin] });
+  return call('POST', '/account/sites', { name: DEMO_SITE, origins: [origin], track_events: ['pricing_viewed'] });
+}
+
+async function seedDemo({ databaseUrl, gatewayUrl, siteOrigin }) {
   const db = createDb({ databaseUrl, poolSize: 2 });
   try {
     const existing = await db.account.findFirst({ where: { name: DEMO_ACCOUNT }, orderBy: { createdAt: 'asc' } });
@@ -59,7 +80,8 @@ async function seedDemo({ databaseUrl, gatewayUrl }) {
       await new Promise((r) => setTimeout(r, 200));
     }
     for (const p of missing) await createPlaybook(db, { accountId, ...p });
-    return { accountId, tokenId: token.id, token: token.secret, apiKeyId: apiKey.id, apiKey: apiKey.secret, sample, playbooks: await listPlaybooks(db, accountId) };
+    const site = siteOrigin ? await seedSite(gatewayUrl, apiKey.secret, siteOrigin) : undefined;
+    return { site, accountId, tokenId: token.id, token: token.secret, apiKeyId: apiKey.id, apiKey: apiKey.secret, sample, playbooks: await listPlaybooks(db, accountId) };
   } finally {
     await db.$disconnect();
   }
@@ -74,8 +96,15 @@ function describe(demo, gatewayUrl) {
     `  API key      ${demo.apiKey}   (id ${demo.apiKeyId}; scopes ${SCOPES.join(', ')})`,
     `  dataset      ${DEMO_PERSONS} synthetic persons (seed ${DEMO_SEED}) and their visitors`,
     ...demo.playbooks.map((p) => `  playbook     ${p.id}  ${p.name}: triggers ${p.triggers.join(',') || '-'}; exits ${p.exits.join(',') || '-'}`),
+    ...(demo.site ? [`  site         ${demo.site.id}  ${demo.site.name}: key ${demo.site.key}, origins ${demo.site.origins.join(', ')}`] : []),
     '',
     'Try it:',
+    ...(demo.site && demo.siteUrl
+      ? [
+          `  open ${demo.siteUrl}/ and browse (the tag is installed; Contact identifies you), then`,
+          `  the console's Visitors page ${gatewayUrl}/console/#/visitors (sign in with the API key)`,
+        ]
+      : []),
     `  curl -s -X POST ${gatewayUrl}/events -H 'Authorization: Bearer ${demo.token}' \\`,
     `       -H 'Content-Type: application/json' -d '{"event":"signed_up","email":"ada@example.com"}'`,
     `  npx glimpse playbook enrollments --account ${demo.accountId} --playbook ${demo.playbooks[0]?.id}`,

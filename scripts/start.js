@@ -13,9 +13,14 @@ Starts Kafka (from its jars), checks Postgres and Redis (DATABASE_URL, REDIS_URL
 migrations, runs the services (gateway on PORT, default 8080; playbook service on PLAYBOOK_PORT,
 default 8082; the internal enrichment service on ENRICHMENT_PORT, default 8081; the webhooks
 service on WEBHOOKS_PORT, default 8083; the visitors service on VISITORS_PORT, default 8084), then creates a
-demo account (event token, API key, two playbooks, 200 synthetic persons and their visitors) and
-prints it.
-  --no-seed   do not create the demo account`;
+demo account (event token, API key, two playbooks, 200 synthetic persons and their visitors, a
+site) and prints it, and serves a small demo website with the site tag on DEMO_SITE_PORT (default
+3000) to browse and then find yourself in the console's Visitors page.
+  --no-seed   do not create the demo account (nor serve the demo website)`;
+
+const DEMO_SITE_PORT = Number(process.env.DEMO_SITE_PORT || 3000);
+/** @type {{ close(): Promise<void> } | undefined} */
+let demoSite;
 
 /** @type {Record<string, string>} */
 const env = {
@@ -71,6 +76,7 @@ let stopping = false;
 function stop(code) {
   if (stopping) return;
   stopping = true;
+  void demoSite?.close();
   let left = children.filter((c) => c.exitCode === null).length;
   if (left === 0) process.exit(code);
   for (const child of children) {
@@ -90,8 +96,13 @@ async function main() {
   SERVICES.forEach(startService);
   await Promise.all(SERVICES.map(waitReady));
   if (!args.includes('--no-seed')) {
-    const demo = await require('./seed-demo.js').seedDemo({ databaseUrl: env.DATABASE_URL, gatewayUrl: `http://127.0.0.1:${env.PORT}` });
-    console.log(require('./seed-demo.js').describe(demo, `http://127.0.0.1:${env.PORT}`));
+    const gatewayUrl = `http://127.0.0.1:${env.PORT}`;
+    const siteOrigin = `http://127.0.0.1:${DEMO_SITE_PORT}`;
+    const demo = await require('./seed-demo.js').seedDemo({ databaseUrl: env.DATABASE_URL, gatewayUrl, siteOrigin });
+    // A small website with the tag installed, so the visitor half can be tried in a browser.
+    const site = await require('./demo-site.js').startDemoSite({ port: DEMO_SITE_PORT, gatewayUrl, siteKey: demo.site.key, sampleEmail: demo.sample.email });
+    demoSite = site;
+    console.log(require('./seed-demo.js').describe({ ...demo, siteUrl: site.url }, gatewayUrl));
   }
   console.log(`Glimpse is running: gateway http://127.0.0.1:${env.PORT}  (Ctrl-C stops it)`);
 }
