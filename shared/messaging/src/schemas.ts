@@ -94,6 +94,8 @@ export const collectedMessageSchema = z.discriminatedUnion('type', [
     utm: utmSchema.optional(),
     userAgent: z.string().max(1024).optional(),
     ip: z.string().max(64).optional(),
+    /** Counted under a daily-salted hash (consent required and not given): never identified. */
+    cookieless: z.boolean().optional(),
   }),
   z.object({
     ...collectedBase,
@@ -107,6 +109,15 @@ export const collectedMessageSchema = z.discriminatedUnion('type', [
     type: z.literal('identify'),
     email: z.string().min(3).max(254),
     path: z.string().max(2048).optional(),
+    /** How the visitor told us: an identify call (the default), a captured form, or a signed email link. */
+    method: z.enum(['identify', 'form', 'email_link']).optional(),
+  }),
+  z.object({
+    ...collectedBase,
+    type: z.literal('consent'),
+    state: z.enum(['granted', 'denied']),
+    /** On a grant: the day's cookieless id of the same browser, whose page views join the new visitor. */
+    cookielessId: z.string().regex(VISITOR_ID_PATTERN).optional(),
   }),
   z.object({
     ...collectedBase,
@@ -134,3 +145,23 @@ export type CollectedBot = z.infer<typeof collectedBotSchema>;
 /** Anything on `visitors.collected`. */
 export const collectedSchema = z.union([collectedMessageSchema, collectedBotSchema]);
 export type Collected = z.infer<typeof collectedSchema>;
+
+/** Identification methods and how sure each is (documented in the API). */
+export const IDENTIFICATION_CONFIDENCE = { identify: 1, email_link: 1, form: 0.9, ip_company: 0.5, import: 1 } as const;
+export type IdentificationMethod = keyof typeof IDENTIFICATION_CONFIDENCE;
+
+/**
+ * A visitor identified (a new link to an email), on `visitors.identified` keyed accountId:visitorId,
+ * for the webhooks service's `visitor.identified`. `eventId` is deterministic per link.
+ */
+export const visitorIdentifiedSchema = z.object({
+  eventId: z.uuid(),
+  accountId: z.uuid(),
+  siteId: z.uuid(),
+  visitorId: z.string().regex(VISITOR_ID_PATTERN),
+  method: z.enum(['identify', 'form', 'email_link']),
+  confidence: z.number().min(0).max(1),
+  email: z.string().min(3).max(254),
+  at: z.iso.datetime(),
+});
+export type VisitorIdentifiedMessage = z.infer<typeof visitorIdentifiedSchema>;

@@ -22,6 +22,7 @@ export const TOPICS = {
   accounts: definitions.topics.accounts.name,
   visitorsCollected: definitions.topics.visitorsCollected.name,
   visitorsDeadLetter: definitions.topics.visitorsDeadLetter.name,
+  visitorsIdentified: definitions.topics.visitorsIdentified.name,
 } as const;
 
 /** Messages are keyed by account and person so one person's events stay in order. */
