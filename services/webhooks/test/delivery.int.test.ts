@@ -12,23 +12,27 @@ import { api, createManager, type Manager } from '../../gateway/test/management-
 import { closeTestDb, postEvent, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { produceRaw } from '../../../test/support/kafka-helpers';
 import { startReceiver, startTestWebhooksService, type Receiver, type ReceivedRequest } from '../../../test/support/webhooks';
+import { startTestVisitorsService } from '../../../test/support/visitors';
+import type { RunningVisitorsService } from '@glimpse/visitors';
 
 let playbook: RunningPlaybookService;
 let webhooks: RunningWebhooksService;
 let gateway: RunningGateway;
+// An erasure reaches the visitors service too (identity links): without it the erasure is a 503.
+let visitors: RunningVisitorsService;
 let receiver: Receiver;
 const accounts: string[] = [];
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  [playbook, webhooks] = await Promise.all([startTestPlaybookService(), startTestWebhooksService()]);
-  gateway = await startTestGateway({ PLAYBOOK_URL: playbook.url, WEBHOOKS_URL: webhooks.url });
+  [playbook, webhooks, visitors] = await Promise.all([startTestPlaybookService(), startTestWebhooksService(), startTestVisitorsService()]);
+  gateway = await startTestGateway({ PLAYBOOK_URL: playbook.url, WEBHOOKS_URL: webhooks.url, VISITORS_URL: visitors.url });
 });
 
 afterAll(async () => {
   await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await gateway?.stop();
-  await Promise.all([playbook?.stop(), webhooks?.stop()]);
+  await Promise.all([playbook?.stop(), webhooks?.stop(), visitors?.stop()]);
   await receiver?.close();
   await closeTestDb();
 });
