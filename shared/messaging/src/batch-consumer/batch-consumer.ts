@@ -74,6 +74,13 @@ export interface BatchConsumerOptions<T> {
   lagPollMs?: number;
   /** After the group is left (and before the lag poller's admin disconnects): flush what the service keeps in memory. */
   onStop?(): Promise<void>;
+  /**
+   * A fetch waits for this many bytes (default 1: answer at once) or `fetchMaxWaitMs`, whichever
+   * comes first: a consumer keeping up then applies fuller chunks, so the per-transaction cost is
+   * spread over more messages, at the price of that much latency.
+   */
+  fetchMinBytes?: number;
+  fetchMaxWaitMs?: number;
 }
 
 export interface BatchConsumer {
@@ -96,7 +103,13 @@ export function createBatchConsumer<T>(options: BatchConsumerOptions<T>): BatchC
   const { kafka, topic, groupId, logger } = options;
   const sessionTimeout = options.sessionTimeoutMs ?? 15_000;
   const heartbeatInterval = Math.min(3000, Math.floor(sessionTimeout / 3));
-  const consumer = kafka.consumer({ groupId, sessionTimeout, heartbeatInterval, retry: { retries: 5 } });
+  const consumer = kafka.consumer({
+    groupId,
+    sessionTimeout,
+    heartbeatInterval,
+    retry: { retries: 5 },
+    ...(options.fetchMinBytes ? { minBytes: options.fetchMinBytes, maxWaitTimeInMs: options.fetchMaxWaitMs ?? 250 } : {}),
+  });
   const tracker = new LagTracker(options.stuckAfterMs ?? 60_000);
   const metrics = createConsumerMetrics({ registry: options.registry, tracker, stuckSetting: options.stuckSetting });
   const poller = createLagPoller({ admin: kafka.admin({ retry: { retries: 0 } }), topic, groupId, tracker, logger, everyMs: options.lagPollMs ?? 5000 });
