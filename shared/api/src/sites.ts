@@ -30,14 +30,47 @@ const trackEvents = z
   .max(MAX_TRACK_EVENTS, `a site allows at most ${MAX_TRACK_EVENTS} track events`)
   .meta({ description: "the names the site's browsers may send with glimpse('track', …); others are dropped (default: none)" });
 
+export const SITE_CONSENT_MODES = ['implied', 'required'] as const;
+export type SiteConsentMode = (typeof SITE_CONSENT_MODES)[number];
+/** A site's identification settings when not given: what the snippet leaves out. */
+export const SITE_SETTING_DEFAULTS = { capture_forms: false, consent: 'implied', honor_gpc: true } as const;
+
+const captureForms = z
+  .boolean({ error: 'capture_forms must be true or false' })
+  .meta({ description: 'the tag sends the email of submitted forms (never a password field, never inside data-glimpse-ignore); identified with method form (default false)' });
+const consent = z
+  .enum(SITE_CONSENT_MODES, { error: 'consent must be "implied" or "required"' })
+  .meta({
+    description:
+      "implied (default): a persistent visitor id at once; required: cookieless (a daily-salted hash of site, IP and user agent; no cookie, no storage, nothing identified) until glimpse('consent', 'granted')",
+  });
+const honorGpc = z
+  .boolean({ error: 'honor_gpc must be true or false' })
+  .meta({ description: "a browser's Global Privacy Control signal keeps its visitor cookieless and unidentifiable, like a denial (default true)" });
+
 const siteObjectError = (i: { code: string; keys?: string[] }) =>
-  i.code === 'unrecognized_keys' ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a site has name, origins and track_events` : 'body must be a JSON object';
+  i.code === 'unrecognized_keys'
+    ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a site has name, origins, track_events, capture_forms, consent and honor_gpc`
+    : 'body must be a JSON object';
 
 export const siteCreateSchema = z
-  .strictObject({ name, origins, track_events: trackEvents.optional() }, { error: siteObjectError })
+  .strictObject(
+    { name, origins, track_events: trackEvents.optional(), capture_forms: captureForms.optional(), consent: consent.optional(), honor_gpc: honorGpc.optional() },
+    { error: siteObjectError },
+  )
   .meta({ id: 'SiteInput' });
 export const siteUpdateSchema = z
-  .strictObject({ name: name.optional(), origins: origins.optional(), track_events: trackEvents.optional() }, { error: siteObjectError })
+  .strictObject(
+    {
+      name: name.optional(),
+      origins: origins.optional(),
+      track_events: trackEvents.optional(),
+      capture_forms: captureForms.optional(),
+      consent: consent.optional(),
+      honor_gpc: honorGpc.optional(),
+    },
+    { error: siteObjectError },
+  )
   .meta({ id: 'SiteChanges', description: 'any of the fields; a list replaces the old one' });
 export type SiteCreateInput = z.infer<typeof siteCreateSchema>;
 export type SiteUpdateInput = z.infer<typeof siteUpdateSchema>;
@@ -51,6 +84,9 @@ export const siteSchema = z
     key: z.string().regex(SITE_KEY_PATTERN).meta({ description: 'the publishable site key: it can only collect, and only from the origins' }),
     origins: z.array(z.string()),
     track_events: z.array(z.string()),
+    capture_forms: z.boolean(),
+    consent: z.enum(SITE_CONSENT_MODES),
+    honor_gpc: z.boolean(),
     createdAt: at,
     updatedAt: at,
     snippet: z
@@ -58,9 +94,18 @@ export const siteSchema = z
         html: z.string().meta({ description: 'the tag to put in every page' }),
         integrity: z.string().regex(/^sha384-[A-Za-z0-9+/]+=*$/).meta({ description: "the tag's Subresource Integrity hash" }),
       })
-      .meta({ description: 'the install snippet' }),
+      .meta({ description: 'the install snippet; it carries data-capture-forms, data-consent and data-honor-gpc only when they differ from the defaults' }),
   })
   .meta({ id: 'Site' });
+
+export const siteStatsSchema = z
+  .object({
+    page_views: z.int().min(0),
+    visitors: z.int().min(0),
+    identified_visitors: z.int().min(0),
+    bots: z.int().min(0).meta({ description: 'page views from bot user agents (never visitors)' }),
+  })
+  .meta({ id: 'SiteStats', description: 'the last 24 hours' });
 
 export const siteTrafficSchema = z
   .object({

@@ -1,6 +1,6 @@
 // Sites in identity.sites (the gateway's schema): an account's sites, and the one a key names for
 // POST /collect. Another account's site is not found, never changed.
-import { MAX_SITES_PER_ACCOUNT } from '@glimpse/api';
+import { MAX_SITES_PER_ACCOUNT, type SiteConsentMode } from '@glimpse/api';
 import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { isUuid } from '@glimpse/validation';
@@ -17,9 +17,14 @@ export interface SiteRecord extends SiteFields {
 }
 
 /** What collecting needs of a site. */
-export type CollectSite = Pick<SiteRecord, 'id' | 'accountId' | 'origins' | 'trackEvents'>;
+export type CollectSite = Pick<SiteRecord, 'id' | 'accountId' | 'origins' | 'trackEvents' | 'captureForms' | 'consent' | 'honorGpc'>;
 
-const columns = { id: true, accountId: true, name: true, key: true, origins: true, trackEvents: true, createdAt: true, updatedAt: true } as const;
+const settingColumns = { captureForms: true, consent: true, honorGpc: true } as const;
+const columns = { id: true, accountId: true, name: true, key: true, origins: true, trackEvents: true, ...settingColumns, createdAt: true, updatedAt: true } as const;
+
+/** The column is text (checked by the API's schema on the way in); anything else reads as the stricter mode. */
+const consentMode = (value: string): SiteConsentMode => (value === 'implied' ? 'implied' : 'required');
+const toRecord = <T extends { consent: string }>(row: T): Omit<T, 'consent'> & { consent: SiteConsentMode } => ({ ...row, consent: consentMode(row.consent) });
 
 const notFound = (id: string) => new AppError('not_found', `site ${id} does not exist in this account`);
 
@@ -31,18 +36,18 @@ export async function createSite(db: Db, accountId: string, fields: SiteFields, 
     if ((await tx.site.count({ where: { accountId } })) >= maxPerAccount) {
       throw new AppError('limit_reached', `an account has at most ${maxPerAccount} sites; delete one first`);
     }
-    return tx.site.create({ data: { accountId, key: generateSiteKey(), ...fields }, select: columns });
+    return toRecord(await tx.site.create({ data: { accountId, key: generateSiteKey(), ...fields }, select: columns }));
   });
 }
 
 export async function listSites(db: Db, accountId: string): Promise<SiteRecord[]> {
-  return db.site.findMany({ where: { accountId }, select: columns, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  return (await db.site.findMany({ where: { accountId }, select: columns, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] })).map(toRecord);
 }
 
 export async function getSite(db: Db, accountId: string, id: string): Promise<SiteRecord> {
   const site = isUuid(id) ? await db.site.findFirst({ where: { id, accountId }, select: columns }) : null;
   if (!site) throw notFound(id);
-  return site;
+  return toRecord(site);
 }
 
 export async function updateSite(db: Db, accountId: string, id: string, changes: Partial<SiteFields>): Promise<SiteRecord> {
@@ -59,7 +64,8 @@ export async function deleteSite(db: Db, accountId: string, id: string): Promise
 }
 
 export async function findSiteByKey(db: Db, key: string): Promise<CollectSite | null> {
-  return db.site.findUnique({ where: { key }, select: { id: true, accountId: true, origins: true, trackEvents: true } });
+  const site = await db.site.findUnique({ where: { key }, select: { id: true, accountId: true, origins: true, trackEvents: true, ...settingColumns } });
+  return site ? toRecord(site) : null;
 }
 
 /**

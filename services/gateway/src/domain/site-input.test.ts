@@ -21,6 +21,9 @@ describe('site input', () => {
       name: 'Shop',
       origins: ['https://a.com'],
       trackEvents: ['signup'],
+      captureForms: false,
+      consent: 'implied',
+      honorGpc: true,
     });
     expect(parseSiteCreate({ name: 'x', origins: ['http://b.io'] }).trackEvents).toEqual([]);
   });
@@ -61,5 +64,25 @@ describe('site input', () => {
       html: `<script async src="https://t.example.com/g.js" data-site="glp_${'a'.repeat(32)}" integrity="sha384-abc" crossorigin="anonymous"></script>`,
       integrity: 'sha384-abc',
     });
+  });
+
+  it('when a site keeps the default settings, then the snippet has no setting attributes; when it differs, exactly those that differ', () => {
+    const key = 'glp_' + 'a'.repeat(32);
+    const defaults = siteSnippet('https://t.test', key, 'sha384-abc', { captureForms: false, consent: 'implied', honorGpc: true });
+    expect(defaults.html).not.toMatch(/data-(capture-forms|consent|honor-gpc)/);
+    const strict = siteSnippet('https://t.test', key, 'sha384-abc', { captureForms: true, consent: 'required', honorGpc: false });
+    expect(strict.html).toBe(
+      `<script async src="https://t.test/g.js" data-site="${key}" data-capture-forms="true" data-consent="required" data-honor-gpc="false" integrity="sha384-abc" crossorigin="anonymous"></script>`,
+    );
+    expect(siteSnippet('https://t.test', key, 'sha384-abc', { captureForms: false, consent: 'required', honorGpc: true }).html).toContain(' data-consent="required" integrity=');
+  });
+
+  it('when settings are given or left out, then create fills the defaults and update changes only what was given', () => {
+    const created = parseSiteCreate({ name: 'x', origins: ['https://a.test'] });
+    expect(created).toMatchObject({ captureForms: false, consent: 'implied', honorGpc: true });
+    expect(parseSiteUpdate({ consent: 'required' })).toEqual({ consent: 'required' });
+    expect(parseSiteUpdate({ capture_forms: true, honor_gpc: false })).toEqual({ captureForms: true, honorGpc: false });
+    expect(() => parseSiteUpdate({ consent: 'maybe' })).toThrow('consent must be "implied" or "required"');
+    expect(() => parseSiteCreate({ name: 'x', origins: ['https://a.test'], capture_forms: 'yes' })).toThrow('capture_forms must be true or false');
   });
 });

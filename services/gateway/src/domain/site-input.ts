@@ -1,7 +1,7 @@
-// The rules of a site: its body (name, origins, allowed track names), origins in one spelling, its
-// publishable key and the install snippet. The schemas are @glimpse/api's (the OpenAPI document's).
+// The rules of a site: its body (name, origins, allowed track names, identification settings),
+// origins in one spelling, its publishable key and the install snippet. The schemas are @glimpse/api's (the OpenAPI document's).
 import { randomBytes } from 'node:crypto';
-import { siteCreateSchema, siteUpdateSchema, SITE_KEY_PATTERN, type SiteCreateInput, type SiteUpdateInput } from '@glimpse/api';
+import { siteCreateSchema, siteUpdateSchema, SITE_KEY_PATTERN, SITE_SETTING_DEFAULTS, type SiteConsentMode, type SiteCreateInput, type SiteUpdateInput } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import type { z } from 'zod';
 
@@ -9,7 +9,13 @@ export interface SiteFields {
   name: string;
   origins: string[];
   trackEvents: string[];
+  captureForms: boolean;
+  consent: SiteConsentMode;
+  honorGpc: boolean;
 }
+
+/** What the tag reads from its script tag (the snippet's data- attributes). */
+export type SiteSettings = Pick<SiteFields, 'captureForms' | 'consent' | 'honorGpc'>;
 
 /**
  * An origin as browsers send it in the Origin header: scheme, lower-case host, port only when not
@@ -49,7 +55,14 @@ function origins(given: string[]): string[] {
 
 export function parseSiteCreate(body: unknown): SiteFields {
   const input: SiteCreateInput = parse(siteCreateSchema, body);
-  return { name: input.name, origins: origins(input.origins), trackEvents: [...new Set(input.track_events ?? [])] };
+  return {
+    name: input.name,
+    origins: origins(input.origins),
+    trackEvents: [...new Set(input.track_events ?? [])],
+    captureForms: input.capture_forms ?? SITE_SETTING_DEFAULTS.capture_forms,
+    consent: input.consent ?? SITE_SETTING_DEFAULTS.consent,
+    honorGpc: input.honor_gpc ?? SITE_SETTING_DEFAULTS.honor_gpc,
+  };
 }
 
 export function parseSiteUpdate(body: unknown): Partial<SiteFields> {
@@ -58,6 +71,9 @@ export function parseSiteUpdate(body: unknown): Partial<SiteFields> {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.origins !== undefined ? { origins: origins(input.origins) } : {}),
     ...(input.track_events !== undefined ? { trackEvents: [...new Set(input.track_events)] } : {}),
+    ...(input.capture_forms !== undefined ? { captureForms: input.capture_forms } : {}),
+    ...(input.consent !== undefined ? { consent: input.consent } : {}),
+    ...(input.honor_gpc !== undefined ? { honorGpc: input.honor_gpc } : {}),
   };
 }
 
@@ -72,11 +88,21 @@ export function isSiteKey(value: unknown): value is string {
 
 const escapeAttribute = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-/** The install snippet: the async tag with the site key and the tag's SRI hash; no inline script. */
-export function siteSnippet(baseUrl: string, key: string, integrity: string): { html: string; integrity: string } {
+/** The settings the tag must know, as data- attributes, only where they differ from the defaults. */
+function settingAttributes(settings: SiteSettings | undefined): string {
+  if (!settings) return '';
+  return [
+    settings.captureForms !== SITE_SETTING_DEFAULTS.capture_forms ? ` data-capture-forms="${String(settings.captureForms)}"` : '',
+    settings.consent !== SITE_SETTING_DEFAULTS.consent ? ` data-consent="${escapeAttribute(settings.consent)}"` : '',
+    settings.honorGpc !== SITE_SETTING_DEFAULTS.honor_gpc ? ` data-honor-gpc="${String(settings.honorGpc)}"` : '',
+  ].join('');
+}
+
+/** The install snippet: the async tag with the site key, its settings and the tag's SRI hash; no inline script. */
+export function siteSnippet(baseUrl: string, key: string, integrity: string, settings?: SiteSettings): { html: string; integrity: string } {
   const src = `${baseUrl.replace(/\/+$/, '')}/g.js`;
   return {
-    html: `<script async src="${escapeAttribute(src)}" data-site="${escapeAttribute(key)}" integrity="${escapeAttribute(integrity)}" crossorigin="anonymous"></script>`,
+    html: `<script async src="${escapeAttribute(src)}" data-site="${escapeAttribute(key)}"${settingAttributes(settings)} integrity="${escapeAttribute(integrity)}" crossorigin="anonymous"></script>`,
     integrity,
   };
 }

@@ -11,17 +11,43 @@ const list = (values: CommandContext['values'], name: string): string[] => {
   return Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
 };
 
-const summary = (s: SiteRecord) => ({ id: s.id, name: s.name, key: s.key, origins: s.origins, trackEvents: s.trackEvents, createdAt: s.createdAt });
+const summary = (s: SiteRecord) => ({
+  id: s.id,
+  name: s.name,
+  key: s.key,
+  origins: s.origins,
+  trackEvents: s.trackEvents,
+  captureForms: s.captureForms,
+  consent: s.consent,
+  honorGpc: s.honorGpc,
+  createdAt: s.createdAt,
+});
 
 export const siteCommands: Command[] = [
   {
     words: ['sites', 'create'],
-    summary: 'create a site: its publishable key (glp_…) for the tag, its origins and allowed track names',
-    usage: 'glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--json]',
-    options: { account: { type: 'string' }, name: { type: 'string' }, origin: { type: 'string', multiple: true }, 'track-event': { type: 'string', multiple: true } },
+    summary: 'create a site: its publishable key (glp_…) for the tag, its origins, allowed track names and identification settings',
+    usage:
+      'glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--capture-forms] [--consent implied|required] [--no-honor-gpc] [--json]',
+    options: {
+      account: { type: 'string' },
+      name: { type: 'string' },
+      origin: { type: 'string', multiple: true },
+      'track-event': { type: 'string', multiple: true },
+      'capture-forms': { type: 'boolean' },
+      consent: { type: 'string' },
+      'no-honor-gpc': { type: 'boolean' },
+    },
     async run({ values, db }) {
       const accountId = await existingAccountId(values, db('gateway'));
-      const fields = parseSiteCreate({ name: required(values, 'name'), origins: list(values, 'origin'), track_events: list(values, 'track-event') });
+      const fields = parseSiteCreate({
+        name: required(values, 'name'),
+        origins: list(values, 'origin'),
+        track_events: list(values, 'track-event'),
+        ...(values['capture-forms'] === true ? { capture_forms: true } : {}),
+        ...(values.consent !== undefined ? { consent: values.consent } : {}),
+        ...(values['no-honor-gpc'] === true ? { honor_gpc: false } : {}),
+      });
       const site = await createSite(db('gateway'), accountId, fields);
       return { id: site.id, key: site.key };
     },
@@ -39,7 +65,7 @@ export const siteCommands: Command[] = [
       const accountId = await existingAccountId(values, db('gateway'));
       return { items: (await listSites(db('gateway'), accountId)).map(summary) };
     },
-    human: (r) => table((r as { items: Record<string, unknown>[] }).items, ['id', 'name', 'key', 'origins', 'trackEvents']),
+    human: (r) => table((r as { items: Record<string, unknown>[] }).items, ['id', 'name', 'key', 'origins', 'trackEvents', 'captureForms', 'consent', 'honorGpc']),
   },
   {
     words: ['sites', 'delete'],

@@ -34,9 +34,12 @@ export function siteRoutes({ db, visitors, tag, maxSitesPerAccount, publicUrl }:
     key: site.key,
     origins: site.origins,
     track_events: site.trackEvents,
+    capture_forms: site.captureForms,
+    consent: site.consent,
+    honor_gpc: site.honorGpc,
     createdAt: site.createdAt,
     updatedAt: site.updatedAt,
-    snippet: siteSnippet(publicUrl ?? `${req.protocol}://${req.get('host')}`, site.key, tag().integrity),
+    snippet: siteSnippet(publicUrl ?? `${req.protocol}://${req.get('host')}`, site.key, tag().integrity, site),
   });
 
   router.post('/account/sites', ...jsonBody, async (req, res) => {
@@ -59,6 +62,10 @@ export function siteRoutes({ db, visitors, tag, maxSitesPerAccount, publicUrl }:
   router.get('/account/sites/:id/traffic', async (req, res) => {
     const site = await getSite(db, account(res), id(req));
     relay(res, await visitors.call('GET', `/internal/sites/${site.id}/traffic`, account(res)));
+  });
+  router.get('/account/sites/:id/stats', async (req, res) => {
+    const site = await getSite(db, account(res), id(req));
+    relay(res, await visitors.call('GET', `/internal/sites/${site.id}/stats`, account(res)));
   });
   router.get('/account/visitors', async (req, res) => relay(res, await visitors.call('GET', `/internal/visitors${rawSearch(req)}`, account(res))));
   return router;
