@@ -815,6 +815,7 @@ async function usagePage(root) {
 const WEBHOOK_EVENTS = [
   ['enrollment.started', 'a playbook enrollment started'],
   ['enrollment.stopped', 'a playbook enrollment stopped'],
+  ['visitor.identified', 'a site visitor was identified (it carries the person’s email: off unless chosen)', false],
 ];
 
 async function webhooksPage(root, params) {
@@ -832,8 +833,8 @@ async function webhooksPage(root, params) {
       'fieldset',
       {},
       h('legend', {}, 'Events to send'),
-      WEBHOOK_EVENTS.map(([type, what]) =>
-        h('div', { class: 'check' }, h('input', { type: 'checkbox', name: 'webhook-event', value: type, id: `event-${type}`, checked: true }), h('label', { for: `event-${type}` }, h('code', {}, type), ` — ${what}`)),
+      WEBHOOK_EVENTS.map(([type, what, byDefault = true]) =>
+        h('div', { class: 'check' }, h('input', { type: 'checkbox', name: 'webhook-event', value: type, id: `event-${type}`, checked: byDefault }), h('label', { for: `event-${type}` }, h('code', {}, type), ` — ${what}`)),
       ),
     ),
     createButton,
@@ -944,11 +945,29 @@ function siteFields(prefix, site) {
   const origins = h('textarea', { rows: '3', required: true, spellcheck: 'false', autocomplete: 'off', placeholder: 'https://www.example.com' });
   origins.value = site?.origins.join('\n') ?? '';
   const events = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'signup_started, demo_requested', value: site?.track_events.join(', ') ?? '' });
+  const captureForms = h('input', { type: 'checkbox', id: `${prefix}-capture-forms`, checked: site?.capture_forms === true, 'aria-describedby': `${prefix}-capture-forms-hint` });
+  const consent = h(
+    'select',
+    {},
+    h('option', { value: 'implied', selected: site?.consent !== 'required' }, 'Implied: a visitor id at once'),
+    h('option', { value: 'required', selected: site?.consent === 'required' }, 'Required: cookieless until the visitor consents'),
+  );
+  const honorGpc = h('input', { type: 'checkbox', id: `${prefix}-honor-gpc`, checked: site?.honor_gpc !== false, 'aria-describedby': `${prefix}-honor-gpc-hint` });
+  const check = (input, label, hint) =>
+    h('div', { class: 'check' }, input, h('div', {}, h('label', { for: input.id }, label), h('p', { class: 'hint', id: `${input.id}-hint` }, hint)));
   return {
     elements: [
       field(`${prefix}-name`, 'Name', name),
       field(`${prefix}-origins`, 'Origins', origins, 'One per line, scheme and host (and port if not the default), e.g. https://www.example.com. Page views from any other origin are refused.'),
       field(`${prefix}-events`, 'Events the browser may track', events, 'Comma-separated names the tag may send with glimpse(\'track\', name, properties); others are dropped. Empty: none.'),
+      h(
+        'fieldset',
+        { class: 'policies' },
+        h('legend', {}, 'Identification and privacy'),
+        check(captureForms, 'Capture forms', 'When a visitor submits a form with an email field, identify them by it (method “form”). Password fields and fields marked data-glimpse-ignore are never sent.'),
+        field(`${prefix}-consent`, 'Consent', consent, 'Required: no cookie and no storage until glimpse(\'consent\', \'granted\'); page views are counted cookieless until then.'),
+        check(honorGpc, 'Honour Global Privacy Control', 'A browser sending the GPC signal stays cookieless and is never identified.'),
+      ),
     ],
     read() {
       const trackEvents = splitList(events.value, /[\n,]+/);
@@ -959,7 +978,7 @@ function siteFields(prefix, site) {
         throw new ApiError(0, 'invalid_request', `“${bad}” is not a valid event name: 1 to 64 letters, digits, _ . : -`);
       }
       events.removeAttribute('aria-invalid');
-      return { name: name.value.trim(), origins: splitList(origins.value), track_events: trackEvents };
+      return { name: name.value.trim(), origins: splitList(origins.value), track_events: trackEvents, capture_forms: captureForms.checked, consent: consent.value, honor_gpc: honorGpc.checked };
     },
     focus: () => name.focus(),
   };
@@ -983,11 +1002,14 @@ async function sitesPage(root, params) {
   async function load() {
     const { items } = await api('GET', 'sites');
     if (!sitesList.isConnected) return;
-    const rows = items.map((s) => [
+    const stats = items.map((s) => siteStats(s));
+    const rows = items.map((s, i) => [
       s.name,
       h('code', {}, s.key),
       h('ul', { class: 'plain' }, s.origins.map((o) => h('li', {}, h('code', {}, o)))),
       names(s.track_events),
+      siteSettings(s),
+      stats[i].element,
       when(s.createdAt),
       h(
         'div',
@@ -997,7 +1019,8 @@ async function sitesPage(root, params) {
         h('button', { type: 'button', class: 'danger', onclick: action(() => remove(s)) }, 'Delete', hidden(` ${s.name}`)),
       ),
     ]);
-    sitesList.replaceChildren(items.length ? table('Sites', ['Name', 'Site key', 'Origins', 'Tracked events', 'Created', 'Actions'], rows) : h('p', {}, 'No sites yet: add one above to get its tag.'));
+    sitesList.replaceChildren(items.length ? h('div', { class: 'table-scroll' }, compact(table('Sites', ['Name', 'Site key', 'Origins', 'Tracked events', 'Identification', 'Stats (24 h)', 'Created', 'Actions'], rows))) : h('p', {}, 'No sites yet: add one above to get its tag.'));
+    await Promise.all(stats.map((x) => x.load()));
   }
 
   function edit(site) {
@@ -1040,6 +1063,35 @@ async function sitesPage(root, params) {
   await Promise.all([load(), wanted ? api('GET', `sites/${encodeURIComponent(wanted)}`).then(show) : undefined]);
 }
 
+// A site's identification settings as short phrases, in the list.
+function siteSettings(site) {
+  return h(
+    'ul',
+    { class: 'plain settings' },
+    h('li', {}, site.capture_forms ? 'Forms captured' : 'Forms not captured'),
+    h('li', {}, site.consent === 'required' ? 'Consent required' : 'Consent implied'),
+    h('li', {}, site.honor_gpc === false ? 'GPC ignored' : 'GPC honoured'),
+  );
+}
+
+// "Stats (24 h)": one line per site, filled in once the visitors service answers; a failure
+// stays in its cell (one site's stats must not hide the list).
+function siteStats(site) {
+  const element = h('span', { class: 'muted site-stats', 'data-site': site.id }, '…');
+  async function load() {
+    try {
+      const st = await api('GET', `sites/${encodeURIComponent(site.id)}/stats`);
+      element.className = 'site-stats';
+      element.replaceChildren(`${plural(st.page_views, 'page view')}, ${plural(st.visitors, 'visitor')}, ${st.identified_visitors} identified, ${plural(st.bots, 'bot page view')}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) throw err;
+      element.replaceChildren('unavailable');
+      element.title = err instanceof ApiError ? err.message : 'unavailable';
+    }
+  }
+  return { element, load };
+}
+
 // The install snippet, the first-page-view check and the traffic chart of one site.
 function installSection(site) {
   const snippet = h('code', { id: 'install-snippet' }, site.snippet.html);
@@ -1061,6 +1113,8 @@ function installSection(site) {
       h('dd', {}, h('code', { class: 'wrap' }, site.snippet.integrity)),
       h('dt', {}, 'Origins'),
       h('dd', {}, names(site.origins)),
+      h('dt', {}, 'Identification'),
+      h('dd', {}, siteSettings(site)),
     ),
     h('p', { class: 'hint' }, 'The integrity hash pins this version of the tag: when Glimpse updates the tag, copy the snippet again from here.'),
     h('h3', {}, 'Optional: calls before the tag loads'),
@@ -1200,32 +1254,256 @@ const recentTime = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'nu
 
 const compact = (t) => (t.classList.add('compact'), t);
 
-async function visitorsPage(root) {
+const VISITOR_FILTERS = [
+  ['all', 'All visitors', null],
+  ['identified', 'Identified', 'true'],
+  ['anonymous', 'Anonymous', 'false'],
+];
+const METHOD_NAMES = { identify: 'identify call', form: 'form submitted', email_link: 'email link', ip_company: 'company from IP', import: 'import' };
+const methodName = (method) => METHOD_NAMES[method] ?? method;
+const confidence = (c) => (typeof c === 'number' ? c.toFixed(2) : '–');
+const visitorHref = (id, filter) => `#/visitors?${new URLSearchParams({ ...(filter !== 'all' ? { filter } : {}), visitor: id })}`;
+
+async function visitorsPage(root, params) {
   const results = h('div', {}, loading());
+  const detail = h('div');
   const updated = h('p', { class: 'muted', id: 'visitors-updated' });
+  const wantedFilter = params.get('filter');
+  let filter = VISITOR_FILTERS.some(([v]) => v === wantedFilter) ? wantedFilter : 'all';
+  // The filter is kept in the address, so a reload or a visitor's Close link comes back to it.
+  const filterSelect = h(
+    'select',
+    {
+      onchange: action(async () => {
+        filter = filterSelect.value;
+        history.replaceState(null, '', filter === 'all' ? '#/visitors' : `#/visitors?filter=${filter}`);
+        detail.replaceChildren();
+        results.replaceChildren(loading());
+        await load();
+      }),
+    },
+    VISITOR_FILTERS.map(([value, label]) => h('option', { value, selected: value === filter }, label)),
+  );
   const columns = ['Visitor', 'Email', 'Page views', 'Sessions', 'Engaged time', 'Last page', 'First seen', 'Last seen', 'Identified by'];
   const row = (v) => [
-    h('code', {}, v.id),
-    v.email ?? h('span', { class: 'muted' }, 'anonymous'),
+    h('a', { href: visitorHref(v.id, filter) }, h('code', {}, v.id), hidden(' (open)')),
+    v.email ?? (v.company ? ['anonymous, ', h('span', { class: 'company' }, typeof v.company === 'string' ? v.company : v.company.name)] : h('span', { class: 'muted' }, 'anonymous')),
     String(v.pageViews),
     String(v.sessions),
     duration(v.engagedSeconds),
     v.lastPage ? h('code', { class: 'wrap' }, v.lastPage) : '–',
     when(v.firstSeen, '–', recentTime),
     when(v.lastSeen, '–', recentTime),
-    v.identifiedBy ? [v.identifiedBy.method, ', ', when(v.identifiedBy.at, '–', recentTime)] : '–',
+    v.identifiedBy ? [methodName(v.identifiedBy.method), typeof v.identifiedBy.confidence === 'number' ? ` (${confidence(v.identifiedBy.confidence)})` : '', ', ', when(v.identifiedBy.at, '–', recentTime)] : '–',
   ];
   async function load() {
-    const { items } = await api('GET', `visitors?${new URLSearchParams({ limit: String(VISITORS_LIMIT) })}`);
+    const identified = VISITOR_FILTERS.find(([v]) => v === filter)[2];
+    const query = new URLSearchParams({ limit: String(VISITORS_LIMIT), ...(identified ? { identified } : {}) });
+    const { items } = await api('GET', `visitors?${query}`);
     if (!results.isConnected) return false;
-    results.replaceChildren(items.length ? h('div', { class: 'table-scroll' }, compact(table('Latest visitors', columns, items.map(row), [2, 3, 4]))) : h('p', {}, 'No visitors yet. Install a site’s tag (Sites) and they appear here.'));
+    const empty = filter === 'all' ? 'No visitors yet. Install a site’s tag (Sites) and they appear here.' : `No ${filter} visitors yet.`;
+    results.replaceChildren(items.length ? h('div', { class: 'table-scroll' }, compact(table('Latest visitors', columns, items.map(row), [2, 3, 4]))) : h('p', {}, empty));
     updated.replaceChildren('Updated ', when(new Date().toISOString(), '–', dateTimeSeconds), `; refreshes every ${VISITORS_POLL_MS / 1000} seconds while this tab is shown.`);
   }
   const poller = poll(results, load, () => VISITORS_POLL_MS);
   root.append(
-    ...pageHeading('Visitors', `The ${VISITORS_LIMIT} latest visitors seen by your sites’ tags: identified ones first, then the most recently seen.`),
+    ...pageHeading('Visitors', `The ${VISITORS_LIMIT} latest visitors seen by your sites’ tags: identified ones first, then the most recently seen. Open one to see why it was identified.`),
+    detail,
+    h('div', { class: 'filters' }, field('visitors-filter', 'Show', filterSelect)),
     h('div', { class: 'actions' }, updated, h('button', { type: 'button', class: 'secondary', onclick: action(async () => poller.now()) }, 'Refresh now')),
     results,
+  );
+  const wanted = params.get('visitor');
+  if (wanted) await showVisitor(detail, wanted, filter);
+}
+
+// One visitor: what it did, and every identification with its method, confidence, time and the page that triggered it.
+async function showVisitor(slot, id, filter) {
+  slot.replaceChildren(loading());
+  const v = await api('GET', `visitors/${encodeURIComponent(id)}`);
+  if (!slot.isConnected) return;
+  const pages = v.pages ?? [];
+  const sessions = v.sessions_list ?? v.sessionList ?? (Array.isArray(v.sessions) ? v.sessions : []);
+  const history = v.identityHistory ?? v.identity_history ?? v.history ?? v.identities ?? [];
+  const identifiedBy = v.identifiedBy ?? v.identified_by;
+  const company = typeof v.company === 'string' ? { name: v.company } : v.company;
+  const consentAt = v.consentAt ?? v.consent_at;
+  const count = (key, alt) => v[key] ?? v[alt];
+  const close = h('a', { href: filter === 'all' ? '#/visitors' : `#/visitors?filter=${filter}` }, 'Close');
+  const section = h(
+    'section',
+    { class: 'visitor-detail install', 'aria-labelledby': 'visitor-title' },
+    h('h2', { id: 'visitor-title', tabindex: '-1' }, 'Visitor ', h('code', {}, v.id ?? id)),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', {}, 'Email'),
+      h('dd', { id: 'visitor-email' }, v.email ?? h('span', { class: 'muted' }, 'not identified')),
+      h('dt', {}, 'Identified by'),
+      h('dd', { id: 'visitor-reason' }, identifiedBy ? reason(identifiedBy) : 'not identified'),
+      h('dt', {}, 'Company (from IP)'),
+      h('dd', { id: 'visitor-company' }, company?.name ? [company.name, company.domain ? [' (', h('code', {}, company.domain), ')'] : ''] : '–'),
+      h('dt', {}, 'Consent'),
+      h('dd', { id: 'visitor-consent' }, v.consent ?? 'implied', consentAt ? [' since ', when(consentAt)] : '', v.cookieless ? ' (cookieless)' : ''),
+      h('dt', {}, 'Page views'),
+      h('dd', {}, String(count('pageViews', 'page_views') ?? pages.length)),
+      h('dt', {}, 'Engaged time'),
+      h('dd', {}, duration(count('engagedSeconds', 'engaged_seconds') ?? 0)),
+      h('dt', {}, 'First seen'),
+      h('dd', {}, when(count('firstSeen', 'first_seen'))),
+      h('dt', {}, 'Last seen'),
+      h('dd', {}, when(count('lastSeen', 'last_seen'))),
+    ),
+    h('h3', {}, 'Identity history'),
+    history.length
+      ? table(
+          'Identity history, newest first',
+          ['Email', 'Method', 'Confidence', 'When', 'Triggered on page'],
+          history.map((l) => [l.email ?? '–', methodName(l.method), confidence(l.confidence), when(l.at), (l.sourcePath ?? l.source_path) ? h('code', { class: 'wrap' }, l.sourcePath ?? l.source_path) : '–']),
+          [2],
+        )
+      : h('p', { class: 'muted' }, 'Never identified by a person method.'),
+    h('h3', {}, 'Sessions'),
+    sessions.length
+      ? table('Sessions', ['Session', 'Started', 'Last activity', 'Page views', 'Campaign'], sessions.map((x, i) => [String(x.number ?? x.sessionNumber ?? x.session_number ?? i + 1), when(x.startedAt ?? x.started_at), when(x.lastActivityAt ?? x.last_activity_at ?? x.lastSeen), String(x.pageViews ?? x.page_views ?? '–'), x.utmCampaign ?? x.utm_campaign ?? x.campaign ?? '–']), [3])
+      : h('p', { class: 'muted' }, 'No sessions.'),
+    h('h3', {}, 'Pages, newest first'),
+    pages.length ? table('Pages', ['Page', 'Title', 'When'], pages.map((p) => [h('code', { class: 'wrap' }, p.path), p.title ?? '–', when(p.at)])) : h('p', { class: 'muted' }, 'No page views.'),
+    h('p', {}, close),
+  );
+  slot.replaceChildren(section);
+  section.querySelector('h2').focus();
+}
+
+// "form submitted on /contact, confidence 0.90, Nov 28 10:01": the reason a visitor is who we say.
+function reason(by) {
+  const path = by.sourcePath ?? by.source_path;
+  return [methodName(by.method), path ? [' on ', h('code', {}, path)] : '', typeof by.confidence === 'number' ? `, confidence ${confidence(by.confidence)}` : '', by.at ? [', ', when(by.at)] : ''];
+}
+
+// ---- page rules and email links --------------------------------------------------------------
+
+const PAGE_RULE_PATTERN = /^\/[^\s]{0,255}$/;
+
+async function pageRulesPage(root) {
+  const list = h('div', {}, loading());
+  const listHeading = h('h2', { tabindex: '-1' }, 'Your page rules');
+  const pattern = h('input', { type: 'text', required: true, maxlength: '256', autocomplete: 'off', spellcheck: 'false', placeholder: '/pricing*' });
+  const event = h('input', { type: 'text', required: true, maxlength: '64', autocomplete: 'off', spellcheck: 'false', placeholder: 'viewed_pricing' });
+  const form = h(
+    'form',
+    { class: 'create', onsubmit: action(add) },
+    field('rule-pattern', 'Page path pattern', pattern, '* matches any characters, e.g. /pricing* or /docs/*/install.'),
+    field('rule-event', 'Event', event, 'The event name a playbook can start on.'),
+    h('button', { type: 'submit' }, 'Add rule'),
+  );
+
+  async function add() {
+    const body = { pattern: pattern.value.trim(), event: event.value.trim() };
+    for (const [input, ok, message] of [
+      [pattern, PAGE_RULE_PATTERN.test(body.pattern), 'A pattern is a path starting with /, up to 256 characters, no spaces.'],
+      [event, EVENT_NAME.test(body.event), `“${body.event}” is not a valid event name: 1 to 64 letters, digits, _ . : -`],
+    ]) {
+      if (ok) input.removeAttribute('aria-invalid');
+      else {
+        input.setAttribute('aria-invalid', 'true');
+        input.focus();
+        throw new ApiError(0, 'invalid_request', message);
+      }
+    }
+    await api('POST', 'page-rules', body);
+    form.reset();
+    await load();
+    say(`Rule added: a page view of ${body.pattern} becomes ${body.event}.`);
+  }
+
+  async function load() {
+    const { items } = await api('GET', 'page-rules');
+    if (!list.isConnected) return;
+    const rows = items.map((r) => [
+      h('code', {}, r.pattern),
+      h('code', {}, r.event),
+      when(r.createdAt ?? r.created_at),
+      h('button', { type: 'button', class: 'danger', onclick: action(() => remove(r)) }, 'Delete', hidden(` rule ${r.pattern}`)),
+    ]);
+    list.replaceChildren(items.length ? table('Page rules', ['Pattern', 'Event', 'Created', 'Actions'], rows) : h('p', {}, 'No page rules yet.'));
+  }
+
+  async function remove(rule) {
+    if (!confirm(`Delete the rule ${rule.pattern} → ${rule.event}? Page views stop becoming this event.`)) return;
+    await api('DELETE', `page-rules/${encodeURIComponent(rule.id)}`);
+    await load();
+    listHeading.focus();
+    say(`Rule ${rule.pattern} deleted.`);
+  }
+
+  root.append(
+    ...pageHeading('Page rules', 'A page view of an identified visitor that matches a rule becomes that event for the person, at most once per rule per session, through the same pipeline as your events: a playbook can start on “viewed pricing”.'),
+    form,
+    listHeading,
+    list,
+  );
+  await load();
+}
+
+function emailLinksPage(root) {
+  const slot = h('div');
+  const email = h('input', { type: 'email', required: true, autocomplete: 'off', spellcheck: 'false', placeholder: 'ann@example.com' });
+  const days = h('input', { type: 'number', required: true, min: '1', max: '365', step: '1', value: '30' });
+  const link = h('input', { type: 'url', autocomplete: 'off', spellcheck: 'false', placeholder: 'https://www.example.com/pricing' });
+  const form = h(
+    'form',
+    { class: 'site-form', onsubmit: action(create) },
+    field('link-email', 'Recipient’s email', email),
+    field('link-days', 'Valid for (days)', days, '1 to 365.'),
+    field('link-url', 'Campaign link (optional)', link, 'A page of one of your sites; the parameter is appended to it.'),
+    h('button', { type: 'submit' }, 'Create link parameter'),
+  );
+
+  async function create() {
+    const ttl = Number(days.value);
+    if (!Number.isInteger(ttl) || ttl < 1 || ttl > 365) {
+      days.setAttribute('aria-invalid', 'true');
+      days.focus();
+      throw new ApiError(0, 'invalid_request', 'Valid for: a whole number of days from 1 to 365.');
+    }
+    days.removeAttribute('aria-invalid');
+    let url = null;
+    if (link.value.trim()) {
+      try {
+        url = new URL(link.value.trim());
+        if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('scheme');
+        link.removeAttribute('aria-invalid');
+      } catch {
+        link.setAttribute('aria-invalid', 'true');
+        link.focus();
+        throw new ApiError(0, 'invalid_request', 'The campaign link must be an http or https address.');
+      }
+    }
+    const { token, expiresAt } = await api('POST', 'link-tokens', { email: email.value.trim(), ttl_days: ttl });
+    const param = h('code', { class: 'secret-value', id: 'link-param' }, `?gl=${token}`);
+    let full = null;
+    if (url) {
+      url.searchParams.set('gl', token);
+      full = h('code', { class: 'secret-value', id: 'link-full' }, url.href);
+    }
+    const result = h(
+      'section',
+      { class: 'secret-box', 'aria-labelledby': 'link-title', tabindex: '-1' },
+      h('h2', { id: 'link-title' }, 'Link parameter'),
+      h('p', {}, 'Append this to the campaign link (use & instead of ? if the link has a query already). A visitor who opens it is identified with method “email link”; the tag removes it from the address bar. It expires ', when(expiresAt), '.'),
+      h('p', {}, param),
+      h('div', { class: 'actions' }, copyButton('Copy parameter', param)),
+      full && [h('p', {}, full), h('div', { class: 'actions' }, copyButton('Copy link', full))],
+    );
+    slot.replaceChildren(result);
+    result.focus();
+  }
+
+  root.append(
+    ...pageHeading('Email links', 'A link parameter for one recipient of a campaign: it is opaque and signed, bound to your account, expires, and never contains the email in clear.'),
+    form,
+    slot,
   );
 }
 
@@ -1236,6 +1514,8 @@ const PAGES = {
   'api-keys': { title: 'API keys', render: apiKeysPage },
   sites: { title: 'Sites', render: sitesPage },
   visitors: { title: 'Visitors', render: visitorsPage },
+  'page-rules': { title: 'Page rules', render: pageRulesPage },
+  'email-links': { title: 'Email links', render: emailLinksPage },
   playbooks: { title: 'Playbooks', render: playbooksPage },
   enrollments: { title: 'Enrollments', render: enrollmentsPage },
   events: { title: 'Recent events', render: eventsPage },
