@@ -24,6 +24,7 @@ import { tagRouter } from './tag/tag-route.js';
 import type { TagAsset } from './http/account/site-routes.js';
 import { MAX_SITES_PER_ACCOUNT } from '@glimpse/api';
 import { collectRouter } from './http/collect-route.js';
+import { createLinkTokens } from './domain/link-token.js';
 import { createSiteCache } from './data/site-cache.js';
 import { findSiteByKey } from './data/site-repository.js';
 import { createReasonLabels } from './domain/bot-filter.js';
@@ -47,6 +48,8 @@ export interface CreateGatewayOptions {
     | 'SITE_CACHE_NEGATIVE_TTL_MS'
     | 'SITE_CACHE_STALE_IF_ERROR_MS'
     | 'SITE_CACHE_MAX_ENTRIES'
+    | 'COLLECT_RATE_LIMIT_PER_IP_PER_SECOND'
+    | 'LINK_TOKEN_SECRET'
   >;
   producer: BatchingProducer;
   redis: Redis;
@@ -85,6 +88,7 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
   // A key stays "pending" a little longer than its send can take, so a gateway that dies mid-send frees it soon.
   const idempotency = createIdempotencyStore({ redis, pendingTtlMs: config.KAFKA_SEND_TIMEOUT_MS + 5000, onFailure: onRedisFailure });
 
+  const linkTokens = createLinkTokens(config.LINK_TOKEN_SECRET);
   const base = createBaseApp({ logger, checks, registry, trustProxy: trustProxySetting(config.TRUST_PROXY) });
   base.app.use(
     eventsRouter({
@@ -125,6 +129,7 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
       rawStore,
       webhooks,
       visitors,
+      linkTokens,
       sites: { tag, maxPerAccount: MAX_SITES_PER_ACCOUNT, publicUrl: config.PUBLIC_URL },
       limits: { perKey: limiter('account', config.ACCOUNT_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter },
     }),

@@ -1,6 +1,9 @@
 // The gateway's environment, parsed once at start-up.
 import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
+/** The development default of LINK_TOKEN_SECRET; refused in production like INTERNAL_TOKEN's. */
+export const DEV_LINK_TOKEN_SECRET = 'glimpse-dev-link-token-secret-not-for-production';
+
 const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -64,8 +67,13 @@ const schema = z
   /** While Postgres fails, a site seen a moment ago keeps collecting this long past its cache time. */
   SITE_CACHE_STALE_IF_ERROR_MS: ms(600_000),
   SITE_CACHE_MAX_ENTRIES: positive(10_000),
+  /** Requests per second per client address on POST /collect (IPv6 by /64), checked before the site's limit. */
+  COLLECT_RATE_LIMIT_PER_IP_PER_SECOND: positive(50),
+  /** The secret email-link tokens are sealed with (AES-256-GCM, key by HKDF); changing it invalidates every token issued. */
+  LINK_TOKEN_SECRET: z.string().min(32, 'LINK_TOKEN_SECRET must be at least 32 characters').default(DEV_LINK_TOKEN_SECRET),
 })
-  .refine(...internalTokenRequiredInProduction);
+  .refine(...internalTokenRequiredInProduction)
+  .refine((c) => c.NODE_ENV !== 'production' || c.LINK_TOKEN_SECRET !== DEV_LINK_TOKEN_SECRET, { message: 'LINK_TOKEN_SECRET must be set in production', path: ['LINK_TOKEN_SECRET'] });
 
 export type GatewayConfig = z.infer<typeof schema>;
 

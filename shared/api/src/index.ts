@@ -37,3 +37,13 @@ export {
   type SiteCreateInput,
   type SiteUpdateInput,
 } from './sites.js';
+export {
+  LINK_TOKEN_TTL_DAYS,
+  MAX_PAGE_RULES_PER_ACCOUNT,
+  PAGE_RULE_PATTERN_MAX,
+  linkTokenCreatedSchema,
+  linkTokenInputSchema,
+  pageRuleInputSchema,
+  pageRuleSchema,
+  type LinkTokenInput,
+} from './identification.js';

@@ -17,6 +17,8 @@ import { forwardedRoutes } from './forwarded-routes.js';
 import { recentEventsRoute } from './recent-events-route.js';
 import { webhookRoutes } from './webhook-routes.js';
 import { siteRoutes, type TagAsset } from './site-routes.js';
+import { linkTokenRoutes } from './link-token-routes.js';
+import type { LinkTokens } from '../../domain/link-token.js';
 import type { WebhooksClient } from '../../data/webhooks-client.js';
 import type { VisitorsClient } from '../../data/visitors-client.js';
 
@@ -28,11 +30,12 @@ export interface AccountRouterOptions {
   rawStore: RawEventStore;
   webhooks: WebhooksClient;
   visitors: VisitorsClient;
+  linkTokens: LinkTokens;
   sites: { tag: () => TagAsset; maxPerAccount: number; publicUrl?: string };
   limits: { perKey: RateLimiter; perAddress: AddressLimiter };
 }
 
-export function accountRouter({ authenticator, db, playbooks, enrichment, rawStore, webhooks, visitors, sites, limits }: AccountRouterOptions): Router {
+export function accountRouter({ authenticator, db, playbooks, enrichment, rawStore, webhooks, visitors, linkTokens, sites, limits }: AccountRouterOptions): Router {
   const router = express.Router();
   router.use(
     '/account',
@@ -44,6 +47,7 @@ export function accountRouter({ authenticator, db, playbooks, enrichment, rawSto
   router.use(recentEventsRoute({ rawStore })); // before GET /account/events/{eventId}
   router.use(forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore }));
   router.use(webhookRoutes({ webhooks }));
+  router.use(linkTokenRoutes({ linkTokens }));
   router.use(siteRoutes({ db, visitors, tag: sites.tag, maxSitesPerAccount: sites.maxPerAccount, publicUrl: sites.publicUrl }));
   return router;
 }

@@ -1,0 +1,59 @@
+// Identification in the management API: email-link tokens (POST /account/link-tokens) and page
+// rules (/account/page-rules, answered by the visitors service), with the confidence each method
+// of identification carries.
+import { z } from 'zod';
+import { EVENT_NAME_PATTERN } from '@glimpse/messaging';
+import { emailSchema } from '@glimpse/validation';
+
+export const LINK_TOKEN_TTL_DAYS = { min: 1, max: 365, default: 30 } as const;
+export const MAX_PAGE_RULES_PER_ACCOUNT = 100;
+export const PAGE_RULE_PATTERN_MAX = 256;
+
+const at = z.iso.datetime();
+
+export const linkTokenInputSchema = z
+  .strictObject(
+    {
+      email: emailSchema({ base: z.string({ error: (i) => (i.input === undefined ? 'email is required' : 'email must be a string') }) }),
+      ttl_days: z
+        .int({ error: `ttl_days must be a whole number of days, ${LINK_TOKEN_TTL_DAYS.min} to ${LINK_TOKEN_TTL_DAYS.max}` })
+        .min(LINK_TOKEN_TTL_DAYS.min, `ttl_days must be ${LINK_TOKEN_TTL_DAYS.min} to ${LINK_TOKEN_TTL_DAYS.max}`)
+        .max(LINK_TOKEN_TTL_DAYS.max, `ttl_days must be ${LINK_TOKEN_TTL_DAYS.min} to ${LINK_TOKEN_TTL_DAYS.max}`)
+        .optional()
+        .meta({ description: `how long the token identifies, in days (default ${LINK_TOKEN_TTL_DAYS.default})` }),
+    },
+    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {email, ttl_days}` : 'body must be a JSON object') },
+  )
+  .meta({ id: 'LinkTokenInput', description: 'The person a campaign link identifies; the email is trimmed and lower-cased.' });
+export type LinkTokenInput = z.infer<typeof linkTokenInputSchema>;
+
+export const linkTokenCreatedSchema = z
+  .object({
+    token: z.string().regex(/^[A-Za-z0-9_-]+$/).meta({
+      description:
+        "opaque and signed (AES-256-GCM): bound to this account, expiring, never the email in clear. Add it to a link to the site as ?gl=<token>: the tag sends it, removes it from the address bar, and the visitor is identified with method email_link",
+    }),
+    expiresAt: at,
+  })
+  .meta({ id: 'LinkToken' });
+
+export const pageRuleInputSchema = z
+  .strictObject(
+    {
+      pattern: z
+        .string({ error: 'pattern is required' })
+        .min(1, `pattern must be 1 to ${PAGE_RULE_PATTERN_MAX} characters`)
+        .max(PAGE_RULE_PATTERN_MAX, `pattern must be 1 to ${PAGE_RULE_PATTERN_MAX} characters`)
+        .startsWith('/', 'pattern must be a path starting with /')
+        .meta({ description: 'a path glob: * matches any characters (e.g. /pricing*)' }),
+      event: z.string({ error: 'event is required' }).regex(EVENT_NAME_PATTERN, 'event must be 1 to 64 characters: letters, digits, _ . : -').meta({
+        description: "the event an identified visitor's matching page view becomes for the person's email (once per rule per session), like POST /events",
+      }),
+    },
+    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {pattern, event}` : 'body must be a JSON object') },
+  )
+  .meta({ id: 'PageRuleInput' });
+
+export const pageRuleSchema = z
+  .object({ id: z.uuid(), pattern: z.string(), event: z.string(), createdAt: at })
+  .meta({ id: 'PageRule', description: `a page view that becomes an event; at most ${MAX_PAGE_RULES_PER_ACCOUNT} per account` });
