@@ -16,6 +16,11 @@ const schema = z
     WEBHOOKS_GROUP_ID: z.string().min(1).default('glimpse-webhooks'),
     /** The consumer group on the accounts topic (a deletion removes the account's endpoints). */
     WEBHOOKS_ACCOUNTS_GROUP_ID: z.string().min(1).default('glimpse-webhooks-accounts'),
+    /** The consumer group on visitors.identified (each becomes a visitor.identified delivery). */
+    WEBHOOKS_IDENTIFIED_GROUP_ID: z.string().min(1).default('glimpse-webhooks-identified'),
+    /** The enrichment service, asked for an identified visitor's person details (the seven §2.1 fields). */
+    ENRICHMENT_URL: z.string().url().default('http://127.0.0.1:8081'),
+    ENRICHMENT_TIMEOUT_MS: ms(5000),
     WEBHOOKS_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(15_000),
     /** Deliveries sent at once by one instance. */
     WEBHOOKS_CONCURRENCY: z.coerce.number().int().positive().default(16),

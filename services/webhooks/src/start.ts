@@ -1,5 +1,6 @@
-// Starts the webhooks service: the consumer group on playbook.effects (schedules deliveries), the
-// consumer of the accounts topic (a deletion removes the account's endpoints), the dispatcher
+// Starts the webhooks service: the consumer groups on playbook.effects and visitors.identified
+// (schedule deliveries; an identification's person details come from enrichment), the consumer of
+// the accounts topic (a deletion removes the account's endpoints), the dispatcher
 // (sends deliveries, retries from the schedule in Postgres) and an HTTP port for the internal
 // management API, health, readiness and metrics. On stop it leaves the groups, lets the attempts
 // in hand finish and be recorded, then closes.
@@ -9,6 +10,8 @@ import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { createEffectsConsumer } from './consumer/effects-consumer.js';
+import { createIdentifiedConsumer } from './consumer/identified-consumer.js';
+import { createEnrichmentClient } from './data/enrichment-client.js';
 import { createDispatcher } from './delivery/dispatcher.js';
 import { createSender } from './delivery/sender.js';
 import { nextAttemptAt, shouldDisable } from './domain/retry-schedule.js';
@@ -51,6 +54,7 @@ export async function startWebhooksService(
       postgres: async () => { await db.$queryRaw`SELECT 1`; },
       kafka: async () => {
         if (!consumer.isRunning()) throw new Error('consumer not running');
+        if (!identified.isRunning()) throw new Error('visitors.identified consumer not running');
         await kafkaHealth.check();
       },
       accounts: async () => accounts.check(),
@@ -83,6 +87,19 @@ export async function startWebhooksService(
     retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
     onScheduled: () => dispatcher.poke(),
   });
+  const enrichment = createEnrichmentClient({ baseUrl: config.ENRICHMENT_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.ENRICHMENT_TIMEOUT_MS });
+  const identified = createIdentifiedConsumer({
+    kafka,
+    groupId: config.WEBHOOKS_IDENTIFIED_GROUP_ID,
+    sessionTimeoutMs: config.WEBHOOKS_SESSION_TIMEOUT_MS,
+    logger,
+    registry: base.registry,
+    db,
+    producer,
+    persons: enrichment,
+    retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
+    onScheduled: () => dispatcher.poke(),
+  });
   const accounts = createAccountEventsConsumer({
     kafka,
     groupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID,
@@ -91,7 +108,7 @@ export async function startWebhooksService(
     registry: base.registry,
     onDeleted: (accountId) => deleteAccountEndpoints(db, accountId),
   });
-  await consumer.start();
+  await Promise.all([consumer.start(), identified.start()]);
   accounts.start();
   dispatcher.start();
 
@@ -107,16 +124,18 @@ export async function startWebhooksService(
   base.app.use(internalRouter({ deps, internalToken: config.INTERNAL_TOKEN }));
   const server = createHttpServer({ app: base.finish(), port: config.WEBHOOKS_PORT, host: config.HOST });
   const address = await server.start();
-  logger.info({ port: address.port, groupId: config.WEBHOOKS_GROUP_ID, accountsGroupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID }, 'webhooks service running');
+  logger.info({ port: address.port, groupId: config.WEBHOOKS_GROUP_ID, identifiedGroupId: config.WEBHOOKS_IDENTIFIED_GROUP_ID, accountsGroupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID }, 'webhooks service running');
 
   return {
     ...address,
     async stop() {
       await consumer.stop();
+      await identified.stop();
       await accounts.stop();
       await dispatcher.stop();
       await server.stop();
       await sender.close();
+      await enrichment.close();
       await producer.disconnect();
       await kafkaHealth.close();
       await db.$disconnect();

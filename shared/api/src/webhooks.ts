@@ -3,7 +3,7 @@
 // objects are open (other fields may be added later); every field listed is checked.
 import { z } from 'zod';
 
-export const WEBHOOK_EVENT_TYPES = ['enrollment.started', 'enrollment.stopped'] as const;
+export const WEBHOOK_EVENT_TYPES = ['enrollment.started', 'enrollment.stopped', 'visitor.identified'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 const url = z

@@ -29,6 +29,13 @@ export async function enqueueEffect(
     ON CONFLICT (endpoint_id, effect_id) DO NOTHING`;
 }
 
+/** Whether an enabled endpoint of the account subscribes to the type (before asking anyone for a payload). */
+export async function hasSubscribers(db: Db, accountId: string, type: WebhookEventType): Promise<boolean> {
+  const rows = await db.$queryRaw<unknown[]>`
+    SELECT 1 FROM webhook_endpoints WHERE account_id = ${accountId}::uuid AND enabled AND ${type} = ANY(events) LIMIT 1`;
+  return rows.length > 0;
+}
+
 export interface ClaimedDelivery {
   id: string;
   endpointId: string;
@@ -185,14 +192,19 @@ export async function purgeOldDeliveries(db: Db, retentionMs: number, batch = 10
 
 /**
  * An erased person: in the payloads of the account's deliveries (sent, pending or given up) their
- * email becomes the one-way stand-in the playbook service keeps (`erasedEmail`). A pending delivery
- * then goes out with the stand-in. Idempotent; returns the deliveries changed.
+ * email becomes the one-way stand-in the playbook service keeps (`erasedEmail`), and a
+ * visitor.identified delivery naming them (as the identified email or as the person's own) loses
+ * the person's details too. A pending delivery then goes out so. Idempotent; returns the
+ * deliveries changed.
  */
 export async function erasePersonFromDeliveries(db: Db, accountId: string, email: string): Promise<number> {
   // Payloads are JSON written by JSON.stringify: the email appears as its JSON string.
   const [from, to] = [JSON.stringify(email), JSON.stringify(erasedEmail(accountId, email))];
+  const identified: WebhookEventType = 'visitor.identified';
   return db.$executeRaw`
-    UPDATE webhook_deliveries d SET payload = replace(d.payload, ${from}, ${to})
+    UPDATE webhook_deliveries d SET payload = replace(
+      CASE WHEN d.type = ${identified} THEN jsonb_set(d.payload::jsonb, '{data,details}', '{}'::jsonb)::text ELSE d.payload END,
+      ${from}, ${to})
     FROM webhook_endpoints e
     WHERE d.endpoint_id = e.id AND e.account_id = ${accountId}::uuid AND strpos(d.payload, ${from}) > 0`;
 }

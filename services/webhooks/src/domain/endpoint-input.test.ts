@@ -12,7 +12,7 @@ describe('webhook endpoint bodies', () => {
     [{ events: ['enrollment.started'] }, 'url is required'],
     [{ url: 'https://example.com' }, 'events is required'],
     [{ url: 'https://example.com', events: [] }, 'at least one event'],
-    [{ url: 'https://example.com', events: ['enrollment.paused'] }, 'each event must be one of enrollment.started, enrollment.stopped'],
+    [{ url: 'https://example.com', events: ['enrollment.paused'] }, 'each event must be one of enrollment.started, enrollment.stopped, visitor.identified'],
     [{ url: 'https://example.com', events: ['enrollment.started'], secret: 'x' }, 'unknown field(s): secret'],
     [[], 'body must be a JSON object'],
   ])('when the body is %j, then it is refused: %s', (body, message) => {
