@@ -2,8 +2,11 @@
 // <script async src="{base}/g.js" data-site="glp_…"></script>. It counts page views (first load and
 // single-page-app navigations, each once), the visible time spent on each, and the page's
 // glimpse('identify', …) and glimpse('track', …) calls, and posts them in small batches to
-// {base}/collect. Whatever happens, nothing is thrown into the host page: every entry point (the
-// load, the API, the listeners, the history wrappers' own part) swallows its errors.
+// {base}/collect. It also identifies by the email of a submitted form (data-capture-forms="true")
+// and by an email link's ?gl= token, and follows the visitor's consent (data-consent="required",
+// glimpse('consent', 'granted' | 'denied'), Global Privacy Control unless data-honor-gpc="false").
+// Whatever happens, nothing is thrown into the host page: every entry point (the load, the API,
+// the listeners, the history wrappers' own part) swallows its errors.
 (function () {
   'use strict';
   /** @type {any} */
@@ -28,6 +31,12 @@
   var pageUrl = '';
   var visibleMs = 0;
   var visibleSince = 0;
+  // Consent: '' (implied by the site), 'pending' (required, not given yet), 'granted' or 'denied'.
+  // Only '' and 'granted' may store an id; the server keeps the others cookieless.
+  var consent = '';
+  var gpc = false;
+  /** @type {any[]} what identifies the visitor or is about them, held while consent is pending */
+  var held = [];
 
   function noop() {}
 
@@ -65,6 +74,13 @@
     schedule(300);
   }
 
+  /** Identification and tracks: sent when the visitor may be identified, held until then, dropped once denied. */
+  function personal(/** @type {any} */ event) {
+    if (consent === 'pending') {
+      if (held.length < MAX_QUEUE) held.push(event);
+    } else if (consent !== 'denied') push(event);
+  }
+
   function schedule(/** @type {number} */ ms) {
     if (!timer) timer = setTimeout(flush, ms);
   }
@@ -85,10 +101,10 @@
       }
       if (!queue.length) return;
       var batch = queue.splice(0, MAX_BATCH);
-      /** @type {any} */
-      var body = { site: site, events: batch };
-      if (vid) body.vid = vid;
-      body = JSON.stringify(body);
+      // Absent fields (undefined) are left out. A denial's batch still names the visitor (so its
+      // identity can be undone); none after it.
+      var body = JSON.stringify({ site: site, vid: vid || undefined, consent: consent || undefined, gpc: gpc || undefined, events: batch });
+      if (consent === 'denied') vid = null;
       if (unloading && navigator.sendBeacon && navigator.sendBeacon(endpoint, new Blob([body], { type: 'text/plain' }))) return flush(true);
       busy = true;
       fetch(endpoint, { method: 'POST', body: body, credentials: 'include', keepalive: true, headers: { 'content-type': 'text/plain' } })
@@ -130,6 +146,7 @@
   }
 
   function save(/** @type {string} */ id) {
+    if (/^[pd]/.test(consent)) return;
     vid = id;
     try {
       localStorage.setItem(STORE, id);
@@ -198,11 +215,49 @@
     }
   }
 
-  /** The page's API: glimpse('identify', {email, ...traits}), glimpse('track', name, properties). */
+  /** From now on cookieless and unidentifiable: a visitor that had an id says so once, and the stored id goes. */
+  function deny() {
+    if (vid || consent === 'granted') push({ type: 'consent', state: 'denied' });
+    consent = 'denied';
+    held = [];
+    try {
+      localStorage.removeItem(STORE);
+    } catch (e) {
+      // nothing stored
+    }
+  }
+
+  /** The email of a submitted form with an email field: never a password field, nothing marked data-glimpse-ignore. */
+  function submitted(/** @type {any} */ e) {
+    try {
+      var form = e.target;
+      if (form.closest('[data-glimpse-ignore]')) return;
+      for (var field of form.elements) {
+        var value = (field.value + '').trim();
+        var names = [field.type, field.name, field.id, field.autocomplete].join(' ');
+        if (/email/i.test(names) && !/pass/i.test(names) && /^\S+@\S+$/.test(value) && !field.closest('[data-glimpse-ignore]'))
+          return personal({ type: 'identify', method: 'form', email: cut(value, 254), path: cut(location.pathname, 2048) });
+      }
+    } catch (err) {
+      // never into the page
+    }
+  }
+
+  /** The page's API: glimpse('identify', {email, ...traits}), glimpse('track', name, properties), glimpse('consent', 'granted' | 'denied'). */
   function glimpse(/** @type {string} */ command, /** @type {any} */ a, /** @type {any} */ b) {
     try {
-      if (command === 'identify' && a && a.email) push({ type: 'identify', email: String(a.email), traits: flat(a, 'email'), path: cut(location.pathname, 2048) });
-      if (command === 'track' && a) push({ type: 'track', event: String(a), properties: flat(b) });
+      if (command === 'identify' && a && a.email) personal({ type: 'identify', email: String(a.email), traits: flat(a, 'email'), path: cut(location.pathname, 2048) });
+      if (command === 'track' && a) personal({ type: 'track', event: String(a), properties: flat(b) });
+      if (command === 'consent') {
+        if (a === 'denied' && consent !== 'denied') deny();
+        // Granted after pending or a denial (never against GPC): the server mints the id and stitches today's cookieless views.
+        if (a === 'granted' && !gpc && /^[pd]/.test(consent)) {
+          consent = a;
+          push({ type: 'consent', state: a });
+          held.forEach(push);
+          held = [];
+        }
+      }
     } catch (e) {
       // never into the page
     }
@@ -217,12 +272,24 @@
     // Installed twice, or without a site key: the first copy (or nothing) runs.
     if (!site || (w.glimpse && w.glimpse.visitorId)) return;
     endpoint = new URL(script.src).origin + '/collect';
+    if (script.getAttribute('data-consent') === 'required') consent = 'pending';
     try {
       var stored = localStorage.getItem(STORE);
-      if (stored && /^[0-9a-f]{24}$/.test(stored)) vid = stored;
+      // Only a grant stores an id, so a stored one on a consent-required site is a grant already given.
+      if (stored && /^[0-9a-f]{24}$/.test(stored)) {
+        vid = stored;
+        if (consent) consent = 'granted';
+      }
     } catch (e) {
       // no storage: the cookie alone carries the id
     }
+    if (w.navigator.globalPrivacyControl && script.getAttribute('data-honor-gpc') !== 'false') {
+      gpc = true;
+      deny();
+    }
+    // An email link's token leaves the address bar before anything (the page view's URL included) sees it.
+    var token = new URLSearchParams(location.search).get('gl');
+    if (token) history.replaceState(history.state, '', location.pathname + location.search.replace(/[?&]gl=[^&]*/, '').replace(/^&/, '?') + location.hash);
     var calls = (w.glimpse && w.glimpse.q) || [];
     w.glimpse = glimpse;
 
@@ -237,13 +304,17 @@
     });
     w.addEventListener('popstate', navigated);
     w.addEventListener('pagehide', hidden);
+    if (script.getAttribute('data-capture-forms') === 'true') document.addEventListener('submit', submitted, true);
     document.addEventListener('visibilitychange', function () {
       if (document.visibilityState === 'hidden') hidden();
       else engagement(false);
     });
 
     page(document.referrer);
-    for (var i = 0; i < calls.length; i++) glimpse.apply(null, calls[i]);
+    if (token) personal({ type: 'link', token: cut(token, 2048) });
+    calls.forEach(function (/** @type {any} */ c) {
+      glimpse.apply(null, c);
+    });
   } catch (e) {
     // never into the page
   }
