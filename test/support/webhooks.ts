@@ -12,6 +12,7 @@ import { serviceEnv } from './stack';
 /** Short back-off and time-outs, the SSRF guard on with loopback allowed (the receiver is local). */
 export async function startTestWebhooksService(overrides: Record<string, string> = {}): Promise<RunningWebhooksService> {
   const groupId = overrides.WEBHOOKS_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.playbookEffects, 'glimpse-webhooks-test'));
+  const identifiedGroupId = overrides.WEBHOOKS_IDENTIFIED_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.visitorsIdentified, 'glimpse-webhooks-identified-test'));
   const env = serviceEnv('webhooks', {
     WEBHOOKS_PORT: '0',
     WEBHOOKS_BLOCK_PRIVATE_TARGETS: 'true',
@@ -23,6 +24,7 @@ export async function startTestWebhooksService(overrides: Record<string, string>
     WEBHOOKS_ACCOUNTS_GROUP_ID: `glimpse-webhooks-accounts-test-${randomUUID()}`,
     ...overrides,
     WEBHOOKS_GROUP_ID: groupId,
+    WEBHOOKS_IDENTIFIED_GROUP_ID: identifiedGroupId,
   });
   return startWebhooksService(webhooksConfig(env), createLogger({ service: 'webhooks', level: 'silent' }));
 }
