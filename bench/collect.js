@@ -2,7 +2,11 @@
 // wire format: text/plain bodies from a site's origin, a few distinct visitors) with the visitors
 // consumer draining them into Postgres; CPU per page view of the gateway, the visitors service and
 // Postgres; the consumer's drain rate against the accept rate in the same run; and a 10 s burst at
-// the saturated accept rate, with how long after its end the lag is 0. Runs the built services (dist/).
+// the saturated accept rate, with how long after its end the lag is 0. Issue 19: with identification
+// on (a share of requests carry an identify or a form identify, the site has a page rule and
+// captures forms, 1,000,000 company IP ranges loaded, anonymous visitors coming from addresses in
+// them), and the Postgres CPU of the company-from-IP lookup per page view against 1,000,000 ranges.
+// Runs the built services (dist/).
 'use strict';
 const crypto = require('node:crypto');
 const { round } = require('./lib/stats.js');
@@ -11,15 +15,17 @@ const { startChild, waitReady, stopChild, sleep } = require('./lib/processes.js'
 const { createLagProbe, startGroupAtEnd } = require('./lib/kafka-lag.js');
 const { startCpuMeter, processCpuSeconds } = require('./lib/cpu-usage.js');
 const { databaseBackendPids } = require('./lib/pg-backends.js');
+const ipRanges = require('./lib/ip-ranges.js');
 const suite = require('./lib/suite.js');
 
-const description = 'POST /collect with the visitors consumer draining: page views/s, CPU per page view (gateway, visitors, Postgres), drain vs accept, a 10 s burst drained';
+const description = 'POST /collect with identification on and the visitors consumer draining: page views/s, CPU per page view (gateway, visitors, Postgres), drain vs accept, a 10 s burst drained, the IP-to-company lookup\'s Postgres CPU against 1,000,000 ranges';
 
 const BENCH_DB = suite.benchDatabaseName('collect');
 const TOPIC = 'visitors.collected';
 const ORIGIN = 'https://bench.example';
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
-const TARGETS = { maxGatewayCpuMs: 0.4, maxVisitorsPostgresCpuMs: 0.3, minDrainToAccept: 2, maxBurstDrainMs: 10_000 };
+const TARGETS = { maxGatewayCpuMs: 0.4, maxVisitorsPostgresCpuMs: 0.3, minDrainToAccept: 2, maxBurstDrainMs: 10_000, maxIpLookupPostgresCpuMs: 0.1 };
+const PAGE_RULE = { pattern: '/p/1*', event: 'bench_viewed_p1' }; // /p/1 and /p/10-19: 11 of the 50 paths
 
 // name: [default, min, max]: every phase is bounded.
 const NUMERIC = {
@@ -28,7 +34,13 @@ const NUMERIC = {
   'backlog-seconds': [10, 1, 120],
   visitors: [20, 1, 100_000],
   'drain-timeout': [120, 10, 900],
+  'identify-percent': [10, 0, 100],
+  'ip-ranges': [1_000_000, 0, 4_000_000],
+  'ip-lookups': [20_000, 100, 1_000_000],
+  'ip-chunk': [100, 1, 10_000],
 };
+// The options a default run (the one bench/figures/collect.json holds) leaves alone.
+const DEFAULTED = ['duration', 'warmup', 'connections', 'burst', 'backlog-seconds', 'visitors', 'identify-percent', 'ip-ranges', 'ip-lookups', 'ip-chunk'];
 
 const help = `Usage: npm run bench:collect [-- options]
        node scripts/bench.js collect [options]
@@ -37,9 +49,14 @@ ${description}.
 One run: infra up, build (gateway, visitors), migrate the ${BENCH_DB} database, a fresh account and
 an API key with account:manage (@glimpse/auth), then as child processes on 127.0.0.1 the gateway and
 the visitors service (a new consumer group glimpse-visitors-bench-<timestamp>, starting at the end of
-${TOPIC}); a site made through the gateway (POST /account/sites, origin ${ORIGIN}). Every request
-is what the tag sends: text/plain, Origin ${ORIGIN}, one page view with a new id, the vid one of
---visitors distinct visitors. Phases:
+${TOPIC}); a site made through the gateway (POST /account/sites, origin ${ORIGIN}, capture_forms on)
+with a page rule (POST /account/page-rules ${PAGE_RULE.pattern} -> ${PAGE_RULE.event}); --ip-ranges generated company
+ranges in visitors.ip_ranges (the visitors package's importIpRanges, else a COPY; kept when an
+earlier run left the same ones). Every request is what the tag sends: text/plain, Origin ${ORIGIN},
+one page view with a new id, the vid one of --visitors distinct visitors, X-Forwarded-For the
+visitor's own address (most inside a range). Half the visitors identify: --identify-percent of all
+requests also carry an identify (method identify or form, the visitor's own email); the other half
+stay anonymous, so their page views are looked up for a company. Phases:
   1. steady   POST /collect saturated (--warmup + --duration s, --connections) with the consumer
               draining; gateway CPU per accepted page view over the measured run; visitors + Postgres
               (the bench database's backends) CPU per applied page view from the measured run's start
@@ -49,8 +66,12 @@ is what the tag sends: text/plain, Origin ${ORIGIN}, one page view with a new id
   3. drain    the visitors service stopped (SIGTERM), --backlog-seconds s saturated (the gateway's
               accept rate alone), then the service started: page views applied per second from the
               first applied to the last (site_hours.page_views), CPU per page view of the drain
+  4. ip lookup --ip-lookups distinct addresses (80 % inside a range) looked up --ip-chunk at a time
+              with the visitors service's statement (most specific range, GiST) on a connection of
+              its own, after an untimed pass over a tenth: that backend's CPU per address, i.e. per
+              page view when every page view comes from a new address (skipped with --ip-ranges 0)
 Targets: gateway ≤ ${TARGETS.maxGatewayCpuMs} ms CPU per page view; visitors + Postgres ≤ ${TARGETS.maxVisitorsPostgresCpuMs} ms per page view; drain ≥ ${TARGETS.minDrainToAccept}× the accept rate;
-the burst drained within ${TARGETS.maxBurstDrainMs / 1000} s of its end.
+the burst drained within ${TARGETS.maxBurstDrainMs / 1000} s of its end; the IP lookup ≤ ${TARGETS.maxIpLookupPostgresCpuMs} ms of Postgres CPU per page view.
 Writes bench/results/collect-<timestamp>.json, and bench/figures/collect.json for a valid run with the defaults.
 
 Options:
@@ -58,6 +79,10 @@ Options:
   --burst <s>            burst length (default 10, 0 to skip)
   --backlog-seconds <s>  how long the backlog of phase 3 is built (default 10)
   --visitors <n>         distinct visitor ids (default 20)
+  --identify-percent <n> share of requests carrying an identify, in % (default 10)
+  --ip-ranges <n>        company IP ranges loaded (default 1000000; 0: none, and no phase 4)
+  --ip-lookups <n>       addresses looked up in phase 4 (default 20000)
+  --ip-chunk <n>         addresses per lookup statement (default 100)
   --drain-timeout <s>    longest wait for a drain (default 120)
   --skip-build           do not build first
   --check-targets        exit 1 when a target is missed
@@ -95,16 +120,28 @@ function visitorId() {
   return b.toString('hex');
 }
 
-/** Bodies of one page view each, ids unique across the run, visitors taken in turn from `vids`. */
-function pageViewBodies(siteKey, vids) {
+/**
+ * Bodies of one page view each, ids unique across the run, visitors taken in turn from `vids`, each
+ * from its own address (`addresses`). Visitors of even index identify: `identifyPercent` % of all
+ * requests also carry an identify of theirs (every other one a form's), with their own email.
+ */
+function pageViewBodies(siteKey, vids, { addresses, identifyPercent, stamp }) {
   let n = 0;
+  // Of the identifying half's requests, twice the share: about identifyPercent % of all requests.
+  const perHundred = Math.min(100, identifyPercent * 2);
   return () => {
     n += 1;
     const id = `pv${n.toString(36).padStart(8, '0')}`;
-    const vid = vids[n % vids.length];
+    const v = n % vids.length;
     const path = `/p/${n % 50}`;
-    const body = { site: siteKey, vid, events: [{ type: 'pageview', id, url: `${ORIGIN}${path}?ref=bench`, path, title: `Bench page ${n % 50}`, referrer: 'https://search.example/' }] };
-    return { body: JSON.stringify(body), meta: { n } };
+    /** @type {Record<string, unknown>[]} */
+    const events = [{ type: 'pageview', id, url: `${ORIGIN}${path}?ref=bench`, path, title: `Bench page ${n % 50}`, referrer: 'https://search.example/' }];
+    if (v % 2 === 0 && ((Math.imul(n, 2654435761) >>> 0) % 100) < perHundred) {
+      const email = `visitor-${v}-${stamp}@bench.example`;
+      events.push(n % 2 ? { type: 'identify', id: `id${id.slice(2)}`, email, traits: {}, path } : { type: 'identify', method: 'form', id: `id${id.slice(2)}`, email, path });
+    }
+    const body = { site: siteKey, vid: vids[v], events };
+    return { body: JSON.stringify(body), meta: { n }, headers: { 'x-forwarded-for': addresses[v] } };
   };
 }
 
@@ -112,22 +149,28 @@ async function run(argv) {
   const begun = suite.beginRun('collect', argv, parseOptions);
   if (begun.exitCode !== undefined) return begun.exitCode;
   const { opts, env, startedAt, stamp, machine, problems, children, cleanups, result } = begun;
-  const defaults = ['duration', 'warmup', 'connections', 'burst', 'backlog-seconds', 'visitors'].every((k) => opts[k] === NUMERIC[k][0]);
+  const defaults = DEFAULTED.every((k) => opts[k] === NUMERIC[k][0]);
 
   await suite.runPhases({ ...begun, progress, reportCleanupErrors: false }, async () => {
-    const { databaseUrl, db, sql } = await suite.setUpInfraAndDatabase({ env, name: BENCH_DB, poolSize: 2, buildFilters: ['@glimpse/gateway', '@glimpse/visitors'], doBuild: opts.build, progress, cleanups });
+    const { databaseUrl, db, sql, pg } = await suite.setUpInfraAndDatabase({ env, name: BENCH_DB, poolSize: 2, buildFilters: ['@glimpse/gateway', '@glimpse/visitors'], doBuild: opts.build, progress, cleanups });
     const { createAccount, createApiKey } = require('../shared/auth/dist/index.js');
     const serviceEnv = { ...suite.serviceEnvBase(databaseUrl), ...suite.infraEnv(env) };
     const { rows: [me] } = await sql.query('SELECT pg_backend_pid() AS pid');
     // The bench database's backends but this script's own (its polling would count as Postgres' work).
     const pgPids = async () => (await databaseBackendPids(sql, BENCH_DB)).filter((p) => p !== me.pid);
+    if (opts['ip-ranges'] > 0) {
+      result.ipRanges = await ipRanges.ensureIpRanges({ sql, pg, databaseUrl, count: opts['ip-ranges'], visitorsPackage: require('../services/visitors/dist/index.js'), progress });
+      progress(`ip ranges: ${opts['ip-ranges']} in visitors.ip_ranges (${result.ipRanges.loadedBy}${result.ipRanges.seconds !== undefined ? `, ${result.ipRanges.seconds} s, ${result.ipRanges.rangesPerSec}/s` : ''})`);
+    } else {
+      await sql.query('TRUNCATE visitors.ip_ranges');
+    }
 
     const [gatewayPort, visitorsPort] = await suite.freePorts(2);
     const gatewayUrl = suite.urlOf(gatewayPort);
     const visitorsUrl = suite.urlOf(visitorsPort);
     const groupId = `glimpse-visitors-bench-${stamp}`;
     await startGroupAtEnd({ brokers: env.kafkaBrokers, groupId, topic: TOPIC });
-    const visitorsEnv = { ...suite.asService(serviceEnv, 'visitors'), VISITORS_PORT: String(visitorsPort), VISITORS_GROUP_ID: groupId, VISITORS_ACCOUNTS_GROUP_ID: `${groupId}-accounts` };
+    const visitorsEnv = { ...suite.asService(serviceEnv, 'visitors'), VISITORS_ERASURE_KEY: crypto.randomBytes(32).toString('hex'), VISITORS_PORT: String(visitorsPort), VISITORS_GROUP_ID: groupId, VISITORS_ACCOUNTS_GROUP_ID: `${groupId}-accounts` };
     const startVisitors = async () => {
       children.visitors = startChild({ name: 'visitors', script: 'services/visitors/dist/main.js', env: visitorsEnv });
       await waitReady(children.visitors, `${visitorsUrl}/readyz`, 120_000);
@@ -136,7 +179,7 @@ async function run(argv) {
     children.gateway = startChild({
       name: 'gateway',
       script: 'services/gateway/dist/main.js',
-      env: { ...suite.asService(serviceEnv, 'gateway'), PORT: String(gatewayPort), VISITORS_URL: visitorsUrl, COLLECT_RATE_LIMIT_PER_SECOND: String(1_000_000_000), EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000) },
+      env: { ...suite.asService(serviceEnv, 'gateway'), PORT: String(gatewayPort), VISITORS_URL: visitorsUrl, LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'), COLLECT_RATE_LIMIT_PER_SECOND: String(1_000_000_000), EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000) },
     });
     await Promise.all([waitReady(children.gateway, `${gatewayUrl}/readyz`, 120_000), startVisitors()]);
     const lag = createLagProbe({ brokers: env.kafkaBrokers, groupId, topic: TOPIC });
@@ -159,17 +202,27 @@ async function run(argv) {
     const created = await fetch(`${gatewayUrl}/account/sites`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey.secret}` },
-      body: JSON.stringify({ name: `Bench ${stamp}`, origins: [ORIGIN] }),
+      body: JSON.stringify({ name: `Bench ${stamp}`, origins: [ORIGIN], capture_forms: true }),
     });
     if (created.status !== 201) throw new Error(`POST /account/sites answered ${created.status}: ${await created.text()}`);
-    const site = /** @type {{ id: string, key: string }} */ (await created.json());
+    const site = /** @type {{ id: string, key: string, capture_forms?: boolean }} */ (await created.json());
+    if (site.capture_forms !== true) problems.push('the site was created without capture_forms: form identifies are dropped');
+    const rule = await fetch(`${gatewayUrl}/account/page-rules`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey.secret}` },
+      body: JSON.stringify(PAGE_RULE),
+    });
+    if (rule.status !== 201) problems.push(`POST /account/page-rules answered ${rule.status}: the run has no page rule`);
     const vids = Array.from({ length: opts.visitors }, visitorId);
-    const nextBody = pageViewBodies(site.key, vids);
+    // One address per visitor: nine in ten inside a loaded range (when there are ranges), spread over the table.
+    const addresses = vids.map((_, v) => (opts['ip-ranges'] > 0 && v % 10 !== 9 ? ipRanges.addressIn((v * 7919) % opts['ip-ranges'], v) : ipRanges.addressOutside(v)));
+    const nextBody = pageViewBodies(site.key, vids, { addresses, identifyPercent: opts['identify-percent'], stamp });
     const headers = { 'content-type': 'text/plain;charset=UTF-8', origin: ORIGIN, 'user-agent': USER_AGENT };
     const collect = (durationSec, warmupSec, startMeter) => saturate({ url: `${gatewayUrl}/collect`, headers, connections: opts.connections, durationSec, warmupSec, nextBody, startMeter });
 
     // One probe first: the answer is what the contract says, and it is applied.
-    const probe = await fetch(`${gatewayUrl}/collect`, { method: 'POST', headers, body: nextBody().body });
+    const first = nextBody();
+    const probe = await fetch(`${gatewayUrl}/collect`, { method: 'POST', headers: { ...headers, ...first.headers }, body: first.body });
     const probeBody = /** @type {any} */ (await probe.json().catch(() => null));
     if (probe.status !== 200 || probeBody?.accepted !== 1) throw new Error(`a first POST /collect answered ${probe.status} ${JSON.stringify(probeBody)}`);
 
@@ -178,7 +231,11 @@ async function run(argv) {
     const lagZero = (what) => waitUntil(async () => ((await lag.lag()) === 0 ? Date.now() : false), { timeoutMs: opts['drain-timeout'] * 1000, intervalMs: 50, what });
     await lagZero('the first page view');
 
-    result.params = { connections: opts.connections, durationSec: opts.duration, warmupSec: opts.warmup, burstSec: opts.burst, backlogSec: opts['backlog-seconds'], visitors: opts.visitors, pageViewsPerRequest: 1, database: BENCH_DB, defaults };
+    result.params = {
+      connections: opts.connections, durationSec: opts.duration, warmupSec: opts.warmup, burstSec: opts.burst, backlogSec: opts['backlog-seconds'], visitors: opts.visitors, pageViewsPerRequest: 1,
+      identification: { identifyPercent: opts['identify-percent'], captureForms: site.capture_forms === true, pageRule: rule.status === 201 ? PAGE_RULE : null, ipRanges: opts['ip-ranges'], ipLookups: opts['ip-lookups'], ipChunk: opts['ip-chunk'] },
+      database: BENCH_DB, defaults,
+    };
     suite.printHeader(out, 'Glimpse collect benchmark', machine, result.params);
 
     // Phase 1: steady, the consumer draining as the gateway accepts.
@@ -277,6 +334,30 @@ async function run(argv) {
     const { rows: [totals] } = await sql.query('SELECT coalesce(sum(page_views), 0)::bigint AS n, count(*) AS visitors FROM visitors.visitor_profiles WHERE site_id = $1', [site.id]);
     result.visitorsSeen = Number(totals.visitors);
     if (Number(totals.n) !== last) problems.push(`visitor_profiles count ${totals.n} page views, site_hours ${last}`);
+
+    // What identification did in the run: identified visitors, companies found, rule firings.
+    const { rows: [ident] } = await sql.query(
+      `SELECT count(*) FILTER (WHERE email IS NOT NULL)::int AS identified, count(*) FILTER (WHERE company IS NOT NULL)::int AS with_company,
+              (SELECT count(*)::int FROM visitors.page_rule_firings f WHERE f.visitor_id = ANY($2::text[])) AS rule_firings
+       FROM visitors.visitor_profiles WHERE site_id = $1`,
+      [site.id, vids],
+    );
+    result.identification = { identifiedVisitors: ident.identified, visitorsWithCompany: ident.with_company, pageRuleFirings: ident.rule_firings };
+    out(`identify ${ident.identified} of ${result.visitorsSeen} visitors identified, ${ident.with_company} with a company from their address, ${ident.rule_firings} page-rule firings`);
+
+    // Phase 4: the company-from-IP lookup alone, against the loaded ranges.
+    if (opts['ip-ranges'] > 0) {
+      progress(`ip lookup: ${opts['ip-lookups']} addresses, ${opts['ip-chunk']} per statement, against ${opts['ip-ranges']} ranges`);
+      let statement = ipRanges.LOOKUP_SQL;
+      /** @type {Record<string, any>} */
+      const visitorsPackage = require('../services/visitors/dist/index.js');
+      if (typeof visitorsPackage.IP_COMPANY_LOOKUP_SQL === 'string') statement = visitorsPackage.IP_COMPANY_LOOKUP_SQL;
+      const lookup = await ipRanges.measureIpLookup({ pg, databaseUrl, ranges: opts['ip-ranges'], lookups: opts['ip-lookups'], chunk: opts['ip-chunk'], statement });
+      result.ipLookup = { ...lookup, statement: statement === ipRanges.LOOKUP_SQL ? 'the contract\'s (bench/lib/ip-ranges.js)' : 'the visitors package\'s IP_COMPANY_LOOKUP_SQL' };
+      if (!lookup.usesIndex) problems.push('ip lookup: the plan does not use ip_ranges_range_idx');
+      if (lookup.wrongMatches) problems.push(`ip lookup: ${lookup.wrongMatches} addresses matched the wrong range or none`);
+      out(`iplookup ${lookup.lookups} addresses (${lookup.matched} in a range) against ${lookup.ranges} ranges, ${lookup.chunk} per statement: Postgres ${lookup.postgresCpuMsPerLookup} ms CPU per address, ${lookup.wallMsPerLookup} ms wall; GiST index ${lookup.usesIndex ? 'used' : 'NOT used'}`);
+    }
   });
 
   // Targets and summary.
@@ -289,6 +370,7 @@ async function run(argv) {
     // Against the higher of the two accept rates (with and without the consumer on the cores).
     drainToAccept: { target: `>= ${TARGETS.minDrainToAccept}`, actual: round(d.pageViewsPerSec / accept, 2), met: d.pageViewsPerSec / accept >= TARGETS.minDrainToAccept },
     ...(result.burst && { burstDrained: { target: `<= ${TARGETS.maxBurstDrainMs} ms after its end`, actual: result.burst.drainedAfterMs, met: result.burst.drainedAfterMs <= TARGETS.maxBurstDrainMs } }),
+    ...(result.ipLookup && { ipLookupPostgresCpu: { target: `<= ${TARGETS.maxIpLookupPostgresCpuMs} ms per page view (${result.ipLookup.ranges} ranges)`, actual: result.ipLookup.postgresCpuMsPerLookup, met: result.ipLookup.postgresCpuMsPerLookup <= TARGETS.maxIpLookupPostgresCpuMs } }),
   };
   suite.closeResult(result, targets, problems);
   const fields = {
@@ -299,6 +381,9 @@ async function run(argv) {
     drain: d && { pageViewsPerSec: d.pageViewsPerSec, cpuMsPerPageView: d.cpuMsPerPageView, gatewayAloneAcceptPerSec: d.gatewayAloneAcceptPerSec, gatewayAloneCpuMsPerPageView: d.gatewayAloneCpuMsPerPageView },
     steady: s && { p50: s.latencyMs.p50, p99: s.latencyMs.p99, lagAtEnd: s.lagAtEnd, lagZeroAfterMs: s.lagZeroAfterMs, machineBusyPct: s.cpu.machineBusyPct, coresPct: s.cpu.coresPct },
     burst: result.burst,
+    identification: result.identification,
+    ipRanges: result.ipRanges,
+    ipLookup: result.ipLookup,
     drainToAccept: targets?.drainToAccept?.actual,
     targetsMet: targets && Object.fromEntries(Object.entries(targets).map(([k, v]) => [k, v.met])),
   };

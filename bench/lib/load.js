@@ -6,7 +6,7 @@ const { openLoop } = require('./open-loop.js');
 
 /**
  * A warm-up run (discarded but checked) then the measured run, with the same connections.
- * `nextBody()` returns { body, meta } for each request; `onResponse(status, meta, atMs)` is called for
+ * `nextBody()` returns { body, meta, headers? } for each request (headers: that request's own, over `headers`); `onResponse(status, meta, atMs)` is called for
  * each response of the measured run (pipelining stays 1 so a client's context is that request's).
  * `startMeter()` (optional) is called as the measured run starts; what its returned function gives is `measured.cpu`.
  */
@@ -20,9 +20,9 @@ async function saturate({ url, method = 'POST', headers = {}, connections, durat
     path: target.pathname + target.search,
     headers,
     setupRequest(req, context) {
-      const { body, meta } = nextBody();
+      const { body, meta, headers: own } = nextBody();
       context.meta = meta;
-      return { ...req, body };
+      return own ? { ...req, body, headers: { ...req.headers, ...own } } : { ...req, body };
     },
     onResponse(status, _body, context) {
       if (measuring && onResponse) onResponse(status, context.meta, Date.now());
