@@ -24,7 +24,8 @@ import { tagRouter } from './tag/tag-route.js';
 import type { TagAsset } from './http/account/site-routes.js';
 import { MAX_SITES_PER_ACCOUNT } from '@glimpse/api';
 import { collectRouter } from './http/collect-route.js';
-import { createLinkTokens } from './domain/link-token.js';
+import { createLinkTokens, type LinkTokens } from './domain/link-token.js';
+import { createDailySalt, type DailySalt } from './data/daily-salt.js';
 import { createSiteCache } from './data/site-cache.js';
 import { findSiteByKey } from './data/site-repository.js';
 import { createReasonLabels } from './domain/bot-filter.js';
@@ -135,17 +136,37 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
     }),
   );
   base.app.use(tagRouter());
-  base.app.use(collectRoute({ config, db, producer, registry, limiter: limiter('collect', config.COLLECT_RATE_LIMIT_PER_SECOND) }));
+  base.app.use(
+    collectRoute({
+      config,
+      db,
+      producer,
+      registry,
+      limiter: limiter('collect', config.COLLECT_RATE_LIMIT_PER_SECOND),
+      addressLimiter: limiter('collect_ip', config.COLLECT_RATE_LIMIT_PER_IP_PER_SECOND),
+      salt: createDailySalt({ redis, onFallback: (err) => onRedisFailure('cookieless_salt', err) }),
+      linkTokens,
+    }),
+  );
   base.app.use(consoleRouter());
   base.app.use(docsRouter());
   return { app: base.finish(), registry };
 }
 
 /** POST /collect with its site cache and metrics. */
-function collectRoute({ config, db, producer, registry, limiter }: Pick<CreateGatewayOptions, 'config' | 'db' | 'producer'> & { registry: Registry; limiter: RateLimiter }) {
+function collectRoute({
+  config,
+  db,
+  producer,
+  registry,
+  limiter,
+  addressLimiter,
+  salt,
+  linkTokens,
+}: Pick<CreateGatewayOptions, 'config' | 'db' | 'producer'> & { registry: Registry; limiter: RateLimiter; addressLimiter: RateLimiter; salt: DailySalt; linkTokens: LinkTokens }) {
   const accepted = new Counter({ name: 'glimpse_collect_accepted_total', help: 'Events of the site tag acknowledged by Kafka and answered 200', registers: [registry] });
   const bots = new Counter({ name: 'glimpse_collect_bots_total', help: 'Page views from bot user agents, by what matched (bounded)', labelNames: ['reason'] as const, registers: [registry] });
-  const dropped = new Counter({ name: 'glimpse_collect_dropped_total', help: 'Events of the site tag dropped: track names the site does not allow, identify without a valid email', labelNames: ['reason'] as const, registers: [registry] });
+  const dropped = new Counter({ name: 'glimpse_collect_dropped_total', help: 'Events of the site tag dropped: track names the site does not allow, identify without a valid email, form captures the site does not take, invalid or expired link tokens, anything identifying from a cookieless visitor', labelNames: ['reason'] as const, registers: [registry] });
   const label = createReasonLabels();
   const sites = createSiteCache({
     load: (key) => findSiteByKey(db, key),
@@ -158,6 +179,9 @@ function collectRoute({ config, db, producer, registry, limiter }: Pick<CreateGa
     sites,
     producer,
     rateLimiter: limiter,
+    addressRateLimiter: addressLimiter,
+    salt,
+    linkTokens,
     onAccepted: (n) => accepted.inc(n),
     onBot: (reason, n) => bots.inc({ reason: label(reason) }, n),
     onDropped: (reason, n) => dropped.inc({ reason }, n),

@@ -9,6 +9,9 @@ export const MAX_SITE_ORIGINS = 20;
 export const MAX_TRACK_EVENTS = 100;
 export const MAX_COLLECT_EVENTS = 50;
 export const COLLECT_BODY_LIMIT_BYTES = 32 * 1024;
+/** An email-link token is at most this long (the gateway's link-token.ts issues far shorter). */
+export const COLLECT_LINK_TOKEN_MAX = 1024;
+export const COLLECT_CONSENT_STATES = ['pending', 'granted', 'denied'] as const;
 export const SITE_KEY_PATTERN = /^glp_[A-Za-z0-9_-]{32}$/;
 
 const name = z
@@ -159,10 +162,34 @@ export const collectEventSchema = z
         utm: utm.optional(),
       }),
       z.strictObject({ type: z.literal('engagement'), id: collectedId, pageViewId: collectedId, seconds: z.int().min(0).max(ENGAGED_SECONDS_MAX) }),
-      z.strictObject({ type: z.literal('identify'), id: collectedId, email: z.string().max(254), traits: flat.optional(), path: z.string().max(2048).optional() }),
+      z.strictObject({
+        type: z.literal('identify'),
+        id: collectedId,
+        email: z.string().max(254),
+        traits: flat.optional(),
+        path: z.string().max(2048).optional(),
+        method: z
+          .enum(['identify', 'form'])
+          .optional()
+          .meta({ description: "form: the tag captured a submitted form's email (kept only when the site has capture_forms); default identify" }),
+      }),
+      z
+        .strictObject({
+          type: z.literal('link'),
+          id: collectedId,
+          token: z.string().min(1).max(COLLECT_LINK_TOKEN_MAX).meta({ description: 'the ?gl= token of an email link (POST /account/link-tokens)' }),
+          path: z.string().max(2048).optional(),
+        })
+        .meta({ description: "identifies the visitor with method email_link when the token is intact, this site's account's and not expired (else dropped)" }),
+      z
+        .strictObject({ type: z.literal('consent'), id: collectedId, state: z.enum(['granted', 'denied']) })
+        .meta({
+          description:
+            "granted: the visitor gets its persistent id (and cookie) and the day's cookieless page views join it; denied: the visitor's identity links are deleted and its cookie cleared",
+        }),
       z.strictObject({ type: z.literal('track'), id: collectedId, event: z.string().regex(EVENT_NAME_PATTERN, 'event must be 1 to 64 characters: letters, digits, _ . : -'), properties: flat.optional() }),
     ],
-    { error: 'each event needs a type: pageview, engagement, identify or track' },
+    { error: 'each event needs a type: pageview, engagement, identify, link, consent or track' },
   )
   .meta({ id: 'CollectEvent' });
 
@@ -171,12 +198,17 @@ export const collectRequestSchema = z
     {
       site: z.string({ error: 'site is required' }).max(64).meta({ description: 'the site key glp_…' }),
       vid: z.string().nullable().optional().meta({ description: 'the visitor id the tag holds (24 lower-case hex); a malformed one is ignored' }),
+      consent: z.enum(COLLECT_CONSENT_STATES).optional().meta({
+        description:
+          "the visitor's consent as the tag knows it (absent: implied). On a site with consent required, until granted (and always when denied) no cookie is set, page views are counted under a daily-salted hash of site, IP and user agent, and identify, link and track are dropped",
+      }),
+      gpc: z.boolean().optional().meta({ description: "the browser's Global Privacy Control signal; when the site honours it, the visitor is treated as having denied consent" }),
       events: z
         .array(collectEventSchema, { error: (i) => (i.input === undefined ? 'events is required' : 'events must be an array') })
         .min(1, 'events must hold at least one event')
         .max(MAX_COLLECT_EVENTS, `a request holds at most ${MAX_COLLECT_EVENTS} events`),
     },
-    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {site, vid, events}` : 'body must be a JSON object') },
+    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {site, vid, consent, gpc, events}` : 'body must be a JSON object') },
   )
   .meta({ id: 'CollectRequest', description: 'What the tag sends, as text/plain (a CORS simple request) or application/json; at most 32 KB.' });
 export type CollectRequest = z.infer<typeof collectRequestSchema>;
@@ -184,8 +216,11 @@ export type CollectEvent = z.infer<typeof collectEventSchema>;
 
 export const collectAnswerSchema = z
   .strictObject({
-    vid: z.string().regex(VISITOR_ID_PATTERN).nullable().meta({ description: 'the visitor id (also in the _glv cookie); null for a bot' }),
-    accepted: z.int().min(0).meta({ description: 'the events recorded (track names the site does not allow are dropped)' }),
+    vid: z.string().regex(VISITOR_ID_PATTERN).nullable().meta({ description: 'the visitor id (also in the _glv cookie); null for a bot and for a cookieless visitor (consent required and not given, denied, or GPC)' }),
+    accepted: z
+      .int()
+      .min(0)
+      .meta({ description: 'the events recorded (dropped: track names the site does not allow, invalid emails and link tokens, form captures the site does not take, anything identifying from a cookieless visitor)' }),
     bot: z.literal(true).optional(),
   })
   .meta({ id: 'CollectAnswer' });

@@ -1,8 +1,9 @@
 import { AppError } from '@glimpse/errors';
 import { collectedSchema } from '@glimpse/messaging';
-import { botMessages, collectedMessages, cookieValue, mintVisitorId, parseCollectRequest, visitorCookie, visitorIdOf } from './collect-input';
+import { botMessages, collectedMessages, cookieValue, decideConsent, mintVisitorId, parseCollectRequest, visitorCookie, visitorIdOf, type CollectContext } from './collect-input';
+import { createLinkTokens } from './link-token';
 
-const ctx = {
+const ctx: CollectContext = {
   accountId: '11111111-1111-4111-8111-111111111111',
   siteId: '22222222-2222-4222-8222-222222222222',
   trackEvents: ['signup'],
@@ -10,6 +11,9 @@ const ctx = {
   receivedAt: '2026-11-25T10:00:00.000Z',
   userAgent: 'Mozilla/5.0',
   ip: '203.0.113.9',
+  captureForms: false,
+  cookieless: false,
+  verifyLink: () => ({ ok: false, reason: 'link_invalid' }),
 };
 const pageview = { type: 'pageview', id: 'pv_00000001', url: 'https://a.test/p?q=1#h', path: '/p', title: 'P', referrer: 'https://ref.test/', utm: { campaign: 'fall' } } as const;
 
@@ -85,5 +89,65 @@ describe('collect input', () => {
     const bots = botMessages(events, ctx, 'x'.repeat(300));
     expect(bots).toEqual([{ type: 'bot', id: pageview.id, accountId: ctx.accountId, siteId: ctx.siteId, receivedAt: ctx.receivedAt, reason: 'x'.repeat(128) }]);
     expect(collectedSchema.safeParse(bots[0]).success).toBe(true);
+  });
+});
+
+describe('identification and consent in collect', () => {
+  const identify = { type: 'identify', id: 'id_00000001', email: 'Ann@Example.com' } as const;
+  const form = { ...identify, id: 'id_00000002', method: 'form' } as const;
+  const linkTokens = createLinkTokens('a-test-secret-of-at-least-32-characters!');
+  const events = (...items: unknown[]) => parseCollectRequest({ site: 'k', events: items }).events;
+
+  it('when a form capture arrives, then it is kept (method form) only when the site captures forms; an identify is method identify', () => {
+    expect(collectedMessages(events(identify, form), ctx)).toEqual({ messages: [expect.objectContaining({ method: 'identify' })], dropped: { form_capture_off: 1 } });
+    const on = collectedMessages(events(form), { ...ctx, captureForms: true });
+    expect(on.messages).toEqual([expect.objectContaining({ type: 'identify', email: 'ann@example.com', method: 'form' })]);
+    expect(collectedSchema.safeParse(on.messages[0]).success).toBe(true);
+  });
+
+  it("when a link token is this account's, then it identifies with email_link; another account's or a broken one is dropped and counted", () => {
+    const verifyLink = (token: string) => linkTokens.verify(token, ctx.accountId);
+    const mine = linkTokens.issue(ctx.accountId, 'bob@example.com', 30).token;
+    const theirs = linkTokens.issue('33333333-3333-4333-8333-333333333333', 'eve@example.com', 30).token;
+    const out = collectedMessages(
+      events({ type: 'link', id: 'ln_00000001', token: mine }, { type: 'link', id: 'ln_00000002', token: theirs }, { type: 'link', id: 'ln_00000003', token: 'x'.repeat(40) }),
+      { ...ctx, verifyLink },
+    );
+    expect(out.messages).toEqual([expect.objectContaining({ type: 'identify', id: 'ln_00000001', email: 'bob@example.com', method: 'email_link' })]);
+    expect(collectedSchema.safeParse(out.messages[0]).success).toBe(true);
+    expect(out.dropped).toEqual({ link_foreign_account: 1, link_invalid: 1 });
+  });
+
+  it('when the visitor is cookieless, then page views are marked cookieless without the address, and identify, link and track are dropped', () => {
+    const out = collectedMessages(events(pageview, identify, { type: 'link', id: 'ln_00000001', token: 'abc' }, { type: 'track', id: 'tr_00000001', event: 'signup' }), { ...ctx, cookieless: true });
+    expect(out.messages).toHaveLength(1);
+    expect(out.messages[0]).toMatchObject({ type: 'pageview', cookieless: true });
+    expect(out.messages[0]).not.toHaveProperty('ip');
+    expect(collectedSchema.safeParse(out.messages[0]).success).toBe(true);
+    expect(out.dropped).toEqual({ cookieless: 3 });
+  });
+
+  it('when consent is granted, then a consent message carries the cookieless id; a denial is about the earlier persistent id, else nothing', () => {
+    const granted = collectedMessages(events({ type: 'consent', id: 'cs_00000001', state: 'granted' }), { ...ctx, cookielessId: 'b'.repeat(24) });
+    expect(granted.messages).toEqual([expect.objectContaining({ type: 'consent', state: 'granted', cookielessId: 'b'.repeat(24), visitorId: ctx.visitorId })]);
+    expect(collectedSchema.safeParse(granted.messages[0]).success).toBe(true);
+    const deny = events({ type: 'consent', id: 'cs_00000002', state: 'denied' });
+    expect(collectedMessages(deny, { ...ctx, cookieless: true, priorVisitorId: 'c'.repeat(24) }).messages).toEqual([expect.objectContaining({ type: 'consent', state: 'denied', visitorId: 'c'.repeat(24) })]);
+    expect(collectedMessages(deny, { ...ctx, cookieless: true }).dropped).toEqual({ consent_without_visitor: 1 });
+  });
+
+  it.each([
+    ['implied', true, {}, { cookieless: false, granted: false }],
+    ['implied', true, { gpc: true }, { cookieless: true, granted: false }],
+    ['implied', false, { gpc: true }, { cookieless: false, granted: false }],
+    ['implied', true, { consent: 'denied' }, { cookieless: true, granted: false }],
+    ['required', true, {}, { cookieless: true, granted: false }],
+    ['required', true, { consent: 'pending' }, { cookieless: true, granted: false }],
+    ['required', true, { consent: 'granted' }, { cookieless: false, granted: false }],
+    ['required', true, { consent: 'pending', grant: true }, { cookieless: false, granted: true }],
+    ['required', true, { consent: 'pending', grant: true, gpc: true }, { cookieless: true, granted: false }],
+  ] as const)('when the site is %s (honour GPC %s) and the request says %j, then %j', (mode, honorGpc, request, decision) => {
+    const items = 'grant' in request ? [{ type: 'consent', id: 'cs_00000001', state: 'granted' } as const] : [];
+    expect(decideConsent({ consent: mode, honorGpc }, { ...request, events: items })).toEqual(decision);
   });
 });

@@ -1,12 +1,15 @@
 // The rules of POST /collect once the site is known: the body (the tag's wire format, @glimpse/api's
-// schema), the visitor id (body vid, else the _glv cookie, else a new one), what each event becomes
-// on visitors.collected, and what is dropped: track names the site does not allow, identify calls
-// without a valid email (one bad call must not lose the page views batched with it).
+// schema), the visitor id (body vid, else the _glv cookie, else a new one), consent, what each
+// event becomes on visitors.collected, and what is dropped: track names the site does not allow,
+// identify calls without a valid email, form captures the site does not take, link tokens that are
+// not intact, this account's and current, and anything identifying from a cookieless visitor (one
+// bad call must not lose the page views batched with it).
 import { randomBytes } from 'node:crypto';
 import { collectRequestSchema, type CollectEvent, type CollectRequest } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { VISITOR_ID_PATTERN, type CollectedBot, type CollectedMessage } from '@glimpse/messaging';
 import { normalizeEmail } from '@glimpse/validation';
+import type { LinkTokenCheck } from './link-token.js';
 
 export const VISITOR_COOKIE = '_glv';
 
@@ -34,58 +37,137 @@ export function cookieValue(header: string | undefined, name: string): string | 
   return undefined;
 }
 
+/** The body's vid when valid, else the cookie's; undefined when neither is. */
+export function knownVisitorId(bodyVid: string | null | undefined, cookieHeader: string | undefined): string | undefined {
+  if (typeof bodyVid === 'string' && VISITOR_ID_PATTERN.test(bodyVid)) return bodyVid;
+  const cookie = cookieValue(cookieHeader, VISITOR_COOKIE);
+  return cookie !== undefined && VISITOR_ID_PATTERN.test(cookie) ? cookie : undefined;
+}
+
 /** The body's vid when valid, else the cookie's, else a new one (`minted` says which). */
 export function visitorIdOf(bodyVid: string | null | undefined, cookieHeader: string | undefined, now = Date.now()): { vid: string; minted: boolean } {
-  if (typeof bodyVid === 'string' && VISITOR_ID_PATTERN.test(bodyVid)) return { vid: bodyVid, minted: false };
-  const cookie = cookieValue(cookieHeader, VISITOR_COOKIE);
-  if (cookie !== undefined && VISITOR_ID_PATTERN.test(cookie)) return { vid: cookie, minted: false };
-  return { vid: mintVisitorId(now), minted: true };
+  const known = knownVisitorId(bodyVid, cookieHeader);
+  return known !== undefined ? { vid: known, minted: false } : { vid: mintVisitorId(now), minted: true };
 }
 
 export function visitorCookie(vid: string, secure: boolean): string {
   return `${VISITOR_COOKIE}=${vid}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly${secure ? '; Secure' : ''}`;
 }
 
+/** Deletes the visitor cookie (a denial, or a visitor now counted cookieless). */
+export function clearedVisitorCookie(secure: boolean): string {
+  return `${VISITOR_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax; HttpOnly${secure ? '; Secure' : ''}`;
+}
+
+export interface ConsentDecision {
+  /** Counted under the day's cookieless id: no cookie, no persistent id, nothing identifying. */
+  cookieless: boolean;
+  /** A consent item granted the persistent id in this request. */
+  granted: boolean;
+}
+
+/**
+ * Consent, from the site's settings and what the tag says: a denial (top-level or an item) or GPC
+ * on a site that honours it is cookieless whatever the site's mode; a site that requires consent
+ * is cookieless until the tag says granted (top-level, or a granted item in this batch).
+ */
+export function decideConsent(
+  site: { consent: 'implied' | 'required'; honorGpc: boolean },
+  request: Pick<CollectRequest, 'consent' | 'gpc' | 'events'>,
+): ConsentDecision {
+  const items = request.events.filter((e) => e.type === 'consent');
+  const denied = request.consent === 'denied' || (site.honorGpc && request.gpc === true) || items.some((e) => e.state === 'denied');
+  if (denied) return { cookieless: true, granted: false };
+  const granted = items.some((e) => e.state === 'granted');
+  return { cookieless: site.consent === 'required' && request.consent !== 'granted' && !granted, granted };
+}
+
 export interface CollectContext {
   accountId: string;
   siteId: string;
   trackEvents: readonly string[];
+  /** The site takes captured forms' emails (identify with method form). */
+  captureForms: boolean;
   visitorId: string;
   receivedAt: string;
   userAgent?: string;
   ip?: string;
+  /** The visitor is counted under its cookieless id (visitorId): page views only, nothing identifying. */
+  cookieless: boolean;
+  /** The day's cookieless id of this browser: what a granted consent joins to the persistent visitor. */
+  cookielessId?: string;
+  /** A cookieless request's earlier persistent id (body or cookie): the one a denial is about. */
+  priorVisitorId?: string;
+  /** An email-link token's email when it is this account's and current. */
+  verifyLink(token: string): LinkTokenCheck;
 }
 
-export type DropReason = 'track_not_allowed' | 'invalid_email';
+export type DropReason =
+  | 'track_not_allowed'
+  | 'invalid_email'
+  | 'form_capture_off'
+  | 'link_invalid'
+  | 'link_expired'
+  | 'link_foreign_account'
+  | 'cookieless'
+  | 'consent_without_visitor';
 
 export interface CollectedBatch {
   messages: CollectedMessage[];
   dropped: Partial<Record<DropReason, number>>;
 }
 
+function pageView(event: Extract<CollectEvent, { type: 'pageview' }>, base: CollectedBase, ctx: CollectContext): CollectedMessage {
+  return {
+    ...base,
+    type: 'pageview',
+    path: event.path,
+    ...(event.url !== undefined ? { url: event.url } : {}),
+    ...(event.title !== undefined ? { title: event.title } : {}),
+    ...(event.referrer ? { referrer: event.referrer } : {}),
+    ...(event.utm !== undefined && Object.keys(event.utm).length > 0 ? { utm: event.utm } : {}),
+    ...(ctx.userAgent !== undefined ? { userAgent: ctx.userAgent.slice(0, 1024) } : {}),
+    // A cookieless view carries no address: it is never matched to a company or a person.
+    ...(ctx.cookieless ? { cookieless: true } : ctx.ip !== undefined ? { ip: ctx.ip.slice(0, 64) } : {}),
+  };
+}
+
+type CollectedBase = Pick<CollectedMessage, 'id' | 'accountId' | 'siteId' | 'visitorId' | 'receivedAt'>;
+
+function consentMessage(event: Extract<CollectEvent, { type: 'consent' }>, base: CollectedBase, ctx: CollectContext): CollectedMessage | DropReason {
+  if (event.state === 'denied') {
+    // A denial is about the persistent id the browser had; without one there is nothing to undo.
+    return ctx.priorVisitorId !== undefined ? { ...base, visitorId: ctx.priorVisitorId, type: 'consent', state: 'denied' } : 'consent_without_visitor';
+  }
+  if (ctx.cookieless) return 'cookieless';
+  return { ...base, type: 'consent', state: 'granted', ...(ctx.cookielessId !== undefined ? { cookielessId: ctx.cookielessId } : {}) };
+}
+
 function toMessage(event: CollectEvent, ctx: CollectContext): CollectedMessage | DropReason {
   const base = { id: event.id, accountId: ctx.accountId, siteId: ctx.siteId, visitorId: ctx.visitorId, receivedAt: ctx.receivedAt };
   switch (event.type) {
     case 'pageview':
-      return {
-        ...base,
-        type: 'pageview',
-        path: event.path,
-        ...(event.url !== undefined ? { url: event.url } : {}),
-        ...(event.title !== undefined ? { title: event.title } : {}),
-        ...(event.referrer ? { referrer: event.referrer } : {}),
-        ...(event.utm !== undefined && Object.keys(event.utm).length > 0 ? { utm: event.utm } : {}),
-        ...(ctx.userAgent !== undefined ? { userAgent: ctx.userAgent.slice(0, 1024) } : {}),
-        ...(ctx.ip !== undefined ? { ip: ctx.ip.slice(0, 64) } : {}),
-      };
+      return pageView(event, base, ctx);
     case 'engagement':
       return { ...base, type: 'engagement', pageViewId: event.pageViewId, seconds: event.seconds };
+    case 'consent':
+      return consentMessage(event, base, ctx);
     case 'identify': {
+      if (ctx.cookieless) return 'cookieless';
+      if (event.method === 'form' && !ctx.captureForms) return 'form_capture_off';
       const email = normalizeEmail(event.email);
       // Traits travel no further for now: the identity link needs the email only.
-      return email === null ? 'invalid_email' : { ...base, type: 'identify', email, ...(event.path !== undefined ? { path: event.path } : {}) };
+      if (email === null) return 'invalid_email';
+      return { ...base, type: 'identify', email, method: event.method ?? 'identify', ...(event.path !== undefined ? { path: event.path } : {}) };
+    }
+    case 'link': {
+      if (ctx.cookieless) return 'cookieless';
+      const check = ctx.verifyLink(event.token);
+      if (!check.ok) return check.reason;
+      return { ...base, type: 'identify', email: check.email, method: 'email_link', ...(event.path !== undefined ? { path: event.path } : {}) };
     }
     case 'track':
+      if (ctx.cookieless) return 'cookieless';
       return ctx.trackEvents.includes(event.event) ? { ...base, type: 'track', event: event.event, properties: event.properties ?? {} } : 'track_not_allowed';
   }
 }

@@ -3,6 +3,7 @@
 // bound to its account and expiring. The key is derived from LINK_TOKEN_SECRET with HKDF-SHA-256,
 // so rotating the secret invalidates every token issued before.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { COLLECT_LINK_TOKEN_MAX } from '@glimpse/api';
 
 const VERSION = 1;
 const IV_BYTES = 12;
@@ -10,8 +11,6 @@ const TAG_BYTES = 16;
 const DAY_MS = 86_400_000;
 /** version + iv + tag + at least one byte of payload */
 const MIN_BYTES = 1 + IV_BYTES + TAG_BYTES + 1;
-/** A token is at most this long (an email of 254 characters fits well within). */
-export const LINK_TOKEN_MAX_LENGTH = 1024;
 
 export interface IssuedLinkToken {
   token: string;
@@ -51,7 +50,7 @@ export function createLinkTokens(secret: string): LinkTokens {
       return { token: Buffer.concat([header, iv, cipher.getAuthTag(), sealed]).toString('base64url'), expiresAt };
     },
     verify(token, accountId, now = new Date()) {
-      if (token.length > LINK_TOKEN_MAX_LENGTH || !/^[A-Za-z0-9_-]+$/.test(token)) return { ok: false, reason: 'link_invalid' };
+      if (token.length > COLLECT_LINK_TOKEN_MAX || !/^[A-Za-z0-9_-]+$/.test(token)) return { ok: false, reason: 'link_invalid' };
       const bytes = Buffer.from(token, 'base64url');
       if (bytes.length < MIN_BYTES || bytes[0] !== VERSION) return { ok: false, reason: 'link_invalid' };
       let payload: unknown;

@@ -1,18 +1,34 @@
 // POST /collect: what the site tag sends, with the publishable site key in the body. The key names
 // a site (401 otherwise), the Origin must be one of the site's (403, nothing recorded), CORS
-// answers only those origins; then the body's rules, the site's rate limit, bots, the visitor id
-// and its cookie, and every message in Kafka before the answer. OPTIONS answers the preflight of
-// an application/json post.
+// answers only those origins; then the body's rules, the client address's rate limit and then the
+// site's (so a flood from one address never spends the site's budget), bots, consent (a persistent
+// id and its cookie, or the day's cookieless id and no cookie), and every message in Kafka before
+// the answer. OPTIONS answers the preflight of an application/json post.
 import express, { type RequestHandler, type Response, type Router } from 'express';
 import { COLLECT_BODY_LIMIT_BYTES } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import type { BatchingProducer } from '@glimpse/messaging';
+import type { DailySalt } from '../data/daily-salt.js';
 import type { RateLimiter } from '../data/rate-limiter.js';
 import type { SiteCache } from '../data/site-cache.js';
 import type { CollectSite } from '../data/site-repository.js';
 import { recordCollected } from '../domain/accept-collect.js';
 import { detectBot } from '../domain/bot-filter.js';
-import { botMessages, collectedMessages, parseCollectRequest, visitorCookie, visitorIdOf, type DropReason } from '../domain/collect-input.js';
+import {
+  botMessages,
+  clearedVisitorCookie,
+  collectedMessages,
+  cookieValue,
+  decideConsent,
+  knownVisitorId,
+  parseCollectRequest,
+  VISITOR_COOKIE,
+  visitorCookie,
+  visitorIdOf,
+  type DropReason,
+} from '../domain/collect-input.js';
+import { addressSubject, cookielessId } from '../domain/cookieless-id.js';
+import type { LinkTokens } from '../domain/link-token.js';
 import { isSiteKey } from '../domain/site-input.js';
 import { jsonProblem } from './json-body.js';
 import { refusal } from './rate-limit.js';
@@ -22,6 +38,11 @@ export interface CollectRouteOptions {
   producer: BatchingProducer;
   /** Per site: requests per second. */
   rateLimiter: RateLimiter;
+  /** Per client address (IPv6 by /64): requests per second, checked first. */
+  addressRateLimiter: RateLimiter;
+  /** The salt of the day's cookieless ids. */
+  salt: DailySalt;
+  linkTokens: LinkTokens;
   onAccepted(count: number): void;
   /** Bot page views, by what matched. */
   onBot(reason: string, count: number): void;
@@ -62,7 +83,7 @@ function parseText(text: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-export function collectRouter({ sites, producer, rateLimiter, onAccepted, onBot, onDropped }: CollectRouteOptions): Router {
+export function collectRouter({ sites, producer, rateLimiter, addressRateLimiter, salt, linkTokens, onAccepted, onBot, onDropped }: CollectRouteOptions): Router {
   const router = express.Router();
   const siteOf = async (key: unknown): Promise<CollectSite> => {
     const site = isSiteKey(key) ? await sites.get(key) : null;
@@ -87,11 +108,15 @@ export function collectRouter({ sites, producer, rateLimiter, onAccepted, onBot,
     const site = await siteOf(body.site);
     allowOrigin(res, checkOrigin(site, req.get('origin')));
     const input = parseCollectRequest(body);
+    // The address first: a refusal there must not spend the site's budget.
+    const byAddress = await addressRateLimiter.take(addressSubject(req.ip));
+    if (!byAddress.allowed) throw refusal(byAddress, 'too many requests from this address; slow down and retry');
     const d = await rateLimiter.take(site.id);
     if (!d.allowed) throw refusal(d, 'too many requests for this site; slow down and retry');
 
     const receivedAt = new Date().toISOString();
-    const bot = detectBot(req.get('user-agent'));
+    const userAgent = req.get('user-agent');
+    const bot = detectBot(userAgent);
     if (bot) {
       const messages = botMessages(input.events, { accountId: site.accountId, siteId: site.id, receivedAt }, bot.reason);
       await recordCollected(producer, messages);
@@ -99,20 +124,35 @@ export function collectRouter({ sites, producer, rateLimiter, onAccepted, onBot,
       res.json({ vid: null, accepted: 0, bot: true });
       return;
     }
-    const { vid } = visitorIdOf(input.vid, req.headers.cookie);
+    const consent = decideConsent(site, input);
+    const cookieHeader = req.headers.cookie;
+    const todaysId = consent.cookieless || consent.granted ? cookielessId(await salt.get(), site.id, req.ip, userAgent) : undefined;
+    const { vid } = consent.cookieless ? { vid: todaysId! } : visitorIdOf(input.vid, cookieHeader);
+    const priorVisitorId = consent.cookieless ? knownVisitorId(input.vid, cookieHeader) : undefined;
     const { messages, dropped } = collectedMessages(input.events, {
       accountId: site.accountId,
       siteId: site.id,
       trackEvents: site.trackEvents,
+      captureForms: site.captureForms,
       visitorId: vid,
       receivedAt,
-      userAgent: req.get('user-agent'),
+      userAgent,
       ip: req.ip,
+      cookieless: consent.cookieless,
+      ...(todaysId !== undefined && !consent.cookieless ? { cookielessId: todaysId } : {}),
+      ...(priorVisitorId !== undefined ? { priorVisitorId } : {}),
+      verifyLink: (token) => linkTokens.verify(token, site.accountId),
     });
     await recordCollected(producer, messages);
     onAccepted(messages.length);
     for (const [reason, n] of Object.entries(dropped)) onDropped(reason as DropReason, n);
-    res.set('Set-Cookie', visitorCookie(vid, req.secure)).json({ vid, accepted: messages.length });
+    if (!consent.cookieless) {
+      res.set('Set-Cookie', visitorCookie(vid, req.secure)).json({ vid, accepted: messages.length });
+      return;
+    }
+    // Cookieless: no cookie is set, and one left from before (a denial after a grant) is deleted.
+    if (cookieValue(cookieHeader, VISITOR_COOKIE) !== undefined) res.set('Set-Cookie', clearedVisitorCookie(req.secure));
+    res.json({ vid: null, accepted: messages.length });
   });
   return router;
 }
