@@ -71,7 +71,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
       'glimpse-playbook': [playbookEnv.PLAYBOOK_GROUP_ID, playbookEnv.PLAYBOOK_ACCOUNTS_GROUP_ID ?? `${playbookEnv.PLAYBOOK_GROUP_ID}-accounts`],
       'glimpse-keda': [playbookEnv.PLAYBOOK_GROUP_ID, visitorsEnv.VISITORS_GROUP_ID],
       'glimpse-visitors': [visitorsEnv.VISITORS_GROUP_ID, visitorsEnv.VISITORS_ACCOUNTS_GROUP_ID],
-      'glimpse-webhooks': [webhooksEnv.WEBHOOKS_GROUP_ID, webhooksEnv.WEBHOOKS_ACCOUNTS_GROUP_ID],
+      'glimpse-webhooks': [webhooksEnv.WEBHOOKS_GROUP_ID, webhooksEnv.WEBHOOKS_ACCOUNTS_GROUP_ID, webhooksEnv.WEBHOOKS_IDENTIFIED_GROUP_ID],
       'glimpse-enrichment': [enrichmentEnv.ENRICHMENT_ACCOUNTS_GROUP_ID],
     };
     for (const u of users.values()) {
@@ -102,6 +102,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     // What the tag collects: the gateway writes it; the visitors service reads it in its group, reads
     // account deletions in another, writes identified visitors' track events and its dead letters.
     const dlq = topicsJson.topics.visitorsDeadLetter.name;
+    const identified = topicsJson.topics.visitorsIdentified.name;
     expect(visitorsEnv.VISITORS_GROUP_ID).toBe('glimpse-visitors');
     expect(visitorsEnv.VISITORS_ACCOUNTS_GROUP_ID).toBe('glimpse-visitors-accounts');
     expect(ops('glimpse-gateway', collected.name)).toEqual(['Describe', 'Write']);
@@ -113,7 +114,24 @@ describe.each(OVERLAYS)('%s', (overlay) => {
       `topic ${inbound.name}: Describe,Write`,
       `topic ${collected.name}: Describe,Read`,
       `topic ${dlq}: Describe,Write`,
+      `topic ${identified}: Describe,Write`,
     ].sort());
+    // Identifications: the visitors service writes them; the webhooks service reads them in a group
+    // of its own (visitor.identified), effects and account deletions in the others; nobody else.
+    expect(webhooksEnv.WEBHOOKS_IDENTIFIED_GROUP_ID).toBe('glimpse-webhooks-identified');
+    expect(acls('glimpse-webhooks')).toEqual([
+      `group ${webhooksEnv.WEBHOOKS_ACCOUNTS_GROUP_ID}: Describe,Read`,
+      `group ${webhooksEnv.WEBHOOKS_GROUP_ID}: Describe,Read`,
+      `group ${webhooksEnv.WEBHOOKS_IDENTIFIED_GROUP_ID}: Describe,Read`,
+      `topic ${accounts}: Describe,Read`,
+      `topic ${topicsJson.topics.playbookEffects.name}: Describe,Read`,
+      `topic ${topicsJson.topics.eventsDeadLetter.name}: Describe,Write`,
+      `topic ${identified}: Describe,Read`,
+    ].sort());
+    for (const u of users.values()) {
+      const expected = { 'glimpse-visitors': ['Describe', 'Write'], 'glimpse-webhooks': ['Describe', 'Read'] }[u.metadata.name as string] ?? [];
+      expect({ user: u.metadata.name, ops: ops(u.metadata.name, identified) }).toEqual({ user: u.metadata.name, ops: expected });
+    }
     expect(acls('glimpse-keda')).toEqual([`group ${playbookEnv.PLAYBOOK_GROUP_ID}: Describe`, `group ${visitorsEnv.VISITORS_GROUP_ID}: Describe`, `topic ${inbound.name}: Describe`, `topic ${collected.name}: Describe`].sort());
     // Nobody else reads what the tag collects.
     for (const u of users.values()) if (u.metadata.name !== 'glimpse-visitors') expect({ user: u.metadata.name, reads: ops(u.metadata.name, collected.name).includes('Read') }).toEqual({ user: u.metadata.name, reads: false });
@@ -168,8 +186,13 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     }
     const egressPorts = (name: string) => policies.find((p) => p.metadata.name === name)!.spec.egress.flatMap((e: any) => e.ports.map((p: any) => p.port ?? 'any')).sort((a: number, b: number) => a - b);
     expect(egressPorts('gateway')).toEqual([53, 53, 5432, 6379, 8081, 8082, 8083, 8084, 9093]);
-    // Webhooks: out to its endpoints on any port, but only to public addresses.
-    expect(egressPorts('webhooks')).toEqual([53, 53, 5432, 9093, 'any']);
+    // Webhooks: enrichment (visitor.identified's person details), and out to its endpoints on any
+    // port, but only to public addresses.
+    expect(egressPorts('webhooks')).toEqual([53, 53, 5432, 8081, 9093, 'any']);
+    const toEnrichment = policies.find((p) => p.metadata.name === 'webhooks')!.spec.egress.find((e: any) => e.to.some((t: any) => t.podSelector?.matchLabels?.['app.kubernetes.io/component'] === 'enrichment'));
+    expect(toEnrichment.ports).toEqual([{ port: 8081, protocol: 'TCP' }]);
+    const webhooksEnv = environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === 'webhooks')!);
+    expect(webhooksEnv.ENRICHMENT_URL).toBe('http://enrichment.glimpse.svc:8081');
     const outward = policies.find((p) => p.metadata.name === 'webhooks')!.spec.egress.find((e: any) => e.to.some((t: any) => t.ipBlock));
     const blocks = outward.to.map((t: any) => t.ipBlock);
     expect(blocks.find((b: any) => b.cidr === '0.0.0.0/0').except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16']));
@@ -178,11 +201,12 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(egressPorts('enrichment')).toEqual([53, 53, 5432, 9093]);
     expect(egressPorts('visitors')).toEqual([53, 53, 5432, 9093]);
     expect(egressPorts('migrate')).toEqual([53, 53, 5432]);
-    // The internal services take calls from the gateway and scrapes from Prometheus, on their port only.
-    for (const [name, port] of [['playbook', 8082], ['enrichment', 8081], ['webhooks', 8083], ['visitors', 8084]] as const) {
+    // The internal services take calls from the gateway (enrichment from webhooks too) and scrapes
+    // from Prometheus, on their port only.
+    for (const [name, port, callers] of [['playbook', 8082, ['gateway']], ['enrichment', 8081, ['gateway', 'webhooks']], ['webhooks', 8083, ['gateway']], ['visitors', 8084, ['gateway']]] as const) {
       const ingress = policies.find((p) => p.metadata.name === name)!.spec.ingress;
       const from = ingress.map((i: any) => ({ peer: i.from[0].podSelector?.matchLabels?.['app.kubernetes.io/component'] ?? i.from[0].namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'], ports: i.ports.map((p: any) => p.port) }));
-      expect({ name, from }).toEqual({ name, from: [{ peer: 'gateway', ports: [port] }, { peer: 'monitoring', ports: [port] }] });
+      expect({ name, from }).toEqual({ name, from: [...callers.map((peer) => ({ peer, ports: [port] })), { peer: 'monitoring', ports: [port] }] });
       expect(one(objects, 'Deployment', name).spec.template.spec.containers[0].ports[0].containerPort).toBe(port);
     }
     // Kafka's listener and the Pooler admit every service that uses them.
