@@ -1,6 +1,9 @@
 // The visitors service's environment, parsed once at start-up.
 import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
+/** The development key of erasure tombstones: production must set its own. */
+export const DEV_ERASURE_KEY = 'glimpse-dev-visitors-erasure-key-not-for-production';
+
 const schema = z
   .object({
     ...baseEnv,
@@ -22,9 +25,17 @@ const schema = z
     /** Collected message ids (the dedupe) are kept this long: past any redelivery from visitors.collected (about 24.6 h). */
     VISITORS_COLLECTED_RETENTION_HOURS: z.coerce.number().int().min(25).default(48),
     VISITORS_PURGE_INTERVAL_MS: z.coerce.number().int().positive().default(15 * 60_000),
+    /** Erasure tombstones (dropping identifies of an erased person still in flight) are kept this long. */
+    VISITORS_ERASURE_RETENTION_HOURS: z.coerce.number().int().min(25).default(72),
+    /** The HMAC key of erasure tombstones (account|email is never stored, only its keyed hash). */
+    VISITORS_ERASURE_KEY: z.string().min(32).default(DEV_ERASURE_KEY),
     ...internalTokenEnv,
   })
-  .refine(...internalTokenRequiredInProduction);
+  .refine(...internalTokenRequiredInProduction)
+  .refine((c) => c.NODE_ENV !== 'production' || c.VISITORS_ERASURE_KEY !== DEV_ERASURE_KEY, {
+    message: 'VISITORS_ERASURE_KEY must be set in production',
+    path: ['VISITORS_ERASURE_KEY'],
+  });
 
 export type VisitorsConfig = z.infer<typeof schema>;
 

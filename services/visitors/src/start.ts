@@ -51,6 +51,7 @@ export async function startVisitorsService(
     kafka,
     db,
     producer,
+    erasureSecret: config.VISITORS_ERASURE_KEY,
     groupId: config.VISITORS_GROUP_ID,
     concurrency: config.VISITORS_CONCURRENCY,
     sessionTimeoutMs: config.VISITORS_SESSION_TIMEOUT_MS,
@@ -69,9 +70,9 @@ export async function startVisitorsService(
   });
   await consumer.start();
   accounts.start(); // in the background, retrying until Kafka answers; /readyz shows it
-  const purge = scheduleCollectedPurge(db, { retentionHours: config.VISITORS_COLLECTED_RETENTION_HOURS, intervalMs: config.VISITORS_PURGE_INTERVAL_MS, logger });
+  const purge = scheduleCollectedPurge(db, { retentionHours: config.VISITORS_COLLECTED_RETENTION_HOURS, erasureRetentionHours: config.VISITORS_ERASURE_RETENTION_HOURS, intervalMs: config.VISITORS_PURGE_INTERVAL_MS, logger });
 
-  base.app.use(internalRouter({ db, internalToken: config.INTERNAL_TOKEN }));
+  base.app.use(internalRouter({ db, internalToken: config.INTERNAL_TOKEN, erasureSecret: config.VISITORS_ERASURE_KEY }));
   const server = createHttpServer({ app: base.finish(), port: config.VISITORS_PORT, host: config.HOST });
   const address = await server.start();
   logger.info({ port: address.port, groupId: config.VISITORS_GROUP_ID, accountsGroupId: config.VISITORS_ACCOUNTS_GROUP_ID }, 'visitors service running');

@@ -1,7 +1,7 @@
 // The consumer group on visitors.collected: the shared batch consumer (createBatchConsumer in
 // @glimpse/messaging: chunks, bisecting, dead letters, lag and stuck detection) applying collected
-// messages. A chunk is one transaction (applyCollected); then the track events of identified
-// visitors are sent to events.inbound (retried until done while the partition is ours), and only
+// messages. A chunk is one transaction (applyCollected); then the track and page-rule events of
+// identified visitors are sent to events.inbound and its new identity links to visitors.identified (retried until done while the partition is ours), and only
 // then are the offsets committed. A crash before that redelivers the chunk: it changes nothing and
 // sends its tracks again under the same eventIds, which the playbook service dedups.
 import type { Kafka, KafkaMessage } from 'kafkajs';
@@ -16,20 +16,24 @@ import {
   createProcessedCounter,
   outageCheck,
   personKey,
+  visitorIdentifiedSchema,
   type BatchConsumer,
   type BatchingProducer,
   type Collected,
   type InboundEvent,
   type ParseResult,
+  type VisitorIdentifiedMessage,
 } from '@glimpse/messaging';
 import { applyCollected, ConcurrentApplyError } from '../domain/apply-collected.js';
-import type { TrackForward } from '../domain/plan-collected.js';
+import type { CollectedPlan, IdentifiedMessage, TrackForward } from '../domain/plan-collected.js';
 import { collectedStore } from '../data/collected-store.js';
 
 export interface CollectedConsumerOptions {
   kafka: Kafka;
   db: Db;
   producer: BatchingProducer;
+  /** The HMAC key of erasure tombstones. */
+  erasureSecret: string;
   groupId: string;
   concurrency: number;
   sessionTimeoutMs?: number;
@@ -54,9 +58,23 @@ function inboundEvent(f: TrackForward): InboundEvent {
   return { eventId: f.eventId, accountId: f.accountId, event: f.event, email: f.email, properties: f.properties, receivedAt: f.receivedAt };
 }
 
+function identifiedMessage(i: IdentifiedMessage): VisitorIdentifiedMessage {
+  return visitorIdentifiedSchema.parse({ eventId: i.eventId, accountId: i.accountId, siteId: i.siteId, visitorId: i.visitorId, method: i.method, confidence: i.confidence, email: i.email, at: i.at });
+}
+
+/** The chunk's sends after its transaction: tracks and page-rule events to events.inbound, new links to visitors.identified. */
+function sendsOf(plan: CollectedPlan, producer: BatchingProducer): () => Promise<void> {
+  return async () => {
+    await Promise.all([
+      ...plan.forwards.map((f) => producer.send(TOPICS.eventsInbound, { key: personKey(f.accountId, f.email), value: JSON.stringify(inboundEvent(f)) })),
+      ...plan.identified.map((i) => producer.send(TOPICS.visitorsIdentified, { key: `${i.accountId}:${i.visitorId}`, value: JSON.stringify(identifiedMessage(i)) })),
+    ]);
+  };
+}
+
 export function createCollectedConsumer(options: CollectedConsumerOptions): BatchConsumer {
   const { db, producer } = options;
-  const store = collectedStore(db);
+  const store = collectedStore(db, { erasureSecret: options.erasureSecret });
   const processed = createProcessedCounter(options.registry, 'glimpse_collected_processed_total', 'Collected messages handled by the visitors service, by outcome');
   const batch = createBatchConsumer<Collected>({
     ...options,
@@ -67,20 +85,18 @@ export function createCollectedConsumer(options: CollectedConsumerOptions): Batc
     parse: parseCollected,
     async apply(items, turn) {
       const plan = await applyCollected(store, items.map((i) => i.value));
-      const { applied, duplicates, bots, tracksUnidentified } = plan.counts;
+      const { applied, duplicates, bots, tracksUnidentified, identifiesDropped, rulesFired } = plan.counts;
       if (applied - bots) processed.inc({ outcome: 'applied' }, applied - bots);
       if (bots) processed.inc({ outcome: 'bot' }, bots);
       if (duplicates) processed.inc({ outcome: 'duplicate' }, duplicates);
       if (tracksUnidentified) processed.inc({ outcome: 'track_unidentified' }, tracksUnidentified);
-      if (plan.forwards.length === 0) return;
+      if (identifiesDropped) processed.inc({ outcome: 'identify_dropped' }, identifiesDropped);
+      if (rulesFired) processed.inc({ outcome: 'page_rule_fired' }, rulesFired);
+      if (plan.forwards.length === 0 && plan.identified.length === 0) return;
       // Committed: only the sends are left, retried until done (a redelivery would send them again, same ids).
-      await batch.untilDone(
-        async () => {
-          await Promise.all(plan.forwards.map((f) => producer.send(TOPICS.eventsInbound, { key: personKey(f.accountId, f.email), value: JSON.stringify(inboundEvent(f)) })));
-        },
-        turn,
-      );
-      processed.inc({ outcome: 'track_forwarded' }, plan.forwards.length);
+      await batch.untilDone(sendsOf(plan, producer), turn);
+      if (plan.forwards.length) processed.inc({ outcome: 'track_forwarded' }, plan.forwards.length);
+      if (plan.identified.length) processed.inc({ outcome: 'identified_published' }, plan.identified.length);
     },
     // Postgres down, timing out, or a concurrent apply of the same visitor (retrying finds it done): not the messages' fault.
     isOutage: outageCheck({

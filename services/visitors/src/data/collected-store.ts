@@ -2,24 +2,30 @@
 // round trip whatever the chunk's size (arrays bound as parameters, unnest on the server):
 //   load: the chunk's ids already collected (one SELECT) and its visitors' profiles, locked in key
 //         order so concurrent chunks of one visitor queue instead of overwriting (one SELECT);
-//   write: the new ids (one INSERT), new profiles (one INSERT) and changed ones (one UPDATE),
-//         sessions (one upsert adding page views), identity links (one INSERT), and last the
-//         per-site hour counters (one upsert in (site, hour) order), held locked the least time.
+//         then, each only when the chunk needs it, its accounts' page rules, its visitors' firings,
+//         the company of each page view address (one LATERAL lookup for all), the erasures of its
+//         identify emails (by keyed hash) and the links of its redelivered identifies;
+//   write: the new ids (one INSERT), merges of cookieless visitors (sessions moved, profiles
+//         deleted), denials' links deleted, new profiles (one INSERT) and changed ones (one UPDATE),
+//         sessions (one upsert adding page views), identity links and page-rule firings (one INSERT
+//         each), and last the per-site hour counters (one upsert in (site, hour) order).
 // An insert that meets a row another transaction wrote meanwhile (ids, a new visitor) aborts the
 // chunk with ConcurrentApplyError: retried, it finds that work done.
 import type { Db } from '@glimpse/db';
 import type { Utm } from '@glimpse/messaging';
-import { ConcurrentApplyError, type ChunkState, type CollectedStore, type CollectedTransaction } from '../domain/apply-collected.js';
-import { collectedKey, profileKey, type CollectedPlan, type PageEntry, type VisitorState } from '../domain/plan-collected.js';
+import { ConcurrentApplyError, type ChunkRequest, type ChunkState, type CollectedStore, type CollectedTransaction } from '../domain/apply-collected.js';
+import { collectedKey, erasureKey, linkKey, profileKey, type CollectedPlan, type Company, type ConsentState, type FiringRow, type PageEntry, type PageRule, type VisitorState } from '../domain/plan-collected.js';
+import { erasureHash } from './erasure-hash.js';
+import { lookupAddress } from './ip-address.js';
 
 /** Prisma's interactive transaction ends after 5 s by default: a big chunk on a loaded machine needs longer. */
 const TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
 
 type Tx = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 
-const PROFILE_COLUMNS = `account_id::text AS account_id, id, site_id::text AS site_id, first_seen, last_seen, page_views, sessions, engaged_seconds,
+export const PROFILE_COLUMNS = `account_id::text AS account_id, id, site_id::text AS site_id, first_seen, last_seen, page_views, sessions, engaged_seconds,
   last_pages::text AS last_pages, first_referrer, first_utm::text AS first_utm, session_started_at, session_last_at, session_campaign,
-  email, identified_method, identified_at`;
+  email, identified_method, identified_at, identified_confidence, consent, consent_at, cookieless, company::text AS company, company_at`;
 
 export interface ProfileRow {
   account_id: string;
@@ -39,7 +45,18 @@ export interface ProfileRow {
   email: string | null;
   identified_method: string | null;
   identified_at: Date | null;
+  identified_confidence: number | null;
+  consent: string;
+  consent_at: Date | null;
+  cookieless: boolean;
+  company: string | null;
+  company_at: Date | null;
 }
+
+const PROFILE_UNNEST = `unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::text[],
+      $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::text[], $17::timestamptz[], $18::float8[], $19::text[], $20::timestamptz[], $21::bool[], $22::text[], $23::timestamptz[])
+      AS u(account_id, id, site_id, first_seen, last_seen, page_views, sessions, engaged_seconds, last_pages, first_referrer, first_utm,
+        session_started_at, session_last_at, session_campaign, email, identified_method, identified_at, identified_confidence, consent, consent_at, cookieless, company, company_at)`;
 
 const SQL = {
   collected: `SELECT c.visitor_id, c.id FROM collected_messages c
@@ -50,30 +67,47 @@ const SQL = {
   recordIds: `INSERT INTO collected_messages (visitor_id, id, at)
     SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[]) ON CONFLICT DO NOTHING`,
   insertProfiles: `INSERT INTO visitor_profiles (account_id, id, site_id, first_seen, last_seen, page_views, sessions, engaged_seconds,
-      last_pages, first_referrer, first_utm, session_started_at, session_last_at, session_campaign, email, identified_method, identified_at)
+      last_pages, first_referrer, first_utm, session_started_at, session_last_at, session_campaign, email, identified_method, identified_at,
+      identified_confidence, consent, consent_at, cookieless, company, company_at)
     SELECT u.account_id, u.id, u.site_id, u.first_seen, u.last_seen, u.page_views, u.sessions, u.engaged_seconds,
-      u.last_pages::jsonb, u.first_referrer, u.first_utm::jsonb, u.session_started_at, u.session_last_at, u.session_campaign, u.email, u.identified_method, u.identified_at
-    FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::text[],
-      $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::text[], $17::timestamptz[])
-      AS u(account_id, id, site_id, first_seen, last_seen, page_views, sessions, engaged_seconds, last_pages, first_referrer, first_utm,
-        session_started_at, session_last_at, session_campaign, email, identified_method, identified_at)
+      u.last_pages::jsonb, u.first_referrer, u.first_utm::jsonb, u.session_started_at, u.session_last_at, u.session_campaign, u.email, u.identified_method, u.identified_at,
+      u.identified_confidence, u.consent, u.consent_at, u.cookieless, u.company::jsonb, u.company_at
+    FROM ${PROFILE_UNNEST}
     ON CONFLICT (account_id, id) DO NOTHING`,
   updateProfiles: `UPDATE visitor_profiles p SET first_seen = u.first_seen, last_seen = u.last_seen, page_views = u.page_views, sessions = u.sessions,
       engaged_seconds = u.engaged_seconds, last_pages = u.last_pages::jsonb, first_referrer = u.first_referrer, first_utm = u.first_utm::jsonb,
       session_started_at = u.session_started_at, session_last_at = u.session_last_at, session_campaign = u.session_campaign,
-      email = u.email, identified_method = u.identified_method, identified_at = u.identified_at, updated_at = now()
-    FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::text[],
-      $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::text[], $17::timestamptz[])
-      AS u(account_id, id, site_id, first_seen, last_seen, page_views, sessions, engaged_seconds, last_pages, first_referrer, first_utm,
-        session_started_at, session_last_at, session_campaign, email, identified_method, identified_at)
+      email = u.email, identified_method = u.identified_method, identified_at = u.identified_at, identified_confidence = u.identified_confidence,
+      consent = u.consent, consent_at = u.consent_at, cookieless = u.cookieless, company = u.company::jsonb, company_at = u.company_at, updated_at = now()
+    FROM ${PROFILE_UNNEST}
     WHERE p.account_id = u.account_id AND p.id = u.id`,
   sessions: `INSERT INTO visitor_sessions (account_id, visitor_id, number, site_id, started_at, last_at, page_views, landing_path, referrer, utm_campaign)
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::uuid[], $5::timestamptz[], $6::timestamptz[], $7::int[], $8::text[], $9::text[], $10::text[])
     ON CONFLICT (account_id, visitor_id, number) DO UPDATE SET
       last_at = GREATEST(visitor_sessions.last_at, EXCLUDED.last_at), page_views = visitor_sessions.page_views + EXCLUDED.page_views`,
-  links: `INSERT INTO identity_links (account_id, visitor_id, site_id, email, method, at, source_id, source_path)
-    SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::text[])
+  links: `INSERT INTO identity_links (account_id, visitor_id, site_id, email, method, confidence, at, source_id, source_path)
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::float8[], $7::timestamptz[], $8::text[], $9::text[])
     ON CONFLICT (account_id, visitor_id, source_id) DO NOTHING`,
+  rules: `SELECT id::text AS id, account_id::text AS account_id, pattern, event FROM page_rules WHERE account_id = ANY($1::uuid[]) ORDER BY created_at, id`,
+  // The firings of the visitors' current sessions (and later), and any from the chunk's first time on (a redelivery's).
+  firings: `SELECT f.account_id::text AS account_id, f.visitor_id, f.session_number, f.rule_id::text AS rule_id, f.at
+    FROM page_rule_firings f JOIN unnest($1::uuid[], $2::text[]) AS u(account_id, visitor_id) ON f.account_id = u.account_id AND f.visitor_id = u.visitor_id
+    LEFT JOIN visitor_profiles p ON p.account_id = f.account_id AND p.id = f.visitor_id
+    WHERE f.session_number >= coalesce(p.sessions, 0) OR f.at >= $3::timestamptz`,
+  // The most specific range holding each address: one GiST probe per distinct address.
+  companies: `SELECT u.ip, r.company_name, r.company_domain FROM unnest($1::text[]) AS u(ip)
+    CROSS JOIN LATERAL (SELECT company_name, company_domain FROM ip_ranges WHERE range >>= u.ip::inet ORDER BY masklen(range) DESC LIMIT 1) r`,
+  erasures: `SELECT account_id::text AS account_id, email_hash, erased_at FROM visitor_erasures
+    WHERE (account_id, email_hash) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`,
+  existingLinks: `SELECT account_id::text AS account_id, visitor_id, source_id FROM identity_links
+    WHERE (account_id, visitor_id, source_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[]))`,
+  moveSessions: `UPDATE visitor_sessions s SET visitor_id = u.to_id, number = s.number + u.offset_by
+    FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[]) AS u(account_id, from_id, to_id, offset_by)
+    WHERE s.account_id = u.account_id AND s.visitor_id = u.from_id`,
+  deleteMerged: `DELETE FROM visitor_profiles p USING unnest($1::uuid[], $2::text[]) AS u(account_id, id) WHERE p.account_id = u.account_id AND p.id = u.id`,
+  unlink: `DELETE FROM identity_links l USING unnest($1::uuid[], $2::text[]) AS u(account_id, visitor_id) WHERE l.account_id = u.account_id AND l.visitor_id = u.visitor_id`,
+  firingsInsert: `INSERT INTO page_rule_firings (account_id, visitor_id, session_number, rule_id, at)
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::uuid[], $5::timestamptz[]) ON CONFLICT DO NOTHING`,
   siteHours: `INSERT INTO site_hours (site_id, hour, account_id, page_views, visitors, bots)
     SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::int[], $5::int[], $6::int[])
     ON CONFLICT (site_id, hour) DO UPDATE SET page_views = site_hours.page_views + EXCLUDED.page_views,
@@ -101,6 +135,12 @@ export function profileFromRow(r: ProfileRow): VisitorState {
     email: r.email,
     identifiedMethod: r.identified_method,
     identifiedAt: isoOrNull(r.identified_at),
+    identifiedConfidence: r.identified_confidence,
+    consent: r.consent as ConsentState,
+    consentAt: isoOrNull(r.consent_at),
+    cookieless: r.cookieless,
+    company: r.company === null ? null : (JSON.parse(r.company) as Company),
+    companyAt: isoOrNull(r.company_at),
   };
 }
 
@@ -123,19 +163,78 @@ function profileColumns(p: readonly VisitorState[]): unknown[] {
     p.map((x) => x.email),
     p.map((x) => x.identifiedMethod),
     p.map((x) => x.identifiedAt),
+    p.map((x) => x.identifiedConfidence),
+    p.map((x) => x.consent),
+    p.map((x) => x.consentAt),
+    p.map((x) => x.cookieless),
+    p.map((x) => (x.company === null ? null : JSON.stringify(x.company))),
+    p.map((x) => x.companyAt),
   ];
 }
 
-function transaction(tx: Tx): CollectedTransaction {
+async function loadRules(tx: Tx, request: ChunkRequest, visitors: ChunkRequest['visitors']): Promise<{ rules: PageRule[]; firings: FiringRow[] }> {
+  if (request.accounts.length === 0) return { rules: [], firings: [] };
+  const rows = await tx.$queryRawUnsafe<{ id: string; account_id: string; pattern: string; event: string }[]>(SQL.rules, request.accounts);
+  const rules = rows.map((r) => ({ id: r.id, accountId: r.account_id, pattern: r.pattern, event: r.event }));
+  if (rules.length === 0 || visitors.length === 0) return { rules, firings: [] };
+  const ruled = visitors.filter((v) => rules.some((r) => r.accountId === v.accountId));
+  const fired = await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; session_number: number; rule_id: string; at: Date }[]>(
+    SQL.firings,
+    ruled.map((v) => v.accountId),
+    ruled.map((v) => v.visitorId),
+    request.since,
+  );
+  return { rules, firings: fired.map((f) => ({ accountId: f.account_id, visitorId: f.visitor_id, sessionNumber: f.session_number, ruleId: f.rule_id, at: new Date(f.at).toISOString() })) };
+}
+
+async function loadCompanies(tx: Tx, ips: string[]): Promise<Map<string, Company>> {
+  const byAddress = new Map<string, string[]>();
+  for (const ip of ips) {
+    const address = lookupAddress(ip);
+    if (address !== null) byAddress.set(address, [...(byAddress.get(address) ?? []), ip]);
+  }
+  const out = new Map<string, Company>();
+  if (byAddress.size === 0) return out;
+  const rows = await tx.$queryRawUnsafe<{ ip: string; company_name: string; company_domain: string | null }[]>(SQL.companies, [...byAddress.keys()]);
+  for (const r of rows) for (const ip of byAddress.get(r.ip) ?? []) out.set(ip, { name: r.company_name, domain: r.company_domain });
+  return out;
+}
+
+async function loadErasures(tx: Tx, erasureSecret: string, identifies: ChunkRequest['identifies']): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (identifies.length === 0) return out;
+  const byHash = new Map<string, string>();
+  for (const i of identifies) byHash.set(`${i.accountId}\n${erasureHash(erasureSecret, i.accountId, i.email)}`, erasureKey(i.accountId, i.email));
+  const keys = [...byHash.keys()].map((k) => k.split('\n') as [string, string]);
+  const rows = await tx.$queryRawUnsafe<{ account_id: string; email_hash: string; erased_at: Date }[]>(SQL.erasures, keys.map((k) => k[0]), keys.map((k) => k[1]));
+  for (const r of rows) {
+    const key = byHash.get(`${r.account_id}\n${r.email_hash}`);
+    if (key) out.set(key, new Date(r.erased_at).toISOString());
+  }
+  return out;
+}
+
+function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
   return {
-    async load(visitors, ids): Promise<ChunkState> {
-      const [found, rows] = [
-        await tx.$queryRawUnsafe<{ visitor_id: string; id: string }[]>(SQL.collected, ids.map((i) => i.visitorId), ids.map((i) => i.id)),
-        visitors.length === 0 ? [] : await tx.$queryRawUnsafe<ProfileRow[]>(SQL.profiles, visitors.map((v) => v.accountId), visitors.map((v) => v.visitorId)),
-      ];
+    async load(request): Promise<ChunkState> {
+      const { visitors, ids } = request;
+      const found = await tx.$queryRawUnsafe<{ visitor_id: string; id: string }[]>(SQL.collected, ids.map((i) => i.visitorId), ids.map((i) => i.id));
+      const rows = visitors.length === 0 ? [] : await tx.$queryRawUnsafe<ProfileRow[]>(SQL.profiles, visitors.map((v) => v.accountId), visitors.map((v) => v.visitorId));
+      const collected = new Set(found.map((r) => collectedKey(r.visitor_id, r.id)));
+      const { rules, firings } = await loadRules(tx, request, visitors);
+      const companies = await loadCompanies(tx, request.ips);
+      const erasures = await loadErasures(tx, erasureSecret, request.identifies);
+      // Redelivered identifies: those whose link exists announce it again.
+      const again = request.identifies.filter((i) => collected.has(collectedKey(i.visitorId, i.id)));
+      const linked = again.length === 0 ? [] : await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; source_id: string }[]>(SQL.existingLinks, again.map((i) => i.accountId), again.map((i) => i.visitorId), again.map((i) => i.id));
       return {
-        collected: new Set(found.map((r) => collectedKey(r.visitor_id, r.id))),
+        collected,
         visitors: new Map(rows.map((r) => [profileKey(r.account_id, r.id), profileFromRow(r)])),
+        rules,
+        firings,
+        companies,
+        erasures,
+        links: new Set(linked.map((l) => linkKey(l.account_id, l.visitor_id, l.source_id))),
       };
     },
     async write(plan: CollectedPlan) {
@@ -143,6 +242,13 @@ function transaction(tx: Tx): CollectedTransaction {
       if (c.length === 0) return;
       const recorded = await tx.$executeRawUnsafe(SQL.recordIds, c.map((x) => x.visitorId), c.map((x) => x.id), c.map((x) => x.at));
       if (recorded !== c.length) throw new ConcurrentApplyError('collected ids');
+      const g = plan.merges;
+      if (g.length > 0) {
+        await tx.$executeRawUnsafe(SQL.moveSessions, g.map((x) => x.accountId), g.map((x) => x.from), g.map((x) => x.to), g.map((x) => x.sessionOffset));
+        await tx.$executeRawUnsafe(SQL.deleteMerged, g.map((x) => x.accountId), g.map((x) => x.from));
+      }
+      const u = plan.unlinks;
+      if (u.length > 0) await tx.$executeRawUnsafe(SQL.unlink, u.map((x) => x.accountId), u.map((x) => x.visitorId));
       const fresh = plan.profiles.filter((p) => p.isNew);
       const known = plan.profiles.filter((p) => !p.isNew);
       if (fresh.length > 0 && (await tx.$executeRawUnsafe(SQL.insertProfiles, ...profileColumns(fresh))) !== fresh.length) throw new ConcurrentApplyError('new visitors');
@@ -165,8 +271,10 @@ function transaction(tx: Tx): CollectedTransaction {
       }
       const l = plan.links;
       if (l.length > 0) {
-        await tx.$executeRawUnsafe(SQL.links, l.map((x) => x.accountId), l.map((x) => x.visitorId), l.map((x) => x.siteId), l.map((x) => x.email), l.map((x) => x.method), l.map((x) => x.at), l.map((x) => x.sourceId), l.map((x) => x.sourcePath));
+        await tx.$executeRawUnsafe(SQL.links, l.map((x) => x.accountId), l.map((x) => x.visitorId), l.map((x) => x.siteId), l.map((x) => x.email), l.map((x) => x.method), l.map((x) => x.confidence), l.map((x) => x.at), l.map((x) => x.sourceId), l.map((x) => x.sourcePath));
       }
+      const f = plan.firings;
+      if (f.length > 0) await tx.$executeRawUnsafe(SQL.firingsInsert, f.map((x) => x.accountId), f.map((x) => x.visitorId), f.map((x) => x.sessionNumber), f.map((x) => x.ruleId), f.map((x) => x.at));
       const h = plan.siteHours;
       if (h.length > 0) {
         await tx.$executeRawUnsafe(SQL.siteHours, h.map((x) => x.siteId), h.map((x) => x.hour), h.map((x) => x.accountId), h.map((x) => x.pageViews), h.map((x) => x.visitors), h.map((x) => x.bots));
@@ -175,8 +283,8 @@ function transaction(tx: Tx): CollectedTransaction {
   };
 }
 
-export function collectedStore(db: Db): CollectedStore {
+export function collectedStore(db: Db, { erasureSecret }: { erasureSecret: string }): CollectedStore {
   return {
-    inTransaction: (fn) => db.$transaction((tx) => fn(transaction(tx)), TRANSACTION),
+    inTransaction: (fn) => db.$transaction((tx) => fn(transaction(tx, erasureSecret)), TRANSACTION),
   };
 }

@@ -1,13 +1,9 @@
-// Reads for the internal API (a visitor, a page of visitors, a site's hours) and the deletions
-// (a site, an erased person, a deleted account). Plain objects out.
+// Reads for the internal API (a visitor, its sessions and identity history, a page of visitors, a
+// site's hours and stats) and the deletions (a site, an erased person, a deleted account). Plain objects out.
 import type { Db } from '@glimpse/db';
 import type { VisitorState } from '../domain/plan-collected.js';
 import type { HourRow, VisitorCursor } from '../domain/visitor-views.js';
-import { profileFromRow, type ProfileRow } from './collected-store.js';
-
-const COLUMNS = `account_id::text AS account_id, id, site_id::text AS site_id, first_seen, last_seen, page_views, sessions, engaged_seconds,
-  last_pages::text AS last_pages, first_referrer, first_utm::text AS first_utm, session_started_at, session_last_at, session_campaign,
-  email, identified_method, identified_at`;
+import { PROFILE_COLUMNS as COLUMNS, profileFromRow, type ProfileRow } from './collected-store.js';
 
 export async function findVisitor(db: Db, accountId: string, visitorId: string): Promise<VisitorState | null> {
   const rows = await db.$queryRawUnsafe<ProfileRow[]>(`SELECT ${COLUMNS} FROM visitor_profiles WHERE account_id = $1::uuid AND id = $2`, accountId, visitorId);
@@ -15,16 +11,18 @@ export async function findVisitor(db: Db, accountId: string, visitorId: string):
 }
 
 /** One more than `limit` when there is a next page. */
-export async function visitorPage(db: Db, accountId: string, limit: number, after: VisitorCursor | null): Promise<VisitorState[]> {
+export async function visitorPage(db: Db, accountId: string, limit: number, after: VisitorCursor | null, identified: boolean | null = null): Promise<VisitorState[]> {
   const rows = await db.$queryRawUnsafe<ProfileRow[]>(
     `SELECT ${COLUMNS} FROM visitor_profiles
      WHERE account_id = $1::uuid AND ($2::int IS NULL OR ((email IS NOT NULL)::int, last_seen, id) < ($2::int, $3::timestamptz, $4::text))
+       AND ($6::bool IS NULL OR (email IS NOT NULL) = $6::bool)
      ORDER BY (email IS NOT NULL) DESC, last_seen DESC, id DESC LIMIT $5::int`,
     accountId,
     after ? (after.identified ? 1 : 0) : null,
     after?.lastSeen ?? null,
     after?.id ?? null,
     limit + 1,
+    identified,
   );
   return rows.map(profileFromRow);
 }
@@ -59,28 +57,101 @@ export async function deleteSiteData(db: Db, accountId: string, siteId: string):
   return db.$executeRawUnsafe(
       `WITH gone AS (DELETE FROM visitor_profiles WHERE account_id = $1::uuid AND site_id = $2::uuid RETURNING id),
        s AS (DELETE FROM visitor_sessions WHERE account_id = $1::uuid AND (site_id = $2::uuid OR visitor_id IN (SELECT id FROM gone))),
-       l AS (DELETE FROM identity_links WHERE account_id = $1::uuid AND (site_id = $2::uuid OR visitor_id IN (SELECT id FROM gone)))
+       l AS (DELETE FROM identity_links WHERE account_id = $1::uuid AND (site_id = $2::uuid OR visitor_id IN (SELECT id FROM gone))),
+       f AS (DELETE FROM page_rule_firings WHERE account_id = $1::uuid AND visitor_id IN (SELECT id FROM gone))
        DELETE FROM site_hours WHERE account_id = $1::uuid AND site_id = $2::uuid`,
       accountId,
       siteId,
     );
 }
 
+export interface SessionRow {
+  number: number;
+  siteId: string;
+  startedAt: string;
+  lastAt: string;
+  pageViews: number;
+  landingPath: string | null;
+  referrer: string | null;
+  utmCampaign: string | null;
+}
+
+export interface LinkRow {
+  email: string;
+  method: string;
+  confidence: number;
+  at: string;
+  sourceId: string;
+  sourcePath: string | null;
+}
+
+/** A visitor's sessions (newest first, at most `limit`) and identity history (newest first). */
+export async function visitorHistory(db: Db, accountId: string, visitorId: string, limit = 100): Promise<{ sessions: SessionRow[]; links: LinkRow[] }> {
+  const [sessions, links] = await Promise.all([
+    db.$queryRawUnsafe<{ number: number; site_id: string; started_at: Date; last_at: Date; page_views: number; landing_path: string | null; referrer: string | null; utm_campaign: string | null }[]>(
+      `SELECT number, site_id::text AS site_id, started_at, last_at, page_views, landing_path, referrer, utm_campaign FROM visitor_sessions
+       WHERE account_id = $1::uuid AND visitor_id = $2 ORDER BY number DESC LIMIT $3::int`,
+      accountId,
+      visitorId,
+      limit,
+    ),
+    db.$queryRawUnsafe<{ email: string; method: string; confidence: number; at: Date; source_id: string; source_path: string | null }[]>(
+      `SELECT email, method, confidence, at, source_id, source_path FROM identity_links WHERE account_id = $1::uuid AND visitor_id = $2 ORDER BY at DESC, source_id DESC LIMIT 500`,
+      accountId,
+      visitorId,
+    ),
+  ]);
+  return {
+    sessions: sessions.map((s) => ({
+      number: s.number,
+      siteId: s.site_id,
+      startedAt: new Date(s.started_at).toISOString(),
+      lastAt: new Date(s.last_at).toISOString(),
+      pageViews: s.page_views,
+      landingPath: s.landing_path,
+      referrer: s.referrer,
+      utmCampaign: s.utm_campaign,
+    })),
+    links: links.map((l) => ({ email: l.email, method: l.method, confidence: l.confidence, at: new Date(l.at).toISOString(), sourceId: l.source_id, sourcePath: l.source_path })),
+  };
+}
+
+/** A site's last 24 hours: page views and bots from its hours, visitors (and identified ones) seen since. */
+export async function siteStats(db: Db, accountId: string, siteId: string, since: Date): Promise<{ page_views: number; visitors: number; identified_visitors: number; bots: number }> {
+  const rows = await db.$queryRawUnsafe<{ page_views: number; bots: number; visitors: number; identified: number }[]>(
+    `SELECT
+       (SELECT coalesce(sum(page_views), 0)::int FROM site_hours WHERE site_id = $1::uuid AND account_id = $2::uuid AND hour >= date_trunc('hour', $3::timestamptz)) AS page_views,
+       (SELECT coalesce(sum(bots), 0)::int FROM site_hours WHERE site_id = $1::uuid AND account_id = $2::uuid AND hour >= date_trunc('hour', $3::timestamptz)) AS bots,
+       (SELECT count(*)::int FROM visitor_profiles WHERE account_id = $2::uuid AND site_id = $1::uuid AND last_seen >= $3::timestamptz AND page_views > 0) AS visitors,
+       (SELECT count(*)::int FROM visitor_profiles WHERE account_id = $2::uuid AND site_id = $1::uuid AND last_seen >= $3::timestamptz AND email IS NOT NULL) AS identified`,
+    siteId,
+    accountId,
+    since.toISOString(),
+  );
+  const r = rows[0];
+  return { page_views: r?.page_views ?? 0, visitors: r?.visitors ?? 0, identified_visitors: r?.identified ?? 0, bots: r?.bots ?? 0 };
+}
+
 /**
- * Erasure: the links to the email, and the profile and sessions of every visitor ever linked to it
- * (or holding it now). Returns how many of each went.
+ * Erasure: the links to the email, and the profile, sessions and rule firings of every visitor ever
+ * linked to it (or holding it now); and a tombstone (the keyed hash, never the email) so identifies of
+ * the person still in flight are dropped. Returns how many visitors and links went.
  */
-export async function erasePerson(db: Db, accountId: string, email: string): Promise<{ deletedVisitors: number; deletedLinks: number }> {
+export async function erasePerson(db: Db, accountId: string, email: string, emailHash: string): Promise<{ deletedVisitors: number; deletedLinks: number }> {
   const rows = await db.$queryRawUnsafe<{ visitors: number; links: number }[]>(
     `WITH ids AS (
        SELECT visitor_id AS id FROM identity_links WHERE account_id = $1::uuid AND email = $2
        UNION SELECT id FROM visitor_profiles WHERE account_id = $1::uuid AND email = $2),
+     t AS (INSERT INTO visitor_erasures (account_id, email_hash, erased_at) VALUES ($1::uuid, $3, now())
+       ON CONFLICT (account_id, email_hash) DO UPDATE SET erased_at = now()),
      v AS (DELETE FROM visitor_profiles WHERE account_id = $1::uuid AND id IN (SELECT id FROM ids) RETURNING 1),
      s AS (DELETE FROM visitor_sessions WHERE account_id = $1::uuid AND visitor_id IN (SELECT id FROM ids)),
+     f AS (DELETE FROM page_rule_firings WHERE account_id = $1::uuid AND visitor_id IN (SELECT id FROM ids)),
      l AS (DELETE FROM identity_links WHERE account_id = $1::uuid AND email = $2 RETURNING 1)
      SELECT (SELECT count(*) FROM v)::int AS visitors, (SELECT count(*) FROM l)::int AS links`,
     accountId,
     email,
+    emailHash,
   );
   return { deletedVisitors: rows[0]?.visitors ?? 0, deletedLinks: rows[0]?.links ?? 0 };
 }
@@ -91,8 +162,12 @@ export async function deleteAccountVisitors(db: Db, accountId: string): Promise<
     `WITH p AS (DELETE FROM visitor_profiles WHERE account_id = $1::uuid RETURNING 1),
      s AS (DELETE FROM visitor_sessions WHERE account_id = $1::uuid RETURNING 1),
      l AS (DELETE FROM identity_links WHERE account_id = $1::uuid RETURNING 1),
-     h AS (DELETE FROM site_hours WHERE account_id = $1::uuid RETURNING 1)
-     SELECT ((SELECT count(*) FROM p) + (SELECT count(*) FROM s) + (SELECT count(*) FROM l) + (SELECT count(*) FROM h))::int AS n`,
+     h AS (DELETE FROM site_hours WHERE account_id = $1::uuid RETURNING 1),
+     r AS (DELETE FROM page_rules WHERE account_id = $1::uuid RETURNING 1),
+     f AS (DELETE FROM page_rule_firings WHERE account_id = $1::uuid RETURNING 1),
+     e AS (DELETE FROM visitor_erasures WHERE account_id = $1::uuid RETURNING 1)
+     SELECT ((SELECT count(*) FROM p) + (SELECT count(*) FROM s) + (SELECT count(*) FROM l) + (SELECT count(*) FROM h)
+       + (SELECT count(*) FROM r) + (SELECT count(*) FROM f) + (SELECT count(*) FROM e))::int AS n`,
     accountId,
   );
   return rows[0]?.n ?? 0;

@@ -1,22 +1,41 @@
 // Applying a chunk of collected messages: one transaction that reads the chunk's state (profiles of
-// its visitors, which of its ids are already collected), plans in memory, and writes the plan.
+// its visitors, which of its ids are already collected, its accounts' page rules and firings, the
+// companies of its addresses, erasures of its emails), plans in memory, and writes the plan.
 import type { Collected } from '@glimpse/messaging';
-import { collectedRef, planCollected, profileKey, type CollectedPlan, type VisitorState } from './plan-collected.js';
+import { collectedRef, planCollected, profileKey, type CollectedPlan, type Company, type FiringRow, type PageRule, type VisitorState } from './plan-collected.js';
 
 export interface VisitorRef {
   accountId: string;
   visitorId: string;
 }
 
+/** What a chunk needs read before it is planned. */
+export interface ChunkRequest {
+  /** Its visitors and the cookieless ones its consents name. */
+  visitors: VisitorRef[];
+  ids: { visitorId: string; id: string }[];
+  accounts: string[];
+  /** Page view addresses (never stored: looked up only). */
+  ips: string[];
+  identifies: { accountId: string; visitorId: string; id: string; email: string }[];
+  /** The chunk's earliest time: firings from then on are loaded (a redelivery sends them again). */
+  since: string;
+}
+
 export interface ChunkState {
   visitors: Map<string, VisitorState>;
   collected: Set<string>;
+  rules: PageRule[];
+  firings: FiringRow[];
+  companies: Map<string, Company>;
+  erasures: Map<string, string>;
+  links: Set<string>;
 }
 
 /** The store a chunk is applied through, inside one transaction. */
 export interface CollectedTransaction {
-  /** The profiles (by profileKey, locked until the end of the transaction) and the already collected ids (by collectedKey). */
-  load(visitors: VisitorRef[], ids: { visitorId: string; id: string }[]): Promise<ChunkState>;
+  /** The profiles (by profileKey, locked until the end of the transaction), the already collected ids (by collectedKey), and the rest of the chunk's state. */
+  load(request: ChunkRequest): Promise<ChunkState>;
   /** Writes the plan; throws ConcurrentApplyError when another transaction applied some of it first (the chunk is retried). */
   write(plan: CollectedPlan): Promise<void>;
 }
@@ -33,12 +52,35 @@ export class ConcurrentApplyError extends Error {
   }
 }
 
-export async function applyCollected(store: CollectedStore, messages: readonly Collected[]): Promise<CollectedPlan> {
+export function chunkRequest(messages: readonly Collected[]): ChunkRequest {
   const visitors = new Map<string, VisitorRef>();
-  for (const m of messages) if (m.type !== 'bot') visitors.set(profileKey(m.accountId, m.visitorId), { accountId: m.accountId, visitorId: m.visitorId });
-  const ids = messages.map(collectedRef);
+  const accounts = new Set<string>();
+  const ips = new Set<string>();
+  const identifies: ChunkRequest['identifies'] = [];
+  let since = Infinity;
+  for (const m of messages) {
+    accounts.add(m.accountId);
+    since = Math.min(since, Date.parse(m.receivedAt));
+    if (m.type === 'bot') continue;
+    visitors.set(profileKey(m.accountId, m.visitorId), { accountId: m.accountId, visitorId: m.visitorId });
+    if (m.type === 'consent' && m.cookielessId) visitors.set(profileKey(m.accountId, m.cookielessId), { accountId: m.accountId, visitorId: m.cookielessId });
+    if (m.type === 'pageview' && m.ip && !m.cookieless) ips.add(m.ip);
+    if (m.type === 'identify') identifies.push({ accountId: m.accountId, visitorId: m.visitorId, id: m.id, email: m.email });
+  }
+  return {
+    visitors: [...visitors.values()],
+    ids: messages.map(collectedRef),
+    accounts: [...accounts],
+    ips: [...ips],
+    identifies,
+    since: new Date(Number.isFinite(since) ? since : Date.now()).toISOString(),
+  };
+}
+
+export async function applyCollected(store: CollectedStore, messages: readonly Collected[]): Promise<CollectedPlan> {
+  const request = chunkRequest(messages);
   return store.inTransaction(async (tx) => {
-    const state = await tx.load([...visitors.values()], ids);
+    const state = await tx.load(request);
     const plan = planCollected({ messages, ...state });
     await tx.write(plan);
     return plan;

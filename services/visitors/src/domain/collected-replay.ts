@@ -1,27 +1,78 @@
-// The tables a plan writes, kept in memory with the same rules as the SQL (profiles replaced, a
-// session's page views added and last_at raised, links and ids inserted once, hours added): the
-// reference the planner's tests and the crash test replay messages into, one by one.
-import { collectedKey, planCollected, profileKey, type CollectedPlan, type IdentityLinkWrite, type SessionWrite, type SiteHourDelta, type TrackForward, type VisitorState } from './plan-collected.js';
+// The tables a plan writes, kept in memory with the same rules as the SQL (merges and unlinks first,
+// profiles replaced, a session's page views added and last_at raised, links, firings and ids
+// inserted once, hours added): the reference the planner's tests and the crash test replay messages
+// into, one by one. The world the store would load (page rules, address ranges, erasures) is given.
+import {
+  collectedKey,
+  firingKey,
+  linkKey,
+  planCollected,
+  profileKey,
+  sessionKey,
+  type CollectedPlan,
+  type Company,
+  type FiringRow,
+  type IdentifiedMessage,
+  type IdentityLinkWrite,
+  type PageRule,
+  type SessionWrite,
+  type SiteHourDelta,
+  type TrackForward,
+  type VisitorState,
+} from './plan-collected.js';
 import type { Collected } from '@glimpse/messaging';
+
+export interface ReplayWorld {
+  rules: PageRule[];
+  companies: Map<string, Company>;
+  erasures: Map<string, string>;
+}
 
 export interface ReplayTables {
   profiles: Map<string, VisitorState>;
   sessions: Map<string, SessionWrite>;
   links: Map<string, IdentityLinkWrite>;
+  firings: Map<string, FiringRow>;
   hours: Map<string, SiteHourDelta>;
   collected: Set<string>;
   /** First sends only (redelivered ones are the same events again). */
   forwards: TrackForward[];
+  identified: IdentifiedMessage[];
+  world: ReplayWorld;
 }
 
-export function emptyTables(): ReplayTables {
-  return { profiles: new Map(), sessions: new Map(), links: new Map(), hours: new Map(), collected: new Set(), forwards: [] };
+export function emptyTables(world: Partial<ReplayWorld> = {}): ReplayTables {
+  return {
+    profiles: new Map(),
+    sessions: new Map(),
+    links: new Map(),
+    firings: new Map(),
+    hours: new Map(),
+    collected: new Set(),
+    forwards: [],
+    identified: [],
+    world: { rules: [], companies: new Map(), erasures: new Map(), ...world },
+  };
+}
+
+function applyMerges(t: ReplayTables, plan: CollectedPlan): void {
+  for (const g of plan.merges) {
+    t.profiles.delete(profileKey(g.accountId, g.from));
+    for (const [key, s] of [...t.sessions]) {
+      if (s.accountId !== g.accountId || s.visitorId !== g.from) continue;
+      t.sessions.delete(key);
+      const number = s.number + g.sessionOffset;
+      t.sessions.set(sessionKey(g.accountId, g.to, number), { ...s, visitorId: g.to, number });
+    }
+  }
+  for (const u of plan.unlinks) for (const [key, l] of [...t.links]) if (l.accountId === u.accountId && l.visitorId === u.visitorId) t.links.delete(key);
 }
 
 export function applyPlan(t: ReplayTables, plan: CollectedPlan): void {
+  applyMerges(t, plan);
   for (const { isNew: _isNew, ...p } of plan.profiles) t.profiles.set(profileKey(p.accountId, p.visitorId), p);
   for (const s of plan.sessions) {
-    const key = `${profileKey(s.accountId, s.visitorId)}\n${s.number}`;
+    const key = sessionKey(s.accountId, s.visitorId, s.number);
     const row = t.sessions.get(key);
     if (!row) t.sessions.set(key, { ...s });
     else {
@@ -30,8 +81,12 @@ export function applyPlan(t: ReplayTables, plan: CollectedPlan): void {
     }
   }
   for (const l of plan.links) {
-    const key = `${profileKey(l.accountId, l.visitorId)}\n${l.sourceId}`;
+    const key = linkKey(l.accountId, l.visitorId, l.sourceId);
     if (!t.links.has(key)) t.links.set(key, l);
+  }
+  for (const f of plan.firings) {
+    const key = firingKey(f.accountId, f.visitorId, f.sessionNumber, f.ruleId);
+    if (!t.firings.has(key)) t.firings.set(key, f);
   }
   for (const h of plan.siteHours) {
     const key = `${h.siteId}\n${h.hour}`;
@@ -45,11 +100,21 @@ export function applyPlan(t: ReplayTables, plan: CollectedPlan): void {
   }
   for (const c of plan.collected) t.collected.add(collectedKey(c.visitorId, c.id));
   t.forwards.push(...plan.forwards.filter((f) => !f.redelivered));
+  t.identified.push(...plan.identified.filter((i) => !i.redelivered));
 }
 
 /** Plans one chunk against the tables (what the store's read would load) and applies it. */
 export function applyChunk(t: ReplayTables, messages: readonly Collected[]): CollectedPlan {
-  const plan = planCollected({ messages, visitors: t.profiles, collected: t.collected });
+  const plan = planCollected({
+    messages,
+    visitors: t.profiles,
+    collected: t.collected,
+    rules: t.world.rules,
+    firings: [...t.firings.values()],
+    companies: t.world.companies,
+    erasures: t.world.erasures,
+    links: new Set(t.links.keys()),
+  });
   applyPlan(t, plan);
   return plan;
 }

@@ -1,7 +1,8 @@
 import { inboundEventSchema, type Collected, type CollectedMessage } from '@glimpse/messaging';
-import { applyChunk, emptyTables, replayOneByOne } from './collected-replay';
-import { profileKey, withoutQuery } from './plan-collected';
-import { trackEventId } from './track-event-id';
+import { applyChunk, emptyTables, replayOneByOne, type ReplayWorld } from './collected-replay';
+import { compilePathGlob, validPageRulePattern } from './page-rule-pattern';
+import { erasureKey, profileKey, withoutQuery, type PersonMethod } from './plan-collected';
+import { identifiedEventId, pageRuleEventId, trackEventId } from './track-event-id';
 
 const ACCOUNT = '00000000-0000-4000-8000-000000000001';
 const SITE = '00000000-0000-4000-8000-000000000002';
@@ -12,7 +13,9 @@ let seq = 0;
 const base = (minutes: number, visitorId = VID) => ({ id: `msg${String(++seq).padStart(6, '0')}`, accountId: ACCOUNT, siteId: SITE, visitorId, receivedAt: at(minutes) });
 const pv = (minutes: number, path: string, extra: Partial<Extract<CollectedMessage, { type: 'pageview' }>> = {}, visitorId = VID): CollectedMessage => ({ ...base(minutes, visitorId), type: 'pageview', path, ...extra });
 const eng = (minutes: number, seconds: number, visitorId = VID): CollectedMessage => ({ ...base(minutes, visitorId), type: 'engagement', pageViewId: 'pageview01', seconds });
-const identify = (minutes: number, email: string, visitorId = VID): CollectedMessage => ({ ...base(minutes, visitorId), type: 'identify', email, path: '/signup' });
+const identify = (minutes: number, email: string, visitorId = VID, method?: PersonMethod): CollectedMessage => ({ ...base(minutes, visitorId), type: 'identify', email, path: '/signup', ...(method ? { method } : {}) });
+const consent = (minutes: number, state: 'granted' | 'denied', visitorId = VID, cookielessId?: string): CollectedMessage => ({ ...base(minutes, visitorId), type: 'consent', state, ...(cookielessId ? { cookielessId } : {}) });
+const RULE = { id: '00000000-0000-4000-8000-0000000000a1', accountId: ACCOUNT, pattern: '/pricing*', event: 'viewed_pricing' };
 const track = (minutes: number, event: string, visitorId = VID): CollectedMessage => ({ ...base(minutes, visitorId), type: 'track', event, properties: { plan: 'pro' } });
 const bot = (minutes: number): Collected => ({ type: 'bot', id: `bot${++seq}xxxxx`, accountId: ACCOUNT, siteId: SITE, receivedAt: at(minutes), reason: 'Googlebot' });
 
@@ -97,17 +100,28 @@ describe('planCollected, chunked against one by one', () => {
     return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
   }
 
+  const WORLD: Partial<ReplayWorld> = {
+    rules: [RULE, { ...RULE, id: '00000000-0000-4000-8000-0000000000a2', pattern: '/p1*', event: 'viewed_p1' }],
+    companies: new Map([['198.51.100.7', { name: 'Acme', domain: 'acme.example' }]]),
+    erasures: new Map([[erasureKey(ACCOUNT, 'p2@example.com'), at(200)]]),
+  };
+  const methods: PersonMethod[] = ['identify', 'form', 'email_link'];
+
   function randomMessages(rand: () => number, n: number): Collected[] {
     const visitors = ['1', '2', '3', '4'].map((c) => c.repeat(24));
+    const cookieless = ['c', 'd'].map((c) => c.repeat(24));
     const out: Collected[] = [];
     let minutes = 0;
     for (let i = 0; i < n; i++) {
       minutes += rand() < 0.1 ? 45 : rand() * 8;
       const vid = visitors[Math.floor(rand() * visitors.length)]!;
       const r = rand();
-      if (r < 0.5) out.push(pv(minutes, `/p${Math.floor(rand() * 30)}`, { title: 'T', ...(rand() < 0.15 ? { utm: { campaign: `c${Math.floor(rand() * 3)}` } } : {}), ...(rand() < 0.3 ? { referrer: 'https://r.example/x?q=1' } : {}) }, vid));
-      else if (r < 0.7) out.push(eng(minutes, Math.floor(rand() * 100), vid));
-      else if (r < 0.8) out.push(identify(minutes, `p${Math.floor(rand() * 3)}@example.com`, vid));
+      const path = rand() < 0.2 ? '/pricing' : `/p${Math.floor(rand() * 30)}`;
+      if (r < 0.4) out.push(pv(minutes, path, { title: 'T', ...(rand() < 0.15 ? { utm: { campaign: `c${Math.floor(rand() * 3)}` } } : {}), ...(rand() < 0.3 ? { referrer: 'https://r.example/x?q=1' } : {}), ...(rand() < 0.3 ? { ip: '198.51.100.7' } : {}) }, vid));
+      else if (r < 0.5) out.push(pv(minutes, path, { cookieless: true }, cookieless[Math.floor(rand() * cookieless.length)]!));
+      else if (r < 0.62) out.push(eng(minutes, Math.floor(rand() * 100), rand() < 0.2 ? cookieless[0]! : vid));
+      else if (r < 0.75) out.push(identify(minutes, `p${Math.floor(rand() * 3)}@example.com`, rand() < 0.1 ? cookieless[1]! : vid, methods[Math.floor(rand() * 3)]));
+      else if (r < 0.8) out.push(consent(minutes, rand() < 0.6 ? 'granted' : 'denied', vid, rand() < 0.7 ? cookieless[Math.floor(rand() * cookieless.length)] : undefined));
       else if (r < 0.93) out.push(track(minutes, 'clicked', vid));
       else out.push(bot(minutes));
     }
@@ -118,17 +132,20 @@ describe('planCollected, chunked against one by one', () => {
     profiles: Object.fromEntries(t.profiles),
     sessions: Object.fromEntries(t.sessions),
     links: Object.fromEntries(t.links),
+    firings: Object.fromEntries(t.firings),
     hours: Object.fromEntries(t.hours),
     collected: [...t.collected].sort(),
     forwards: t.forwards.map((f) => `${f.eventId} ${f.email}`),
+    identified: t.identified.map((i) => `${i.eventId} ${i.method} ${i.confidence}`),
   });
 
   it.each(Array.from({ length: 40 }, (_, i) => i + 1))('seed %i: chunks of random sizes with redelivered duplicates end in the state of one-by-one application', (seed) => {
     const rand = rng(seed);
     const messages = randomMessages(rand, 150);
-    const expected = state(replayOneByOne(messages));
+    const expected = state(replayOneByOne(messages, emptyTables(WORLD)));
+    expect(expected.identified.length).toBeGreaterThan(0);
 
-    const t = emptyTables();
+    const t = emptyTables(WORLD);
     let i = 0;
     while (i < messages.length) {
       const size = 1 + Math.floor(rand() * 40);
@@ -141,6 +158,87 @@ describe('planCollected, chunked against one by one', () => {
       i += size;
     }
     expect(state(t)).toEqual(expected);
+  });
+});
+
+describe('identification', () => {
+  it('when a visitor identifies by form then by an email link with another email, then it is re-linked to the newest and keeps both links', () => {
+    const t = emptyTables();
+    const plan = applyChunk(t, [pv(0, '/'), identify(1, 'ann@example.com', VID, 'form'), identify(2, 'bob@example.com', VID, 'email_link'), identify(3, 'bob@example.com', VID, 'email_link')]);
+    expect(profile(t)).toMatchObject({ email: 'bob@example.com', identifiedMethod: 'email_link', identifiedAt: at(2), identifiedConfidence: 1 });
+    expect([...t.links.values()].map((l) => [l.email, l.method, l.confidence])).toEqual([
+      ['ann@example.com', 'form', 0.9],
+      ['bob@example.com', 'email_link', 1],
+    ]);
+    // One visitors.identified per new link; the repeat of the current identification is none.
+    expect(plan.identified.map((i) => [i.email, i.method])).toEqual([
+      ['ann@example.com', 'form'],
+      ['bob@example.com', 'email_link'],
+    ]);
+    expect(plan.identified[0]!.eventId).toBe(identifiedEventId(ACCOUNT, VID, [...t.links.values()][0]!.sourceId));
+  });
+
+  it('when an identify was sent before its person was erased, then it is dropped; one sent after links', () => {
+    const t = emptyTables({ erasures: new Map([[erasureKey(ACCOUNT, 'gone@example.com'), at(5)]]) });
+    applyChunk(t, [identify(4, 'gone@example.com')]);
+    expect(t.links.size).toBe(0);
+    expect(profile(t).email).toBeNull();
+    applyChunk(t, [identify(6, 'gone@example.com')]);
+    expect(profile(t).email).toBe('gone@example.com');
+  });
+
+  it('when consent is granted with a cookieless id, then the cookieless visitor folds into the new one and goes', () => {
+    const cookieless = 'c'.repeat(24);
+    const t = emptyTables();
+    applyChunk(t, [pv(0, '/a', { cookieless: true }, cookieless), pv(50, '/b', { cookieless: true }, cookieless), eng(51, 10, cookieless), identify(52, 'x@example.com', cookieless)]);
+    expect(t.links.size).toBe(0); // never identified while cookieless
+    applyChunk(t, [consent(53, 'granted', VID, cookieless), pv(54, '/c')]);
+    expect(t.profiles.has(profileKey(ACCOUNT, cookieless))).toBe(false);
+    expect(profile(t)).toMatchObject({ pageViews: 3, sessions: 2, engagedSeconds: 10, firstSeen: at(0), consent: 'granted', cookieless: false });
+    expect(profile(t).lastPages.map((p) => p.path)).toEqual(['/c', '/b', '/a']);
+    expect([...t.sessions.values()].map((s) => [s.visitorId, s.number, s.pageViews])).toEqual([
+      [VID, 1, 1],
+      [VID, 2, 2],
+    ]);
+  });
+
+  it('when consent is denied, then the visitor loses its links and email and identifies are dropped after', () => {
+    const t = emptyTables();
+    applyChunk(t, [identify(0, 'ann@example.com'), consent(1, 'denied'), identify(2, 'ann@example.com')]);
+    expect(t.links.size).toBe(0);
+    expect(profile(t)).toMatchObject({ email: null, identifiedMethod: null, consent: 'denied', consentAt: at(1) });
+  });
+
+  it('when an unidentified visitor views from a known range, then it gets the company; the address is not kept', () => {
+    const t = emptyTables({ companies: new Map([['198.51.100.7', { name: 'Acme', domain: 'acme.example' }]]) });
+    applyChunk(t, [pv(0, '/', { ip: '198.51.100.7' })]);
+    expect(profile(t)).toMatchObject({ company: { name: 'Acme', domain: 'acme.example' }, companyAt: at(0) });
+    expect(JSON.stringify(profile(t))).not.toContain('198.51.100.7');
+  });
+
+  it('when an identified visitor views a page matching a rule, then the rule fires once per session; a redelivery sends the same event', () => {
+    const t = emptyTables({ rules: [RULE] });
+    const chunk = [identify(0, 'ann@example.com'), pv(1, '/pricing'), pv(2, '/pricing/teams'), pv(3, '/docs')];
+    const plan = applyChunk(t, chunk);
+    expect(plan.forwards.map((f) => [f.event, f.properties, f.eventId])).toEqual([['viewed_pricing', { path: '/pricing', rule: RULE.id }, pageRuleEventId(RULE.id, VID, 1)]]);
+    expect(applyChunk(t, chunk).forwards.map((f) => [f.eventId, f.redelivered])).toEqual([[pageRuleEventId(RULE.id, VID, 1), true]]);
+    // A new session: fires again.
+    expect(applyChunk(t, [pv(60, '/pricing')]).forwards.map((f) => f.eventId)).toEqual([pageRuleEventId(RULE.id, VID, 2)]);
+  });
+});
+
+describe('page rule patterns', () => {
+  it('matches whole paths with * as any run, without backtracking blow-ups', () => {
+    const m = compilePathGlob('/pricing*');
+    expect([m('/pricing'), m('/pricing/teams'), m('/about/pricing')]).toEqual([true, true, false]);
+    const mid = compilePathGlob('/blog/*/comments');
+    expect([mid('/blog/a/b/comments'), mid('/blog/comments'), mid('/blog//comments')]).toEqual([true, false, true]);
+    expect(compilePathGlob('/exact')('/exact/')).toBe(false);
+    const evil = compilePathGlob(`/${'*a'.repeat(100)}b`);
+    const started = Date.now();
+    expect(evil(`/${'a'.repeat(5000)}`)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(200);
+    expect([validPageRulePattern('/x*'), validPageRulePattern('x'), validPageRulePattern(`/${'a'.repeat(256)}`)]).toEqual([true, false, false]);
   });
 });
 

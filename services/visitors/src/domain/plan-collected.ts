@@ -2,8 +2,10 @@
 // profiles of its visitors and which of its ids were already collected): the messages are walked in
 // offset order, each visitor's state carried from one message to the next, so the outcome is
 // exactly that of applying them one by one. Pure: times come from the messages (receivedAt).
-import { ENGAGED_SECONDS_MAX, type Collected, type CollectedMessage, type Utm } from '@glimpse/messaging';
-import { trackEventId } from './track-event-id.js';
+import { ENGAGED_SECONDS_MAX, IDENTIFICATION_CONFIDENCE, type Collected, type CollectedMessage, type Utm } from '@glimpse/messaging';
+import { mergeInto } from './merge-visitors.js';
+import { compilePathGlob, type PathMatcher } from './page-rule-pattern.js';
+import { identifiedEventId, pageRuleEventId, trackEventId } from './track-event-id.js';
 
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
 export const LAST_PAGES = 20;
@@ -36,6 +38,59 @@ export interface VisitorState {
   email: string | null;
   identifiedMethod: string | null;
   identifiedAt: string | null;
+  identifiedConfidence: number | null;
+  consent: ConsentState;
+  consentAt: string | null;
+  /** Counted under a daily-salted hash: never identified. */
+  cookieless: boolean;
+  company: Company | null;
+  companyAt: string | null;
+}
+
+export type ConsentState = 'implied' | 'pending' | 'granted' | 'denied';
+export type PersonMethod = 'identify' | 'form' | 'email_link';
+
+export interface Company {
+  name: string;
+  domain: string | null;
+}
+
+export interface PageRule {
+  id: string;
+  accountId: string;
+  pattern: string;
+  event: string;
+}
+
+/** A page rule fired for a visitor's session (at: the page view's time). */
+export interface FiringRow {
+  accountId: string;
+  visitorId: string;
+  sessionNumber: number;
+  ruleId: string;
+  at: string;
+}
+
+/** A NEW identity link, for visitors.identified. */
+export interface IdentifiedMessage {
+  eventId: string;
+  accountId: string;
+  siteId: string;
+  visitorId: string;
+  method: PersonMethod;
+  confidence: number;
+  email: string;
+  at: string;
+  /** Published again for a message already collected (a redelivery after a crash before it was sent). */
+  redelivered: boolean;
+}
+
+/** A cookieless visitor folded into a persistent one on consent: its sessions move after `offset`, its profile goes. */
+export interface VisitorMerge {
+  accountId: string;
+  from: string;
+  to: string;
+  sessionOffset: number;
 }
 
 /** A profile to write: `isNew` when no row existed before the chunk (an insert that must not meet one). */
@@ -62,7 +117,8 @@ export interface IdentityLinkWrite {
   visitorId: string;
   siteId: string;
   email: string;
-  method: string;
+  method: PersonMethod;
+  confidence: number;
   at: string;
   sourceId: string;
   sourcePath: string | null;
@@ -97,13 +153,20 @@ export interface TrackForward {
 }
 
 export interface CollectedPlan {
+  /** Applied first: sessions moved and the cookieless profiles deleted. */
+  merges: VisitorMerge[];
+  /** Visitors whose identity links are deleted (a consent denial), before the chunk's links are inserted. */
+  unlinks: { accountId: string; visitorId: string }[];
   profiles: ProfileWrite[];
   sessions: SessionWrite[];
   links: IdentityLinkWrite[];
+  firings: FiringRow[];
   siteHours: SiteHourDelta[];
   collected: CollectedId[];
+  /** Tracks and page-rule events, to events.inbound. */
   forwards: TrackForward[];
-  counts: { applied: number; duplicates: number; bots: number; tracksUnidentified: number };
+  identified: IdentifiedMessage[];
+  counts: { applied: number; duplicates: number; bots: number; tracksUnidentified: number; identifiesDropped: number; rulesFired: number };
 }
 
 export interface PlanCollectedInput {
@@ -113,10 +176,24 @@ export interface PlanCollectedInput {
   visitors: ReadonlyMap<string, VisitorState>;
   /** The chunk's ids already collected before it, by collectedKey. */
   collected: ReadonlySet<string>;
+  /** The chunk's accounts' page rules. */
+  rules?: readonly PageRule[];
+  /** Firings of the chunk's visitors in their current sessions, and any at or after the chunk's first time. */
+  firings?: readonly FiringRow[];
+  /** The company of each page view address of the chunk that a range matched (the most specific). */
+  companies?: ReadonlyMap<string, Company>;
+  /** Erasures of the chunk's identify emails: erasedAt by erasureKey(accountId, email). */
+  erasures?: ReadonlyMap<string, string>;
+  /** Identity links that exist already among the chunk's identify messages, by linkKey. */
+  links?: ReadonlySet<string>;
 }
 
 export const profileKey = (accountId: string, visitorId: string) => `${accountId}\n${visitorId}`;
 export const collectedKey = (visitorId: string, id: string) => `${visitorId}\n${id}`;
+export const erasureKey = (accountId: string, email: string) => `${accountId}\n${email}`;
+export const linkKey = (accountId: string, visitorId: string, sourceId: string) => `${profileKey(accountId, visitorId)}\n${sourceId}`;
+export const firingKey = (accountId: string, visitorId: string, session: number, ruleId: string) => `${profileKey(accountId, visitorId)}\n${session}\n${ruleId}`;
+export const sessionKey = (accountId: string, visitorId: string, number: number) => `${profileKey(accountId, visitorId)}\n${number}`;
 
 /** The dedupe row of any message: (visitor, id), a bot's (BOT_VISITOR, site:id). */
 export function collectedRef(m: Collected): { visitorId: string; id: string } {
@@ -171,6 +248,12 @@ function newProfile(m: CollectedMessage, at: string): VisitorState {
     email: null,
     identifiedMethod: null,
     identifiedAt: null,
+    identifiedConfidence: null,
+    consent: 'implied',
+    consentAt: null,
+    cookieless: false,
+    company: null,
+    companyAt: null,
   };
 }
 
@@ -181,12 +264,34 @@ function lastPageViewAt(v: VisitorState): number {
   return last;
 }
 
-export function planCollected({ messages, visitors, collected }: PlanCollectedInput): CollectedPlan {
+export function planCollected(input: PlanCollectedInput): CollectedPlan {
+  const { messages, visitors, collected } = input;
   const state = new Map<string, { v: VisitorState; isNew: boolean }>();
+  /** Profiles merged away in this chunk: seen again, they start afresh. */
+  const gone = new Set<string>();
   const sessions = new Map<string, SessionWrite>();
   const hours = new Map<string, SiteHourDelta>();
   const seen = new Set<string>();
-  const plan: CollectedPlan = { profiles: [], sessions: [], links: [], siteHours: [], collected: [], forwards: [], counts: { applied: 0, duplicates: 0, bots: 0, tracksUnidentified: 0 } };
+  const rules = rulesByAccount(input.rules ?? []);
+  const fired = new Set<string>();
+  const firedAt = new Map<string, FiringRow>();
+  for (const f of input.firings ?? []) {
+    fired.add(firingKey(f.accountId, f.visitorId, f.sessionNumber, f.ruleId));
+    firedAt.set(`${profileKey(f.accountId, f.visitorId)}\n${f.ruleId}\n${iso(f.at)}`, f);
+  }
+  const plan: CollectedPlan = {
+    merges: [],
+    unlinks: [],
+    profiles: [],
+    sessions: [],
+    links: [],
+    firings: [],
+    siteHours: [],
+    collected: [],
+    forwards: [],
+    identified: [],
+    counts: { applied: 0, duplicates: 0, bots: 0, tracksUnidentified: 0, identifiesDropped: 0, rulesFired: 0 },
+  };
 
   const hourRow = (siteId: string, accountId: string, at: string) => {
     const hour = hourOf(at);
@@ -195,11 +300,15 @@ export function planCollected({ messages, visitors, collected }: PlanCollectedIn
     if (!row) hours.set(key, (row = { siteId, hour, accountId, pageViews: 0, visitors: 0, bots: 0 }));
     return row;
   };
+  const known = (accountId: string, visitorId: string): VisitorState | undefined => {
+    const key = profileKey(accountId, visitorId);
+    return state.get(key)?.v ?? (gone.has(key) ? undefined : visitors.get(key));
+  };
   const visitorOf = (m: CollectedMessage, at: string) => {
     const key = profileKey(m.accountId, m.visitorId);
     let entry = state.get(key);
     if (!entry) {
-      const before = visitors.get(key);
+      const before = gone.has(key) ? undefined : visitors.get(key);
       entry = before ? { v: { ...before, lastPages: [...before.lastPages] }, isNew: false } : { v: newProfile(m, at), isNew: true };
       state.set(key, entry);
     }
@@ -213,7 +322,7 @@ export function planCollected({ messages, visitors, collected }: PlanCollectedIn
       v.sessionCampaign = open.utmCampaign;
     } else if (v.sessionLastAt === null) return;
     else if (ms(at) > ms(v.sessionLastAt)) v.sessionLastAt = at;
-    const key = `${profileKey(v.accountId, v.visitorId)}\n${v.sessions}`;
+    const key = sessionKey(v.accountId, v.visitorId, v.sessions);
     const row = sessions.get(key);
     if (row) {
       row.pageViews += pageViews;
@@ -224,6 +333,32 @@ export function planCollected({ messages, visitors, collected }: PlanCollectedIn
       sessions.set(key, { accountId: v.accountId, visitorId: v.visitorId, number: v.sessions, startedAt: v.sessionStartedAt!, lastAt: v.sessionLastAt!, pageViews, ...base });
     }
   };
+  const fireRules = (m: Extract<CollectedMessage, { type: 'pageview' }>, v: VisitorState, path: string, at: string) => {
+    if (!v.email || v.cookieless) return;
+    for (const rule of rules.get(m.accountId) ?? []) {
+      if (!rule.matches(path)) continue;
+      const key = firingKey(m.accountId, m.visitorId, v.sessions, rule.id);
+      if (fired.has(key)) continue;
+      fired.add(key);
+      plan.firings.push({ accountId: m.accountId, visitorId: m.visitorId, sessionNumber: v.sessions, ruleId: rule.id, at });
+      plan.forwards.push(ruleForward(rule, m.accountId, m.visitorId, v.sessions, v.email, path, at, false));
+      plan.counts.rulesFired += 1;
+    }
+  };
+  const redeliver = (m: CollectedMessage, at: string) => {
+    const v = known(m.accountId, m.visitorId);
+    if (m.type === 'track') {
+      // Sent again, same eventId, if the visitor was identified by its time (one dropped then, unidentified, stays dropped).
+      if (v?.email && v.identifiedAt !== null && ms(v.identifiedAt) <= ms(at)) plan.forwards.push(forward(m, v.email, at, true));
+    } else if (m.type === 'pageview' && v?.email) {
+      for (const rule of rules.get(m.accountId) ?? []) {
+        const f = firedAt.get(`${profileKey(m.accountId, m.visitorId)}\n${rule.id}\n${at}`);
+        if (f) plan.forwards.push(ruleForward(rule, m.accountId, m.visitorId, f.sessionNumber, v.email, cleanPath(m.path), at, true));
+      }
+    } else if (m.type === 'identify' && input.links?.has(linkKey(m.accountId, m.visitorId, m.id))) {
+      plan.identified.push(identified(m, at, true));
+    }
+  };
 
   for (const m of messages) {
     const ref = collectedRef(m);
@@ -231,12 +366,8 @@ export function planCollected({ messages, visitors, collected }: PlanCollectedIn
     const at = iso(m.receivedAt);
     if (seen.has(key) || collected.has(key)) {
       plan.counts.duplicates += 1;
-      // A track already collected may not have reached events.inbound (a crash before the send): send it again, same
-      // eventId, if the visitor was identified by its time (one dropped then, unidentified, stays dropped).
-      if (!seen.has(key) && m.type === 'track') {
-        const v = state.get(profileKey(m.accountId, m.visitorId))?.v ?? visitors.get(profileKey(m.accountId, m.visitorId));
-        if (v?.email && v.identifiedAt !== null && ms(v.identifiedAt) <= ms(at)) plan.forwards.push(forward(m, v.email, at, true));
-      }
+      // Already collected, its sends may not have gone out (a crash before them): they go again under the same ids.
+      if (!seen.has(key) && m.type !== 'bot') redeliver(m, at);
       seen.add(key);
       continue;
     }
@@ -266,11 +397,16 @@ export function planCollected({ messages, visitors, collected }: PlanCollectedIn
           v.firstReferrer = referrer;
           v.firstUtm = utm;
         }
+        if (m.cookieless) v.cookieless = true;
         v.pageViews += 1;
         v.lastPages = [{ path, ...(m.title ? { title: m.title } : {}), at }, ...v.lastPages].slice(0, LAST_PAGES);
         const idle = v.sessionLastAt === null || ms(at) - ms(v.sessionLastAt) > SESSION_IDLE_MS;
         const newCampaign = campaign !== null && campaign !== v.sessionCampaign;
         touchSession(v, at, idle || newCampaign ? { siteId: m.siteId, landingPath: path, referrer, utmCampaign: campaign } : null, 1);
+        // The company behind the address, for a visitor no person method identified (the address itself is never kept).
+        const company = m.ip && !v.cookieless && !v.email ? input.companies?.get(m.ip) : undefined;
+        if (company) Object.assign(v, { company, companyAt: at });
+        fireRules(m, v, path, at);
         break;
       }
       case 'engagement':
@@ -278,12 +414,46 @@ export function planCollected({ messages, visitors, collected }: PlanCollectedIn
         touchSession(v, at, null, 0);
         break;
       case 'identify': {
-        plan.links.push({ accountId: m.accountId, visitorId: m.visitorId, siteId: m.siteId, email: m.email, method: 'identify', at, sourceId: m.id, sourcePath: m.path ? cleanPath(m.path) : null });
-        // The newest link wins (by its time, so a late identify does not undo a newer one).
-        if (v.identifiedAt === null || ms(at) >= ms(v.identifiedAt)) Object.assign(v, { email: m.email, identifiedMethod: 'identify', identifiedAt: at });
+        const erasedAt = input.erasures?.get(erasureKey(m.accountId, m.email));
+        // A cookieless or refusing visitor is never identified; a person erased after this identify was sent stays erased.
+        if (v.cookieless || v.consent === 'denied' || (erasedAt !== undefined && ms(at) <= ms(erasedAt))) {
+          plan.counts.identifiesDropped += 1;
+          touchSession(v, at, null, 0);
+          break;
+        }
+        const method = m.method ?? 'identify';
+        const confidence = IDENTIFICATION_CONFIDENCE[method];
+        // The same person by the same method again (an identify on every page): nothing new to link or announce.
+        if (v.email === m.email && v.identifiedMethod === method) {
+          touchSession(v, at, null, 0);
+          break;
+        }
+        plan.links.push({ accountId: m.accountId, visitorId: m.visitorId, siteId: m.siteId, email: m.email, method, confidence, at, sourceId: m.id, sourcePath: m.path ? cleanPath(m.path) : null });
+        plan.identified.push(identified(m, at, false));
+        // The newest link wins (by its time, so a late identify does not undo a newer one); older ones stay as history.
+        if (v.identifiedAt === null || ms(at) >= ms(v.identifiedAt)) Object.assign(v, { email: m.email, identifiedMethod: method, identifiedAt: at, identifiedConfidence: confidence });
         touchSession(v, at, null, 0);
         break;
       }
+      case 'consent':
+        if (m.state === 'granted') {
+          Object.assign(v, { consent: 'granted', consentAt: at, cookieless: false });
+          const fromKey = m.cookielessId ? profileKey(m.accountId, m.cookielessId) : null;
+          const from = m.cookielessId && m.cookielessId !== m.visitorId ? known(m.accountId, m.cookielessId) : undefined;
+          if (fromKey && from?.cookieless) {
+            const moved = mergeInto(v, from, sessions);
+            plan.merges.push({ accountId: m.accountId, from: from.visitorId, to: v.visitorId, sessionOffset: moved });
+            state.delete(fromKey);
+            gone.add(fromKey);
+          }
+        } else {
+          // A refusal takes back every identification of this visitor id.
+          Object.assign(v, { consent: 'denied', consentAt: at, email: null, identifiedMethod: null, identifiedAt: null, identifiedConfidence: null });
+          plan.unlinks.push({ accountId: m.accountId, visitorId: m.visitorId });
+          plan.links = plan.links.filter((l) => l.accountId !== m.accountId || l.visitorId !== m.visitorId);
+        }
+        touchSession(v, at, null, 0);
+        break;
       case 'track':
         if (v.email) plan.forwards.push(forward(m, v.email, at, false));
         else plan.counts.tracksUnidentified += 1;
@@ -299,6 +469,27 @@ export function planCollected({ messages, visitors, collected }: PlanCollectedIn
   return plan;
 }
 
+type CompiledRule = PageRule & { matches: PathMatcher };
+
+function rulesByAccount(rules: readonly PageRule[]): Map<string, CompiledRule[]> {
+  const out = new Map<string, CompiledRule[]>();
+  for (const r of rules) {
+    const list = out.get(r.accountId) ?? [];
+    list.push({ ...r, matches: compilePathGlob(r.pattern) });
+    out.set(r.accountId, list);
+  }
+  return out;
+}
+
 function forward(m: Extract<CollectedMessage, { type: 'track' }>, email: string, at: string, redelivered: boolean): TrackForward {
   return { eventId: trackEventId(m.siteId, m.visitorId, m.id), accountId: m.accountId, event: m.event, email, properties: m.properties, receivedAt: at, redelivered };
+}
+
+function ruleForward(rule: PageRule, accountId: string, visitorId: string, session: number, email: string, path: string, at: string, redelivered: boolean): TrackForward {
+  return { eventId: pageRuleEventId(rule.id, visitorId, session), accountId, event: rule.event, email, properties: { path, rule: rule.id }, receivedAt: at, redelivered };
+}
+
+function identified(m: Extract<CollectedMessage, { type: 'identify' }>, at: string, redelivered: boolean): IdentifiedMessage {
+  const method = m.method ?? 'identify';
+  return { eventId: identifiedEventId(m.accountId, m.visitorId, m.id), accountId: m.accountId, siteId: m.siteId, visitorId: m.visitorId, method, confidence: IDENTIFICATION_CONFIDENCE[method], email: m.email, at, redelivered };
 }

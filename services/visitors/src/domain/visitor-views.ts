@@ -2,7 +2,14 @@
 // list's cursor (identified first, then newest last_seen), and a site's last 24 hours zero-filled.
 import { AppError } from '@glimpse/errors';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
-import type { VisitorState } from './plan-collected.js';
+import { IDENTIFICATION_CONFIDENCE } from '@glimpse/messaging';
+import type { PageEntry, VisitorState } from './plan-collected.js';
+
+export interface IdentifiedBy {
+  method: string;
+  at: string;
+  confidence: number;
+}
 
 export interface VisitorDetails {
   visitor: {
@@ -12,13 +19,26 @@ export interface VisitorDetails {
     last_seen: string;
     last_page?: string;
     engaged_seconds: number;
-    identified_by?: { method: string; at: string };
+    identified_by?: IdentifiedBy;
+    /** The company behind the visitor's address (method ip_company), its name. */
+    company?: string;
   };
   email?: string;
 }
 
+/** The person method that identified the visitor; else, the company its address named; else none. */
+export function identifiedByOf(v: VisitorState): IdentifiedBy | undefined {
+  if (v.email && v.identifiedMethod && v.identifiedAt) {
+    const method = v.identifiedMethod as keyof typeof IDENTIFICATION_CONFIDENCE;
+    return { method: v.identifiedMethod, at: v.identifiedAt, confidence: v.identifiedConfidence ?? IDENTIFICATION_CONFIDENCE[method] ?? 1 };
+  }
+  if (v.company && v.companyAt) return { method: 'ip_company', at: v.companyAt, confidence: IDENTIFICATION_CONFIDENCE.ip_company };
+  return undefined;
+}
+
 export function detailsOf(v: VisitorState): VisitorDetails {
   const lastPage = v.lastPages[0]?.path;
+  const by = identifiedByOf(v);
   return {
     visitor: {
       page_views: v.pageViews,
@@ -27,7 +47,8 @@ export function detailsOf(v: VisitorState): VisitorDetails {
       last_seen: v.lastSeen,
       ...(lastPage ? { last_page: lastPage } : {}),
       engaged_seconds: v.engagedSeconds,
-      ...(v.identifiedMethod && v.identifiedAt ? { identified_by: { method: v.identifiedMethod, at: v.identifiedAt } } : {}),
+      ...(by ? { identified_by: by } : {}),
+      ...(v.company ? { company: v.company.name } : {}),
     },
     ...(v.email ? { email: v.email } : {}),
   };
@@ -43,10 +64,12 @@ export interface VisitorListItem {
   engagedSeconds: number;
   lastPage: string | null;
   email?: string;
-  identifiedBy?: { method: string; at: string };
+  identifiedBy?: IdentifiedBy;
+  company?: string;
 }
 
 export function listItemOf(v: VisitorState): VisitorListItem {
+  const by = identifiedByOf(v);
   return {
     id: v.visitorId,
     siteId: v.siteId,
@@ -57,7 +80,35 @@ export function listItemOf(v: VisitorState): VisitorListItem {
     engagedSeconds: v.engagedSeconds,
     lastPage: v.lastPages[0]?.path ?? null,
     ...(v.email ? { email: v.email } : {}),
-    ...(v.identifiedMethod && v.identifiedAt ? { identifiedBy: { method: v.identifiedMethod, at: v.identifiedAt } } : {}),
+    ...(by ? { identifiedBy: by } : {}),
+    ...(v.company ? { company: v.company.name } : {}),
+  };
+}
+
+/** The full record of one visitor (the console's visitor page): the list item's fields, then its pages, sessions, identity history, consent and company. */
+export interface VisitorRecord extends Omit<VisitorListItem, 'company'> {
+  firstReferrer: string | null;
+  firstUtm: VisitorState['firstUtm'];
+  cookieless: boolean;
+  pages: PageEntry[];
+  sessionList: unknown[];
+  identityHistory: { email: string; method: string; confidence: number; at: string; sourceId: string; sourcePath: string | null }[];
+  consent: { state: string; at: string | null };
+  company: { name: string; domain: string | null; at: string | null } | null;
+}
+
+export function recordOf(v: VisitorState, sessions: unknown[], links: VisitorRecord['identityHistory']): VisitorRecord {
+  const { company: _name, ...item } = listItemOf(v);
+  return {
+    ...item,
+    firstReferrer: v.firstReferrer,
+    firstUtm: v.firstUtm,
+    cookieless: v.cookieless,
+    pages: v.lastPages,
+    sessionList: sessions,
+    identityHistory: links,
+    consent: { state: v.consent, at: v.consentAt },
+    company: v.company ? { ...v.company, at: v.companyAt } : null,
   };
 }
 

@@ -1,16 +1,24 @@
 // The visitors service's internal HTTP API, behind the gateway: a visitor's page-view fields (the
-// details lookup), the latest visitors, a site's last 24 hours, and deletions (a site's data, an
-// erased person's links and aggregates). The gateway names the account.
+// details lookup) and full record, the latest visitors, a site's last 24 hours and stats, page
+// rules, and deletions (a site's data, an erased person's links and aggregates). The gateway names the account.
 import express, { type Router } from 'express';
 import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { fromGateway, parsePageQuery, queryStrings } from '@glimpse/http';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import { isUuid, normalizeEmail } from '@glimpse/validation';
-import { decodeVisitorCursor, detailsOf, encodeVisitorCursor, listItemOf, trafficSince, zeroFilledHours } from '../domain/visitor-views.js';
-import { deleteSiteData, erasePerson, findVisitor, siteHours, visitorPage } from '../data/visitor-repository.js';
+import { decodeVisitorCursor, detailsOf, encodeVisitorCursor, listItemOf, recordOf, trafficSince, zeroFilledHours } from '../domain/visitor-views.js';
+import { erasureHash } from '../data/erasure-hash.js';
+import { deleteSiteData, erasePerson, findVisitor, siteHours, siteStats, visitorHistory, visitorPage } from '../data/visitor-repository.js';
+import { pageRulesRouter } from './page-rules-routes.js';
 
-export function internalRouter({ db, internalToken, now = () => new Date() }: { db: Db; internalToken: string; now?: () => Date }): Router {
+function identifiedFilter(value: unknown): boolean | null {
+  if (value === undefined) return null;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new AppError('invalid_request', 'identified must be true or false');
+}
+
+export function internalRouter({ db, internalToken, erasureSecret, now = () => new Date() }: { db: Db; internalToken: string; erasureSecret: string; now?: () => Date }): Router {
   const router = express.Router();
   router.use('/internal', fromGateway(internalToken));
   const account = (res: express.Response) => res.locals.accountId as string;
@@ -27,11 +35,19 @@ export function internalRouter({ db, internalToken, now = () => new Date() }: { 
     res.json(detailsOf(visitor));
   });
 
+  router.get('/internal/visitors/:visitorId', async (req, res) => {
+    const id = req.params.visitorId as string;
+    const visitor = VISITOR_ID_PATTERN.test(id) ? await findVisitor(db, account(res), id) : null;
+    if (!visitor) throw new AppError('not_found', 'no visitor with this id');
+    const { sessions, links } = await visitorHistory(db, account(res), id);
+    res.json(recordOf(visitor, sessions, links));
+  });
+
   router.get('/internal/visitors', async (req, res) => {
     // The cursor is this list's own (identified, last seen, visitor id), so it is read apart from the limit.
-    const { cursor, ...rest } = queryStrings(req.query as Record<string, unknown>, ['limit', 'cursor']);
+    const { cursor, identified, ...rest } = queryStrings(req.query as Record<string, unknown>, ['limit', 'cursor', 'identified']);
     const { limit } = parsePageQuery(rest);
-    const rows = await visitorPage(db, account(res), limit, cursor === undefined ? null : decodeVisitorCursor(cursor));
+    const rows = await visitorPage(db, account(res), limit, cursor === undefined ? null : decodeVisitorCursor(cursor), identifiedFilter(identified));
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     res.json({
@@ -46,6 +62,10 @@ export function internalRouter({ db, internalToken, now = () => new Date() }: { 
     res.json({ firstPageViewAt, hours: zeroFilledHours(rows, at) });
   });
 
+  router.get('/internal/sites/:siteId/stats', async (req, res) => {
+    res.json(await siteStats(db, account(res), siteId(req), new Date(now().getTime() - 24 * 3_600_000)));
+  });
+
   router.delete('/internal/sites/:siteId', async (req, res) => {
     await deleteSiteData(db, account(res), siteId(req));
     res.status(204).end();
@@ -54,7 +74,9 @@ export function internalRouter({ db, internalToken, now = () => new Date() }: { 
   router.delete('/internal/persons/:email', async (req, res) => {
     const email = normalizeEmail(req.params.email as string);
     if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
-    res.json(await erasePerson(db, account(res), email));
+    res.json(await erasePerson(db, account(res), email, erasureHash(erasureSecret, account(res), email)));
   });
+
+  router.use(pageRulesRouter({ db }));
   return router;
 }
