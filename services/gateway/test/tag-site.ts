@@ -26,17 +26,22 @@ export interface PageOptions {
   twice?: boolean;
   /** The tag's element as given (the console's install snippet) instead of the plain one. */
   snippet?: string;
+  /** More attributes on the plain tag element, e.g. `data-consent="required"`. */
+  tagAttributes?: Record<string, string>;
+  /** HTML after the heading (forms, links). */
+  body?: string;
 }
 
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The page for a path: its title names the path, so page views can be told apart. */
 export function sitePage(path: string, options: PageOptions): { headers: Record<string, string>; html: string } {
-  const tag = options.snippet ?? `<script async src="${escape(options.collector)}/g.js" data-site="${escape(options.siteKey)}"></script>`;
+  const attributes = Object.entries(options.tagAttributes ?? {}).map(([name, value]) => ` ${name}="${escape(value)}"`).join('');
+  const tag = options.snippet ?? `<script async src="${escape(options.collector)}/g.js" data-site="${escape(options.siteKey)}"${attributes}></script>`;
   const stub = options.stubCalls === undefined ? '' : `<script>window.glimpse = window.glimpse || function(){(glimpse.q = glimpse.q || []).push(arguments)};${options.stubCalls}</script>`;
   const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
   if (options.strictCsp) headers['content-security-policy'] = `script-src ${options.collector}`;
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Page ${escape(path)}</title>${stub}${tag}${options.twice ? tag : ''}</head><body><h1>${escape(path)}</h1></body></html>`;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Page ${escape(path)}</title>${stub}${tag}${options.twice ? tag : ''}</head><body><h1>${escape(path)}</h1>${options.body ?? ''}</body></html>`;
   return { headers, html };
 }
 
@@ -68,7 +73,9 @@ export interface CollectedPost {
   contentType: string | undefined;
   /** `cors` for fetch, `no-cors` for a beacon. */
   secFetchMode: string | undefined;
-  body: { site: string; vid?: string; events: WireEvent[] };
+  body: { site: string; vid?: string; consent?: string; gpc?: boolean; events: WireEvent[] };
+  /** The request body as sent, to look for what must never be in it. */
+  raw: string;
   at: number;
 }
 
@@ -93,7 +100,7 @@ export async function startReceiver(allowedOrigin: () => string): Promise<Receiv
   const app = express();
   app.use(tagRouter());
   app.post('/collect', express.text({ type: () => true }), (req, res) => {
-    const post: CollectedPost = { origin: req.get('origin'), contentType: req.get('content-type'), secFetchMode: req.get('sec-fetch-mode'), body: JSON.parse(req.body as string), at: Date.now() };
+    const post: CollectedPost = { origin: req.get('origin'), contentType: req.get('content-type'), secFetchMode: req.get('sec-fetch-mode'), body: JSON.parse(req.body as string), raw: req.body as string, at: Date.now() };
     receiver.posts.push(post);
     // As the gateway answers its sites: Retry-After is not a CORS-safelisted header, so it is exposed.
     if (post.origin === allowedOrigin()) res.set({ 'Access-Control-Allow-Origin': post.origin, 'Access-Control-Allow-Credentials': 'true', 'Access-Control-Expose-Headers': 'Retry-After', Vary: 'Origin' });
