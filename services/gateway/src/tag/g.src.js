@@ -311,7 +311,7 @@
     });
 
     page(document.referrer);
-    if (token) personal({ type: 'link', token: cut(token, 2048) });
+    if (token) personal({ type: 'link', token: cut(token, 1024), path: cut(location.pathname, 2048) });
     calls.forEach(function (/** @type {any} */ c) {
       glimpse.apply(null, c);
     });
