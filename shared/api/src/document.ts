@@ -29,7 +29,8 @@ import {
   usageSchema,
 } from './management.js';
 import { RECORD_SCHEMAS } from './records.js';
-import { collectAnswerSchema, collectRequestSchema, siteCreateSchema, siteSchema, siteTrafficSchema, siteUpdateSchema, visitorSummarySchema } from './sites.js';
+import { linkTokenCreatedSchema, linkTokenInputSchema, pageRuleInputSchema, pageRuleSchema, visitorRecordSchema } from './identification.js';
+import { collectAnswerSchema, collectRequestSchema, siteCreateSchema, siteSchema, siteStatsSchema, siteTrafficSchema, siteUpdateSchema, visitorSummarySchema } from './sites.js';
 import {
   WEBHOOK_DELIVERY_STATUSES,
   webhookCreateSchema,
@@ -40,7 +41,7 @@ import {
   webhookUpdateSchema,
 } from './webhooks.js';
 
-export const API_VERSION = '1.3.0';
+export const API_VERSION = '1.4.0';
 
 const ERRORS = {
   400: 'the request breaks a rule the message names',
@@ -220,7 +221,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: 'Lookups', description: 'Visitor details and enrichment, with an API key' },
       { name: 'Events', description: 'Events, with an event token' },
       { name: 'Collect', description: 'What the site tag sends from the browser, with the publishable site key (glp_…) in the body' },
-      { name: 'Sites', description: 'Sites with their tag, origins and traffic, and the visitors the tag has seen; an API key with the account:manage scope' },
+      { name: 'Sites', description: 'Sites with their tag, origins, identification settings and traffic, the visitors the tag has seen, email-link tokens and page rules; an API key with the account:manage scope' },
       { name: 'Account', description: 'The management API: an API key with the account:manage scope, acting on its own account' },
       { name: 'Webhooks', description: 'Webhook endpoints that receive enrollment.started and enrollment.stopped, their signing secrets and deliveries; an API key with the account:manage scope' },
     ],
@@ -321,7 +322,11 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
 function registerCollect(registry: OpenAPIRegistry): void {
   const cors = {
     'Access-Control-Allow-Origin': { description: "the request's Origin, only when it is one of the site's origins", schema: { type: 'string' as const } },
-    'Set-Cookie': { description: '_glv=<vid>; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly (and Secure under https); not for a bot', schema: { type: 'string' as const } },
+    'Set-Cookie': {
+      description:
+        '_glv=<vid>; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly (and Secure under https); not for a bot, never for a cookieless visitor (whose earlier _glv is deleted with Max-Age=0)',
+      schema: { type: 'string' as const },
+    },
   };
   const refusal = (description: string) => ({ description, content: json(errorBodySchema) });
   registry.registerPath({
@@ -334,7 +339,12 @@ function registerCollect(registry: OpenAPIRegistry): void {
     description:
       'The visitor id is body vid when valid, else the _glv cookie when valid, else minted (24 hex, ObjectId-shaped). A bot user agent is counted, never a visitor. ' +
       "Track names the site does not allow are dropped (accepted counts what was taken). Sent as text/plain (no preflight) or application/json (preflight answered for the site's origins). " +
-      'The collector can be served from a CNAME of the site (e.g. t.example.com), so its cookie is first-party and not capped at seven days.',
+      'The collector can be served from a CNAME of the site (e.g. t.example.com), so its cookie is first-party and not capped at seven days. ' +
+      "Consent: on a site with consent required (until consent granted), and for any visitor who denied it or sends GPC to a site honouring it, no cookie is set and the visitor is counted under a cookieless id, " +
+      'the first 24 hex of HMAC-SHA256(salt of the UTC day, site|IP|user agent): the same browser is one visitor for a day, never followed across days; the salt is random per day, kept 48 h in Redis and never with the data. ' +
+      'Such page views are marked cookieless and carry no address; identify, link and track are dropped. A consent item granted mints the persistent id (and cookie) and joins the day\'s cookieless page views to it; denied deletes the visitor\'s identity links. ' +
+      "Identification: identify (confidence 1); identify with method form only on a site with capture_forms (0.9); link items with a token of POST /account/link-tokens of the site's account, not expired (email_link, 1); others dropped. " +
+      'Limits: per client address (IPv6 by /64) and then per site, so one address cannot spend a site\'s budget.',
     request: {
       body: {
         required: true,
@@ -348,7 +358,7 @@ function registerCollect(registry: OpenAPIRegistry): void {
       403: refusal("the Origin is missing or not one of the site's origins; nothing was recorded"),
       413: refusal('the body is over 32 KB'),
       415: refusal('the body is neither text/plain nor application/json'),
-      429: { description: 'over the site\'s rate limit; Retry-After says when to try again', headers: { 'Retry-After': ref('headers', 'RetryAfter') }, content: json(errorBodySchema) },
+      429: { description: 'over the client address\'s or the site\'s rate limit; Retry-After says when to try again', headers: { 'Retry-After': ref('headers', 'RetryAfter') }, content: json(errorBodySchema) },
       500: refusal(ERRORS[500]),
       503: { description: ERRORS[503], headers: { 'Retry-After': ref('headers', 'RetryAfter') }, content: json(errorBodySchema) },
     },
@@ -366,15 +376,28 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
   }, atLimit);
   op('get', '/account/sites', 'sites.list', 'The sites, newest first', { status: 200, description: 'the sites', schema: listOf(siteSchema) });
   op('get', '/account/sites/{id}', 'sites.get', 'A site', { status: 200, description: 'the site', schema: siteSchema }, idParam);
-  op('patch', '/account/sites/{id}', 'sites.update', 'Change a site: its name, origins or allowed track names', { status: 200, description: 'the site', schema: siteSchema }, {
+  op('patch', '/account/sites/{id}', 'sites.update', 'Change a site: its name, origins, allowed track names or identification settings', { status: 200, description: 'the site', schema: siteSchema }, {
     ...idParam,
     body: { required: true, content: json(siteUpdateSchema) },
   });
   op('delete', '/account/sites/{id}', 'sites.delete', 'Delete a site; its key stops collecting and its visitors and traffic are deleted', { status: 204, description: 'deleted' }, idParam);
   op('get', '/account/sites/{id}/traffic', 'sites.traffic', 'Page views, visitors and bots per hour over the last 24 hours', { status: 200, description: 'the traffic', schema: siteTrafficSchema }, idParam);
-  op('get', '/account/visitors', 'sites.listVisitors', 'The visitors the tag has seen: identified first, then the latest seen first', { status: 200, description: 'a page of visitors', schema: pageOf(visitorSummarySchema) }, {
-    query: page,
+  op('get', '/account/sites/{id}/stats', 'sites.stats', 'Page views, visitors, identified visitors and bots over the last 24 hours', { status: 200, description: 'the counts', schema: siteStatsSchema }, idParam);
+  op('get', '/account/visitors', 'sites.listVisitors', 'The visitors the tag has seen, the latest seen first (identified first when not filtered)', { status: 200, description: 'a page of visitors', schema: pageOf(visitorSummarySchema) }, {
+    query: page.extend({ identified: z.enum(['true', 'false']).optional().meta({ description: 'only the identified visitors (true) or only the others (false)' }) }),
   });
+  const visitorParam = { params: z.object({ id: z.string().meta({ description: 'the visitor id (24 hex); another account\'s is 404' }) }) };
+  op('get', '/account/visitors/{id}', 'sites.getVisitor', "A visitor's record: pages, sessions, identity history (with the page view of each match), consent and company", { status: 200, description: 'the visitor', schema: visitorRecordSchema }, visitorParam);
+  op('post', '/account/link-tokens', 'sites.createLinkToken', 'A token for campaign links (?gl=<token>) that identifies the visitor following it as the person (email_link)', { status: 201, description: 'the token', schema: linkTokenCreatedSchema }, {
+    body: { required: true, content: json(linkTokenInputSchema) },
+  });
+  op('get', '/account/page-rules', 'sites.listPageRules', 'The page rules: page views of identified visitors that become events', { status: 200, description: 'the rules', schema: listOf(pageRuleSchema) });
+  op('post', '/account/page-rules', 'sites.createPageRule', "Make an identified visitor's matching page view an event for the person (once per rule per session), through the same pipeline as POST /events", { status: 201, description: 'created', schema: pageRuleSchema }, {
+    body: { required: true, content: json(pageRuleInputSchema) },
+  }, {
+    409: { description: 'the account already has its maximum of 100 page rules (limit_reached); delete one first', headers: RATE_HEADERS, content: json(errorBodySchema) },
+  });
+  op('delete', '/account/page-rules/{id}', 'sites.deletePageRule', 'Delete a page rule', { status: 204, description: 'deleted' }, idParam);
 }
 
 /** The webhooks management API under /account/webhooks, answered by the webhooks service. */

@@ -3,6 +3,7 @@
 // of identification carries.
 import { z } from 'zod';
 import { EVENT_NAME_PATTERN } from '@glimpse/messaging';
+import { visitorSummarySchema } from './sites.js';
 import { emailSchema } from '@glimpse/validation';
 
 export const LINK_TOKEN_TTL_DAYS = { min: 1, max: 365, default: 30 } as const;
@@ -57,3 +58,26 @@ export const pageRuleInputSchema = z
 export const pageRuleSchema = z
   .object({ id: z.uuid(), pattern: z.string(), event: z.string(), createdAt: at })
   .meta({ id: 'PageRule', description: `a page view that becomes an event; at most ${MAX_PAGE_RULES_PER_ACCOUNT} per account` });
+
+const identityLinkSchema = z
+  .object({
+    email: z.string(),
+    method: z.string().meta({ description: 'identify, email_link or form' }),
+    confidence: z.number().min(0).max(1),
+    at,
+    sourceId: z.string().meta({ description: 'the id of the tag event that made the link' }),
+    sourcePath: z.string().nullable().optional().meta({ description: 'the page the visitor was on' }),
+  })
+  .meta({ id: 'IdentityLink' });
+
+export const visitorRecordSchema = visitorSummarySchema
+  .extend({
+    consent: z.string().optional().meta({ description: 'implied, pending, granted or denied' }),
+    consentAt: at.nullable().optional(),
+    company: z.object({ name: z.string(), domain: z.string().nullable().optional() }).nullable().optional().meta({ description: 'the company behind the address (ip_company), while no person is known' }),
+    pages: z.array(z.object({ path: z.string(), title: z.string().nullable().optional(), at })).optional().meta({ description: 'the last 20 pages, newest first' }),
+    sessionList: z.array(z.object({}).loose()).optional(),
+    identities: z.array(identityLinkSchema).optional().meta({ description: 'the identity history, newest first: every link, the current one first' }),
+  })
+  .loose()
+  .meta({ id: 'VisitorRecord', description: "a visitor's full record: its pages, sessions, identity history with the page view that made each match, consent and company" });

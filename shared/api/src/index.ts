@@ -47,5 +47,6 @@ export {
   linkTokenInputSchema,
   pageRuleInputSchema,
   pageRuleSchema,
+  visitorRecordSchema,
   type LinkTokenInput,
 } from './identification.js';

@@ -64,13 +64,14 @@ export const RECORD_SCHEMAS: Record<string, Record<string, unknown>> = {
         "minimum": 0
       },
       "identified_by": {
-        "description": "how and when the tag tied the visitor to the person (method identify, for now)",
+        "description": "how, when and how surely the visitor was tied to a person or a company: method identify (confidence 1), email_link (1), form (0.9), ip_company (0.5: the company behind the address; the person's fields absent)",
         "type": "object",
         "additionalProperties": false,
         "required": ["method", "at"],
         "properties": {
-          "method": { "type": "string" },
-          "at": { "type": "string", "format": "date-time" }
+          "method": { "type": "string", "enum": ["identify", "email_link", "form", "ip_company", "import"] },
+          "at": { "type": "string", "format": "date-time" },
+          "confidence": { "type": "number", "minimum": 0, "maximum": 1 }
         }
       }
     }

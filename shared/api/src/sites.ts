@@ -119,7 +119,13 @@ export const siteTrafficSchema = z
   })
   .meta({ id: 'SiteTraffic' });
 
-export const identifiedBySchema = z.object({ method: z.string(), at }).meta({ id: 'IdentifiedBy', description: 'how and when the visitor was tied to a person' });
+export const identifiedBySchema = z
+  .object({
+    method: z.string().meta({ description: 'identify, email_link, form, or ip_company (a company from the address, no person)' }),
+    at,
+    confidence: z.number().min(0).max(1).optional().meta({ description: 'identify and email_link 1, form 0.9, ip_company 0.5' }),
+  })
+  .meta({ id: 'IdentifiedBy', description: 'how, when and how surely the visitor was tied to a person' });
 
 export const visitorSummarySchema = z
   .object({

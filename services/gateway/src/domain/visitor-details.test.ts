@@ -17,4 +17,15 @@ describe('details of a visitor seen by the tag', () => {
   it('when it is identified and enrichment has nobody with that email, then the linked email is answered', () => {
     expect(tagVisitorDetails(visitor, 'ann@example.com', null)).toEqual({ email: 'ann@example.com', ...visitor });
   });
+
+  it('when the identification has a confidence, then identified_by carries it', () => {
+    const byForm = { ...visitor, identified_by: { method: 'form', at: '2026-11-25T10:01:00.000Z', confidence: 0.9 } };
+    expect(tagVisitorDetails(byForm, 'ann@example.com', null).identified_by).toEqual({ method: 'form', at: '2026-11-25T10:01:00.000Z', confidence: 0.9 });
+  });
+
+  it('when an unidentified visitor was matched to a company by its address, then company is its name and the person fields are absent', () => {
+    const byAddress = { ...visitor, company: { name: 'Acme', domain: 'acme.test' }, identified_by: { method: 'ip_company', at: '2026-11-25T10:01:00.000Z', confidence: 0.5 } };
+    expect(tagVisitorDetails(byAddress)).toEqual({ company: 'Acme', ...visitor, identified_by: byAddress.identified_by });
+    expect(tagVisitorDetails({ ...visitor, company: 'Acme' })).toEqual({ company: 'Acme', ...visitor });
+  });
 });

@@ -1,6 +1,7 @@
 // The details of a visitor the site tag has seen (spec §2.1 plus the page-view fields): the
 // identified person's seven fields as enrichment derives them (absent ones omitted; the linked
-// email when the person has none or is unknown), then the visitors service's page-view fields.
+// email when the person has none or is unknown), then the visitors service's page-view fields; an
+// unidentified visitor matched to a company by its address has that company's name (ip_company).
 
 /** The page-view fields as the visitors service answers them. */
 export interface TagVisitorFields {
@@ -10,7 +11,9 @@ export interface TagVisitorFields {
   last_seen: string;
   last_page?: string;
   engaged_seconds: number;
-  identified_by?: { method: string; at: string };
+  identified_by?: { method: string; at: string; confidence?: number };
+  /** The company behind the visitor's address (method ip_company): its name, or {name, domain}. */
+  company?: string | { name?: string };
 }
 
 export const PERSON_FIELDS = ['firstName', 'lastName', 'name', 'email', 'company', 'company_role', 'pronet_url'] as const;
@@ -29,6 +32,12 @@ export function tagVisitorDetails(visitor: TagVisitorFields, linkedEmail?: strin
   details.last_seen = visitor.last_seen;
   if (visitor.last_page !== undefined) details.last_page = visitor.last_page;
   details.engaged_seconds = visitor.engaged_seconds;
-  if (visitor.identified_by !== undefined) details.identified_by = { method: visitor.identified_by.method, at: visitor.identified_by.at };
+  // A company from the address is shown only while no person is known (the person's own company wins).
+  const company = typeof visitor.company === 'string' ? visitor.company : visitor.company?.name;
+  if (details.company === undefined && linkedEmail === undefined && typeof company === 'string' && company !== '') details.company = company;
+  if (visitor.identified_by !== undefined) {
+    const { method, at, confidence } = visitor.identified_by;
+    details.identified_by = { method, at, ...(typeof confidence === 'number' ? { confidence } : {}) };
+  }
   return details;
 }

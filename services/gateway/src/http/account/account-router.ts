@@ -18,6 +18,7 @@ import { recentEventsRoute } from './recent-events-route.js';
 import { webhookRoutes } from './webhook-routes.js';
 import { siteRoutes, type TagAsset } from './site-routes.js';
 import { linkTokenRoutes } from './link-token-routes.js';
+import { visitorRoutes } from './visitor-routes.js';
 import type { LinkTokens } from '../../domain/link-token.js';
 import type { WebhooksClient } from '../../data/webhooks-client.js';
 import type { VisitorsClient } from '../../data/visitors-client.js';
@@ -48,6 +49,7 @@ export function accountRouter({ authenticator, db, playbooks, enrichment, rawSto
   router.use(forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore }));
   router.use(webhookRoutes({ webhooks }));
   router.use(linkTokenRoutes({ linkTokens }));
+  router.use(visitorRoutes({ visitors }));
   router.use(siteRoutes({ db, visitors, tag: sites.tag, maxSitesPerAccount: sites.maxPerAccount, publicUrl: sites.publicUrl }));
   return router;
 }
