@@ -1066,11 +1066,11 @@ async function sitesPage(root, params) {
 // A site's identification settings as short phrases, in the list.
 function siteSettings(site) {
   return h(
-    'ul',
-    { class: 'plain settings' },
-    h('li', {}, site.capture_forms ? 'Forms captured' : 'Forms not captured'),
-    h('li', {}, site.consent === 'required' ? 'Consent required' : 'Consent implied'),
-    h('li', {}, site.honor_gpc === false ? 'GPC ignored' : 'GPC honoured'),
+    'div',
+    { class: 'settings' },
+    h('div', {}, site.capture_forms ? 'Forms captured' : 'Forms not captured'),
+    h('div', {}, site.consent === 'required' ? 'Consent required' : 'Consent implied'),
+    h('div', {}, site.honor_gpc === false ? 'GPC ignored' : 'GPC honoured'),
   );
 }
 
@@ -1286,7 +1286,7 @@ async function visitorsPage(root, params) {
   );
   const columns = ['Visitor', 'Email', 'Page views', 'Sessions', 'Engaged time', 'Last page', 'First seen', 'Last seen', 'Identified by'];
   const row = (v) => [
-    h('a', { href: visitorHref(v.id, filter) }, h('code', {}, v.id), hidden(' (open)')),
+    h('a', { href: visitorHref(v.id, filter), 'aria-label': `Open visitor ${v.id}` }, h('code', {}, v.id)),
     v.email ?? (v.company ? ['anonymous, ', h('span', { class: 'company' }, typeof v.company === 'string' ? v.company : v.company.name)] : h('span', { class: 'muted' }, 'anonymous')),
     String(v.pageViews),
     String(v.sessions),
@@ -1294,7 +1294,7 @@ async function visitorsPage(root, params) {
     v.lastPage ? h('code', { class: 'wrap' }, v.lastPage) : '–',
     when(v.firstSeen, '–', recentTime),
     when(v.lastSeen, '–', recentTime),
-    v.identifiedBy ? [methodName(v.identifiedBy.method), typeof v.identifiedBy.confidence === 'number' ? ` (${confidence(v.identifiedBy.confidence)})` : '', ', ', when(v.identifiedBy.at, '–', recentTime)] : '–',
+    v.identifiedBy ? [v.identifiedBy.method, ', ', when(v.identifiedBy.at, '–', recentTime), typeof v.identifiedBy.confidence === 'number' ? `, confidence ${confidence(v.identifiedBy.confidence)}` : ''] : '–',
   ];
   async function load() {
     const identified = VISITOR_FILTERS.find(([v]) => v === filter)[2];
@@ -1323,12 +1323,13 @@ async function showVisitor(slot, id, filter) {
   const v = await api('GET', `visitors/${encodeURIComponent(id)}`);
   if (!slot.isConnected) return;
   const pages = v.pages ?? [];
-  const sessions = v.sessions_list ?? v.sessionList ?? (Array.isArray(v.sessions) ? v.sessions : []);
-  const history = v.identityHistory ?? v.identity_history ?? v.history ?? v.identities ?? [];
-  const identifiedBy = v.identifiedBy ?? v.identified_by;
-  const company = typeof v.company === 'string' ? { name: v.company } : v.company;
-  const consentAt = v.consentAt ?? v.consent_at;
-  const count = (key, alt) => v[key] ?? v[alt];
+  const sessions = v.sessionsList ?? [];
+  const history = v.identityHistory ?? [];
+  const identifiedBy = v.identifiedBy;
+  // The newest person link's page: the reason line says where the match happened.
+  const trigger = identifiedBy && identifiedBy.method !== 'ip_company' ? history.find((l) => l.method === identifiedBy.method && l.at === identifiedBy.at) : null;
+  const company = v.companyDetails ?? (v.company ? { name: v.company } : null);
+  const consent = typeof v.consent === 'string' ? { state: v.consent, at: null } : (v.consent ?? { state: 'implied', at: null });
   const close = h('a', { href: filter === 'all' ? '#/visitors' : `#/visitors?filter=${filter}` }, 'Close');
   const section = h(
     'section',
@@ -1340,32 +1341,37 @@ async function showVisitor(slot, id, filter) {
       h('dt', {}, 'Email'),
       h('dd', { id: 'visitor-email' }, v.email ?? h('span', { class: 'muted' }, 'not identified')),
       h('dt', {}, 'Identified by'),
-      h('dd', { id: 'visitor-reason' }, identifiedBy ? reason(identifiedBy) : 'not identified'),
+      h('dd', { id: 'visitor-reason' }, identifiedBy ? reason({ ...identifiedBy, sourcePath: trigger?.sourcePath }) : 'not identified'),
       h('dt', {}, 'Company (from IP)'),
-      h('dd', { id: 'visitor-company' }, company?.name ? [company.name, company.domain ? [' (', h('code', {}, company.domain), ')'] : ''] : '–'),
+      h('dd', { id: 'visitor-company' }, company?.name ? [company.name, company.domain ? [' (', h('code', {}, company.domain), ')'] : '', company.at ? [', ', when(company.at)] : ''] : '–'),
       h('dt', {}, 'Consent'),
-      h('dd', { id: 'visitor-consent' }, v.consent ?? 'implied', consentAt ? [' since ', when(consentAt)] : '', v.cookieless ? ' (cookieless)' : ''),
+      h('dd', { id: 'visitor-consent' }, consent.state, consent.at ? [' since ', when(consent.at)] : '', v.cookieless ? ' (cookieless)' : ''),
       h('dt', {}, 'Page views'),
-      h('dd', {}, String(count('pageViews', 'page_views') ?? pages.length)),
+      h('dd', {}, String(v.pageViews ?? pages.length)),
       h('dt', {}, 'Engaged time'),
-      h('dd', {}, duration(count('engagedSeconds', 'engaged_seconds') ?? 0)),
+      h('dd', {}, duration(v.engagedSeconds ?? 0)),
       h('dt', {}, 'First seen'),
-      h('dd', {}, when(count('firstSeen', 'first_seen'))),
+      h('dd', {}, when(v.firstSeen)),
       h('dt', {}, 'Last seen'),
-      h('dd', {}, when(count('lastSeen', 'last_seen'))),
+      h('dd', {}, when(v.lastSeen)),
     ),
     h('h3', {}, 'Identity history'),
     history.length
       ? table(
           'Identity history, newest first',
           ['Email', 'Method', 'Confidence', 'When', 'Triggered on page'],
-          history.map((l) => [l.email ?? '–', methodName(l.method), confidence(l.confidence), when(l.at), (l.sourcePath ?? l.source_path) ? h('code', { class: 'wrap' }, l.sourcePath ?? l.source_path) : '–']),
+          history.map((l) => [l.email, methodName(l.method), confidence(l.confidence), when(l.at), l.sourcePath ? h('code', { class: 'wrap' }, l.sourcePath) : '–']),
           [2],
         )
       : h('p', { class: 'muted' }, 'Never identified by a person method.'),
     h('h3', {}, 'Sessions'),
     sessions.length
-      ? table('Sessions', ['Session', 'Started', 'Last activity', 'Page views', 'Campaign'], sessions.map((x, i) => [String(x.number ?? x.sessionNumber ?? x.session_number ?? i + 1), when(x.startedAt ?? x.started_at), when(x.lastActivityAt ?? x.last_activity_at ?? x.lastSeen), String(x.pageViews ?? x.page_views ?? '–'), x.utmCampaign ?? x.utm_campaign ?? x.campaign ?? '–']), [3])
+      ? table(
+          'Sessions, newest first',
+          ['Session', 'Started', 'Last activity', 'Page views', 'Landing page', 'Referrer', 'Campaign'],
+          sessions.map((x) => [String(x.number), when(x.startedAt), when(x.lastAt), String(x.pageViews), x.landingPath ? h('code', { class: 'wrap' }, x.landingPath) : '–', x.referrer ?? '–', x.utmCampaign ?? '–']),
+          [3],
+        )
       : h('p', { class: 'muted' }, 'No sessions.'),
     h('h3', {}, 'Pages, newest first'),
     pages.length ? table('Pages', ['Page', 'Title', 'When'], pages.map((p) => [h('code', { class: 'wrap' }, p.path), p.title ?? '–', when(p.at)])) : h('p', { class: 'muted' }, 'No page views.'),
@@ -1377,7 +1383,7 @@ async function showVisitor(slot, id, filter) {
 
 // "form submitted on /contact, confidence 0.90, Nov 28 10:01": the reason a visitor is who we say.
 function reason(by) {
-  const path = by.sourcePath ?? by.source_path;
+  const path = by.sourcePath;
   return [methodName(by.method), path ? [' on ', h('code', {}, path)] : '', typeof by.confidence === 'number' ? `, confidence ${confidence(by.confidence)}` : '', by.at ? [', ', when(by.at)] : ''];
 }
 

@@ -1,0 +1,251 @@
+/// <reference lib="dom" />
+// The console's identification pages in a real headless Chromium against a real gateway and
+// visitors service (Kafka and Postgres between them): a site's identification settings round trip
+// (form, list, snippet, edit), its Stats (24 h) line; a visitor identified twice (identify, then a
+// form with another email) shows both links with method, confidence, time and triggering page; a
+// page rule created and deleted; an email link's ?gl= parameter shown and copied. Page views are
+// posted to /collect by the test as the tag would. Screenshots go to artifacts/console/.
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
+import { closeTestDb, createTestAccount, createTestApiKey, request, startTestGateway, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { startTestVisitorsService } from '../../../test/support/visitors';
+import { launchChromium } from '../../../test/support/browser';
+import type { RunningGateway } from '@glimpse/gateway';
+
+const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
+const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+let browser: Browser;
+let visitors: Awaited<ReturnType<typeof startTestVisitorsService>>;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  [browser, visitors] = await Promise.all([launchChromium("the console's identification tests"), startTestVisitorsService()]);
+  gateway = await startTestGateway({ VISITORS_URL: visitors.url });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.stop();
+  await visitors?.stop();
+  await closeTestDb();
+});
+
+/** A signed-in console tab (clipboard allowed) that records script errors and accepts confirm(). */
+async function signedInConsole(name: string): Promise<{ page: Page; problems: string[]; key: string }> {
+  const { accountId } = await createTestAccount(name);
+  const { key } = await createTestApiKey(accountId, ['account:manage']);
+  const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(err.message));
+  page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && problems.push(msg.text()));
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.goto(`${gateway.url}/console`);
+  await page.getByLabel('Management API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await heading(page, 'Event tokens');
+  return { page, problems, key };
+}
+
+const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
+const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+const uniqueOrigin = (tag: string) => `https://${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.example`;
+const uniqueId = (tag: string) => `${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+const status = (page: Page, text: string | RegExp) => page.getByRole('status').filter({ hasText: text }).waitFor();
+
+async function goTo(page: Page, link: string) {
+  await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: link, exact: true }).click();
+  await heading(page, link);
+}
+
+const api = (key: string, pathAndQuery: string, init: { method?: string; body?: unknown } = {}) =>
+  request(`${gateway.url}/account/${pathAndQuery}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${key}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+
+/** What the tag sends: a text/plain POST from the site's origin; answers the visitor id. */
+async function collect(origin: string, siteKey: string, events: object[], vid?: string): Promise<string> {
+  const res = await request(`${gateway.url}/collect`, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'text/plain;charset=UTF-8', 'user-agent': BROWSER_UA },
+    body: JSON.stringify({ site: siteKey, ...(vid ? { vid } : {}), events }),
+  });
+  expect(res.status).toBe(200);
+  expect(res.body.accepted).toBe(events.length);
+  return res.body.vid as string;
+}
+const pageView = (origin: string, pathname: string, title: string) => ({ type: 'pageview', id: uniqueId('pv'), url: `${origin}${pathname}`, path: pathname, title, referrer: '' });
+
+describe('console: identification', () => {
+  it('when a person sets a site to capture forms, require consent and ignore GPC, then the API, the list and the snippet say so, and an edit back to implied consent is saved', async () => {
+    const { page, problems, key } = await signedInConsole('console identification settings');
+    const origin = uniqueOrigin('forms');
+    await goTo(page, 'Sites');
+    await page.getByLabel('Name', { exact: true }).fill('Forms');
+    await page.getByLabel('Origins').fill(origin);
+    expect(await page.getByLabel('Capture forms').isChecked()).toBe(false); // the defaults
+    expect(await page.getByLabel('Consent', { exact: true }).inputValue()).toBe('implied');
+    expect(await page.getByLabel('Honour Global Privacy Control').isChecked()).toBe(true);
+    await page.getByLabel('Capture forms').check();
+    await page.getByLabel('Consent', { exact: true }).selectOption('required');
+    await page.getByLabel('Honour Global Privacy Control').uncheck();
+    await page.getByRole('button', { name: 'Add site' }).click();
+    const install = page.getByRole('region', { name: 'Install “Forms”' });
+    await install.waitFor();
+
+    const { items } = (await api(key, 'sites')).body;
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ capture_forms: true, consent: 'required', honor_gpc: false });
+    const snippet = await page.locator('#install-snippet').textContent();
+    expect(snippet).toContain('data-capture-forms="true"');
+    expect(snippet).toContain('data-consent="required"');
+    expect(snippet).toContain('data-honor-gpc="false"');
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Forms', exact: true }) });
+    expect(await row.locator('.settings div').allTextContents()).toEqual(['Forms captured', 'Consent required', 'GPC ignored']);
+    // A site without page views: its stats line says zero.
+    await row.locator('.site-stats').filter({ hasText: '0 page views, 0 visitors, 0 identified, 0 bot page views' }).waitFor();
+    expect(await install.locator('.settings div').allTextContents()).toEqual(['Forms captured', 'Consent required', 'GPC ignored']);
+
+    // The edit form starts from the saved settings; consent back to implied.
+    await row.getByRole('button', { name: 'Edit Forms' }).click();
+    const form = page.getByRole('form', { name: 'Edit “Forms”' });
+    expect(await form.getByLabel('Capture forms').isChecked()).toBe(true);
+    expect(await form.getByLabel('Consent', { exact: true }).inputValue()).toBe('required');
+    expect(await form.getByLabel('Honour Global Privacy Control').isChecked()).toBe(false);
+    await form.getByLabel('Consent', { exact: true }).selectOption('implied');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await status(page, 'Site “Forms” saved.');
+    expect((await api(key, `sites/${items[0].id}`)).body).toMatchObject({ capture_forms: true, consent: 'implied', honor_gpc: false });
+    expect(await row.locator('.settings div').allTextContents()).toEqual(['Forms captured', 'Consent implied', 'GPC ignored']);
+    expect(await page.locator('#install-snippet').textContent()).not.toContain('data-consent');
+    await screenshot(page, 'sites-identification');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 90_000);
+
+  it('when a visitor identifies and later submits a form with another email, then its page shows both links with method, confidence, time and the page of each, and the filter separates it from an anonymous one', async () => {
+    const { page, problems, key } = await signedInConsole('console identification visitor');
+    const origin = uniqueOrigin('shop');
+    const created = await api(key, 'sites', { method: 'POST', body: { name: 'Shop', origins: [origin], capture_forms: true } });
+    expect(created.status).toBe(201);
+    const site = created.body;
+    const [first, second] = [uniqueEmail('console-first'), uniqueEmail('console-second')];
+    const known = await collect(origin, site.key, [pageView(origin, '/pricing', 'Pricing')]);
+    await collect(origin, site.key, [{ type: 'identify', id: uniqueId('id'), email: first, traits: {}, path: '/pricing' }], known);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the form's link is strictly newer
+    await collect(origin, site.key, [pageView(origin, '/contact', 'Contact'), { type: 'identify', method: 'form', id: uniqueId('form'), email: second, path: '/contact' }], known);
+    const anonymous = await collect(origin, site.key, [pageView(origin, '/blog', 'Blog')]);
+
+    // The stats line counts them once the visitors service has applied them.
+    await goTo(page, 'Sites');
+    const statsCell = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Shop', exact: true }) }).locator('.site-stats');
+    await waitFor(async () => {
+      if ((await statsCell.textContent()) === '3 page views, 2 visitors, 1 identified, 0 bot page views') return true;
+      await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Sites', exact: true }).click();
+      return false;
+    }, { timeoutMs: 40_000, intervalMs: 1_000, what: 'the site’s stats line' });
+
+    // Identified only: the known visitor; anonymous only: the other.
+    await goTo(page, 'Visitors');
+    const rows = page.locator('table tbody tr');
+    await waitFor(async () => (await rows.count()) === 2 && (await rows.nth(0).textContent())?.includes(second), { timeoutMs: 40_000, intervalMs: 500, what: 'two visitors, the form-identified one first' });
+    await page.getByLabel('Show').selectOption('identified');
+    await waitFor(async () => (await rows.count()) === 1 && (await rows.nth(0).locator('th').textContent()) === known, { timeoutMs: 10_000, what: 'the identified visitor alone' });
+    expect((await rows.nth(0).locator('th, td').allTextContents())[8]).toMatch(/^form, .*, confidence 0\.90$/);
+    await page.getByLabel('Show').selectOption('anonymous');
+    await waitFor(async () => (await rows.count()) === 1 && (await rows.nth(0).locator('th').textContent()) === anonymous, { timeoutMs: 10_000, what: 'the anonymous visitor alone' });
+    expect(page.url()).toContain('#/visitors?filter=anonymous');
+
+    // Open the identified one: the reason and the history, newest first.
+    await page.getByLabel('Show').selectOption('identified');
+    await page.getByRole('link', { name: `Open visitor ${known}` }).click();
+    const detail = page.getByRole('region', { name: `Visitor ${known}` });
+    await detail.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('visitor-title');
+    expect(await detail.locator('#visitor-email').textContent()).toBe(second);
+    expect(await detail.locator('#visitor-reason').textContent()).toMatch(/^form submitted on \/contact, confidence 0\.90, /);
+    expect(await detail.locator('#visitor-consent').textContent()).toBe('implied');
+    const history = detail.getByRole('table', { name: 'Identity history, newest first' });
+    const cells = async (n: number) => history.locator('tbody tr').nth(n).locator('th, td').allTextContents();
+    expect(await history.locator('tbody tr').count()).toBe(2);
+    const [newest, older] = [await cells(0), await cells(1)];
+    expect([newest[0], newest[1], newest[2], newest[4]]).toEqual([second, 'form submitted', '0.90', '/contact']);
+    expect([older[0], older[1], older[2], older[4]]).toEqual([first, 'identify call', '1.00', '/pricing']);
+    expect(newest[3]).not.toBe('–');
+    const pages = await detail.getByRole('table', { name: 'Pages' }).locator('tbody th').allTextContents();
+    expect(pages).toEqual(['/contact', '/pricing']);
+    expect(await detail.getByRole('table', { name: 'Sessions, newest first' }).locator('tbody tr').count()).toBe(1);
+    await screenshot(page, 'visitor-identity-history');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 150_000);
+
+  it('when a person adds a page rule and deletes it, then the API lists it and then nothing', async () => {
+    const { page, problems, key } = await signedInConsole('console page rules');
+    await goTo(page, 'Page rules');
+    await page.getByText('No page rules yet.').waitFor();
+    await page.getByLabel('Page path pattern').fill('/pricing*');
+    await page.getByLabel('Event', { exact: true }).fill('viewed pricing');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByRole('alert').filter({ hasText: 'is not a valid event name' }).waitFor();
+    await page.getByLabel('Event', { exact: true }).fill('viewed_pricing');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await status(page, 'Rule added: a page view of /pricing* becomes viewed_pricing.');
+    const listed = (await api(key, 'page-rules')).body.items;
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ pattern: '/pricing*', event: 'viewed_pricing' });
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: '/pricing*' }) });
+    expect((await row.locator('td').allTextContents())[0]).toBe('viewed_pricing');
+    await screenshot(page, 'page-rules');
+
+    await row.getByRole('button', { name: 'Delete rule /pricing*' }).click();
+    await status(page, 'Rule /pricing* deleted.');
+    await page.getByText('No page rules yet.').waitFor();
+    expect((await api(key, 'page-rules')).body.items).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  it('when a person makes an email link, then the ?gl= parameter and the full link are shown and copy exactly, and the token does not carry the email', async () => {
+    const { page, problems } = await signedInConsole('console email links');
+    const email = uniqueEmail('console-link');
+    await goTo(page, 'Email links');
+    await page.getByLabel('Recipient’s email').fill(email);
+    await page.getByLabel('Valid for (days)').fill('7');
+    await page.getByLabel('Campaign link (optional)').fill('https://www.example.com/pricing?utm_campaign=spring');
+    const before = Date.now();
+    await page.getByRole('button', { name: 'Create link parameter' }).click();
+    const param = page.locator('#link-param');
+    await param.waitFor();
+    const text = (await param.textContent())!;
+    expect(text).toMatch(/^\?gl=[A-Za-z0-9_-]{40,}$/);
+    const token = text.slice(4);
+    expect(token).not.toContain(email.split('@')[0]);
+    expect(Buffer.from(token, 'base64url').toString('latin1')).not.toContain(email);
+    const full = new URL((await page.locator('#link-full').textContent())!);
+    expect(full.searchParams.get('gl')).toBe(token);
+    expect(full.searchParams.get('utm_campaign')).toBe('spring');
+    const expires = Date.parse((await page.getByRole('region', { name: 'Link parameter' }).locator('time').getAttribute('datetime'))!);
+    expect(expires).toBeGreaterThanOrEqual(before + 7 * 86_400_000 - 60_000);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 7 * 86_400_000 + 60_000);
+
+    await page.getByRole('button', { name: 'Copy parameter' }).click();
+    await status(page, 'Copied to the clipboard.');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(text);
+    await screenshot(page, 'email-links');
+
+    // Out of range: the browser refuses the form (min 1, max 365), the shown link stays.
+    await page.getByLabel('Valid for (days)').fill('400');
+    await page.getByRole('button', { name: 'Create link parameter' }).click();
+    expect(await page.getByLabel('Valid for (days)').evaluate((el) => (el as HTMLInputElement).validity.rangeOverflow)).toBe(true);
+    expect(await param.textContent()).toBe(text);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+});
