@@ -6,3 +6,5 @@ export { planCollected } from './domain/plan-collected.js';
 export type { VisitorState, CollectedPlan } from './domain/plan-collected.js';
 export { replayOneByOne, emptyTables } from './domain/collected-replay.js';
 export { trackEventId } from './domain/track-event-id.js';
+export { importIpRanges } from './data/ip-range-import.js';
+export type { ImportIpRangesOptions, IpRangeImportReport } from './data/ip-range-import.js';

@@ -1,9 +1,11 @@
-// import persons / import visitors (NDJSON files, streamed) and demo (a synthetic dataset).
+// import persons / import visitors / import ip-ranges (NDJSON files, streamed) and demo (a synthetic dataset).
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { createHash } from 'node:crypto';
 import { generatePerson, importPersons, importVisitors, type ImportReport } from '@glimpse/enrichment';
+import { DATABASE_ROLES, roleDatabaseUrl } from '@glimpse/config';
 import { AppError } from '@glimpse/errors';
+import { importIpRanges } from '@glimpse/visitors';
 import { required, UsageError, type Command, type CommandContext } from '../command.js';
 import { loadConfig, serviceDatabaseUrl } from '../config.js';
 import { existingAccountId } from './lookups.js';
@@ -78,6 +80,21 @@ export const importCommands: Command[] = [
       const show = progress(io, 'visitors');
       const accountId = await existingAccountId(values, db('gateway'));
       const report = await importVisitors(fileLines(positionals[0]), accountId, { db: db('enrichment'), defaultPhoneRegion: 'US', onProgress: show });
+      show(report, true);
+      return report;
+    },
+    human: summary,
+  },
+  {
+    words: ['import', 'ip-ranges'],
+    summary: 'load company ranges (NDJSON {"cidr", "company": {"name", "domain"}}, IPv4 and IPv6) for company-from-IP, through COPY',
+    usage: 'glimpse import ip-ranges FILE.ndjson [--replace] [--json]',
+    options: { replace: { type: 'boolean' } },
+    async run({ positionals, values, io }) {
+      const show = progress(io, 'ip ranges');
+      // As the visitors role: ip_ranges is the visitors service's table.
+      const databaseUrl = roleDatabaseUrl(loadConfig().DATABASE_URL, DATABASE_ROLES.visitors);
+      const report = await importIpRanges(fileLines(positionals[0]), { databaseUrl, replace: values.replace === true, onProgress: show });
       show(report, true);
       return report;
     },

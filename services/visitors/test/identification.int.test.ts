@@ -1,0 +1,230 @@
+// Identification on the real broker and Postgres: methods and re-link history, visitors.identified
+// once per link, erasure tombstones dropping an identify still queued, consent merging a cookieless
+// visitor, company from the most specific address range (IPv4 and IPv6), page rules firing once per
+// session (a replayed batch fires nothing twice), and a site's stats.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { TOPICS, visitorIdentifiedSchema, type Collected } from '@glimpse/messaging';
+import { importIpRanges, type RunningVisitorsService } from '@glimpse/visitors';
+import { identifiedEventId, pageRuleEventId } from '../src/domain/track-event-id';
+import { endOffsets, ofAccount, readTopic } from '../../../test/support/kafka-helpers';
+import { closeTestDb, testDb, waitFor } from '../../../test/support/stack';
+import { startTestVisitorsService, visitorsApi } from '../../../test/support/visitors';
+import { serviceDatabaseUrl } from '../../../test/config';
+import { closeProducer, message, newSite, newVisitorId, produceCollected, type Site } from './collected-messages';
+
+let service: RunningVisitorsService;
+const tag = randomBytes(4).toString('hex');
+
+beforeAll(async () => {
+  service = await startTestVisitorsService();
+});
+
+afterAll(async () => {
+  await testDb().$executeRawUnsafe(`DELETE FROM visitors.ip_ranges WHERE company_domain LIKE $1`, `%.${tag}.example`);
+  await service?.stop();
+  await closeProducer();
+  await closeTestDb();
+});
+
+const api = (site: Site, path: string, init?: RequestInit) => visitorsApi(service.url, site.accountId, path, init);
+const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
+const record = async (site: Site, v: string) => (await api(site, `/internal/visitors/${v}`)).body;
+const waitForPageViews = (site: Site, v: string, n: number) =>
+  waitFor(async () => (await api(site, `/internal/visitors/${v}/details`)).body?.visitor?.page_views === n, { what: `${n} page views of ${v}`, timeoutMs: 30_000 });
+
+async function* linesOf(lines: string[]): AsyncIterable<string> {
+  yield* lines;
+}
+
+describe('identify methods', () => {
+  it('when one visitor gives a form email then an email link with another, then it is re-linked to the newest with both in its history, and each link is announced once', async () => {
+    const site = newSite();
+    const v = newVisitorId();
+    const from = await endOffsets(TOPICS.visitorsIdentified);
+    const form = message(site, v, 'identify', { email: `ann.${tag}@example.com`, method: 'form', path: '/contact' }, minutesAgo(5));
+    const link = message(site, v, 'identify', { email: `bob.${tag}@example.com`, method: 'email_link' }, minutesAgo(4));
+    const batch: Collected[] = [message(site, v, 'pageview', { path: '/' }, minutesAgo(6)), form, link, message(site, v, 'pageview', { path: '/next' }, minutesAgo(3))];
+    await produceCollected(batch);
+    await waitForPageViews(site, v, 2);
+
+    const details = (await api(site, `/internal/visitors/${v}/details`)).body;
+    expect(details).toMatchObject({ email: `bob.${tag}@example.com`, visitor: { identified_by: { method: 'email_link', confidence: 1, at: link.receivedAt } } });
+    const r = await record(site, v);
+    expect(r.identityHistory).toEqual([
+      { email: `bob.${tag}@example.com`, method: 'email_link', confidence: 1, at: link.receivedAt, sourceId: link.id, sourcePath: null },
+      { email: `ann.${tag}@example.com`, method: 'form', confidence: 0.9, at: form.receivedAt, sourceId: form.id, sourcePath: '/contact' },
+    ]);
+    expect(r.pages.map((p: { path: string }) => p.path)).toEqual(['/next', '/']);
+    expect(r.sessionList).toHaveLength(1);
+    expect(r.consent).toEqual({ state: 'implied', at: null });
+
+    // The batch again (a redelivery), then one more page view: the links are announced under the same ids only.
+    await produceCollected([...batch, message(site, v, 'pageview', { path: '/last' }, minutesAgo(2))]);
+    await waitForPageViews(site, v, 3);
+    const read = ofAccount(await readTopic(TOPICS.visitorsIdentified, { from, to: await endOffsets(TOPICS.visitorsIdentified) }), site.accountId);
+    expect(new Set(read.map((m) => m.json.eventId))).toEqual(new Set([identifiedEventId(site.accountId, v, form.id), identifiedEventId(site.accountId, v, link.id)]));
+    for (const m of read) {
+      expect(visitorIdentifiedSchema.safeParse(m.json).success).toBe(true);
+      expect(m.key).toBe(`${site.accountId}:${v}`);
+    }
+    expect(read.find((m) => m.json.method === 'form')!.json).toMatchObject({ confidence: 0.9, siteId: site.siteId, visitorId: v, email: `ann.${tag}@example.com` });
+
+    const identified = await api(site, '/internal/visitors?identified=true');
+    expect(identified.body.items.map((i: { id: string }) => i.id)).toEqual([v]);
+    expect((await api(site, '/internal/visitors?identified=false')).body.items).toEqual([]);
+  });
+
+  it('when a person is erased while an identify of them is still queued, then that identify is dropped; the tombstone holds no email', async () => {
+    const site = newSite();
+    const [a, b] = [newVisitorId(), newVisitorId()];
+    const email = `erased.${tag}@example.com`;
+    await produceCollected([message(site, a, 'identify', { email }, minutesAgo(10)), message(site, a, 'pageview', { path: '/' }, minutesAgo(10))]);
+    await waitForPageViews(site, a, 1);
+    expect((await api(site, `/internal/persons/${encodeURIComponent(email)}`, { method: 'DELETE' })).body).toEqual({ deletedVisitors: 1, deletedLinks: 1 });
+
+    // Sent before the erasure, applied after it.
+    await produceCollected([message(site, b, 'identify', { email }, minutesAgo(1)), message(site, b, 'pageview', { path: '/' }, minutesAgo(1))]);
+    await waitForPageViews(site, b, 1);
+    expect((await api(site, `/internal/visitors/${b}/details`)).body.email).toBeUndefined();
+    const tombstones = await testDb().$queryRawUnsafe<Record<string, unknown>[]>(`SELECT * FROM visitors.visitor_erasures WHERE account_id = $1::uuid`, site.accountId);
+    expect(tombstones).toHaveLength(1);
+    expect(JSON.stringify(tombstones)).not.toContain('erased.');
+    expect(tombstones[0]!.email_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('consent', () => {
+  it("when consent is granted with the day's cookieless id, then its page views join the new visitor and the cookieless profile goes", async () => {
+    const site = newSite();
+    const [cookieless, v] = [newVisitorId(), newVisitorId()];
+    await produceCollected([
+      message(site, cookieless, 'pageview', { path: '/a', cookieless: true }, minutesAgo(50)),
+      message(site, cookieless, 'pageview', { path: '/b', cookieless: true }, minutesAgo(45)),
+      message(site, cookieless, 'identify', { email: `never.${tag}@example.com` }, minutesAgo(44)),
+    ]);
+    await waitForPageViews(site, cookieless, 2);
+    expect((await record(site, cookieless)).cookieless).toBe(true);
+    const grant = message(site, v, 'consent', { state: 'granted', cookielessId: cookieless }, minutesAgo(2));
+    await produceCollected([grant, message(site, v, 'pageview', { path: '/c' }, minutesAgo(1))]);
+    await waitForPageViews(site, v, 3);
+
+    expect((await api(site, `/internal/visitors/${cookieless}/details`)).status).toBe(404);
+    const r = await record(site, v);
+    // The grant is activity in the cookieless views' session: the next view continues it.
+    expect(r).toMatchObject({ pageViews: 3, sessions: 1, cookieless: false, consent: { state: 'granted', at: grant.receivedAt }, identityHistory: [] });
+    expect(r.firstSeen).toBe(r.pages[2].at); // the first cookieless view's time
+    expect(r.pages.map((p: { path: string }) => p.path)).toEqual(['/c', '/b', '/a']);
+    expect(r.sessionList.map((s: { number: number; pageViews: number; landingPath: string }) => [s.number, s.pageViews, s.landingPath])).toEqual([[1, 3, '/a']]);
+  });
+
+  it('when consent is denied after an identification, then the links and email go and the consent is recorded', async () => {
+    const site = newSite();
+    const v = newVisitorId();
+    await produceCollected([message(site, v, 'pageview', { path: '/' }, minutesAgo(3)), message(site, v, 'identify', { email: `deny.${tag}@example.com` }, minutesAgo(2))]);
+    await waitForPageViews(site, v, 1);
+    await produceCollected([message(site, v, 'consent', { state: 'denied' }, minutesAgo(1)), message(site, v, 'pageview', { path: '/x' })]);
+    await waitForPageViews(site, v, 2);
+    const r = await record(site, v);
+    expect(r).toMatchObject({ identityHistory: [], consent: { state: 'denied' } });
+    expect(r.email).toBeUndefined();
+  });
+});
+
+describe('company from IP', () => {
+  it('when ranges are imported, then an unidentified visitor gets the most specific range\'s company (IPv4 and IPv6) and bad lines are reported', async () => {
+    const site = newSite();
+    const [v4, v6, known, none] = [newVisitorId(), newVisitorId(), newVisitorId(), newVisitorId()];
+    const b = 64 + (parseInt(tag.slice(0, 2), 16) % 60);
+    const c = parseInt(tag.slice(2, 4), 16);
+    const h = tag.slice(0, 4);
+    const report = await importIpRanges(
+      linesOf([
+        JSON.stringify({ cidr: `100.${b}.0.0/16`, company: { name: 'Wide Corp', domain: `wide.${tag}.example` } }),
+        JSON.stringify({ cidr: `100.${b}.${c}.0/24`, company: { name: 'Narrow Inc', domain: `narrow.${tag}.example` } }),
+        '',
+        '{"cidr": "300.1.1.0/24", "company": {"name": "Bad"}}',
+        JSON.stringify({ cidr: `2001:db8:${h}::/48`, company: { name: 'Six Wide', domain: `six.${tag}.example` } }),
+        JSON.stringify({ cidr: `2001:db8:${h}:1::/64`, company: { name: 'Six Narrow', domain: `sixnarrow.${tag}.example` } }),
+        'not json',
+        JSON.stringify({ cidr: '10.0.0.0/33', company: { name: 'X' } }),
+      ]),
+      { databaseUrl: serviceDatabaseUrl('visitors'), batchSize: 2 },
+    );
+    expect(report).toMatchObject({ read: 7, imported: 4, skipped: 3 });
+    expect(report.errors.map((e) => e.line)).toEqual([4, 7, 8]);
+
+    await produceCollected([
+      message(site, v4, 'pageview', { path: '/', ip: `100.${b}.${c}.9` }),
+      message(site, v6, 'pageview', { path: '/', ip: `2001:db8:${h}:1::5` }),
+      message(site, none, 'pageview', { path: '/', ip: `2001:db8:${h}:2::5` }),
+      message(site, known, 'identify', { email: `known.${tag}@example.com` }),
+      message(site, known, 'pageview', { path: '/', ip: `100.${b}.${c}.10` }),
+    ]);
+    for (const v of [v4, v6, none, known]) await waitForPageViews(site, v, 1);
+
+    const d4 = (await api(site, `/internal/visitors/${v4}/details`)).body;
+    expect(d4.visitor).toMatchObject({ company: 'Narrow Inc', identified_by: { method: 'ip_company', confidence: 0.5 } });
+    expect(d4.email).toBeUndefined();
+    expect((await api(site, `/internal/visitors/${v6}/details`)).body.visitor.company).toBe('Six Narrow');
+    expect((await api(site, `/internal/visitors/${none}/details`)).body.visitor.company).toBe('Six Wide');
+    expect((await record(site, v4)).company).toMatchObject({ name: 'Narrow Inc', domain: `narrow.${tag}.example` });
+    // Identified by a person method: no company lookup, and the person's method stays the reason.
+    expect((await api(site, `/internal/visitors/${known}/details`)).body.visitor).toMatchObject({ identified_by: { method: 'identify', confidence: 1 } });
+    const stored = await testDb().$queryRawUnsafe<{ t: string }[]>(`SELECT row_to_json(p)::text AS t FROM visitors.visitor_profiles p WHERE account_id = $1::uuid`, site.accountId);
+    expect(stored.map((s) => s.t).join()).not.toMatch(new RegExp(`100\\.${b}\\.|2001:db8`));
+  });
+});
+
+describe('page rules', () => {
+  it('when an identified visitor views matching pages, then the rule fires once per session and a replayed batch fires nothing twice', async () => {
+    const site = newSite();
+    const [v, anonymous] = [newVisitorId(), newVisitorId()];
+    const email = `rules.${tag}@example.com`;
+    const created = await api(site, '/internal/page-rules', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pattern: '/pricing*', event: 'viewed_pricing' }) });
+    expect(created.status).toBe(201);
+    const rule = created.body.id as string;
+    expect((await api(site, '/internal/page-rules')).body.items).toEqual([created.body]);
+    expect((await api(site, '/internal/page-rules', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pattern: 'pricing', event: 'x' }) })).status).toBe(400);
+    expect((await api(site, '/internal/page-rules', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pattern: '/x', event: 'bad name!' }) })).status).toBe(400);
+
+    const from = await endOffsets(TOPICS.eventsInbound);
+    const batch: Collected[] = [
+      message(site, v, 'identify', { email }, minutesAgo(100)),
+      message(site, v, 'pageview', { path: '/pricing' }, minutesAgo(99)),
+      message(site, v, 'pageview', { path: '/pricing/teams' }, minutesAgo(98)),
+      message(site, anonymous, 'pageview', { path: '/pricing' }, minutesAgo(98)),
+      // A second session.
+      message(site, v, 'pageview', { path: '/pricing' }, minutesAgo(10)),
+    ];
+    await produceCollected(batch);
+    await waitForPageViews(site, v, 3);
+    await produceCollected([...batch, message(site, v, 'pageview', { path: '/docs' }, minutesAgo(9))]);
+    await waitForPageViews(site, v, 4);
+    const read = ofAccount(await readTopic(TOPICS.eventsInbound, { from, to: await endOffsets(TOPICS.eventsInbound) }), site.accountId);
+    expect(new Set(read.map((m) => m.json.eventId))).toEqual(new Set([pageRuleEventId(rule, v, 1), pageRuleEventId(rule, v, 2)]));
+    const first = read.find((m) => m.json.eventId === pageRuleEventId(rule, v, 1))!;
+    expect(first.json).toMatchObject({ accountId: site.accountId, event: 'viewed_pricing', email, properties: { path: '/pricing', rule } });
+    // Copies of one event are the same bytes (the playbook dedups them by eventId).
+    for (const id of [pageRuleEventId(rule, v, 1), pageRuleEventId(rule, v, 2)]) expect(new Set(read.filter((m) => m.json.eventId === id).map((m) => m.value)).size).toBe(1);
+
+    expect((await api(site, `/internal/page-rules/${rule}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await api(site, `/internal/page-rules/${rule}`, { method: 'DELETE' })).status).toBe(404);
+  });
+});
+
+describe('site stats', () => {
+  it('counts the last 24 hours: page views, visitors, identified visitors and bots', async () => {
+    const site = newSite();
+    const [a, b] = [newVisitorId(), newVisitorId()];
+    await produceCollected([
+      message(site, a, 'pageview', { path: '/' }, minutesAgo(30)),
+      message(site, a, 'pageview', { path: '/x' }, minutesAgo(29)),
+      message(site, b, 'pageview', { path: '/' }, minutesAgo(20)),
+      message(site, b, 'identify', { email: `stats.${tag}@example.com` }, minutesAgo(19)),
+      { type: 'bot', id: `bot${randomUUID().slice(0, 8)}`, ...site, receivedAt: minutesAgo(5).toISOString(), reason: 'Googlebot' },
+    ]);
+    await waitForPageViews(site, a, 2);
+    await waitFor(async () => (await api(site, `/internal/sites/${site.siteId}/stats`)).body.bots === 1, { what: 'the bot counted' });
+    expect((await api(site, `/internal/sites/${site.siteId}/stats`)).body).toEqual({ page_views: 3, visitors: 2, identified_visitors: 1, bots: 1 });
+  });
+});
