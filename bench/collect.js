@@ -158,8 +158,10 @@ async function run(argv) {
     const { rows: [me] } = await sql.query('SELECT pg_backend_pid() AS pid');
     // The bench database's backends but this script's own (its polling would count as Postgres' work).
     const pgPids = async () => (await databaseBackendPids(sql, BENCH_DB)).filter((p) => p !== me.pid);
+    // The visitors role's own connection (its search_path), as the service and `glimpse import ip-ranges` use.
+    const visitorsDatabaseUrl = suite.asService({ DATABASE_URL: databaseUrl }, 'visitors').DATABASE_URL;
     if (opts['ip-ranges'] > 0) {
-      result.ipRanges = await ipRanges.ensureIpRanges({ sql, pg, databaseUrl, count: opts['ip-ranges'], visitorsPackage: require('../services/visitors/dist/index.js'), progress });
+      result.ipRanges = await ipRanges.ensureIpRanges({ sql, pg, databaseUrl: visitorsDatabaseUrl, count: opts['ip-ranges'], visitorsPackage: require('../services/visitors/dist/index.js'), progress });
       progress(`ip ranges: ${opts['ip-ranges']} in visitors.ip_ranges (${result.ipRanges.loadedBy}${result.ipRanges.seconds !== undefined ? `, ${result.ipRanges.seconds} s, ${result.ipRanges.rangesPerSec}/s` : ''})`);
     } else {
       await sql.query('TRUNCATE visitors.ip_ranges');
@@ -352,8 +354,8 @@ async function run(argv) {
       /** @type {Record<string, any>} */
       const visitorsPackage = require('../services/visitors/dist/index.js');
       if (typeof visitorsPackage.IP_COMPANY_LOOKUP_SQL === 'string') statement = visitorsPackage.IP_COMPANY_LOOKUP_SQL;
-      const lookup = await ipRanges.measureIpLookup({ pg, databaseUrl, ranges: opts['ip-ranges'], lookups: opts['ip-lookups'], chunk: opts['ip-chunk'], statement });
-      result.ipLookup = { ...lookup, statement: statement === ipRanges.LOOKUP_SQL ? 'the contract\'s (bench/lib/ip-ranges.js)' : 'the visitors package\'s IP_COMPANY_LOOKUP_SQL' };
+      const lookup = await ipRanges.measureIpLookup({ pg, databaseUrl: visitorsDatabaseUrl, ranges: opts['ip-ranges'], lookups: opts['ip-lookups'], chunk: opts['ip-chunk'], statement });
+      result.ipLookup = { ...lookup, statement: statement === ipRanges.LOOKUP_SQL ? 'the visitors service\'s companies statement (copied in bench/lib/ip-ranges.js)' : 'the visitors package\'s IP_COMPANY_LOOKUP_SQL' };
       if (!lookup.usesIndex) problems.push('ip lookup: the plan does not use ip_ranges_range_idx');
       if (lookup.wrongMatches) problems.push(`ip lookup: ${lookup.wrongMatches} addresses matched the wrong range or none`);
       out(`iplookup ${lookup.lookups} addresses (${lookup.matched} in a range) against ${lookup.ranges} ranges, ${lookup.chunk} per statement: Postgres ${lookup.postgresCpuMsPerLookup} ms CPU per address, ${lookup.wallMsPerLookup} ms wall; GiST index ${lookup.usesIndex ? 'used' : 'NOT used'}`);

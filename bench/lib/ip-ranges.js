@@ -12,14 +12,12 @@ const DOMAIN_SUFFIX = '.bench.example';
 const V4_BASE = 16 * 2 ** 24; // 16.0.0.0: the /4 above it holds 1,048,576 /24s
 
 /**
- * The lookup of one chunk's distinct addresses: the most specific range holding each (the statement
- * of the contract; the visitors service's own is used when its package exports it).
+ * The lookup of one chunk's distinct addresses, the most specific range holding each: a copy of the
+ * visitors service's `companies` statement (services/visitors/src/data/collected-store.ts), run as
+ * the visitors role (its search_path); its package exports it as IP_COMPANY_LOOKUP_SQL, when it does.
  */
-const LOOKUP_SQL = `SELECT ip, r.company_name, r.company_domain
-FROM unnest($1::inet[]) AS ip
-LEFT JOIN LATERAL (
-  SELECT company_name, company_domain FROM visitors.ip_ranges WHERE range >>= ip ORDER BY masklen(range) DESC LIMIT 1
-) r ON true`;
+const LOOKUP_SQL = `SELECT u.ip, r.company_name, r.company_domain FROM unnest($1::text[]) AS u(ip)
+    CROSS JOIN LATERAL (SELECT company_name, company_domain FROM ip_ranges WHERE range >>= u.ip::inet ORDER BY masklen(range) DESC LIMIT 1) r`;
 
 const v4 = (n) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 const hex = (n) => n.toString(16);
@@ -72,7 +70,7 @@ function* copyRows(count) {
 
 /**
  * Makes visitors.ip_ranges hold exactly the `count` generated ranges: kept when an earlier run left
- * them (same count, all ours), else emptied and loaded. Returns how, how long and at what rate.
+ * them (same count, all ours), else emptied and loaded. `sql` may be any role's; `databaseUrl` the visitors role's. Returns how, how long and at what rate.
  * `visitorsPackage` is the visitors package's exports (its importIpRanges, when present).
  * @param {Record<string, any>} options @returns {Promise<any>}
  */
@@ -89,7 +87,8 @@ async function ensureIpRanges({ sql, pg, databaseUrl, count, visitorsPackage, pr
   if (typeof importIpRanges === 'function') {
     loadedBy = 'importIpRanges (visitors package)';
     progress(`ip ranges: importing ${count} through the visitors package's importIpRanges`);
-    await importIpRanges(Readable.from(ndjsonLines(count)), { databaseUrl, onProgress: () => {} });
+    const report = await importIpRanges(Readable.from(ndjsonLines(count)), { databaseUrl, replace: true, onProgress: () => {} });
+    if (report.skipped) throw new Error(`importIpRanges skipped ${report.skipped} generated lines: ${JSON.stringify(report.errors.slice(0, 3))}`);
   } else {
     loadedBy = 'COPY (pg-copy-streams, in the bench)';
     progress(`ip ranges: COPY of ${count} generated rows`);
@@ -97,7 +96,7 @@ async function ensureIpRanges({ sql, pg, databaseUrl, count, visitorsPackage, pr
     const client = new pg.Client({ connectionString: databaseUrl, application_name: 'bench-ip-ranges' });
     await client.connect();
     try {
-      await pipeline(Readable.from(copyRows(count)), client.query(copy.from('COPY visitors.ip_ranges (range, company_name, company_domain) FROM STDIN')));
+      await pipeline(Readable.from(copyRows(count)), client.query(copy.from('COPY ip_ranges (range, company_name, company_domain) FROM STDIN')));
     } finally {
       await client.end();
     }
@@ -140,8 +139,8 @@ async function measureIpLookup({ pg, databaseUrl, ranges, lookups, chunk, inside
         const slice = addresses.slice(k, Math.min(k + chunk, to));
         const { rows } = await client.query(statement, [slice]);
         const byIp = new Map(rows.map((r) => [r.ip, r.company_name]));
-        slice.forEach((_ip, x) => {
-          const got = byIp.get(printed[k + x]) ?? null;
+        slice.forEach((ip, x) => {
+          const got = byIp.get(ip) ?? byIp.get(printed[k + x]) ?? null;
           if (got !== null) matched += 1;
           if (got !== expected[k + x]) wrong += 1;
         });
