@@ -71,13 +71,18 @@ const identityLinkSchema = z
   .meta({ id: 'IdentityLink' });
 
 export const visitorRecordSchema = visitorSummarySchema
+  .omit({ company: true })
   .extend({
-    consent: z.string().optional().meta({ description: 'implied, pending, granted or denied' }),
-    consentAt: at.nullable().optional(),
-    company: z.object({ name: z.string(), domain: z.string().nullable().optional() }).nullable().optional().meta({ description: 'the company behind the address (ip_company), while no person is known' }),
-    pages: z.array(z.object({ path: z.string(), title: z.string().nullable().optional(), at })).optional().meta({ description: 'the last 20 pages, newest first' }),
-    sessionList: z.array(z.object({}).loose()).optional(),
-    identities: z.array(identityLinkSchema).optional().meta({ description: 'the identity history, newest first: every link, the current one first' }),
+    firstReferrer: z.string().nullable(),
+    firstUtm: z.record(z.string(), z.string()).nullable(),
+    cookieless: z.boolean().meta({ description: 'counted under a daily cookieless id (no consent); never identified' }),
+    pages: z.array(z.object({ path: z.string(), title: z.string().nullable().optional(), at })).meta({ description: 'the last 20 pages, newest first' }),
+    sessionList: z.array(z.object({}).loose()).meta({ description: 'the sessions, newest first' }),
+    identityHistory: z.array(identityLinkSchema).meta({ description: 'every identity link, newest first (the newest is the current one)' }),
+    consent: z.object({ state: z.enum(['implied', 'pending', 'granted', 'denied']), at: at.nullable() }),
+    company: z
+      .object({ name: z.string(), domain: z.string().nullable(), at: at.nullable() })
+      .nullable()
+      .meta({ description: 'the company behind the address (ip_company, confidence 0.5), while no person is known' }),
   })
-  .loose()
   .meta({ id: 'VisitorRecord', description: "a visitor's full record: its pages, sessions, identity history with the page view that made each match, consent and company" });

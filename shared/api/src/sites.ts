@@ -139,6 +139,7 @@ export const visitorSummarySchema = z
     lastPage: z.string().nullable(),
     email: z.string().optional(),
     identifiedBy: identifiedBySchema.optional(),
+    company: z.string().optional().meta({ description: 'the name of the company behind the address (ip_company), while no person is known' }),
   })
   .meta({ id: 'VisitorSummary' });
 

@@ -1353,6 +1353,8 @@ export interface components {
             lastPage: string | null;
             email?: string;
             identifiedBy?: components["schemas"]["IdentifiedBy"];
+            /** @description the name of the company behind the address (ip_company), while no person is known */
+            company?: string;
         };
         /** @description how, when and how surely the visitor was tied to a person */
         IdentifiedBy: {
@@ -1378,29 +1380,38 @@ export interface components {
             lastPage: string | null;
             email?: string;
             identifiedBy?: components["schemas"]["IdentifiedBy"];
-            /** @description implied, pending, granted or denied */
-            consent?: string;
-            /** Format: date-time */
-            consentAt?: string | null;
-            /** @description the company behind the address (ip_company), while no person is known */
-            company?: {
-                name: string;
-                domain?: string | null;
+            firstReferrer: string | null;
+            firstUtm: {
+                [key: string]: string;
             } | null;
+            /** @description counted under a daily cookieless id (no consent); never identified */
+            cookieless: boolean;
             /** @description the last 20 pages, newest first */
-            pages?: {
+            pages: {
                 path: string;
                 title?: string | null;
                 /** Format: date-time */
                 at: string;
             }[];
-            sessionList?: {
+            /** @description the sessions, newest first */
+            sessionList: {
                 [key: string]: unknown;
             }[];
-            /** @description the identity history, newest first: every link, the current one first */
-            identities?: components["schemas"]["IdentityLink"][];
-        } & {
-            [key: string]: unknown;
+            /** @description every identity link, newest first (the newest is the current one) */
+            identityHistory: components["schemas"]["IdentityLink"][];
+            consent: {
+                /** @enum {string} */
+                state: "implied" | "pending" | "granted" | "denied";
+                /** Format: date-time */
+                at: string | null;
+            };
+            /** @description the company behind the address (ip_company, confidence 0.5), while no person is known */
+            company: {
+                name: string;
+                domain: string | null;
+                /** Format: date-time */
+                at: string | null;
+            } | null;
         };
         IdentityLink: {
             email: string;
