@@ -68,7 +68,7 @@ describe('details of a visitor seen by the tag', () => {
       last_seen: expect.any(String),
       last_page: '/signup',
       engaged_seconds: 21,
-      identified_by: { method: 'identify', at: expect.any(String) },
+      identified_by: { method: 'identify', at: expect.any(String), confidence: 1 },
     });
     expect(res.body.email).toBe(email.toLowerCase());
     expect(res.body.name).toEqual(expect.any(String));
