@@ -223,7 +223,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: 'Collect', description: 'What the site tag sends from the browser, with the publishable site key (glp_…) in the body' },
       { name: 'Sites', description: 'Sites with their tag, origins, identification settings and traffic, the visitors the tag has seen, email-link tokens and page rules; an API key with the account:manage scope' },
       { name: 'Account', description: 'The management API: an API key with the account:manage scope, acting on its own account' },
-      { name: 'Webhooks', description: 'Webhook endpoints that receive enrollment.started and enrollment.stopped, their signing secrets and deliveries; an API key with the account:manage scope' },
+      { name: 'Webhooks', description: 'Webhook endpoints that receive enrollment.started, enrollment.stopped and visitor.identified (a visitor linked to a person: visitor_id, site_id, method, confidence, email and the person\'s details fields that are known), their signing secrets and deliveries; an API key with the account:manage scope' },
     ],
   });
   // A plain JSON value: what is served and committed is exactly what a client parses.

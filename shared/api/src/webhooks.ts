@@ -76,7 +76,7 @@ export const webhookAttemptSchema = z
 export const webhookDeliverySchema = z
   .object({
     id,
-    effectId: id.meta({ description: 'the playbook effect delivered; the webhook-id header of every attempt' }),
+    effectId: id.meta({ description: 'the playbook effect delivered (for visitor.identified: the identification\'s id); the webhook-id header of every attempt' }),
     type: eventType,
     status: z.enum(WEBHOOK_DELIVERY_STATUSES),
     createdAt: at,

@@ -1552,7 +1552,7 @@ export interface components {
             id: string;
             /**
              * Format: uuid
-             * @description the playbook effect delivered; the webhook-id header of every attempt
+             * @description the playbook effect delivered (for visitor.identified: the identification's id); the webhook-id header of every attempt
              */
             effectId: string;
             /** @enum {string} */
