@@ -181,7 +181,7 @@ async function run(argv) {
     children.gateway = startChild({
       name: 'gateway',
       script: 'services/gateway/dist/main.js',
-      env: { ...suite.asService(serviceEnv, 'gateway'), PORT: String(gatewayPort), VISITORS_URL: visitorsUrl, LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'), COLLECT_RATE_LIMIT_PER_SECOND: String(1_000_000_000), EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000) },
+      env: { ...suite.asService(serviceEnv, 'gateway'), PORT: String(gatewayPort), VISITORS_URL: visitorsUrl, LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'), COLLECT_RATE_LIMIT_PER_SECOND: String(1_000_000_000), COLLECT_RATE_LIMIT_PER_IP_PER_SECOND: String(1_000_000_000), EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000) },
     });
     await Promise.all([waitReady(children.gateway, `${gatewayUrl}/readyz`, 120_000), startVisitors()]);
     const lag = createLagProbe({ brokers: env.kafkaBrokers, groupId, topic: TOPIC });
