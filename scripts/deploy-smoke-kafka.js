@@ -163,6 +163,8 @@ async function main() {
     await seed.send({ topic: 'accounts', acks: -1, messages: [{ key: crypto.randomUUID(), value: JSON.stringify({ type: 'account.created', accountId: crypto.randomUUID(), at: new Date().toISOString() }) }] });
     // And one collected page view for the visitors consumer (the gateway's write is checked below).
     await seed.send({ topic: 'visitors.collected', acks: -1, messages: [{ key: 'site:0123456789abcdef01234567', value: '{"smoke":true}' }] });
+    // And one identification for the webhooks consumer.
+    await seed.send({ topic: 'visitors.identified', acks: -1, messages: [{ key: 'account:0123456789abcdef01234567', value: '{"smoke":true}' }] });
     await seed.disconnect();
     // Load the group coordinator (__consumer_offsets) before the checks: on a fresh broker the first
     // group operation can meet GROUP_LOAD_IN_PROGRESS, which is no ACL's doing.
@@ -250,6 +252,10 @@ async function main() {
     await check('visitors produces to visitors.collected', false, () => produce('glimpse-visitors', 'visitors.collected'));
     await check('visitors consumes events.inbound', false, () => consume('glimpse-visitors', 'glimpse-visitors', 'events.inbound'));
     await check('playbook consumes visitors.collected', false, () => consume('glimpse-playbook', 'glimpse-playbook', 'visitors.collected'));
+    await check('visitors produces identifications to visitors.identified', true, () => produce('glimpse-visitors', 'visitors.identified'));
+    await check('webhooks consumes visitors.identified in group glimpse-webhooks-identified', true, () => consume('glimpse-webhooks', 'glimpse-webhooks-identified', 'visitors.identified'));
+    await check('webhooks produces to visitors.identified', false, () => produce('glimpse-webhooks', 'visitors.identified'));
+    await check('gateway produces to visitors.identified', false, () => produce('glimpse-gateway', 'visitors.identified'));
     await check('keda reads the lag of glimpse-playbook', true, () => lag('glimpse-keda'));
     await check('keda reads the lag of glimpse-visitors', true, () => lag('glimpse-keda', 'glimpse-visitors', 'visitors.collected'));
     await check('keda produces to events.inbound', false, () => produce('glimpse-keda', 'events.inbound'));
