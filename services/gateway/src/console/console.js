@@ -1323,12 +1323,12 @@ async function showVisitor(slot, id, filter) {
   const v = await api('GET', `visitors/${encodeURIComponent(id)}`);
   if (!slot.isConnected) return;
   const pages = v.pages ?? [];
-  const sessions = v.sessionsList ?? [];
+  const sessions = v.sessionList ?? [];
   const history = v.identityHistory ?? [];
   const identifiedBy = v.identifiedBy;
   // The newest person link's page: the reason line says where the match happened.
   const trigger = identifiedBy && identifiedBy.method !== 'ip_company' ? history.find((l) => l.method === identifiedBy.method && l.at === identifiedBy.at) : null;
-  const company = v.companyDetails ?? (v.company ? { name: v.company } : null);
+  const company = typeof v.company === 'string' ? { name: v.company } : v.company; // {name, domain, at} | null
   const consent = typeof v.consent === 'string' ? { state: v.consent, at: null } : (v.consent ?? { state: 'implied', at: null });
   const close = h('a', { href: filter === 'all' ? '#/visitors' : `#/visitors?filter=${filter}` }, 'Close');
   const section = h(
