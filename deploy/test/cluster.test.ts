@@ -256,6 +256,16 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(paths).toEqual(expect.arrayContaining(['/collect', '/g.js', '/events', '/visitors', '/account']));
   });
 
+  it('when a service refuses a development secret in production, then its pod reads the real one from a Secret', () => {
+    const fromSecret = (service: string, variable: string) =>
+      workloads(glimpse).find((w) => w.object.metadata.name === service)!.pod.containers[0].env.find((e: any) => e.name === variable)?.valueFrom?.secretKeyRef?.name;
+    expect({
+      gatewayInternal: fromSecret('gateway', 'INTERNAL_TOKEN'),
+      linkTokens: fromSecret('gateway', 'LINK_TOKEN_SECRET'),
+      erasureKey: fromSecret('visitors', 'VISITORS_ERASURE_KEY'),
+    }).toEqual({ gatewayInternal: 'glimpse-internal-token', linkTokens: 'glimpse-link-token-secret', erasureKey: 'glimpse-visitors-erasure-key' });
+  });
+
   it('when the images are named, then prod pins every one by digest', () => {
     const images = [...objects, ...render(`${overlay}/migrate`)].flatMap((o) => workloads([o]).flatMap((w) => w.pod.containers.map((c: any) => c.image as string)));
     expect(images.length).toBeGreaterThanOrEqual(6);
