@@ -1,0 +1,267 @@
+/// <reference lib="dom" />
+// Identification end to end in a real headless Chromium: sites created through POST /account/sites
+// with their identification settings, their install snippet on pages this test serves, a real
+// gateway producing to Kafka for a real visitors service, read back through the public API (the
+// details lookup, GET /account/visitors/{id}, the site's stats) and from the browser itself
+// (cookies, storage, the address bar). The tag's requests alone are tag-identification-behaviour.
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { RunningGateway } from '@glimpse/gateway';
+import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
+import { launchChromium } from '../../../test/support/browser';
+import { closeTestDb, createTestAccount, createTestApiKey, request, startTestEnrichmentService, startTestGateway, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { startTestVisitorsService } from '../../../test/support/visitors';
+import { startTestSite, type PageOptions, type TestSite } from './tag-site';
+
+const PASSWORD = 'Tr0ub4dor-never-sent';
+
+let browser: Browser;
+let visitors: Awaited<ReturnType<typeof startTestVisitorsService>>;
+let enrichment: Awaited<ReturnType<typeof startTestEnrichmentService>>;
+let gateway: RunningGateway;
+let site: TestSite;
+let page: PageOptions;
+let manageKey: string;
+let lookupKey: string;
+/** Chromium's own user agent without "Headless", which the gateway's bot filter rightly refuses. */
+let userAgent: string;
+
+beforeAll(async () => {
+  [browser, visitors, enrichment] = await Promise.all([launchChromium("the site tag's identification tests"), startTestVisitorsService(), startTestEnrichmentService()]);
+  gateway = await startTestGateway({ VISITORS_URL: visitors.url, ENRICHMENT_URL: enrichment.url });
+  site = await startTestSite(() => page);
+  const probe = await browser.newContext();
+  userAgent = (await (await probe.newPage()).evaluate(() => navigator.userAgent)).replace('HeadlessChrome', 'Chrome');
+  await probe.close();
+  const { accountId } = await createTestAccount('site tag identification');
+  [{ key: manageKey }, { key: lookupKey }] = await Promise.all([createTestApiKey(accountId, ['account:manage']), createTestApiKey(accountId, ['visitors:read'])]);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.stop();
+  await gateway?.stop();
+  await Promise.all([visitors?.stop(), enrichment?.stop()]);
+  await closeTestDb();
+});
+
+const manage = (path: string, init: { method?: string; body?: unknown } = {}) =>
+  request(`${gateway.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${manageKey}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+
+/** A site of the test account with these settings; its pages install the console's snippet (which carries them). */
+async function createSite(name: string, settings: Record<string, unknown> = {}, body = ''): Promise<{ id: string; snippet: { html: string } }> {
+  const created = await manage('/account/sites', { method: 'POST', body: { name, origins: [site.origin], ...settings } });
+  expect(created.status).toBe(201);
+  page = { collector: gateway.url, siteKey: created.body.key, snippet: created.body.snippet.html, body };
+  return created.body;
+}
+
+interface Tab {
+  context: BrowserContext;
+  tab: Page;
+  problems: string[];
+  /** Every body the page posted to /collect (fetch and beacon). */
+  bodies: string[];
+}
+
+/** A fresh context (no cookies, no storage) and tab recording what the page throws and what it posts to the gateway. */
+async function openTab(options: { gpc?: boolean; userAgent?: string | null; forwardedFor?: string } = {}): Promise<Tab> {
+  const context = await browser.newContext({
+    ...(options.userAgent === null ? {} : { userAgent: options.userAgent ?? userAgent }),
+  });
+  // Added to the posts as they leave (a header the page set itself would need a CORS preflight).
+  const forwardedFor = options.forwardedFor;
+  if (forwardedFor) await context.route(`${gateway.url}/collect`, (route) => route.continue({ headers: { ...route.request().headers(), 'x-forwarded-for': forwardedFor } }));
+  if (options.gpc) await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true, configurable: true }));
+  const tab = await context.newPage();
+  const problems: string[] = [];
+  const bodies: string[] = [];
+  tab.on('pageerror', (err) => problems.push(err.message));
+  tab.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && problems.push(msg.text()));
+  context.on('request', (req) => req.url() === `${gateway.url}/collect` && bodies.push(req.postData() ?? ''));
+  return { context, tab, problems, bodies };
+}
+
+type Glimpse = { (...args: unknown[]): void; visitorId(): string | null };
+const call = (tab: Page, ...args: unknown[]) => tab.evaluate((a) => (window as unknown as { glimpse: Glimpse }).glimpse(...a), args);
+const visitorId = (tab: Page) => tab.evaluate(() => (window as unknown as { glimpse?: Glimpse }).glimpse?.visitorId?.() ?? null);
+const storageLengths = (tab: Page) => tab.evaluate(() => [localStorage.length, sessionStorage.length]);
+const visitorCookies = async (context: BrowserContext) => (await context.cookies()).filter((cookie) => cookie.name === '_glv');
+const details = (vid: string) => request(`${gateway.url}/visitors/${vid}/details`, { headers: { authorization: `Bearer ${lookupKey}` } });
+const waitForDetails = (vid: string, ready: (body: Record<string, any>) => boolean, what: string) => // eslint-disable-line @typescript-eslint/no-explicit-any
+  waitFor(async () => {
+    const answer = await details(vid);
+    return answer.status === 200 && ready(answer.body) && answer.body;
+  }, { what, timeoutMs: 30_000, intervalMs: 250 });
+const waitForRecord = (vid: string, ready: (body: Record<string, any>) => boolean, what: string) => // eslint-disable-line @typescript-eslint/no-explicit-any
+  waitFor(async () => {
+    const answer = await manage(`/account/visitors/${vid}`);
+    return answer.status === 200 && ready(answer.body) && answer.body;
+  }, { what, timeoutMs: 30_000, intervalMs: 250 });
+/** Returns a wait for the gateway to have accepted this many events of the tab's posts (its answers' `accepted`). */
+const answered = (tab: Page) => {
+  let accepted = 0;
+  tab.on('response', (res) => {
+    if (res.url() === `${gateway.url}/collect` && res.status() === 200) res.json().then((body: { accepted: number }) => (accepted += body.accepted), () => undefined);
+  });
+  return (atLeast: number) => waitFor(async () => accepted >= atLeast, { what: `${atLeast} events accepted` });
+};
+
+const SIGNUP = `
+  <form id="signup" action="/thanks" method="post">
+    <input type="email" name="work" value="EMAIL">
+    <input type="password" name="password" value="${PASSWORD}">
+    <button>Sign up</button>
+  </form>`;
+const submit = (tab: Page, id: string) => tab.evaluate((formId) => (document.getElementById(formId) as HTMLFormElement).requestSubmit(), id);
+
+describe('identification through the gateway and the visitors service', () => {
+  it('when a visitor submits a sign-up form on a site that captures forms, then it is identified with method form, and its password never leaves the page', async () => {
+    const email = uniqueEmail('form');
+    await createSite('form capture', { capture_forms: true }, SIGNUP.replace('EMAIL', email.toUpperCase()));
+    expect(page.snippet).toContain('data-capture-forms="true"');
+    const { context, tab, problems, bodies } = await openTab();
+    await tab.goto(`${site.origin}/signup`);
+    const vid = await waitFor(() => visitorId(tab), { what: 'the vid' });
+    await Promise.all([tab.waitForURL(`${site.origin}/thanks`), submit(tab, 'signup')]);
+
+    const identified = await waitForDetails(vid, (body) => body.email === email, 'the visitor identified by the form');
+    expect(identified.identified_by).toMatchObject({ method: 'form', confidence: 0.9 });
+    expect(bodies.length).toBeGreaterThan(0);
+    expect(bodies.some((body) => body.includes(PASSWORD))).toBe(false);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('when a visitor opens an email link, then it is identified with method email_link and the address bar keeps no token', async () => {
+    await createSite('email link');
+    const email = uniqueEmail('link');
+    const issued = await manage('/account/link-tokens', { method: 'POST', body: { email } });
+    expect(issued.status).toBe(201);
+    const { context, tab, problems } = await openTab();
+    await tab.goto(`${site.origin}/offer?utm_source=newsletter&gl=${issued.body.token}#plans`);
+    const vid = await waitFor(() => visitorId(tab), { what: 'the vid' });
+    expect(tab.url()).toBe(`${site.origin}/offer?utm_source=newsletter#plans`);
+
+    const identified = await waitForDetails(vid, (body) => body.email === email, 'the visitor identified by the link');
+    expect(identified).toMatchObject({ page_views: 1, last_page: '/offer', identified_by: { method: 'email_link', confidence: 1 } });
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("when a site requires consent, then nothing is stored in the browser before it, and the grant joins the day's earlier page views to the new visitor", async () => {
+    await createSite('consent required', { consent: 'required' });
+    expect(page.snippet).toContain('data-consent="required"');
+    const { context, tab, problems } = await openTab();
+    const posts = answered(tab);
+    await tab.goto(`${site.origin}/before-1`);
+    await tab.evaluate(() => history.pushState({}, '', '/before-2'));
+    await call(tab, 'identify', { email: uniqueEmail('waiting') });
+    await posts(2);
+
+    expect(await visitorCookies(context)).toEqual([]);
+    expect(await storageLengths(tab)).toEqual([0, 0]);
+    expect(await visitorId(tab)).toBeNull();
+
+    await call(tab, 'consent', 'granted');
+    const vid = await waitFor(() => visitorId(tab), { what: 'the vid minted on consent' });
+    expect(vid).toMatch(VISITOR_ID_PATTERN);
+    expect((await visitorCookies(context)).map((cookie) => cookie.value)).toEqual([vid]);
+    expect(await tab.evaluate(() => localStorage.getItem('_glv'))).toBe(vid);
+    const stitched = await waitForDetails(vid, (body) => body.page_views === 2 && body.email !== undefined, 'the earlier views and the held identify joined');
+    expect(stitched).toMatchObject({ page_views: 2, identified_by: { method: 'identify' } });
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('when the visitor denies consent, or its browser sends Global Privacy Control, then it stays cookieless and unidentified', async () => {
+    await createSite('consent denied', { consent: 'required' });
+    const denying = await openTab();
+    const posts = answered(denying.tab);
+    await denying.tab.goto(`${site.origin}/denied`);
+    await call(denying.tab, 'consent', 'denied');
+    await call(denying.tab, 'identify', { email: uniqueEmail('denied') });
+    await denying.tab.evaluate(() => history.pushState({}, '', '/denied-2'));
+    await posts(2);
+    expect(await visitorCookies(denying.context)).toEqual([]);
+    expect(await storageLengths(denying.tab)).toEqual([0, 0]);
+    expect(await visitorId(denying.tab)).toBeNull();
+    expect(denying.bodies.some((body) => body.includes('"type":"identify"'))).toBe(false);
+
+    // GPC on a site that implies consent: treated as a denial; a grant changes nothing.
+    await createSite('gpc');
+    const gpc = await openTab({ gpc: true });
+    const gpcPosts = answered(gpc.tab);
+    await gpc.tab.goto(`${site.origin}/private`);
+    await call(gpc.tab, 'consent', 'granted');
+    await gpc.tab.evaluate(() => history.pushState({}, '', '/private-2'));
+    await gpcPosts(2);
+    expect(await visitorCookies(gpc.context)).toEqual([]);
+    expect(await storageLengths(gpc.tab)).toEqual([0, 0]);
+    expect(await visitorId(gpc.tab)).toBeNull();
+    expect(gpc.bodies.every((body) => body.includes('"consent":"denied"') && body.includes('"gpc":true'))).toBe(true);
+    expect([...denying.problems, ...gpc.problems]).toEqual([]);
+    await Promise.all([denying.context.close(), gpc.context.close()]);
+  }, 60_000);
+
+  it('when two people identify on one device, then the visitor follows the newest and keeps both in its history', async () => {
+    await createSite('shared device');
+    const [first, second] = [uniqueEmail('first'), uniqueEmail('second')];
+    const { context, tab, problems } = await openTab();
+    await tab.goto(`${site.origin}/account`);
+    const vid = await waitFor(() => visitorId(tab), { what: 'the vid' });
+    await call(tab, 'identify', { email: first });
+    await waitForDetails(vid, (body) => body.email === first, 'the first person');
+    await tab.evaluate(() => history.pushState({}, '', '/account/switch'));
+    await call(tab, 'identify', { email: second });
+
+    const record = await waitForRecord(vid, (body) => body.identityHistory?.length === 2, 'both links in the history');
+    expect(record.email).toBe(second);
+    // Each link with the page it was made on.
+    expect(record.identityHistory.map((link: { email: string; method: string; sourcePath: string }) => [link.email, link.method, link.sourcePath]).sort()).toEqual([
+      [first, 'identify', '/account'],
+      [second, 'identify', '/account/switch'],
+    ].sort());
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("when a bot's user agent loads a page, then the site counts a bot and no visitor", async () => {
+    const { id } = await createSite('bots');
+    const { context, tab } = await openTab({ userAgent: null }); // headless Chromium's own: HeadlessChrome
+    const answer = tab.waitForResponse(`${gateway.url}/collect`);
+    await tab.goto(`${site.origin}/crawled`);
+    expect(await (await answer).json()).toEqual({ vid: null, accepted: 0, bot: true });
+    expect(await visitorId(tab)).toBeNull();
+    const stats = await waitFor(async () => {
+      const answer = await manage(`/account/sites/${id}/stats`);
+      return answer.status === 200 && answer.body.bots >= 1 && answer.body;
+    }, { what: 'the bot counted', timeoutMs: 30_000, intervalMs: 250 });
+    expect(stats).toEqual({ page_views: 0, visitors: 0, identified_visitors: 0, bots: 1 });
+    await context.close();
+  }, 60_000);
+
+  it("when a visitor's address is in a company's range, then its details name the company", async () => {
+    await createSite('company from ip');
+    // An address of its own in the shared table, most specific of all (a /30), removed afterwards.
+    const [a, b] = [1 + Math.floor(Math.random() * 250), Math.floor(Math.random() * 64) * 4];
+    const range = `100.${64 + (a % 60)}.${a}.${b}/30`;
+    const company = `Acme ${Date.now().toString(36)}`;
+    await testDb().$executeRawUnsafe(`INSERT INTO visitors.ip_ranges (range, company_name, company_domain) VALUES ($1::inet, $2, 'acme.example')`, range, company);
+    try {
+      const { context, tab, problems } = await openTab({ forwardedFor: range.replace(/\.\d+\/30$/, `.${b + 2}`) });
+      await tab.goto(`${site.origin}/pricing`);
+      const vid = await waitFor(() => visitorId(tab), { what: 'the vid' });
+      const named = await waitForDetails(vid, (body) => body.company !== undefined, 'the company');
+      expect(named).toMatchObject({ company, identified_by: { method: 'ip_company', confidence: 0.5 } });
+      expect(named.email).toBeUndefined();
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      await testDb().$executeRawUnsafe(`DELETE FROM visitors.ip_ranges WHERE range = $1::inet`, range);
+    }
+  }, 60_000);
+});
