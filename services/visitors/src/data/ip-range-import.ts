@@ -32,10 +32,12 @@ const copyValue = (v: string | null) => (v === null ? '\\N' : v.replace(/[\\\t\n
 export async function importIpRanges(lines: AsyncIterable<string>, options: ImportIpRangesOptions): Promise<IpRangeImportReport> {
   const batchSize = options.batchSize ?? 20_000;
   const report: IpRangeImportReport = { read: 0, imported: 0, skipped: 0, errors: [] };
+  // Listening at once: a readline over a small file would otherwise end (and be missed) while we connect.
+  const input = lines[Symbol.asyncIterator]();
   const client = new pg.Client({ connectionString: options.databaseUrl, application_name: 'glimpse-import-ip-ranges' });
   client.on('error', () => {});
-  await client.connect();
   try {
+    await client.connect();
     await client.query('BEGIN');
     if (options.replace) await client.query('DELETE FROM ip_ranges');
     let rows: string[] = [];
@@ -47,7 +49,7 @@ export async function importIpRanges(lines: AsyncIterable<string>, options: Impo
       options.onProgress?.(report);
     };
     let lineNumber = 0;
-    for await (const line of lines) {
+    for await (const line of { [Symbol.asyncIterator]: () => input }) {
       lineNumber += 1;
       if (line.trim() === '') continue;
       report.read += 1;
@@ -67,6 +69,7 @@ export async function importIpRanges(lines: AsyncIterable<string>, options: Impo
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
+    await input.return?.().catch(() => undefined);
     await client.end().catch(() => undefined);
   }
 }
