@@ -3,7 +3,7 @@
 // the pure planner, of the messages as they lie on visitors.collected.
 import { TOPICS, collectedSchema, type Collected } from '@glimpse/messaging';
 import { replayOneByOne } from '../src/domain/collected-replay';
-import { profileFromRow, type ProfileRow } from '../src/data/collected-store';
+import { PROFILE_COLUMNS, profileFromRow, type ProfileRow } from '../src/data/collected-store';
 import { endOffsets, readTopic } from '../../../test/support/kafka-helpers';
 import { closeTestDb, testDb, waitFor } from '../../../test/support/stack';
 import { startChildVisitorsService } from '../../../test/support/visitors';
@@ -71,10 +71,7 @@ it(`when the service is SIGKILLed mid-stream of ${PAGE_VIEWS} page views and res
 
   const db = testDb();
   const profiles = (await db.$queryRawUnsafe<ProfileRow[]>(
-    `SELECT account_id::text AS account_id, id, site_id::text AS site_id, first_seen, last_seen, page_views, sessions, engaged_seconds,
-       last_pages::text AS last_pages, first_referrer, first_utm::text AS first_utm, session_started_at, session_last_at, session_campaign,
-       email, identified_method, identified_at
-     FROM visitors.visitor_profiles WHERE account_id = $1::uuid ORDER BY id`,
+    `SELECT ${PROFILE_COLUMNS} FROM visitors.visitor_profiles WHERE account_id = $1::uuid ORDER BY id`,
     site.accountId,
   )).map(profileFromRow);
   expect(profiles).toEqual([...expected.profiles.values()].sort((a, b) => (a.visitorId < b.visitorId ? -1 : 1)));
