@@ -18,7 +18,7 @@ let stack: Awaited<ReturnType<typeof startManagementStack>>;
 
 beforeAll(async () => {
   // Limits high enough that the fuzzer's requests reach the handlers rather than a 429.
-  stack = await startManagementStack({ LOOKUPS_RATE_LIMIT_PER_SECOND: '100000', ACCOUNT_RATE_LIMIT_PER_SECOND: '100000' });
+  stack = await startManagementStack({ LOOKUPS_RATE_LIMIT_PER_SECOND: '100000', ACCOUNT_RATE_LIMIT_PER_SECOND: '100000' }, { visitors: true });
 });
 
 afterAll(async () => {

@@ -9,6 +9,7 @@ import { postEvent, request, startTestEnrichmentService, startTestGateway, uniqu
 import { endOffsets, ofAccount, readTopic } from '../../../test/support/kafka-helpers';
 import type { RunningGateway } from '../src/start';
 import { startPrivatePostgres, type PrivatePostgres } from '../../../test/support/private-postgres';
+import { startTestVisitorsService } from '../../../test/support/visitors';
 
 let pg: PrivatePostgres;
 let db: Db;
@@ -57,10 +58,10 @@ afterAll(async () => {
 describe('the gateway while Postgres is down', () => {
   it('when Postgres is stopped, then known tokens keep posting events (all on Kafka), unknown ones and the management API get 503, and /readyz stays ready with a short reason', async () => {
     const { accountId, token, key } = await credentials();
-    // Lookups go to an enrichment service on the same Postgres.
-    const enrichment = await startTestEnrichmentService({ DATABASE_URL: pg.url });
-    gateways.push(enrichment);
-    const gateway = await gatewayOn({ AUTH_STALE_IF_ERROR_MS: '60000', ENRICHMENT_URL: enrichment.url });
+    // Lookups go to an enrichment service and a visitors service on the same Postgres.
+    const [enrichment, visitors] = await Promise.all([startTestEnrichmentService({ DATABASE_URL: pg.url }), startTestVisitorsService({ DATABASE_URL: pg.url })]);
+    gateways.push(enrichment, visitors);
+    const gateway = await gatewayOn({ AUTH_STALE_IF_ERROR_MS: '60000', ENRICHMENT_URL: enrichment.url, VISITORS_URL: visitors.url });
     const shortStale = await gatewayOn({ AUTH_STALE_IF_ERROR_MS: '300' });
     for (const g of [gateway, shortStale]) expect((await postEvent(g.url, token, { event: 'before_outage', email: uniqueEmail() })).status).toBe(200);
     expect((await listTokens(gateway.url, key)).status).toBe(200);
