@@ -67,7 +67,7 @@ stay anonymous, so their page views are looked up for a company. Phases:
               accept rate alone), then the service started: page views applied per second from the
               first applied to the last (site_hours.page_views), CPU per page view of the drain
   4. ip lookup --ip-lookups distinct addresses (80 % inside a range) looked up --ip-chunk at a time
-              with the visitors service's statement (most specific range, GiST) on a connection of
+              with the visitors service's statement (most specific range, the SP-GiST index on inet) on a connection of
               its own, after an untimed pass over a tenth: that backend's CPU per address, i.e. per
               page view when every page view comes from a new address (skipped with --ip-ranges 0)
 Targets: gateway ≤ ${TARGETS.maxGatewayCpuMs} ms CPU per page view; visitors + Postgres ≤ ${TARGETS.maxVisitorsPostgresCpuMs} ms per page view; drain ≥ ${TARGETS.minDrainToAccept}× the accept rate;
@@ -358,7 +358,7 @@ async function run(argv) {
       result.ipLookup = { ...lookup, statement: statement === ipRanges.LOOKUP_SQL ? 'the visitors service\'s companies statement (copied in bench/lib/ip-ranges.js)' : 'the visitors package\'s IP_COMPANY_LOOKUP_SQL' };
       if (!lookup.usesIndex) problems.push('ip lookup: the plan does not use ip_ranges_range_idx');
       if (lookup.wrongMatches) problems.push(`ip lookup: ${lookup.wrongMatches} addresses matched the wrong range or none`);
-      out(`iplookup ${lookup.lookups} addresses (${lookup.matched} in a range) against ${lookup.ranges} ranges, ${lookup.chunk} per statement: Postgres ${lookup.postgresCpuMsPerLookup} ms CPU per address, ${lookup.wallMsPerLookup} ms wall; GiST index ${lookup.usesIndex ? 'used' : 'NOT used'}`);
+      out(`iplookup ${lookup.lookups} addresses (${lookup.matched} in a range) against ${lookup.ranges} ranges, ${lookup.chunk} per statement: Postgres ${lookup.postgresCpuMsPerLookup} ms CPU per address, ${lookup.wallMsPerLookup} ms wall; SP-GiST index ${lookup.usesIndex ? 'used' : 'NOT used'}`);
     }
   });
 

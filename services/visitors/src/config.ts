@@ -20,6 +20,12 @@ const schema = z
     VISITORS_CONCURRENCY: z.coerce.number().int().positive().default(4),
     /** Most messages applied in one transaction. */
     VISITORS_MAX_BATCH: z.coerce.number().int().positive().max(10_000).default(1000),
+    /**
+     * A fetch waits for this many bytes or VISITORS_FETCH_MAX_WAIT_MS: page views may wait that
+     * long, so a consumer that keeps up applies fuller chunks (less CPU per page view). 1: no wait.
+     */
+    VISITORS_FETCH_MIN_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+    VISITORS_FETCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(5000).default(200),
     /** Behind and without progress this long: the replica is unready. */
     VISITORS_STUCK_AFTER_MS: z.coerce.number().int().positive().default(60_000),
     /** Collected message ids (the dedupe) are kept this long: past any redelivery from visitors.collected (about 24.6 h). */

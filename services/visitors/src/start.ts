@@ -57,6 +57,8 @@ export async function startVisitorsService(
     sessionTimeoutMs: config.VISITORS_SESSION_TIMEOUT_MS,
     maxBatch: config.VISITORS_MAX_BATCH,
     stuckAfterMs: config.VISITORS_STUCK_AFTER_MS,
+    fetchMinBytes: config.VISITORS_FETCH_MIN_BYTES,
+    fetchMaxWaitMs: config.VISITORS_FETCH_MAX_WAIT_MS,
     logger,
     registry: base.registry,
   });

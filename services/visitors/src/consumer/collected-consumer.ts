@@ -42,6 +42,9 @@ export interface CollectedConsumerOptions {
   maxBatch?: number;
   stuckAfterMs?: number;
   lagPollMs?: number;
+  /** Fetch linger (see createBatchConsumer): fuller chunks while the consumer keeps up. */
+  fetchMinBytes?: number;
+  fetchMaxWaitMs?: number;
 }
 
 export function parseCollected(message: KafkaMessage): ParseResult<Collected> {

@@ -94,7 +94,7 @@ const SQL = {
     FROM page_rule_firings f JOIN unnest($1::uuid[], $2::text[]) AS u(account_id, visitor_id) ON f.account_id = u.account_id AND f.visitor_id = u.visitor_id
     LEFT JOIN visitor_profiles p ON p.account_id = f.account_id AND p.id = f.visitor_id
     WHERE f.session_number >= coalesce(p.sessions, 0) OR f.at >= $3::timestamptz`,
-  // The most specific range holding each address: one GiST probe per distinct address.
+  // The most specific range holding each address: one SP-GiST probe per distinct address.
   companies: `SELECT u.ip, r.company_name, r.company_domain FROM unnest($1::text[]) AS u(ip)
     CROSS JOIN LATERAL (SELECT company_name, company_domain FROM ip_ranges WHERE range >>= u.ip::inet ORDER BY masklen(range) DESC LIMIT 1) r`,
   erasures: `SELECT account_id::text AS account_id, email_hash, erased_at FROM visitor_erasures
