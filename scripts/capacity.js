@@ -51,7 +51,7 @@ const ASSUMED = {
   webhookMsPerDelivery: { value: 2, unit: 'ms CPU per delivery (webhooks service + its Postgres rows)', why: 'no webhooks benchmark: a signed POST over TLS and two row updates, as lookups cost' },
   visitorsCores: { value: 1, unit: 'core per visitors replica', why: 'the prod overlay requests 1 CPU' },
   pageViewBytes: { value: 700, unit: 'bytes per visitors.collected record', why: 'a page view with its URL, title, referrer, UTM, user agent and address, key and record overhead' },
-  redisOpsPerPageView: { value: 2, unit: 'Redis commands per page view', why: 'the per-site rate limit (the site key is cached in the gateway)' },
+  redisOpsPerPageView: { value: 4, unit: 'Redis commands per page view', why: 'the per-address and the per-site rate limits, two commands each (the site key is cached in the gateway)' },
   gatewayMsPerPageView: { value: 0.4, unit: 'ms CPU per accepted page view (gateway)', why: 'no valid bench/figures/collect.json: the issue 18 target' },
   visitorsMsPerPageView: { value: 0.2, unit: 'ms CPU per applied page view (visitors service)', why: 'no valid bench/figures/collect.json: within the issue 18 target' },
   postgresMsPerPageView: { value: 0.1, unit: 'ms CPU per applied page view (Postgres)', why: 'no valid bench/figures/collect.json: within the issue 18 target' },
