@@ -25,6 +25,16 @@ describe('logger', () => {
     expect(out).toContain('[redacted]');
   });
 
+  it("when a line carries what the site tag collected, then the visitor's address, user agent, referrer, traits and cookies are redacted", () => {
+    const { lines, logger } = capture();
+    logger.warn(
+      { message: { ip: '203.0.113.7', userAgent: 'Mozilla/5.0 Secret', referrer: 'https://mail.example/?u=ann', traits: { plan: 'gold' } }, headers: { 'set-cookie': '_glv=abc123', 'x-forwarded-for': '198.51.100.9' } },
+      'collected',
+    );
+    const out = lines.join('');
+    expect(out).not.toMatch(/203\.0\.113\.7|Mozilla\/5\.0 Secret|mail\.example|gold|_glv=abc123|198\.51\.100\.9/);
+  });
+
   it('when logging inside a request context, then the line names the request id', () => {
     const { lines, logger } = capture();
     runWithContext({ requestId: 'req-123' }, () => logger.info('hello'));
