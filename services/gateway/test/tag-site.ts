@@ -98,6 +98,12 @@ export async function startReceiver(allowedOrigin: () => string): Promise<Receiv
     stop: async () => undefined,
   };
   const app = express();
+  // Never a kept-alive connection (the tag's own GET included): Chromium silently re-sends a request
+  // once when a reused connection drops it, which would count as one more try than the tag made.
+  app.use((_req, res, next) => {
+    res.set('Connection', 'close');
+    next();
+  });
   app.use(tagRouter());
   app.post('/collect', express.text({ type: () => true }), (req, res) => {
     const post: CollectedPost = { origin: req.get('origin'), contentType: req.get('content-type'), secFetchMode: req.get('sec-fetch-mode'), body: JSON.parse(req.body as string), raw: req.body as string, at: Date.now() };
