@@ -5,7 +5,7 @@
 import { createDb } from '@glimpse/db';
 import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import { batchConsumerReadiness, TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { applyAccountEvent } from './data/account-states.js';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
 import { cachedAccounts } from './data/batch-repository.js';
@@ -32,21 +32,16 @@ export async function startPlaybookService(
   await producer.connect();
   const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.eventsInbound });
 
+  const readiness = batchConsumerReadiness(() => consumer, kafkaHealth);
   const base = createBaseApp({
     logger,
     checks: {
       postgres: async () => { await db.$queryRaw`SELECT 1`; },
-      kafka: async () => {
-        if (!consumer.isRunning()) throw new Error('consumer not running');
-        await kafkaHealth.check();
-      },
+      kafka: readiness.checks.kafka,
       accounts: async () => accountsConsumer.check(),
-      consumer: async () => {
-        const [worst] = consumer.stuck().sort((a, b) => b.lag - a.lag);
-        if (worst) throw new Error(`stuck: partition ${worst.partition}, ${worst.lag} behind, no progress for ${Math.round(worst.sinceProgressMs / 1000)} s`);
-      },
+      consumer: readiness.checks.consumer,
     },
-    readinessDetail: () => ({ lag: Object.fromEntries(consumer.lags().map((l) => [l.partition, l.lag])) }),
+    readinessDetail: readiness.readinessDetail,
   });
   // One account check for both consumers: a deletion this replica applies is seen by its next batch.
   const accounts = cachedAccounts(db);

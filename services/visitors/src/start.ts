@@ -6,7 +6,7 @@
 import { createDb } from '@glimpse/db';
 import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import { batchConsumerReadiness, TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { createCollectedConsumer } from './consumer/collected-consumer.js';
 import { scheduleCollectedPurge } from './data/collected-retention.js';
 import { deleteAccountVisitors } from './data/visitor-repository.js';
@@ -31,21 +31,16 @@ export async function startVisitorsService(
   await producer.connect();
   const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.visitorsCollected });
 
+  const readiness = batchConsumerReadiness(() => consumer, kafkaHealth);
   const base = createBaseApp({
     logger,
     checks: {
       postgres: async () => { await db.$queryRaw`SELECT 1`; },
-      kafka: async () => {
-        if (!consumer.isRunning()) throw new Error('consumer not running');
-        await kafkaHealth.check();
-      },
+      kafka: readiness.checks.kafka,
       accounts: async () => accounts.check(),
-      consumer: async () => {
-        const [worst] = consumer.stuck().sort((a, b) => b.lag - a.lag);
-        if (worst) throw new Error(`stuck: partition ${worst.partition}, ${worst.lag} behind, no progress for ${Math.round(worst.sinceProgressMs / 1000)} s`);
-      },
+      consumer: readiness.checks.consumer,
     },
-    readinessDetail: () => ({ lag: Object.fromEntries(consumer.lags().map((l) => [l.partition, l.lag])) }),
+    readinessDetail: readiness.readinessDetail,
   });
   const consumer = createCollectedConsumer({
     kafka,
