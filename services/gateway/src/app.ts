@@ -1,5 +1,4 @@
 // Wires the gateway's HTTP app from what it is given; start.ts builds the real dependencies.
-import type { Redis } from 'ioredis';
 import { Counter, Registry } from 'prom-client';
 import type { Authenticator } from '@glimpse/auth';
 import type { Db } from '@glimpse/db';
@@ -9,7 +8,9 @@ import type { BatchingProducer } from '@glimpse/messaging';
 import type { AddressLimiter } from './data/address-limiter.js';
 import { createIdempotencyStore } from './data/idempotency-store.js';
 import { createRateLimiter, type RateLimiter } from './data/rate-limiter.js';
-import { createRawEventStore } from './data/raw-event-store.js';
+import { createRawEventStore, rawEventKeys } from './data/raw-event-store.js';
+import type { MemoryGuard } from './data/memory-guard.js';
+import type { RedisClient } from './data/redis-client.js';
 import { eventsRouter } from './http/events-route.js';
 import { lookupsRouter } from './http/lookups-route.js';
 import { accountRouter } from './http/account/account-router.js';
@@ -40,6 +41,8 @@ export interface CreateGatewayOptions {
     | 'LOOKUPS_RATE_LIMIT_PER_SECOND'
     | 'ACCOUNT_RATE_LIMIT_PER_SECOND'
     | 'RAW_EVENTS_PER_ACCOUNT'
+    | 'RAW_EVENT_BYTES_PER_ACCOUNT'
+    | 'REDIS_FAIL_CLOSED_AFTER_MS'
     | 'KAFKA_SEND_TIMEOUT_MS'
     | 'LOOKUP_TIMEOUT_MS'
     | 'TRUST_PROXY'
@@ -53,7 +56,9 @@ export interface CreateGatewayOptions {
     | 'LINK_TOKEN_SECRET'
   >;
   producer: BatchingProducer;
-  redis: Redis;
+  redis: RedisClient;
+  /** Refuses raw copies to a Redis master short of memory; none: never refused. */
+  memoryGuard?: MemoryGuard;
   authenticator: Authenticator;
   /** The per-address budget of credential look-ups the authenticator was given. */
   addressLimiter: AddressLimiter;
@@ -72,7 +77,7 @@ export interface CreateGatewayOptions {
   registry?: Registry;
 }
 
-export function createGatewayApp({ config, producer, redis, authenticator, addressLimiter, enrichment, db, playbooks, webhooks, visitors, tag = tagAsset, logger, checks, registry = new Registry() }: CreateGatewayOptions) {
+export function createGatewayApp({ config, producer, redis, memoryGuard, authenticator, addressLimiter, enrichment, db, playbooks, webhooks, visitors, tag = tagAsset, logger, checks, registry = new Registry() }: CreateGatewayOptions) {
   const accepted = new Counter({ name: 'glimpse_events_accepted_total', help: 'Events acknowledged by Kafka and answered 200', registers: [registry] });
   const redisFailures = new Counter({
     name: 'glimpse_redis_failures_total',
@@ -84,8 +89,29 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
     redisFailures.inc({ operation });
     logger.warn({ operation, err: (err as Error).message }, 'redis unavailable; continuing without it');
   };
-  const limiter = (name: string, perSecond: number) => createRateLimiter({ redis, name, perSecond, onFailure: (err) => onRedisFailure(`rate_limit_${name}`, err) });
-  const rawStore = createRawEventStore({ redis, maxPerAccount: config.RAW_EVENTS_PER_ACCOUNT, onFailure: onRedisFailure });
+  const localLimits = new Counter({ name: 'glimpse_rate_limit_local_total', help: 'Requests limited on this gateway\'s own counts because Redis failed', labelNames: ['limiter'] as const, registers: [registry] });
+  // Lookups and the management API close (503) once Redis has failed for a while; events and /collect never do.
+  const limiter = (name: string, subjectKind: string, perSecond: number, failClosed = false) =>
+    createRateLimiter({
+      redis,
+      name,
+      subjectKind,
+      perSecond,
+      failClosedAfterMs: failClosed ? config.REDIS_FAIL_CLOSED_AFTER_MS : undefined,
+      onFailure: (err) => onRedisFailure(`rate_limit_${name}`, err),
+      onLocal: () => localLimits.inc({ limiter: name }),
+    });
+  const missed = new Counter({ name: 'glimpse_raw_events_missed_total', help: 'Accepted events whose raw copy was not written to Redis', labelNames: ['reason'] as const, registers: [registry] });
+  const droppedRaw = new Counter({ name: 'glimpse_raw_events_dropped_total', help: 'Raw copies deleted, oldest first, to keep an account within its raw budget', registers: [registry] });
+  const rawStore = createRawEventStore({
+    redis,
+    maxPerAccount: config.RAW_EVENTS_PER_ACCOUNT,
+    maxBytesPerAccount: config.RAW_EVENT_BYTES_PER_ACCOUNT,
+    memoryGuard,
+    onFailure: onRedisFailure,
+    onMissed: (reason) => missed.inc({ reason }),
+    onDropped: (n) => droppedRaw.inc(n),
+  });
   // A key stays "pending" a little longer than its send can take, so a gateway that dies mid-send frees it soon.
   const idempotency = createIdempotencyStore({ redis, pendingTtlMs: config.KAFKA_SEND_TIMEOUT_MS + 5000, onFailure: onRedisFailure });
 
@@ -98,7 +124,7 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
       idempotency,
       inFlightWaitMs: config.KAFKA_SEND_TIMEOUT_MS,
       authenticator,
-      rateLimiter: limiter('events', config.EVENTS_RATE_LIMIT_PER_SECOND),
+      rateLimiter: limiter('events', 'a', config.EVENTS_RATE_LIMIT_PER_SECOND),
       bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES,
       batchBodyLimitBytes: config.EVENTS_BATCH_BODY_LIMIT_BYTES,
       onAccepted: (n) => accepted.inc(n),
@@ -108,7 +134,7 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
     redis,
     pendingTtlMs: config.LOOKUP_TIMEOUT_MS + 5000,
     onFailure: onRedisFailure,
-    keyOf: (accountId, key) => `glimpse:idem-lookup:${accountId}:${key}`,
+    keyOf: rawEventKeys.lookupIdempotency,
   });
   base.app.use(
     lookupsRouter({
@@ -116,7 +142,7 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
       enrichment,
       visitors,
       bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES,
-      limits: { perKey: limiter('lookups', config.LOOKUPS_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter },
+      limits: { perKey: limiter('lookups', 'k', config.LOOKUPS_RATE_LIMIT_PER_SECOND, true), perAddress: addressLimiter },
       idempotency: lookupIdempotency,
       inFlightWaitMs: config.LOOKUP_TIMEOUT_MS,
     }),
@@ -132,7 +158,7 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
       visitors,
       linkTokens,
       sites: { tag, maxPerAccount: MAX_SITES_PER_ACCOUNT, publicUrl: config.PUBLIC_URL },
-      limits: { perKey: limiter('account', config.ACCOUNT_RATE_LIMIT_PER_SECOND), perAddress: addressLimiter },
+      limits: { perKey: limiter('account', 'k', config.ACCOUNT_RATE_LIMIT_PER_SECOND, true), perAddress: addressLimiter },
     }),
   );
   base.app.use(tagRouter());
@@ -142,8 +168,8 @@ export function createGatewayApp({ config, producer, redis, authenticator, addre
       db,
       producer,
       registry,
-      limiter: limiter('collect', config.COLLECT_RATE_LIMIT_PER_SECOND),
-      addressLimiter: limiter('collect_ip', config.COLLECT_RATE_LIMIT_PER_IP_PER_SECOND),
+      limiter: limiter('collect', 's', config.COLLECT_RATE_LIMIT_PER_SECOND),
+      addressLimiter: limiter('collect_ip', 'ip', config.COLLECT_RATE_LIMIT_PER_IP_PER_SECOND),
       salt: createDailySalt({ redis, onFallback: (err) => onRedisFailure('cookieless_salt', err) }),
       linkTokens,
     }),

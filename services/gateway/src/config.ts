@@ -28,6 +28,27 @@ const schema = z
   AUTH_LOOKUPS_PER_IP_BURST: positive(100),
   /** Raw events kept in Redis per account (the newest); older raw copies are deleted. */
   RAW_EVENTS_PER_ACCOUNT: positive(10_000),
+  /** Bytes of raw copies kept in Redis per account (their compact form); over it, the account's oldest copies go. */
+  RAW_EVENT_BYTES_PER_ACCOUNT: positive(8 * 1024 * 1024),
+  /** A Redis Cluster ("host:port,host:port,…", some of its nodes): when set, every Redis use goes to it instead of REDIS_URL. */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return undefined;
+      try {
+        return parseClusterNodes(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** AUTH for Redis (the cluster's nodes, or REDIS_URL when its URL carries none). */
+  REDIS_PASSWORD: z.string().min(1).optional(),
+  /** Raw copies are written to a Redis master only while it uses less than this share of its maxmemory (the rest is for counters and keys). */
+  REDIS_RAW_MEMORY_FRACTION: z.coerce.number().gt(0).max(1).default(0.75),
+  /** After Redis has failed this long for a subject, the lookups and the management API answer 503 instead of limiting on this gateway's own counts. */
+  REDIS_FAIL_CLOSED_AFTER_MS: ms(3000),
   /** Micro-batching of Kafka sends: wait at most this long, or until this many are queued. */
   KAFKA_LINGER_MS: ms(2),
   KAFKA_MAX_BATCH: positive(500),
@@ -74,6 +95,20 @@ const schema = z
 })
   .refine(...internalTokenRequiredInProduction)
   .refine((c) => c.NODE_ENV !== 'production' || c.LINK_TOKEN_SECRET !== DEV_LINK_TOKEN_SECRET, { message: 'LINK_TOKEN_SECRET must be set in production', path: ['LINK_TOKEN_SECRET'] });
+
+/** Parses REDIS_CLUSTER_NODES ("host:port,host:port"); throws on a malformed entry. */
+export function parseClusterNodes(value: string): { host: string; port: number }[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const match = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(entry);
+      const port = Number(match?.[2]);
+      if (!match || !(port >= 1 && port <= 65535)) throw new Error(`"${entry}" is not host:port`);
+      return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+    });
+}
 
 export type GatewayConfig = z.infer<typeof schema>;
 

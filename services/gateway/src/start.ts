@@ -2,7 +2,8 @@
 // events (the identity outbox); drains on SIGTERM.
 // It starts whatever is down: the HTTP server listens at once, /readyz says what is missing, and
 // Kafka, Redis and Postgres are connected when they come.
-import { Redis } from 'ioredis';
+import { createRedisClient } from './data/redis-client.js';
+import { createMemoryGuard } from './data/memory-guard.js';
 import { Counter, Registry } from 'prom-client';
 import { createAuthenticator } from '@glimpse/auth';
 import { createDb } from '@glimpse/db';
@@ -36,16 +37,9 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
       idleTimeoutMs: config.DB_IDLE_TIMEOUT_MS,
     },
   });
-  const redis = new Redis(config.REDIS_URL, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: 500,
-    enableAutoPipelining: true,
-    lazyConnect: true,
-    // Keep trying for ever (ioredis gives up on nothing here), at most every 2 s.
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-  });
+  const redis = createRedisClient(config);
   redis.on('error', () => undefined); // counted where it matters; reconnects on its own
+  const memoryGuard = createMemoryGuard({ redis, fraction: config.REDIS_RAW_MEMORY_FRACTION });
   redis.connect().catch((err: Error) => logger.warn({ err: err.message }, 'redis not reachable at start; continuing without it'));
 
   // Each Kafka request is bounded so that a whole send ends inside the send timeout: a client told
@@ -99,6 +93,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
     config,
     producer,
     redis,
+    memoryGuard,
     authenticator,
     addressLimiter,
     enrichment,
@@ -137,6 +132,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
       await playbooks.close();
       await webhooks.close();
       await visitors.close();
+      memoryGuard.stop();
       redis.disconnect();
       await db.$disconnect();
       logger.info('gateway stopped');

@@ -25,7 +25,7 @@ import {
   playbookCreateSchema,
   playbookSchema,
   playbookUpdateSchema,
-  recentEventSchema,
+  recentEventsPageSchema,
   usageSchema,
 } from './management.js';
 import { RECORD_SCHEMAS } from './records.js';
@@ -296,7 +296,7 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
     query: page.extend({ status: z.enum(['active', 'stopped']).optional() }),
   });
   op('get', '/account/events/catalog', 'account.eventCatalog', 'The event names the account has sent, with the playbooks opted in to each', { status: 200, description: 'the catalog', schema: listOf(catalogEntrySchema) });
-  op('get', '/account/events/recent', 'account.recentEvents', 'The raw events of the last 24 h, newest first', { status: 200, description: 'a page of events', schema: pageOf(recentEventSchema) }, { query: page });
+  op('get', '/account/events/recent', 'account.recentEvents', 'The raw events of the last 24 h, newest first', { status: 200, description: 'a page of events', schema: recentEventsPageSchema }, { query: page });
   op('post', '/account/events/dry-run', 'account.dryRunEvent', 'What an event would do for its person now (writes nothing)', { status: 200, description: 'per opted-in playbook: start, stop, restart or none, and why', schema: dryRunSchema }, {
     body: { required: true, content: json(eventInputSchema) },
   });

@@ -74,6 +74,16 @@ export const usageSchema = z
 
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: cursor });
+/** The recent raw events also say how many raw copies the account's budget dropped. */
+export const recentEventsPageSchema = pageOf(recentEventSchema)
+  .extend({
+    dropped: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: 'raw copies of this account deleted in the last 24 h, oldest first, to keep it within its raw budget (the events themselves were accepted and applied)' }),
+  })
+  .meta({ id: 'RecentEventsPage' });
 
 /** Why an opted-in playbook was left as it was by an event (receipts and dry runs). */
 export const UNCHANGED_REASONS = ['already_active', 'not_active', 'suppressed', 'reenrollment_policy'] as const;

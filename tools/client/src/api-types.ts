@@ -1148,6 +1148,13 @@ export interface components {
                 name: string;
             }[];
         };
+        RecentEventsPage: {
+            items: components["schemas"]["RecentEvent"][];
+            /** @description give it as ?cursor= for the next page; null on the last page */
+            nextCursor: string | null;
+            /** @description raw copies of this account deleted in the last 24 h, oldest first, to keep it within its raw budget (the events themselves were accepted and applied) */
+            dropped: number;
+        };
         RecentEvent: {
             /** Format: uuid */
             eventId: string;
@@ -4384,11 +4391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: components["schemas"]["RecentEvent"][];
-                        /** @description give it as ?cursor= for the next page; null on the last page */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["RecentEventsPage"];
                 };
             };
             /** @description the request breaks a rule the message names */

@@ -5,7 +5,7 @@
 // between gateways until Redis answers again (retried every `retryMs`), so one browser may count
 // as more than one visitor for that while; nothing worse.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import { saltDay } from '../domain/cookieless-id.js';
 
 const SALT_TTL_SECONDS = 48 * 3600;
@@ -22,7 +22,7 @@ interface Held {
   retryAt?: number;
 }
 
-export function createDailySalt({ redis, onFallback, retryMs = 30_000 }: { redis: Redis; onFallback(err: unknown): void; retryMs?: number }): DailySalt {
+export function createDailySalt({ redis, onFallback, retryMs = 30_000 }: { redis: RedisClient; onFallback(err: unknown): void; retryMs?: number }): DailySalt {
   let held: Held | undefined;
   let pending: Promise<Buffer> | undefined;
 

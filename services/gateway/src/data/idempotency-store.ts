@@ -3,7 +3,7 @@
 // mid-send does not hold it for long) and "done" for 24 h once Kafka acknowledged the event.
 // Every call fails soft (null): without Redis, duplicates are not detected, and the event id
 // derived from the key and fingerprint lets the playbook service drop a repeat instead.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import { rawEventKeys, RAW_EVENT_TTL_SECONDS } from './raw-event-store.js';
 
 // A key of a lookup also keeps the answer it was first given (`d:<fingerprint>\n<answer>`), so a
@@ -23,7 +23,7 @@ export interface IdempotencyStore {
 const CLAIM = `if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return false end return redis.call('GET', KEYS[1])`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
-type WithScripts = Redis & {
+type WithScripts = RedisClient & {
   glimpseIdemClaim(key: string, value: string, ttlMs: number): Promise<string | null>;
   glimpseIdemRelease(key: string, value: string): Promise<number>;
 };
@@ -42,7 +42,7 @@ function parse(value: string): KeyState {
 }
 
 export interface IdempotencyStoreOptions {
-  redis: Redis;
+  redis: RedisClient;
   pendingTtlMs: number;
   onFailure(operation: string, err: unknown): void;
   /** The Redis key of an account's key (events by default; lookups keep theirs apart). */

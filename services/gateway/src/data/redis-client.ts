@@ -1,0 +1,72 @@
+// The gateway's one Redis client: a single Redis (REDIS_URL, the embedded default) or, when
+// REDIS_CLUSTER_NODES is set, an ioredis Cluster. Every user of it (raw copies, rate limits,
+// idempotency keys, the cookieless salt) sends only commands whose keys share one hash tag, so the
+// same code runs on both.
+//
+// Both fail fast: no offline queue, no retries of a command, a 500 ms bound on each. A caller
+// decides what a failure means (fail soft for raw copies, a local window for limits, …); the
+// client reconnects on its own, and a Cluster re-reads its slots when a replica is promoted.
+import { Cluster, Redis } from 'ioredis';
+
+export type RedisClient = Redis | Cluster;
+
+export interface RedisSettings {
+  REDIS_URL: string;
+  /** host:port of some cluster nodes (the rest are discovered); a Cluster when given. */
+  REDIS_CLUSTER_NODES?: { host: string; port: number }[];
+  REDIS_PASSWORD?: string;
+}
+
+const COMMAND_TIMEOUT_MS = 500;
+/** Reconnect for ever, at most every 2 s. */
+const retry = (times: number) => Math.min(times * 200, 2000);
+
+export function createRedisClient(settings: RedisSettings): RedisClient {
+  const nodes = settings.REDIS_CLUSTER_NODES;
+  if (nodes && nodes.length > 0) {
+    return new Cluster(nodes, {
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      lazyConnect: true,
+      clusterRetryStrategy: retry,
+      // A MOVED or ASK is followed (the slots moved); a slot without a master is retried briefly
+      // inside the command's own time bound, then the command fails.
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      retryDelayOnTryAgain: 100,
+      maxRedirections: 4,
+      slotsRefreshTimeout: 1000,
+      slotsRefreshInterval: 5000,
+      redisOptions: {
+        password: settings.REDIS_PASSWORD,
+        maxRetriesPerRequest: 0,
+        commandTimeout: COMMAND_TIMEOUT_MS,
+        connectTimeout: 2000,
+      },
+    });
+  }
+  return new Redis(settings.REDIS_URL, {
+    password: settings.REDIS_PASSWORD,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    enableAutoPipelining: true,
+    lazyConnect: true,
+    retryStrategy: retry,
+  });
+}
+
+/** The master nodes to ask about memory: the client itself, or each master of the cluster. */
+export function masters(client: RedisClient): Redis[] {
+  return client instanceof Cluster ? client.nodes('master') : [client];
+}
+
+/** The address of the master that holds `key`, as `host:port` (a single Redis: always the same). */
+export function masterAddressOf(client: RedisClient, slot: number | null): string {
+  if (!(client instanceof Cluster) || slot === null) return 'single';
+  return client.slots[slot]?.[0] ?? 'unknown';
+}
+
+export function addressOf(node: Redis): string {
+  return `${node.options.host}:${node.options.port}`;
+}
