@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { generateCredential } from '@glimpse/auth';
 import { closeTestDb, createTestAccount, createTestApiKey, postEvent, request, startLookupStack, uniqueEmail, type HttpResult } from '../../../test/support/stack';
 import { redisUrl } from '../../../test/config';
-import { rawEventKeys } from '../src/data/raw-event-store';
+import { rawCopiesOf, rawKeysOf } from '../../../test/support/raw-copies';
 
 const stacks: { stop(): Promise<void> }[] = [];
 let redis: Redis;
@@ -96,7 +96,7 @@ describe('credential look-ups per client address', () => {
 });
 
 describe('raw events kept per account', () => {
-  it('when an account sends more events than the cap, then only the newest are kept in Redis and the older raw copies are deleted', async () => {
+  it('when an account sends more events than the cap, then only the newest are kept in Redis, the older raw copies are deleted at once, and the recent answer counts them as dropped', async () => {
     const url = await lookupStack({ RAW_EVENTS_PER_ACCOUNT: '5' });
     const { accountId, token } = await createTestAccount();
     const { key } = await createTestApiKey(accountId, ['account:manage']);
@@ -105,14 +105,19 @@ describe('raw events kept per account', () => {
       const email = uniqueEmail(`cap${i}`);
       expect((await postEvent(url, token, { event: `capped_${i}`, email })).status).toBe(200);
       sent.push(`capped_${i}`);
-      // The index is trimmed at most once a second per account: let one trim happen mid-way, and one at the end.
-      if (i === 3 || i === 7) await new Promise((r) => setTimeout(r, 1100));
+      // The cap holds on every write, not only eventually.
+      expect((await rawCopiesOf(redis, accountId)).map((c) => c.event)).toEqual(sent.slice(-5));
     }
-    const ids = await redis.zrange(rawEventKeys.recent(accountId), 0, -1);
-    expect(ids).toHaveLength(5);
-    const keys = await redis.keys(`${rawEventKeys.event(accountId, '')}*`);
-    expect(keys.sort()).toEqual(ids.map((id) => rawEventKeys.event(accountId, id)).sort());
+    const copies = await rawCopiesOf(redis, accountId);
+    expect(copies.map((c) => c.event)).toEqual(sent.slice(-5));
+    // Nothing of the dropped copies is left in any of the account's streams.
+    const streams = (await rawKeysOf(redis, accountId)).filter((k) => !k.endsWith(':rawmeta'));
+    const entries = (await Promise.all(streams.map((k) => redis.xlen(k)))).reduce((a, b) => a + b, 0);
+    expect(entries).toBe(5);
     const recent = await get(`${url}/account/events/recent`, key);
+    expect(recent.status).toBe(200);
     expect(recent.body.items.map((e: { event: string }) => e.event)).toEqual(sent.slice(-5).reverse());
+    expect(recent.body.dropped).toBe(4);
+    expect(recent.body.nextCursor).toBeNull();
   });
 });
