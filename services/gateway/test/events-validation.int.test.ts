@@ -19,6 +19,7 @@ import {
 } from '../../../test/support/stack';
 import { endOffsets, freshGroupAtEnd, ofAccount, readTopic } from '../../../test/support/kafka-helpers';
 import { redisUrl } from '../../../test/config';
+import { rawCopiesOf, rawKeysOf } from '../../../test/support/raw-copies';
 import type { RunningGateway } from '../src/start';
 
 let gateway: RunningGateway;
@@ -180,17 +181,19 @@ const refusals: RefusalCase[] = [
   },
 ];
 
+/** Every key of the account in Redis (under its hash tag) but the rate-limit counters a request may touch. */
 async function redisKeysOf(accountId: string): Promise<string[]> {
-  const keys = await redis.keys(`glimpse:event:${accountId}:*`);
-  if (await redis.exists(`glimpse:recent:${accountId}`)) keys.push(`glimpse:recent:${accountId}`);
-  return keys;
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `glimpse:{a:${accountId}}:*`, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...found.filter((k) => !k.startsWith(`glimpse:{a:${accountId}}:rate:`)));
+  } while (cursor !== '0');
+  return keys.sort();
 }
 
-async function rawCopies(accountId: string): Promise<Record<string, unknown>[]> {
-  const ids = await redis.zrange(`glimpse:recent:${accountId}`, 0, -1);
-  const values = await Promise.all(ids.map((id) => redis.get(`glimpse:event:${accountId}:${id}`)));
-  return values.map((v) => JSON.parse(v!) as Record<string, unknown>);
-}
+const rawCopies = (accountId: string) => rawCopiesOf(redis, accountId);
 
 describe('POST /events refusals', () => {
   it.each(refusals.map((c) => [c.name, c] as const))('when %s, then it is refused with the right status and an {error, message} body', async (_name, c) => {
@@ -224,7 +227,10 @@ describe('POST /events refusals', () => {
     expect(mine.map((m) => ({ key: m.key, event: m.json?.event, email: m.json?.email }))).toEqual([
       { key: `${account.accountId}:${sentinelEmail}`, event: 'sentinel', email: sentinelEmail },
     ]);
-    expect(await redisKeysOf(account.accountId)).toHaveLength(2); // the sentinel's raw copy and the index, nothing else
+    // The sentinel's raw copy (its ten-minute stream) and the account's raw meta hash, nothing else.
+    expect(await redisKeysOf(account.accountId)).toEqual(await rawKeysOf(redis, account.accountId));
+    expect(await redisKeysOf(account.accountId)).toHaveLength(2);
+    expect((await rawCopies(account.accountId)).map((c) => c.event)).toEqual(['sentinel']);
   });
 });
 
@@ -247,7 +253,7 @@ describe('POST /events accepted at the edges of the rules', () => {
 
     expect(res.status).toBe(200);
     const copies = await rawCopies(accountId);
-    expect(copies).toEqual([expect.objectContaining({ accountId, event: 'signed_up', email: email.toLowerCase() })]);
+    expect(copies).toEqual([expect.objectContaining({ key: expect.stringContaining(`glimpse:{a:${accountId}}:raw:`), event: 'signed_up', email: email.toLowerCase() })]);
   });
 
   it('when a token works and is then revoked, then the next request with it is refused', async () => {
@@ -288,7 +294,7 @@ describe('POST /events rate limit', () => {
       expect(r.body).toEqual({ error: 'rate_limited', message: expect.stringMatching(/too many events/) });
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     }
-    expect(await redis.zcard(`glimpse:recent:${accountId}`)).toBe(ok.length);
+    expect(await rawCopies(accountId)).toHaveLength(ok.length);
   });
 
   it('when another account sends at the same time, then it is not limited by the first one', async () => {
@@ -320,7 +326,7 @@ describe('POST /events Idempotency-Key', () => {
     const after = await endOffsets(TOPICS.eventsInbound);
     const messages = ofAccount(await readTopic(TOPICS.eventsInbound, { from: before, to: after }), accountId);
     expect(messages.map((m) => m.json?.event)).toEqual(['order_placed', 'order_placed', 'sentinel']);
-    expect(await redis.zcard(`glimpse:recent:${accountId}`)).toBe(3);
+    expect((await rawCopies(accountId)).map((c) => c.event)).toEqual(['order_placed', 'order_placed', 'sentinel']);
 
     await waitFor(async () => (await eventCatalog(testDb(), accountId)).some((e) => e.name === 'sentinel'), { what: 'the sentinel in the catalog' });
     const catalog = await eventCatalog(testDb(), accountId);
