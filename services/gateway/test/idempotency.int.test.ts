@@ -6,7 +6,6 @@ import { closeTestDb, createTestAccount, postEvent, startTestGateway, uniqueEmai
 import { endOffsets, ofAccount, readTopic, type Offsets } from '../../../test/support/kafka-helpers';
 import { redisUrl } from '../../../test/config';
 import { eventFingerprint } from '../src/domain/accept-event';
-import { rawEventKeys } from '../src/data/raw-event-store';
 import type { RunningGateway } from '../src/start';
 import { freePort } from '../../../test/support/private-postgres';
 
@@ -28,6 +27,8 @@ afterAll(async () => {
 });
 
 const withKey = (key: string) => ({ 'idempotency-key': key });
+/** Where an event's Idempotency-Key lives in Redis: under the account's hash tag (the contract's layout, spelled out). */
+const idemKey = (key: string) => `glimpse:{a:${account.accountId}}:idem:${key}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The account's messages on events.inbound since `from`, once `count` of them with `event` have come (and a moment more for strays). */
@@ -51,6 +52,11 @@ describe('POST /events with an Idempotency-Key', () => {
     const events = (await written(from, 'reuse_a', 1)) as { properties: Record<string, unknown> }[];
     expect(events).toHaveLength(1);
     expect(events[0]!.properties).toEqual({ plan: 'pro', seats: 2 });
+    // The key is kept done, bound to the first event, for at most 24 h.
+    expect(await redis.get(idemKey('reuse-1'))).toBe(`d:${eventFingerprint({ event: 'reuse_a', email, properties: { plan: 'pro', seats: 2 } })}`);
+    const ttl = await redis.ttl(idemKey('reuse-1'));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(86_400);
   });
 
   it('when five requests with one key arrive at once, then all are answered 200 and the event is written once', async () => {
@@ -65,7 +71,7 @@ describe('POST /events with an Idempotency-Key', () => {
   describe('when the key is held by a send still in flight (another gateway)', () => {
     const hold = async (key: string, body: { event: string; email: string }) => {
       const fp = eventFingerprint(body);
-      await redis.set(rawEventKeys.idempotency(account.accountId, key), `p:${fp}`, 'PX', 10_000);
+      await redis.set(idemKey(key), `p:${fp}`, 'PX', 10_000);
       return fp;
     };
 
@@ -86,7 +92,7 @@ describe('POST /events with an Idempotency-Key', () => {
       const fp = await hold('held-2', body);
       const retry = postEvent(gateway.url, account.token, body, withKey('held-2'));
       await sleep(300);
-      await redis.set(rawEventKeys.idempotency(account.accountId, 'held-2'), `d:${fp}`, 'EX', 60);
+      await redis.set(idemKey('held-2'), `d:${fp}`, 'EX', 60);
       expect((await retry).status).toBe(200);
       await sleep(500);
       expect(await written(from, 'held_done', 0)).toHaveLength(0);
@@ -98,7 +104,7 @@ describe('POST /events with an Idempotency-Key', () => {
       await hold('held-3', body);
       const retry = postEvent(gateway.url, account.token, body, withKey('held-3'));
       await sleep(300);
-      await redis.del(rawEventKeys.idempotency(account.accountId, 'held-3'));
+      await redis.del(idemKey('held-3'));
       expect((await retry).status).toBe(200);
       expect(await written(from, 'held_failed', 1)).toHaveLength(1);
     });
@@ -111,7 +117,7 @@ describe('POST /events with an Idempotency-Key', () => {
       const body = { event: 'failed_first', email: uniqueEmail() };
       const failed = await postEvent(broken.url, account.token, body, withKey('fail-1'));
       expect(failed).toMatchObject({ status: 503, body: { error: 'service_unavailable' } });
-      expect(await redis.exists(rawEventKeys.idempotency(account.accountId, 'fail-1'))).toBe(0);
+      expect(await redis.exists(idemKey('fail-1'))).toBe(0);
       expect((await postEvent(gateway.url, account.token, body, withKey('fail-1'))).status).toBe(200);
       expect((await postEvent(gateway.url, account.token, body, withKey('fail-1'))).status).toBe(200);
       await sleep(500);
