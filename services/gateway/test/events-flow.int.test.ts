@@ -6,6 +6,7 @@ import { TOPICS } from '@glimpse/messaging';
 import { closeTestDb, createTestAccount, postEvent, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { applicationColumns } from '../../../test/support/tables';
 import { kafkaBrokers, redisUrl } from '../../../test/config';
+import { rawCopiesOf, rawKeysOf } from '../../../test/support/raw-copies';
 import type { RunningGateway } from '../src/start';
 
 let gateway: RunningGateway;
@@ -35,17 +36,24 @@ describe('POST /events end to end', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ok: true });
 
-    const ids = await redis.zrange(`glimpse:recent:${accountId}`, 0, -1);
-    expect(ids).toHaveLength(1);
-    const key = `glimpse:event:${accountId}:${ids[0]}`;
-    const raw = JSON.parse((await redis.get(key))!);
-    expect(raw).toMatchObject({ accountId, event: 'signed_up', email, properties: { plan: 'pro', seats: 3, trial: true } });
-    const ttl = await redis.ttl(key);
+    const received = Date.now();
+    const copies = await rawCopiesOf(redis, accountId);
+    expect(copies).toHaveLength(1);
+    const [copy] = copies;
+    expect(copy).toMatchObject({ event: 'signed_up', email, properties: { plan: 'pro', seats: 3, trial: true } });
+    // One stream per ten minutes of receipt, under the account's hash tag, gone at most 24 h after its copies came.
+    const bucket = Math.floor(Date.parse(copy!.receivedAt) / 1000 / 600);
+    expect(copy!.key).toBe(`glimpse:{a:${accountId}}:raw:${bucket}`);
+    const ttl = await redis.ttl(copy!.key);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(86_400);
-    const indexTtl = await redis.ttl(`glimpse:recent:${accountId}`);
-    expect(indexTtl).toBeGreaterThan(0);
-    expect(indexTtl).toBeLessThanOrEqual(86_400);
+    expect(Number(await redis.call('EXPIRETIME', copy!.key)) * 1000).toBeLessThanOrEqual(Date.parse(copy!.receivedAt) + 86_400_000);
+    expect(Date.parse(copy!.receivedAt)).toBeLessThanOrEqual(received);
+    // Besides the stream, only the account's raw meta hash (counts, no event data).
+    const meta = `glimpse:{a:${accountId}}:rawmeta`;
+    expect(await rawKeysOf(redis, accountId)).toEqual([copy!.key, meta].sort());
+    expect(JSON.stringify(await redis.hgetall(meta))).not.toContain(email);
+    expect(await redis.ttl(meta)).toBeGreaterThan(0);
 
     const entry = await seen(accountId, 'signed_up');
     expect(entry.count).toBe(1);
