@@ -9,7 +9,8 @@ const { ROOT, run, build } = require('./lib.js');
 
 const HELP = `Usage: npm test [-- <jest args>]
 
-Starts Kafka/Postgres/Redis if needed (scripts/infra/up.js), installs Debian's chromium for the
+Starts Kafka/Postgres/Redis and the tests' Redis Cluster (six redis-server processes on
+127.0.0.1:7001-7006) if needed (scripts/infra/up.js), installs Debian's chromium for the
 console's browser tests if it is missing (scripts/infra/chromium.js), builds the workspace, then runs
 every unit and integration test with jest (--runInBand). Extra arguments go to jest, e.g.
   npm test -- services/gateway          only the tests under that path
@@ -24,7 +25,7 @@ async function main() {
   // The unit tests alone need no browser (nor infrastructure, but up() is quick when it is running).
   const unitOnly = args[args.indexOf('--selectProjects') + 1] === 'unit';
   await Promise.all([
-    require('./infra/up.js').up(),
+    require('./infra/up.js').up({ redisCluster: !unitOnly }),
     unitOnly ? undefined : require('./infra/chromium.js').ensureChromium(require('./infra/env.js').readEnv().chromiumPath),
   ]);
   await build();

@@ -11,6 +11,17 @@ export function serviceDatabaseUrl(service: DatabaseService): string {
 export function redisUrl(): string {
   return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 }
+/** The tests' Redis Cluster (three masters, three replicas) that scripts/infra/up.js starts on 7001-7006. */
+export function redisClusterNodes(): string[] {
+  return (process.env.REDIS_CLUSTER_NODES ?? '127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003,127.0.0.1:7004,127.0.0.1:7005,127.0.0.1:7006')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+/** AUTH of the cluster's nodes, when REDIS_PASSWORD is set (infra:up then starts them with requirepass). */
+export function redisPassword(): string | undefined {
+  return process.env.REDIS_PASSWORD || undefined;
+}
 export function kafkaBrokers(): string[] {
   return (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 }

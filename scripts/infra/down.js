@@ -1,17 +1,21 @@
 #!/usr/bin/env node
-// infra:down — idempotently stops the Kafka broker that infra:up started; the machine's Postgres and Redis are left alone.
+// infra:down — idempotently stops the Kafka broker and the Redis Cluster nodes that infra:up started; the machine's Postgres and Redis are left alone.
 'use strict';
 const fs = require('node:fs');
 const { readEnv } = require('./env');
 const { log, shortPath } = require('./util');
 const { stopKafka, isKafkaUp, kafkaPaths } = require('./kafka-ctl');
+const { stopRedisCluster } = require('./redis-cluster');
 
 const HELP = `Usage: node scripts/infra/down.js [--purge] [--help]
 
 Stops the Kafka broker started by infra:up (pid file in INFRA_DIR/kafka, default <repo>/.infra):
-SIGTERM, then SIGKILL if it has not exited after 30 s. Postgres and Redis are machine services
-and are left running.
-  --purge   also delete the broker's data dir (topics and messages; next infra:up re-formats)`;
+SIGTERM, then SIGKILL if it has not exited after 30 s; and the Redis Cluster's six redis-server
+processes (pid files in INFRA_DIR/redis-cluster/<port>): SIGTERM, SIGKILL after 10 s. Only recorded
+pids still running redis-server on their port are signalled. Postgres and Redis (REDIS_URL) are
+machine services and are left running.
+  --purge   also delete the broker's data dir (topics and messages; next infra:up re-formats) and
+            the cluster's node directories (next infra:up creates the cluster again)`;
 
 async function down({ purge = false } = {}) {
   const env = readEnv();
@@ -21,6 +25,7 @@ async function down({ purge = false } = {}) {
   if (await isKafkaUp(env.kafkaBrokers)) {
     log(`kafka: note: a broker not started by infra:up still answers on ${env.kafkaBrokers.join(',')}; left alone`);
   }
+  await stopRedisCluster({ purge }, env);
   if (purge) {
     const { data } = kafkaPaths(env.kafkaDir);
     fs.rmSync(data, { recursive: true, force: true });

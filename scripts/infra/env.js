@@ -5,6 +5,7 @@ const path = require('node:path');
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 /** The services' local-development defaults (the config module reads the same file). */
 const DEFAULTS = require('../../shared/config/src/defaults.json');
+const DEFAULT_REDIS_CLUSTER_NODES = [7001, 7002, 7003, 7004, 7005, 7006].map((p) => `127.0.0.1:${p}`).join(',');
 const LOCAL_HOSTS = new Set(['', 'localhost', '127.0.0.1', '::1', '[::1]']);
 
 function readEnv(env = process.env) {
@@ -16,6 +17,11 @@ function readEnv(env = process.env) {
     databaseUrl: env.DATABASE_URL || DEFAULTS.DATABASE_URL,
     testDatabaseName: 'glimpse_test',
     redisUrl: env.REDIS_URL || DEFAULTS.REDIS_URL,
+    /** The test infrastructure's Redis Cluster (three masters, three replicas); `npm start` does not use it. */
+    redisClusterNodes: (env.REDIS_CLUSTER_NODES || DEFAULT_REDIS_CLUSTER_NODES).split(',').map((s) => s.trim()).filter(Boolean),
+    redisClusterDir: path.join(infraDir, 'redis-cluster'),
+    /** AUTH of the cluster's nodes (requirepass/masterauth when infra:up starts them); unset: none. */
+    redisPassword: env.REDIS_PASSWORD || undefined,
     chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
     kafkaBrokers: (env.KAFKA_BROKERS || DEFAULTS.KAFKA_BROKERS).split(',').map((s) => s.trim()).filter(Boolean),
   };
@@ -37,4 +43,4 @@ function serviceDatabaseUrl(url, service) {
   return parsed.toString();
 }
 
-module.exports = { REPO_ROOT, DEFAULTS, readEnv, isLocalHost, serviceDatabaseUrl };
+module.exports = { REPO_ROOT, DEFAULTS, DEFAULT_REDIS_CLUSTER_NODES, readEnv, isLocalHost, serviceDatabaseUrl };

@@ -7,8 +7,9 @@ const net = require('node:net');
 const { readEnv, isLocalHost } = require('./env');
 const { log, secs, waitFor, run } = require('./util');
 const { ensureKafka, ensureTopics } = require('./kafka-ctl');
+const { ensureRedisCluster } = require('./redis-cluster');
 
-const HELP = `Usage: node scripts/infra/up.js [--help]
+const HELP = `Usage: node scripts/infra/up.js [--no-redis-cluster] [--help]
 
 Idempotently starts what Glimpse needs locally and prints progress to stderr:
   postgres  DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/glimpse): starts the machine
@@ -17,7 +18,14 @@ Idempotently starts what Glimpse needs locally and prints progress to stderr:
   kafka     KAFKA_BROKERS (default 127.0.0.1:9092): reuses a broker that answers, otherwise starts a
             single-node KRaft broker from INFRA_DIR/kafka (default <repo>/.infra; jars via Maven on
             first run), then creates/fixes the topics in scripts/infra/topics.js
-Stop the broker with scripts/infra/down.js.`;
+  redis-cluster  REDIS_CLUSTER_NODES (default 127.0.0.1:7001-7006): the tests' Redis Cluster of six
+            redis-server processes (3 masters, 3 replicas; no RDB/AOF, cluster-node-timeout 2000 ms,
+            maxmemory 256mb noeviction; AUTH when REDIS_PASSWORD is set), config, nodes.conf, log and
+            pid file per node in INFRA_DIR/redis-cluster/<port>. Reuses a healthy cluster, starts nodes
+            that died (they rejoin from nodes.conf), forms it with redis-cli --cluster create, and
+            re-creates it cleanly when it cannot heal; done when every node says cluster_state:ok.
+            npm start does not start it (one Redis at REDIS_URL); --no-redis-cluster skips it here.
+Stop the broker and the cluster with scripts/infra/down.js.`;
 
 const redact = (url) => { const u = new URL(url); if (u.password) u.password = '***'; return u.toString(); };
 const dbName = (databaseUrl) => decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
@@ -129,8 +137,11 @@ async function ensureRedis(redisUrl = readEnv().redisUrl) {
   log(`redis: started machine redis-server (${secs(t0)})`);
 }
 
-/** Everything infra:up does. Postgres/Redis and Kafka are brought up concurrently. */
-async function up() {
+/**
+ * Everything infra:up does. Postgres/Redis, the Redis Cluster and Kafka are brought up concurrently.
+ * `redisCluster`: also the tests' Redis Cluster (npm test and the CLI; npm start needs only REDIS_URL).
+ */
+async function up({ redisCluster = false } = {}) {
   const env = readEnv();
   const t0 = Date.now();
   const results = await Promise.allSettled([
@@ -140,6 +151,7 @@ async function up() {
       log(`postgres: ok, database ${env.testDatabaseName} ${(await ensureDatabase(testUrl)) ? 'created' : 'exists'}`);
       await ensureRedis(env.redisUrl);
     })(),
+    redisCluster ? ensureRedisCluster(env) : undefined,
     (async () => {
       await ensureKafka({ brokers: env.kafkaBrokers });
       await ensureTopics({ brokers: env.kafkaBrokers });
@@ -150,7 +162,7 @@ async function up() {
   log(`infra: up (${secs(t0)})`);
 }
 
-module.exports = { up, ensurePostgres, ensureDatabase, databaseUrlFor, ensureRedis, redisPing, ensureKafka, ensureTopics };
+module.exports = { up, ensurePostgres, ensureDatabase, databaseUrlFor, ensureRedis, redisPing, ensureKafka, ensureTopics, ensureRedisCluster };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
@@ -158,11 +170,12 @@ if (require.main === module) {
     console.log(HELP);
     process.exit(0);
   }
-  if (args.length) {
-    console.error(`infra:up: unknown argument ${args[0]} (see --help)`);
+  const unknown = args.find((a) => a !== '--no-redis-cluster');
+  if (unknown) {
+    console.error(`infra:up: unknown argument ${unknown} (see --help)`);
     process.exit(2);
   }
-  up().then(
+  up({ redisCluster: !args.includes('--no-redis-cluster') }).then(
     () => process.exit(0),
     (err) => {
       log(`infra:up failed: ${err.message}`);
