@@ -7,6 +7,7 @@ import { closeTestDb, postEvent, sendNamesOnce, startManagementStack, testDb, un
 import { applicationTables } from '../../../test/support/tables';
 import { endOffsets } from '../../../test/support/kafka-helpers';
 import { redisUrl } from '../../../test/config';
+import { rawCopiesOf } from '../../../test/support/raw-copies';
 import { api, createManager, type Api, type Manager } from './management-helpers';
 
 let stack: Awaited<ReturnType<typeof startManagementStack>>;
@@ -45,8 +46,8 @@ async function everything(accountId: string) {
   do {
     const [next, batch] = await redis.scan(cursor, 'COUNT', 1000);
     cursor = next;
-    // The management API's own rate-limit counters are the only keys a request may touch.
-    keys.push(...batch.filter((k) => !k.startsWith('glimpse:rate:')));
+    // The management API's own rate-limit counters (glimpse:{<subject>}:rate:…) are the only keys a request may touch.
+    keys.push(...batch.filter((k) => !/^glimpse:\{[^}]*\}:rate:/.test(k)));
   } while (cursor !== '0');
   return {
     counts,
@@ -54,7 +55,7 @@ async function everything(accountId: string) {
     inbound: Object.fromEntries(await endOffsets(TOPICS.eventsInbound)),
     effects: Object.fromEntries(await endOffsets(TOPICS.playbookEffects)),
     keys: keys.sort(),
-    recent: await redis.zcard(`glimpse:recent:${accountId}`),
+    recent: (await rawCopiesOf(redis, accountId)).map((c) => c.eventId),
   };
 }
 
