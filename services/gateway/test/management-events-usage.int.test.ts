@@ -4,13 +4,22 @@ import { Redis } from 'ioredis';
 import { generatePerson, importPersons } from '@glimpse/enrichment';
 import { closeTestDb, createTestApiKey, postEvent, request, startManagementStack, startTestGateway, testDb, uniqueEmail } from '../../../test/support/stack';
 import { redisUrl } from '../../../test/config';
+import { rawCopiesOf } from '../../../test/support/raw-copies';
+import { createRawEventStore, type RawEventStore } from '../src/data/raw-event-store';
 import { ISO_TIME, api, createManager, type Api } from './management-helpers';
 
 let stack: Awaited<ReturnType<typeof startManagementStack>>;
 let redis: Redis;
+let store: RawEventStore;
+const storeFailures: string[] = [];
 beforeAll(async () => {
   stack = await startManagementStack();
   redis = new Redis(redisUrl());
+  // The gateway's own store on the gateway's Redis: events written as a gateway would have.
+  store = createRawEventStore({ redis, onFailure: (operation, err) => storeFailures.push(`${operation}: ${(err as Error).message}`) });
+});
+afterEach(() => {
+  expect(storeFailures).toEqual([]);
 });
 afterAll(async () => {
   await stack?.stop();
@@ -20,11 +29,10 @@ afterAll(async () => {
 
 const HOUR = 3_600_000;
 
-/** Writes a raw event the way the gateway stores it, received at `receivedAtMs`. */
-async function writeRawEvent(accountId: string, receivedAtMs: number, eventId = randomUUID(), withKey = true) {
+/** Writes a raw event with the gateway's raw store, as if received at `receivedAtMs`. */
+async function writeRawEvent(accountId: string, receivedAtMs: number, eventId = randomUUID()) {
   const event = { eventId, accountId, event: 'written_directly', email: 'old@example.com', properties: { note: 'direct' }, receivedAt: new Date(receivedAtMs).toISOString() };
-  if (withKey) await redis.set(`glimpse:event:${accountId}:${eventId}`, JSON.stringify(event), 'EX', 3600);
-  await redis.zadd(`glimpse:recent:${accountId}`, receivedAtMs, eventId);
+  expect(await store.save(event)).toBe(true);
   return event;
 }
 
@@ -58,33 +66,55 @@ describe('management API: recent events', () => {
     expect(res.body.items).toEqual(
       [2, 1, 0].map((i) => ({ eventId: expect.any(String), event: `step_${i}`, email: emails[i], properties: { i, paid: i === 2, plan: 'pro' }, receivedAt: expect.stringMatching(ISO_TIME) })),
     );
+    expect(res.body.dropped).toBe(0);
     const other = await createManager();
-    expect((await api(stack.gateway.url, other.key).get('/account/events/recent')).body).toEqual({ items: [], nextCursor: null });
+    expect((await api(stack.gateway.url, other.key).get('/account/events/recent')).body).toEqual({ items: [], nextCursor: null, dropped: 0 });
   });
 
-  it('when an event is older than 24 h or its key has expired, then it is not listed', async () => {
+  it('when an event is older than 24 h or its stream has expired, then it is not listed', async () => {
     const manager = await createManager();
     const now = Date.now();
     await writeRawEvent(manager.accountId, now - 25 * HOUR);
     await writeRawEvent(manager.accountId, now - 24 * HOUR - 1000);
-    await writeRawEvent(manager.accountId, now - HOUR, randomUUID(), false);
+    // Under 24 h old, but in a ten-minute stream that began more than 24 h ago: the stream is gone
+    // (a copy lives at most 24 h after its stream's ten minutes began).
+    const firstLiveBucket = Math.floor((now / 1000 - 86_400) / 600) + 1;
+    const lastOfExpired = await writeRawEvent(manager.accountId, firstLiveBucket * 600_000 - 1);
+    expect(Date.parse(lastOfExpired.receivedAt)).toBeGreaterThanOrEqual(now - 24 * HOUR);
+    // A stream that expired (here: deleted) while the account's meta hash still counts its copy.
+    const gone = await writeRawEvent(manager.accountId, now - HOUR);
+    const goneKey = (await rawCopiesOf(redis, manager.accountId)).find((c) => c.eventId === gone.eventId)!.key;
+    expect(await redis.del(goneKey)).toBe(1);
     const recent = await writeRawEvent(manager.accountId, now - 23 * HOUR);
 
+    expect((await rawCopiesOf(redis, manager.accountId)).map((c) => c.eventId)).toEqual([recent.eventId]);
     const res = await api(stack.gateway.url, manager.key).get('/account/events/recent');
     expect(res.status).toBe(200);
-    expect(res.body.items).toEqual([{ eventId: recent.eventId, event: 'written_directly', email: 'old@example.com', properties: { note: 'direct' }, receivedAt: recent.receivedAt }]);
+    expect(res.body).toEqual({
+      items: [{ eventId: recent.eventId, event: 'written_directly', email: 'old@example.com', properties: { note: 'direct' }, receivedAt: recent.receivedAt }],
+      nextCursor: null,
+      dropped: 0,
+    });
   });
 
   it('when recent events are walked with the cursor, then each comes exactly once, newest first, ties included', async () => {
     const manager = await createManager();
     const client = api(stack.gateway.url, manager.key);
-    for (let i = 0; i < 4; i += 1) expect((await postEvent(stack.gateway.url, manager.token, { event: 'page_viewed', email: uniqueEmail() })).status).toBe(200);
-    // Three events received in the same millisecond: the order among them is by id, descending.
+    const posted: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const email = uniqueEmail();
+      expect((await postEvent(stack.gateway.url, manager.token, { event: 'page_viewed', email })).status).toBe(200);
+      posted.push(email);
+    }
+    // Three events received in the same millisecond: among them, the one written last comes first.
     const tie = Date.now() - HOUR;
-    for (let i = 0; i < 3; i += 1) await writeRawEvent(manager.accountId, tie);
+    const ties: string[] = [];
+    for (let i = 0; i < 3; i += 1) ties.push((await writeRawEvent(manager.accountId, tie)).eventId);
 
-    const all = (await client.get('/account/events/recent?limit=200')).body.items as { eventId: string; receivedAt: string }[];
+    const all = (await client.get('/account/events/recent?limit=200')).body.items as { eventId: string; email: string; receivedAt: string }[];
     expect(all).toHaveLength(7);
+    expect(all.slice(0, 4).map((e) => e.email)).toEqual([...posted].reverse());
+    expect(all.slice(4).map((e) => e.eventId)).toEqual([...ties].reverse());
     const times = all.map((e) => Date.parse(e.receivedAt));
     expect(times).toEqual([...times].sort((a, b) => b - a));
     for (const limit of [1, 2, 3, 6]) {
@@ -98,19 +128,34 @@ describe('management API: recent events', () => {
     await postEvent(stack.gateway.url, manager.token, { event: 'signed_up', email: uniqueEmail(), properties: { a: 1 } });
     await postEvent(stack.gateway.url, manager.token, { event: 'signed_up', email: uniqueEmail() }, { 'Idempotency-Key': `k-${randomUUID()}` });
 
+    const tag = `glimpse:{a:${manager.accountId}}`;
     const keys: string[] = [];
-    for (const pattern of [`glimpse:event:${manager.accountId}:*`, `glimpse:idem:${manager.accountId}:*`, `glimpse:recent:${manager.accountId}`]) {
-      let cursor = '0';
-      do {
-        const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-        cursor = next;
-        keys.push(...found);
-      } while (cursor !== '0');
-    }
-    expect(keys.filter((k) => k.startsWith('glimpse:event:'))).toHaveLength(2);
-    expect(keys.filter((k) => k.startsWith('glimpse:idem:'))).toHaveLength(1);
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', `${tag}:*`, 'COUNT', 1000);
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    expect(await rawCopiesOf(redis, manager.accountId)).toHaveLength(2);
+    const streams = keys.filter((k) => k.startsWith(`${tag}:raw:`));
+    expect(streams.length).toBeGreaterThanOrEqual(1); // one per ten minutes: two if the events straddle a boundary
+    expect(keys.filter((k) => k.startsWith(`${tag}:idem:`))).toHaveLength(1);
+    expect(keys).toContain(`${tag}:rawmeta`);
+    expect(keys.filter((k) => !/:(raw:\d+|rawmeta|idem:.+|rate:events:\d+)$/.test(k))).toEqual([]);
     for (const key of keys) {
       const ttl = await redis.ttl(key);
+      if (key.startsWith(`${tag}:rate:`)) {
+        // A one-second rate window: it may even have expired since the scan (-2).
+        expect({ key, ok: ttl === -2 || (ttl > 0 && ttl <= 2) }).toEqual({ key, ok: true });
+        continue;
+      }
+      if (key === `${tag}:rawmeta`) {
+        // The meta hash holds no event data (budget counters per bucket) and outlives its newest stream by one bucket.
+        const fields = Object.keys(await redis.hgetall(key));
+        expect(fields.filter((f) => !/^(B|N|o|[bnd]:\d+)$/.test(f))).toEqual([]);
+        expect({ key, ok: ttl > 0 && ttl <= 86_400 + 600 }).toEqual({ key, ok: true });
+        continue;
+      }
       expect({ key, ok: ttl > 0 && ttl <= 86_400 }).toEqual({ key, ok: true });
     }
   });
