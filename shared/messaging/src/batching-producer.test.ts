@@ -1,5 +1,6 @@
-import type { Kafka, ProducerConfig, ProducerBatch } from 'kafkajs';
-import { createBatchingProducer, KafkaUnavailableError } from './batching-producer';
+import { randomBytes } from 'node:crypto';
+import { Partitioners, type Kafka, type PartitionerArgs, type ProducerConfig, type ProducerBatch } from 'kafkajs';
+import { createBatchingProducer, KafkaUnavailableError, keyHashPartitioner, murmur2 } from './batching-producer';
 import { boundedSendSettings } from './kafka';
 
 /** A kafkajs stand-in: every producer it makes is recorded; each sendBatch waits until the test settles it. */
@@ -91,6 +92,74 @@ describe('batching producer', () => {
     const { kafka } = fakeKafka();
     const err = await createBatchingProducer({ kafka, lingerMs: 1 }).send('t', { value: 'a' }).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'KafkaUnavailableError', handedOver: false });
+  });
+});
+
+describe('keyHashPartitioner', () => {
+  // kafkajs's own murmur2 (the Java client's), which its DefaultPartitioner uses.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const kafkajsMurmur2 = require('kafkajs/src/producer/partitioners/default/murmur2') as (key: Buffer | string) => number;
+  const keys = [
+    '',
+    'a',
+    'ab',
+    'abc',
+    'abcd',
+    '3f1c2a4e-8b7d-4c2a-9e1f-0a1b2c3d4e5f:ann@example.com',
+    'ünïcödé 😀 keys',
+    ...Array.from({ length: 2000 }, (_, i) => randomBytes(i % 97).toString(i % 2 ? 'latin1' : 'base64')),
+  ];
+
+  it('when keys of every length and alphabet are hashed, then murmur2 is the one of kafkajs (and of the Java client)', () => {
+    for (const key of keys) expect([key, murmur2(Buffer.from(key))]).toEqual([key, kafkajsMurmur2(key)]);
+  });
+
+  it('when messages with and without keys or partitions are placed, then each goes where the DefaultPartitioner puts it', () => {
+    const partitionMetadata = Array.from({ length: 12 }, (_, partitionId) => ({ partitionId, leader: partitionId % 3, replicas: [0], isr: [0], partitionErrorCode: 0 }));
+    const ours = keyHashPartitioner();
+    const theirs = Partitioners.DefaultPartitioner();
+    for (const key of keys) {
+      const args = { topic: 't', partitionMetadata, message: { key, value: 'v' } } as PartitionerArgs;
+      expect([key, ours(args)]).toEqual([key, theirs(args)]);
+    }
+    expect(ours({ topic: 't', partitionMetadata, message: { key: Buffer.from('x'), value: 'v' } })).toBe(theirs({ topic: 't', partitionMetadata, message: { key: Buffer.from('x'), value: 'v' } }));
+    expect(ours({ topic: 't', partitionMetadata, message: { key: 'x', partition: 7, value: 'v' } })).toBe(7);
+    // Without a key: round robin over the partitions that have a leader.
+    const unkeyed = Array.from({ length: 24 }, () => ours({ topic: 't', partitionMetadata, message: { value: 'v' } }));
+    expect(new Set(unkeyed)).toEqual(new Set(partitionMetadata.map((p) => p.partitionId)));
+  });
+});
+
+describe('batching producer deadlines', () => {
+  it('when Kafka never answers, then every send fails at its own send timeout, the one handed to Kafka saying so', async () => {
+    const { kafka, producers } = fakeKafka();
+    const producer = createBatchingProducer({ kafka, lingerMs: 1, sendTimeoutMs: 100 });
+    await producer.connect();
+    const started = Date.now();
+    const first = producer.send('t', { value: 'a' }).catch((e: unknown) => [e, Date.now() - started]);
+    await tick(40);
+    const second = producer.send('t', { value: 'b' }).catch((e: unknown) => [e, Date.now() - started]);
+    const [[errA, atA], [errB, atB]] = (await Promise.all([first, second])) as [[unknown, number], [unknown, number]];
+    expect(errA).toMatchObject({ name: 'KafkaUnavailableError', handedOver: true, message: 'kafka did not acknowledge within 100 ms' });
+    expect(errB).toMatchObject({ name: 'KafkaUnavailableError', handedOver: false });
+    expect(atA).toBeGreaterThanOrEqual(95);
+    expect(atB).toBeGreaterThanOrEqual(135);
+    expect(producers[0]!.batches.map(values)).toEqual([['a']]);
+  });
+
+  it('when sends are acknowledged in time, then they resolve, and a later send gets its own full time', async () => {
+    const { kafka, producers } = fakeKafka();
+    const producer = createBatchingProducer({ kafka, lingerMs: 1, sendTimeoutMs: 80 });
+    await producer.connect();
+    const sends = Array.from({ length: 5 }, (_, i) => producer.send('t', { value: String(i) }));
+    await tick(10);
+    producers[0]!.batches[0]!.settle();
+    await Promise.all(sends);
+    await tick(50); // the first sends' deadlines are 20 ms away
+    const later = producer.send('t', { value: 'later' });
+    await tick(50); // past the first sends' deadlines, inside its own
+    producers[0]!.batches[1]!.settle();
+    await expect(later).resolves.toBeUndefined();
   });
 });
 

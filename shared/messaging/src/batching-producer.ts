@@ -7,7 +7,12 @@
 // failed batch the producer is replaced by a new one (a new producer id): kafkajs rolls sequence
 // numbers back when a request fails, so a batch that reached the broker after all would make the
 // broker drop the next batch of the same size as a "duplicate" — an acknowledged event lost.
-import { Partitioners, type Kafka, type Message, type Producer, type RetryOptions, type TopicMessages } from 'kafkajs';
+//
+// Per message it does as little as it can: one timer watches the oldest unsettled send (sends
+// expire in the order they came), and keys are hashed to partitions with a 32-bit murmur2 (the
+// one of kafkajs's DefaultPartitioner, which builds 64-bit Long objects for every four bytes).
+import type { Kafka, Message, PartitionerArgs, Producer, RetryOptions, TopicMessages } from 'kafkajs';
+import { randomInt } from 'node:crypto';
 import { retryWithin } from './kafka.js';
 
 export interface BatchingProducer {
@@ -47,9 +52,62 @@ interface Pending {
   deadline: number;
   settled: boolean;
   handedOver: boolean;
-  timer: NodeJS.Timeout;
   resolve(): void;
   reject(err: unknown): void;
+}
+
+/**
+ * Kafka's murmur2 (the Java client's Utils.murmur2) in 32-bit arithmetic: the same hash as
+ * kafkajs's DefaultPartitioner, so a key goes to the same partition as before (and as with a Java
+ * producer). A test holds it to kafkajs's own implementation.
+ */
+export function murmur2(data: Uint8Array): number {
+  const m = 0x5bd1e995;
+  const length = data.length;
+  let h = 0x9747b28c ^ length;
+  const whole = length & ~3;
+  for (let i = 0; i < whole; i += 4) {
+    let k = data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24);
+    k = Math.imul(k, m);
+    k ^= k >>> 24;
+    k = Math.imul(k, m);
+    h = Math.imul(h, m) ^ k;
+  }
+  switch (length & 3) {
+    case 3:
+      h ^= data[whole + 2]! << 16;
+    // falls through
+    case 2:
+      h ^= data[whole + 1]! << 8;
+    // falls through
+    case 1:
+      h ^= data[whole]!;
+      h = Math.imul(h, m);
+  }
+  h ^= h >>> 13;
+  h = Math.imul(h, m);
+  h ^= h >>> 15;
+  return h | 0;
+}
+
+/**
+ * kafkajs's DefaultPartitioner, rule for rule: a message's own partition; else its key's murmur2
+ * over all the topic's partitions; else round robin over the partitions that have a leader.
+ */
+export function keyHashPartitioner() {
+  const counters = new Map<string, number>();
+  return ({ topic, partitionMetadata, message }: PartitionerArgs): number => {
+    if (message.partition !== null && message.partition !== undefined) return message.partition;
+    const { key } = message;
+    if (key !== null && key !== undefined) {
+      const bytes = typeof key === 'string' ? Buffer.from(key) : key;
+      return (murmur2(bytes) & 0x7fffffff) % partitionMetadata.length;
+    }
+    const next = ((counters.get(topic) ?? randomInt(2 ** 32 - 1)) + 1) & 0x7fffffff;
+    counters.set(topic, next);
+    const available = partitionMetadata.filter((p) => p.leader >= 0);
+    return available.length > 0 ? available[next % available.length]!.partitionId : next % partitionMetadata.length;
+  };
 }
 
 /** Fails a send; `handedOver` says whether kafkajs had the message (it may be written still). */
@@ -84,10 +142,15 @@ export function createBatchingProducer({
   let queue: Pending[] = [];
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
+  // Every send not yet settled, oldest first (with settled ones until the head moves past them):
+  // all expire `sendTimeoutMs` after they came, so one timer for the oldest watches them all.
+  let watched: Pending[] = [];
+  let head = 0;
+  let watchTimer: NodeJS.Timeout | undefined;
 
   function newProducer(): Producer {
     return kafka.producer({
-      createPartitioner: Partitioners.DefaultPartitioner,
+      createPartitioner: keyHashPartitioner,
       allowAutoTopicCreation: false,
       idempotent: true,
       maxInFlightRequests: 1,
@@ -136,10 +199,35 @@ export function createBatchingProducer({
   function settle(p: Pending, err?: unknown): boolean {
     if (p.settled) return false;
     p.settled = true;
-    clearTimeout(p.timer);
     if (err === undefined) p.resolve();
     else p.reject(err);
     return true;
+  }
+
+  /** Moves the head past settled sends; no timer is left running once none is watched. */
+  function advance(): void {
+    while (head < watched.length && watched[head]!.settled) head += 1;
+    if (head === watched.length) {
+      watched = [];
+      head = 0;
+      clearTimeout(watchTimer);
+      watchTimer = undefined;
+    } else if (head >= 1024 && head * 2 >= watched.length) {
+      watched = watched.slice(head);
+      head = 0;
+    }
+  }
+
+  /** Fails the sends whose time is up (the oldest first), then waits for the next one's. */
+  function expire(): void {
+    watchTimer = undefined;
+    const now = Date.now();
+    for (; head < watched.length && (watched[head]!.settled || watched[head]!.deadline <= now); head += 1) {
+      const p = watched[head]!;
+      settle(p, new KafkaUnavailableError(`kafka did not acknowledge within ${sendTimeoutMs} ms`, p.handedOver));
+    }
+    advance();
+    if (head < watched.length) watchTimer = setTimeout(expire, Math.max(0, watched[head]!.deadline - now));
   }
 
   function flush(): void {
@@ -154,6 +242,7 @@ export function createBatchingProducer({
       const batch = queue;
       queue = [];
       batch.forEach((p) => settle(p, new KafkaUnavailableError('kafka producer is not connected')));
+      advance();
       return;
     }
     const batch: Pending[] = [];
@@ -165,7 +254,10 @@ export function createBatchingProducer({
       else batch.push(p);
     }
     queue = rest;
-    if (batch.length === 0) return;
+    if (batch.length === 0) {
+      advance();
+      return;
+    }
 
     const byTopic = new Map<string, Message[]>();
     for (const p of batch) {
@@ -177,16 +269,18 @@ export function createBatchingProducer({
     batch.forEach((p) => (p.handedOver = true));
     inFlight = producer.sendBatch({ acks: -1, topicMessages }).then(
       () => {
-        const late = batch.filter((p) => !settle(p)).length;
+        let late = 0;
+        for (const p of batch) if (!settle(p)) late += 1;
         if (late > 0) onLateAcknowledgement?.(late);
       },
       (err: unknown) => {
         const failed = new KafkaUnavailableError(`kafka did not take the batch: ${(err as Error).message}`, true, { cause: err });
-        batch.forEach((p) => settle(p, failed));
+        for (const p of batch) settle(p, failed);
         retire(producer);
       },
     ).finally(() => {
       inFlight = undefined;
+      advance();
       if (queue.length > 0) flush();
     });
   }
@@ -208,8 +302,9 @@ export function createBatchingProducer({
     },
     send(topic, message) {
       return new Promise<void>((resolve, reject) => {
-        const pending: Pending = { topic, message, deadline: Date.now() + sendTimeoutMs, settled: false, handedOver: false, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
-        pending.timer = setTimeout(() => settle(pending, new KafkaUnavailableError(`kafka did not acknowledge within ${sendTimeoutMs} ms`, pending.handedOver)), sendTimeoutMs);
+        const pending: Pending = { topic, message, deadline: Date.now() + sendTimeoutMs, settled: false, handedOver: false, resolve, reject };
+        watched.push(pending);
+        watchTimer ??= setTimeout(expire, sendTimeoutMs);
         queue.push(pending);
         if (queue.length >= maxBatch) flush();
         else timer ??= setTimeout(flush, lingerMs);
