@@ -2,6 +2,7 @@
 // bare express endpoint on the same machine, and the latency from a 200 to its effect in Postgres
 // (the playbook service starts an enrollment for every event). Runs the built services (dist/).
 'use strict';
+const crypto = require('node:crypto');
 const path = require('node:path');
 const { summarize, round } = require('./lib/stats.js');
 const { saturate, paced } = require('./lib/load.js');
@@ -147,6 +148,8 @@ async function run(argv) {
     const gatewayEnv = {
       ...suite.asService(serviceEnv, 'gateway'),
       PORT: String(gatewayPort),
+      // Production refuses to start without it (the link tokens of the site tag); unused here.
+      LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'),
       EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000),
       ...(opts['linger-ms'] !== null ? { KAFKA_LINGER_MS: String(opts['linger-ms']) } : {}),
       ...(opts['max-batch'] !== null ? { KAFKA_MAX_BATCH: String(opts['max-batch']) } : {}),
