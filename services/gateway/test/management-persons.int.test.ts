@@ -5,6 +5,7 @@ import { eventCatalog } from '@glimpse/playbook';
 import { closeTestDb, postEvent, sendNamesOnce, startManagementStack, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { applicationColumns } from '../../../test/support/tables';
 import { redisUrl } from '../../../test/config';
+import { rawKeysOf } from '../../../test/support/raw-copies';
 import { ISO_TIME, api, createManager, type Api, type Manager } from './management-helpers';
 
 let stack: Awaited<ReturnType<typeof startManagementStack>>;
@@ -127,6 +128,8 @@ async function redisHolding(needle: string): Promise<string[]> {
         : type === 'hash' ? Object.entries(await redis.hgetall(key)).flat()
         : type === 'list' ? await redis.lrange(key, 0, -1)
         : type === 'set' ? await redis.smembers(key)
+        // Raw copies: an entry's fields and values.
+        : type === 'stream' ? (await redis.xrange(key, '-', '+')).flatMap(([, fields]) => fields)
         : [];
       if ([key, ...values].some((v) => v.toLowerCase().includes(needle))) found.push(key);
     }
@@ -166,6 +169,13 @@ describe('management API: erasure', () => {
 
     expect(await postgresHolding(email)).toEqual([]);
     expect(await redisHolding(email)).toEqual([]);
+    // Nor in an entry only marked deleted: each of the account's streams holds just what it lists.
+    for (const key of await rawKeysOf(redis, manager.accountId)) {
+      if (!key.includes(':raw:')) continue;
+      const info = (await redis.call('XINFO', 'STREAM', key)) as unknown[];
+      const field = (name: string) => Number(info[info.indexOf(name) + 1]);
+      expect({ key, added: field('entries-added') }).toEqual({ key, added: field('length') });
+    }
     expect(await counts()).toEqual(before);
     expect((await client.get(`/account/playbooks/${welcome}/enrollments`)).body.items.map((e: { email: string }) => e.email)).toEqual(
       expect.arrayContaining([bystander, expect.stringMatching(/^sha256:[0-9a-f]{64}$/)]),
