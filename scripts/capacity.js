@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // npm run capacity: the capacity model of docs/capacity.md. Reads the latest benchmark figures
-// (bench/figures/*.json: CPU per event at the gateway, Kafka and Redis; per applied event in the
-// consumer and Postgres; per lookup; per page view at the gateway, the visitors service and Postgres),
-// and sizes the cluster for 1k, 10k and 100k events/s, for 1k, 10k and 100k page views/s, and for
-// 1M and 100M persons. Every input says where it came from; an input whose figure file is missing
-// is an assumption, and says so. `--write` replaces the generated part of docs/capacity.md.
+// (bench/figures/*.json: CPU per event at the gateway, Kafka and Redis, and bytes of Redis memory per
+// raw event and per Idempotency-Key; per applied event in the consumer and Postgres; per lookup; per
+// page view at the gateway, the visitors service and Postgres; per webhook delivery in the webhooks
+// service and Postgres), and sizes the cluster for 1k, 10k and 100k events/s, for 1k, 10k and 100k
+// page views/s, and for 1M and 100M persons, Redis as a Redis Cluster (masters by memory and by
+// commands, one replica each). Every input says where it came from; an input whose figure file is
+// missing is an assumption, and says so. `--write` replaces the generated part of docs/capacity.md.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -17,7 +19,7 @@ const END = '<!-- capacity:end -->';
 
 const HELP = `Usage: npm run capacity [-- --write | --check]
 
-Prints the capacity model from bench/figures/*.json (events, lookups, effects, collect).
+Prints the capacity model from bench/figures/*.json (events, raw-bytes, lookups, effects, collect, webhooks).
   --write   replace the generated section of docs/capacity.md
   --check   exit 1 if docs/capacity.md is not what the figures give (npm test runs this)`;
 
@@ -31,15 +33,17 @@ const ASSUMED = {
   triggeredShare: { value: 0.2, unit: 'of events start or stop an enrollment', why: 'most events only update the catalog' },
   eventBytes: { value: 600, unit: 'bytes per events.inbound record', why: 'a typical event body with a few properties, key and record overhead' },
   effectBytes: { value: 300, unit: 'bytes per playbook.effects record', why: 'the effect message without properties' },
-  redisBytesPerEvent: { value: 800, unit: 'bytes of Redis memory per raw event', why: 'the JSON copy, its key, the recent-index entry and Redis overhead' },
+  redisBytesPerEvent: { value: 800, unit: 'bytes of Redis memory per raw event', why: 'no rawBytes in bench/figures/events.json nor bench/figures/raw-bytes.json (npm run bench:raw-bytes)' },
+  redisBytesPerIdempotencyKey: { value: 300, unit: 'bytes of Redis memory per Idempotency-Key kept 24 h', why: 'no idempotency in bench/figures/raw-bytes.json (npm run bench:raw-bytes)' },
+  keyedShare: { value: 0.5, unit: 'of events sent with an Idempotency-Key', why: 'the README\'s examples send one and many integrations will not: a guess to replace with real traffic' },
   personBytes: { value: 5000, unit: 'bytes of Postgres per person', why: 'the enriched record (TOASTed JSON) + identities + indexes' },
   kafkaFollowerFactor: { value: 2, unit: 'x one broker\'s CPU per event, cluster-wide', why: 'replication factor 3: the leader and two followers' },
   brokerCores: { value: 4, unit: 'cores per Kafka broker', why: 'brokers on whole nodes at scale (the prod pool requests 1 CPU to start)' },
   brokerMBps: { value: 40, unit: 'MB/s written per broker', why: 'leader + follower writes a broker sustains on network disks' },
   pgPrimaryCores: { value: 32, unit: 'cores on one Postgres primary', why: 'a large but common instance; beyond it one primary stops scaling' },
-  redisMaxGB: { value: 64, unit: 'GB of memory per Redis node', why: 'a large single node' },
-  redisOpsPerCore: { value: 100000, unit: 'simple commands/s per Redis node', why: 'Redis runs commands on one thread' },
-  redisOpsPerEvent: { value: 6, unit: 'Redis commands per event', why: 'rate limit, raw copy, index add and trim, idempotency key, pipelined' },
+  redisMaxmemoryGB: { value: 24, unit: 'GB maxmemory per Redis node', why: 'a 40 Gi pod at the deploy\'s REDIS_MAXMEMORY_PERCENT 60 % (deploy/k8s/base/redis/start.sh); nodes kept this small so a replica\'s full resync and a restart take minutes' },
+  redisOpsPerCore: { value: 50000, unit: 'commands/s per Redis master (one core)', why: 'Redis runs commands on one thread: about 100k plain commands/s, halved because most of ours are short Lua scripts (EVALSHA)' },
+  redisMaxMasters: { value: 500, unit: 'Redis masters at most in one cluster', why: 'Redis Cluster\'s documented upper size is about 1,000 nodes: 500 masters with one replica each' },
   playbookMsPerAppliedEvent: { value: 3, unit: 'ms CPU per applied event (consumer)', why: 'no bench/figures/effects.json yet (npm run bench:effects, issue 7): about 200 events/s per replica was observed before batching' },
   postgresMsPerAppliedEvent: { value: 2, unit: 'ms CPU per applied event (Postgres)', why: 'no bench/figures/effects.json yet: eight round trips per event before batching' },
   lookupGatewayMs: { value: 1, unit: 'ms CPU per lookup (gateway)', why: 'no bench/figures/lookups.json' },
@@ -48,13 +52,21 @@ const ASSUMED = {
   webhooksCores: { value: 0.25, unit: 'core per webhooks replica', why: 'the base requests 250m' },
   webhooksMinReplicas: { value: 2, unit: 'webhooks replicas at least', why: 'two keep deliveries going through a rollout (base/services/webhooks.yaml)' },
   webhookDeliveriesPerEffect: { value: 0.5, unit: 'deliveries per effect', why: 'not every account has an endpoint subscribed to every effect: a guess to replace with real traffic' },
-  webhookMsPerDelivery: { value: 2, unit: 'ms CPU per delivery (webhooks service + its Postgres rows)', why: 'no webhooks benchmark: a signed POST over TLS and two row updates, as lookups cost' },
+  webhooksMsPerDelivery: { value: 2, unit: 'ms CPU per delivery (webhooks service)', why: 'no valid bench/figures/webhooks.json (npm run bench:webhooks): a signed POST and the schedule\'s rows, as a lookup costs' },
+  postgresMsPerDelivery: { value: 1, unit: 'ms CPU per delivery (Postgres)', why: 'no valid bench/figures/webhooks.json: the delivery row, its claim and the attempt row' },
   visitorsCores: { value: 1, unit: 'core per visitors replica', why: 'the prod overlay requests 1 CPU' },
   pageViewBytes: { value: 700, unit: 'bytes per visitors.collected record', why: 'a page view with its URL, title, referrer, UTM, user agent and address, key and record overhead' },
-  redisOpsPerPageView: { value: 4, unit: 'Redis commands per page view', why: 'the per-address and the per-site rate limits, two commands each (the site key is cached in the gateway)' },
   gatewayMsPerPageView: { value: 0.4, unit: 'ms CPU per accepted page view (gateway)', why: 'no valid bench/figures/collect.json: the issue 18 target' },
   visitorsMsPerPageView: { value: 0.2, unit: 'ms CPU per applied page view (visitors service)', why: 'no valid bench/figures/collect.json: within the issue 18 target' },
   postgresMsPerPageView: { value: 0.1, unit: 'ms CPU per applied page view (Postgres)', why: 'no valid bench/figures/collect.json: within the issue 18 target' },
+};
+
+/** Counts read from the code and the manifests (by hand: a change there must change them here). */
+const FROM_CODE = {
+  redisReplicasPerMaster: { value: 1, unit: 'replica per Redis master', source: 'deploy/k8s/base/redis/create-cluster.sh: redis-cli --cluster create --cluster-replicas 1; each replica holds a full copy, so memory doubles' },
+  redisCommandsPerEvent: { value: 2, unit: 'Redis commands per event, unkeyed', source: 'services/gateway/src (read, not parsed): one EVALSHA for the account\'s rate-limit window (data/rate-limiter.ts), one for the raw copy: stream entry, budget and index in one script (data/raw-event-store.ts)' },
+  redisCommandsPerKeyedEvent: { value: 2, unit: 'more Redis commands per event with an Idempotency-Key', source: 'services/gateway/src/domain/accept-event.ts (read, not parsed): the claim (EVALSHA) and "done" (SET … EX 86400) of data/idempotency-store.ts' },
+  redisOpsPerPageView: { value: 2, unit: 'Redis commands per page view', source: 'services/gateway/src/http/collect-route.ts (read, not parsed): one EVALSHA each for the per-address and the per-site rate-limit windows (the site key is cached in the gateway)' },
 };
 
 const LOADS = [1000, 10000, 100000];
@@ -64,6 +76,35 @@ const PERSONS = [1e6, 1e8];
 const PARTITIONS_NOW = require('../shared/messaging/src/topics.json').topics.eventsInbound.partitions;
 // visitors.collected's: the ceiling of visitors replicas.
 const COLLECTED_PARTITIONS_NOW = require('../shared/messaging/src/topics.json').topics.visitorsCollected.partitions;
+
+/**
+ * The gateway's defaults that shape Redis (services/gateway/src/config.ts), read from the source so
+ * the model follows them: the per-account raw budgets and the raw share of a node's maxmemory.
+ */
+function gatewayDefaults(root = ROOT) {
+  const file = path.join(root, 'services', 'gateway', 'src', 'config.ts');
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const num = (expr) => (/^[\d_.]+(\s*\*\s*[\d_.]+)*$/.test(expr) ? expr.split('*').reduce((p, x) => p * Number(x.trim().replace(/_/g, '')), 1) : undefined);
+  const find = (name, re) => {
+    const m = re.exec(text);
+    const value = m ? num(m[1].trim()) : undefined;
+    return value === undefined ? undefined : { value, source: `services/gateway/src/config.ts (the default of ${name})` };
+  };
+  return {
+    rawEventsPerAccount: find('RAW_EVENTS_PER_ACCOUNT', /RAW_EVENTS_PER_ACCOUNT:\s*positive\(([^)]*)\)/),
+    rawEventBytesPerAccount: find('RAW_EVENT_BYTES_PER_ACCOUNT', /RAW_EVENT_BYTES_PER_ACCOUNT:\s*positive\(([^)]*)\)/),
+    redisRawMemoryFraction: find('REDIS_RAW_MEMORY_FRACTION', /REDIS_RAW_MEMORY_FRACTION:[^\n]*\.default\(([^)]*)\)/),
+    eventsRateLimitPerSecond: find('EVENTS_RATE_LIMIT_PER_SECOND', /EVENTS_RATE_LIMIT_PER_SECOND:\s*positive\(([^)]*)\)/),
+  };
+}
+
+/** What the gateway's defaults are when config.ts cannot be read: the issue 20 contract's. */
+const GATEWAY_FALLBACK = {
+  rawEventsPerAccount: { value: 10000, unit: 'raw copies kept per account at most' },
+  rawEventBytesPerAccount: { value: 8 * 1024 * 1024, unit: 'bytes of raw copies kept per account at most' },
+  redisRawMemoryFraction: { value: 0.75, unit: 'of a Redis node\'s maxmemory for raw copies (the rest: counters and idempotency keys; noeviction)' },
+  eventsRateLimitPerSecond: { value: 2000, unit: 'events/s per account at most' },
+};
 
 function readFigures(name, dir = FIGURES) {
   const file = path.join(dir, `${name}.json`);
@@ -77,9 +118,14 @@ const first = (...candidates) => candidates.find((c) => typeof c === 'number' &&
 /** Every input: { value, unit, source } where source names the figure file or says "assumed: why". */
 function inputs(dir = FIGURES) {
   const out = Object.fromEntries(Object.entries(ASSUMED).map(([k, a]) => [k, { value: a.value, unit: a.unit, source: `assumed: ${a.why}` }]));
+  for (const [k, c] of Object.entries(FROM_CODE)) out[k] = { ...c };
   const set = (key, value, unit, source) => {
     if (value !== undefined) out[key] = { value: Math.round(value * 1000) / 1000, unit, source };
   };
+  const gw = gatewayDefaults();
+  for (const [key, fb] of Object.entries(GATEWAY_FALLBACK)) {
+    out[key] = gw[key] ? { value: gw[key].value, unit: fb.unit, source: gw[key].source } : { value: fb.value, unit: fb.unit, source: 'assumed: services/gateway/src/config.ts unreadable; the issue 20 contract\'s default' };
+  }
   const events = readFigures('events', dir);
   const m = events?.valid && events.events?.measured;
   if (m) {
@@ -87,10 +133,37 @@ function inputs(dir = FIGURES) {
     set('gatewayMsPerEvent', msPer(m, 'gateway'), 'ms CPU per accepted event (gateway)', at);
     set('kafkaMsPerEvent', msPer(m, 'kafka'), 'ms CPU per event (one broker, no replication)', at);
     set('redisMsPerEvent', msPer(m, 'redis'), 'ms CPU per event (Redis)', at);
+    const batched = events.batch?.cpuMsPerEvent;
+    if (typeof batched === 'number') set('gatewayMsPerBatchedEvent', batched, `ms CPU per accepted event in batches of ${events.params?.batchSize ?? '?'} (gateway)`, at);
   } else {
     out.gatewayMsPerEvent = { value: 1.5, unit: 'ms CPU per accepted event (gateway)', source: 'assumed: no valid bench/figures/events.json' };
     out.kafkaMsPerEvent = { value: 1, unit: 'ms CPU per event (one broker)', source: 'assumed: no valid bench/figures/events.json' };
     out.redisMsPerEvent = { value: 0.1, unit: 'ms CPU per event (Redis)', source: 'assumed: no valid bench/figures/events.json' };
+  }
+  // Bytes of Redis memory per raw event: bench:events' rawBytes when it has them, else bench:raw-bytes's.
+  // The larger of the two measures (INFO memory delta, MEMORY USAGE) sizes the cluster.
+  const rawBytesFile = readFigures('raw-bytes', dir);
+  const rawFrom = events?.valid && events.rawBytes?.streams ? ['events', events] : rawBytesFile?.valid && rawBytesFile.rawBytes?.streams ? ['raw-bytes', rawBytesFile] : undefined;
+  if (rawFrom) {
+    const [name, fig] = rawFrom;
+    const rb = fig.rawBytes;
+    const { infoDeltaBytesPerEvent: info, memoryUsageBytesPerEvent: usage } = rb.streams;
+    const replaced = rb.replaced ? `; the replaced key-per-event layout took ${Math.max(rb.replaced.infoDeltaBytesPerEvent, rb.replaced.memoryUsageBytesPerEvent)}` : '';
+    set('redisBytesPerEvent', first(Math.max(info ?? 0, usage ?? 0)), 'bytes of Redis memory per raw event (stream entry, budget, index and its rate-limit window)',
+      `bench/figures/${name}.json (${String(fig.date).slice(0, 10)}): the larger of the INFO memory delta (${info}) and MEMORY USAGE (${usage}) over ${rb.events} typical events${replaced}`);
+  }
+  const idem = rawBytesFile?.valid && rawBytesFile.idempotency;
+  if (idem) {
+    set('redisBytesPerIdempotencyKey', first(Math.max(idem.infoDeltaBytesPerKey ?? 0, idem.memoryUsageBytesPerKey ?? 0)), 'bytes of Redis memory per Idempotency-Key kept 24 h',
+      `bench/figures/raw-bytes.json (${String(rawBytesFile.date).slice(0, 10)}): the larger of the INFO memory delta (${idem.infoDeltaBytesPerKey}) and MEMORY USAGE (${idem.memoryUsageBytesPerKey}) over ${idem.keys} keys claimed and completed`);
+  }
+  const webhooks = readFigures('webhooks', dir);
+  const wh = webhooks?.valid && (webhooks.summary?.cpuMsPerDelivery ?? webhooks.cpuMsPerDelivery);
+  if (wh) {
+    const d = webhooks.deliver ?? webhooks.summary?.deliver;
+    const at = `bench/figures/webhooks.json (${String(webhooks.date).slice(0, 10)}, ${d ? `${d.effects} effects to a local receiver, ` : ''}idle CPU taken off)`;
+    set('webhooksMsPerDelivery', first(wh.webhooks), 'ms CPU per delivery (webhooks service)', at);
+    set('postgresMsPerDelivery', first(wh.postgres), 'ms CPU per delivery (Postgres)', at);
   }
   const effects = readFigures('effects', dir);
   // issue 7's bench: ms CPU per applied event of the playbook processes and of Postgres.
@@ -125,43 +198,88 @@ function inputs(dir = FIGURES) {
 const ceil = Math.ceil;
 const replicas = (cores, perReplica, util) => Math.max(1, ceil(cores / (perReplica * util)));
 
+/**
+ * Redis Cluster for a load: the day's raw copies and idempotency keys (GB, the traffic bound),
+ * masters by memory and by commands, and nodes with the replicas. The gateway's memory guard stops
+ * raw copies when a master's whole used memory (raw copies, keys and counters) passes the raw
+ * fraction of maxmemory; so for every raw copy to be kept, the day's raw copies and keys together
+ * must fit under that fraction (the rest is the keys' and counters' headroom once raw copies are
+ * refused). Commands: the scripted commands per master core, or the measured Redis CPU per event
+ * when that asks for more.
+ */
+function redisFor({ eventsPerSec = 0, pageViewsPerSec = 0 }, i) {
+  const v = (k) => i[k].value;
+  const util = v('utilisation');
+  const day = 86400;
+  const rawGB = (eventsPerSec * day * v('redisBytesPerEvent')) / 1e9;
+  const idempotencyGB = (eventsPerSec * v('keyedShare') * day * v('redisBytesPerIdempotencyKey')) / 1e9;
+  const byMemory = ceil((rawGB + idempotencyGB) / (v('redisRawMemoryFraction') * v('redisMaxmemoryGB')));
+  const commands = eventsPerSec * (v('redisCommandsPerEvent') + v('keyedShare') * v('redisCommandsPerKeyedEvent')) + pageViewsPerSec * v('redisOpsPerPageView');
+  const byCommands = ceil(commands / (v('redisOpsPerCore') * util));
+  // The events bench's measured Redis CPU (one node, unkeyed events): a floor under the assumed command rate.
+  const byCpu = ceil((eventsPerSec * (i.redisMsPerEvent?.value ?? 0)) / 1000 / util);
+  const byOps = Math.max(byCommands, byCpu);
+  const masters = Math.max(3, byMemory, byOps);
+  return {
+    rawGB,
+    idempotencyGB,
+    commands,
+    byMemory,
+    byOps,
+    masters,
+    binding: masters === 3 && byMemory < 3 && byOps < 3 ? 'the minimum of 3' : byMemory >= byOps ? 'memory' : 'commands',
+    nodes: masters * (1 + v('redisReplicasPerMaster')),
+  };
+}
+
 /** The cluster for `eventsPerSec`: replicas, partitions, brokers, Postgres and Redis, and the walls hit. */
 function sizeFor(eventsPerSec, i) {
   const v = (k) => i[k].value;
   const util = v('utilisation');
   const lookups = eventsPerSec * v('lookupsPerEvent');
+  const deliveries = eventsPerSec * v('triggeredShare') * v('webhookDeliveriesPerEffect');
   const gatewayCores = (eventsPerSec * v('gatewayMsPerEvent') + lookups * v('lookupGatewayMs')) / 1000;
+  const batchedCores = i.gatewayMsPerBatchedEvent ? (eventsPerSec * v('gatewayMsPerBatchedEvent') + lookups * v('lookupGatewayMs')) / 1000 : undefined;
   const playbookCores = (eventsPerSec * v('playbookMsPerAppliedEvent')) / 1000;
   const enrichmentCores = (lookups * v('lookupEnrichmentMs')) / 1000;
-  const pgCores = (eventsPerSec * v('postgresMsPerAppliedEvent') + lookups * v('lookupPostgresMs')) / 1000;
+  const pgCores = (eventsPerSec * v('postgresMsPerAppliedEvent') + lookups * v('lookupPostgresMs') + deliveries * v('postgresMsPerDelivery')) / 1000;
   const playbook = replicas(playbookCores, v('playbookCores'), util);
-  const webhooksCores = (eventsPerSec * v('triggeredShare') * v('webhookDeliveriesPerEffect') * v('webhookMsPerDelivery')) / 1000;
+  const webhooksCores = (deliveries * v('webhooksMsPerDelivery')) / 1000;
   // Partitions: a multiple of 12 with room for twice the consumers, so the consumer can double
   // before the next re-partition (which moves keys: deploy/README.md).
   const partitions = Math.max(PARTITIONS_NOW, 12 * ceil((2 * playbook) / 12));
   const ingressMBps = (eventsPerSec * (v('eventBytes') + v('triggeredShare') * v('effectBytes'))) / 1e6;
   const kafkaCores = (eventsPerSec * v('kafkaMsPerEvent') * v('kafkaFollowerFactor')) / 1000;
   const brokers = Math.max(3, ceil((ingressMBps * 3) / v('brokerMBps')), ceil(kafkaCores / (v('brokerCores') * util)));
-  const redisGB = (eventsPerSec * 86400 * v('redisBytesPerEvent')) / 1e9;
-  const redisOps = eventsPerSec * v('redisOpsPerEvent');
+  const redis = redisFor({ eventsPerSec }, i);
   const walls = [];
   if (playbook > PARTITIONS_NOW) walls.push('consumer-partitions');
   if (pgCores / util > v('pgPrimaryCores')) walls.push('postgres-primary');
-  if (redisGB > v('redisMaxGB')) walls.push('redis-memory');
-  if (redisOps > v('redisOpsPerCore') * util) walls.push('redis-cpu');
+  if (redis.masters > v('redisMaxMasters')) walls.push('redis-cluster');
   return {
     eventsPerSec,
     lookupsPerSec: lookups,
+    deliveriesPerSec: deliveries,
     gateway: replicas(gatewayCores, v('gatewayCores'), util),
+    gatewayBatched: batchedCores === undefined ? undefined : replicas(batchedCores, v('gatewayCores'), util),
     playbook,
     enrichment: replicas(enrichmentCores, v('enrichmentCores'), util),
     webhooks: Math.max(v('webhooksMinReplicas'), replicas(webhooksCores, v('webhooksCores'), util)),
     partitions,
     brokers,
+    kafkaCores: Math.round((kafkaCores / util) * 10) / 10,
     kafkaDiskGB: Math.round((ingressMBps * 3 * 86400 * 1.1) / 1000 + (eventsPerSec * v('triggeredShare') * v('effectBytes') * 3 * 86400 * 6) / 1e9),
     pgCores: Math.round((pgCores / util) * 10) / 10,
-    redisGB: Math.round(redisGB * 10) / 10,
-    redisOps,
+    redisGB: Math.round((redis.rawGB + redis.idempotencyGB) * 10) / 10,
+    redisRawGB: Math.round(redis.rawGB * 10) / 10,
+    redisIdempotencyGB: Math.round(redis.idempotencyGB * 10) / 10,
+    redisOps: Math.round(redis.commands),
+    redisMasters: redis.masters,
+    redisMastersByMemory: redis.byMemory,
+    redisMastersByOps: redis.byOps,
+    redisBinding: redis.binding,
+    redisKeysShare: redis.rawGB + redis.idempotencyGB > 0 ? redis.idempotencyGB / (redis.rawGB + redis.idempotencyGB) : 0,
+    redisNodes: redis.nodes,
     walls,
   };
 }
@@ -180,11 +298,11 @@ function sizeForPageViews(pageViewsPerSec, i) {
   const partitions = Math.max(COLLECTED_PARTITIONS_NOW, 12 * ceil((2 * visitors) / 12));
   const ingressMBps = (pageViewsPerSec * v('pageViewBytes')) / 1e6;
   const kafkaCores = (pageViewsPerSec * v('kafkaMsPerEvent') * v('kafkaFollowerFactor')) / 1000;
-  const redisOps = pageViewsPerSec * v('redisOpsPerPageView');
+  const redis = redisFor({ pageViewsPerSec }, i);
   const walls = [];
   if (visitors > COLLECTED_PARTITIONS_NOW) walls.push('visitors-partitions');
   if (pgCores / util > v('pgPrimaryCores')) walls.push('postgres-primary');
-  if (redisOps > v('redisOpsPerCore') * util) walls.push('redis-cpu');
+  if (redis.masters > v('redisMaxMasters')) walls.push('redis-cluster');
   return {
     pageViewsPerSec,
     gateway: replicas(gatewayCores, v('gatewayCores'), util),
@@ -194,7 +312,8 @@ function sizeForPageViews(pageViewsPerSec, i) {
     // 24 h of raw page views (23 h retention + a 30 min segment), three replicas, 10 % slack.
     kafkaDiskGB: Math.round((ingressMBps * 3 * 86400 * 1.1) / 1000),
     pgCores: Math.round((pgCores / util) * 10) / 10,
-    redisOps,
+    redisOps: Math.round(redis.commands),
+    redisMasters: redis.masters,
     walls,
   };
 }
@@ -224,15 +343,14 @@ function walls(i, size = sizeFor, names = Object.keys(WALLS)) {
 
 const WALLS = {
   'consumer-partitions': `the consumer needs more replicas than events.inbound has partitions (${PARTITIONS_NOW}): a 13th replica gets no partition. Re-partition (deploy/README.md, "Scaling"), or lower the ms per applied event (issue 7's batching)`,
-  'postgres-primary': 'one Postgres primary applies every enrollment write: past its cores, partition by account (several CloudNativePG clusters, each owning a range of account hashes; the Kafka key already starts with the account, so a consumer group per shard reads only its accounts), or batch harder (issue 7) to lower the ms per event',
-  'redis-memory': 'the 24 h raw copies outgrow one Redis node: shard by account (Redis Cluster, the keys already start with the account), keep fewer raw events per account (a cap), or keep only the recent-events index in Redis and the bodies in Kafka',
-  'redis-cpu': 'one Redis thread runs every event\'s commands: Redis Cluster (keys hash by account), or fewer commands per event',
+  'postgres-primary': 'one Postgres primary applies every enrollment write, every lookup\'s reads and every webhook delivery\'s rows: past its cores, partition by account (several CloudNativePG clusters, each owning a range of account hashes; the Kafka key already starts with the account, so a consumer group per shard reads only its accounts), move the webhooks schedule to its own database, or batch harder to lower the ms per event and per delivery',
+  'redis-cluster': 'the Redis Cluster needs more masters than one cluster takes (about 1,000 nodes): run a second cluster for a range of accounts (every key carries its account\'s hash tag), keep fewer raw copies (a shorter day, or smaller budgets), or fewer Idempotency-Keys for 24 h',
 };
 
 const PAGE_VIEW_WALLS = {
   'visitors-partitions': `the visitors consumer needs more replicas than visitors.collected has partitions (${COLLECTED_PARTITIONS_NOW}): re-partition as for events.inbound (a new topic, drained, then switched; the key is site:visitor), or lower the ms per page view`,
   'postgres-primary': 'one Postgres primary applies every page view\'s aggregates: past its cores, shard by account as for events (the visitors schema is keyed by account and site), or larger chunks per transaction',
-  'redis-cpu': 'one Redis thread runs every page view\'s rate-limit commands: Redis Cluster (keys hash by site), or a local token bucket in the gateway',
+  'redis-cluster': 'the Redis Cluster needs more masters for the page views\' rate-limit commands than one cluster takes: a second cluster for a range of sites, or a local token bucket in the gateway',
 };
 
 /** Two significant digits: these are estimates. */
@@ -242,34 +360,108 @@ const roundTo2 = (n) => {
 };
 const fmt = (n) => (n >= 1e6 ? `${+(n / 1e6).toFixed(2)}M` : n >= 1000 ? `${+(n / 1000).toFixed(2)}k` : String(n));
 
+/** What the model said before issue 20 (docs/capacity.md as of bench/figures/events.json of 2026-11-23), for "What changed". */
+const BEFORE = { redisBytesPerEvent: 800, redisNodeGB: 64, firstWall: 'redis-memory', firstWallAt: 930, gatewayMsPerEvent: 0.662, webhookMsPerDelivery: 2 };
+
+const cell = (n) => (n === undefined ? '—' : String(n));
+const gb = (n) => (n >= 100 ? String(Math.round(n)) : String(Math.round(n * 10) / 10));
+
+/** The events/s at which one node (one master, no cluster) would run out: memory of raw copies, of keys, or commands. */
+function oneNodeLimit(i) {
+  const v = (k) => i[k].value;
+  const limits = {
+    memory: (v('redisRawMemoryFraction') * v('redisMaxmemoryGB') * 1e9) / (86400 * (v('redisBytesPerEvent') + v('keyedShare') * v('redisBytesPerIdempotencyKey'))),
+    commands: (v('redisOpsPerCore') * v('utilisation')) / (v('redisCommandsPerEvent') + v('keyedShare') * v('redisCommandsPerKeyedEvent')),
+  };
+  const [what, at] = Object.entries(limits).sort((x, y) => x[1] - y[1])[0];
+  return { what, at };
+}
+
+/** Cores requested per line at a load: each service's replicas × its request, Postgres and Kafka as sized. */
+function lines(r, i) {
+  const v = (k) => i[k].value;
+  return {
+    gateway: r.gateway * v('gatewayCores'),
+    playbook: r.playbook * v('playbookCores'),
+    enrichment: r.enrichment * v('enrichmentCores'),
+    webhooks: r.webhooks * v('webhooksCores'),
+    'Postgres primary': r.pgCores,
+    'Kafka (CPU, all brokers)': r.kafkaCores,
+  };
+}
+
 function render(i = inputs()) {
+  const v = (k) => i[k].value;
   const rows = LOADS.map((l) => sizeFor(l, i));
-  const lines = [BEGIN, '', '### Inputs', '', '| input | value | from |', '|---|---|---|'];
-  for (const [k, x] of Object.entries(i)) lines.push(`| ${k} | ${x.value} ${x.unit} | ${x.source} |`);
-  lines.push('', '### The cluster per event rate', '', `| events/s | lookups/s | gateway | playbook | enrichment | webhooks | events.inbound partitions | Kafka brokers | Kafka disk (GB) | Postgres primary (cores) | Redis memory (GB) | Redis commands/s | walls |`, '|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  const pvRows = PAGE_VIEW_LOADS.map((l) => sizeForPageViews(l, i));
+  const batchSize = /batches of (\S+)/.exec(i.gatewayMsPerBatchedEvent?.unit ?? '')?.[1] ?? '100';
+  const out = [BEGIN, '', '### Inputs', '', '| input | value | from |', '|---|---|---|'];
+  for (const [k, x] of Object.entries(i)) out.push(`| ${k} | ${x.value} ${x.unit} | ${x.source} |`);
+
+  out.push('', '### The cluster per event rate', '', `| events/s | lookups/s | webhook deliveries/s | gateway | gateway, events in batches of ${batchSize} | playbook | enrichment | webhooks | events.inbound partitions | Kafka brokers | Kafka disk (GB) | Postgres primary (cores) | Redis masters | walls |`, '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    lines.push(`| ${fmt(r.eventsPerSec)} | ${fmt(r.lookupsPerSec)} | ${r.gateway} | ${r.playbook} | ${r.enrichment} | ${r.webhooks} | ${r.partitions} | ${r.brokers} | ${r.kafkaDiskGB} | ${r.pgCores} | ${r.redisGB} | ${fmt(r.redisOps)} | ${r.walls.join(', ') || '—'} |`);
+    out.push(`| ${fmt(r.eventsPerSec)} | ${fmt(r.lookupsPerSec)} | ${fmt(r.deliveriesPerSec)} | ${r.gateway} | ${cell(r.gatewayBatched)} | ${r.playbook} | ${r.enrichment} | ${r.webhooks} | ${r.partitions} | ${r.brokers} | ${r.kafkaDiskGB} | ${r.pgCores} | ${r.redisMasters} | ${r.walls.join(', ') || '—'} |`);
   }
-  lines.push('', '### The cluster per page-view rate (the site tag; in addition to the events above)', '', '| page views/s | gateway | visitors | visitors.collected partitions | Kafka brokers | Kafka disk (GB) | Postgres primary (cores) | Redis commands/s | walls |', '|---|---|---|---|---|---|---|---|---|');
-  for (const r of PAGE_VIEW_LOADS.map((l) => sizeForPageViews(l, i))) {
-    lines.push(`| ${fmt(r.pageViewsPerSec)} | ${r.gateway} | ${r.visitors} | ${r.partitions} | ${r.brokers} | ${r.kafkaDiskGB} | ${r.pgCores} | ${fmt(r.redisOps)} | ${r.walls.join(', ') || '—'} |`);
+  out.push('', 'Replicas are of the requests in the inputs (gateway and playbook 1 core, enrichment and webhooks 250m); the events-in-batches column is the gateway for the same events sent through `POST /events/batch`.');
+
+  out.push('', '### Redis Cluster per event rate', '', `Raw copies and Idempotency-Keys live 24 h. A master takes raw copies only while its whole used memory (raw copies, keys, counters) is under ${v('redisRawMemoryFraction') * 100} % of its ${v('redisMaxmemoryGB')} GB maxmemory; past it the gateway counts them as missed and still accepts the events, and the other ${Math.round((1 - v('redisRawMemoryFraction')) * 100)} % is the headroom that keeps counters and keys written (noeviction: nothing is evicted). Sized so that every raw copy is kept: masters by memory = (raw copies + keys) ÷ ${v('redisRawMemoryFraction') * 100} % of maxmemory; by commands = commands/s ÷ (${fmt(v('redisOpsPerCore'))}/s × ${v('utilisation') * 100} %), or the measured Redis CPU per event when that asks for more; at least 3. Each master has ${v('redisReplicasPerMaster')} replica${v('redisReplicasPerMaster') === 1 ? '' : 's'}, a full copy, so the nodes' memory is twice the masters'.`, '',
+    '| events/s | raw copies, a day (GB) | Idempotency-Keys, a day (GB) | commands/s | masters by memory | masters by commands | masters | nodes | maxmemory of all nodes (GB) | what sizes it |', '|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    out.push(`| ${fmt(r.eventsPerSec)} | ${gb(r.redisRawGB)} | ${gb(r.redisIdempotencyGB)} | ${fmt(r.redisOps)} | ${r.redisMastersByMemory} | ${r.redisMastersByOps} | ${r.redisMasters} | ${r.redisNodes} | ${fmt(r.redisNodes * v('redisMaxmemoryGB'))} | ${r.redisBinding} |`);
   }
-  lines.push('', '### Postgres per persons held', '', '| persons | data + indexes (GB) | memory to keep identities and hot records cached (GB) |', '|---|---|---|');
+  out.push('', `Idempotency-Keys are ${Math.round(rows[0].redisKeysShare * 100)} % of that memory with ${v('keyedShare') * 100} % of events keyed: a key (${v('redisBytesPerIdempotencyKey')} B for 24 h) outweighs a raw copy (${v('redisBytesPerEvent')} B), so the share of keyed traffic moves the Redis line as much as the event rate does.`);
+  const perAccountCap = Math.min(v('rawEventsPerAccount') * v('redisBytesPerEvent'), v('rawEventBytesPerAccount'));
+  const capBy = v('rawEventsPerAccount') * v('redisBytesPerEvent') <= v('rawEventBytesPerAccount') ? `its ${fmt(v('rawEventsPerAccount'))} copies` : `its ${(v('rawEventBytesPerAccount') / 1048576).toFixed(0)} MiB`;
+  out.push('', `**Budgets.** With the per-account budgets the stored day is min(traffic, accounts × budget). At ${v('redisBytesPerEvent')} B a copy an account holds at most ${(perAccountCap / 1e6).toFixed(2)} MB (${capBy} bind first), so ${[1000, 10000, 100000].map((a) => `${fmt(a)} accounts hold at most ${gb((a * perAccountCap) / 1e9)} GB`).join(', ')} of raw copies; an account sending more than ${fmt(v('rawEventsPerAccount'))} events a day keeps its newest ${fmt(v('rawEventsPerAccount'))}, not 24 h. The tables size for the traffic bound (every account's day fits its budget), the most the cluster can be asked to hold.`);
+  const acctCommands = v('eventsRateLimitPerSecond') * (v('redisCommandsPerEvent') + v('redisCommandsPerKeyedEvent'));
+  out.push('', `**One account, one master.** Every key of an account carries its hash tag, so its raw copies, limits and keys live on one master: at its rate limit (${fmt(v('eventsRateLimitPerSecond'))} events/s, all keyed) it sends ${fmt(acctCommands)} commands/s, ${Math.round((acctCommands / v('redisOpsPerCore')) * 100)} % of that master's core, and its raw copies stay within its budget; a master holds many accounts.`);
+
+  out.push('', '### The cluster per page-view rate (the site tag; in addition to the events above)', '', '| page views/s | gateway | visitors | visitors.collected partitions | Kafka brokers | Kafka disk (GB) | Postgres primary (cores) | Redis commands/s | Redis masters (page views alone) | walls |', '|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of pvRows) {
+    out.push(`| ${fmt(r.pageViewsPerSec)} | ${r.gateway} | ${r.visitors} | ${r.partitions} | ${r.brokers} | ${r.kafkaDiskGB} | ${r.pgCores} | ${fmt(r.redisOps)} | ${r.redisMasters} | ${r.walls.join(', ') || '—'} |`);
+  }
+  out.push('', '### Postgres per persons held', '', '| persons | data + indexes (GB) | memory to keep identities and hot records cached (GB) |', '|---|---|---|');
   for (const p of PERSONS) {
-    const gb = (p * i.personBytes.value) / 1e9;
-    lines.push(`| ${fmt(p)} | ${Math.round(gb)} | ${Math.max(4, Math.round(gb * 0.25))} |`);
+    const size = (p * i.personBytes.value) / 1e9;
+    out.push(`| ${fmt(p)} | ${Math.round(size)} | ${Math.max(4, Math.round(size * 0.25))} |`);
   }
+
   const found = walls(i);
-  lines.push('', '### The walls, in the order they are reached', '');
-  if (found.length === 0) lines.push('No limit below 10M events/s with these inputs.');
-  for (const w of found) lines.push(`- **${w.wall}** at about ${fmt(roundTo2(w.eventsPerSec))} events/s: ${WALLS[w.wall]}.`);
   const pageViewWalls = walls(i, sizeForPageViews, Object.keys(PAGE_VIEW_WALLS));
-  lines.push('', 'For page views alone:', '');
-  if (pageViewWalls.length === 0) lines.push('No limit below 10M page views/s with these inputs.');
-  for (const w of pageViewWalls) lines.push(`- **${w.wall}** at about ${fmt(roundTo2(w.eventsPerSec))} page views/s: ${PAGE_VIEW_WALLS[w.wall]}.`);
+  out.push('', '### Where the walls stand', '');
+  for (const r of rows) {
+    const l = Object.entries(lines(r, i)).sort((x, y) => y[1] - x[1]);
+    const hit = r.walls.length ? `past ${r.walls.map((w) => `**${w}**`).join(' and ')}` : 'no wall reached';
+    out.push(`- **${fmt(r.eventsPerSec)} events/s**: ${hit}; Redis ${r.redisMasters} masters (${r.redisNodes} nodes, sized by ${r.redisBinding}); the largest lines are ${l.slice(0, 3).map(([n, c]) => `${n} ${Math.round(c * 10) / 10} core${Math.round(c * 10) / 10 === 1 ? '' : 's'}`).join(', ')}.`);
+  }
+  for (const r of pvRows) {
+    const hit = r.walls.length ? `past ${r.walls.map((w) => `**${w}**`).join(' and ')}` : 'no wall reached';
+    out.push(`- **${fmt(r.pageViewsPerSec)} page views/s**: ${hit}; gateway ${r.gateway} and visitors ${r.visitors} replicas, Postgres ${r.pgCores} cores, Redis ${r.redisMasters} masters for their limits.`);
+  }
+  out.push('', 'In the order the event rate reaches them:', '');
+  if (found.length === 0) out.push('No limit below 10M events/s with these inputs.');
+  for (const w of found) out.push(`- **${w.wall}** at about ${fmt(roundTo2(w.eventsPerSec))} events/s: ${WALLS[w.wall]}.`);
+  if (found.length) out.push('', `The first wall is **${found[0].wall}**, at about ${fmt(roundTo2(found[0].eventsPerSec))} events/s.`);
+  out.push('', 'For page views alone:', '');
+  if (pageViewWalls.length === 0) out.push('No limit below 10M page views/s with these inputs.');
+  for (const w of pageViewWalls) out.push(`- **${w.wall}** at about ${fmt(roundTo2(w.eventsPerSec))} page views/s: ${PAGE_VIEW_WALLS[w.wall]}.`);
+  if (pageViewWalls.length) out.push('', `The first wall for page views is **${pageViewWalls[0].wall}**, at about ${fmt(roundTo2(pageViewWalls[0].eventsPerSec))} page views/s.`);
+
+  const one = oneNodeLimit(i);
+  const redisWall = found.find((w) => w.wall === 'redis-cluster');
+  const firstRedisRank = found.findIndex((w) => w.wall === 'redis-cluster');
+  const src = (k) => (i[k].source.startsWith('assumed') ? 'assumed' : i[k].source.replace(/ \(.*$/, ''));
+  out.push('', '### What changed (issue 20)', '',
+    `Redis memory per raw event was ${BEFORE.redisBytesPerEvent} B assumed; it is ${v('redisBytesPerEvent')} B ${src('redisBytesPerEvent') === 'assumed' ? 'still assumed' : `measured (${src('redisBytesPerEvent')})`}, and an Idempotency-Key kept 24 h, uncounted before, is ${v('redisBytesPerIdempotencyKey')} B (${src('redisBytesPerIdempotencyKey')}) for the ${v('keyedShare') * 100} % of events assumed keyed. ` +
+    `Redis was one ${BEFORE.redisNodeGB} GB node and the first wall, at about ${BEFORE.firstWallAt} events/s; it is a Redis Cluster now: ${rows.map((r) => `${r.redisMasters} masters (${r.redisNodes} nodes) at ${fmt(r.eventsPerSec)}`).join(', ')} events/s. ` +
+    `One ${v('redisMaxmemoryGB')} GB node would run out at about ${fmt(roundTo2(Math.floor(one.at)))} events/s (${one.what}: raw copies and keys of a day under its ${v('redisRawMemoryFraction') * 100} %); the cluster adds masters instead, ` +
+    (redisWall ? `and its own wall, the size of one cluster, comes at about ${fmt(roundTo2(redisWall.eventsPerSec))} events/s, ${firstRedisRank === 0 ? 'the first wall' : `after ${found.slice(0, firstRedisRank).map((w) => w.wall).join(' and ')}`}. ` : 'and no Redis wall is reached below 10M events/s. ') +
+    `The gateway cost ${BEFORE.gatewayMsPerEvent} ms of CPU per event; the latest bench/figures/events.json says ${v('gatewayMsPerEvent')} ms${i.gatewayMsPerBatchedEvent ? ` (${v('gatewayMsPerBatchedEvent')} ms per event in batches of ${batchSize})` : ''}. ` +
+    `Webhooks were ${BEFORE.webhookMsPerDelivery} ms per delivery assumed, service and Postgres together; ${src('webhooksMsPerDelivery') === 'assumed' ? 'they are still assumed' : `measured (${src('webhooksMsPerDelivery')}), they are ${v('webhooksMsPerDelivery')} ms in the service and ${v('postgresMsPerDelivery')} ms in Postgres, which the Postgres primary line now carries`}.`);
+
   const assumedKeys = Object.entries(i).filter(([, x]) => x.source.startsWith('assumed')).map(([k]) => k);
-  lines.push('', `Assumed rather than measured: ${assumedKeys.join(', ')}.`, '', END);
-  return lines.join('\n');
+  out.push('', `Assumed rather than measured: ${assumedKeys.join(', ')}.`, '', END);
+  return out.join('\n');
 }
 
 function replaceSection(doc, section) {
@@ -279,7 +471,7 @@ function replaceSection(doc, section) {
   return doc.slice(0, a) + section + doc.slice(b + END.length);
 }
 
-module.exports = { inputs, sizeFor, sizeForPageViews, walls, render, replaceSection, ASSUMED, DOC };
+module.exports = { inputs, sizeFor, sizeForPageViews, redisFor, walls, render, replaceSection, ASSUMED, FROM_CODE, DOC };
 
 if (require.main === module) {
   const arg = process.argv[2];
