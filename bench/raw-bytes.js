@@ -93,7 +93,7 @@ async function run(argv) {
   let opts;
   try {
     const { values, numbers } = suite.parseSuiteArgs(argv, { numeric: NUMERIC, options: { 'skip-build': { type: 'boolean', default: false } } });
-    opts = { build: !values['skip-build'], ...numbers };
+    opts = { build: !values['skip-build'], events: Number(numbers.events) };
   } catch (err) {
     if (!(err instanceof suite.UsageError)) throw err;
     console.error(`bench raw-bytes: ${err.message} (see --help)`);

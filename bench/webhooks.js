@@ -56,19 +56,17 @@ const { progress, out } = suite.suiteOutput('webhooks');
 /** The receiver: 204 to every request, counting them and the distinct webhook-ids. */
 async function startReceiver() {
   const seen = new Set();
-  const state = { requests: 0, firstAt: null, lastAt: null, seen };
+  const state = { requests: 0, seen };
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       state.requests += 1;
-      state.firstAt ??= Date.now();
-      state.lastAt = Date.now();
       const id = req.headers['webhook-id'];
       if (id) seen.add(String(id));
       res.writeHead(204).end();
     });
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
     url: `http://127.0.0.1:${port}/hooks`,
@@ -122,8 +120,9 @@ async function run(argv) {
     await startGroupAtEnd({ brokers: env.kafkaBrokers, groupId: groups.WEBHOOKS_IDENTIFIED_GROUP_ID, topic: TOPICS.visitorsIdentified });
 
     const [port] = await suite.freePorts(1);
+    const base = suite.serviceEnvBase(databaseUrl);
     const serviceEnv = {
-      ...suite.asService({ ...suite.serviceEnvBase(databaseUrl), ...suite.infraEnv(env) }, 'webhooks'),
+      ...suite.asService({ ...base, ...suite.infraEnv(env) }, 'webhooks'),
       ...groups,
       WEBHOOKS_PORT: String(port),
       WEBHOOKS_BLOCK_PRIVATE_TARGETS: 'true',
@@ -136,11 +135,11 @@ async function run(argv) {
     const account = await createAccount(db, `bench webhooks ${randomUUID()}`);
     const res = await fetch(`${suite.urlOf(port)}/internal/webhooks`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-glimpse-internal-token': serviceEnv.INTERNAL_TOKEN, 'x-glimpse-account-id': account.id },
+      headers: { 'content-type': 'application/json', 'x-glimpse-internal-token': base.INTERNAL_TOKEN, 'x-glimpse-account-id': account.id },
       body: JSON.stringify({ url: receiver.url, events: ['enrollment.started', 'enrollment.stopped'] }),
     });
     if (res.status !== 201) throw new Error(`creating the endpoint: ${res.status} ${await res.text()}`);
-    const endpoint = await res.json();
+    const endpoint = /** @type {{ id: string }} */ (await res.json());
 
     // Phase 1: idle.
     progress(`idle: ${opts['idle-seconds']} s`);
@@ -204,7 +203,7 @@ async function run(argv) {
     // scripts/capacity.js reads this.
     cpuMsPerDelivery: result.deliver?.cpuMsPerDelivery,
   };
-  suite.writeAndPrintSummary({ result, fields, startedAt, problems, out, latest: defaults });
+  suite.writeAndPrintSummary({ result, fields, startedAt, problems, out, targetsLine: undefined, latest: defaults });
   return problems.length ? 1 : 0;
 }
 
