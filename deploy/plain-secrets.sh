@@ -48,7 +48,8 @@ passwords() {
     kubectl -n "$NS" label secret "glimpse-db-$svc" cnpg.io/reload=true --overwrite >/dev/null
   done
   pw=$(password glimpse-redis)
-  apply_secret glimpse-redis --from-literal=password="$pw" --from-literal=REDIS_URL="redis://:$pw@redis.$NS.svc:6379/0"
+  # The Redis Cluster's password (the nodes' requirepass and masterauth, the gateway's REDIS_PASSWORD).
+  apply_secret glimpse-redis --from-literal=password="$pw"
 }
 
 # One key of a Secret an operator made; fails (and so stops the script) if it is not there yet.
