@@ -163,7 +163,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
   it('when pods are scheduled, then every Deployment spreads over zones and hosts, and each service drains on preStop', () => {
     for (const d of find(glimpse, 'Deployment')) {
       const keys = (d.spec.template.spec.topologySpreadConstraints ?? []).map((c: any) => c.topologyKey);
-      expect({ deployment: d.metadata.name, keys: keys.filter((k: string) => k === 'topology.kubernetes.io/zone' || k === 'kubernetes.io/hostname').length >= (d.metadata.name === 'redis' ? 1 : 2) }).toEqual({ deployment: d.metadata.name, keys: true });
+      expect({ deployment: d.metadata.name, keys: keys.filter((k: string) => k === 'topology.kubernetes.io/zone' || k === 'kubernetes.io/hostname').length >= 2 }).toEqual({ deployment: d.metadata.name, keys: true });
     }
     for (const name of SERVICES) {
       const pod = one(objects, 'Deployment', name).spec.template.spec;
