@@ -26,7 +26,9 @@ export function createRedisClient(settings: RedisSettings): RedisClient {
   if (nodes && nodes.length > 0) {
     return new Cluster(nodes, {
       enableOfflineQueue: false,
-      enableAutoPipelining: true,
+      // Not auto-pipelined: a pipeline of a Cluster waits on the slots of a dead master instead of
+      // failing its commands (a request hung through a failover when it was on).
+      enableAutoPipelining: false,
       lazyConnect: true,
       clusterRetryStrategy: retry,
       // A MOVED or ASK is followed (the slots moved); a slot without a master is retried briefly
