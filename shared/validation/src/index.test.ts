@@ -26,4 +26,19 @@ describe('emailSchema', () => {
     expect(normalizeEmail('ada@')).toBeNull();
     expect(normalizeEmail(undefined)).toBeNull();
   });
+
+  it('normalizeEmail gives what emailSchema gives, for addresses of every shape', () => {
+    const inputs: unknown[] = [
+      'ada@example.com', ' Ada@Example.COM\n', '\u00a0ada@example.com\u2028', 'ADA.LOVELACE+tag@sub.example.co.uk', "o'brien@example.ie",
+      '.ada@example.com', 'ada.@example.com', 'a..da@example.com', 'ada@example', 'ada@-example.com', 'ada@example.c', 'ada@exa_mple.com',
+      'ädä@example.com', 'ada@exämple.com', 'ada@@example.com', 'ada example@example.com', '', '   ', '@example.com', 'ada@.com',
+      `${'a'.repeat(242)}@example.com`, `${'a'.repeat(243)}@example.com`, ` ${'a'.repeat(242)}@example.com `, 'İSTANBUL@example.com',
+      'KELVIN\u212a@example.com', 42, null, undefined, {}, ['ada@example.com'],
+    ];
+    const schema = emailSchema();
+    for (const input of inputs) {
+      const parsed = schema.safeParse(input);
+      expect({ input, email: normalizeEmail(input) }).toEqual({ input, email: parsed.success ? parsed.data : null });
+    }
+  });
 });

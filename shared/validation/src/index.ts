@@ -20,10 +20,15 @@ export function emailSchema({ base = z.string(), tooLong = 'email must be at mos
   return base.trim().toLowerCase().max(EMAIL_MAX_LENGTH, tooLong).pipe(z.email(invalid));
 }
 
-const anyEmail = emailSchema();
+/** z.email()'s own pattern (the one emailSchema checks with), so the function below agrees with it. */
+const EMAIL_PATTERN = z.regexes.email;
 
-/** The email trimmed and lower-cased, or null when it is not a valid address. */
+/**
+ * The email trimmed and lower-cased, or null when it is not a valid address: emailSchema's rules
+ * without a schema parse (a hot path: every event's email; a test holds the two to the same answers).
+ */
 export function normalizeEmail(input: unknown): string | null {
-  const parsed = anyEmail.safeParse(input);
-  return parsed.success ? parsed.data : null;
+  if (typeof input !== 'string') return null;
+  const email = input.trim().toLowerCase();
+  return email.length <= EMAIL_MAX_LENGTH && EMAIL_PATTERN.test(email) ? email : null;
 }
