@@ -6,7 +6,7 @@
 // With an Idempotency-Key on the batch, item i is sent under the key `<key>/<i>` (a "/" no single
 // event's key may hold, so the two never meet): a retry of the same batch accepts nothing twice.
 import { z } from 'zod';
-import { eventBatchSchema } from '@glimpse/api';
+import { eventBatchSchema, MAX_BATCH_EVENTS } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { acceptEvent, type AcceptEventDeps } from './accept-event.js';
 import { parseEventInput } from './event-input.js';
@@ -23,6 +23,12 @@ const batchInputSchema = eventBatchSchema(z.unknown());
 
 /** The items of a batch body, unchecked; the batch itself is refused (400) when malformed. */
 export function parseBatchInput(body: unknown): unknown[] {
+  // {"events": [1 to 500 items]} and nothing else, as the schema would take it; the schema words the rest.
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const keys = Object.keys(body);
+    const { events } = body as { events?: unknown };
+    if (keys.length === 1 && keys[0] === 'events' && Array.isArray(events) && events.length >= 1 && events.length <= MAX_BATCH_EVENTS) return events;
+  }
   const result = batchInputSchema.safeParse(body);
   if (result.success) return result.data.events;
   throw new AppError('invalid_request', result.error.issues[0]!.message);

@@ -1,4 +1,5 @@
-import { parseEventInput } from './event-input';
+import { eventInputSchema } from '@glimpse/api';
+import { parseEventInput, plainEventInput } from './event-input';
 
 const valid = { event: 'demo_booked', email: 'ann@example.com' };
 
@@ -50,5 +51,48 @@ describe('event input', () => {
     [null, /JSON object/],
   ])('when the body is %j, then it is refused with a clear message', (body, message) => {
     expect(messageOf(body)).toMatch(message);
+  });
+});
+
+describe('the hand-checked path', () => {
+  const bodies: unknown[] = [
+    valid,
+    { ...valid, properties: {} },
+    { ...valid, properties: { plan: 'pro', seats: 3, trial: false, ratio: -0.5, empty: '', ['x'.repeat(128)]: 1 } },
+    { email: ' Ann@Example.COM ', event: 'a.b:c-d_e', properties: { z: 1, a: 2 } },
+    { ...valid, properties: { ['x'.repeat(129)]: 1 } },
+    { ...valid, properties: { '': 1 } },
+    { ...valid, properties: { n: Infinity } },
+    { ...valid, properties: { n: NaN } },
+    { ...valid, properties: { n: null } },
+    { ...valid, properties: { n: { deep: 1 } } },
+    { ...valid, properties: ['a'] },
+    { ...valid, properties: null },
+    { ...valid, properties: 'plan=pro' },
+    { ...valid, properties: undefined },
+    JSON.parse('{"event":"e","email":"a@b.co","properties":{"__proto__":1}}'),
+    { ...valid, extra: 1 },
+    { ...valid, event: 'e'.repeat(65) },
+    { ...valid, event: '' },
+    { ...valid, email: 'ann@example' },
+    { ...valid, email: `${'a'.repeat(250)}@x.io` },
+    { event: 'e' },
+    { email: 'a@b.co' },
+    [valid],
+    'demo',
+    null,
+    42,
+  ];
+
+  it.each(bodies.map((b) => [JSON.stringify(b), b] as const))('when the body is %s, then it gives what the schema gives, or leaves it to the schema', (_label, body) => {
+    const plain = plainEventInput(body);
+    const parsed = eventInputSchema.safeParse(body);
+    if (plain !== null) expect(plain).toStrictEqual(parsed.data);
+    if (!parsed.success) expect(plain).toBeNull();
+  });
+
+  it('when the body is ordinary, then the hand-checked path takes it (the schema is not needed)', () => {
+    expect(plainEventInput({ event: 'signup', email: 'Ann@Example.com', properties: { plan: 'pro' } })).toStrictEqual({ event: 'signup', email: 'ann@example.com', properties: { plan: 'pro' } });
+    expect(plainEventInput(valid)).toStrictEqual(valid);
   });
 });
