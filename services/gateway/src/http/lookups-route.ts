@@ -100,7 +100,7 @@ export function lookupsRouter({ authenticator, enrichment, visitors, bodyLimitBy
     fingerprint: lookupFingerprint(path, req.body),
     waitMs: inFlightWaitMs,
   });
-  router.post('/visitors/enrichment', ...apiKey('enrichment:read'), ...jsonBody(bodyLimitBytes), async (req, res) => {
+  router.post('/visitors/enrichment', ...apiKey('enrichment:read'), jsonBody(bodyLimitBytes), async (req, res) => {
     const accountId = res.locals.accountId as string;
     relayLookup(res, await idempotentLookup(keyed(req, res, 'enrichment'), () => enrichment.enrich(accountId, req.body)));
   });
@@ -108,7 +108,7 @@ export function lookupsRouter({ authenticator, enrichment, visitors, bodyLimitBy
   router.post(
     '/visitors/enrichment/bulk',
     authenticate(authenticator, { kind: 'api_key', scope: 'enrichment:read' }, { rateHeaders: limits.perAddress }),
-    ...jsonBody(BULK_BODY_LIMIT_BYTES),
+    jsonBody(BULK_BODY_LIMIT_BYTES),
     async (req, res) => {
       const body = req.body as { items?: unknown } | null;
       const items = body !== null && typeof body === 'object' && Array.isArray(body.items) ? body.items.length : 0;

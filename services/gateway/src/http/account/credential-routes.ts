@@ -23,7 +23,7 @@ export function credentialRoutes({ db }: { db: Db }): Router {
     res.status(204).end();
   });
 
-  router.post('/account/api-keys', ...jsonBody, async (req, res) => {
+  router.post('/account/api-keys', jsonBody, async (req, res) => {
     const { scopes } = parseNewApiKey(req.body);
     const { id, prefix, secret, createdAt } = await createApiKey(db, account(res), scopes);
     res.status(201).json({ id, prefix, key: secret, scopes, createdAt });

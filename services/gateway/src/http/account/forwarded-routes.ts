@@ -26,21 +26,21 @@ export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, raw
   const id = (req: express.Request) => req.params.id as string;
 
   router.get('/account/playbooks', async (_req, res) => relay(res, await playbooks.list(account(res))));
-  router.post('/account/playbooks', ...jsonBody, async (req, res) => relay(res, await playbooks.create(account(res), req.body)));
+  router.post('/account/playbooks', jsonBody, async (req, res) => relay(res, await playbooks.create(account(res), req.body)));
   router.get('/account/playbooks/:id', async (req, res) => relay(res, await playbooks.get(account(res), id(req))));
-  router.patch('/account/playbooks/:id', ...jsonBody, async (req, res) => relay(res, await playbooks.update(account(res), id(req), req.body)));
+  router.patch('/account/playbooks/:id', jsonBody, async (req, res) => relay(res, await playbooks.update(account(res), id(req), req.body)));
   router.delete('/account/playbooks/:id', async (req, res) => relay(res, await playbooks.remove(account(res), id(req))));
   router.get('/account/playbooks/:id/enrollments', async (req, res) => relay(res, await playbooks.enrollments(account(res), id(req), rawSearch(req))));
   router.get('/account/events/catalog', async (_req, res) => relay(res, await playbooks.catalog(account(res))));
   // The body is judged exactly as POST /events judges it; only the name and the email go on (no properties).
-  router.post('/account/events/dry-run', ...jsonBody, async (req, res) => {
+  router.post('/account/events/dry-run', jsonBody, async (req, res) => {
     const { event, email } = parseEventInput(req.body);
     relay(res, await playbooks.dryRun(account(res), { event, email }));
   });
 
   // After /account/events/catalog and …/recent (mounted before this router): any other segment is an event id.
   router.get('/account/events/:eventId', async (req, res) => relay(res, await playbooks.receipt(account(res), req.params.eventId as string)));
-  router.post('/account/suppressions', ...jsonBody, async (req, res) => relay(res, await playbooks.suppress(account(res), req.body)));
+  router.post('/account/suppressions', jsonBody, async (req, res) => relay(res, await playbooks.suppress(account(res), req.body)));
   router.get('/account/suppressions', async (req, res) => relay(res, await playbooks.suppressions(account(res), rawSearch(req))));
   router.delete('/account/suppressions/:email', async (req, res) => relay(res, await playbooks.unsuppress(account(res), req.params.email as string)));
   // Erasure: the playbook service's tables first (they hold the email the longest), then the raw

@@ -10,7 +10,7 @@ const account = (res: Response) => res.locals.accountId as string;
 
 export function linkTokenRoutes({ linkTokens }: { linkTokens: LinkTokens }): Router {
   const router = express.Router();
-  router.post('/account/link-tokens', ...jsonBody, (req, res) => {
+  router.post('/account/link-tokens', jsonBody, (req, res) => {
     const parsed = linkTokenInputSchema.safeParse(req.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;

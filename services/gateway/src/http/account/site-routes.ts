@@ -42,7 +42,7 @@ export function siteRoutes({ db, visitors, tag, maxSitesPerAccount, publicUrl }:
     snippet: siteSnippet(publicUrl ?? `${req.protocol}://${req.get('host')}`, site.key, tag().integrity, site),
   });
 
-  router.post('/account/sites', ...jsonBody, async (req, res) => {
+  router.post('/account/sites', jsonBody, async (req, res) => {
     const site = await createSite(db, account(res), parseSiteCreate(req.body), { maxPerAccount: maxSitesPerAccount });
     res.status(201).json(answer(req, site));
   });
@@ -50,7 +50,7 @@ export function siteRoutes({ db, visitors, tag, maxSitesPerAccount, publicUrl }:
     res.json({ items: (await listSites(db, account(res))).map((s) => answer(req, s)) });
   });
   router.get('/account/sites/:id', async (req, res) => res.json(answer(req, await getSite(db, account(res), id(req)))));
-  router.patch('/account/sites/:id', ...jsonBody, async (req, res) => {
+  router.patch('/account/sites/:id', jsonBody, async (req, res) => {
     const changes = parseSiteUpdate(req.body);
     res.json(answer(req, await updateSite(db, account(res), id(req), changes)));
   });

@@ -18,7 +18,7 @@ export function visitorRoutes({ visitors }: { visitors: VisitorsClient }): Route
     relay(res, await visitors.call('GET', `/internal/visitors/${id}`, account(res)));
   });
   router.get('/account/page-rules', async (_req, res) => relay(res, await visitors.call('GET', '/internal/page-rules', account(res))));
-  router.post('/account/page-rules', ...jsonBody, async (req, res) => relay(res, await visitors.call('POST', '/internal/page-rules', account(res), req.body)));
+  router.post('/account/page-rules', jsonBody, async (req, res) => relay(res, await visitors.call('POST', '/internal/page-rules', account(res), req.body)));
   router.delete('/account/page-rules/:id', async (req, res) =>
     relay(res, await visitors.call('DELETE', `/internal/page-rules/${encodeURIComponent(req.params.id as string)}`, account(res))),
   );
