@@ -23,11 +23,12 @@ resolve() {
     *) echo "$1" ;;
   esac
 }
-# cli ADDRESS COMMAND…: one command to one node (ip:port), its answer without CRs.
+# cli ADDRESS COMMAND…: one command to one node (ip:port), its answer without CRs. (Functions
+# share the script's variables: this one's name is its own.)
 cli() {
-  a=$1
+  _cli_to=$1
   shift
-  timeout 5 redis-cli -h "${a%:*}" -p "${a##*:}" --no-auth-warning "$@" 2>&1 | tr -d '\r'
+  timeout 5 redis-cli -h "${_cli_to%:*}" -p "${_cli_to##*:}" --no-auth-warning "$@" 2>&1 | tr -d '\r'
 }
 info() { cli "$1" cluster info | sed -n "s/^$2://p"; }
 

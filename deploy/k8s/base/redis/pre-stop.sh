@@ -9,9 +9,9 @@ export REDISCLI_AUTH="$REDIS_PASSWORD"
 HOST=${REDIS_HOST:-127.0.0.1}
 PORT=${REDIS_PORT:-6379}
 cli() {
-  h=$1 p=$2
+  _cli_host=$1 _cli_port=$2
   shift 2
-  timeout 3 redis-cli -h "$h" -p "$p" --no-auth-warning "$@" 2>/dev/null | tr -d '\r'
+  timeout 3 redis-cli -h "$_cli_host" -p "$_cli_port" --no-auth-warning "$@" 2>/dev/null | tr -d '\r'
 }
 log() { echo "pre-stop.sh: $*" >&2; }
 
