@@ -150,7 +150,8 @@ describe('the Redis Cluster scripts against real redis-server processes', () => 
     expect(config('masterauth')).toBe(PASSWORD);
     expect(cli(0, 'cluster', 'info')).toMatch(/cluster_enabled:1|cluster_state:fail/);
     // Without the password: refused.
-    const anonymous = execFileSync('redis-cli', ['-h', IPS[0]!, '-p', String(port), 'ping'], { env: { ...process.env, REDISCLI_AUTH: '' } }).toString();
+    const { REDISCLI_AUTH: _, ...withoutAuth } = process.env;
+    const anonymous = execFileSync('redis-cli', ['-h', IPS[0]!, '-p', String(port), 'ping'], { env: withoutAuth, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
     expect(anonymous).toMatch(/NOAUTH/);
     // The generated configuration (with the password) is readable by its owner only.
     expect(fs.statSync(path.join(nodeDir(0), 'run', 'redis.conf')).mode & 0o077).toBe(0);
