@@ -43,6 +43,7 @@ export interface CreateGatewayOptions {
     | 'RAW_EVENTS_PER_ACCOUNT'
     | 'RAW_EVENT_BYTES_PER_ACCOUNT'
     | 'REDIS_FAIL_CLOSED_AFTER_MS'
+    | 'REDIS_KEYS_MEMORY_FRACTION'
     | 'KAFKA_SEND_TIMEOUT_MS'
     | 'LOOKUP_TIMEOUT_MS'
     | 'TRUST_PROXY'
@@ -113,7 +114,7 @@ export function createGatewayApp({ config, producer, redis, memoryGuard, authent
     onDropped: (n) => droppedRaw.inc(n),
   });
   // A key stays "pending" a little longer than its send can take, so a gateway that dies mid-send frees it soon.
-  const idempotency = createIdempotencyStore({ redis, pendingTtlMs: config.KAFKA_SEND_TIMEOUT_MS + 5000, onFailure: onRedisFailure });
+  const idempotency = createIdempotencyStore({ redis, pendingTtlMs: config.KAFKA_SEND_TIMEOUT_MS + 5000, onFailure: onRedisFailure, memoryGuard, keysShare: config.REDIS_KEYS_MEMORY_FRACTION });
 
   const linkTokens = createLinkTokens(config.LINK_TOKEN_SECRET);
   const base = createBaseApp({ logger, checks, registry, trustProxy: trustProxySetting(config.TRUST_PROXY) });
@@ -135,6 +136,8 @@ export function createGatewayApp({ config, producer, redis, memoryGuard, authent
     pendingTtlMs: config.LOOKUP_TIMEOUT_MS + 5000,
     onFailure: onRedisFailure,
     keyOf: rawEventKeys.lookupIdempotency,
+    memoryGuard,
+    keysShare: config.REDIS_KEYS_MEMORY_FRACTION,
   });
   base.app.use(
     lookupsRouter({

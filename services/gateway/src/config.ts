@@ -47,6 +47,8 @@ const schema = z
   REDIS_PASSWORD: z.string().min(1).optional(),
   /** Raw copies are written to a Redis master only while it uses less than this share of its maxmemory (the rest is for counters and keys). */
   REDIS_RAW_MEMORY_FRACTION: z.coerce.number().gt(0).max(1).default(0.75),
+  /** Idempotency keys are held on a Redis master only while it uses less than this share of its maxmemory (the rest is for rate-limit counters). */
+  REDIS_KEYS_MEMORY_FRACTION: z.coerce.number().gt(0).max(1).default(0.9),
   /** After Redis has failed this long for a subject, the lookups and the management API answer 503 instead of limiting on this gateway's own counts. */
   REDIS_FAIL_CLOSED_AFTER_MS: ms(3000),
   /** Micro-batching of Kafka sends: wait at most this long, or until this many are queued. */
@@ -94,6 +96,7 @@ const schema = z
   LINK_TOKEN_SECRET: z.string().min(32, 'LINK_TOKEN_SECRET must be at least 32 characters').default(DEV_LINK_TOKEN_SECRET),
 })
   .refine(...internalTokenRequiredInProduction)
+  .refine((c) => c.REDIS_RAW_MEMORY_FRACTION <= c.REDIS_KEYS_MEMORY_FRACTION, { message: 'REDIS_RAW_MEMORY_FRACTION must not be above REDIS_KEYS_MEMORY_FRACTION (raw copies stop first)', path: ['REDIS_RAW_MEMORY_FRACTION'] })
   .refine((c) => c.NODE_ENV !== 'production' || c.LINK_TOKEN_SECRET !== DEV_LINK_TOKEN_SECRET, { message: 'LINK_TOKEN_SECRET must be set in production', path: ['LINK_TOKEN_SECRET'] });
 
 /** Parses REDIS_CLUSTER_NODES ("host:port,host:port"); throws on a malformed entry. */

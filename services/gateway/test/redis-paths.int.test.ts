@@ -224,6 +224,15 @@ describe.each([
         expect(await guarded.save(event(accountId, Date.now()))).toBe(false);
         expect(missed).toEqual(['memory_full']);
         expect(await rawCopiesOf(redis, accountId)).toEqual([]);
+        // Idempotency keys have a larger share: above it, a claim is answered as if Redis were down…
+        const keyFailures: string[] = [];
+        const idem = createIdempotencyStore({ redis, pendingTtlMs: 5000, onFailure: (op) => keyFailures.push(op), memoryGuard: guard, keysShare: 1e-7 });
+        expect(await idem.claim(accountId, 'k', 'fp')).toBeNull();
+        expect(keyFailures).toEqual(['idempotency_memory_full']);
+        expect(await redis.exists(rawEventKeys.idempotency(accountId, 'k'))).toBe(0);
+        // …and below it the key is held while raw copies are still refused.
+        const roomy = createIdempotencyStore({ redis, pendingTtlMs: 5000, onFailure, memoryGuard: guard, keysShare: 1 });
+        expect(await roomy.claim(accountId, 'k', 'fp')).toEqual({ state: 'claimed' });
         guard.stop();
         const relaxed = createMemoryGuard({ redis, fraction: 1, intervalMs: 50 });
         await new Promise((r) => setTimeout(r, 200));

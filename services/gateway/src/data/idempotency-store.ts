@@ -3,6 +3,7 @@
 // mid-send does not hold it for long) and "done" for 24 h once Kafka acknowledged the event.
 // Every call fails soft (null): without Redis, duplicates are not detected, and the event id
 // derived from the key and fingerprint lets the playbook service drop a repeat instead.
+import type { MemoryGuard } from './memory-guard.js';
 import type { RedisClient } from './redis-client.js';
 import { rawEventKeys, RAW_EVENT_TTL_SECONDS } from './raw-event-store.js';
 
@@ -47,9 +48,12 @@ export interface IdempotencyStoreOptions {
   onFailure(operation: string, err: unknown): void;
   /** The Redis key of an account's key (events by default; lookups keep theirs apart). */
   keyOf?: (accountId: string, key: string) => string;
+  /** Holds no new key on a master above `keysShare` of its memory (answered as if Redis were down). */
+  memoryGuard?: MemoryGuard;
+  keysShare?: number;
 }
 
-export function createIdempotencyStore({ redis, pendingTtlMs, onFailure, keyOf = rawEventKeys.idempotency }: IdempotencyStoreOptions): IdempotencyStore {
+export function createIdempotencyStore({ redis, pendingTtlMs, onFailure, keyOf = rawEventKeys.idempotency, memoryGuard, keysShare = 0.9 }: IdempotencyStoreOptions): IdempotencyStore {
   if (!('glimpseIdemClaim' in redis)) {
     redis.defineCommand('glimpseIdemClaim', { numberOfKeys: 1, lua: CLAIM });
     redis.defineCommand('glimpseIdemRelease', { numberOfKeys: 1, lua: RELEASE });
@@ -57,6 +61,10 @@ export function createIdempotencyStore({ redis, pendingTtlMs, onFailure, keyOf =
   const client = redis as WithScripts;
   return {
     async claim(accountId, key, fingerprint) {
+      if (memoryGuard && !memoryGuard.admits(keyOf(accountId, key), keysShare)) {
+        onFailure('idempotency_memory_full', new Error('the Redis master of this key is above the share of memory idempotency keys may use'));
+        return null;
+      }
       try {
         const holder = await client.glimpseIdemClaim(keyOf(accountId, key), pending(fingerprint), pendingTtlMs);
         // null: claimed now; a value: someone holds it (an expiry in between reads as null: claimed).

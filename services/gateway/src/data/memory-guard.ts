@@ -1,15 +1,17 @@
-// Keeps raw copies from filling a Redis node. Redis runs with `maxmemory-policy noeviction`, so
-// nothing is ever evicted to make room: not a rate-limit counter, not an idempotency key. Raw copies
-// are the one class that may be refused instead: every second this reads `INFO memory` of each
-// master, and a master using more than `fraction` of its maxmemory takes no new raw copies until it
-// is under again (they are counted as missed; the events are still accepted). The rest of the
-// memory stays free for the counters and keys. A node without a maxmemory is never full.
+// Keeps what may be refused from filling a Redis node. Redis runs with `maxmemory-policy
+// noeviction`, so nothing is ever evicted to make room: not a rate-limit counter, not an
+// idempotency key. Instead, the classes that can do without Redis are refused before it is full:
+// every second this reads `INFO memory` of each master, and a master using more than a class's
+// share of its maxmemory takes no new keys of that class until it is under again. Raw copies stop
+// first (0.75 by default: counted as missed, the events are still accepted), idempotency keys next
+// (0.9: a key is then not held, as when Redis is down); the last tenth is the rate-limit counters'
+// alone, which are tiny and live two seconds. A node without a maxmemory is never full.
 import calculateSlot from 'cluster-key-slot';
 import { addressOf, masterAddressOf, masters, type RedisClient } from './redis-client.js';
 
 export interface MemoryGuard {
-  /** False while the master that holds `key` is above the raw copies' share of its memory. */
-  admits(key: string): boolean;
+  /** False while the master that holds `key` uses more than `share` of its maxmemory (default: the raw copies' share). */
+  admits(key: string, share?: number): boolean;
   stop(): void;
 }
 
@@ -19,22 +21,23 @@ export function parseMemoryInfo(info: string): { used: number; max: number } {
 }
 
 export function createMemoryGuard({ redis, fraction, intervalMs = 1000 }: { redis: RedisClient; fraction: number; intervalMs?: number }): MemoryGuard {
-  let full = new Set<string>();
+  /** used / maxmemory of each master that has a maxmemory. */
+  let usage = new Map<string, number>();
   const clustered = 'slots' in redis;
 
   async function poll(): Promise<void> {
-    const next = new Set<string>();
+    const next = new Map<string, number>();
     await Promise.all(
       masters(redis).map(async (node) => {
         try {
           const { used, max } = parseMemoryInfo(await node.info('memory'));
-          if (max > 0 && used > max * fraction) next.add(clustered ? addressOf(node) : 'single');
+          if (max > 0) next.set(clustered ? addressOf(node) : 'single', used / max);
         } catch {
           // Unreachable: its writes fail on their own (and are counted there).
         }
       }),
     );
-    full = next;
+    usage = next;
   }
 
   const timer = setInterval(() => void poll(), intervalMs);
@@ -42,9 +45,10 @@ export function createMemoryGuard({ redis, fraction, intervalMs = 1000 }: { redi
   void poll();
 
   return {
-    admits(key) {
-      if (full.size === 0) return true;
-      return !full.has(masterAddressOf(redis, clustered ? calculateSlot(key) : null));
+    admits(key, share = fraction) {
+      if (usage.size === 0) return true;
+      const used = usage.get(masterAddressOf(redis, clustered ? calculateSlot(key) : null));
+      return used === undefined || used <= share;
     },
     stop() {
       clearInterval(timer);
