@@ -6,6 +6,9 @@ import { allowed, podsOf } from './lib/network';
 import { find, one, render, type K8sObject } from './lib/render';
 import { environment, workloads } from './lib/workloads';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const capacity = require('../../scripts/capacity.js');
+
 const OVERLAYS = ['base/redis', 'overlays/dev', 'overlays/prod'];
 const NAMESPACE = 'glimpse';
 const MiB = 1024 * 1024;
@@ -212,6 +215,21 @@ describe.each(['overlays/dev', 'overlays/prod'])('%s: the gateway and the Redis 
     // The nodes go out only to each other and to DNS (start.sh resolves the peers' names).
     const egressPorts = own[0]!.spec.egress.flatMap((e: any) => e.ports.map((p: any) => p.port)).sort((a: number, b: number) => a - b);
     expect(egressPorts).toEqual([53, 53, 6379, 16379]);
+  });
+
+  it('when traffic starts, then prod holds what the capacity model asks for at 1k events/s: a day of raw copies and Idempotency-Keys on its three masters', () => {
+    if (overlay !== 'overlays/prod') return;
+    const inputs = capacity.inputs();
+    const container = sts.spec.template.spec.containers[0];
+    const limitMiB = Number(/^(\d+)Gi$/.exec(container.resources.limits.memory)![1]) * 1024;
+    const percent = Number(container.env.find((e: any) => e.name === 'REDIS_MAXMEMORY_PERCENT').value);
+    // maxmemory in GiB, which the model's "GB" is taken as (the smaller number: the safe side).
+    const maxmemoryGiB = Math.floor((limitMiB * percent) / 100) / 1024;
+    const size = capacity.sizeFor(1000, { ...inputs, redisMaxmemoryGB: { ...inputs.redisMaxmemoryGB, value: maxmemoryGiB } });
+    expect(size.redisMasters).toBeLessThanOrEqual(sts.spec.replicas / (1 + inputs.redisReplicasPerMaster.value));
+    expect(size.redisNodes).toBeLessThanOrEqual(sts.spec.replicas);
+    // The model and the gateway agree on the share of memory raw copies may take.
+    expect(Number(environment(objects, gateway).REDIS_RAW_MEMORY_FRACTION)).toBe(inputs.redisRawMemoryFraction.value);
   });
 
   it('when the images are named, then Redis is at least 7 (announced hostnames), and prod pins it by digest', () => {
