@@ -192,8 +192,10 @@ describe.each(['overlays/dev', 'overlays/prod'])('%s: the gateway and the Redis 
     // The single Redis is gone: no address of it anywhere in the gateway's settings.
     expect(env.REDIS_URL).toBeUndefined();
     expect(vars.some((e: any) => e.name === 'REDIS_URL')).toBe(false);
+    // Raw copies stop first, then idempotency keys; the last share is the counters' (noeviction).
     expect(Number(env.REDIS_RAW_MEMORY_FRACTION)).toBeGreaterThan(0);
-    expect(Number(env.REDIS_RAW_MEMORY_FRACTION)).toBeLessThan(1);
+    expect(Number(env.REDIS_RAW_MEMORY_FRACTION)).toBeLessThan(Number(env.REDIS_KEYS_MEMORY_FRACTION));
+    expect(Number(env.REDIS_KEYS_MEMORY_FRACTION)).toBeLessThan(1);
     expect(find(objects, 'Deployment', 'redis')).toEqual([]);
   });
 
