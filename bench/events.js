@@ -10,6 +10,8 @@ const { startChild, waitReady, stopChild, sleep } = require('./lib/processes.js'
 const { createLagProbe, startGroupAtEnd } = require('./lib/kafka-lag.js');
 const { RESULTS_DIR } = require('./lib/results.js');
 const { startCpuMeter, infraPids } = require('./lib/cpu-usage.js');
+const { writeFlameGraph } = require('./lib/flamegraph.js');
+const { measureRawBytes } = require('./lib/raw-bytes.js');
 const suite = require('./lib/suite.js');
 
 const description = 'POST /events vs a bare express endpoint (req/s, p50/p99), and 200 → effect-in-Postgres latency';
@@ -20,6 +22,10 @@ const BENCH_DB = suite.benchDatabaseName('events');
 const GROUP_PREFIX = 'glimpse-playbook-bench';
 const EVENT_NAME = 'bench_signup';
 const TARGETS = { minThroughputRatio: 0.5, maxP99Ms: 50 };
+/** Gateway CPU per accepted event (issue 20: "a lighter edge"), single and in batches of --batch-size. */
+const CPU_TARGETS = { maxMsPerEvent: 0.4, maxMsPerBatchedEvent: 0.08 };
+/** Typical raw events written to a private Redis for the bytes-per-raw-event figure. */
+const RAW_BYTES_EVENTS = 5000;
 
 // name: [default, min, max] — every phase is bounded.
 const NUMERIC = {
@@ -49,8 +55,12 @@ ${GROUP_PREFIX}-<timestamp>, starting at the topic's end) and a bare express 5 P
   3. drain     wait until every accepted event has its enrollment; 200 → effect for every
                --sample-every'th event of phase 2 (queueing behind the saturation run included)
   4. paced     --paced-events events at --paced-rate/s; 200 → effect for each (the headline figure)
-Then SIGTERM to the children (each must exit 0). Targets: events ≥ ${TARGETS.minThroughputRatio * 100} % of bare req/s, events p99 < ${TARGETS.maxP99Ms} ms.
-Prints a report and a one-line JSON summary; writes it to bench/results/events-<timestamp>.json.
+  5. raw bytes Redis memory per raw event: ${RAW_BYTES_EVENTS} typical events through the gateway's store on a
+               private redis-server (bench/lib/raw-bytes.js), INFO memory and MEMORY USAGE
+Then SIGTERM to the children (each must exit 0). Targets: events ≥ ${TARGETS.minThroughputRatio * 100} % of bare req/s, events p99 < ${TARGETS.maxP99Ms} ms,
+gateway CPU ≤ ${CPU_TARGETS.maxMsPerEvent} ms per single event and ≤ ${CPU_TARGETS.maxMsPerBatchedEvent} ms per event in batches.
+Prints a report and a one-line JSON summary; writes it to bench/results/events-<timestamp>.json, and
+bench/figures/events.json for a valid run with the defaults (no --profile, no --pause-consumer).
 
 Options:
   --duration <s>        measured seconds per saturation run (default 10)
@@ -69,7 +79,9 @@ Options:
                         is then measured without the consumer and Postgres competing for the cores; the
                         after-saturation e2e figure is not reported (it would include the pause)
   --profile             run gateway and playbook service with --cpu-prof; print where their CPU time went
-                        (gateway: the measured POST /events run; playbook service: the drain)
+                        (gateway: the measured POST /events run; playbook service: the drain) and draw the
+                        gateway's flame graphs of the measured POST /events and batch runs (SVG, beside the
+                        profiles; node bench/lib/flamegraph.js draws one from any .cpuprofile)
   --skip-build          do not build first (runs whatever is in dist/)
   --check-targets       exit 1 when a target is missed (otherwise only an invalid run exits non-zero)
   --help                this text
@@ -85,7 +97,10 @@ function parseOptions(argv) {
       'check-targets': { type: 'boolean', default: false },
     },
   });
-  return { profile: values.profile, pauseConsumer: values['pause-consumer'], build: !values['skip-build'], checkTargets: values['check-targets'], ...numbers };
+  const opts = { profile: values.profile, pauseConsumer: values['pause-consumer'], build: !values['skip-build'], checkTargets: values['check-targets'], ...numbers };
+  // A shortened, profiled or paused run is reported but never replaces bench/figures/events.json.
+  opts.defaults = !opts.profile && !opts.pauseConsumer && Object.entries(NUMERIC).every(([name, [fallback]]) => opts[name] === fallback);
+  return opts;
 }
 
 const { progress, out } = suite.suiteOutput('events');
@@ -245,10 +260,10 @@ async function run(argv) {
       });
     const loadOptions = { connections: opts.connections, durationSec: opts.duration, warmupSec: opts.warmup, headers, startMeter };
 
-    progress(`phase 1/4: bare POST /bare (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections)`);
+    progress(`phase 1/5: bare POST /bare (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections)`);
     const bare = await saturate({ ...loadOptions, url: `${bareUrl}/bare`, nextBody: bodyFactory('bare') });
 
-    progress(`phase 2/4: POST /events (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections)`);
+    progress(`phase 2/5: POST /events (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections)`);
     const nextEvent = bodyFactory('u');
     const sampled = new Map();
     const events = await saturate({
@@ -261,7 +276,7 @@ async function run(argv) {
     });
     let batch = null;
     if (opts['batch-size'] > 0) {
-      progress(`phase 2b/4: POST /events/batch of ${opts['batch-size']} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts['batch-connections']} connections)`);
+      progress(`phase 2b/5: POST /events/batch of ${opts['batch-size']} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts['batch-connections']} connections)`);
       const size = opts['batch-size'];
       batch = await saturate({
         ...loadOptions,
@@ -313,7 +328,7 @@ async function run(argv) {
 
     // Requests in flight when autocannon stopped were accepted too, uncounted: so the consumer has
     // drained when its lag is 0, and at least every counted 200 has its enrollment.
-    progress(`phase 3/4: drain (${accepted} events answered 200; waiting for the consumer)`);
+    progress(`phase 3/5: drain (${accepted} events answered 200; waiting for the consumer)`);
     await waitUntil(async () => (await lag.lag()) === 0 && (await enrollmentCount()) >= accepted, {
       timeoutMs: opts['drain-timeout'] * 1000,
       intervalMs: 250,
@@ -326,7 +341,7 @@ async function run(argv) {
 
     let pacedResult = null;
     if (opts['paced-events'] > 0) {
-      progress(`phase 4/4: paced, ${opts['paced-events']} events at ${opts['paced-rate']}/s`);
+      progress(`phase 4/5: paced, ${opts['paced-events']} events at ${opts['paced-rate']}/s`);
       // Watches enrollments appear, for the time an effect becomes visible (commit included), next to started_at.
       const visibleAt = new Map();
       const pacedStart = Date.now() - 1000;
@@ -373,6 +388,12 @@ async function run(argv) {
     out(`drain    the consumer finished ${round(drainMs / 1000)} s after the load ended (${accepted} events answered 200)${opts.pauseConsumer ? ', paused during the load' : ''}`);
     if (saturationE2e.missing && !opts.pauseConsumer) problems.push(`saturation: ${saturationE2e.missing} sampled accepted events without an enrollment`);
 
+    progress(`phase 5/5: bytes of Redis memory per raw event (${RAW_BYTES_EVENTS} events on a private redis-server)`);
+    const rawBytes = await measureRawBytes({ redisUrl: env.redisUrl, events: RAW_BYTES_EVENTS });
+    out();
+    out(`raw      ${rawBytes.streams.infoDeltaBytesPerEvent} bytes of Redis memory per raw event (INFO memory delta; MEMORY USAGE ${rawBytes.streams.memoryUsageBytesPerEvent}), ` +
+      `index and limits included, ${rawBytes.streams.jsonBytesPerEvent} bytes of JSON; the replaced layout ${rawBytes.replaced.infoDeltaBytesPerEvent} (×${rawBytes.ratio})`);
+
     Object.assign(result, {
       bare,
       events,
@@ -380,6 +401,7 @@ async function run(argv) {
       ratio,
       e2e: { paced: pacedResult, saturation: opts.pauseConsumer ? { drainMs, accepted, note: 'consumer paused during the load' } : { ...saturationE2e, drainMs, accepted } },
       drainWindow,
+      rawBytes,
     });
   });
 
@@ -395,15 +417,23 @@ async function run(argv) {
       problems,
       out,
     });
+    writeGatewayFlameGraphs(path.join(RESULTS_DIR, `profiles-${stamp}`), result, problems);
   }
 
   const m = result.events && result.events.measured;
+  const cpuSingle = m && m.cpu.serverCpuMsPerRequest;
+  const cpuBatched = result.batch && result.batch.cpuMsPerEvent;
   const targets = m
     ? {
         throughputRatio: { target: `>= ${TARGETS.minThroughputRatio}`, actual: result.ratio, met: result.ratio >= TARGETS.minThroughputRatio },
         p99Ms: { target: `< ${TARGETS.maxP99Ms}`, actual: m.latencyMs.p99, met: m.latencyMs.p99 < TARGETS.maxP99Ms },
+        gatewayCpuMsPerEvent: { target: `<= ${CPU_TARGETS.maxMsPerEvent}`, actual: cpuSingle, met: cpuSingle <= CPU_TARGETS.maxMsPerEvent },
+        ...(cpuBatched !== undefined && cpuBatched !== null
+          ? { gatewayCpuMsPerBatchedEvent: { target: `<= ${CPU_TARGETS.maxMsPerBatchedEvent}`, actual: cpuBatched, met: cpuBatched <= CPU_TARGETS.maxMsPerBatchedEvent } }
+          : {}),
       }
     : null;
+  const allMet = targets && Object.values(targets).every((t) => t.met);
   suite.closeResult(result, targets, problems);
 
   const pacedE2e = result.e2e && result.e2e.paced ? result.e2e.paced.e2eStartedAtMs : null;
@@ -436,16 +466,51 @@ async function run(argv) {
       paced: pacedE2e && { n: pacedE2e.count, p50: pacedE2e.p50, p99: pacedE2e.p99 },
       afterSaturation: result.e2e.saturation.count === undefined ? null : { n: result.e2e.saturation.count, p50: result.e2e.saturation.p50, p99: result.e2e.saturation.p99 },
     },
-    targetsMet: targets && { throughput: targets.throughputRatio.met, p99: targets.p99Ms.met },
+    rawBytes: result.rawBytes && {
+      perEvent: result.rawBytes.streams.infoDeltaBytesPerEvent,
+      memoryUsagePerEvent: result.rawBytes.streams.memoryUsageBytesPerEvent,
+      replacedLayoutPerEvent: result.rawBytes.replaced.infoDeltaBytesPerEvent,
+      met: result.rawBytes.met,
+    },
+    targetsMet: targets && {
+      throughput: targets.throughputRatio.met,
+      p99: targets.p99Ms.met,
+      gatewayCpuSingle: targets.gatewayCpuMsPerEvent.met,
+      ...(targets.gatewayCpuMsPerBatchedEvent ? { gatewayCpuBatched: targets.gatewayCpuMsPerBatchedEvent.met } : {}),
+    },
   };
-  suite.writeAndPrintSummary({ result, fields, startedAt, problems, out,
-    targetsLine: targets && (`targets  throughput ratio ${targets.throughputRatio.actual} ${targets.throughputRatio.met ? 'MET' : 'MISSED'} (${targets.throughputRatio.target}); ` +
-      `events p99 ${targets.p99Ms.actual} ms ${targets.p99Ms.met ? 'MET' : 'MISSED'} (${targets.p99Ms.target} ms)`),
+  const verdict = (t) => `${t.met ? 'MET' : 'MISSED'} (${t.target}`;
+  suite.writeAndPrintSummary({ result, fields, startedAt, problems, out, latest: opts.defaults,
+    targetsLine: targets && (`targets  throughput ratio ${targets.throughputRatio.actual} ${verdict(targets.throughputRatio)}); ` +
+      `events p99 ${targets.p99Ms.actual} ms ${verdict(targets.p99Ms)} ms); ` +
+      `gateway CPU/event ${targets.gatewayCpuMsPerEvent.actual} ms ${verdict(targets.gatewayCpuMsPerEvent)})` +
+      (targets.gatewayCpuMsPerBatchedEvent ? `, batched ${targets.gatewayCpuMsPerBatchedEvent.actual} ms ${verdict(targets.gatewayCpuMsPerBatchedEvent)})` : '')),
   });
 
   if (problems.length) return 1;
-  if (opts.checkTargets && targets && !(targets.throughputRatio.met && targets.p99Ms.met)) return 1;
+  if (opts.checkTargets && targets && !allMet) return 1;
   return 0;
+}
+
+/** Flame graphs of the gateway's profile over its measured POST /events and batch runs, beside the profiles. */
+function writeGatewayFlameGraphs(dir, result, problems) {
+  try {
+    const file = suite.lastProfile(path.join(dir, 'gateway'));
+    if (!file) return;
+    const runs = [['events', result.events, 'POST /events'], ['batch', result.batch, `POST /events/batch of ${result.params.batchSize}`]];
+    for (const [name, run, label] of runs) {
+      if (!run) continue;
+      const cpu = run.measured.cpu.serverCpuMsPerRequest;
+      const perEvent = name === 'batch' ? `${run.cpuMsPerEvent} ms CPU per event` : `${cpu} ms CPU per event`;
+      const svg = writeFlameGraph(file, path.join(dir, `gateway-${name}.svg`), {
+        window: run.measured.window,
+        title: `gateway under ${label}: ${run.measured.reqPerSec} req/s, ${perEvent} (profiled)`,
+      });
+      out(`flame    ${path.relative(process.cwd(), svg)}`);
+    }
+  } catch (err) {
+    problems.push(`flame graph: ${err.message}`);
+  }
 }
 
 module.exports = { description, help, run };

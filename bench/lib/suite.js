@@ -267,6 +267,12 @@ async function runPhases(run, phases) {
   }
 }
 
+/** The newest .cpuprofile in `dir` (a service's last run), or undefined. */
+function lastProfile(dir) {
+  const file = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort().at(-1) : undefined;
+  return file && path.join(dir, file);
+}
+
 /**
  * Summarizes the last .cpuprofile in `dir`/<service> for each of `services` ({ service: [window, label] })
  * into result.profile and prints it; a failure is a problem.
@@ -275,10 +281,9 @@ function reportProfiles({ dir, services, result, problems, out }) {
   try {
     result.profile = {};
     for (const [service, [window, label]] of Object.entries(services)) {
-      const serviceDir = path.join(dir, service);
-      const file = fs.existsSync(serviceDir) ? fs.readdirSync(serviceDir).filter((f) => f.endsWith('.cpuprofile')).sort().at(-1) : undefined;
+      const file = lastProfile(path.join(dir, service));
       if (!file) continue;
-      result.profile[service] = summarizeProfile(path.join(serviceDir, file), { window });
+      result.profile[service] = summarizeProfile(file, { window });
       out();
       out(`${service} CPU profile (${window ? label : 'whole process lifetime'})`);
       out(formatProfile(result.profile[service]));
@@ -348,6 +353,7 @@ module.exports = {
   shutDown,
   runPhases,
   reportProfiles,
+  lastProfile,
   closeResult,
   writeAndPrintSummary,
 };
