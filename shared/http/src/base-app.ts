@@ -4,7 +4,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { AppError, errorHandler, notFoundHandler } from '@glimpse/errors';
 import type { Logger } from '@glimpse/logging';
-import { httpMetrics, observabilityRouter, type OptionalCheck, type ReadinessCheck } from './observability.js';
+import { addObservabilityRoutes, httpMetrics, type OptionalCheck, type ReadinessCheck } from './observability.js';
 import { requestId } from './request-id.js';
 
 export interface BaseApp {
@@ -40,6 +40,17 @@ const noUpgradeWithBody: RequestHandler = (req, res, next) => {
   next();
 };
 
+/**
+ * What every request does first, in this order: its id (and the logging context around the rest),
+ * the upgrade check, the duration metric. One layer: the router walks its layers for every request.
+ */
+function firstSteps(registry: Registry): RequestHandler {
+  const metrics = httpMetrics(registry);
+  return (req, res, next) => {
+    requestId(req, res, () => noUpgradeWithBody(req, res, () => metrics(req, res, next)));
+  };
+}
+
 export const DEFAULT_TRUST_PROXY = 'loopback, linklocal, uniquelocal';
 
 export function createBaseApp({ logger, checks, readinessDetail, registry = new Registry(), trustProxy = DEFAULT_TRUST_PROXY }: BaseAppOptions): BaseApp {
@@ -47,10 +58,8 @@ export function createBaseApp({ logger, checks, readinessDetail, registry = new 
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
   collectDefaultMetrics({ register: registry });
-  app.use(requestId);
-  app.use(noUpgradeWithBody);
-  app.use(httpMetrics(registry));
-  app.use(observabilityRouter({ registry, checks, detail: readinessDetail }));
+  app.use(firstSteps(registry));
+  addObservabilityRoutes(app, { registry, checks, detail: readinessDetail });
   return {
     app,
     registry,

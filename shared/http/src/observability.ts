@@ -1,6 +1,6 @@
 // /healthz (process alive), /readyz (dependencies reachable) and /metrics (Prometheus), plus a
 // request duration histogram labelled by route, method and status.
-import express, { type RequestHandler, type Router } from 'express';
+import express, { type IRouter, type RequestHandler, type Router } from 'express';
 import { Histogram, type Registry } from 'prom-client';
 import { dependencyFailure } from '@glimpse/errors';
 
@@ -41,8 +41,17 @@ export function readinessReason(err: unknown): string {
   return SHORT_REASON.test(message) && !/\d+\.\d+\.\d+\.\d+/.test(message) ? message : 'unavailable';
 }
 
-export function observabilityRouter({ registry, checks, checkTimeoutMs = 2000, detail }: ObservabilityOptions): Router {
+export function observabilityRouter(options: ObservabilityOptions): Router {
   const router = express.Router();
+  addObservabilityRoutes(router, options);
+  return router;
+}
+
+/**
+ * The three routes on `app` itself (createBaseApp's way): three path tests for every other
+ * request, where a router of their own is entered and left by each.
+ */
+export function addObservabilityRoutes(router: IRouter, { registry, checks, checkTimeoutMs = 2000, detail }: ObservabilityOptions): void {
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -68,7 +77,6 @@ export function observabilityRouter({ registry, checks, checkTimeoutMs = 2000, d
   router.get('/metrics', async (_req, res) => {
     res.set('Content-Type', registry.contentType).send(await registry.metrics());
   });
-  return router;
 }
 
 export function httpMetrics(registry: Registry): RequestHandler {

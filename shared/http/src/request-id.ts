@@ -7,8 +7,8 @@ import { runWithContext } from '@glimpse/logging';
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export const requestId: RequestHandler = (req, res, next) => {
-  const incoming = req.get('x-request-id');
-  const id = incoming && SAFE_ID.test(incoming) ? incoming : randomUUID();
+  const incoming = req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();
   res.setHeader('x-request-id', id);
   runWithContext({ requestId: id }, () => next());
 };
