@@ -211,6 +211,8 @@ function writeNodeConfig(p, { host, port, busPort, password, nodeTimeoutMs, maxm
     `cluster-node-timeout ${nodeTimeoutMs}`,
     // A slot without a master fails only the keys of that slot; the other masters keep answering.
     `cluster-require-full-coverage ${requireFullCoverage ? 'yes' : 'no'}`,
+    // A replica may always take over, however long its link was down (as deploy/k8s's redis.conf).
+    'cluster-replica-validity-factor 0',
     'save ""',
     'appendonly no',
     // A replica's full sync starts at once (the default waits 5 s for more replicas to share it).
