@@ -179,7 +179,7 @@ async function deliveryChecks({ brokers, pg, accountId, playbooks, load, skipEma
   const dlq = await readTopic(brokers, DLQ);
   const ourDead = dlq.filter((r) => r.value.includes(accountId));
   check('no valid event dead-lettered', ourDead.length === 0, `${dlq.length} on ${DLQ}, ${ourDead.length} of the load's`);
-  return { results, figures: { inKafka: distinct, copies, landedUnacked, enrollments: have.length } };
+  return { results, figures: { inKafka: distinct, copies, landedUnacked, enrollments: have.length }, inbound, idsBySeq };
 }
 
 /** Counts, per log file, the planted personal data and credentials found. */
@@ -250,45 +250,120 @@ async function kafkaPurgeCheck(brokers, nodeIds) {
   };
 }
 
-/** Every Redis key that holds raw event data expires within 24 h. */
-async function redisPurgeCheck(redisUrl) {
+/**
+ * Every key on every master of the Redis Cluster expires within 24 h (raw copies, their meta hash,
+ * idempotency keys, counters, the cookieless salt): SCAN each master's own keys, PTTL each. Keys are
+ * grouped by class: the hash tag and what follows the class name left out.
+ */
+/** @param {string[]} masters @param {{ password?: string }} [options] */
+async function redisPurgeCheck(masters, { password } = {}) {
   const { Redis } = require('ioredis');
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await redis.connect();
-  const byPrefix = new Map();
+  const byClass = new Map();
   const problems = [];
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length === 0) continue;
-      const pipeline = redis.pipeline();
-      for (const k of keys) pipeline.pttl(k);
-      const ttls = await pipeline.exec();
-      keys.forEach((k, i) => {
-        const ttl = Number(ttls[i][1]);
-        const prefix = k.split(':').slice(0, 2).join(':');
-        const s = byPrefix.get(prefix) ?? { keys: 0, maxTtlMs: 0, noTtl: 0 };
-        s.keys++;
-        if (ttl < 0) s.noTtl++;
-        else s.maxTtlMs = Math.max(s.maxTtlMs, ttl);
-        byPrefix.set(prefix, s);
-      });
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
+  for (const addr of masters) {
+    const i = addr.lastIndexOf(':');
+    const redis = new Redis({ host: addr.slice(0, i), port: Number(addr.slice(i + 1)), password, lazyConnect: true, maxRetriesPerRequest: 1 });
+    await redis.connect();
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length === 0) continue;
+        const pipeline = redis.pipeline();
+        for (const k of keys) pipeline.pttl(k);
+        const ttls = await pipeline.exec();
+        keys.forEach((k, j) => {
+          const ttl = Number(ttls[j][1]);
+          const cls = keyClass(k);
+          const c = byClass.get(cls) ?? { keys: 0, maxTtlMs: 0, noTtl: 0 };
+          c.keys++;
+          if (ttl < 0) c.noTtl++;
+          else c.maxTtlMs = Math.max(c.maxTtlMs, ttl);
+          byClass.set(cls, c);
+        });
+      } while (cursor !== '0');
+    } finally {
+      redis.disconnect();
+    }
   }
-  for (const [prefix, s] of byPrefix) {
-    if (s.noTtl > 0) problems.push(`${s.noTtl} ${prefix}:* keys without a TTL`);
-    if (s.maxTtlMs > DAY_MS) problems.push(`${prefix}:* TTL up to ${(s.maxTtlMs / 3_600_000).toFixed(1)} h`);
+  for (const [cls, c] of byClass) {
+    if (c.noTtl > 0) problems.push(`${c.noTtl} ${cls} keys without a TTL`);
+    if (c.maxTtlMs > maxTtlMs(cls)) problems.push(`${cls} TTL up to ${(c.maxTtlMs / 3_600_000).toFixed(2)} h`);
   }
-  const summary = [...byPrefix].map(([p, s]) => `${p} ${s.keys} (max TTL ${(s.maxTtlMs / 3_600_000).toFixed(2)} h)`).join(', ');
+  const summary = [...byClass].sort().map(([cls, c]) => `${cls} ${c.keys} (max TTL ${(c.maxTtlMs / 3_600_000).toFixed(2)} h)`).join(', ');
   return {
-    name: 'every Redis key expires within 24 h (raw events, their index, idempotency keys, counters)',
-    ok: problems.length === 0 && byPrefix.size > 0,
-    detail: problems.length ? problems.join('; ') : byPrefix.size ? summary : 'no keys at all (raw events were not stored?)',
+    name: `every Redis key expires within 24 h (raw streams, idempotency keys, counters; the raw copies' meta hash of counts one bucket later), scanned on all ${masters.length} masters`,
+    ok: problems.length === 0 && byClass.size > 0,
+    detail: problems.length ? problems.join('; ') : byClass.size ? summary : 'no keys at all (raw events were not stored?)',
   };
+}
+
+/**
+ * The longest TTL a key class may have: 24 h for everything that holds event data or keys, but the
+ * raw copies' meta hash (bytes, counts and drops per ten-minute bucket, no event data), which by
+ * design outlives its newest bucket by one bucket (services/gateway/src/data/raw-event-store.ts).
+ */
+const maxTtlMs = (cls) => (cls === 'glimpse:{a}:rawmeta' ? DAY_MS + 600_000 : DAY_MS);
+
+/** `glimpse:{a:<id>}:raw:2912345` -> `glimpse:{a}:raw:<n>`, `…:idem:<key>` -> `glimpse:{a}:idem`, `glimpse:salt:2026-11-25` -> `glimpse:salt`. */
+function keyClass(key) {
+  const tag = /^([^{]*)\{([a-z]+):[^}]*\}(.*)$/.exec(key);
+  if (!tag) return key.split(':').slice(0, 2).join(':');
+  const parts = tag[3].split(':').slice(0, 3);
+  if (parts[1] === 'idem' || parts[1] === 'lidem') parts.length = 2;
+  return `${tag[1]}{${tag[2]}}${parts.map((p) => (/^\d+$/.test(p) ? '<n>' : p)).join(':')}`;
+}
+
+/** Sums of the samples of each metric in a Prometheus text answer: { name: total }, and { 'name{labels}': value }. */
+function parseMetrics(text) {
+  const totals = {};
+  for (const line of String(text).split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (!m) continue;
+    const v = Number(m[3]);
+    if (!Number.isFinite(v)) continue;
+    totals[m[1]] = (totals[m[1]] ?? 0) + v;
+    if (m[2]) totals[m[1] + m[2]] = v;
+  }
+  return totals;
+}
+
+/**
+ * Every raw copy the account can read: GET /account/events/recent page after page (200 a page),
+ * waiting out 429 and 503 (with Retry-After). Resolves { items, dropped, pages }.
+ */
+async function readRawCopies({ gateway, apiKey, timeoutMs = 120_000 }) {
+  const deadline = Date.now() + timeoutMs;
+  const items = [];
+  let cursor = null;
+  let dropped = 0;
+  let pages = 0;
+  for (;;) {
+    const url = `${gateway}/account/events/recent?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    let status = 0;
+    let text;
+    try {
+      const res = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(15_000) });
+      status = res.status;
+      text = await res.text();
+    } catch (err) {
+      text = err.message;
+    }
+    if (status === 200) {
+      const body = JSON.parse(text);
+      pages++;
+      items.push(...body.items);
+      dropped = Math.max(dropped, Number(body.dropped ?? 0));
+      if (!body.nextCursor) return { items, dropped, pages };
+      cursor = body.nextCursor;
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`GET /account/events/recent: ${status} after ${pages} pages, for ${timeoutMs / 1000} s`);
+    if (status !== 429 && status !== 503 && status !== 0) throw new Error(`GET /account/events/recent: ${status} ${text.slice(0, 200)}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
 }
 
 /**
@@ -340,4 +415,4 @@ async function visitorsChecks({ brokers, siteId, load, details }) {
   };
 }
 
-module.exports = { visitorsChecks, readTopic, groupLag, deliveryChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, replayPerson };
+module.exports = { visitorsChecks, readTopic, groupLag, deliveryChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, keyClass, parseMetrics, readRawCopies, replayPerson };

@@ -55,7 +55,8 @@ function createEventLoad({ gateways, token, people, names, rate, workers, runId,
   async function sendOne(person, personIndex) {
     const n = ++seq;
     const name = names[Math.floor(rng() * names.length)];
-    const record = { seq: n, email: person.email, name, acked: false, attempts: 0, gaveUp: false };
+    // firstAt: when its first attempt started; ackedAt: when the answer 200 came.
+    const record = { seq: n, email: person.email, name, acked: false, attempts: 0, gaveUp: false, firstAt: Date.now(), ackedAt: 0 };
     events.set(n, record);
     byPerson.get(person.email).push(n);
     const body = JSON.stringify({ event: name, email: person.email, properties: { seq: n, note: `pv-${marker}`, plan: 'chaos' } });
@@ -83,6 +84,7 @@ function createEventLoad({ gateways, token, people, names, rate, workers, runId,
         outcomes.add('200');
         if (latencies.length < 200_000) latencies.push(end - start);
         record.acked = true;
+        record.ackedAt = end;
         return;
       } else if (status === 503) {
         if (retryAfter === null) fail('503 without Retry-After', { seq: n, gateway: g, body: text.slice(0, 200) });
@@ -310,4 +312,38 @@ function createCollectLoad({ gateways, siteKey, origin, visitors, rate, explaine
   };
 }
 
-module.exports = { createEventLoad, createLookupLoad, createCollectLoad };
+/**
+ * A burst of `count` events well above the account's events limit, to one gateway, as batches of
+ * `batchSize` (POST /events/batch: the limit counts the events of a batch), all sent at once so that
+ * the gateway decides them within the same second or two however slowly it answers. Not retried:
+ * what is answered is what is counted. Item i carries `burst: i` and `run: tag` in its properties.
+ * Resolves each batch's answer: { first (index of its first item), size, status, retryAfter,
+ * accepted (indexes of the items answered ok), startedAt, at (ms, answer), kind (fetch error), body }.
+ */
+async function sendBurst({ gateway, token, count, batchSize, runId, marker, tag, timeoutMs = 30_000 }) {
+  const batches = [];
+  for (let first = 0; first < count; first += batchSize) batches.push({ first, size: Math.min(batchSize, count - first) });
+  const answers = await Promise.all(batches.map(async ({ first, size }) => {
+    const events = Array.from({ length: size }, (_, k) => ({ event: 'signed_up', email: `burst${first + k}.${marker}@chaos-load.example`, properties: { burst: first + k, run: tag, note: `pv-${marker}` } }));
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': `chaos-${runId}-burst-${first}` };
+    const a = { first, size, status: null, retryAfter: null, accepted: [], startedAt: Date.now(), at: 0, kind: null, body: '' };
+    try {
+      const res = await fetch(`${gateway}/events/batch`, { method: 'POST', headers, body: JSON.stringify({ events }), signal: AbortSignal.timeout(timeoutMs) });
+      a.status = res.status;
+      a.retryAfter = res.headers.get('retry-after');
+      const text = await res.text();
+      a.body = text.slice(0, 200);
+      if (res.status === 200) {
+        const results = JSON.parse(text).results ?? [];
+        a.accepted = results.map((r, k) => (r.ok ? first + k : null)).filter((i) => i !== null);
+      }
+    } catch (err) {
+      a.kind = errorKind(err);
+    }
+    a.at = Date.now();
+    return a;
+  }));
+  return answers;
+}
+
+module.exports = { createEventLoad, createLookupLoad, createCollectLoad, sendBurst };

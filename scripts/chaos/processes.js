@@ -1,7 +1,7 @@
 // What the chaos suite starts, by pid: a registry written to disk on every change, so that everything
 // it started is stopped at the end — and, after a run that was itself killed, at the start of the
 // next one (by the recorded pid and only if that pid still runs the recorded command).
-// Also the private Postgres cluster and Redis server the suite breaks on purpose.
+// Also the private Postgres cluster and Redis Cluster the suite breaks on purpose.
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
@@ -12,6 +12,7 @@ const { promisify } = require('node:util');
 
 const execFileAsync = promisify(execFile);
 const { waitFor } = require('../infra/util');
+const { createRedisCluster } = require('../infra/redis-cluster');
 
 function cmdline(pid) {
   try {
@@ -193,43 +194,34 @@ function createPrivatePostgres({ port, registry }) {
   };
 }
 
-/** A private redis-server on its own port, no persistence; stop() and start() again to make an outage. */
-function createPrivateRedis({ port, dir, registry }) {
-  let proc = null;
+/**
+ * A private Redis Cluster: six redis-server processes on `ports` (cluster bus on `busPorts`), three
+ * masters with a replica each, no persistence, 256mb noeviction, cluster-node-timeout
+ * `nodeTimeoutMs` (the machinery of scripts/infra/redis-cluster.js). Every pid goes to the registry
+ * once its node answers. Besides the cluster's own controls: stopAll() and startAll() make an outage
+ * of every node.
+ */
+function createPrivateRedisCluster({ dir, ports, busPorts, registry, nodeTimeoutMs, log = () => {} }) {
+  fs.rmSync(dir, { recursive: true, force: true }); // a fresh cluster every run
+  const cluster = createRedisCluster({ dir, ports, busPorts, nodeTimeoutMs, detached: false, onSpawn: (name, pid) => registry.record(name, pid), log, label: 'redis-cluster' });
   return {
-    port,
-    url: `redis://127.0.0.1:${port}`,
+    ...cluster,
+    /** Forms the cluster; resolves once every node says cluster_state:ok with all slots served. */
     async start() {
-      fs.mkdirSync(dir, { recursive: true });
-      const out = fs.openSync(path.join(dir, 'redis.log'), 'a');
-      const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', out, out] });
-      fs.closeSync(out);
-      child.on('error', () => {});
-      proc = child;
-      registry.record('redis', child.pid);
-      const ok = await waitFor(async () => child.exitCode === null && (await ping(port)), 10_000, 100);
-      if (!ok) throw new Error(`redis-server on port ${port} did not answer PING (see ${dir}/redis.log)`);
+      await cluster.ensure({ healTimeoutMs: 60_000 });
     },
-    async stop(signal = 'SIGTERM') {
-      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-      const done = new Promise((r) => proc.once('exit', r));
-      proc.kill(signal);
-      await done;
-      registry.forget('redis');
+    /** SIGTERM to every node (by recorded pid); with no persistence, every key is gone. */
+    async stopAll() {
+      const pids = await cluster.stop();
+      for (const port of ports) registry.forget(`redis-${port}`);
+      return pids;
+    },
+    /** Starts every node again on its port with its nodes.conf; resolves once the cluster is healthy. */
+    async startAll(timeoutMs = 60_000) {
+      await Promise.all(cluster.nodes.map((a) => cluster.startNode(a)));
+      await cluster.waitHealthy(timeoutMs);
     },
   };
 }
 
-function ping(port) {
-  return new Promise((resolve) => {
-    const sock = net.createConnection({ host: '127.0.0.1', port });
-    let buf = '';
-    const done = (ok) => { sock.destroy(); resolve(ok); };
-    sock.setTimeout(1000, () => done(false));
-    sock.on('error', () => done(false));
-    sock.on('connect', () => sock.write('PING\r\n'));
-    sock.on('data', (d) => { buf += d; if (buf.includes('\r\n')) done(buf.startsWith('+PONG')); });
-  });
-}
-
-module.exports = { createRegistry, startNodeService, createPrivatePostgres, createPrivateRedis, freePorts, isRunning };
+module.exports = { createRegistry, startNodeService, createPrivatePostgres, createPrivateRedisCluster, freePorts, isRunning };

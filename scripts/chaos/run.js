@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // npm run chaos: the production topology on one machine (a 3-broker KRaft cluster, 2 gateways,
-// 3 playbook replicas, 2 enrichment replicas, 2 visitors replicas, a private Postgres and Redis), a
+// 3 playbook replicas, 2 enrichment replicas, 2 visitors replicas, a private Postgres and a six-node Redis Cluster), a
 // steady load of events, lookups and collected page views, faults during it, a fuzzer, then exact checks. Loopback only, bounded, and it
 // stops everything it started (by recorded pid). Prints progress to stderr and a table to stdout;
 // exits 1 when a check fails.
@@ -11,31 +11,44 @@ const crypto = require('node:crypto');
 const { parseArgs } = require('node:util');
 const { REPO_ROOT, serviceDatabaseUrl } = require('../infra/env');
 const { createKafkaCluster } = require('./kafka-cluster');
-const { createRegistry, startNodeService, createPrivatePostgres, createPrivateRedis, freePorts } = require('./processes');
-const { createEventLoad, createLookupLoad, createCollectLoad } = require('./load');
-const { deliveryChecks, visitorsChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, groupLag } = require('./checks');
+const { createRegistry, startNodeService, createPrivatePostgres, createPrivateRedisCluster, freePorts } = require('./processes');
+const { createEventLoad, createLookupLoad, createCollectLoad, sendBurst } = require('./load');
+const { deliveryChecks, visitorsChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, groupLag, parseMetrics, readRawCopies } = require('./checks');
 
 const HELP = `Usage: npm run chaos -- [--short | --full] [options]
 
 Starts, on loopback and beside anything already running: a 3-broker KRaft Kafka cluster (from the
 jars of scripts/infra, replication factor 3, min.insync.replicas 2, data in .infra/chaos), a private
-Postgres cluster (initdb in a temporary dir) and a private redis-server, 2 gateways, 3 playbook
-replicas, 2 enrichment replicas and 2 visitors replicas (their builds, dist/main.js). Then a steady
-load of events, lookups and the tag's page views (POST /collect) runs while faults are made, in
-cycles: SIGKILL of a playbook replica (3 per cycle), a 4th replica joining and leaving, SIGKILL of
-each visitors replica, SIGKILL of a gateway, SIGKILL of a Kafka broker and its restart, Redis
-stopped, Postgres stopped, Postgres hung (SIGSTOP of the postmaster and its processes, then
-SIGCONT). After the load: the fuzzer over every public path, then the checks — every event
-answered 200 is in Kafka and has its effects exactly once (in-order replay per person compared with
-Postgres), every page view answered 200 in Kafka and every visitor's aggregates (page views, sessions,
-first/last seen, last page) equal to a replay of its page views, no 5xx but 503 with Retry-After, no connection closed without an answer, no planted
-email/phone/property/credential in any service's log, raw events gone within 24 h by configuration.
+Postgres cluster (initdb in a temporary dir), a private Redis Cluster (six redis-server processes on
+free ports, three masters with a replica each, no persistence, cluster-node-timeout 5 s as in
+deploy/k8s; the gateways get REDIS_CLUSTER_NODES), 2 gateways, 3 playbook replicas, 2 enrichment replicas and
+2 visitors replicas (their builds, dist/main.js). Then a steady load of events, lookups and the
+tag's page views (POST /collect) runs while faults are made, in cycles: SIGKILL of a playbook
+replica (3 per cycle), a 4th replica joining and leaving, SIGKILL of each visitors replica, SIGKILL
+of a gateway, SIGKILL of a Kafka broker and its restart, Redis stopped (all six nodes SIGTERMed for
+8 s, then started again: they rejoin from nodes.conf, every key gone), a Redis failover (SIGKILL of
+the master that owns the slot of glimpse:{a:<load account>}:raw while events flow; during the
+seconds until its replica is promoted a burst of 3x EVENTS_RATE_LIMIT_PER_SECOND events goes to one
+gateway for a second account whose keys live on the same master; the killed node is started again
+and rejoins as a replica), Postgres stopped, Postgres hung (SIGSTOP of the postmaster and its
+processes, then SIGCONT). After the load: the fuzzer over every public path, then the checks —
+every event answered 200 is in Kafka and has its effects exactly once (in-order replay per person
+compared with Postgres), every page view answered 200 in Kafka and every visitor's aggregates (page
+views, sessions, first/last seen, last page) equal to a replay of its page views, no 5xx but 503
+with Retry-After, no connection closed without an answer; the Redis failover: the replica promoted,
+the burst still refused with 429 while the slot had no master (at most the limit accepted per
+second), every burst event answered 200 in Kafka, raw copies readable again and /readyz 200 by
+themselves, the old master back as a replica; raw copies: every event accepted since the last
+all-nodes restart is readable (GET /account/events/recent) or counted by the gateways in
+glimpse_raw_events_missed_total or glimpse_raw_events_dropped_total (summed from /metrics over every
+gateway process); no planted email/phone/property/credential in any service's log, raw events gone
+within 24 h by configuration (Kafka) and every Redis key on every master with a TTL within 24 h.
 Everything it started is stopped at the end; a run that was killed is cleaned up by the next.
 
   --short          about 3 minutes: 1 fault cycle, ~40 events/s, 2 000 fuzzer requests (default)
   --full           the soak: 5 fault cycles, then load until at least 100 000 events; 20 000 fuzzer requests
   --events N       load until at least N events were sent (after the fault cycles)
-  --cycles N       fault cycles (80 s each)
+  --cycles N       fault cycles (about 100 s each)
   --rate N         events per second (short 40, full 300)
   --fuzz N         fuzzer requests
   --no-build       do not build the workspace first
@@ -48,7 +61,23 @@ const MODES = {
   short: { cycles: 1, rate: 40, minEvents: 0, people: 200, eventWorkers: 16, lookupRate: 6, lookupWorkers: 2, collectRate: 10, collectVisitors: 20, fuzz: 2000, drainMs: 180_000 },
   full: { cycles: 5, rate: 300, minEvents: 100_000, people: 4000, eventWorkers: 64, lookupRate: 20, lookupWorkers: 4, collectRate: 60, collectVisitors: 120, fuzz: 20_000, drainMs: 900_000 },
 };
-const CYCLE_S = 80;
+const CYCLE_S = 100;
+/**
+ * The gateways' EVENTS_RATE_LIMIT_PER_SECOND: well above the load's own rate (with its retries after
+ * a fault), so that the load is never refused, while the failover's burst (3x it) is.
+ */
+const eventsLimit = (rate) => Math.max(100, 2 * rate);
+const BURST_FACTOR = 3;
+/** As deploy/k8s/base/redis/redis.conf: a slot is without a master for about 5 to 7 s after its master dies. */
+const REDIS_NODE_TIMEOUT_MS = 5000;
+const GATEWAY_METRICS = {
+  missed: 'glimpse_raw_events_missed_total',
+  missedRedisUnavailable: 'glimpse_raw_events_missed_total{reason="redis_unavailable"}',
+  missedMemoryFull: 'glimpse_raw_events_missed_total{reason="memory_full"}',
+  dropped: 'glimpse_raw_events_dropped_total',
+  redisFailures: 'glimpse_redis_failures_total',
+  localEventLimits: 'glimpse_rate_limit_local_total{limiter="events"}',
+};
 const MAX_EXTRA_LOAD_MS = 60 * 60_000;
 const GROUP_ID = 'glimpse-playbook-chaos';
 const VISITORS_GROUP_ID = 'glimpse-visitors-chaos';
@@ -168,12 +197,14 @@ async function main() {
 
 async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   // ---- infrastructure
-  const [pgPort, redisPort, ...kp] = await freePorts(2 + 6 + 11);
-  const kafkaPorts = [0, 1, 2].map((i) => ({ port: kp[i * 2], controllerPort: kp[i * 2 + 1] }));
-  const servicePorts = kp.slice(6);
-  log(`starting Postgres (port ${pgPort}), Redis (port ${redisPort}) and 3 Kafka brokers (${kafkaPorts.map((p) => p.port).join(', ')})`);
+  const [pgPort, ...kp] = await freePorts(1 + 12 + 6 + 11);
+  const redisPorts = kp.slice(0, 6);
+  const redisBusPorts = kp.slice(6, 12);
+  const kafkaPorts = [0, 1, 2].map((i) => ({ port: kp[12 + i * 2], controllerPort: kp[12 + i * 2 + 1] }));
+  const servicePorts = kp.slice(18);
+  log(`starting Postgres (port ${pgPort}), a Redis Cluster (ports ${redisPorts.join(', ')}) and 3 Kafka brokers (${kafkaPorts.map((p) => p.port).join(', ')})`);
   stack.pg = createPrivatePostgres({ port: pgPort, registry });
-  stack.redis = createPrivateRedis({ port: redisPort, dir: path.join(chaosDir, 'redis'), registry });
+  stack.redis = createPrivateRedisCluster({ dir: path.join(chaosDir, 'redis-cluster'), ports: redisPorts, busPorts: redisBusPorts, nodeTimeoutMs: REDIS_NODE_TIMEOUT_MS, registry, log });
   stack.kafka = createKafkaCluster({ dir: chaosDir, ports: kafkaPorts, onSpawn: (name, pid) => registry.record(name, pid) });
   await stack.pg.init();
   await stack.pg.start();
@@ -190,7 +221,10 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     NODE_ENV: 'development',
     LOG_LEVEL: 'info',
     DATABASE_URL: databaseUrl,
-    REDIS_URL: stack.redis.url,
+    REDIS_CLUSTER_NODES: stack.redis.nodes.join(','),
+    REDIS_URL: undefined,
+    REDIS_PASSWORD: undefined,
+    EVENTS_RATE_LIMIT_PER_SECOND: String(eventsLimit(m.rate)),
     KAFKA_BROKERS: stack.kafka.brokers.join(','),
     HOST: '127.0.0.1',
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
@@ -269,6 +303,20 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   const fuzzAccount = await createAccount(db, `chaos fuzz ${runId}`);
   const fuzzToken = (await createEventToken(db, fuzzAccount.id)).secret;
   const fuzzKey = (await createApiKey(db, fuzzAccount.id, [...SCOPES])).secret;
+  // The Redis failover: the master that owns the load account's slot is the one killed; the burst's
+  // account is one whose keys live on that same master (accounts are made until one hashes there).
+  const loadRawKey = `glimpse:{a:${account.id}}:raw`;
+  const loadSlot = await stack.redis.keySlot(loadRawKey);
+  const loadMaster = await stack.redis.slotMaster(loadSlot);
+  let burstAccount = null;
+  for (let i = 0; i < 40 && !burstAccount; i++) {
+    const candidate = await createAccount(db, `chaos burst ${runId} ${i}`);
+    if ((await stack.redis.masterOf(`glimpse:{a:${candidate.id}}:raw`)) === loadMaster) burstAccount = candidate;
+  }
+  if (!burstAccount) throw new Error(`no account of 40 hashed to ${loadMaster}, the master of the load account's slot ${loadSlot}`);
+  const burstToken = (await createEventToken(db, burstAccount.id)).secret;
+  const burstKey = (await createApiKey(db, burstAccount.id, [...SCOPES])).secret;
+  log(`the load account's keys are in slot ${loadSlot} on ${loadMaster}; the burst account's slot ${await stack.redis.keySlot(`glimpse:{a:${burstAccount.id}}:raw`)} is on the same master`);
   const persons = Array.from({ length: LOOKUP_PERSONS }, (_, i) => generatePerson(i, PERSON_SEED));
   async function* lines(n, f) { for (let i = 0; i < n; i++) yield JSON.stringify(f(i)); }
   await importPersons(lines(persons.length, (i) => persons[i]), { databaseUrl, defaultPhoneRegion: 'US' });
@@ -322,6 +370,124 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     log(`load: ${events.sent()} events sent, ${events.acked()} answered 200, ${lookups.total()} lookups, ${collects.ackedCount()} page views answered 200`);
   }, 15_000);
 
+  // ---- the gateways' raw-copy counters, summed over every gateway process (a killed gateway's
+  // counters die with it: each process's last scrape is kept, and a gateway is scraped before it is
+  // killed on purpose).
+  const lives = new Map(); // `${name}#${pid}` -> { name, pid, values }
+  async function scrapeGateway(name) {
+    const svc = stack.services.get(name);
+    if (!svc) return;
+    try {
+      const res = await fetch(`${specs[name].url}/metrics`, { signal: AbortSignal.timeout(3000) });
+      if (res.status === 200) lives.set(`${name}#${svc.pid}`, { name, pid: svc.pid, values: parseMetrics(await res.text()) });
+    } catch { /* down: its last scrape stands */ }
+  }
+  const scrapeGateways = () => Promise.all(['gateway-1', 'gateway-2'].map(scrapeGateway));
+  const gatewayTotals = () => {
+    const totals = Object.fromEntries(Object.keys(GATEWAY_METRICS).map((k) => [k, 0]));
+    for (const life of lives.values()) for (const [k, metric] of Object.entries(GATEWAY_METRICS)) totals[k] += life.values[metric] ?? 0;
+    return totals;
+  };
+  const scraper = setInterval(() => void scrapeGateways(), 2000);
+  /** Set after each all-nodes Redis restart: events accepted from then on must have a readable raw copy or be counted. */
+  let rawWindow = null;
+  const failovers = [];
+  const restarts = [];
+
+  async function redisStopped() {
+    fault('Redis stopped', `all ${stack.redis.nodes.length} nodes SIGTERMed, 8 s`);
+    const stoppedAt = Date.now();
+    await stack.redis.stopAll();
+    await sleep(8000);
+    const startedAt = Date.now();
+    await stack.redis.startAll();
+    const healthyAt = Date.now();
+    fault('Redis started again', `the nodes rejoined from nodes.conf, cluster_state ok ${((healthyAt - startedAt) / 1000).toFixed(1)} s after they were started`);
+    const back = await waitGatewaysRedis(startedAt);
+    log(`the gateways use Redis again ${back.ms === null ? 'NOT within 60 s' : `${(back.ms / 1000).toFixed(1)} s after the nodes were started`}`);
+    restarts.push({ clusterMs: healthyAt - startedAt, gatewaysMs: back.ms, detail: back.detail });
+    await scrapeGateways();
+    rawWindow = { from: Date.now(), stoppedAt, baseline: gatewayTotals() };
+  }
+
+  /** /readyz of a gateway: 200 and its Redis check ok. */
+  const redisReady = (g) => fetch(`${g}/readyz`, { signal: AbortSignal.timeout(3000) })
+    .then(async (r) => r.status === 200 && /** @type {{ checks?: Record<string, string> }} */ (await r.json()).checks?.redis === 'ok', () => false);
+
+  /** Until every gateway says its Redis is ok and the load account's raw copies can be read (the account's slot answers). */
+  async function waitGatewaysRedis(since, timeoutMs = 60_000) {
+    const deadline = Date.now() + timeoutMs;
+    let detail = '';
+    while (Date.now() < deadline) {
+      const ready = await Promise.all(gateways.map(redisReady));
+      const reads = await Promise.all(gateways.map((g) => http(`${g}/account/events/recent?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } }).then((r) => r.status, () => 0)));
+      if (ready.every(Boolean) && reads.every((st) => st === 200)) return { ms: Date.now() - since, detail: '' };
+      detail = `readyz redis ok: ${ready.join('/')}; recent: ${reads.join('/')}`;
+      await sleep(250);
+    }
+    return { ms: null, detail };
+  }
+
+  /** Until GET /account/events/recent shows a copy received after `since`, and every gateway's /readyz is 200. */
+  async function watchRecovery(since, timeoutMs = 60_000) {
+    const deadline = Date.now() + timeoutMs;
+    let rawMs = null;
+    let readyMs = null;
+    while (Date.now() < deadline && (rawMs === null || readyMs === null)) {
+      if (rawMs === null) {
+        const r = await http(`${gateways[0]}/account/events/recent?limit=20`, { headers: { authorization: `Bearer ${apiKey}` } }).catch(() => null);
+        if (r?.status === 200 && (r.body?.items ?? []).some((e) => Date.parse(e.receivedAt) > since)) rawMs = Date.now() - since;
+      }
+      if (readyMs === null) {
+        const ready = await Promise.all(gateways.map(redisReady));
+        if (ready.every(Boolean)) readyMs = Date.now() - since;
+      }
+      await sleep(250);
+    }
+    return { rawMs, readyMs };
+  }
+
+  async function redisFailover(c) {
+    const master = await stack.redis.slotMaster(loadSlot);
+    if (!master) throw new Error(`no master serves slot ${loadSlot} before the failover`);
+    // The burst's token is known to gateway-1 (its credential cache) before the kill.
+    const warmStart = Date.now();
+    const warm = await http(`${gateways[0]}/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${burstToken}` }, body: JSON.stringify({ event: 'signed_up', email: `warmup.${marker}@chaos-load.example`, properties: { warmup: c } }) }).catch(() => ({ status: 0 }));
+    const warmup = { status: warm.status, startedAt: warmStart, at: Date.now() };
+    await scrapeGateways();
+    const before = gatewayTotals();
+    const localBefore = lives.get(`gateway-1#${stack.services.get('gateway-1')?.pid}`)?.values[GATEWAY_METRICS.localEventLimits] ?? 0;
+    fault('SIGKILL Redis master', `${master}, master of slot ${loadSlot} (glimpse:{a:<load account>}:raw)`);
+    const killed = await stack.redis.killMaster(master);
+    const killedAt = Date.now();
+    const limit = eventsLimit(m.rate);
+    const burst = sleep(300).then(() => sendBurst({
+      gateway: gateways[0], token: burstToken, count: BURST_FACTOR * limit, batchSize: Math.ceil(limit / 4), runId: `${runId}c${c}`, marker, tag: `c${c}`,
+    }));
+    let promotion;
+    try {
+      promotion = await stack.redis.waitForPromotion(loadSlot, { from: master, timeoutMs: 60_000 });
+    } catch (err) {
+      await burst;
+      throw err;
+    }
+    const promotedAt = Date.now();
+    fault('Redis replica promoted', `${promotion.addr} serves slot ${loadSlot} ${((promotedAt - killedAt) / 1000).toFixed(1)} s after the kill`);
+    const recovery = watchRecovery(promotedAt);
+    const answers = await burst;
+    await scrapeGateways();
+    const afterPromotion = gatewayTotals();
+    const localAfter = lives.get(`gateway-1#${stack.services.get('gateway-1')?.pid}`)?.values[GATEWAY_METRICS.localEventLimits] ?? 0;
+    await sleep(6000);
+    fault('Redis node restarted', `${master} (pid ${killed.pid} was killed), rejoins as a replica of ${promotion.addr}`);
+    const back = await stack.redis.restart(master, { timeoutMs: 60_000 }).catch((err) => ({ error: err.message, role: null, ms: null }));
+    failovers.push({
+      cycle: c + 1, master, killedPid: killed.pid, slot: loadSlot, promoted: promotion.addr, killedAt, promotedAt, noMasterMs: promotedAt - killedAt,
+      warmup, burst: answers, limit, missedDuringFailover: afterPromotion.missed - before.missed, localEventDecisions: localAfter - localBefore,
+      rejoined: { role: back.role, ms: back.ms, error: back.error ?? null }, recovery: await recovery,
+    });
+  }
+
   async function killConsumer(name) {
     if (!stack.services.has(name)) return;
     fault('SIGKILL playbook replica', name);
@@ -337,6 +503,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   async function killGateway(g) {
     const name = `gateway-${g + 1}`;
     fault('SIGKILL gateway', name);
+    await scrapeGateway(name);
     const w = { from: Date.now(), to: null };
     downWindows[g].push(w);
     await kill(name);
@@ -369,8 +536,11 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     await sleep(3000); await killConsumer('playbook-3');
     await killVisitors('visitors-2');
     await brokerBack;
-    await sleep(4000); fault('Redis stopped', '8 s'); await stack.redis.stop();
-    await sleep(8000); await stack.redis.start();
+    await sleep(4000); await redisStopped();
+    await sleep(4000); await redisFailover(c).catch((err) => {
+      log(`!! Redis failover: ${err.message}`);
+      failovers.push({ cycle: c + 1, error: err.message });
+    });
     await sleep(4000); fault('Postgres stopped (immediate shutdown)', '10 s'); await stack.pg.stop('immediate');
     await sleep(10_000); await stack.pg.start();
     await sleep(4000); fault('Postgres hung (SIGSTOP of the postmaster and its processes)', `8 s, ${stack.pg.signalAll('SIGSTOP')} processes`);
@@ -392,6 +562,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     while (events.sent() < m.minEvents && Date.now() < extraDeadline) await sleep(1000);
   } finally {
     clearInterval(progress);
+    clearInterval(scraper);
     await Promise.all([events.stop(), lookups.stop(), collects.stop()]);
     await Promise.all(background);
   }
@@ -405,6 +576,14 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   const recoverySeconds = (Date.now() - recoveryStart) / 1000;
   const unready = names.filter((_, i) => !recovered[i]);
   log(unready.length ? `not ready after 180 s: ${unready.join(', ')}` : `every service ready ${recoverySeconds.toFixed(0)} s after the load`);
+
+  // ---- raw copies and the gateways' counters, before the fuzzer sends events of its own
+  await scrapeGateways();
+  const finalTotals = gatewayTotals();
+  log('reading every raw copy of the load and burst accounts (GET /account/events/recent)');
+  const noCopies = (err) => ({ error: err.message, items: [], dropped: 0, pages: 0 });
+  const rawLoad = await readRawCopies({ gateway: gateways[0], apiKey }).catch(noCopies);
+  const rawBurst = await readRawCopies({ gateway: gateways[0], apiKey: burstKey }).catch(noCopies);
 
   // ---- fuzzer (while the consumers drain)
   const { fuzz } = require('./fuzzer.js');
@@ -451,6 +630,8 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   const checks = [{ name: 'every service ready again after the faults (/readyz 200 within 180 s)', ok: unready.length === 0, detail: unready.length ? `not ready: ${unready.join(', ')}` : `all ${names.length} ready ${recoverySeconds.toFixed(0)} s after the load ended` }, drained, visitorsDrained];
   const delivery = await deliveryChecks({ brokers: stack.kafka.brokers, pg, accountId: account.id, playbooks, load: events, skipEmails: new Set([primer]) });
   checks.push(...delivery.results);
+  const redisResult = redisChecks({ failovers, restarts, inbound: delivery.inbound, burstAccountId: burstAccount.id, rawWindow, finalTotals, rawLoad, rawBurst, load: events, marker });
+  checks.push(...redisResult.results);
   await pg.end();
   const details = (vid) => http(`${specs['visitors-1'].url}/internal/visitors/${vid}/details`, { headers: { 'x-glimpse-internal-token': env.INTERNAL_TOKEN, 'x-glimpse-account-id': account.id } });
   const visitorsResult = await visitorsChecks({ brokers: stack.kafka.brokers, siteId: site.id, load: collects, details });
@@ -489,12 +670,14 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     { label: 'the API key', value: apiKey },
     { label: 'the fuzzer\'s event token', value: fuzzToken },
     { label: 'the fuzzer\'s API key', value: fuzzKey },
+    { label: 'the burst\'s event token', value: burstToken },
+    { label: 'the burst\'s API key', value: burstKey },
     ...[...lookups.used].map((v) => ({ label: v.includes('@') ? 'a looked-up email' : 'a looked-up phone', value: v })),
   ];
   const logsCheck = logChecks({ logDir, needles });
   checks.push(logsCheck);
   checks.push(await kafkaPurgeCheck(stack.kafka.brokers, stack.kafka.nodes.map((n) => n.id)));
-  checks.push(await redisPurgeCheck(stack.redis.url));
+  checks.push(await redisPurgeCheck((await stack.redis.topology()).masters));
 
   const result = {
     mode: m.mode,
@@ -505,6 +688,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     collect: { sent: collects.sent(), acked: collects.ackedCount(), outcomes: collects.outcomes, ...visitorsResult.figures },
     fuzzer: { sent: fuzzSent, statuses: fuzzStatuses },
     faults: did.faults,
+    redis: redisResult.figures,
     checks: checks.map(({ name, ok, warn, detail }) => ({ name, ok, ...(warn ? { warn } : {}), detail })),
     failures: { events: events.failures.slice(0, 20), lookups: lookups.failures.slice(0, 20), collect: collects.failures.slice(0, 20), fuzzer: fuzzResults.flatMap((r) => r.failures).slice(0, 20), logs: logsCheck.found.slice(0, 10) },
     ok: checks.every((c) => c.ok),
@@ -514,11 +698,148 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   return result.ok ? 0 : 1;
 }
 
+/**
+ * The Redis Cluster's checks. Failover: the replica promoted, the old master back as a replica, the
+ * burst refused with 429 while the slot had no master (never more accepted than the limit per
+ * second on that gateway), its events answered 200 in Kafka, recovery by itself. Raw copies: every
+ * event accepted since the last all-nodes restart (the restart wipes every copy: no persistence) is
+ * readable, or counted by the gateways as missed or dropped by its budget.
+ */
+function redisChecks({ failovers, restarts, inbound, burstAccountId, rawWindow, finalTotals, rawLoad, rawBurst, load, marker }) {
+  const results = [];
+  const check = (name, ok, detail) => results.push({ name, ok, detail });
+  const tally = (list) => {
+    const out = {};
+    for (const a of list) {
+      const k = a.status === null ? a.kind : a.status === 503 ? (a.retryAfter === null ? '503 without Retry-After' : '503') : String(a.status);
+      out[k] = (out[k] ?? 0) + 1;
+    }
+    return out;
+  };
+  const burstInKafka = new Set(inbound.filter((r) => r.event.accountId === burstAccountId).map((r) => `${r.event.properties?.run}:${r.event.properties?.burst}`));
+  for (const [i, r] of restarts.entries()) {
+    check(`Redis stopped${restarts.length > 1 ? ` (cycle ${i + 1})` : ''}: once the nodes are started again, every gateway uses Redis again by itself (/readyz redis ok, raw copies readable, within 60 s)`,
+      r.gatewaysMs !== null,
+      `cluster_state ok ${(r.clusterMs / 1000).toFixed(1)} s after the start; the gateways ${r.gatewaysMs === null ? `not within 60 s (${r.detail})` : `${(r.gatewaysMs / 1000).toFixed(1)} s after the start`}`);
+  }
+  for (const f of failovers.filter((x) => x.error)) check(`Redis failover (cycle ${f.cycle}): made and finished`, false, f.error);
+  const summaries = failovers.filter((f) => !f.error).map((f) => {
+    const during = f.burst.filter((a) => a.at < f.promotedAt);
+    const after = f.burst.filter((a) => a.at >= f.promotedAt);
+    const events = (list, status) => list.filter((a) => a.status === status).reduce((n, a) => n + (status === 200 ? a.accepted.length : a.size), 0);
+    const acceptedIds = f.burst.flatMap((a) => a.accepted.map((i) => `c${f.cycle - 1}:${i}`));
+    const ms = f.burst.map((a) => a.at - a.startedAt).sort((x, y) => x - y);
+    const firstStart = Math.min(...f.burst.map((a) => a.startedAt));
+    return {
+      ...f, burstAnswers: f.burst,
+      burst: {
+        events: f.burst.reduce((n, a) => n + a.size, 0), batches: f.burst.length, batchSize: f.burst[0]?.size ?? 0,
+        withoutMaster: tally(during), afterPromotion: tally(after),
+        acceptedWithoutMaster: events(during, 200), refusedWithoutMaster: events(during, 429), acceptedAfter: events(after, 200), refusedAfter: events(after, 429),
+        // Fixed one-second windows: what the limit lets through between the first send and the promotion.
+        allowance: f.limit * (Math.ceil((f.promotedAt - firstStart) / 1000) + 1),
+        latencyMs: { p50: ms[Math.floor(ms.length / 2)] ?? 0, max: ms.at(-1) ?? 0 }, firstAt: firstStart - f.killedAt,
+        accepted: acceptedIds, notInKafka: acceptedIds.filter((id) => !burstInKafka.has(id)),
+        bad: f.burst.filter((a) => !(a.status === 200 || a.status === 429 || (a.status === 503 && a.retryAfter !== null))),
+      },
+    };
+  });
+  for (const f of summaries) {
+    const label = `Redis failover${summaries.length > 1 ? ` (cycle ${f.cycle})` : ''}`;
+    check(`${label}: the master of the load account's slot SIGKILLed, its replica promoted, the old master started again rejoins as a replica`,
+      f.rejoined.role === 'replica',
+      `${f.master} (pid ${f.killedPid}) killed; ${f.promoted} serves slot ${f.slot} ${(f.noMasterMs / 1000).toFixed(1)} s later; ${f.master} back as ${f.rejoined.role ?? `nothing (${f.rejoined.error})`}${f.rejoined.ms !== null ? ` in ${(f.rejoined.ms / 1000).toFixed(1)} s` : ''}`);
+    const b = f.burst;
+    const acceptedAll = b.acceptedWithoutMaster + b.acceptedAfter;
+    check(`${label}: limits keep limiting while the slot has no master (${BURST_FACTOR}x the events limit at once to one gateway, in batches: refused with 429 before the promotion, no more accepted than the limit per second)`,
+      b.refusedWithoutMaster > 0 && acceptedAll <= b.allowance,
+      `${b.events} events in ${b.batches} batches of ${b.batchSize} sent ${(b.firstAt / 1000).toFixed(1)} s after the kill, the slot without a master for ${(f.noMasterMs / 1000).toFixed(1)} s; answered before the promotion: ${b.acceptedWithoutMaster} events accepted, ${b.refusedWithoutMaster} refused with 429 (batches: ${Object.entries(b.withoutMaster).map(([k, v]) => `${k}×${v}`).join(' ') || 'none'}); answered after it: ${Object.entries(b.afterPromotion).map(([k, v]) => `${k}×${v}`).join(' ') || 'none'} (${b.acceptedAfter} events accepted, ${b.refusedAfter} refused); ${acceptedAll} accepted in all, the limit allows ${b.allowance} from the first send to the promotion; answers p50 ${b.latencyMs.p50} ms, max ${b.latencyMs.max} ms; gateway-1 decided ${f.localEventDecisions} requests on its own counts meanwhile`);
+    check(`${label}: the burst answered only 200, 429 or 503 with Retry-After; every burst event answered 200 is in Kafka`,
+      f.burst.bad.length === 0 && f.burst.notInKafka.length === 0,
+      `${f.burst.bad.length} other answers${f.burst.bad.length ? ` (e.g. ${f.burst.bad[0].status ?? f.burst.bad[0].kind} ${f.burst.bad[0].body ?? ''})` : ''}; ${f.burst.accepted.length} answered 200, ${f.burst.notInKafka.length} not in events.inbound`);
+    check(`${label}: it recovers by itself (raw copies readable again, /readyz 200 on both gateways, within 60 s of the promotion)`,
+      f.recovery.rawMs !== null && f.recovery.readyMs !== null,
+      `a copy received after the promotion readable after ${f.recovery.rawMs === null ? 'never' : `${(f.recovery.rawMs / 1000).toFixed(1)} s`}; /readyz 200 after ${f.recovery.readyMs === null ? 'never' : `${(f.recovery.readyMs / 1000).toFixed(1)} s`}`);
+  }
+
+  // Raw copies since the last all-nodes restart.
+  let rawCopies = null;
+  if (!rawWindow) {
+    check('raw copies: accepted = readable + missed + dropped', false, 'no all-nodes Redis restart was made (no window to count from)');
+  } else if (rawLoad.error || rawBurst.error) {
+    check('raw copies: accepted = readable + missed + dropped', false, `the raw copies could not be read: ${rawLoad.error ?? rawBurst.error}`);
+  } else {
+    const from = rawWindow.from;
+    const readableSeqs = new Map();
+    for (const e of rawLoad.items) {
+      if (e.properties?.note !== `pv-${marker}` || e.properties?.seq === undefined) continue;
+      readableSeqs.set(e.properties.seq, (readableSeqs.get(e.properties.seq) ?? 0) + 1);
+    }
+    const readableBurst = new Map();
+    for (const e of rawBurst.items) {
+      const id = e.properties?.warmup !== undefined ? `warmup:${e.properties.warmup}` : `${e.properties?.run}:${e.properties?.burst}`;
+      readableBurst.set(id, (readableBurst.get(id) ?? 0) + 1);
+    }
+    const acked = [...load.events.values()].filter((e) => e.acked);
+    const win = acked.filter((e) => e.firstAt >= from);
+    const straddling = acked.filter((e) => e.firstAt < from && e.ackedAt >= rawWindow.stoppedAt);
+    const burstWin = summaries.flatMap((f) => [
+      ...(f.warmup.status === 200 && f.warmup.startedAt >= from ? [{ id: `warmup:${f.cycle - 1}`, at: f.warmup.at }] : []),
+      ...f.burstAnswers.filter((a) => a.startedAt >= from).flatMap((a) => a.accepted.map((i) => ({ id: `c${f.cycle - 1}:${i}`, at: a.at }))),
+    ]);
+    const missing = [
+      ...win.filter((e) => !readableSeqs.has(e.seq)).map((e) => ({ what: `seq ${e.seq}`, at: e.ackedAt })),
+      ...burstWin.filter((b) => !readableBurst.has(b.id)).map((b) => ({ what: `burst ${b.id}`, at: b.at })),
+    ];
+    const accepted = win.length + burstWin.length;
+    const readable = accepted - missing.length;
+    const missed = finalTotals.missed - rawWindow.baseline.missed;
+    const dropped = finalTotals.dropped - rawWindow.baseline.dropped;
+    // Copies neither readable nor counted (lost without a word) when positive. A surplus (negative)
+    // is counted but readable after all: a save that timed out at the gateway (500 ms) yet reached
+    // Redis, or a count of an event accepted just before the window.
+    const difference = accepted - readable - missed - dropped;
+    const duplicates = [...readableSeqs.values(), ...readableBurst.values()].reduce((n, k) => n + (k - 1), 0);
+    const dupSeqs = [...readableSeqs].filter(([, k]) => k > 1).map(([seq]) => load.events.get(seq));
+    const unexplainedDups = dupSeqs.filter((e) => !e || e.attempts < 2).length;
+    // Where the copies neither readable nor counted were accepted: around a failover, or elsewhere.
+    const phase = (at) => {
+      const f = summaries.find((x) => at >= x.killedAt - 2000 && at <= x.promotedAt + 2000);
+      if (!f) return 'away from any failover';
+      if (at < f.killedAt) return 'within 2 s before a master was killed';
+      if (at <= f.promotedAt) return 'while the slot had no master';
+      return 'within 2 s after the promotion';
+    };
+    const byPhase = {};
+    for (const x of missing) byPhase[phase(x.at)] = (byPhase[phase(x.at)] ?? 0) + 1;
+    rawCopies = {
+      from: new Date(from).toISOString(), accepted, readable, missed, dropped, difference, duplicates, straddling: straddling.length,
+      missedByReason: { redis_unavailable: finalTotals.missedRedisUnavailable - rawWindow.baseline.missedRedisUnavailable, memory_full: finalTotals.missedMemoryFull - rawWindow.baseline.missedMemoryFull },
+      notReadableByPhase: byPhase, notReadableSample: missing.slice(0, 10).map((x) => x.what), recentAnswerDropped: rawLoad.dropped,
+    };
+    check('raw copies: every event accepted since the last all-nodes restart is readable, or counted as missed or dropped (accepted ≤ readable + missed + dropped, counters summed over every gateway process)',
+      difference <= 0,
+      `${accepted} accepted (${win.length} of the load, ${burstWin.length} of the burst account), ${readable} readable, ${missing.length} not${missing.length ? ` (${Object.entries(byPhase).map(([k, v]) => `${v} ${k}`).join(', ')}; e.g. ${rawCopies.notReadableSample.slice(0, 5).join(', ')})` : ''}; counted: ${missed} missed (${rawCopies.missedByReason.redis_unavailable} Redis unavailable, ${rawCopies.missedByReason.memory_full} memory full) + ${dropped} dropped by budget; ${difference > 0 ? `${difference} lost without being counted` : difference < 0 ? `${-difference} counted as missed although readable (a save timed out at the gateway but reached Redis) or accepted before the window` : 'exactly equal'}; ${straddling.length} events accepted between the stop and the window's start left out`);
+    check('raw copies: no event has two readable copies, but one accepted again after a retry (Redis, where idempotency keys live, unreachable)',
+      unexplainedDups === 0,
+      `${duplicates} duplicate copies${duplicates ? ` (${dupSeqs.length} events, ${dupSeqs.length - unexplainedDups} of them retried)` : ''}`);
+  }
+  return {
+    results,
+    figures: {
+      failovers: summaries.map(({ burstAnswers: _, burst: { accepted, notInKafka, bad, ...burst }, ...f }) => ({ ...f, burst: { ...burst, accepted: accepted.length, notInKafka: notInKafka.length, bad: bad.length } })),
+      rawCopies,
+      restarts,
+      gatewayCounters: finalTotals,
+    },
+  };
+}
+
 function table(r) {
   const out = [];
   const row = (a, b) => out.push(`  ${String(a).padEnd(46)} ${b}`);
   out.push('', `npm run chaos — ${r.mode} mode, ${r.seconds} s (load ${r.loadSeconds} s)`, '', 'What it did');
-  row('topology', '3 Kafka brokers (RF 3, min ISR 2), 2 gateways, 3 playbook replicas (+1 joining), 2 enrichment, 2 visitors, private Postgres and Redis');
+  row('topology', '3 Kafka brokers (RF 3, min ISR 2), 2 gateways, 3 playbook replicas (+1 joining), 2 enrichment, 2 visitors, private Postgres, a Redis Cluster (3 masters, 3 replicas)');
   row('events sent / answered 200', `${r.events.sent} / ${r.events.acked} (${r.events.perSecond}/s; answer 200 p50 ${r.events.latencyMs.p50} ms, p99 ${r.events.latencyMs.p99} ms)`);
   for (const [k, v] of Object.entries(r.events.outcomes).sort()) row(`  events: ${k}`, v);
   row('events in Kafka (distinct) / repeated copies', `${r.events.inKafka} / ${r.events.repeatedCopies} (landed although answered 503: ${r.events.landedAfter503})`);
@@ -532,6 +853,14 @@ function table(r) {
   for (const f of r.faults) counts[f.what] = (counts[f.what] ?? 0) + 1;
   row('faults', r.faults.length);
   for (const [k, v] of Object.entries(counts)) row(`  ${k}`, v);
+  for (const f of r.redis.failovers) {
+    row(`Redis failover (cycle ${f.cycle})`, `${f.master} killed, ${f.promoted} promoted after ${(f.noMasterMs / 1000).toFixed(1)} s; old master back as ${f.rejoined.role ?? 'nothing'}${f.rejoined.ms !== null ? ` in ${(f.rejoined.ms / 1000).toFixed(1)} s` : ''}`);
+    row('  burst while the slot had no master', `${f.burst.events} events in ${f.burst.batches} batches (limit ${f.limit}/s): ${f.burst.acceptedWithoutMaster} accepted, ${f.burst.refusedWithoutMaster} refused with 429 before the promotion; ${f.burst.acceptedAfter} accepted, ${f.burst.refusedAfter} refused after it`);
+    row('  recovery after the promotion', `raw copies readable ${f.recovery.rawMs === null ? 'never' : `after ${(f.recovery.rawMs / 1000).toFixed(1)} s`}, /readyz 200 ${f.recovery.readyMs === null ? 'never' : `after ${(f.recovery.readyMs / 1000).toFixed(1)} s`}; copies missed during it ${f.missedDuringFailover}`);
+  }
+  const rc = r.redis.rawCopies;
+  if (rc) row('raw copies since the last all-nodes restart', `${rc.accepted} accepted: ${rc.readable} readable, ${rc.accepted - rc.readable} not; counted ${rc.missed} missed + ${rc.dropped} dropped (difference ${rc.difference}); ${rc.duplicates} duplicate copies; ${rc.straddling} accepted during the restart left out`);
+  for (const x of r.redis.restarts) row('Redis stopped: back in use by the gateways', `${x.gatewaysMs === null ? 'not within 60 s' : `${(x.gatewaysMs / 1000).toFixed(1)} s`} after the nodes were started (cluster_state ok after ${(x.clusterMs / 1000).toFixed(1)} s)`);
   out.push('', 'What it found');
   for (const c of r.checks) out.push(`  ${c.ok ? (c.warn ? 'WARN' : 'PASS') : 'FAIL'}  ${c.name}`, `        ${c.detail}`);
   for (const [kind, list] of Object.entries(r.failures)) for (const f of list.slice(0, 5)) out.push(`  ${kind} failure: ${JSON.stringify(f).slice(0, 300)}`);
