@@ -21,31 +21,33 @@ Starts, on loopback and beside anything already running: a 3-broker KRaft Kafka 
 jars of scripts/infra, replication factor 3, min.insync.replicas 2, data in .infra/chaos), a private
 Postgres cluster (initdb in a temporary dir), a private Redis Cluster (six redis-server processes on
 free ports, three masters with a replica each, no persistence, cluster-node-timeout 5 s as in
-deploy/k8s; the gateways get REDIS_CLUSTER_NODES), 2 gateways, 3 playbook replicas, 2 enrichment replicas and
-2 visitors replicas (their builds, dist/main.js). Then a steady load of events, lookups and the
-tag's page views (POST /collect) runs while faults are made, in cycles: SIGKILL of a playbook
-replica (3 per cycle), a 4th replica joining and leaving, SIGKILL of each visitors replica, SIGKILL
-of a gateway, SIGKILL of a Kafka broker and its restart, Redis stopped (all six nodes SIGTERMed for
-8 s, then started again: they rejoin from nodes.conf, every key gone), a Redis failover (SIGKILL of
-the master that owns the slot of glimpse:{a:<load account>}:raw while events flow; during the
-seconds until its replica is promoted a burst of 3x EVENTS_RATE_LIMIT_PER_SECOND events goes to one
-gateway for a second account whose keys live on the same master; the killed node is started again
+deploy/k8s), 2 gateways (REDIS_CLUSTER_NODES, EVENTS_RATE_LIMIT_PER_SECOND = max(100, 2 x --rate)),
+3 playbook replicas, 2 enrichment replicas and 2 visitors replicas (their builds, dist/main.js).
+Then a steady load of events, lookups and the tag's page views (POST /collect) runs while faults
+are made, in cycles: SIGKILL of a playbook replica (3 per cycle), a 4th replica joining and
+leaving, SIGKILL of each visitors replica, SIGKILL of a gateway, SIGKILL of a Kafka broker and its
+restart, Redis stopped (all six nodes SIGTERMed for 8 s, then started again: they rejoin from
+nodes.conf with every key gone; the gateways must use them again by themselves), a Redis failover
+(SIGKILL of the master that owns the slot of glimpse:{a:<load account>}:raw while events flow; at
+once a burst of 3x EVENTS_RATE_LIMIT_PER_SECOND events, in batches of a quarter of the limit
+(POST /events/batch), goes to one gateway for a second account whose keys live on the same master;
+the replica's promotion is awaited, and 6 s later the killed node is started again on its port
 and rejoins as a replica), Postgres stopped, Postgres hung (SIGSTOP of the postmaster and its
 processes, then SIGCONT). After the load: the fuzzer over every public path, then the checks —
 every event answered 200 is in Kafka and has its effects exactly once (in-order replay per person
 compared with Postgres), every page view answered 200 in Kafka and every visitor's aggregates (page
 views, sessions, first/last seen, last page) equal to a replay of its page views, no 5xx but 503
 with Retry-After, no connection closed without an answer; the Redis failover: the replica promoted,
-the burst still refused with 429 while the slot had no master (at most the limit accepted per
-second), every burst event answered 200 in Kafka, raw copies readable again and /readyz 200 by
-themselves, the old master back as a replica; raw copies: every event accepted since the last
-all-nodes restart is readable (GET /account/events/recent) or counted by the gateways in
-glimpse_raw_events_missed_total or glimpse_raw_events_dropped_total (summed from /metrics over every
-gateway process); no planted email/phone/property/credential in any service's log, raw events gone
+the burst still refused with 429 before the promotion (no more accepted than the limit allows per
+second), only 200, 429 or 503 with Retry-After to it, every burst event answered 200 in Kafka, raw
+copies readable again and /readyz with Redis ok by themselves, the old master back as a replica;
+raw copies: every event accepted since the last all-nodes restart is readable (GET
+/account/events/recent) or counted by the gateways in glimpse_raw_events_missed_total or
+glimpse_raw_events_dropped_total (summed from /metrics over every gateway process); no planted email/phone/property/credential in any service's log, raw events gone
 within 24 h by configuration (Kafka) and every Redis key on every master with a TTL within 24 h.
 Everything it started is stopped at the end; a run that was killed is cleaned up by the next.
 
-  --short          about 3 minutes: 1 fault cycle, ~40 events/s, 2 000 fuzzer requests (default)
+  --short          1 fault cycle, ~40 events/s, 2 000 fuzzer requests (default; 6-7 min on 2 shared cores)
   --full           the soak: 5 fault cycles, then load until at least 100 000 events; 20 000 fuzzer requests
   --events N       load until at least N events were sent (after the fault cycles)
   --cycles N       fault cycles (about 100 s each)
