@@ -56,7 +56,7 @@ describe('npm run chaos -- --short', () => {
     expect(result.collect.visitors).toBe(20);
     expect(result.fuzzer.sent).toBe(2000);
     const kinds = new Set(result.faults.map((f) => f.what));
-    for (const kind of ['SIGKILL playbook replica', 'SIGKILL visitors replica', 'playbook replica joins', 'playbook replica leaves (SIGTERM)', 'SIGKILL gateway', 'SIGKILL Kafka broker', 'Kafka broker restarted', 'Redis stopped', 'Postgres stopped (immediate shutdown)', 'Postgres hung (SIGSTOP of the postmaster and its processes)']) {
+    for (const kind of ['SIGKILL playbook replica', 'SIGKILL visitors replica', 'playbook replica joins', 'playbook replica leaves (SIGTERM)', 'SIGKILL gateway', 'SIGKILL Kafka broker', 'Kafka broker restarted', 'Redis stopped', 'Redis started again', 'SIGKILL Redis master', 'Redis replica promoted', 'Redis node restarted', 'Postgres stopped (immediate shutdown)', 'Postgres hung (SIGSTOP of the postmaster and its processes)']) {
       expect(kinds).toContain(kind);
     }
   }, 20 * 60_000);
