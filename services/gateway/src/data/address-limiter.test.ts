@@ -18,4 +18,15 @@ describe('address limiter', () => {
     await new Promise((r) => setTimeout(r, 60));
     expect(limiter.take('a').allowed).toBe(true);
   });
+
+  it('when IPv6 addresses of one /64 take turns, then they share one bucket; another /64 and an IPv4-mapped address are counted apart', () => {
+    const limiter = createAddressLimiter({ perSecond: 1, burst: 2 });
+    expect(limiter.take('2001:db8:1:2::1').allowed).toBe(true);
+    expect(limiter.take('2001:db8:1:2:ffff::9').allowed).toBe(true);
+    expect(limiter.take('2001:0db8:0001:0002:abcd::1').allowed).toBe(false);
+    expect(limiter.take('2001:db8:1:3::1').allowed).toBe(true);
+    expect(limiter.take('::ffff:198.51.100.7').allowed).toBe(true);
+    expect(limiter.take('198.51.100.7').allowed).toBe(true);
+    expect(limiter.take('198.51.100.7').allowed).toBe(false);
+  });
 });

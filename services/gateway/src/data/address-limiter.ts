@@ -1,9 +1,12 @@
 // A token bucket per client address, in this gateway's memory: checked before a credential
 // look-up reaches Postgres, so made-up credentials from one address cost a bounded number of
 // queries. In memory on purpose: no Redis round trip, and it holds when Redis is down. With N
-// gateways an address gets N times the rate; the addresses tracked are bounded (LRU).
+// gateways an address gets N times the rate; the addresses tracked are bounded (LRU). An IPv6
+// client counts per /64 (one host usually holds a whole /64: per full address it could walk
+// around the limit), an IPv4-mapped IPv6 address as its IPv4 address.
 import { LRUCache } from 'lru-cache';
 import type { RateDecision } from './rate-limiter.js';
+import { addressSubject } from '../domain/cookieless-id.js';
 
 export interface AddressLimiter {
   /** Takes one token for the address. */
@@ -39,15 +42,16 @@ export function createAddressLimiter({ perSecond, burst, maxAddresses = 100_000 
   }
 
   return {
-    take(address = 'unknown') {
-      const bucket = refill(address, Date.now());
+    take(address) {
+      const subject = addressSubject(address);
+      const bucket = refill(subject, Date.now());
       const allowed = bucket.tokens >= 1;
       if (allowed) bucket.tokens -= 1;
-      buckets.set(address, bucket);
+      buckets.set(subject, bucket);
       return decision(bucket, allowed);
     },
-    peek(address = 'unknown') {
-      return decision(refill(address, Date.now()), true);
+    peek(address) {
+      return decision(refill(addressSubject(address), Date.now()), true);
     },
   };
 }
