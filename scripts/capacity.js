@@ -41,7 +41,7 @@ const ASSUMED = {
   brokerCores: { value: 4, unit: 'cores per Kafka broker', why: 'brokers on whole nodes at scale (the prod pool requests 1 CPU to start)' },
   brokerMBps: { value: 40, unit: 'MB/s written per broker', why: 'leader + follower writes a broker sustains on network disks' },
   pgPrimaryCores: { value: 32, unit: 'cores on one Postgres primary', why: 'a large but common instance; beyond it one primary stops scaling' },
-  redisMaxmemoryGB: { value: 24, unit: 'GB maxmemory per Redis node', why: 'a 40 Gi pod at the deploy\'s REDIS_MAXMEMORY_PERCENT 60 % (deploy/k8s/base/redis/start.sh); nodes kept this small so a replica\'s full resync and a restart take minutes' },
+  redisMaxmemoryGB: { value: 24, unit: 'GB maxmemory per Redis node', why: 'a 40 Gi pod at REDIS_MAXMEMORY_PERCENT 60 % (the StatefulSet\'s env, deploy/k8s/base/redis); the prod overlay starts at 20 Gi (12 GB), which deploy/test checks is enough at 1k events/s; nodes kept this small so a replica\'s full resync and a restart take minutes' },
   redisOpsPerCore: { value: 50000, unit: 'commands/s per Redis master (one core)', why: 'Redis runs commands on one thread: about 100k plain commands/s, halved because most of ours are short Lua scripts (EVALSHA)' },
   redisMaxMasters: { value: 500, unit: 'Redis masters at most in one cluster', why: 'Redis Cluster\'s documented upper size is about 1,000 nodes: 500 masters with one replica each' },
   playbookMsPerAppliedEvent: { value: 3, unit: 'ms CPU per applied event (consumer)', why: 'no bench/figures/effects.json yet (npm run bench:effects, issue 7): about 200 events/s per replica was observed before batching' },
