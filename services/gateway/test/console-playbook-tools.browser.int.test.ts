@@ -325,13 +325,15 @@ describe('console: receipts, dry runs, re-enrollment and suppressions', () => {
       'Webhook deliveries kept with the email hashed': 0, // the account has no webhook endpoint
       'Site visitors’ page-view data deleted': 0, // never seen by a site tag
       'Visitor identity links deleted': 0,
+      'Imported visitors deleted': 0,
+      'Imported visitors’ page views kept with the email hashed': 0,
     });
     expect(await confirmBox.count()).toBe(0);
     expect(await suppressedEmails()).not.toContain(person);
     await rowOf(list, person).waitFor({ state: 'detached' }); // the list is reloaded without them
     const after = (await client.get(`/account/playbooks/${nurture}/enrollments`)).body.items as { email: string }[];
     expect(after).toHaveLength(1);
-    expect(after[0]!.email).toMatch(/^sha256:/);
+    expect(after[0]!.email).toMatch(/^erased:[0-9a-f]{64}$/);
     expect(await page.locator('main').textContent()).not.toMatch(/null|undefined/);
     await screenshot(page, 'erasure');
 

@@ -1,6 +1,7 @@
 // Suppression and erasure end to end through the management API: gateway → playbook service and
 // Redis; events posted to the gateway and applied by the real consumer.
 import { Redis } from 'ioredis';
+import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
 import { eventCatalog } from '@glimpse/playbook';
 import { closeTestDb, postEvent, sendNamesOnce, startManagementStack, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { applicationColumns } from '../../../test/support/tables';
@@ -165,7 +166,7 @@ describe('management API: erasure', () => {
     // Suppressing stopped the two active enrollments already, each with a stop effect (cause
     // "suppressed"): erasure stops none, hashes the three enrollments and the six effects (start,
     // stop, start; start; the two suppression stops).
-    expect(res.body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 3, hashedEffects: 6, deletedSuppressions: 1, deletedRawEvents: 4, hashedDeliveries: 6, deletedVisitors: 0, deletedVisitorLinks: 0 });
+    expect(res.body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 3, hashedEffects: 6, deletedSuppressions: 1, deletedRawEvents: 4, hashedDeliveries: 6, deletedVisitors: 0, deletedVisitorLinks: 0, deletedImportedVisitors: 0, hashedImportedVisitors: 0 });
 
     expect(await postgresHolding(email)).toEqual([]);
     expect(await redisHolding(email)).toEqual([]);
@@ -178,13 +179,13 @@ describe('management API: erasure', () => {
     }
     expect(await counts()).toEqual(before);
     expect((await client.get(`/account/playbooks/${welcome}/enrollments`)).body.items.map((e: { email: string }) => e.email)).toEqual(
-      expect.arrayContaining([bystander, expect.stringMatching(/^sha256:[0-9a-f]{64}$/)]),
+      expect.arrayContaining([bystander, expect.stringMatching(ERASED_EMAIL_PATTERN)]),
     );
     // The bystander's data is untouched.
     expect(await postgresHolding(bystander)).toEqual(expect.arrayContaining(['enrollments.email', 'playbook_effects.email']));
     expect((await client.get('/account/events/recent')).body.items.map((e: { email: string }) => e.email)).toContain(bystander);
     // Erasing again finds nothing; the person's later events are a new person.
-    expect((await client.del(`/account/persons/${encodeURIComponent(email)}`)).body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 0, hashedEffects: 0, deletedSuppressions: 0, deletedRawEvents: 0, hashedDeliveries: 0, deletedVisitors: 0, deletedVisitorLinks: 0 });
+    expect((await client.del(`/account/persons/${encodeURIComponent(email)}`)).body).toEqual({ stoppedEnrollments: 0, hashedEnrollments: 0, hashedEffects: 0, deletedSuppressions: 0, deletedRawEvents: 0, hashedDeliveries: 0, deletedVisitors: 0, deletedVisitorLinks: 0, deletedImportedVisitors: 0, hashedImportedVisitors: 0 });
     expect(await enrollmentsOf(client, demo, email)).toEqual([]);
   });
 
@@ -194,7 +195,7 @@ describe('management API: erasure', () => {
     await send(manager, email, 'signed_up', 'demo_booked');
     const res = await client.del(`/account/persons/${encodeURIComponent(email)}`);
     expect(res.body).toMatchObject({ stoppedEnrollments: 2, hashedEnrollments: 2, deletedRawEvents: 2 });
-    const rows = await testDb().enrollment.findMany({ where: { accountId: manager.accountId, email: { startsWith: 'sha256:' } } });
+    const rows = await testDb().enrollment.findMany({ where: { accountId: manager.accountId, email: { startsWith: 'erased:' } } });
     expect(rows.map((r) => [r.status, r.stoppedBy])).toEqual([
       ['stopped', 'erased'],
       ['stopped', 'erased'],

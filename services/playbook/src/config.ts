@@ -1,6 +1,9 @@
 // The playbook service's environment, parsed once at start-up.
 import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
+/** The development erasure secret: production must set its own (PLAYBOOK_ERASURE_KEY). */
+export const DEV_ERASURE_KEY = 'glimpse-dev-playbook-erasure-key-not-for-production';
+
 const schema = z
   .object({
   ...baseEnv,
@@ -32,10 +35,20 @@ const schema = z
   PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(2000),
   /** Most playbooks one account may have. */
   PLAYBOOKS_PER_ACCOUNT: z.coerce.number().int().min(1).default(200),
+  /**
+   * The secret behind an erased person's stand-in (createErasedEmail: HMAC-SHA256 of the email under
+   * a per-account key derived from it). Changing it changes every later stand-in: erasures older
+   * than PLAYBOOK_PROCESSED_RETENTION_HOURS are unaffected, newer ones stop dropping queued events.
+   */
+  PLAYBOOK_ERASURE_KEY: z.string().min(32).default(DEV_ERASURE_KEY),
   /** Shared secret the gateway sends on the internal API (/internal/…); requests without it are refused. */
   ...internalTokenEnv,
 })
-  .refine(...internalTokenRequiredInProduction);
+  .refine(...internalTokenRequiredInProduction)
+  .refine((c) => c.NODE_ENV !== 'production' || c.PLAYBOOK_ERASURE_KEY !== DEV_ERASURE_KEY, {
+    message: 'PLAYBOOK_ERASURE_KEY must be set in production',
+    path: ['PLAYBOOK_ERASURE_KEY'],
+  });
 
 export type PlaybookConfig = z.infer<typeof schema>;
 

@@ -17,7 +17,9 @@ export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, Catalo
 export { dryRunEvent } from './domain/dry-run.js';
 export { getReceipt } from './domain/receipts.js';
 export type { ReceiptView } from './domain/receipts.js';
-export { erasePerson, erasedEmail, suppressPerson, suppressionPage, unsuppressPerson } from './domain/persons.js';
+export { erasePerson, suppressPerson, suppressionPage, unsuppressPerson } from './domain/persons.js';
+export type { ErasedEmail, ErasureCounts } from './domain/persons.js';
+export { DEV_ERASURE_KEY } from './config.js';
 export type { DryRunView } from './domain/dry-run.js';
 export { decideEffects, REENROLLMENT_POLICIES } from './domain/decide-effects.js';
 export type { ReenrollmentPolicy } from './domain/decide-effects.js';

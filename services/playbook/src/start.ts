@@ -5,7 +5,7 @@
 import { createDb } from '@glimpse/db';
 import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { batchConsumerReadiness, TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import { batchConsumerReadiness, TOPICS, createAccountEventsConsumer, createErasedEmail, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { applyAccountEvent } from './data/account-states.js';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
 import { cachedAccounts } from './data/batch-repository.js';
@@ -63,7 +63,10 @@ export async function startPlaybookService(
       return Object.values(removed ?? {}).reduce((sum, n) => sum + n, 0);
     },
   });
+  // One stand-in for an erased email, the erasure's and the consumer's (PLAYBOOK_ERASURE_KEY).
+  const erasedEmail = createErasedEmail(config.PLAYBOOK_ERASURE_KEY);
   const consumer = createInboundEventsConsumer({
+    erasedEmail,
     kafka,
     accounts,
     groupId: config.PLAYBOOK_GROUP_ID,
@@ -85,7 +88,7 @@ export async function startPlaybookService(
   const purge = schedulePurge(db, { retentionHours: config.PLAYBOOK_PROCESSED_RETENTION_HOURS, intervalMs: config.PLAYBOOK_PROCESSED_PURGE_INTERVAL_MS, logger });
   const sweep = scheduleEffectsSweep(db, producer, { intervalMs: config.PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS, logger });
 
-  base.app.use(internalRouter({ db, internalToken: config.INTERNAL_TOKEN, playbooksPerAccount: config.PLAYBOOKS_PER_ACCOUNT }));
+  base.app.use(internalRouter({ db, internalToken: config.INTERNAL_TOKEN, playbooksPerAccount: config.PLAYBOOKS_PER_ACCOUNT, erasedEmail }));
   const server = createHttpServer({ app: base.finish(), port: config.PLAYBOOK_PORT, host: config.HOST });
   const address = await server.start();
   logger.info({ port: address.port, groupId: config.PLAYBOOK_GROUP_ID, accountsGroupId }, 'playbook service running');

@@ -1,10 +1,13 @@
 // Stops that belong to no event, on the real broker and database: a suppression or an erasure
 // stops the person's active enrollments, and each stop goes out on playbook.effects with its cause
-// (the erasure's under the one-way hash, never the email); events of an erased person accepted
-// before the erasure and still queued arrive afterwards and are dropped, later ones apply.
+// (the erasure's under the keyed stand-in, never the email); events of an erased person accepted
+// before the erasure and still queued arrive afterwards and are dropped, later ones apply. The
+// service runs with an erasure secret of its own, so the stand-in is shown to come from it.
 import { randomUUID } from 'node:crypto';
-import { TOPICS, type InboundEvent } from '@glimpse/messaging';
-import { createPlaybook, erasePerson, erasedEmail, suppressPerson, type RunningPlaybookService } from '@glimpse/playbook';
+import { DEV_INTERNAL_TOKEN } from '@glimpse/config';
+import { INTERNAL_HEADERS } from '@glimpse/http';
+import { ERASED_EMAIL_PATTERN, TOPICS, createErasedEmail, type InboundEvent } from '@glimpse/messaging';
+import { DEV_ERASURE_KEY, createPlaybook, erasePerson, suppressPerson, type RunningPlaybookService } from '@glimpse/playbook';
 import type { RunningGateway } from '@glimpse/gateway';
 import { applyBatch, cachedAccounts } from '../src/data/batch-repository';
 import { closeTestDb, createTestAccount, postEvent, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
@@ -12,9 +15,11 @@ import { endOffsets, readTopic } from '../../../test/support/kafka-helpers';
 
 let gateway: RunningGateway;
 let playbook: RunningPlaybookService;
+const SECRET = `person-stops-test-erasure-secret-${randomUUID()}`;
+const erasedEmail = createErasedEmail(SECRET);
 
 beforeAll(async () => {
-  [gateway, playbook] = await Promise.all([startTestGateway(), startTestPlaybookService({ PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS: '200' })]);
+  [gateway, playbook] = await Promise.all([startTestGateway(), startTestPlaybookService({ PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS: '200', PLAYBOOK_ERASURE_KEY: SECRET })]);
 });
 
 afterAll(async () => {
@@ -52,12 +57,19 @@ describe('stops by suppression and erasure', () => {
     await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId, cause: 'suppressed', publishedAt: null } })) === 0, { what: 'marked published' });
   });
 
-  it('when a person is erased, then the stops go out under the hash with the cause "erased", and no message carries the email', async () => {
+  it('when a person is erased through the service, then the stops go out under its keyed stand-in with the cause "erased", and no message carries the email', async () => {
     const { accountId, email } = await enrolled();
     const from = await endOffsets(TOPICS.playbookEffects);
 
-    const counts = await erasePerson(testDb(), accountId, email);
-    expect(counts.stoppedEnrollments).toBe(2);
+    const res = await fetch(`${playbook.url}/internal/persons/${encodeURIComponent(email)}`, {
+      method: 'DELETE',
+      headers: { [INTERNAL_HEADERS.token]: DEV_INTERNAL_TOKEN, [INTERNAL_HEADERS.account]: accountId },
+    });
+    const counts = (await res.json()) as { stoppedEnrollments: number; replacement: string };
+    expect(res.status).toBe(200);
+    expect(counts).toEqual({ stoppedEnrollments: 2, hashedEnrollments: 2, hashedEffects: 2, deletedSuppressions: 0, replacement: erasedEmail(accountId, email) });
+    expect(counts.replacement).toMatch(ERASED_EMAIL_PATTERN);
+    expect(counts.replacement).not.toBe(createErasedEmail(DEV_ERASURE_KEY)(accountId, email));
 
     const read = await readTopic(TOPICS.playbookEffects, { from, until: (r) => r.filter((m) => (m.json as { cause?: string })?.cause === 'erased' && m.value?.includes(accountId)).length >= 2 });
     const erased = read.filter((m) => m.value?.includes(accountId));
@@ -71,14 +83,16 @@ describe('stops by suppression and erasure', () => {
   it('when an event of an erased person was accepted before the erasure and arrives after it, then it is dropped; one accepted after applies', async () => {
     const { accountId, email } = await enrolled();
     const acceptedBefore = new Date().toISOString();
-    await erasePerson(testDb(), accountId, email);
+    const counts = await erasePerson(testDb(), erasedEmail, accountId, email);
+    expect(counts.replacement).toBe(erasedEmail(accountId, email));
+    expect(await testDb().erasure.findMany({ where: { accountId }, select: { emailHash: true } })).toEqual([{ emailHash: erasedEmail(accountId, email) }]);
     const event = (receivedAt: string): InboundEvent => ({ eventId: randomUUID(), accountId, event: 'demo_booked', email, properties: {}, receivedAt });
 
-    const late = await applyBatch(testDb(), [event(acceptedBefore)], cachedAccounts(testDb(), 0));
+    const late = await applyBatch(testDb(), [event(acceptedBefore)], cachedAccounts(testDb(), 0), new Date(), erasedEmail);
     expect(late).toMatchObject({ applied: 0, erased: 1 });
     expect(await testDb().enrollment.count({ where: { accountId, email } })).toBe(0);
 
-    const fresh = await applyBatch(testDb(), [event(new Date(Date.now() + 1000).toISOString())], cachedAccounts(testDb(), 0));
+    const fresh = await applyBatch(testDb(), [event(new Date(Date.now() + 1000).toISOString())], cachedAccounts(testDb(), 0), new Date(), erasedEmail);
     expect(fresh).toMatchObject({ applied: 1, erased: 0 });
     expect(await activeOf(accountId, email)).toBe(2);
   });

@@ -5,34 +5,37 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { RunningGateway } from '@glimpse/gateway';
-import { TOPICS, personKey } from '@glimpse/messaging';
-import { erasedEmail, type RunningPlaybookService } from '@glimpse/playbook';
+import { TOPICS, createErasedEmail, personKey } from '@glimpse/messaging';
+import { DEV_ERASURE_KEY, type RunningPlaybookService } from '@glimpse/playbook';
 import type { RunningWebhooksService } from '@glimpse/webhooks';
 import { api, createManager, type Manager } from '../../gateway/test/management-helpers';
-import { closeTestDb, postEvent, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { closeTestDb, postEvent, sendNamesOnce, startTestEnrichmentService, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { produceRaw } from '../../../test/support/kafka-helpers';
 import { startReceiver, startTestWebhooksService, type Receiver, type ReceivedRequest } from '../../../test/support/webhooks';
 import { startTestVisitorsService } from '../../../test/support/visitors';
 import type { RunningVisitorsService } from '@glimpse/visitors';
+import type { RunningEnrichmentService } from '@glimpse/enrichment';
 
 let playbook: RunningPlaybookService;
 let webhooks: RunningWebhooksService;
 let gateway: RunningGateway;
-// An erasure reaches the visitors service too (identity links): without it the erasure is a 503.
+// An erasure reaches the visitors service (identity links) and enrichment (imported visitors) too:
+// without them the erasure is a 503.
 let visitors: RunningVisitorsService;
+let enrichment: RunningEnrichmentService;
 let receiver: Receiver;
 const accounts: string[] = [];
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  [playbook, webhooks, visitors] = await Promise.all([startTestPlaybookService(), startTestWebhooksService(), startTestVisitorsService()]);
-  gateway = await startTestGateway({ PLAYBOOK_URL: playbook.url, WEBHOOKS_URL: webhooks.url, VISITORS_URL: visitors.url });
+  [playbook, webhooks, visitors, enrichment] = await Promise.all([startTestPlaybookService(), startTestWebhooksService(), startTestVisitorsService(), startTestEnrichmentService()]);
+  gateway = await startTestGateway({ PLAYBOOK_URL: playbook.url, WEBHOOKS_URL: webhooks.url, VISITORS_URL: visitors.url, ENRICHMENT_URL: enrichment.url });
 });
 
 afterAll(async () => {
   await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await gateway?.stop();
-  await Promise.all([playbook?.stop(), webhooks?.stop(), visitors?.stop()]);
+  await Promise.all([playbook?.stop(), webhooks?.stop(), visitors?.stop(), enrichment?.stop()]);
   await receiver?.close();
   await closeTestDb();
 });
@@ -174,7 +177,7 @@ describe('webhook delivery', () => {
     const { manager, secret } = await subscribedAccount();
     const client = api(gateway.url, manager.key);
     const [suppressed, erased] = [uniqueEmail('supp-hook'), uniqueEmail('erase-hook')];
-    const hash = erasedEmail(manager.accountId, erased);
+    const hash = createErasedEmail(DEV_ERASURE_KEY)(manager.accountId, erased);
     receiver.script([], 'ok');
     for (const email of [suppressed, erased]) expect((await postEvent(gateway.url, manager.token, { event: 'signed_up', email })).status).toBe(200);
     await deliveredIds([suppressed, erased], 2);

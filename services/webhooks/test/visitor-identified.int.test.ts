@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { DEV_INTERNAL_TOKEN } from '@glimpse/config';
 import { generatePerson, importPersons, normalizeRecord, toVisitorDetails, type RunningEnrichmentService } from '@glimpse/enrichment';
 import { INTERNAL_HEADERS } from '@glimpse/http';
-import { TOPICS, erasedEmail, visitorIdentifiedSchema, type VisitorIdentifiedMessage } from '@glimpse/messaging';
+import { TOPICS, createErasedEmail, visitorIdentifiedSchema, type VisitorIdentifiedMessage } from '@glimpse/messaging';
 import type { RunningWebhooksService } from '@glimpse/webhooks';
 import { closeTestDb, request, startTestEnrichmentService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { produceRaw } from '../../../test/support/kafka-helpers';
@@ -157,11 +157,17 @@ describe('visitor.identified webhooks', () => {
     await publish(message);
     await delivered(message.eventId);
 
-    const erased = await request(`${webhooks.url}/internal/persons/erase`, { method: 'POST', headers: internal(accountId), body: JSON.stringify({ email }) });
+    const erase = (body: unknown) => request(`${webhooks.url}/internal/persons/erase`, { method: 'POST', headers: internal(accountId), body: JSON.stringify(body) });
+    // The stand-in comes from the playbook service (it holds the key), through the gateway.
+    const replacement = createErasedEmail(`visitor-identified-test-secret-${randomUUID()}`)(accountId, email);
+    for (const bad of [{ email }, { email, replacement: 'sha256:abc' }, { email, replacement: email }]) {
+      expect(await erase(bad)).toMatchObject({ status: 400, body: { error: 'invalid_request', message: expect.stringContaining('replacement') } });
+    }
 
-    expect(erased).toMatchObject({ status: 200, body: { hashedDeliveries: 1 } });
+    expect(await erase({ email, replacement })).toMatchObject({ status: 200, body: { hashedDeliveries: 1 } });
     const [stored] = await testDb().webhookDelivery.findMany({ where: { endpointId } });
-    expect(JSON.parse(stored!.payload)).toEqual(expectedBody({ ...message, email: erasedEmail(accountId, email) }, {}));
+    expect(JSON.parse(stored!.payload)).toEqual(expectedBody({ ...message, email: replacement }, {}));
+    expect(await erase({ email, replacement })).toMatchObject({ status: 200, body: { hashedDeliveries: 0 } });
     for (const value of [email, ...Object.values(details)]) expect(stored!.payload).not.toContain(value);
   });
 

@@ -309,7 +309,7 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
   op('get', '/account/suppressions', 'account.listSuppressions', 'The suppressed people, newest first', { status: 200, description: 'a page of suppressions', schema: pageOf(suppressionSchema) }, { query: page });
   const emailParam = { params: z.object({ email: z.string().meta({ description: 'the email (URL-encoded); trimmed and lower-cased' }) }) };
   op('delete', '/account/suppressions/{email}', 'account.unsuppress', 'Lift a suppression', { status: 204, description: 'lifted' }, emailParam);
-  op('delete', '/account/persons/{email}', 'account.erasePerson', 'Erase a person: active enrollments stop, the email leaves every table (a one-way hash stays in enrollments and effects) and Redis', { status: 200, description: 'what was erased', schema: erasureSchema }, emailParam);
+  op('delete', '/account/persons/{email}', 'account.erasePerson', "Erase a person: active enrollments stop, the email leaves the account's data in every service and Redis (a keyed stand-in stays in enrollments, effects and delivery records), Kafka's copies expire within 24 h", { status: 200, description: 'what was erased', schema: erasureSchema }, emailParam);
   op('get', '/account/usage', 'account.usage', 'Billable usage by day', { status: 200, description: 'usage by day and in total', schema: usageSchema }, {
     query: z.object({
       from: z.string().optional().meta({ description: 'YYYY-MM-DD (default 30 days ago)' }),

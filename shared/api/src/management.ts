@@ -118,15 +118,21 @@ export const suppressionCreatedSchema = suppressionSchema
 export const erasureSchema = z
   .object({
     stoppedEnrollments: z.number().int().min(0),
-    hashedEnrollments: z.number().int().min(0).meta({ description: 'enrollments kept for counts, the email replaced by a one-way hash' }),
+    hashedEnrollments: z.number().int().min(0).meta({ description: 'enrollments kept for counts, the email replaced by a keyed stand-in (erased:<64 hex>, the same for the same person of the account)' }),
     hashedEffects: z.number().int().min(0),
     deletedSuppressions: z.number().int().min(0),
     deletedRawEvents: z.number().int().min(0),
-    hashedDeliveries: z.number().int().min(0).meta({ description: 'webhook delivery records whose payload named the person, now naming the one-way hash' }),
+    hashedDeliveries: z.number().int().min(0).meta({ description: 'webhook delivery records whose payload named the person, now naming the stand-in' }),
     deletedVisitors: z.number().int().min(0).meta({ description: 'site visitors once tied to the person whose page-view aggregates were deleted' }),
     deletedVisitorLinks: z.number().int().min(0).meta({ description: 'identity links (visitor to person) deleted' }),
+    deletedImportedVisitors: z.number().int().min(0).meta({ description: 'imported visitors (`glimpse import visitors`) matched to the person, deleted' }),
+    hashedImportedVisitors: z.number().int().min(0).meta({ description: "other imported visitors whose page views named the email, now naming the stand-in" }),
   })
-  .meta({ id: 'Erasure', description: 'what the erasure did; the email is nowhere in Postgres or Redis afterwards' });
+  .meta({
+    id: 'Erasure',
+    description:
+      "what the erasure did; the account's data in Postgres and Redis no longer holds the email afterwards, and Kafka's copies are gone within 24 h (the person's record in the operator's enrichment dataset is not the account's data and stays)",
+  });
 
 const playbookRef = z.object({ id, name: z.string().nullable().meta({ description: 'null when the playbook was deleted since' }) });
 export const receiptSchema = z

@@ -1,5 +1,5 @@
 // The message schemas on the topics: what producers write and consumers validate.
-import { createHash } from 'node:crypto';
+import { createHmac, hkdfSync } from 'node:crypto';
 import { z } from 'zod';
 
 export const EVENT_NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
@@ -27,18 +27,43 @@ export const playbookEffectSchema = z.object({
   at: z.iso.datetime(),
   /**
    * Absent for an event's effect. A stop made by a suppression or an erasure names its cause; its
-   * eventId is then the id of that operation, and an erasure's email is the one-way hash it left.
+   * eventId is then the id of that operation, and an erasure's email is the keyed stand-in it left
+   * (createErasedEmail).
    */
   cause: z.enum(['suppressed', 'erased']).optional(),
 });
 export type PlaybookEffectMessage = z.infer<typeof playbookEffectSchema>;
 
+/** What an erased email becomes: `erased:` and 64 hex digits. It never matches an email (no @). */
+export const ERASED_EMAIL_PATTERN = /^erased:[0-9a-f]{64}$/;
+
+/** How a stored row is recognised as an erased person's (SQL `LIKE`). */
+export const ERASED_EMAIL_LIKE = 'erased:%';
+
 /**
- * The one-way stand-in for an erased person's email, the same in every service that keeps a trace
- * of the person (enrollments, effects, webhook deliveries): it never matches an email (no @).
+ * The stand-in for an erased person's email, the same in every service that keeps a trace of the
+ * person (enrollments, effects, webhook deliveries), so per-person counts hold and erasing twice
+ * gives the same value. It is keyed: HMAC-SHA256 of the email under the account's own key, which
+ * is derived with HKDF-SHA256 from the server's erasure secret and the account id. Without the
+ * secret (a reader of the database or of a backup, a webhook receiver, anyone who knows the account
+ * id) a guessed email cannot be confirmed, and one account's key says nothing of another's.
+ * Returns the function; account keys are derived once and kept (a bounded cache).
  */
-export function erasedEmail(accountId: string, email: string): string {
-  return `sha256:${createHash('sha256').update(`${accountId}:${email}`).digest('hex')}`;
+export function createErasedEmail(secret: string): (accountId: string, email: string) => string {
+  if (secret.length < 32) throw new Error('the erasure secret must be at least 32 characters');
+  const ikm = Buffer.from(secret, 'utf8');
+  const keys = new Map<string, Buffer>();
+  const keyOf = (accountId: string): Buffer => {
+    const id = accountId.toLowerCase();
+    let key = keys.get(id);
+    if (key === undefined) {
+      if (keys.size >= 10_000) keys.clear();
+      key = Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), `glimpse erasure v1 ${id}`, 32));
+      keys.set(id, key);
+    }
+    return key;
+  };
+  return (accountId, email) => `erased:${createHmac('sha256', keyOf(accountId)).update(email, 'utf8').digest('hex')}`;
 }
 
 /**

@@ -352,7 +352,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Erase a person: active enrollments stop, the email leaves every table (a one-way hash stays in enrollments and effects) and Redis */
+        /** Erase a person: active enrollments stop, the email leaves the account's data in every service and Redis (a keyed stand-in stays in enrollments, effects and delivery records), Kafka's copies expire within 24 h */
         delete: operations["account.erasePerson"];
         options?: never;
         head?: never;
@@ -1240,20 +1240,24 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
-        /** @description what the erasure did; the email is nowhere in Postgres or Redis afterwards */
+        /** @description what the erasure did; the account's data in Postgres and Redis no longer holds the email afterwards, and Kafka's copies are gone within 24 h (the person's record in the operator's enrichment dataset is not the account's data and stays) */
         Erasure: {
             stoppedEnrollments: number;
-            /** @description enrollments kept for counts, the email replaced by a one-way hash */
+            /** @description enrollments kept for counts, the email replaced by a keyed stand-in (erased:<64 hex>, the same for the same person of the account) */
             hashedEnrollments: number;
             hashedEffects: number;
             deletedSuppressions: number;
             deletedRawEvents: number;
-            /** @description webhook delivery records whose payload named the person, now naming the one-way hash */
+            /** @description webhook delivery records whose payload named the person, now naming the stand-in */
             hashedDeliveries: number;
             /** @description site visitors once tied to the person whose page-view aggregates were deleted */
             deletedVisitors: number;
             /** @description identity links (visitor to person) deleted */
             deletedVisitorLinks: number;
+            /** @description imported visitors (`glimpse import visitors`) matched to the person, deleted */
+            deletedImportedVisitors: number;
+            /** @description other imported visitors whose page views named the email, now naming the stand-in */
+            hashedImportedVisitors: number;
         };
         Usage: {
             items: {

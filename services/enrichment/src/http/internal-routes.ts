@@ -10,6 +10,8 @@ import { normalizeEmail } from '../domain/identifiers.js';
 import { toVisitorDetails } from '../domain/visitor-details.js';
 import { findRecord } from '../data/person-repository.js';
 import { isDatabaseUnavailable } from '../data/database-errors.js';
+import { erasePersonOfAccount } from '../data/person-erasure.js';
+import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
 
 export { INTERNAL_HEADERS };
 
@@ -59,6 +61,17 @@ export function internalRouter({ internalToken, ...deps }: LookupDeps & { intern
     const record = await findRecord(deps.db, [{ kind: 'email', value: email }]);
     if (record === null) throw new AppError('not_found', 'nobody with this email');
     res.json({ details: toVisitorDetails(normalizeRecord(JSON.parse(record))) });
+  }));
+  // An account's erasure of a person (DELETE /account/persons/{email} at the gateway): the account's
+  // visitors matched to the person go, and the email leaves the page views of its other visitors
+  // (replaced by the playbook service's stand-in, which the gateway passes on). Idempotent.
+  router.post('/internal/persons/erase', express.json({ limit: '4kb', strict: false }), handle(async (req, res) => {
+    const body = req.body as { email?: unknown; replacement?: unknown } | null;
+    const email = normalizeEmail(body?.email);
+    if (!email) throw new AppError('invalid_request', 'email must be a valid email address');
+    const replacement = body?.replacement;
+    if (typeof replacement !== 'string' || !ERASED_EMAIL_PATTERN.test(replacement)) throw new AppError('invalid_request', 'replacement must be an erased email stand-in (erased: and 64 hex digits)');
+    res.json(await erasePersonOfAccount(deps.db, account(res), email, replacement));
   }));
   router.get('/internal/usage', handle(async (req, res) => {
     res.json(await accountUsage(deps.db, account(res), req.query as Record<string, unknown>));

@@ -735,7 +735,7 @@ async function suppressionsPage(root) {
       'section',
       { class: 'confirm-box', 'aria-labelledby': 'erase-confirm-title', tabindex: '-1' },
       title,
-      h('p', {}, 'Their active enrollments stop; their email is replaced by a one-way hash in enrollments and effects (so counts stay right), and their suppression, raw events, visitor identity links and the page-view data of the site visitors tied to them are deleted. This cannot be undone.'),
+      h('p', {}, 'Their active enrollments stop; their email is replaced by a keyed hash in enrollments, effects and webhook deliveries (so counts stay right), and their suppression, raw events, visitor identity links and the page-view data of the site visitors and imported visitors tied to them are deleted. This cannot be undone.'),
       h('div', { class: 'actions' }, confirmButton, cancel),
     );
     eraseStep.replaceChildren(box);
@@ -757,6 +757,9 @@ async function suppressionsPage(root) {
         // Site visitors once tied to the person (from the visitors service, since the site tag).
         ...(typeof counts.deletedVisitors === 'number' ? [['Site visitors’ page-view data deleted', String(counts.deletedVisitors)]] : []),
         ...(typeof counts.deletedVisitorLinks === 'number' ? [['Visitor identity links deleted', String(counts.deletedVisitorLinks)]] : []),
+        // Visitors imported for the account (glimpse import visitors), in the enrichment service.
+        ...(typeof counts.deletedImportedVisitors === 'number' ? [['Imported visitors deleted', String(counts.deletedImportedVisitors)]] : []),
+        ...(typeof counts.hashedImportedVisitors === 'number' ? [['Imported visitors’ page views kept with the email hashed', String(counts.hashedImportedVisitors)]] : []),
       ],
       [1],
     );

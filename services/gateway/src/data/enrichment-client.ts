@@ -10,6 +10,8 @@ export interface EnrichmentClient {
   personDetails(accountId: string, email: string): Promise<UpstreamResponse>;
   enrich(accountId: string, body: unknown): Promise<UpstreamResponse>;
   enrichBulk(accountId: string, body: unknown): Promise<UpstreamResponse>;
+  /** An account's erasure of a person: its visitors matched to them go, the email leaves the others' page views ({deletedVisitors, hashedVisitors}). */
+  erasePerson(accountId: string, email: string, replacement: string): Promise<UpstreamResponse>;
   /** Usage by day; `search` is the client's query string ("" or "?from=…&to=…"), checked by the service. */
   usage(accountId: string, search: string): Promise<UpstreamResponse>;
   close(): Promise<void>;
@@ -22,6 +24,7 @@ export function createEnrichmentClient({ baseUrl, internalToken, timeoutMs, conn
     personDetails: (accountId, email) => service.call('POST', '/internal/persons/details', accountId, { email }),
     enrich: (accountId, body) => service.call('POST', '/internal/enrichment', accountId, body),
     enrichBulk: (accountId, body) => service.call('POST', '/internal/enrichment/bulk', accountId, body),
+    erasePerson: (accountId, email, replacement) => service.call('POST', '/internal/persons/erase', accountId, { email, replacement }),
     usage: (accountId, search) => service.call('GET', `/internal/usage${search}`, accountId),
     close: () => service.close(),
   };

@@ -23,6 +23,7 @@ import {
 import { applyBatch, cachedAccounts, markEffectsPublished, type AccountsCheck } from '../data/batch-repository.js';
 import { sendEffects } from '../data/effects-outbox.js';
 import { catalogFolder } from './catalog-folder.js';
+import type { ErasedEmail } from '../domain/persons.js';
 
 export interface InboundEventsConsumerOptions {
   kafka: Kafka;
@@ -46,6 +47,8 @@ export interface InboundEventsConsumerOptions {
   lagPollMs?: number;
   /** Which accounts are deleted (by default cachedAccounts(db)); shared with the accounts consumer, which forgets deleted ones. */
   accounts?: AccountsCheck;
+  /** The stand-in of an erased email (events of a person erased after they were received are dropped). */
+  erasedEmail: ErasedEmail;
 }
 
 export interface InboundEventsConsumer {
@@ -80,7 +83,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
     stuckSetting: 'PLAYBOOK_STUCK_AFTER_MS',
     parse: parseInboundEvent,
     async apply(items, turn) {
-      const outcome = await applyBatch(db, items.map((i) => i.value), accounts);
+      const outcome = await applyBatch(db, items.map((i) => i.value), accounts, new Date(), options.erasedEmail);
       if (outcome.applied) processed.inc({ outcome: 'applied' }, outcome.applied);
       if (outcome.duplicates) processed.inc({ outcome: 'duplicate' }, outcome.duplicates);
       if (outcome.deletedAccount) processed.inc({ outcome: 'deleted_account' }, outcome.deletedAccount);

@@ -15,9 +15,10 @@
 // its events still unpublished, so a crash between commit and publish is repaired.
 import { randomUUID } from 'node:crypto';
 import { withAdvisoryLock, type Db } from '@glimpse/db';
-import type { InboundEvent } from '@glimpse/messaging';
+import { createErasedEmail, type InboundEvent } from '@glimpse/messaging';
+import { DEV_ERASURE_KEY } from '../config.js';
 import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
-import { erasedEmail } from '../domain/persons.js';
+import type { ErasedEmail } from '../domain/persons.js';
 import { pairKey, planBatch, type ActiveEnrollment, type BatchEvent, type OptedIn } from '../domain/plan-batch.js';
 
 /** An effect row (the outbox) as it is published to playbook.effects. */
@@ -170,7 +171,16 @@ export function effectFromRow(r: EffectRow): EffectRecord {
   return { id: r.id, eventId: r.event_id, accountId: r.account_id, playbookId: r.playbook_id, email: r.email, action: r.action, at: new Date(r.at), cause: r.cause };
 }
 
-export async function applyBatch(db: Db, events: readonly InboundEvent[], accounts: AccountsCheck, now = new Date()): Promise<BatchOutcome> {
+/** The development stand-in (tests); the consumer always passes the service's own (PLAYBOOK_ERASURE_KEY). */
+const devErasedEmail = createErasedEmail(DEV_ERASURE_KEY);
+
+export async function applyBatch(
+  db: Db,
+  events: readonly InboundEvent[],
+  accounts: AccountsCheck,
+  now = new Date(),
+  erasedEmail: ErasedEmail = devErasedEmail,
+): Promise<BatchOutcome> {
   if (events.length === 0) return { applied: 0, duplicates: 0, deletedAccount: 0, erased: 0, effects: [] };
   const known = await accounts.known(events.map((e) => e.accountId));
   const live: BatchEvent[] = [];
@@ -178,7 +188,7 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
     if (known.has(e.accountId)) live.push({ eventId: e.eventId, accountId: e.accountId, email: e.email, name: e.event, receivedAt: e.receivedAt });
   }
   const deletedAccount = events.length - live.length;
-  const beforeErasure = await erasedBefore(db, live);
+  const beforeErasure = await erasedBefore(db, live, erasedEmail);
   const candidates = live.filter((e) => !beforeErasure.has(e.eventId));
   const erased = live.length - candidates.length;
   if (candidates.length === 0) return { applied: 0, duplicates: 0, deletedAccount, erased, effects: [] };
@@ -265,9 +275,9 @@ export async function applyBatch(db: Db, events: readonly InboundEvent[], accoun
 
 /**
  * The events (ids) of persons erased after the gateway received them: accepted before the erasure,
- * still queued in Kafka when it ran. One lookup per batch by (account, hash of the email).
+ * still queued in Kafka when it ran. One lookup per batch by (account, stand-in of the email).
  */
-async function erasedBefore(db: Db, events: readonly BatchEvent[]): Promise<Set<string>> {
+async function erasedBefore(db: Db, events: readonly BatchEvent[], erasedEmail: ErasedEmail): Promise<Set<string>> {
   const hashes = events.map((e) => erasedEmail(e.accountId, e.email));
   const rows = await db.$queryRawUnsafe<{ account_id: string; email_hash: string; erased_at: Date }[]>(SQL.erasures, events.map((e) => e.accountId), hashes);
   if (rows.length === 0) return new Set();

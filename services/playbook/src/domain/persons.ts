@@ -2,13 +2,14 @@
 //   Suppression: the person's events are still applied (catalog counts) but start nothing; their
 //   active enrollments stop now with stoppedBy "suppressed".
 //   Erasure: active enrollments stop (stoppedBy "erased"), then the email leaves every table: the
-//   enrollments and effects keep a one-way hash in its place (so counts stay right), the
-//   suppression row is deleted, and the hash is remembered with the time (erasures) so that the
-//   person's events still queued in Kafka from before the erasure are dropped. Idempotent.
+//   enrollments and effects keep a keyed stand-in in its place (createErasedEmail: HMAC under the
+//   account's key, so counts stay right and a guessed email cannot be confirmed without the
+//   secret), the suppression row is deleted, and the stand-in is remembered with the time
+//   (erasures) so that the person's events still queued in Kafka from before the erasure are
+//   dropped. Idempotent: erasing again gives the same stand-in and finds nothing to change.
 //   Each stop is an effect (cause "suppressed" or "erased") in the outbox, published on
 //   playbook.effects by the effects sweeper (effects-outbox.ts) like any other effect.
 import { randomUUID } from 'node:crypto';
-import { erasedEmail } from '@glimpse/messaging';
 import { z } from 'zod';
 import { suppressionInputSchema } from '@glimpse/api';
 import type { Db } from '@glimpse/db';
@@ -21,8 +22,8 @@ export interface SuppressionView {
   createdAt: Date;
 }
 
-// The one-way stand-in for an erased email, shared with the webhooks service (delivery records).
-export { erasedEmail };
+/** The stand-in of an erased email for an account (createErasedEmail under the service's secret). */
+export type ErasedEmail = (accountId: string, email: string) => string;
 
 export function parseEmailParam(value: string): string {
   const email = normalizeEmail(value);
@@ -97,13 +98,15 @@ export interface ErasureCounts {
   hashedEnrollments: number;
   hashedEffects: number;
   deletedSuppressions: number;
+  /** The stand-in that replaced the email: the gateway hands it to the webhooks service (its delivery records). */
+  replacement: string;
 }
 
-/** Stops the person's active enrollments, replaces their email by its hash in enrollments and effects, deletes their suppression. */
-export async function erasePerson(db: Db, accountId: string, email: string): Promise<ErasureCounts> {
+/** Stops the person's active enrollments, replaces their email by its stand-in in enrollments and effects, deletes their suppression. */
+export async function erasePerson(db: Db, erasedEmail: ErasedEmail, accountId: string, email: string): Promise<ErasureCounts> {
   const hash = erasedEmail(accountId, email);
   return db.$transaction(async (tx) => {
-    // The stop effects name the hash: a webhook must not spread the email the erasure removes.
+    // The stop effects name the stand-in: a webhook must not spread the email the erasure removes.
     const stoppedEnrollments = await stopActive(tx, accountId, email, 'erased', hash);
     // By account and email, not through the enrollments' event ids: the effects of a deleted
     // playbook outlive its enrollments. A scan of the account's effects, for a rare operation.
@@ -116,6 +119,6 @@ export async function erasePerson(db: Db, accountId: string, email: string): Pro
       accountId,
       hash,
     );
-    return { stoppedEnrollments, hashedEnrollments, hashedEffects, deletedSuppressions };
+    return { stoppedEnrollments, hashedEnrollments, hashedEffects, deletedSuppressions, replacement: hash };
   });
 }

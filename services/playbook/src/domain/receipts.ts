@@ -1,6 +1,7 @@
 // An event's receipt: what it did to the playbooks it opts in to, recorded by the batch apply. An
 // event whose name no playbook opts in to has no receipt row; while its id is remembered
 // (processed_events, 72 h) it is answered as applied with nothing to say.
+import { ERASED_EMAIL_LIKE } from '@glimpse/messaging';
 import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { isUuid } from '@glimpse/validation';
@@ -40,7 +41,7 @@ export async function getReceipt(db: Db, accountId: string, eventId: string): Pr
   const ids = [...new Set([...changed.map((c) => c.playbookId), ...unchanged.map((u) => u.playbookId)])];
   const [playbooks, erased] = await Promise.all([
     db.playbook.findMany({ where: { id: { in: ids }, accountId }, select: { id: true, name: true } }),
-    db.$queryRawUnsafe<{ erased: boolean }[]>(`SELECT EXISTS (SELECT 1 FROM playbook_effects WHERE event_id = $1::uuid AND email LIKE 'sha256:%') AS erased`, eventId),
+    db.$queryRawUnsafe<{ erased: boolean }[]>(`SELECT EXISTS (SELECT 1 FROM playbook_effects WHERE event_id = $1::uuid AND email LIKE $2) AS erased`, eventId, ERASED_EMAIL_LIKE),
   ]);
   const names = new Map(playbooks.map((p) => [p.id, p.name]));
   const ref = (id: string): PlaybookRef => ({ id, name: names.get(id) ?? null });

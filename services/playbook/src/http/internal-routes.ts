@@ -6,11 +6,11 @@ import { encodeCursor, fromGateway, parsePageQuery } from '@glimpse/http';
 import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogUsage, getPlaybook, listPlaybooks, updatePlaybook } from '../domain/manage-playbooks.js';
 import { dryRunEvent } from '../domain/dry-run.js';
 import { getReceipt } from '../domain/receipts.js';
-import { erasePerson, parseEmailParam, parseSuppressionInput, suppressPerson, suppressionPage, unsuppressPerson } from '../domain/persons.js';
+import { erasePerson, type ErasedEmail, parseEmailParam, parseSuppressionInput, suppressPerson, suppressionPage, unsuppressPerson } from '../domain/persons.js';
 import { parseDryRunEvent, parseNewPlaybook, parsePlaybookChanges } from '../domain/playbook-input.js';
 import { parseEnrollmentQuery } from './enrollment-query.js';
 
-export function internalRouter({ db, internalToken, playbooksPerAccount }: { db: Db; internalToken: string; playbooksPerAccount?: number }): Router {
+export function internalRouter({ db, internalToken, playbooksPerAccount, erasedEmail }: { db: Db; internalToken: string; playbooksPerAccount?: number; erasedEmail: ErasedEmail }): Router {
   const router = express.Router();
   // The gateway has already enforced 32 KB on the client's body; this only bounds what it forwards.
   const json = express.json({ limit: '64kb', strict: false });
@@ -61,7 +61,7 @@ export function internalRouter({ db, internalToken, playbooksPerAccount }: { db:
     res.status(204).end();
   });
   router.delete('/internal/persons/:email', async (req, res) => {
-    res.json(await erasePerson(db, account(res), parseEmailParam(req.params.email as string)));
+    res.json(await erasePerson(db, erasedEmail, account(res), parseEmailParam(req.params.email as string)));
   });
   return router;
 }

@@ -4,7 +4,7 @@
 // skip each other's rows (SKIP LOCKED).
 import { createHash } from 'node:crypto';
 import type { Db } from '@glimpse/db';
-import { erasedEmail } from '@glimpse/messaging';
+import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
 import type { WebhookEventType } from '../domain/effect-payload.js';
 
 export function personKeyOf(accountId: string, email: string): string {
@@ -192,14 +192,15 @@ export async function purgeOldDeliveries(db: Db, retentionMs: number, batch = 10
 
 /**
  * An erased person: in the payloads of the account's deliveries (sent, pending or given up) their
- * email becomes the one-way stand-in the playbook service keeps (`erasedEmail`), and a
- * visitor.identified delivery naming them (as the identified email or as the person's own) loses
- * the person's details too. A pending delivery then goes out so. Idempotent; returns the
- * deliveries changed.
+ * email becomes `replacement`, the keyed stand-in the playbook service put in its enrollments and
+ * effects (it holds the key; the gateway passes the value on), and a visitor.identified delivery
+ * naming them (as the identified email or as the person's own) loses the person's details too. A
+ * pending delivery then goes out so. Idempotent; returns the deliveries changed.
  */
-export async function erasePersonFromDeliveries(db: Db, accountId: string, email: string): Promise<number> {
+export async function erasePersonFromDeliveries(db: Db, accountId: string, email: string, replacement: string): Promise<number> {
+  if (!ERASED_EMAIL_PATTERN.test(replacement)) throw new Error('not an erased email stand-in');
   // Payloads are JSON written by JSON.stringify: the email appears as its JSON string.
-  const [from, to] = [JSON.stringify(email), JSON.stringify(erasedEmail(accountId, email))];
+  const [from, to] = [JSON.stringify(email), JSON.stringify(replacement)];
   const identified: WebhookEventType = 'visitor.identified';
   return db.$executeRaw`
     UPDATE webhook_deliveries d SET payload = replace(

@@ -3,6 +3,7 @@
 import express, { type Router } from 'express';
 import { AppError } from '@glimpse/errors';
 import { encodeCursor, fromGateway, parsePageQuery } from '@glimpse/http';
+import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
 import { normalizeEmail } from '@glimpse/validation';
 import { parseEndpointChanges, parseNewEndpoint } from '../domain/endpoint-input.js';
 import { erasePersonFromDeliveries } from '../data/delivery-repository.js';
@@ -49,11 +50,13 @@ export function internalRouter({ deps, internalToken }: { deps: ManageDeps; inte
     res.json({ items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null });
   });
   // Erasure of a person (DELETE /account/persons/{email} at the gateway): their email leaves the
-  // delivery records of the account's endpoints.
+  // delivery records of the account's endpoints, replaced by the playbook service's stand-in.
   router.post('/internal/persons/erase', json, async (req, res) => {
     const email = typeof req.body?.email === 'string' ? normalizeEmail(req.body.email) : null;
     if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
-    res.json({ hashedDeliveries: await erasePersonFromDeliveries(deps.db, account(res), email) });
+    const replacement = req.body?.replacement;
+    if (typeof replacement !== 'string' || !ERASED_EMAIL_PATTERN.test(replacement)) throw new AppError('invalid_request', 'replacement must be an erased email stand-in (erased: and 64 hex digits)');
+    res.json({ hashedDeliveries: await erasePersonFromDeliveries(deps.db, account(res), email, replacement) });
   });
   return router;
 }

@@ -43,22 +43,36 @@ export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, raw
   router.post('/account/suppressions', jsonBody, async (req, res) => relay(res, await playbooks.suppress(account(res), req.body)));
   router.get('/account/suppressions', async (req, res) => relay(res, await playbooks.suppressions(account(res), rawSearch(req))));
   router.delete('/account/suppressions/:email', async (req, res) => relay(res, await playbooks.unsuppress(account(res), req.params.email as string)));
-  // Erasure: the playbook service's tables first (they hold the email the longest), then the raw
-  // events in Redis, then the webhooks service's delivery records, then the visitors service's
-  // identity links and the aggregates of every visitor tied to the person; all idempotent, so a
-  // 503 from any is retried whole.
+  // Erasure: the playbook service's tables first (they hold the email the longest; it answers with
+  // the keyed stand-in that replaced it), then the raw events in Redis, then the webhooks service's
+  // delivery records (the email becomes that stand-in), then the visitors service's identity links
+  // and the aggregates of every visitor tied to the person, then the enrichment service's imported
+  // visitors of the person; all idempotent (erasing again gives the same stand-in), so a 503 from
+  // any is retried whole.
   router.delete('/account/persons/:email', async (req, res) => {
     const email = normalizeEmail(req.params.email);
     if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
     const upstream = await playbooks.erase(account(res), email);
     if (upstream.status !== 200) return relay(res, upstream);
+    const { replacement, ...playbookCounts } = upstream.body as { replacement: string };
     const deletedRawEvents = await rawStore.erasePerson(account(res), email);
-    const deliveries = await webhooks.call('POST', '/internal/persons/erase', account(res), { email });
+    const deliveries = await webhooks.call('POST', '/internal/persons/erase', account(res), { email, replacement });
     if (deliveries.status !== 200) return relay(res, deliveries);
     const visitorData = await visitors.call('DELETE', `/internal/persons/${encodeURIComponent(email)}`, account(res));
     if (visitorData.status !== 200) return relay(res, visitorData);
     const { deletedVisitors, deletedLinks } = visitorData.body as { deletedVisitors: number; deletedLinks: number };
-    res.json({ ...(upstream.body as object), deletedRawEvents, ...(deliveries.body as { hashedDeliveries: number }), deletedVisitors, deletedVisitorLinks: deletedLinks });
+    const imported = await enrichment.erasePerson(account(res), email, replacement);
+    if (imported.status !== 200) return relay(res, imported);
+    const { deletedVisitors: deletedImportedVisitors, hashedVisitors: hashedImportedVisitors } = imported.body as { deletedVisitors: number; hashedVisitors: number };
+    res.json({
+      ...playbookCounts,
+      deletedRawEvents,
+      ...(deliveries.body as { hashedDeliveries: number }),
+      deletedVisitors,
+      deletedVisitorLinks: deletedLinks,
+      deletedImportedVisitors,
+      hashedImportedVisitors,
+    });
   });
 
   router.get('/account/usage', async (req, res) => relay(res, await enrichment.usage(account(res), rawSearch(req))));
