@@ -6,6 +6,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { ROOT, build, mustRun } = require('./lib.js');
 const { readEnv, serviceDatabaseUrl } = require('./infra/env.js');
+const { describeRuntime, checkRuntime } = require('./runtime.js');
 
 const HELP = `Usage: npm start [-- --no-seed]
 
@@ -88,6 +89,9 @@ function stop(code) {
 async function main() {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) return console.log(HELP);
+  // Node 24 (node_modules/.bin/node, first on PATH under npm); the services run on this same node.
+  console.log(describeRuntime());
+  checkRuntime();
   await require('./infra/up.js').up();
   await build();
   await mustRun(process.execPath, [path.join(ROOT, 'scripts', 'migrate.js')], { env });
@@ -104,7 +108,7 @@ async function main() {
     demoSite = site;
     console.log(require('./seed-demo.js').describe({ ...demo, siteUrl: site.url }, gatewayUrl));
   }
-  console.log(`Glimpse is running: gateway http://127.0.0.1:${env.PORT}  (Ctrl-C stops it)`);
+  console.log(`Glimpse is running on node ${process.version}: gateway http://127.0.0.1:${env.PORT}  (Ctrl-C stops it)`);
 }
 
 main().catch((err) => {

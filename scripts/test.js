@@ -6,6 +6,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, run, build } = require('./lib.js');
+const { describeRuntime, checkRuntime } = require('./runtime.js');
 
 const HELP = `Usage: npm test [-- <jest args>]
 
@@ -22,6 +23,9 @@ async function main() {
     console.log(HELP);
     return 0;
   }
+  // Node 24: npm puts node_modules/.bin/node (package.json optionalDependencies) first on PATH.
+  console.log(describeRuntime());
+  checkRuntime();
   // The unit tests alone need no browser (nor infrastructure, but up() is quick when it is running).
   const unitOnly = args[args.indexOf('--selectProjects') + 1] === 'unit';
   await Promise.all([
@@ -30,11 +34,12 @@ async function main() {
   ]);
   await build();
   const results = path.join(os.tmpdir(), `glimpse-jest-${process.pid}.json`);
-  const code = await run(path.join(ROOT, 'node_modules', '.bin', 'jest'), ['--runInBand', '--json', `--outputFile=${results}`, ...args]);
+  // jest on this same node (not whichever `node` its bin script's shebang would find on PATH).
+  const code = await run(process.execPath, [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand', '--json', `--outputFile=${results}`, ...args]);
   if (fs.existsSync(results)) {
     const r = JSON.parse(fs.readFileSync(results, 'utf8'));
     fs.rmSync(results, { force: true });
-    console.log(`\ntests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
+    console.log(`\ntests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped (node ${process.version})`);
     if (r.numTotalTests === 0) {
       console.error('no tests ran');
       return 1;
