@@ -194,18 +194,23 @@ export async function purgeOldDeliveries(db: Db, retentionMs: number, batch = 10
  * An erased person: in the payloads of the account's deliveries (sent, pending or given up) their
  * email becomes `replacement`, the keyed stand-in the playbook service put in its enrollments and
  * effects (it holds the key; the gateway passes the value on), and a visitor.identified delivery
- * naming them (as the identified email or as the person's own) loses the person's details too. A
- * pending delivery then goes out so. Idempotent; returns the deliveries changed.
+ * naming them (as the identified email or as the person's own) loses the person's details too.
+ * Their person_key (an unkeyed hash of account and email, which would confirm a guessed email)
+ * becomes the key of the stand-in, so their pending deliveries stay in order with the erasure's
+ * own stops, which name the stand-in. A pending delivery then goes out so. Idempotent; returns
+ * the deliveries changed.
  */
 export async function erasePersonFromDeliveries(db: Db, accountId: string, email: string, replacement: string): Promise<number> {
   if (!ERASED_EMAIL_PATTERN.test(replacement)) throw new Error('not an erased email stand-in');
   // Payloads are JSON written by JSON.stringify: the email appears as its JSON string.
   const [from, to] = [JSON.stringify(email), JSON.stringify(replacement)];
+  const [oldKey, newKey] = [personKeyOf(accountId, email), personKeyOf(accountId, replacement)];
   const identified: WebhookEventType = 'visitor.identified';
   return db.$executeRaw`
     UPDATE webhook_deliveries d SET payload = replace(
-      CASE WHEN d.type = ${identified} THEN jsonb_set(d.payload::jsonb, '{data,details}', '{}'::jsonb)::text ELSE d.payload END,
-      ${from}, ${to})
+      CASE WHEN d.type = ${identified} AND strpos(d.payload, ${from}) > 0 THEN jsonb_set(d.payload::jsonb, '{data,details}', '{}'::jsonb)::text ELSE d.payload END,
+      ${from}, ${to}),
+      person_key = CASE WHEN d.person_key = ${oldKey} THEN ${newKey} ELSE d.person_key END
     FROM webhook_endpoints e
-    WHERE d.endpoint_id = e.id AND e.account_id = ${accountId}::uuid AND strpos(d.payload, ${from}) > 0`;
+    WHERE d.endpoint_id = e.id AND e.account_id = ${accountId}::uuid AND (strpos(d.payload, ${from}) > 0 OR d.person_key = ${oldKey})`;
 }
