@@ -2,7 +2,8 @@
 // npm run images: builds the five service images and the migration image from
 // deploy/docker/Dockerfile. Uses `docker build` where a Docker daemon answers; otherwise buildah
 // (vfs storage, chroot isolation: no daemon, no privileges beyond root), on Node base images made
-// locally from Debian packages (scripts/images/base-image.js) unless NODE_IMAGE is given.
+// locally from Debian packages and the project's own Node 24 build (scripts/images/base-image.js)
+// unless NODE_IMAGE is given.
 // Prints each image's size and build time.
 'use strict';
 const fs = require('node:fs');
@@ -24,9 +25,10 @@ glimpse-migrate from deploy/docker/Dockerfile, then prints their sizes and build
   --rebuild-base     buildah: make the Debian base images again
   --help             this text
 
-Environment: NODE_IMAGE / NODE_BUILD_IMAGE (base images; with buildah and none given, they are
-made from Debian packages with mmdebstrap), NPM_CA_FILE (CA bundle for a TLS proxy to the npm
-registry; default: the system bundle when NODE_EXTRA_CA_CERTS names it).`;
+Environment: NODE_IMAGE / NODE_BUILD_IMAGE (base images; default: the Dockerfile's digest-pinned
+node:24 bookworm-slim; with buildah and none given, Debian bookworm by mmdebstrap plus the Node 24
+binary npm ci put in node_modules, the one the tests run on), NPM_CA_FILE (CA bundle for a TLS
+proxy to the npm registry; default: the system bundle when NODE_EXTRA_CA_CERTS names it).`;
 
 const IMAGES = {
   gateway: { target: 'service', args: { SERVICE: 'gateway' } },
