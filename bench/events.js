@@ -199,7 +199,8 @@ async function run(argv) {
     const playbookSpec = {
       name: 'playbook',
       script: 'services/playbook/dist/main.js',
-      env: { ...suite.asService(serviceEnv, 'playbook'), PLAYBOOK_PORT: String(playbookPort), PLAYBOOK_GROUP_ID: groupId },
+      // Production refuses to start without its own erasure key; unused here.
+      env: { ...suite.asService(serviceEnv, 'playbook'), PLAYBOOK_ERASURE_KEY: crypto.randomBytes(32).toString('hex'), PLAYBOOK_PORT: String(playbookPort), PLAYBOOK_GROUP_ID: groupId },
       nodeArgs: suite.cpuProfArgs(opts.profile, path.join(profileDir, 'playbook')),
       readyUrl: `${suite.urlOf(playbookPort)}/readyz`,
     };
