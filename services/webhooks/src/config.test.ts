@@ -18,6 +18,19 @@ describe('webhooks configuration', () => {
     expect(() => loadConfig({ WEBHOOKS_ALLOW_LOOPBACK: 'yes' })).toThrow(/WEBHOOKS_ALLOW_LOOPBACK/);
   });
 
+  it('when running in production, then http targets are refused without being asked, and cannot be allowed', () => {
+    expect(loadConfig({ NODE_ENV: 'production', ...TOKEN }).WEBHOOKS_REQUIRE_HTTPS).toBe(true);
+    expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOKS_REQUIRE_HTTPS: 'false', ...TOKEN })).toThrow(/WEBHOOKS_REQUIRE_HTTPS/);
+    expect(loadConfig({}).WEBHOOKS_REQUIRE_HTTPS).toBe(false);
+    expect(loadConfig({ WEBHOOKS_REQUIRE_HTTPS: 'true' }).WEBHOOKS_REQUIRE_HTTPS).toBe(true);
+  });
+
+  it('by default, a name has 2 s to resolve, from the system name servers', () => {
+    const c = loadConfig({});
+    expect([c.WEBHOOKS_DNS_TIMEOUT_MS, c.WEBHOOKS_DNS_SERVERS]).toEqual([2000, []]);
+    expect(loadConfig({ WEBHOOKS_DNS_SERVERS: '10.0.0.10, 10.0.0.11:5353' }).WEBHOOKS_DNS_SERVERS).toEqual(['10.0.0.10', '10.0.0.11:5353']);
+  });
+
   it('by default, retries last 24 h and an endpoint is disabled after a day of failures', () => {
     const c = loadConfig({});
     expect([c.WEBHOOKS_RETRY_WINDOW_MS, c.WEBHOOKS_DISABLE_AFTER_MS, c.WEBHOOKS_TIMEOUT_MS]).toEqual([86_400_000, 86_400_000, 10_000]);

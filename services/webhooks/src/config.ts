@@ -4,6 +4,10 @@ import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProdu
 const ms = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
 const HOUR = 60 * 60 * 1000;
+const list = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 
 const schema = z
   .object({
@@ -28,6 +32,10 @@ const schema = z
     WEBHOOKS_POLL_INTERVAL_MS: ms(1000),
     /** One delivery's request, connection to the last byte of the answer. */
     WEBHOOKS_TIMEOUT_MS: ms(10_000),
+    /** One name's resolution (A and AAAA together), at subscription and at each connection. */
+    WEBHOOKS_DNS_TIMEOUT_MS: ms(2000),
+    /** Name servers asked for targets' addresses (host or host:port, comma-separated); unset: resolv.conf's. */
+    WEBHOOKS_DNS_SERVERS: list,
     /** Retries: the first waits this long, each next twice as long (±20 %), at most WEBHOOKS_RETRY_MAX_DELAY_MS. */
     WEBHOOKS_RETRY_BASE_MS: ms(10_000),
     WEBHOOKS_RETRY_MAX_DELAY_MS: ms(3 * HOUR),
@@ -47,14 +55,27 @@ const schema = z
     WEBHOOKS_BLOCK_PRIVATE_TARGETS: flag.optional(),
     /** With the guard on, still allow loopback targets (tests' local receivers). */
     WEBHOOKS_ALLOW_LOOPBACK: flag.default(false),
+    /**
+     * Only https:// targets (http:// to a loopback host stays allowed with WEBHOOKS_ALLOW_LOOPBACK:
+     * nothing leaves the host). Always on in production; elsewhere http is allowed unless set.
+     */
+    WEBHOOKS_REQUIRE_HTTPS: flag.optional(),
     ...internalTokenEnv,
   })
   .refine(...internalTokenRequiredInProduction)
+  .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOKS_REQUIRE_HTTPS !== false, {
+    message: 'http targets cannot be allowed in production',
+    path: ['WEBHOOKS_REQUIRE_HTTPS'],
+  })
   .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOKS_BLOCK_PRIVATE_TARGETS !== false, {
     message: 'private targets cannot be allowed in production',
     path: ['WEBHOOKS_BLOCK_PRIVATE_TARGETS'],
   })
-  .transform((c) => ({ ...c, WEBHOOKS_BLOCK_PRIVATE_TARGETS: c.WEBHOOKS_BLOCK_PRIVATE_TARGETS ?? c.NODE_ENV === 'production' }));
+  .transform((c) => ({
+    ...c,
+    WEBHOOKS_BLOCK_PRIVATE_TARGETS: c.WEBHOOKS_BLOCK_PRIVATE_TARGETS ?? c.NODE_ENV === 'production',
+    WEBHOOKS_REQUIRE_HTTPS: c.WEBHOOKS_REQUIRE_HTTPS ?? c.NODE_ENV === 'production',
+  }));
 
 export type WebhooksConfig = z.infer<typeof schema>;
 

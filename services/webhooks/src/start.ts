@@ -4,7 +4,6 @@
 // (sends deliveries, retries from the schedule in Postgres) and an HTTP port for the internal
 // management API, health, readiness and metrics. On stop it leaves the groups, lets the attempts
 // in hand finish and be recorded, then closes.
-import dns from 'node:dns/promises';
 import { createDb } from '@glimpse/db';
 import { createBaseApp, createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
@@ -14,21 +13,12 @@ import { createIdentifiedConsumer } from './consumer/identified-consumer.js';
 import { createEnrichmentClient } from './data/enrichment-client.js';
 import { createDispatcher } from './delivery/dispatcher.js';
 import { createSender } from './delivery/sender.js';
+import { createResolver } from './delivery/resolver.js';
 import { nextAttemptAt, shouldDisable } from './domain/retry-schedule.js';
 import type { ManageDeps } from './domain/manage-endpoints.js';
 import { deleteAccountEndpoints } from './data/endpoint-repository.js';
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig, type WebhooksConfig } from './config.js';
-
-const DNS_TIMEOUT_MS = 2000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 export interface RunningWebhooksService {
   url: string;
@@ -45,7 +35,9 @@ export async function startWebhooksService(
   const producer = createBatchingProducer({ kafka });
   await producer.connect();
   const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.playbookEffects });
-  const policy = { blockPrivate: config.WEBHOOKS_BLOCK_PRIVATE_TARGETS, allowLoopback: config.WEBHOOKS_ALLOW_LOOPBACK };
+  const policy = { blockPrivate: config.WEBHOOKS_BLOCK_PRIVATE_TARGETS, allowLoopback: config.WEBHOOKS_ALLOW_LOOPBACK, requireHttps: config.WEBHOOKS_REQUIRE_HTTPS };
+  // Targets' names, at subscription and at each connection: off libuv's thread pool, bounded in time.
+  const resolver = createResolver({ timeoutMs: config.WEBHOOKS_DNS_TIMEOUT_MS, servers: config.WEBHOOKS_DNS_SERVERS });
   if (!policy.blockPrivate) logger.warn('webhook targets are not checked for private addresses (WEBHOOKS_BLOCK_PRIVATE_TARGETS is off outside production)');
 
   const base = createBaseApp({
@@ -60,7 +52,7 @@ export async function startWebhooksService(
       accounts: async () => accounts.check(),
     },
   });
-  const sender = createSender({ timeoutMs: config.WEBHOOKS_TIMEOUT_MS, policy });
+  const sender = createSender({ timeoutMs: config.WEBHOOKS_TIMEOUT_MS, policy, resolver, connectionsPerOrigin: config.WEBHOOKS_CONCURRENCY });
   const retry = { baseMs: config.WEBHOOKS_RETRY_BASE_MS, maxDelayMs: config.WEBHOOKS_RETRY_MAX_DELAY_MS };
   const dispatcher = createDispatcher({
     db,
@@ -115,8 +107,8 @@ export async function startWebhooksService(
   const deps: ManageDeps = {
     db,
     policy,
-    // Bounded well inside the gateway's wait, so a slow resolver is a 400, never a 503 after which the endpoint appears anyway.
-    resolve: (hostname) => withTimeout(dns.lookup(hostname, { all: true }), DNS_TIMEOUT_MS).then((list) => list.map((a) => a.address)),
+    // Bounded (WEBHOOKS_DNS_TIMEOUT_MS, 2 s) well inside the gateway's wait, so a slow resolver is a 400, never a 503 after which the endpoint appears anyway.
+    resolve: (hostname) => resolver.resolve(hostname),
     maxEndpoints: config.WEBHOOKS_MAX_ENDPOINTS_PER_ACCOUNT,
     retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
     rotationGraceMs: config.WEBHOOKS_ROTATION_GRACE_MS,

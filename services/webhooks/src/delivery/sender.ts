@@ -1,11 +1,14 @@
 // Sends one signed delivery: POST with a bounded time, no redirects followed, the answer's body
-// read and dropped. With the SSRF guard on, the connection's own DNS lookup refuses non-public
-// addresses, so a name re-pointed after subscription is caught where it matters.
-import dns from 'node:dns';
-import type { LookupFunction } from 'node:net';
+// read and dropped. The connection's name lookup is ours (resolver.ts: c-ares on the event loop,
+// bounded in time, never libuv's thread pool), and with the SSRF guard on it refuses a name with
+// any non-public address. net.connect then connects only to an address this lookup handed it, so
+// the address checked is the address connected to: a name re-pointed after subscription (or
+// between a check and a connection) is caught where it matters.
+import net, { type LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
-import { literalAddress, refusedAddress, type TargetPolicy } from '../domain/target-policy.js';
+import { literalAddress, refusedAddress, refusedScheme, type TargetPolicy } from '../domain/target-policy.js';
 import type { AttemptResult } from '../data/delivery-repository.js';
+import { ResolveError, type HostResolver } from './resolver.js';
 
 export interface SendInput {
   url: string;
@@ -20,19 +23,38 @@ export interface Sender {
 
 class RefusedTargetError extends Error {}
 
-function guardedLookup(policy: TargetPolicy): LookupFunction {
+/**
+ * The words of a refused name, the same whether it has a private address or none at all: the
+ * attempt log is read by the account, and naming the address (or telling "private" from "does not
+ * exist") would let it map internal names through a CNAME it controls.
+ */
+export const REFUSED_NAME = 'target refused: the host must resolve to public addresses only';
+
+interface Address {
+  address: string;
+  family: 4 | 6;
+}
+
+function resolvingLookup(resolver: HostResolver, policy: TargetPolicy): LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 0);
-      const list = addresses as dns.LookupAddress[];
-      for (const a of list) {
-        const why = refusedAddress(a.address, policy);
-        if (why) return callback(new RefusedTargetError(`target refused: ${hostname} resolves to a non-public address (${why})`), '', 0);
-      }
-      if (list.length === 0) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      return callback(null, list[0]!.address, list[0]!.family);
-    });
+    const fail = (err: Error) => callback(err as NodeJS.ErrnoException, '', 0);
+    resolver.resolve(hostname).then(
+      (found) => {
+        const wanted = options.family === 4 || options.family === 6 ? options.family : 0;
+        const list: Address[] = found.map((address) => ({ address, family: net.isIPv6(address) ? 6 : 4 }));
+        if (policy.blockPrivate && list.some((a) => refusedAddress(a.address, policy))) return fail(new RefusedTargetError(REFUSED_NAME));
+        const usable = list.filter((a) => !wanted || a.family === wanted);
+        if (usable.length === 0) {
+          return fail(policy.blockPrivate ? new RefusedTargetError(REFUSED_NAME) : Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }));
+        }
+        if (options.all) return (callback as unknown as (e: null, a: Address[]) => void)(null, usable);
+        return callback(null, usable[0]!.address, usable[0]!.family);
+      },
+      (err: unknown) => {
+        if (err instanceof ResolveError && err.code === 'ENOTFOUND' && policy.blockPrivate) return fail(new RefusedTargetError(REFUSED_NAME));
+        return fail(err as Error);
+      },
+    );
   };
 }
 
@@ -41,6 +63,8 @@ function describe(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: unknown };
   if (e instanceof RefusedTargetError) return e.message;
   if (e.cause instanceof RefusedTargetError) return e.cause.message;
+  const dnsError = e instanceof ResolveError ? e : e.cause instanceof ResolveError ? e.cause : null;
+  if (dnsError) return dnsError.code === 'ETIMEOUT' ? `DNS: ${dnsError.message}` : 'request failed: ENOTFOUND';
   if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT') {
     return `timed out after ${timeoutMs} ms`;
   }
@@ -48,20 +72,32 @@ function describe(err: unknown, timeoutMs: number): string {
   return code ? `request failed: ${code}` : `request failed: ${(e.message ?? 'unknown error').slice(0, 200)}`;
 }
 
-export function createSender({ timeoutMs, policy, connectionsPerOrigin = 4 }: { timeoutMs: number; policy: TargetPolicy; connectionsPerOrigin?: number }): Sender {
+export interface SenderOptions {
+  timeoutMs: number;
+  policy: TargetPolicy;
+  resolver: HostResolver;
+  /** Connections kept per origin; the dispatcher's caps bound what is in flight to one endpoint. */
+  connectionsPerOrigin?: number;
+}
+
+export function createSender({ timeoutMs, policy, resolver, connectionsPerOrigin = 16 }: SenderOptions): Sender {
   const agent = new Agent({
     connections: connectionsPerOrigin,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    connect: { timeout: timeoutMs, ...(policy.blockPrivate ? { lookup: guardedLookup(policy) } : {}) },
+    connect: { timeout: timeoutMs, lookup: resolvingLookup(resolver, policy) },
   });
   return {
     async send({ url, headers, body }) {
       const started = Date.now();
       const at = new Date(started);
       const done = (r: Omit<AttemptResult, 'at' | 'durationMs'>): AttemptResult => ({ at, durationMs: Date.now() - started, ...r });
+      const target = new URL(url);
+      // An endpoint stored as http:// before production required https is not called over http.
+      const scheme = refusedScheme(target, policy);
+      if (scheme) return done({ responseStatus: null, error: `target refused: ${scheme}`, succeeded: false });
       // An IP literal is connected to without a lookup: checked here instead.
-      const literal = literalAddress(new URL(url));
+      const literal = literalAddress(target);
       const why = literal ? refusedAddress(literal, policy) : null;
       if (why) return done({ responseStatus: null, error: `target refused: ${why}`, succeeded: false });
       try {

@@ -27,7 +27,7 @@ function found<T>(value: T | null, id: string): T {
 }
 
 async function allowedUrl(deps: ManageDeps, value: string): Promise<string> {
-  const url = parseTargetUrl(value);
+  const url = parseTargetUrl(value, deps.policy);
   await checkTarget(url, deps.policy, deps.resolve);
   return url.toString();
 }
