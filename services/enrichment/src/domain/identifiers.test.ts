@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { normalizeRecord } from './enriched-record.js';
 import { identitiesOf, normalizeEmail, normalizePhone, normalizePronetUrl, normalizeSha256 } from './identifiers.js';
+import { seededRandom } from './seeded-random.js';
 
 describe('normalizeEmail', () => {
   it('when an email has spaces and capitals, then it is trimmed and lower-cased', () => {
@@ -99,5 +100,89 @@ describe('normalizePronetUrl and normalizeSha256', () => {
     expect(normalizeSha256(' ' + 'AB'.repeat(32) + ' ')).toBe('ab'.repeat(32));
     expect(normalizeSha256('ab'.repeat(31))).toBeNull();
     expect(normalizeSha256('zz'.repeat(32))).toBeNull();
+  });
+});
+
+/**
+ * normalizePronetUrl as it was until issue 21, kept here only as the reference the linear version
+ * must agree with. Its last two expressions backtrack quadratically: call it on short input only.
+ */
+function legacyNormalizePronetUrl(input: string | null | undefined): string | null {
+  if (typeof input !== 'string' || input.length > 2048) return null;
+  const value = input
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/^www\./, '')
+    .replace(/[?#].*$/, '') // eslint-disable-line regexp/no-super-linear-move -- the old behaviour, on purpose
+    .replace(/\/+$/, ''); // eslint-disable-line regexp/no-super-linear-move -- the old behaviour, on purpose
+  return /^[^/\s]+\.[^/\s]+\/\S+$/.test(value) ? value : null; // eslint-disable-line regexp/no-super-linear-backtracking -- the old behaviour, on purpose
+}
+
+describe('normalizePronetUrl without backtracking', () => {
+  const ordinary = [
+    'https://www.pronet.example/in/jane',
+    'http://pronet.example/in/Jane/',
+    ' pronet.example/in/jane?trk=x#top ',
+    'HTTPS://WWW.PRONET.EXAMPLE/in/jane//',
+    'https://pronet.example/in/jane-doe-1b2c3d/?originalSubdomain=uk',
+    'https://uk.pronet.example/in/j%C3%A9r%C3%B4me#about',
+    'pronet.example/company/acme-corp/',
+    'www.pronet.example/in/ada-l?utm=x y',
+    'ftp+x.y://pronet.example/in/a',
+    'pronet.example//in//a//',
+    'https://pronet.example/?q=/in/jane',
+    'https://pronet.example#/in/jane',
+    '..a/b',
+    '.a/b',
+    'a./b',
+    'a.b/',
+    'a.b/c',
+    'a.b/c d',
+    'a.b/c\nd',
+    'a.b/c?x\ny',
+    'a.b/c\n?x',
+    'a\tb.c/d',
+    'a.b/c?x\u2028y',
+    'a.b/c\u00a0',
+    '',
+    '   ',
+    'jane',
+    'https://pronet.example/',
+    'pronet.example',
+    'a b/c',
+    'https://',
+    'WWW.',
+    '?#',
+  ];
+
+  it('when the input is an ordinary or edge-case profile URL, then it gives what the regex version gave', () => {
+    for (const url of ordinary) expect([url, normalizePronetUrl(url)]).toEqual([url, legacyNormalizePronetUrl(url)]);
+  });
+
+  it('when the input is any of 20,000 generated strings of URL characters, then it gives what the regex version gave', () => {
+    const random = seededRandom(21);
+    const pieces = ['a', 'B', 'z', '0', '.', '.', '/', '/', '//', '?', '#', ' ', '\t', '\n', '\r', '\u2028', '\u00a0', 'www.', 'https://', 'h:', ':', '-', '+', '%2f', 'İ', 'pronet.example/in/'];
+    const differing: string[] = [];
+    let keys = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const url = Array.from({ length: random.int(0, 12) }, () => random.pick(pieces)).join('');
+      const key = normalizePronetUrl(url);
+      if (key !== legacyNormalizePronetUrl(url)) differing.push(url);
+      if (key !== null) keys += 1;
+    }
+    expect(differing).toEqual([]);
+    // Enough of them are profile keys (not only refusals) for the comparison to mean something.
+    expect(keys).toBeGreaterThan(1000);
+  });
+
+  it('when the input is 2 KB of slashes, dots or query marks, then it is answered in linear time', () => {
+    // A behavioural bound, not a benchmark: the regex version took about 18 ms per call on the
+    // first of these; 100 calls of a linear scan over 2 KB stay far below a second on any machine.
+    const inputs = ['a' + '/'.repeat(2046) + 'x', 'a.'.repeat(1023) + ' ', 'a' + '.'.repeat(2040) + ' /x', 'a.b/c' + '?\n'.repeat(1000), 'pronet.example/in/' + '/'.repeat(2000) + ' '];
+    const started = performance.now();
+    for (let i = 0; i < 100; i++) for (const input of inputs) normalizePronetUrl(input);
+    expect(performance.now() - started).toBeLessThan(1000);
+    for (const input of inputs) expect(normalizePronetUrl(input)).toBe(legacyNormalizePronetUrl(input));
   });
 });
