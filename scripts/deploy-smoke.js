@@ -135,7 +135,7 @@ async function main() {
   const internalToken = crypto.randomBytes(24).toString('hex');
   const groupId = `glimpse-playbook-smoke-${run}`;
   const names = { gateway: `glimpse-smoke-gateway-${run}`, playbook: `glimpse-smoke-playbook-${run}`, enrichment: `glimpse-smoke-enrichment-${run}` };
-  const common = { NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_URL: env.redisUrl, KAFKA_BROKERS: env.kafkaBrokers, INTERNAL_TOKEN: internalToken };
+  const common = { NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_URL: env.redisUrl, KAFKA_BROKERS: env.kafkaBrokers, INTERNAL_TOKEN: internalToken, INTERNAL_TOKENS: `gateway=${internalToken}` };
   const started = [];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'glimpse-smoke-'));
   const inputDir = path.join(dataDir, 'input');

@@ -157,9 +157,14 @@ async function setUpInfraAndDatabase({ env, name, poolSize, buildFilters, doBuil
   return { databaseUrl, db, sql, createDb, pg };
 }
 
-/** What every service child gets; INTERNAL_TOKEN is random (production refuses the development default). */
+/**
+ * What every service child gets; the internal tokens are random (production refuses the development
+ * ones): INTERNAL_TOKEN is the gateway's (and the benchmarks' own internal calls), INTERNAL_TOKENS the
+ * callers the internal services accept (each keeps those it accepts).
+ */
 function serviceEnvBase(databaseUrl) {
-  return { NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl, HOST: LOOPBACK, INTERNAL_TOKEN: crypto.randomBytes(24).toString('hex') };
+  const internalToken = crypto.randomBytes(24).toString('hex');
+  return { NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl, HOST: LOOPBACK, INTERNAL_TOKEN: internalToken, INTERNAL_TOKENS: `gateway=${internalToken}` };
 }
 
 /**

@@ -234,8 +234,9 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     PLAYBOOK_SESSION_TIMEOUT_MS: '6000',
     VISITORS_GROUP_ID,
     VISITORS_SESSION_TIMEOUT_MS: '6000',
-    // The gateway's calls to the visitors service, and this script's to its internal API.
-    INTERNAL_TOKEN: crypto.randomBytes(24).toString('hex'),
+    // The gateway's token (its calls to the internal services, and this script's), and the callers
+    // every internal service accepts (each keeps those it accepts; production refuses either unset).
+    ...internalTokensEnvForRun(),
   };
   const [gw1, gw2, en1, en2, pb1, pb2, pb3, pb4, vi1, vi2] = servicePorts;
   const specs = {
@@ -877,3 +878,10 @@ main().then(
     process.exit(2);
   },
 );
+
+/** Random per-caller internal tokens: INTERNAL_TOKEN is the gateway's; a webhooks service would be given WEBHOOKS_INTERNAL_TOKEN as its INTERNAL_TOKEN. */
+function internalTokensEnvForRun() {
+  const gateway = crypto.randomBytes(24).toString('hex');
+  const webhooks = crypto.randomBytes(24).toString('hex');
+  return { INTERNAL_TOKEN: gateway, WEBHOOKS_INTERNAL_TOKEN: webhooks, INTERNAL_TOKENS: `gateway=${gateway},webhooks=${webhooks}` };
+}

@@ -65,7 +65,7 @@ export async function startEnrichmentService(
       return Object.values(removed).reduce((a, b) => a + b, 0);
     },
   });
-  base.app.use(internalRouter({ db, credits, defaultPhoneRegion: config.DEFAULT_PHONE_REGION, internalToken: config.INTERNAL_TOKEN }));
+  base.app.use(internalRouter({ db, credits, defaultPhoneRegion: config.DEFAULT_PHONE_REGION, internalTokens: config.INTERNAL_TOKENS }));
   const server = createHttpServer({ app: base.finish(), port: config.ENRICHMENT_PORT, host: config.HOST });
   const address = await server.start();
   accounts.start();

@@ -1,5 +1,5 @@
 // The playbook service's environment, parsed once at start-up.
-import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+import { baseEnv, databaseUrlEnv, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
 /** The development erasure secret: production must set its own (PLAYBOOK_ERASURE_KEY). */
 export const DEV_ERASURE_KEY = 'glimpse-dev-playbook-erasure-key-not-for-production';
@@ -41,10 +41,10 @@ const schema = z
    * than PLAYBOOK_PROCESSED_RETENTION_HOURS are unaffected, newer ones stop dropping queued events.
    */
   PLAYBOOK_ERASURE_KEY: z.string().min(32).default(DEV_ERASURE_KEY),
-  /** Shared secret the gateway sends on the internal API (/internal/…); requests without it are refused. */
-  ...internalTokenEnv,
+  /** The callers of the internal API (/internal/…) and their tokens: the gateway only. */
+  ...internalTokensEnv(['gateway']),
 })
-  .refine(...internalTokenRequiredInProduction)
+  .refine(...internalTokensRequiredInProduction)
   .refine((c) => c.NODE_ENV !== 'production' || c.PLAYBOOK_ERASURE_KEY !== DEV_ERASURE_KEY, {
     message: 'PLAYBOOK_ERASURE_KEY must be set in production',
     path: ['PLAYBOOK_ERASURE_KEY'],

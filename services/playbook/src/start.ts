@@ -88,7 +88,7 @@ export async function startPlaybookService(
   const purge = schedulePurge(db, { retentionHours: config.PLAYBOOK_PROCESSED_RETENTION_HOURS, intervalMs: config.PLAYBOOK_PROCESSED_PURGE_INTERVAL_MS, logger });
   const sweep = scheduleEffectsSweep(db, producer, { intervalMs: config.PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS, logger });
 
-  base.app.use(internalRouter({ db, internalToken: config.INTERNAL_TOKEN, playbooksPerAccount: config.PLAYBOOKS_PER_ACCOUNT, erasedEmail }));
+  base.app.use(internalRouter({ db, internalTokens: config.INTERNAL_TOKENS, playbooksPerAccount: config.PLAYBOOKS_PER_ACCOUNT, erasedEmail }));
   const server = createHttpServer({ app: base.finish(), port: config.PLAYBOOK_PORT, host: config.HOST });
   const address = await server.start();
   logger.info({ port: address.port, groupId: config.PLAYBOOK_GROUP_ID, accountsGroupId }, 'playbook service running');

@@ -1,5 +1,5 @@
 // The visitors service's environment, parsed once at start-up.
-import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+import { baseEnv, databaseUrlEnv, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
 /** The development key of erasure tombstones: production must set its own. */
 export const DEV_ERASURE_KEY = 'glimpse-dev-visitors-erasure-key-not-for-production';
@@ -35,9 +35,9 @@ const schema = z
     VISITORS_ERASURE_RETENTION_HOURS: z.coerce.number().int().min(25).default(72),
     /** The HMAC key of erasure tombstones (account|email is never stored, only its keyed hash). */
     VISITORS_ERASURE_KEY: z.string().min(32).default(DEV_ERASURE_KEY),
-    ...internalTokenEnv,
+    ...internalTokensEnv(['gateway']),
   })
-  .refine(...internalTokenRequiredInProduction)
+  .refine(...internalTokensRequiredInProduction)
   .refine((c) => c.NODE_ENV !== 'production' || c.VISITORS_ERASURE_KEY !== DEV_ERASURE_KEY, {
     message: 'VISITORS_ERASURE_KEY must be set in production',
     path: ['VISITORS_ERASURE_KEY'],

@@ -1,6 +1,6 @@
 import { loadConfig } from './config';
 
-const TOKEN = { INTERNAL_TOKEN: 'a-production-internal-token-0123456789' };
+const TOKEN = { INTERNAL_TOKEN: 'a-production-internal-token-0123456789', INTERNAL_TOKENS: 'gateway=a-production-gateway-token-0123456789' };
 
 describe('webhooks configuration', () => {
   it('when running in production, then private targets are refused without being asked', () => {

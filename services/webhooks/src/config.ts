@@ -1,5 +1,5 @@
 // The webhooks service's environment, parsed once at start-up.
-import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+import { baseEnv, databaseUrlEnv, internalTokenEnvFor, internalTokenRequiredInProduction, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
 const ms = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -60,9 +60,13 @@ const schema = z
      * nothing leaves the host). Always on in production; elsewhere http is allowed unless set.
      */
     WEBHOOKS_REQUIRE_HTTPS: flag.optional(),
-    ...internalTokenEnv,
+    /** This service's own token, sent to the enrichment service. */
+    ...internalTokenEnvFor('webhooks'),
+    /** The callers of its internal API (the gateway) and their tokens. */
+    ...internalTokensEnv(['gateway']),
   })
   .refine(...internalTokenRequiredInProduction)
+  .refine(...internalTokensRequiredInProduction)
   .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOKS_REQUIRE_HTTPS !== false, {
     message: 'http targets cannot be allowed in production',
     path: ['WEBHOOKS_REQUIRE_HTTPS'],

@@ -113,7 +113,7 @@ export async function startWebhooksService(
     retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
     rotationGraceMs: config.WEBHOOKS_ROTATION_GRACE_MS,
   };
-  base.app.use(internalRouter({ deps, internalToken: config.INTERNAL_TOKEN }));
+  base.app.use(internalRouter({ deps, internalTokens: config.INTERNAL_TOKENS }));
   const server = createHttpServer({ app: base.finish(), port: config.WEBHOOKS_PORT, host: config.HOST });
   const address = await server.start();
   logger.info({ port: address.port, groupId: config.WEBHOOKS_GROUP_ID, identifiedGroupId: config.WEBHOOKS_IDENTIFIED_GROUP_ID, accountsGroupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID }, 'webhooks service running');

@@ -1,5 +1,6 @@
 // Parses a service's environment with its zod schema, once at start-up, failing fast with a
 // message that names each offending variable.
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 // The local-development defaults, also read by the scripts (scripts/infra/env.js) and prisma.config.ts.
 import LOCAL_DEFAULTS from './defaults.json';
@@ -79,16 +80,100 @@ export interface KafkaConnectionConfig {
 
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
-/** The development default of the gateway↔enrichment shared secret; refused in production. */
+/**
+ * Internal credentials: every service that calls another's /internal API has its own token
+ * (INTERNAL_TOKEN, sent in x-glimpse-internal-token), and every service with an /internal API
+ * lists the callers it accepts (INTERNAL_TOKENS, `caller=token` or `caller=sha256:<hex>`), so it
+ * knows which service is calling and allows it only its own routes.
+ */
+export const INTERNAL_CALLERS = ['gateway', 'webhooks'] as const;
+export type InternalCaller = (typeof INTERNAL_CALLERS)[number];
+
+/** The gateway's development token (the name predates per-caller tokens); refused in production. */
 export const DEV_INTERNAL_TOKEN = 'glimpse-dev-internal-token-not-for-production';
 
-/** The shared secret of the internal APIs: a development default that production must replace. */
-export const internalTokenEnv = {
-  INTERNAL_TOKEN: z.string().min(16).default(DEV_INTERNAL_TOKEN),
-};
+/** A caller's development token, derived from its name; production refuses every one of them. */
+export function devInternalToken(caller: InternalCaller): string {
+  return caller === 'gateway' ? DEV_INTERNAL_TOKEN : `glimpse-dev-internal-token-${caller}-not-for-production`;
+}
 
-/** Arguments for `.refine(...)` on a service schema: production must not run on the default. */
+const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
+const DEV_TOKEN_DIGESTS = new Set(INTERNAL_CALLERS.map((c) => sha256Hex(devInternalToken(c))));
+
+/** Whether a token (or its `sha256:` digest) is one of the development tokens. */
+export function isDevInternalToken(token: string): boolean {
+  return DEV_TOKEN_DIGESTS.has(token.startsWith('sha256:') ? token.slice(7).toLowerCase() : sha256Hex(token));
+}
+
+/** A caller's own token, which it sends to every service it calls: a development default that production must replace. */
+export function internalTokenEnvFor(caller: InternalCaller) {
+  return { INTERNAL_TOKEN: z.string().min(16).default(devInternalToken(caller)) };
+}
+
+/** The gateway's token (also what the CLI sends, acting for the gateway). */
+export const internalTokenEnv = internalTokenEnvFor('gateway');
+
+/** Arguments for `.refine(...)` on a caller's schema: production must not run on a development token. */
 export const internalTokenRequiredInProduction: [(c: { NODE_ENV: string; INTERNAL_TOKEN: string }) => boolean, { message: string; path: string[] }] = [
-  (c) => c.NODE_ENV !== 'production' || c.INTERNAL_TOKEN !== DEV_INTERNAL_TOKEN,
+  (c) => c.NODE_ENV !== 'production' || !isDevInternalToken(c.INTERNAL_TOKEN),
   { message: 'INTERNAL_TOKEN must be set in production', path: ['INTERNAL_TOKEN'] },
+];
+
+/** The callers a service accepts: each caller's token as the SHA-256 digest (hex) the service compares against. */
+export type InternalTokenDigests = Partial<Record<InternalCaller, string>>;
+
+/**
+ * Parses INTERNAL_TOKENS ("gateway=<token>,webhooks=sha256:<hex>"); throws naming the bad entry
+ * (never the token). A known caller this service does not accept is checked and left out (so one
+ * map may be given to every service); the route table refuses it all the same.
+ */
+export function parseInternalTokens(value: string, accepted: readonly InternalCaller[]): InternalTokenDigests {
+  const digests: InternalTokenDigests = {};
+  const known: readonly string[] = INTERNAL_CALLERS;
+  for (const entry of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const at = entry.indexOf('=');
+    const caller = entry.slice(0, Math.max(at, 0)).trim() as InternalCaller;
+    const token = entry.slice(at + 1).trim();
+    if (at <= 0 || !known.includes(caller)) throw new Error(`"${entry.slice(0, Math.max(at, 0)) || '(no name)'}": expected caller=token with a caller among ${INTERNAL_CALLERS.join(', ')}`);
+    if (digests[caller]) throw new Error(`${caller} is named twice`);
+    let digest: string;
+    if (token.startsWith('sha256:')) {
+      digest = token.slice(7).toLowerCase();
+      if (!/^[0-9a-f]{64}$/.test(digest)) throw new Error(`${caller}: sha256: must be followed by 64 hex digits`);
+    } else {
+      if (token.length < 16) throw new Error(`${caller}: the token must be at least 16 characters`);
+      digest = sha256Hex(token);
+    }
+    if (Object.values(digests).includes(digest)) throw new Error(`${caller}: two callers cannot share a token (the token names the caller)`);
+    digests[caller] = digest;
+  }
+  const kept = Object.fromEntries(Object.entries(digests).filter(([caller]) => accepted.includes(caller as InternalCaller))) as InternalTokenDigests;
+  if (Object.keys(kept).length === 0) throw new Error(`no caller this service accepts (${accepted.join(', ')}) is named`);
+  return kept;
+}
+
+/**
+ * A callee's INTERNAL_TOKENS: the callers it accepts (by default each one's development token,
+ * which production refuses, as it refuses INTERNAL_TOKENS unset).
+ */
+export function internalTokensEnv(accepted: readonly InternalCaller[]) {
+  return {
+    INTERNAL_TOKENS: z
+      .string()
+      .default(accepted.map((c) => `${c}=${devInternalToken(c)}`).join(','))
+      .transform((value, ctx) => {
+        try {
+          return parseInternalTokens(value, accepted);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+          return z.NEVER;
+        }
+      }),
+  };
+}
+
+/** Arguments for `.refine(...)` on a callee's schema: production must not accept a development token. */
+export const internalTokensRequiredInProduction: [(c: { NODE_ENV: string; INTERNAL_TOKENS: InternalTokenDigests }) => boolean, { message: string; path: string[] }] = [
+  (c) => c.NODE_ENV !== 'production' || !Object.values(c.INTERNAL_TOKENS).some((d) => d !== undefined && DEV_TOKEN_DIGESTS.has(d)),
+  { message: 'INTERNAL_TOKENS must be set in production (caller=token for each caller; the development tokens are refused)', path: ['INTERNAL_TOKENS'] },
 ];

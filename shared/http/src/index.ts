@@ -9,4 +9,5 @@ export { runService } from './run-service.js';
 export type { Stoppable } from './run-service.js';
 export { encodeCursor, decodeCursor, parsePageQuery, queryStrings, PAGE_LIMIT } from './pagination.js';
 export type { Cursor, PageQuery } from './pagination.js';
-export { fromGateway, INTERNAL_HEADERS } from './internal-caller.js';
+export { internalCallers, INTERNAL_HEADERS } from './internal-caller.js';
+export type { InternalRouteTable, InternalCallersOptions } from './internal-caller.js';

@@ -1,8 +1,8 @@
-// The enrichment service's HTTP surface. It is internal: only the gateway may call it, proving
-// it with the shared internal token, and it names the authenticated account in a header.
+// The enrichment service's HTTP surface. It is internal: each caller proves itself with its own
+// internal token (INTERNAL_ROUTES says which routes each may call), naming the account in a header.
 import express, { type Request, type Response, type Router } from 'express';
 import { AppError } from '@glimpse/errors';
-import { INTERNAL_HEADERS, fromGateway } from '@glimpse/http';
+import { INTERNAL_HEADERS, internalCallers, type InternalRouteTable } from '@glimpse/http';
 import { CREDITS_HEADER, enrichBulk, enrichPerson, visitorDetails, type Enriched, type LookupDeps } from '../domain/lookups.js';
 import { accountUsage } from '../domain/usage.js';
 import { normalizeRecord } from '../domain/enriched-record.js';
@@ -35,9 +35,12 @@ function handle(fn: (req: Request, res: Response) => Promise<void>) {
   };
 }
 
-export function internalRouter({ internalToken, ...deps }: LookupDeps & { internalToken: string }): Router {
+/** Who may call what: the gateway every route; the webhooks service only the (unbilled) person details. */
+export const INTERNAL_ROUTES: InternalRouteTable = { gateway: '*', webhooks: ['POST /internal/persons/details'] };
+
+export function internalRouter({ internalTokens, ...deps }: LookupDeps & { internalTokens: Partial<Record<string, string>> }): Router {
   const router = express.Router();
-  router.use('/internal', fromGateway(internalToken));
+  router.use('/internal', internalCallers({ tokens: internalTokens, routes: INTERNAL_ROUTES }));
   const account = (res: Response) => res.locals.accountId as string;
 
   router.get('/internal/visitors/:visitorId/details', handle(async (req, res) => {

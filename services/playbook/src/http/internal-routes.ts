@@ -2,7 +2,7 @@
 // their enrollments and the event catalog of the account the gateway names.
 import express, { type Router } from 'express';
 import type { Db } from '@glimpse/db';
-import { encodeCursor, fromGateway, parsePageQuery } from '@glimpse/http';
+import { encodeCursor, internalCallers, parsePageQuery } from '@glimpse/http';
 import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogUsage, getPlaybook, listPlaybooks, updatePlaybook } from '../domain/manage-playbooks.js';
 import { dryRunEvent } from '../domain/dry-run.js';
 import { getReceipt } from '../domain/receipts.js';
@@ -10,11 +10,11 @@ import { erasePerson, type ErasedEmail, parseEmailParam, parseSuppressionInput, 
 import { parseDryRunEvent, parseNewPlaybook, parsePlaybookChanges } from '../domain/playbook-input.js';
 import { parseEnrollmentQuery } from './enrollment-query.js';
 
-export function internalRouter({ db, internalToken, playbooksPerAccount, erasedEmail }: { db: Db; internalToken: string; playbooksPerAccount?: number; erasedEmail: ErasedEmail }): Router {
+export function internalRouter({ db, internalTokens, playbooksPerAccount, erasedEmail }: { db: Db; internalTokens: Partial<Record<string, string>>; playbooksPerAccount?: number; erasedEmail: ErasedEmail }): Router {
   const router = express.Router();
   // The gateway has already enforced 32 KB on the client's body; this only bounds what it forwards.
   const json = express.json({ limit: '64kb', strict: false });
-  router.use('/internal', fromGateway(internalToken));
+  router.use('/internal', internalCallers({ tokens: internalTokens, routes: { gateway: '*' } }));
   const account = (res: express.Response) => res.locals.accountId as string;
   const playbookId = (req: express.Request) => req.params.playbookId as string;
 

@@ -4,7 +4,7 @@
 import express, { type Router } from 'express';
 import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
-import { fromGateway, parsePageQuery, queryStrings } from '@glimpse/http';
+import { internalCallers, parsePageQuery, queryStrings } from '@glimpse/http';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import { isUuid, normalizeEmail } from '@glimpse/validation';
 import { decodeVisitorCursor, detailsOf, encodeVisitorCursor, listItemOf, recordOf, trafficSince, zeroFilledHours } from '../domain/visitor-views.js';
@@ -18,9 +18,9 @@ function identifiedFilter(value: unknown): boolean | null {
   throw new AppError('invalid_request', 'identified must be true or false');
 }
 
-export function internalRouter({ db, internalToken, erasureSecret, now = () => new Date() }: { db: Db; internalToken: string; erasureSecret: string; now?: () => Date }): Router {
+export function internalRouter({ db, internalTokens, erasureSecret, now = () => new Date() }: { db: Db; internalTokens: Partial<Record<string, string>>; erasureSecret: string; now?: () => Date }): Router {
   const router = express.Router();
-  router.use('/internal', fromGateway(internalToken));
+  router.use('/internal', internalCallers({ tokens: internalTokens, routes: { gateway: '*' } }));
   const account = (res: express.Response) => res.locals.accountId as string;
   const siteId = (req: express.Request) => {
     const id = req.params.siteId as string;

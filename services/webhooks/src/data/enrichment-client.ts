@@ -1,5 +1,5 @@
 // The enrichment service's person lookup (POST /internal/persons/details, not billed), over a small
-// keep-alive pool, proving the caller with the internal token as the gateway does.
+// keep-alive pool, proving the caller with the webhooks service's own internal token.
 import { Pool } from 'undici';
 import { INTERNAL_HEADERS } from '@glimpse/http';
 import { personDetailsOf, type PersonDetails } from '../domain/identified-payload.js';

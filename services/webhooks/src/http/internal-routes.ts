@@ -2,7 +2,7 @@
 // secrets and deliveries of the account the gateway names.
 import express, { type Router } from 'express';
 import { AppError } from '@glimpse/errors';
-import { encodeCursor, fromGateway, parsePageQuery } from '@glimpse/http';
+import { encodeCursor, internalCallers, parsePageQuery } from '@glimpse/http';
 import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
 import { normalizeEmail } from '@glimpse/validation';
 import { parseEndpointChanges, parseNewEndpoint } from '../domain/endpoint-input.js';
@@ -18,11 +18,11 @@ function parseDeliveryQuery(query: Record<string, unknown>): DeliveryPageQuery {
   return { limit, after: cursor, ...(status ? { status: status as DeliveryPageQuery['status'] } : {}) };
 }
 
-export function internalRouter({ deps, internalToken }: { deps: ManageDeps; internalToken: string }): Router {
+export function internalRouter({ deps, internalTokens }: { deps: ManageDeps; internalTokens: Partial<Record<string, string>> }): Router {
   const router = express.Router();
   // The gateway has already enforced 32 KB on the client's body; this only bounds what it forwards.
   const json = express.json({ limit: '64kb', strict: false });
-  router.use('/internal', fromGateway(internalToken));
+  router.use('/internal', internalCallers({ tokens: internalTokens, routes: { gateway: '*' } }));
   const account = (res: express.Response) => res.locals.accountId as string;
   const id = (req: express.Request) => req.params.endpointId as string;
 
