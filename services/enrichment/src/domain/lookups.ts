@@ -1,5 +1,6 @@
 // The two lookups (spec §4.1, §4.2) as use cases: validate, find, bill, answer. Both answer JSON
 // text as stored at import (the served form): nothing is parsed and re-serialised per answer.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Db } from '@glimpse/db';
 import { enrichmentBulkSchema, enrichmentInputSchema } from '@glimpse/api';
@@ -168,7 +169,12 @@ export async function enrichBulk(deps: LookupDeps, accountId: string, body: unkn
   const parts: string[] = [];
   let billed = 0;
   let creditsLeft: number | null = null;
-  for (const item of items) {
+  for (const [index, item] of items.entries()) {
+    // Back to the event loop between items: an item refused before any query (a 400 from parsing)
+    // awaits nothing that would let other requests in, and 100 of them must not hold the loop for
+    // the whole bulk call (issue 21). setImmediate runs after pending I/O callbacks, unlike a
+    // resolved promise.
+    if (index > 0) await nextTurn();
     try {
       const one = await enrichPerson(deps, accountId, item);
       billed += 1;
