@@ -1,10 +1,10 @@
-// Seeds the demo account npm start prints: an account, a fresh event token and API key (plain
+// Seeds the demo account npm start prints: an account with the workflows add-on, a fresh event token and API key (plain
 // values are only known at creation), two playbooks, and a small synthetic dataset of persons with
 // visitors of the account. Rule 3 holds here too: the trigger names are sent through the running
 // gateway first, so they are in the catalog when the playbooks are created.
 'use strict';
 const { createDb } = require('../shared/db/dist/index.js');
-const { createAccount, createApiKey, createEventToken, SCOPES } = require('../shared/auth/dist/index.js');
+const { createAccount, createApiKey, createEventToken, setWorkflowsAddon, SCOPES } = require('../shared/auth/dist/index.js');
 const { generatePerson, importPersons, importVisitors } = require('../services/enrichment/dist/index.js');
 const { demoVisitorId } = require('../tools/cli/dist/commands/imports.js');
 const { createPlaybook, eventCatalog, listPlaybooks } = require('../services/playbook/dist/index.js');
@@ -64,7 +64,9 @@ async function seedDemo({ databaseUrl, gatewayUrl, siteOrigin }) {
   const db = createDb({ databaseUrl, poolSize: 2 });
   try {
     const existing = await db.account.findFirst({ where: { name: DEMO_ACCOUNT }, orderBy: { createdAt: 'asc' } });
-    const accountId = existing ? existing.id : (await createAccount(db, DEMO_ACCOUNT)).id;
+    const accountId = existing ? existing.id : (await createAccount(db, DEMO_ACCOUNT, { workflows: true })).id;
+    // The demo shows events and playbooks: the demo account has the workflows add-on (again, if an operator removed it).
+    if (existing && !existing.workflows) await setWorkflowsAddon(db, accountId, true);
     const token = await createEventToken(db, accountId);
     const apiKey = await createApiKey(db, accountId, [...SCOPES]);
     const sample = await seedDataset(db, databaseUrl, accountId);
@@ -81,7 +83,8 @@ async function seedDemo({ databaseUrl, gatewayUrl, siteOrigin }) {
     }
     for (const p of missing) await createPlaybook(db, { accountId, ...p });
     const site = siteOrigin ? await seedSite(gatewayUrl, apiKey.secret, siteOrigin) : undefined;
-    return { site, accountId, tokenId: token.id, token: token.secret, apiKeyId: apiKey.id, apiKey: apiKey.secret, sample, playbooks: await listPlaybooks(db, accountId) };
+    const { workflows } = await db.account.findUniqueOrThrow({ where: { id: accountId }, select: { workflows: true } });
+    return { site, accountId, workflows, tokenId: token.id, token: token.secret, apiKeyId: apiKey.id, apiKey: apiKey.secret, sample, playbooks: await listPlaybooks(db, accountId) };
   } finally {
     await db.$disconnect();
   }
@@ -92,6 +95,7 @@ function describe(demo, gatewayUrl) {
     '',
     'Demo account',
     `  account id   ${demo.accountId}`,
+    `  add-ons      workflows ${demo.workflows ? 'on' : 'off'} (events, event tokens, playbooks, page rules: glimpse account workflows)`,
     `  event token  ${demo.token}   (id ${demo.tokenId})`,
     `  API key      ${demo.apiKey}   (id ${demo.apiKeyId}; scopes ${SCOPES.join(', ')})`,
     `  dataset      ${DEMO_PERSONS} synthetic persons (seed ${DEMO_SEED}) and their visitors`,

@@ -47,7 +47,7 @@ const ERRORS = {
   400: 'the request breaks a rule the message names',
   401: 'missing, unknown or revoked credential, or one of the wrong kind',
   402: 'the account has used all its enrichment credits',
-  403: 'the credential lacks the endpoint\'s scope',
+  403: "the credential lacks the endpoint's scope (forbidden), or the account lacks the workflows add-on the endpoint belongs to (addon_required: events, event-token creation, playbooks, page rules)",
   404: 'no such visitor in this account, or nobody matches (not billed)',
   409: 'a request with the same Idempotency-Key is still in flight; retry after Retry-After',
   413: 'the body is over the size limit',
@@ -182,7 +182,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     request: { headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: { 'application/json': { schema: eventInputSchema } } } },
     responses: {
       200: { description: 'accepted', headers: { 'X-Event-Id': ref('headers', 'EventId'), ...RATE_HEADERS }, content: { 'application/json': { schema: eventAckSchema } } },
-      ...errors([400, 401, 409, 413, 415, 422, 429, 500, 503], RATE_HEADERS),
+      ...errors([400, 401, 403, 409, 413, 415, 422, 429, 500, 503], RATE_HEADERS),
     },
   });
   registry.registerPath({
@@ -197,7 +197,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     request: { headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: { 'application/json': { schema: eventBatchSchema(eventInputSchema) } } } },
     responses: {
       200: { description: 'one result per event, in order', headers: RATE_HEADERS, content: { 'application/json': { schema: batchResultSchema } } },
-      ...errors([400, 401, 413, 415, 429, 500, 503], RATE_HEADERS),
+      ...errors([400, 401, 403, 413, 415, 429, 500, 503], RATE_HEADERS),
     },
   });
 

@@ -7,6 +7,7 @@ interface Row {
   accountId: string;
   hash: string;
   revokedAt: Date | null;
+  account: { workflows: boolean };
 }
 
 /** Postgres unreachable, as Prisma reports it through the pg adapter. */
@@ -36,7 +37,7 @@ const eventToken = { kind: 'event_token' } as const;
 
 function tokenRow(accountNo: number): { plain: string; row: Row } {
   const token = generateCredential('event_token');
-  return { plain: token.plain, row: { id: `0d8c4a9e-51a2-4c3e-9c1f-6f1d2a3b4c${String(accountNo).padStart(2, '0')}`, accountId: `a1b2c3d4-0000-4000-8000-0000000000${String(accountNo).padStart(2, '0')}`, hash: token.hash, revokedAt: null } };
+  return { plain: token.plain, row: { id: `0d8c4a9e-51a2-4c3e-9c1f-6f1d2a3b4c${String(accountNo).padStart(2, '0')}`, accountId: `a1b2c3d4-0000-4000-8000-0000000000${String(accountNo).padStart(2, '0')}`, hash: token.hash, revokedAt: null, account: { workflows: true } } };
 }
 
 describe('authenticator cache', () => {
@@ -48,6 +49,19 @@ describe('authenticator cache', () => {
     const principals = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(bearer(plain), eventToken)));
     expect(principals.every((p) => p.accountId === row.accountId)).toBe(true);
     expect(state.reads).toBe(1);
+  });
+
+  it('when the workflows add-on is removed, then it is seen with the credential once the cache time has passed, with no query of its own', async () => {
+    const stored = { ...row, account: { workflows: true } };
+    const { db, state } = tokenStore([stored]);
+    const auth = createAuthenticator({ db, cacheTtlMs: 20 });
+    expect((await auth.authenticate(bearer(plain), eventToken)).workflows).toBe(true);
+    stored.account.workflows = false;
+    expect((await auth.authenticate(bearer(plain), eventToken)).workflows).toBe(true); // cached
+    expect(state.reads).toBe(1);
+    await sleep(30);
+    expect((await auth.authenticate(bearer(plain), eventToken)).workflows).toBe(false);
+    expect(state.reads).toBe(2);
   });
 
   it('when the cache time has passed, then a revocation is seen', async () => {

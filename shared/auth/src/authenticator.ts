@@ -19,6 +19,11 @@ export interface Principal {
   credentialId: string;
   kind: CredentialKind;
   scopes: readonly string[];
+  /**
+   * Whether the account has the workflows add-on, read with the credential and cached with it: a
+   * removal takes effect within `cacheTtlMs`, with no query of its own.
+   */
+  workflows: boolean;
 }
 
 /** What happened to one authentication, for a metric. */
@@ -73,13 +78,13 @@ export function createAuthenticator({
   const suspectMs = Math.max(dbRetryMs, 30_000);
 
   async function lookup(kind: CredentialKind, hash: string): Promise<Principal | null> {
-    const select = { id: true, accountId: true, revokedAt: true } as const;
+    const select = { id: true, accountId: true, revokedAt: true, account: { select: { workflows: true } } } as const;
     if (kind === 'event_token') {
       const row = await db.eventToken.findUnique({ where: { hash }, select });
-      return row && !row.revokedAt ? { accountId: row.accountId, credentialId: row.id, kind, scopes: [] } : null;
+      return row && !row.revokedAt ? { accountId: row.accountId, credentialId: row.id, kind, scopes: [], workflows: row.account.workflows } : null;
     }
     const row = await db.apiKey.findUnique({ where: { hash }, select: { ...select, scopes: true } });
-    return row && !row.revokedAt ? { accountId: row.accountId, credentialId: row.id, kind, scopes: row.scopes } : null;
+    return row && !row.revokedAt ? { accountId: row.accountId, credentialId: row.id, kind, scopes: row.scopes, workflows: row.account.workflows } : null;
   }
 
   /**

@@ -26,12 +26,18 @@ export interface ApiKeySummary extends EventTokenSummary {
   scopes: string[];
 }
 
-/** Creates the account and its `account.created` outbox row in one transaction. */
-export async function createAccount(db: Db, name: string): Promise<{ id: string; name: string }> {
+/**
+ * Creates the account and its `account.created` outbox row in one transaction. `workflows`: the
+ * workflows add-on (events, event tokens, playbooks, page rules). This library grants it unless
+ * told not to (the tests, benches and the demo seed build on it); the operator's
+ * `glimpse account create`, the one way an installation creates accounts, grants it only with
+ * --workflows, and a row inserted any other way has none (the column's default).
+ */
+export async function createAccount(db: Db, name: string, { workflows = true }: { workflows?: boolean } = {}): Promise<{ id: string; name: string; workflows: boolean }> {
   return db.$transaction(async (tx) => {
-    const account = await tx.account.create({ data: { name }, select: { id: true, name: true, createdAt: true } });
+    const account = await tx.account.create({ data: { name, workflows }, select: { id: true, name: true, createdAt: true } });
     await recordAccountEvent(tx, account.id, 'account.created', account.createdAt);
-    return { id: account.id, name: account.name };
+    return { id: account.id, name: account.name, workflows };
   });
 }
 

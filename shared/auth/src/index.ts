@@ -5,3 +5,4 @@ export { accountExists, createAccount, deleteAccount, createEventToken, createAp
 export type { CreatedCredential, EventTokenSummary, ApiKeySummary } from './credential-repository.js';
 export { publishAccountEvents, recordAccountEvent, accountEventMessage, countUnpublishedAccountEvents, accountEventsPending, AccountEventsPublishError } from './account-events.js';
 export type { AccountEventProducer, AccountEventType, PublishAccountEventsOptions } from './account-events.js';
+export { WORKFLOWS_ADDON, workflowsAddonRequired, setWorkflowsAddon, accountAddons } from './addons.js';

@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   payment_required: 402,
   forbidden: 403,
+  /** The account lacks a paid add-on the endpoint belongs to (the message names it). */
+  addon_required: 403,
   not_found: 404,
   method_not_allowed: 405,
   idempotency_key_in_flight: 409,

@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'unauthorized'
   | 'payment_required'
   | 'forbidden'
+  /** The account lacks the add-on of the endpoint (the workflows add-on: events, event tokens, playbooks, page rules). */
+  | 'addon_required'
   | 'not_found'
   | 'idempotency_key_in_flight'
   | 'payload_too_large'

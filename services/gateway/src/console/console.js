@@ -73,7 +73,24 @@ function clearMessages() {
 }
 const say = (text) => ($('status').textContent = text);
 
+// An account without the workflows add-on: the pages of its endpoints (event tokens, playbooks,
+// page rules, events' dry run) say why they are refused, once, under the page's heading.
+function addonNotice() {
+  const page = $('main').querySelector('.page');
+  if (!page || page.querySelector('.addon-notice')) return;
+  const notice = h(
+    'div',
+    { class: 'notice addon-notice', role: 'note' },
+    h('strong', {}, 'Workflows add-on required. '),
+    'This account does not have the workflows add-on, which covers posting events, creating event tokens, playbooks and page rules. Ask your Glimpse operator to enable it; the rest of the console works without it.',
+  );
+  const heading = page.querySelector('h1');
+  if (heading) heading.after(notice);
+  else page.prepend(notice);
+}
+
 function fail(err) {
+  if (err instanceof ApiError && err.code === 'addon_required') addonNotice();
   // A bug in this script: its stack for whoever debugs, never its message (it could quote data).
   if (!(err instanceof ApiError)) console.error(`Console error (${err?.name ?? typeof err})`, String(err?.stack ?? '').split('\n').slice(1).join('\n'));
   const message = err instanceof ApiError ? err.message : 'Something went wrong in the console; reload the page and try again.';

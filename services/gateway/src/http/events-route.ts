@@ -1,12 +1,13 @@
 // POST /events: event token, rate limit, JSON only, 32 KB, then the use case; the accepted event's
-// id in X-Event-Id. POST /events/batch: up to 500 events and 512 KB, the rate limit counting items.
+// id in X-Event-Id (an account without the workflows add-on: 403 addon_required, from the cached
+// credential). POST /events/batch: up to 500 events and 512 KB, the rate limit counting items.
 //
 // The hottest paths of the gateway, so each is one handler that takes the steps in turn (the same
 // steps, in the same order, as the middleware of the other routes), and answers with bytes it
 // writes itself: an {"ok":true} needs neither express's content-type negotiation nor an ETag (a
 // POST answer is never revalidated).
 import express, { type Request, type Response, type Router } from 'express';
-import type { Authenticator } from '@glimpse/auth';
+import { workflowsAddonRequired, type Authenticator } from '@glimpse/auth';
 import { AppError } from '@glimpse/errors';
 import { acceptBatch, parseBatchInput } from '../domain/accept-batch.js';
 import { acceptEvent, type AcceptEventDeps } from '../domain/accept-event.js';
@@ -61,7 +62,8 @@ export function eventsRouter(options: EventsRouteOptions): Router {
   };
 
   router.post('/events', async (req, res) => {
-    const { accountId } = await authenticateRequest(authenticator, EVENT_TOKEN, req, res);
+    const { accountId, workflows } = await authenticateRequest(authenticator, EVENT_TOKEN, req, res);
+    if (!workflows) throw workflowsAddonRequired();
     await take(res, accountId, 1);
     const input = parseEventInput(await readEvent(req, res));
     const idempotencyKey = idempotencyKeyOf(req);
@@ -71,7 +73,8 @@ export function eventsRouter(options: EventsRouteOptions): Router {
     answerJson(res, ACCEPTED);
   });
   router.post('/events/batch', async (req, res) => {
-    const { accountId } = await authenticateRequest(authenticator, EVENT_TOKEN, req, res);
+    const { accountId, workflows } = await authenticateRequest(authenticator, EVENT_TOKEN, req, res);
+    if (!workflows) throw workflowsAddonRequired();
     const items = parseBatchInput(await readBatch(req, res));
     const idempotencyKey = idempotencyKeyOf(req);
     // The limit counts events, not requests: a batch of 100 spends 100.

@@ -1,12 +1,13 @@
-// account create / delete; event-token create / revoke. Creating or deleting an account writes its
+// account create / delete / workflows (the workflows add-on); event-token create / revoke. Creating or deleting an account writes its
 // event to the identity outbox in the same transaction; the CLI then tries to publish the pending
 // events to Kafka at once. Without Kafka the command still succeeds: the event stays queued and the
 // gateway's publisher sends it (every ACCOUNT_EVENTS_PUBLISH_INTERVAL_MS).
-import { accountEventsPending, createAccount, createEventToken, deleteAccount, publishAccountEvents, revokeCredential } from '@glimpse/auth';
+import { accountAddons, accountEventsPending, createAccount, createEventToken, deleteAccount, publishAccountEvents, revokeCredential, setWorkflowsAddon } from '@glimpse/auth';
+import { AppError } from '@glimpse/errors';
 import type { Db } from '@glimpse/db';
 import { createLogger } from '@glimpse/logging';
 import { createBatchingProducer, createKafka, kafkaSecurity } from '@glimpse/messaging';
-import { required, type Command, type Io } from '../command.js';
+import { required, UsageError, type Command, type Io } from '../command.js';
 import { loadConfig } from '../config.js';
 
 /** Where the account's event is: on the accounts topic, or in the outbox for the gateway to publish. */
@@ -59,16 +60,43 @@ function eventLine(type: string, delivery: AccountEventDelivery): string {
 export const accountCommands: Command[] = [
   {
     words: ['account', 'create'],
-    summary: 'create an account',
-    usage: 'glimpse account create --name NAME [--json]',
-    options: { name: { type: 'string' } },
+    summary: 'create an account (with the workflows add-on only with --workflows)',
+    usage: 'glimpse account create --name NAME [--workflows] [--json]\n\n  --workflows  grant the workflows add-on (events, event tokens, playbooks, page rules); without it those answer 403 addon_required',
+    options: { name: { type: 'string' }, workflows: { type: 'boolean' } },
     async run({ values, db, io }) {
-      const { id } = await createAccount(db('gateway'), required(values, 'name'));
-      return { id, event: await publishPendingAccountEvents(db('gateway'), id, io) };
+      const { id, workflows } = await createAccount(db('gateway'), required(values, 'name'), { workflows: values.workflows === true });
+      return { id, workflows, event: await publishPendingAccountEvents(db('gateway'), id, io) };
     },
     human: (r) => {
-      const { id, event } = r as { id: string; event: AccountEventDelivery };
-      return `account created: ${id}\n${eventLine('account.created', event)}`;
+      const { id, workflows, event } = r as { id: string; workflows: boolean; event: AccountEventDelivery };
+      const addon = workflows ? 'workflows add-on: yes' : `workflows add-on: no (grant it with: glimpse account workflows --account ${id} --on)`;
+      return `account created: ${id}\n${addon}\n${eventLine('account.created', event)}`;
+    },
+  },
+  {
+    words: ['account', 'workflows'],
+    summary: 'show, grant (--on) or remove (--off) the workflows add-on of an account',
+    usage: [
+      'glimpse account workflows --account ID [--on | --off] [--json]',
+      '',
+      'The workflows add-on covers POST /events and /events/batch, event-token creation, playbooks (and',
+      'their dry run) and page rules; without it they answer 403 {"error": "addon_required"}. Without',
+      '--on or --off: shows whether the account has it. After --off, tokens and keys already issued lose',
+      'those endpoints within the gateway\'s credential cache window (AUTH_CACHE_TTL_MS, 2 s by default);',
+      'events already accepted are still applied to the playbooks.',
+    ].join('\n'),
+    options: { account: { type: 'string' }, on: { type: 'boolean' }, off: { type: 'boolean' } },
+    async run({ values, db }) {
+      const id = required(values, 'account');
+      if (values.on && values.off) throw new UsageError('give --on or --off, not both');
+      if (values.on || values.off) return setWorkflowsAddon(db('gateway'), id, values.on === true);
+      const account = await accountAddons(db('gateway'), id);
+      if (!account) throw new AppError('not_found', `account ${id} does not exist`);
+      return { id: account.id, workflows: account.workflows };
+    },
+    human: (r) => {
+      const { id, workflows } = r as { id: string; workflows: boolean };
+      return `account ${id}: workflows add-on ${workflows ? 'on' : 'off'}`;
     },
   },
   {

@@ -10,7 +10,8 @@ import type { RateLimiter } from '../../data/rate-limiter.js';
 import type { EnrichmentClient } from '../../data/enrichment-client.js';
 import type { PlaybookClient } from '../../data/playbook-client.js';
 import type { RawEventStore } from '../../data/raw-event-store.js';
-import { authenticate } from '../authenticate.js';
+import { authenticateRequest } from '../authenticate.js';
+import { requireWorkflows, WORKFLOWS_PATHS } from './workflows-addon.js';
 import { addressRateHeaders, perCredentialLimit } from '../rate-limit.js';
 import { credentialRoutes } from './credential-routes.js';
 import { forwardedRoutes } from './forwarded-routes.js';
@@ -41,9 +42,16 @@ export function accountRouter({ authenticator, db, playbooks, enrichment, rawSto
   router.use(
     '/account',
     addressRateHeaders(limits.perAddress),
-    authenticate(authenticator, { kind: 'api_key', scope: 'account:manage' }, { rateHeaders: limits.perAddress }),
+    async (req, res, next) => {
+      const principal = await authenticateRequest(authenticator, { kind: 'api_key', scope: 'account:manage' }, req, res, { rateHeaders: limits.perAddress });
+      // The workflows add-on, read with the credential (and cached with it).
+      res.locals.workflows = principal.workflows;
+      next();
+    },
     perCredentialLimit(limits.perKey, 'management'),
   );
+  router.use(WORKFLOWS_PATHS, requireWorkflows);
+  router.post('/account/event-tokens', requireWorkflows);
   router.use(credentialRoutes({ db }));
   router.use(recentEventsRoute({ rawStore })); // before GET /account/events/{eventId}
   router.use(forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore }));
