@@ -1,14 +1,15 @@
-import { loadConfig } from './config';
+import { DEV_WEBHOOKS_SECRET_KEY, loadConfig } from './config';
 
 const TOKEN = { INTERNAL_TOKEN: 'a-production-internal-token-0123456789', INTERNAL_TOKENS: 'gateway=a-production-gateway-token-0123456789' };
+const KEY = { WEBHOOKS_SECRET_KEY: 'a-production-webhooks-secret-key-0123456789' };
 
 describe('webhooks configuration', () => {
   it('when running in production, then private targets are refused without being asked', () => {
-    expect(loadConfig({ NODE_ENV: 'production', ...TOKEN }).WEBHOOKS_BLOCK_PRIVATE_TARGETS).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production', ...TOKEN, ...KEY }).WEBHOOKS_BLOCK_PRIVATE_TARGETS).toBe(true);
   });
 
   it('when production is told to allow private targets, then it does not start', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOKS_BLOCK_PRIVATE_TARGETS: 'false', ...TOKEN })).toThrow(/WEBHOOKS_BLOCK_PRIVATE_TARGETS/);
+    expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOKS_BLOCK_PRIVATE_TARGETS: 'false', ...TOKEN, ...KEY })).toThrow(/WEBHOOKS_BLOCK_PRIVATE_TARGETS/);
   });
 
   it('outside production, then the guard is off unless set, and loopback needs its own setting', () => {
@@ -19,10 +20,18 @@ describe('webhooks configuration', () => {
   });
 
   it('when running in production, then http targets are refused without being asked, and cannot be allowed', () => {
-    expect(loadConfig({ NODE_ENV: 'production', ...TOKEN }).WEBHOOKS_REQUIRE_HTTPS).toBe(true);
-    expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOKS_REQUIRE_HTTPS: 'false', ...TOKEN })).toThrow(/WEBHOOKS_REQUIRE_HTTPS/);
+    expect(loadConfig({ NODE_ENV: 'production', ...TOKEN, ...KEY }).WEBHOOKS_REQUIRE_HTTPS).toBe(true);
+    expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOKS_REQUIRE_HTTPS: 'false', ...TOKEN, ...KEY })).toThrow(/WEBHOOKS_REQUIRE_HTTPS/);
     expect(loadConfig({}).WEBHOOKS_REQUIRE_HTTPS).toBe(false);
     expect(loadConfig({ WEBHOOKS_REQUIRE_HTTPS: 'true' }).WEBHOOKS_REQUIRE_HTTPS).toBe(true);
+  });
+
+  it('when production runs on the development secret key, then it does not start', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', ...TOKEN })).toThrow(/WEBHOOKS_SECRET_KEY must be set in production/);
+    expect(() => loadConfig({ NODE_ENV: 'production', ...TOKEN, WEBHOOKS_SECRET_KEY: 'short' })).toThrow(/at least 32 characters/);
+    const c = loadConfig({ NODE_ENV: 'production', ...TOKEN, ...KEY, WEBHOOKS_SECRET_KEY_PREVIOUS: ' a-previous-key-of-32-characters-at-least , ' });
+    expect(c.WEBHOOKS_SECRET_KEY_PREVIOUS).toEqual(['a-previous-key-of-32-characters-at-least']);
+    expect(loadConfig({}).WEBHOOKS_SECRET_KEY).toBe(DEV_WEBHOOKS_SECRET_KEY);
   });
 
   it('by default, a name has 2 s to resolve, from the system name servers', () => {

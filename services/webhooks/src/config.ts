@@ -9,6 +9,9 @@ const list = z
   .optional()
   .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 
+/** The development key of the signing secrets' encryption: production must set its own (WEBHOOKS_SECRET_KEY). */
+export const DEV_WEBHOOKS_SECRET_KEY = 'glimpse-dev-webhooks-secret-key-not-for-production';
+
 const schema = z
   .object({
     ...baseEnv,
@@ -36,6 +39,14 @@ const schema = z
     WEBHOOKS_DNS_TIMEOUT_MS: ms(2000),
     /** Name servers asked for targets' addresses (host or host:port, comma-separated); unset: resolv.conf's. */
     WEBHOOKS_DNS_SERVERS: list,
+    /**
+     * The key (any string of 32 or more characters, e.g. 32 random bytes in hex) the endpoints'
+     * signing secrets are encrypted with in Postgres (AES-256-GCM under a key derived from it).
+     * Production refuses the development default.
+     */
+    WEBHOOKS_SECRET_KEY: z.string().min(32, 'WEBHOOKS_SECRET_KEY must be at least 32 characters').default(DEV_WEBHOOKS_SECRET_KEY),
+    /** Keys secrets may still be encrypted with (comma-separated), during a change of WEBHOOKS_SECRET_KEY; they are re-encrypted at start. */
+    WEBHOOKS_SECRET_KEY_PREVIOUS: list,
     /** Retries: the first waits this long, each next twice as long (±20 %), at most WEBHOOKS_RETRY_MAX_DELAY_MS. */
     WEBHOOKS_RETRY_BASE_MS: ms(10_000),
     WEBHOOKS_RETRY_MAX_DELAY_MS: ms(3 * HOUR),
@@ -67,6 +78,10 @@ const schema = z
   })
   .refine(...internalTokenRequiredInProduction)
   .refine(...internalTokensRequiredInProduction)
+  .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOKS_SECRET_KEY !== DEV_WEBHOOKS_SECRET_KEY, {
+    message: 'WEBHOOKS_SECRET_KEY must be set in production',
+    path: ['WEBHOOKS_SECRET_KEY'],
+  })
   .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOKS_REQUIRE_HTTPS !== false, {
     message: 'http targets cannot be allowed in production',
     path: ['WEBHOOKS_REQUIRE_HTTPS'],

@@ -16,7 +16,8 @@ import { createSender } from './delivery/sender.js';
 import { createResolver } from './delivery/resolver.js';
 import { nextAttemptAt, shouldDisable } from './domain/retry-schedule.js';
 import type { ManageDeps } from './domain/manage-endpoints.js';
-import { deleteAccountEndpoints } from './data/endpoint-repository.js';
+import { deleteAccountEndpoints, sealStoredSecrets } from './data/endpoint-repository.js';
+import { createSecretBox } from './domain/secret-box.js';
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig, type WebhooksConfig } from './config.js';
 
@@ -52,11 +53,13 @@ export async function startWebhooksService(
       accounts: async () => accounts.check(),
     },
   });
+  const secrets = createSecretBox(config.WEBHOOKS_SECRET_KEY, config.WEBHOOKS_SECRET_KEY_PREVIOUS);
   const sender = createSender({ timeoutMs: config.WEBHOOKS_TIMEOUT_MS, policy, resolver, connectionsPerOrigin: config.WEBHOOKS_CONCURRENCY });
   const retry = { baseMs: config.WEBHOOKS_RETRY_BASE_MS, maxDelayMs: config.WEBHOOKS_RETRY_MAX_DELAY_MS };
   const dispatcher = createDispatcher({
     db,
     sender,
+    secrets,
     logger,
     registry: base.registry,
     concurrency: config.WEBHOOKS_CONCURRENCY,
@@ -103,12 +106,23 @@ export async function startWebhooksService(
   await Promise.all([consumer.start(), identified.start()]);
   accounts.start();
   dispatcher.start();
+  // Secrets stored in clear (before encryption) or under a previous key are sealed under the
+  // current one, in the background (the dispatcher opens either kind meanwhile).
+  let stopping = false;
+  const sealing = sealStoredSecrets(db, secrets, { stopped: () => stopping }).then(
+    ({ sealed, unopenable }) => {
+      if (sealed > 0) logger.info({ sealed }, 'webhook signing secrets sealed under the current WEBHOOKS_SECRET_KEY');
+      if (unopenable > 0) logger.error({ unopenable }, 'webhook signing secrets sealed under an unknown key: set the key that sealed them in WEBHOOKS_SECRET_KEY_PREVIOUS; their deliveries wait');
+    },
+    (err: Error) => logger.warn({ err: err.message }, 'sealing stored webhook secrets failed; tried again at the next start'),
+  );
 
   const deps: ManageDeps = {
     db,
     policy,
     // Bounded (WEBHOOKS_DNS_TIMEOUT_MS, 2 s) well inside the gateway's wait, so a slow resolver is a 400, never a 503 after which the endpoint appears anyway.
     resolve: (hostname) => resolver.resolve(hostname),
+    secrets,
     maxEndpoints: config.WEBHOOKS_MAX_ENDPOINTS_PER_ACCOUNT,
     retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
     rotationGraceMs: config.WEBHOOKS_ROTATION_GRACE_MS,
@@ -121,6 +135,8 @@ export async function startWebhooksService(
   return {
     ...address,
     async stop() {
+      stopping = true;
+      await sealing;
       await consumer.stop();
       await identified.stop();
       await accounts.stop();

@@ -44,7 +44,8 @@ export interface ClaimedDelivery {
   attempts: number;
   expiresAt: Date;
   url: string;
-  secrets: string[];
+  /** The current signing secret, and the previous one during a rotation's grace, both sealed (domain/secret-box). */
+  sealedSecrets: string[];
 }
 
 interface ClaimedRow {
@@ -90,7 +91,7 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
     attempts: r.attempts,
     expiresAt: r.expires_at,
     url: r.url,
-    secrets: [r.secret, ...(r.previous_secret && r.previous_secret_expires_at && r.previous_secret_expires_at.getTime() > now ? [r.previous_secret] : [])],
+    sealedSecrets: [r.secret, ...(r.previous_secret && r.previous_secret_expires_at && r.previous_secret_expires_at.getTime() > now ? [r.previous_secret] : [])],
   }));
 }
 

@@ -1,7 +1,10 @@
-// webhook_endpoints: an account's subscriptions. The secret leaves this module only for signing
-// (delivery-repository) and in the answers that create or rotate it.
+// webhook_endpoints: an account's subscriptions. The signing secrets are stored sealed
+// (domain/secret-box: AES-256-GCM under WEBHOOKS_SECRET_KEY): this module writes and moves sealed
+// values only; they are opened for signing (the dispatcher) and shown in clear only in the answers
+// that create or rotate them.
 import type { Db } from '@glimpse/db';
 import type { WebhookEventType } from '../domain/effect-payload.js';
+import { UnknownSecretKeyError, type SecretBox } from '../domain/secret-box.js';
 
 export interface EndpointView {
   id: string;
@@ -31,8 +34,8 @@ export async function findEndpoint(db: Db, accountId: string, id: string): Promi
   return row ? asView(row) : null;
 }
 
-/** Inserts unless the account already has `max` endpoints (checked under a per-account lock); null then. */
-export async function insertEndpoint(db: Db, input: { accountId: string; url: string; events: WebhookEventType[]; secret: string }, max: number): Promise<EndpointView | null> {
+/** Inserts unless the account already has `max` endpoints (checked under a per-account lock); null then. `secret` is sealed for `id`. */
+export async function insertEndpoint(db: Db, input: { id: string; accountId: string; url: string; events: WebhookEventType[]; secret: string }, max: number): Promise<EndpointView | null> {
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('webhook_endpoints'), hashtext(${input.accountId}))`;
     if ((await tx.webhookEndpoint.count({ where: { accountId: input.accountId } })) >= max) return null;
@@ -77,7 +80,7 @@ export async function deleteEndpoint(db: Db, accountId: string, id: string): Pro
   return (await db.webhookEndpoint.deleteMany({ where: { id, accountId } })).count > 0;
 }
 
-/** The new secret signs from now on; the old one also signs until graceUntil. */
+/** The new secret (sealed for the endpoint) signs from now on; the old one also signs until graceUntil. */
 export async function rotateSecret(db: Db, accountId: string, id: string, secret: string, graceUntil: Date): Promise<EndpointView | null> {
   return db.$transaction(async (tx) => {
     const current = await tx.webhookEndpoint.findFirst({ where: { id, accountId }, select: { secret: true } });
@@ -90,4 +93,45 @@ export async function rotateSecret(db: Db, accountId: string, id: string, secret
 export async function deleteAccountEndpoints(db: Db, accountId: string): Promise<number> {
   const { count } = await db.webhookEndpoint.deleteMany({ where: { accountId } });
   return count;
+}
+
+/**
+ * Seals every stored secret that is not sealed under the current key: the clear `whsec_` secrets
+ * of before encryption, and those sealed under a previous key (WEBHOOKS_SECRET_KEY_PREVIOUS). Run at
+ * start, in id order, a batch at a time; each row is replaced only if it is still what was read
+ * (replicas starting together, a rotation meanwhile), so it is safe to run anywhere, any number of
+ * times. A secret under an unknown key is left as it is and counted (its deliveries wait, unsent).
+ */
+export async function sealStoredSecrets(
+  db: Db,
+  box: SecretBox,
+  { batch = 200, stopped = () => false }: { batch?: number; stopped?: () => boolean } = {},
+): Promise<{ sealed: number; unopenable: number }> {
+  const current = `wsk1.${box.currentKeyId}.`;
+  let after = '00000000-0000-0000-0000-000000000000';
+  let [sealed, unopenable] = [0, 0];
+  while (!stopped()) {
+    const rows = await db.$queryRaw<{ id: string; secret: string; previous_secret: string | null }[]>`
+      SELECT id, secret, previous_secret FROM webhook_endpoints
+      WHERE id > ${after}::uuid AND (NOT starts_with(secret, ${current}) OR NOT starts_with(coalesce(previous_secret, ${current}), ${current}))
+      ORDER BY id LIMIT ${batch}`;
+    for (const row of rows) {
+      let secret: string;
+      let previous: string | null;
+      try {
+        const again = (stored: string) => (box.isCurrent(stored) ? stored : box.seal(row.id, box.open(row.id, stored)));
+        [secret, previous] = [again(row.secret), row.previous_secret === null ? null : again(row.previous_secret)];
+      } catch (err) {
+        if (!(err instanceof UnknownSecretKeyError)) throw err;
+        unopenable += 1;
+        continue;
+      }
+      sealed += await db.$executeRaw`
+        UPDATE webhook_endpoints SET secret = ${secret}, previous_secret = ${previous}
+        WHERE id = ${row.id}::uuid AND secret = ${row.secret} AND previous_secret IS NOT DISTINCT FROM ${row.previous_secret}`;
+    }
+    if (rows.length < batch) break;
+    after = rows[rows.length - 1]!.id;
+  }
+  return { sealed, unopenable };
 }

@@ -6,11 +6,14 @@ import type { Db } from '@glimpse/db';
 import type { Logger } from '@glimpse/logging';
 import { claimDue, purgeOldDeliveries, recordAttempt, type ClaimedDelivery, type FailurePolicy } from '../data/delivery-repository.js';
 import { signDelivery } from '../domain/signing.js';
+import type { SecretBox } from '../domain/secret-box.js';
 import type { Sender } from './sender.js';
 
 export interface DispatcherOptions {
   db: Db;
   sender: Sender;
+  /** Opens the endpoints' sealed signing secrets. */
+  secrets: SecretBox;
   logger: Logger;
   registry: Registry;
   concurrency: number;
@@ -32,7 +35,7 @@ export interface Dispatcher {
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
-export function createDispatcher({ db, sender, logger, registry, concurrency, pollIntervalMs, leaseMs, policy, retentionMs }: DispatcherOptions): Dispatcher {
+export function createDispatcher({ db, sender, secrets, logger, registry, concurrency, pollIntervalMs, leaseMs, policy, retentionMs }: DispatcherOptions): Dispatcher {
   const attempts = new Counter({ name: 'glimpse_webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'] as const, registers: [registry] });
   const disabled = new Counter({ name: 'glimpse_webhook_endpoints_disabled_total', help: 'Endpoints disabled after continuous failures', registers: [registry] });
   const duration = new Histogram({ name: 'glimpse_webhook_attempt_duration_seconds', help: 'Time of one delivery attempt', buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry] });
@@ -43,7 +46,9 @@ export function createDispatcher({ db, sender, logger, registry, concurrency, po
   let lastPurge = 0;
 
   async function deliver(d: ClaimedDelivery): Promise<void> {
-    const headers = signDelivery(d.secrets, d.effectId, new Date(), d.payload);
+    // A secret that does not open (sealed under a key this instance lacks) throws here: nothing is
+    // sent unsigned, and the delivery is due again after its lease.
+    const headers = signDelivery(d.sealedSecrets.map((s) => secrets.open(d.endpointId, s)), d.effectId, new Date(), d.payload);
     const result = await sender.send({ url: d.url, headers: { ...headers }, body: d.payload });
     duration.observe(result.durationMs / 1000);
     const outcome = await recordAttempt(db, d, result, policy);

@@ -1,17 +1,21 @@
 // The management use cases behind /account/webhooks: an account's endpoints, their secrets and
 // their deliveries. Another account's endpoint (or an id that is not one) is not found.
+import { randomUUID } from 'node:crypto';
 import { AppError } from '@glimpse/errors';
 import * as endpoints from '../data/endpoint-repository.js';
 import { findDeliveryPage, type DeliveryItem } from '../data/delivery-repository.js';
 import type { Db } from '@glimpse/db';
 import type { EndpointChanges, NewEndpoint } from './endpoint-input.js';
 import { newSecret } from './signing.js';
+import type { SecretBox } from './secret-box.js';
 import { checkTarget, parseTargetUrl, type Resolve, type TargetPolicy } from './target-policy.js';
 
 export interface ManageDeps {
   db: Db;
   policy: TargetPolicy;
   resolve: Resolve;
+  /** Seals the signing secrets for storage (WEBHOOKS_SECRET_KEY). */
+  secrets: SecretBox;
   maxEndpoints: number;
   retryWindowMs: number;
   rotationGraceMs: number;
@@ -34,8 +38,8 @@ async function allowedUrl(deps: ManageDeps, value: string): Promise<string> {
 
 export async function createEndpoint(deps: ManageDeps, accountId: string, input: NewEndpoint): Promise<endpoints.EndpointView & { secret: string }> {
   const url = await allowedUrl(deps, input.url);
-  const secret = newSecret();
-  const created = await endpoints.insertEndpoint(deps.db, { accountId, url, events: input.events, secret }, deps.maxEndpoints);
+  const [id, secret] = [randomUUID(), newSecret()];
+  const created = await endpoints.insertEndpoint(deps.db, { id, accountId, url, events: input.events, secret: deps.secrets.seal(id, secret) }, deps.maxEndpoints);
   if (!created) throw new AppError('limit_reached', `an account has at most ${deps.maxEndpoints} webhook endpoints; delete one first`);
   return { ...created, secret };
 }
@@ -63,7 +67,7 @@ export async function rotateEndpointSecret(deps: ManageDeps, accountId: string, 
   if (!UUID.test(id)) throw notFound(id);
   const secret = newSecret();
   const graceUntil = new Date(Date.now() + deps.rotationGraceMs);
-  const view = found(await endpoints.rotateSecret(deps.db, accountId, id, secret, graceUntil), id);
+  const view = found(await endpoints.rotateSecret(deps.db, accountId, id, deps.secrets.seal(id, secret), graceUntil), id);
   return { ...view, secret, previousSecretExpiresAt: graceUntil };
 }
 
