@@ -182,7 +182,8 @@ async function main() {
       const r = c.once(image('gateway'), { env: { NODE_ENV: 'production', DATABASE_URL: databaseUrl }, cmd: ['node', 'tools/cli/bin/glimpse.js', ...args, '--json'], mounts: mount ? [`${inputDir}:/data:ro`] : [] });
       return JSON.parse(r.stdout);
     };
-    const account = cli(['account', 'create', '--name', `deploy smoke ${run}`]);
+    // With the workflows add-on: the smoke posts events and makes a playbook.
+    const account = cli(['account', 'create', '--name', `deploy smoke ${run}`, '--workflows']);
     const accountId = account.id ?? account.accountId;
     const apiKey = cli(['api-key', 'create', '--account', accountId, '--scopes', 'visitors:read,enrichment:read,account:manage']);
     const eventToken = cli(['event-token', 'create', '--account', accountId]);
