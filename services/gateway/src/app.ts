@@ -23,14 +23,13 @@ import type { VisitorsClient } from './data/visitors-client.js';
 import { tagAsset } from './tag/tag-asset.js';
 import { tagRouter } from './tag/tag-route.js';
 import type { TagAsset } from './http/account/site-routes.js';
-import { MAX_SITES_PER_ACCOUNT } from '@glimpse/api';
 import { collectRouter } from './http/collect-route.js';
 import { createLinkTokens, type LinkTokens } from './domain/link-token.js';
 import { createDailySalt, type DailySalt } from './data/daily-salt.js';
 import { createSiteCache } from './data/site-cache.js';
 import { findSiteByKey } from './data/site-repository.js';
 import { createReasonLabels } from './domain/bot-filter.js';
-import { trustProxySetting, type GatewayConfig } from './config.js';
+import { accountRateLimits, trustProxySetting, type GatewayConfig } from './config.js';
 
 export interface CreateGatewayOptions {
   config: Pick<
@@ -40,6 +39,11 @@ export interface CreateGatewayOptions {
     | 'EVENTS_BATCH_BODY_LIMIT_BYTES'
     | 'LOOKUPS_RATE_LIMIT_PER_SECOND'
     | 'ACCOUNT_RATE_LIMIT_PER_SECOND'
+    | 'LOOKUPS_RATE_LIMIT_PER_ACCOUNT_PER_SECOND'
+    | 'ACCOUNT_RATE_LIMIT_PER_ACCOUNT_PER_SECOND'
+    | 'EVENT_TOKENS_PER_ACCOUNT'
+    | 'API_KEYS_PER_ACCOUNT'
+    | 'SITES_PER_ACCOUNT'
     | 'RAW_EVENTS_PER_ACCOUNT'
     | 'RAW_EVENT_BYTES_PER_ACCOUNT'
     | 'REDIS_FAIL_CLOSED_AFTER_MS'
@@ -116,6 +120,9 @@ export function createGatewayApp({ config, producer, redis, memoryGuard, authent
   // A key stays "pending" a little longer than its send can take, so a gateway that dies mid-send frees it soon.
   const idempotency = createIdempotencyStore({ redis, pendingTtlMs: config.KAFKA_SEND_TIMEOUT_MS + 5000, onFailure: onRedisFailure, memoryGuard, keysShare: config.REDIS_KEYS_MEMORY_FRACTION });
 
+  // Per API key and per account (every key of it together): more keys do not multiply an account's rate.
+  const perAccount = accountRateLimits(config);
+
   const linkTokens = createLinkTokens(config.LINK_TOKEN_SECRET);
   const base = createBaseApp({ logger, checks, registry, trustProxy: trustProxySetting(config.TRUST_PROXY) });
   base.app.use(
@@ -145,7 +152,7 @@ export function createGatewayApp({ config, producer, redis, memoryGuard, authent
       enrichment,
       visitors,
       bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES,
-      limits: { perKey: limiter('lookups', 'k', config.LOOKUPS_RATE_LIMIT_PER_SECOND, true), perAddress: addressLimiter },
+      limits: { perKey: limiter('lookups', 'k', config.LOOKUPS_RATE_LIMIT_PER_SECOND, true), perAccount: limiter('lookups_account', 'a', perAccount.lookups, true), perAddress: addressLimiter },
       idempotency: lookupIdempotency,
       inFlightWaitMs: config.LOOKUP_TIMEOUT_MS,
     }),
@@ -160,8 +167,9 @@ export function createGatewayApp({ config, producer, redis, memoryGuard, authent
       webhooks,
       visitors,
       linkTokens,
-      sites: { tag, maxPerAccount: MAX_SITES_PER_ACCOUNT, publicUrl: config.PUBLIC_URL },
-      limits: { perKey: limiter('account', 'k', config.ACCOUNT_RATE_LIMIT_PER_SECOND, true), perAddress: addressLimiter },
+      sites: { tag, maxPerAccount: config.SITES_PER_ACCOUNT, publicUrl: config.PUBLIC_URL },
+      limits: { perKey: limiter('account', 'k', config.ACCOUNT_RATE_LIMIT_PER_SECOND, true), perAccount: limiter('account_account', 'a', perAccount.management, true), perAddress: addressLimiter },
+      credentialCaps: { eventTokensPerAccount: config.EVENT_TOKENS_PER_ACCOUNT, apiKeysPerAccount: config.API_KEYS_PER_ACCOUNT },
     }),
   );
   base.app.use(tagRouter());

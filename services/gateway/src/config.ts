@@ -23,6 +23,16 @@ const schema = z
   /** Requests per second per API key on the two lookups, and on the management API (across all gateways). */
   LOOKUPS_RATE_LIMIT_PER_SECOND: positive(100),
   ACCOUNT_RATE_LIMIT_PER_SECOND: positive(50),
+  /**
+   * The same per account, every API key of it together (so more keys do not multiply the rate);
+   * by default twice the per-key limit (accountRateLimits).
+   */
+  LOOKUPS_RATE_LIMIT_PER_ACCOUNT_PER_SECOND: z.coerce.number().int().positive().optional(),
+  ACCOUNT_RATE_LIMIT_PER_ACCOUNT_PER_SECOND: z.coerce.number().int().positive().optional(),
+  /** Caps per account: active event tokens, active API keys (revoked ones are not counted), and sites. Past one: 409 limit_reached. */
+  EVENT_TOKENS_PER_ACCOUNT: positive(50),
+  API_KEYS_PER_ACCOUNT: positive(50),
+  SITES_PER_ACCOUNT: positive(50),
   /** Credential look-ups that reach Postgres, per client address and gateway: a steady rate and a burst. */
   AUTH_LOOKUPS_PER_IP_PER_SECOND: positive(20),
   AUTH_LOOKUPS_PER_IP_BURST: positive(100),
@@ -117,6 +127,16 @@ export type GatewayConfig = z.infer<typeof schema>;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   return parseConfig(schema, env);
+}
+
+/** The per-account limits of the lookups and the management API: as set, or twice the per-key ones. */
+export function accountRateLimits(
+  c: Pick<GatewayConfig, 'LOOKUPS_RATE_LIMIT_PER_SECOND' | 'ACCOUNT_RATE_LIMIT_PER_SECOND' | 'LOOKUPS_RATE_LIMIT_PER_ACCOUNT_PER_SECOND' | 'ACCOUNT_RATE_LIMIT_PER_ACCOUNT_PER_SECOND'>,
+): { lookups: number; management: number } {
+  return {
+    lookups: c.LOOKUPS_RATE_LIMIT_PER_ACCOUNT_PER_SECOND ?? 2 * c.LOOKUPS_RATE_LIMIT_PER_SECOND,
+    management: c.ACCOUNT_RATE_LIMIT_PER_ACCOUNT_PER_SECOND ?? 2 * c.ACCOUNT_RATE_LIMIT_PER_SECOND,
+  };
 }
 
 /** express's "trust proxy" value from TRUST_PROXY: a boolean, a hop count, or address ranges. */

@@ -14,7 +14,7 @@ import type { VisitorsClient } from '../data/visitors-client.js';
 import { tagVisitorDetails, type TagVisitorFields } from '../domain/visitor-details.js';
 import { authenticate } from './authenticate.js';
 import { jsonBody } from './json-body.js';
-import { addressRateHeaders, perCredentialLimit, refusal, setRateLimitHeaders } from './rate-limit.js';
+import { addressRateHeaders, perCredentialLimit, takeCredentialAndAccount } from './rate-limit.js';
 
 /**
  * A lookup's answer as the enrichment service sent it. A 200 skips express's send(), whose ETag is
@@ -33,7 +33,8 @@ export interface LookupsRouteOptions {
   /** The visitors the site tag has seen (their page-view fields and identity link). */
   visitors: VisitorsClient;
   bodyLimitBytes: number;
-  limits: { perKey: RateLimiter; perAddress: AddressLimiter };
+  /** Per API key and (every key of the account together) per account; per address before authentication. */
+  limits: { perKey: RateLimiter; perAccount?: RateLimiter; perAddress: AddressLimiter };
   /** Idempotency-Keys of lookups, and how long a retry waits for a first answer still being made. */
   idempotency: IdempotencyStore;
   inFlightWaitMs: number;
@@ -88,7 +89,7 @@ async function visitorDetailsAnswer(res: Response, { enrichment, visitors }: Pic
 export function lookupsRouter({ authenticator, enrichment, visitors, bodyLimitBytes, limits, idempotency, inFlightWaitMs }: LookupsRouteOptions): Router {
   const router = express.Router();
   router.use('/visitors', addressRateHeaders(limits.perAddress));
-  const apiKey = (scope: Scope) => [authenticate(authenticator, { kind: 'api_key', scope }, { rateHeaders: limits.perAddress }), perCredentialLimit(limits.perKey, 'lookup')];
+  const apiKey = (scope: Scope) => [authenticate(authenticator, { kind: 'api_key', scope }, { rateHeaders: limits.perAddress }), perCredentialLimit(limits.perKey, 'lookup', limits.perAccount)];
 
   router.get('/visitors/:visitorId/details', ...apiKey('visitors:read'), async (req, res) => {
     await visitorDetailsAnswer(res, { enrichment, visitors }, res.locals.accountId as string, req.params.visitorId as string);
@@ -114,9 +115,7 @@ export function lookupsRouter({ authenticator, enrichment, visitors, bodyLimitBy
       const items = body !== null && typeof body === 'object' && Array.isArray(body.items) ? body.items.length : 0;
       // A call the service refuses whole (no lookups, more than 100) counts as one request.
       const count = items >= 1 && items <= MAX_BULK_ITEMS ? items : 1;
-      const d = await limits.perKey.take(res.locals.credentialId as string, count);
-      setRateLimitHeaders(res, d);
-      if (!d.allowed) throw refusal(d, 'too many lookup requests for this API key; slow down and retry');
+      await takeCredentialAndAccount(res, limits, 'lookup', count);
       const accountId = res.locals.accountId as string;
       relayLookup(res, await idempotentLookup(keyed(req, res, 'enrichment/bulk'), () => enrichment.enrichBulk(accountId, req.body)));
     },

@@ -3,7 +3,7 @@
 // auth); playbooks, enrollments and the catalog in the playbook service; usage in the enrichment
 // service; recent raw events in Redis; sites in Postgres, their traffic and visitors in the visitors service.
 import express, { type Router } from 'express';
-import type { Authenticator } from '@glimpse/auth';
+import type { Authenticator, CredentialCaps } from '@glimpse/auth';
 import type { Db } from '@glimpse/db';
 import type { AddressLimiter } from '../../data/address-limiter.js';
 import type { RateLimiter } from '../../data/rate-limiter.js';
@@ -34,10 +34,13 @@ export interface AccountRouterOptions {
   visitors: VisitorsClient;
   linkTokens: LinkTokens;
   sites: { tag: () => TagAsset; maxPerAccount: number; publicUrl?: string };
-  limits: { perKey: RateLimiter; perAddress: AddressLimiter };
+  /** Per API key and (every key of the account together) per account; per address before authentication. */
+  limits: { perKey: RateLimiter; perAccount?: RateLimiter; perAddress: AddressLimiter };
+  /** Caps of the account's active event tokens and API keys. */
+  credentialCaps?: Partial<CredentialCaps>;
 }
 
-export function accountRouter({ authenticator, db, playbooks, enrichment, rawStore, webhooks, visitors, linkTokens, sites, limits }: AccountRouterOptions): Router {
+export function accountRouter({ authenticator, db, playbooks, enrichment, rawStore, webhooks, visitors, linkTokens, sites, limits, credentialCaps }: AccountRouterOptions): Router {
   const router = express.Router();
   router.use(
     '/account',
@@ -48,11 +51,11 @@ export function accountRouter({ authenticator, db, playbooks, enrichment, rawSto
       res.locals.workflows = principal.workflows;
       next();
     },
-    perCredentialLimit(limits.perKey, 'management'),
+    perCredentialLimit(limits.perKey, 'management', limits.perAccount),
   );
   router.use(WORKFLOWS_PATHS, requireWorkflows);
   router.post('/account/event-tokens', requireWorkflows);
-  router.use(credentialRoutes({ db }));
+  router.use(credentialRoutes({ db, caps: credentialCaps }));
   router.use(recentEventsRoute({ rawStore })); // before GET /account/events/{eventId}
   router.use(forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore }));
   router.use(webhookRoutes({ webhooks }));
