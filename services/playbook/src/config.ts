@@ -1,4 +1,5 @@
 // The playbook service's environment, parsed once at start-up.
+import type { PlaybookLimits } from './domain/limits.js';
 import { baseEnv, databaseUrlEnv, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
 /** The development erasure secret: production must set its own (PLAYBOOK_ERASURE_KEY). */
@@ -35,6 +36,13 @@ const schema = z
   PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(2000),
   /** Most playbooks one account may have. */
   PLAYBOOKS_PER_ACCOUNT: z.coerce.number().int().min(1).default(200),
+  /** Most triggers, and most exits, one playbook may have. */
+  TRIGGERS_PER_PLAYBOOK: z.coerce.number().int().min(1).default(50),
+  EXITS_PER_PLAYBOOK: z.coerce.number().int().min(1).default(50),
+  /** Most event names in an account's catalog: a name first sent after it is full is applied (exits, receipts) but not catalogued. */
+  CATALOG_NAMES_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /** Most suppressed people one account may have. */
+  SUPPRESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).default(100_000),
   /**
    * The secret behind an erased person's stand-in (createErasedEmail: HMAC-SHA256 of the email under
    * a per-account key derived from it). Changing it changes every later stand-in: erasures older
@@ -51,6 +59,17 @@ const schema = z
   });
 
 export type PlaybookConfig = z.infer<typeof schema>;
+
+/** What one account may have, from the configuration. */
+export function playbookLimits(config: PlaybookConfig): PlaybookLimits {
+  return {
+    playbooksPerAccount: config.PLAYBOOKS_PER_ACCOUNT,
+    triggersPerPlaybook: config.TRIGGERS_PER_PLAYBOOK,
+    exitsPerPlaybook: config.EXITS_PER_PLAYBOOK,
+    catalogNamesPerAccount: config.CATALOG_NAMES_PER_ACCOUNT,
+    suppressionsPerAccount: config.SUPPRESSIONS_PER_ACCOUNT,
+  };
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): PlaybookConfig {
   return parseConfig(schema, env);

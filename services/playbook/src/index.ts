@@ -1,6 +1,6 @@
 export { startPlaybookService } from './start.js';
 export type { RunningPlaybookService } from './start.js';
-export { loadConfig } from './config.js';
+export { loadConfig, playbookLimits } from './config.js';
 export {
   createPlaybook,
   listPlaybooks,
@@ -12,8 +12,11 @@ export {
   deletePlaybook,
   enrollmentPage,
   eventCatalogUsage,
+  eventCatalogPage,
 } from './domain/manage-playbooks.js';
-export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, PlaybookRef, EnrollmentPageQuery } from './domain/manage-playbooks.js';
+export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, CatalogRefusals, CatalogPage, PlaybookCaps, PlaybookRef, EnrollmentPageQuery } from './domain/manage-playbooks.js';
+export { DEFAULT_LIMITS } from './domain/limits.js';
+export type { PlaybookLimits } from './domain/limits.js';
 export { dryRunEvent } from './domain/dry-run.js';
 export { getReceipt } from './domain/receipts.js';
 export type { ReceiptView } from './domain/receipts.js';

@@ -12,7 +12,7 @@ import { cachedAccounts } from './data/batch-repository.js';
 import { internalRouter } from './http/internal-routes.js';
 import { schedulePurge } from './data/processed-events-retention.js';
 import { scheduleEffectsSweep } from './data/effects-outbox.js';
-import { loadConfig, type PlaybookConfig } from './config.js';
+import { loadConfig, playbookLimits, type PlaybookConfig } from './config.js';
 
 export interface RunningPlaybookService {
   url: string;
@@ -65,6 +65,8 @@ export async function startPlaybookService(
   });
   // One stand-in for an erased email, the erasure's and the consumer's (PLAYBOOK_ERASURE_KEY).
   const erasedEmail = createErasedEmail(config.PLAYBOOK_ERASURE_KEY);
+  // What one account may have: playbooks, triggers and exits, catalog names, suppressions.
+  const limits = playbookLimits(config);
   const consumer = createInboundEventsConsumer({
     erasedEmail,
     kafka,
@@ -82,13 +84,14 @@ export async function startPlaybookService(
     retryBackoffMaxMs: config.PLAYBOOK_RETRY_BACKOFF_MAX_MS,
     stuckAfterMs: config.PLAYBOOK_STUCK_AFTER_MS,
     lagPollMs: config.PLAYBOOK_LAG_POLL_MS,
+    catalogNamesPerAccount: limits.catalogNamesPerAccount,
   });
   accountsConsumer.start(); // in the background, retrying until Kafka answers; /readyz shows it
   await consumer.start();
   const purge = schedulePurge(db, { retentionHours: config.PLAYBOOK_PROCESSED_RETENTION_HOURS, intervalMs: config.PLAYBOOK_PROCESSED_PURGE_INTERVAL_MS, logger });
   const sweep = scheduleEffectsSweep(db, producer, { intervalMs: config.PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS, logger });
 
-  base.app.use(internalRouter({ db, internalTokens: config.INTERNAL_TOKENS, playbooksPerAccount: config.PLAYBOOKS_PER_ACCOUNT, erasedEmail }));
+  base.app.use(internalRouter({ db, internalTokens: config.INTERNAL_TOKENS, limits, erasedEmail }));
   const server = createHttpServer({ app: base.finish(), port: config.PLAYBOOK_PORT, host: config.HOST });
   const address = await server.start();
   logger.info({ port: address.port, groupId: config.PLAYBOOK_GROUP_ID, accountsGroupId }, 'playbook service running');

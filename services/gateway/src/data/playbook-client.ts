@@ -10,7 +10,7 @@ export interface PlaybookClient {
   remove(accountId: string, playbookId: string): Promise<UpstreamResponse>;
   /** `search` is the client's query string, checked by the service. */
   enrollments(accountId: string, playbookId: string, search: string): Promise<UpstreamResponse>;
-  catalog(accountId: string): Promise<UpstreamResponse>;
+  catalog(accountId: string, search: string): Promise<UpstreamResponse>;
   /** What {event, email} would do now; the service writes nothing. */
   dryRun(accountId: string, event: { event: string; email: string }): Promise<UpstreamResponse>;
   /** An event's receipt: what it did to the playbooks it opts in to. */
@@ -34,7 +34,7 @@ export function createPlaybookClient({ baseUrl, internalToken, timeoutMs }: { ba
     update: (accountId, playbookId, body) => service.call('PATCH', one(playbookId), accountId, body),
     remove: (accountId, playbookId) => service.call('DELETE', one(playbookId), accountId),
     enrollments: (accountId, playbookId, search) => service.call('GET', `${one(playbookId)}/enrollments${search}`, accountId),
-    catalog: (accountId) => service.call('GET', '/internal/events/catalog', accountId),
+    catalog: (accountId, search) => service.call('GET', `/internal/events/catalog${search}`, accountId),
     dryRun: (accountId, event) => service.call('POST', '/internal/events/dry-run', accountId, event),
     receipt: (accountId, eventId) => service.call('GET', `/internal/events/${encodeURIComponent(eventId)}`, accountId),
     suppress: (accountId, body) => service.call('POST', '/internal/suppressions', accountId, body),

@@ -5,9 +5,10 @@ import { foldCatalog } from '../data/batch-repository.js';
 /**
  * Folds the catalog changes of applied batches into event_names: after a batch (at most one fold
  * in flight per process, one more queued) and every `everyMs`, for what another replica's fold
- * skipped. A failed fold is retried by the next one; the changes wait in event_name_deltas.
+ * skipped. A failed fold is retried by the next one; the changes wait in event_name_deltas. An
+ * account's new names are added only while its catalog holds fewer than `maxNames`.
  */
-export function catalogFolder(db: Db, logger: Logger, everyMs = 1000) {
+export function catalogFolder(db: Db, logger: Logger, { everyMs = 1000, maxNames }: { everyMs?: number; maxNames?: number } = {}) {
   let running: Promise<void> | undefined;
   let again = false;
   const run = (): void => {
@@ -15,7 +16,7 @@ export function catalogFolder(db: Db, logger: Logger, everyMs = 1000) {
       again = true;
       return;
     }
-    running = foldCatalog(db)
+    running = foldCatalog(db, { maxNames })
       .then(
         () => undefined,
         (err: unknown) => logger.warn({ err: (err as Error).message?.slice(0, 200) }, 'catalog fold failed; the next one retries'),
@@ -37,7 +38,7 @@ export function catalogFolder(db: Db, logger: Logger, everyMs = 1000) {
       again = false;
       await running;
       // What this process applied last is folded before it goes.
-      await foldCatalog(db).catch(() => undefined);
+      await foldCatalog(db, { maxNames }).catch(() => undefined);
     },
   };
 }

@@ -49,6 +49,8 @@ export interface InboundEventsConsumerOptions {
   accounts?: AccountsCheck;
   /** The stand-in of an erased email (events of a person erased after they were received are dropped). */
   erasedEmail: ErasedEmail;
+  /** Names an account's catalog holds at most (CATALOG_NAMES_PER_ACCOUNT); a later new name is applied, not catalogued. */
+  catalogNamesPerAccount?: number;
 }
 
 export interface InboundEventsConsumer {
@@ -73,7 +75,7 @@ export function parseInboundEvent(message: KafkaMessage): ParseResult<InboundEve
 export function createInboundEventsConsumer(options: InboundEventsConsumerOptions): InboundEventsConsumer {
   const { db, producer, logger, registry } = options;
   const accounts = options.accounts ?? cachedAccounts(db);
-  const folder = catalogFolder(db, logger);
+  const folder = catalogFolder(db, logger, { maxNames: options.catalogNamesPerAccount });
   const processed = createProcessedCounter(registry, 'glimpse_events_processed_total', 'Inbound events handled by the playbook service, by outcome');
   const batch = createBatchConsumer<InboundEvent>({
     ...options,

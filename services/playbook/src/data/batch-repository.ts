@@ -19,6 +19,7 @@ import { createErasedEmail, type InboundEvent } from '@glimpse/messaging';
 import { DEV_ERASURE_KEY } from '../config.js';
 import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
 import type { ErasedEmail } from '../domain/persons.js';
+import { DEFAULT_LIMITS } from '../domain/limits.js';
 import { pairKey, planBatch, type ActiveEnrollment, type BatchEvent, type OptedIn } from '../domain/plan-batch.js';
 
 /** An effect row (the outbox) as it is published to playbook.effects. */
@@ -139,14 +140,36 @@ const SQL = {
   catalog: `INSERT INTO event_name_deltas (account_id, name, first_seen_at, last_seen_at, count)
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[])`,
   // One fold at a time (the others skip): the oldest changes, summed per name, into event_names in
-  // (account, name) order, deleted in the same statement, so each is counted exactly once.
+  // (account, name) order, deleted in the same statement, so each is counted exactly once. A name
+  // new to its account is added only while the account's catalog has room ($2 names): the chunk's
+  // new names of an account are admitted earliest first seen first (as readers of the catalog
+  // expect, playbook-repository's CATALOG), the others dropped, their events counted in
+  // catalog_refusals with the last such name. Their events were applied all the same.
   fold: `WITH d AS (
       DELETE FROM event_name_deltas WHERE id IN (SELECT id FROM event_name_deltas ORDER BY id LIMIT $1)
-      RETURNING account_id, name, first_seen_at, last_seen_at, count)
+      RETURNING account_id, name, first_seen_at, last_seen_at, count),
+    g AS (
+      SELECT d.account_id, d.name, min(d.first_seen_at) AS first_seen_at, max(d.last_seen_at) AS last_seen_at, sum(d.count) AS count,
+        EXISTS (SELECT 1 FROM event_names e WHERE e.account_id = d.account_id AND e.name = d.name) AS known
+      FROM d WHERE NOT EXISTS (SELECT 1 FROM account_states s WHERE s.account_id = d.account_id AND s.deleted_at IS NOT NULL)
+      GROUP BY d.account_id, d.name),
+    have AS (
+      SELECT e.account_id, count(*) AS n FROM event_names e
+      WHERE e.account_id IN (SELECT account_id FROM g WHERE NOT known) GROUP BY e.account_id),
+    ranked AS (
+      SELECT g.*, g.known OR coalesce(have.n, 0) + row_number() OVER (PARTITION BY g.account_id, g.known ORDER BY g.first_seen_at, g.name) <= $2::int AS admitted
+      FROM g LEFT JOIN have USING (account_id)),
+    refused AS (
+      INSERT INTO catalog_refusals (account_id, events, last_name, first_at, last_at)
+      SELECT account_id, sum(count), (array_agg(name ORDER BY last_seen_at DESC, name))[1], min(first_seen_at), max(last_seen_at)
+      FROM ranked WHERE NOT admitted GROUP BY account_id
+      ON CONFLICT (account_id) DO UPDATE SET
+        events = catalog_refusals.events + EXCLUDED.events,
+        last_name = CASE WHEN EXCLUDED.last_at >= catalog_refusals.last_at THEN EXCLUDED.last_name ELSE catalog_refusals.last_name END,
+        last_at = GREATEST(catalog_refusals.last_at, EXCLUDED.last_at))
     INSERT INTO event_names (account_id, name, first_seen_at, last_seen_at, count)
-    SELECT d.account_id, d.name, min(d.first_seen_at), max(d.last_seen_at), sum(d.count)
-    FROM d WHERE NOT EXISTS (SELECT 1 FROM account_states s WHERE s.account_id = d.account_id AND s.deleted_at IS NOT NULL)
-    GROUP BY d.account_id, d.name ORDER BY d.account_id, d.name
+    SELECT account_id, name, first_seen_at, last_seen_at, count FROM ranked WHERE admitted
+    ORDER BY account_id, name
     ON CONFLICT (account_id, name) DO UPDATE SET
       first_seen_at = LEAST(event_names.first_seen_at, EXCLUDED.first_seen_at),
       last_seen_at = GREATEST(event_names.last_seen_at, EXCLUDED.last_seen_at),
@@ -351,9 +374,12 @@ export async function loadPlanState(tx: Reader, events: readonly BatchEvent[]): 
 
 const FOLD_CHUNK = 20_000;
 
-/** Folds pending catalog changes into event_names; 0 when another fold is running (it will take them). */
-export async function foldCatalog(db: Db): Promise<number> {
-  return (await withAdvisoryLock(db, 'catalogFold', (tx) => tx.$executeRawUnsafe(SQL.fold, FOLD_CHUNK), TRANSACTION)) ?? 0;
+/**
+ * Folds pending catalog changes into event_names, an account's new names only while its catalog
+ * holds fewer than `maxNames`; 0 when another fold is running (it will take them).
+ */
+export async function foldCatalog(db: Db, { maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxNames?: number } = {}): Promise<number> {
+  return (await withAdvisoryLock(db, 'catalogFold', (tx) => tx.$executeRawUnsafe(SQL.fold, FOLD_CHUNK, maxNames), TRANSACTION)) ?? 0;
 }
 
 /** One statement marks a batch's effects published. */

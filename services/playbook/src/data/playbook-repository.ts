@@ -76,23 +76,61 @@ export async function accountDeleted(db: Db, accountId: string): Promise<boolean
   return (await db.accountState.count({ where: { accountId, deletedAt: { not: null } } })) > 0;
 }
 
-export async function countPlaybooks(db: Db, accountId: string): Promise<number> {
+export async function countPlaybooks(db: Pick<Db, 'playbook'>, accountId: string): Promise<number> {
   return db.playbook.count({ where: { accountId } });
 }
 
-export async function namesInCatalog(db: Pick<Db, '$queryRawUnsafe'>, accountId: string, names: string[]): Promise<Set<string>> {
-  // Names applied but not folded yet count too (event_name_deltas).
-  const rows = await db.$queryRawUnsafe<{ name: string }[]>(
-    `SELECT name FROM event_names WHERE account_id = $1::uuid AND name = ANY($2::text[])
-     UNION SELECT name FROM event_name_deltas WHERE account_id = $1::uuid AND name = ANY($2::text[])`,
-    accountId,
-    names,
-  );
+/**
+ * The account's catalog as every reader sees it ($1 the account, $2 its cap of names): the folded
+ * names (event_names) with the changes not folded yet (event_name_deltas), in one snapshot (a fold
+ * moves rows from one to the other); of the names only pending, those the fold will add: while the
+ * cap leaves room, earliest first seen first (foldCatalog admits them in the same order).
+ */
+const CATALOG = `WITH c AS (
+    SELECT name, min(first_seen_at) AS first_seen_at, max(last_seen_at) AS last_seen_at, sum(count)::bigint AS count, bool_or(folded) AS folded FROM (
+      SELECT name, first_seen_at, last_seen_at, count, true AS folded FROM event_names WHERE account_id = $1::uuid
+      UNION ALL
+      SELECT name, first_seen_at, last_seen_at, count, false FROM event_name_deltas WHERE account_id = $1::uuid) u
+    GROUP BY name),
+  ranked AS (
+    SELECT c.*, count(*) FILTER (WHERE folded) OVER () AS have,
+      row_number() OVER (PARTITION BY folded ORDER BY first_seen_at, name) AS rank
+    FROM c),
+  catalog AS (SELECT name, first_seen_at, last_seen_at, count FROM ranked WHERE folded OR have + rank <= $2::int)`;
+
+type CatalogRow = { name: string; first_seen_at: Date | string; last_seen_at: Date | string; count: bigint | number | string };
+const toEntry = (r: CatalogRow): CatalogEntry => ({ name: r.name, firstSeenAt: new Date(r.first_seen_at), lastSeenAt: new Date(r.last_seen_at), count: Number(r.count) });
+
+/** Which of the names are in the account's catalog (with `maxNames` its cap). */
+export async function namesInCatalog(db: Pick<Db, '$queryRawUnsafe'>, accountId: string, names: string[], maxNames: number): Promise<Set<string>> {
+  const rows = await db.$queryRawUnsafe<{ name: string }[]>(`${CATALOG} SELECT name FROM catalog WHERE name = ANY($3::text[])`, accountId, maxNames, names);
   return new Set(rows.map((r) => r.name));
 }
 
+/** How many names the account's catalog holds (at most `maxNames`). */
+export async function catalogSize(db: Pick<Db, '$queryRawUnsafe'>, accountId: string, maxNames: number): Promise<number> {
+  const [row] = await db.$queryRawUnsafe<{ size: number }[]>(`${CATALOG} SELECT count(*)::int AS size FROM catalog`, accountId, maxNames);
+  return row?.size ?? 0;
+}
+
+/** New names refused by the full catalog: how many events carried one, the last such name and when. */
+export interface CatalogRefusals {
+  events: number;
+  lastName: string;
+  firstAt: Date;
+  lastAt: Date;
+}
+
+export async function findCatalogRefusals(db: Pick<Db, '$queryRawUnsafe'>, accountId: string): Promise<CatalogRefusals | null> {
+  const [row] = await db.$queryRawUnsafe<{ events: bigint; last_name: string; first_at: Date; last_at: Date }[]>(
+    `SELECT events, last_name, first_at, last_at FROM catalog_refusals WHERE account_id = $1::uuid`,
+    accountId,
+  );
+  return row ? { events: Number(row.events), lastName: row.last_name, firstAt: new Date(row.first_at), lastAt: new Date(row.last_at) } : null;
+}
+
 export async function insertPlaybook(
-  db: Db,
+  db: Pick<Db, 'playbook'>,
   input: { accountId: string; name: string; triggers: string[]; exits: string[]; reenrollment?: ReenrollmentPolicy },
 ): Promise<PlaybookView> {
   const { accountId, name, triggers, exits, reenrollment } = input;
@@ -128,17 +166,27 @@ export async function findEnrollments(db: Db, playbookId: string): Promise<Enrol
   return rows.map((r) => ({ ...r, status: r.status as EnrollmentView['status'] }));
 }
 
-export async function findCatalog(db: Db, accountId: string): Promise<CatalogEntry[]> {
-  // The folded catalog plus the changes not folded yet, read in one snapshot (a fold moves rows from one to the other).
-  const rows = await db.$queryRawUnsafe<{ name: string; first_seen_at: Date; last_seen_at: Date; count: bigint }[]>(
-    `SELECT name, min(first_seen_at) AS first_seen_at, max(last_seen_at) AS last_seen_at, sum(count)::bigint AS count FROM (
-       SELECT name, first_seen_at, last_seen_at, count FROM event_names WHERE account_id = $1::uuid
-       UNION ALL
-       SELECT name, first_seen_at, last_seen_at, count FROM event_name_deltas WHERE account_id = $1::uuid) c
-     GROUP BY name ORDER BY name`,
+/** The whole catalog by name (bounded by its cap): the CLI's and the tests' view. */
+export async function findCatalog(db: Pick<Db, '$queryRawUnsafe'>, accountId: string, maxNames: number): Promise<CatalogEntry[]> {
+  const rows = await db.$queryRawUnsafe<CatalogRow[]>(`${CATALOG} SELECT * FROM catalog ORDER BY name`, accountId, maxNames);
+  return rows.map(toEntry);
+}
+
+/** One page of the catalog by name, strictly after `after`, with the catalog's size. */
+export async function findCatalogPage(
+  db: Pick<Db, '$queryRawUnsafe'>,
+  accountId: string,
+  { maxNames, limit, after }: { maxNames: number; limit: number; after: string | null },
+): Promise<{ entries: CatalogEntry[]; size: number }> {
+  const [row] = await db.$queryRawUnsafe<{ size: number; items: CatalogRow[] | null }[]>(
+    `${CATALOG}, page AS (SELECT * FROM catalog WHERE $3::text IS NULL OR name > $3::text ORDER BY name LIMIT $4::int)
+     SELECT (SELECT count(*) FROM catalog)::int AS size, (SELECT json_agg(page ORDER BY name) FROM page) AS items`,
     accountId,
+    maxNames,
+    after,
+    limit,
   );
-  return rows.map((r) => ({ name: r.name, firstSeenAt: new Date(r.first_seen_at), lastSeenAt: new Date(r.last_seen_at), count: Number(r.count) }));
+  return { entries: (row?.items ?? []).map(toEntry), size: row?.size ?? 0 };
 }
 
 /** Applies the given changes (lists replace) in one transaction; null when the playbook is not the account's. */
@@ -194,11 +242,13 @@ export async function findEnrollmentPage(
   return rows.map((r) => ({ ...r, status: r.status as EnrollmentItem['status'] }));
 }
 
-export async function findCatalogUsage(db: Db, accountId: string): Promise<CatalogUsage[]> {
-  const [entries, triggers, exits] = await Promise.all([
-    findCatalog(db, accountId),
-    db.playbookTrigger.findMany({ where: { accountId }, select: { eventName: true, playbook: { select: { id: true, name: true } } } }),
-    db.playbookExit.findMany({ where: { accountId }, select: { eventName: true, playbook: { select: { id: true, name: true } } } }),
+/** The playbooks opted in to each of the entries (as triggers and as exits), by name then id. */
+export async function withUsage(db: Db, accountId: string, entries: CatalogEntry[]): Promise<CatalogUsage[]> {
+  if (entries.length === 0) return [];
+  const names = entries.map((e) => e.name);
+  const [triggers, exits] = await Promise.all([
+    db.playbookTrigger.findMany({ where: { accountId, eventName: { in: names } }, select: { eventName: true, playbook: { select: { id: true, name: true } } } }),
+    db.playbookExit.findMany({ where: { accountId, eventName: { in: names } }, select: { eventName: true, playbook: { select: { id: true, name: true } } } }),
   ]);
   const group = (rows: { eventName: string; playbook: PlaybookRef }[]) => {
     const map = new Map<string, PlaybookRef[]>();

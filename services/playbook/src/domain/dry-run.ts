@@ -6,7 +6,8 @@ import { AppError } from '@glimpse/errors';
 import type { Db } from '@glimpse/db';
 import { isUuid } from '@glimpse/validation';
 import { loadPlanState } from '../data/batch-repository.js';
-import { namesInCatalog } from '../data/playbook-repository.js';
+import { catalogSize, namesInCatalog } from '../data/playbook-repository.js';
+import { DEFAULT_LIMITS } from './limits.js';
 import type { UnchangedReason } from './decide-effects.js';
 import { pairKey, planBatch } from './plan-batch.js';
 
@@ -16,18 +17,25 @@ export type DryRunReason = 'trigger' | 'exit' | 'exit_and_trigger' | UnchangedRe
 export interface DryRunView {
   event: string;
   email: string;
-  catalog: 'known' | 'new';
+  /** known: in the catalog; new: sending it would add it; full: new, but the catalog is full (it would be applied, not added). */
+  catalog: 'known' | 'new' | 'full';
   playbooks: { id: string; name: string; outcome: DryRunOutcome; reason: DryRunReason }[];
 }
 
-export async function dryRunEvent(db: Db, accountId: string, input: { event: string; email: string }): Promise<DryRunView> {
+export async function dryRunEvent(
+  db: Db,
+  accountId: string,
+  input: { event: string; email: string },
+  { maxCatalogNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxCatalogNames?: number } = {},
+): Promise<DryRunView> {
   if (!isUuid(accountId)) throw new AppError('not_found', `account ${accountId} does not exist`);
   const event = { eventId: randomUUID(), accountId, email: input.email, name: input.event, receivedAt: new Date().toISOString() };
   return db.$transaction(async (tx) => {
     await tx.$executeRawUnsafe('SET TRANSACTION READ ONLY');
     const state = await loadPlanState(tx, [event]);
     const plan = planBatch({ events: [event], ...state, newId: randomUUID });
-    const known = await namesInCatalog(tx, accountId, [input.event]);
+    const known = (await namesInCatalog(tx, accountId, [input.event], maxCatalogNames)).has(input.event);
+    const catalog = known ? 'known' : (await catalogSize(tx, accountId, maxCatalogNames)) >= maxCatalogNames ? 'full' : 'new';
     const opted = state.optedIn.get(pairKey(accountId, input.event)) ?? { exits: [], triggers: [] };
     const ids = [...new Set([...opted.triggers, ...opted.exits])];
     const names = new Map(
@@ -46,6 +54,6 @@ export async function dryRunEvent(db: Db, accountId: string, input: { event: str
       return { id, name: names.get(id) ?? '', outcome, reason };
     });
     playbooks.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
-    return { event: input.event, email: input.email, catalog: known.has(input.event) ? 'known' : 'new', playbooks };
+    return { event: input.event, email: input.email, catalog, playbooks };
   });
 }

@@ -7,8 +7,9 @@ import * as repo from '../data/playbook-repository.js';
 import type { PlaybookChanges } from './playbook-input.js';
 import { isUuid } from '@glimpse/validation';
 import { REENROLLMENT_POLICIES, type ReenrollmentPolicy } from './decide-effects.js';
+import { assertListCap, DEFAULT_LIMITS, lockAccountFor } from './limits.js';
 
-export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, PlaybookRef } from '../data/playbook-repository.js';
+export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, CatalogRefusals, PlaybookRef } from '../data/playbook-repository.js';
 
 
 function assertUuid(value: string, what: string): void {
@@ -44,17 +45,26 @@ function validName(name: string): string {
   return trimmed;
 }
 
-/** Rule 3: every trigger must already be in the account's catalog; the error names the first that is not. */
-async function assertTriggersInCatalog(db: Db, accountId: string, triggers: string[]): Promise<void> {
+/**
+ * Rule 3: every trigger must already be in the account's catalog; the error names the first that is
+ * not. When the catalog is full (it holds `maxNames`), a name not in it may have been refused by the
+ * cap rather than never sent: then it is 409 limit_reached, naming the cap.
+ */
+async function assertTriggersInCatalog(db: Db, accountId: string, triggers: string[], maxNames: number): Promise<void> {
   if (triggers.length === 0) return;
-  const known = await repo.namesInCatalog(db, accountId, triggers);
+  const known = await repo.namesInCatalog(db, accountId, triggers, maxNames);
   const unknown = triggers.find((t) => !known.has(t));
-  if (unknown !== undefined) {
+  if (unknown === undefined) return;
+  if ((await repo.catalogSize(db, accountId, maxNames)) >= maxNames) {
     throw new AppError(
-      'unknown_event_name',
-      `trigger "${unknown}" has never been sent to this account; a playbook can only be triggered by an event name already in the catalog (send it once first)`,
+      'limit_reached',
+      `trigger "${unknown}" is not in the event catalog, which is full: an account's catalog holds at most ${maxNames} event names, so a name first sent after it filled is applied but not added, and cannot trigger a playbook (it can still be an exit)`,
     );
   }
+  throw new AppError(
+    'unknown_event_name',
+    `trigger "${unknown}" has never been sent to this account; a playbook can only be triggered by an event name already in the catalog (send it once first)`,
+  );
 }
 
 const playbookNotFound = (accountId: string, playbookId: string) => new AppError('not_found', `playbook ${playbookId} does not exist in account ${accountId}`);
@@ -67,24 +77,48 @@ async function ownPlaybook(db: Db, accountId: string, playbookId: string): Promi
 }
 
 /** Playbooks one account may have unless the service says otherwise (PLAYBOOKS_PER_ACCOUNT). */
-export const DEFAULT_PLAYBOOKS_PER_ACCOUNT = 200;
+export const DEFAULT_PLAYBOOKS_PER_ACCOUNT = DEFAULT_LIMITS.playbooksPerAccount;
+
+/** The caps a playbook's creation or change is held to (the service's configuration; the defaults otherwise). */
+export interface PlaybookCaps {
+  maxPerAccount?: number;
+  maxTriggers?: number;
+  maxExits?: number;
+  maxCatalogNames?: number;
+}
+
+function capsOf(caps: PlaybookCaps) {
+  return {
+    maxPerAccount: caps.maxPerAccount ?? DEFAULT_LIMITS.playbooksPerAccount,
+    maxTriggers: caps.maxTriggers ?? DEFAULT_LIMITS.triggersPerPlaybook,
+    maxExits: caps.maxExits ?? DEFAULT_LIMITS.exitsPerPlaybook,
+    maxCatalogNames: caps.maxCatalogNames ?? DEFAULT_LIMITS.catalogNamesPerAccount,
+  };
+}
 
 export async function createPlaybook(
   db: Db,
   input: { accountId: string; name: string; triggers?: string[]; exits?: string[]; reenrollment?: string },
-  { maxPerAccount = DEFAULT_PLAYBOOKS_PER_ACCOUNT }: { maxPerAccount?: number } = {},
+  caps: PlaybookCaps = {},
 ): Promise<repo.PlaybookView> {
+  const { maxPerAccount, maxTriggers, maxExits, maxCatalogNames } = capsOf(caps);
   const name = validName(input.name);
   const triggers = validateEventNames(input.triggers ?? [], 'trigger');
   const exits = validateEventNames(input.exits ?? [], 'exit');
+  assertListCap(triggers, maxTriggers, 'triggers');
+  assertListCap(exits, maxExits, 'exits');
   const reenrollment = validPolicy(input.reenrollment);
   await assertAccount(db, input.accountId);
+  await assertTriggersInCatalog(db, input.accountId, triggers, maxCatalogNames);
   // Every playbook costs the consumer a row per opted-in name: an account's playbooks are bounded.
-  if ((await repo.countPlaybooks(db, input.accountId)) >= maxPerAccount) {
-    throw new AppError('limit_reached', `this account already has ${maxPerAccount} playbooks, the most it may have; delete one first`);
-  }
-  await assertTriggersInCatalog(db, input.accountId, triggers);
-  return repo.insertPlaybook(db, { accountId: input.accountId, name, triggers, exits, reenrollment });
+  // Counted and inserted under the account's lock, so concurrent creations never pass the cap together.
+  return db.$transaction(async (tx) => {
+    await lockAccountFor(tx, 'playbooks', input.accountId);
+    if ((await repo.countPlaybooks(tx, input.accountId)) >= maxPerAccount) {
+      throw new AppError('limit_reached', `this account already has ${maxPerAccount} playbooks, the most it may have; delete one first`);
+    }
+    return repo.insertPlaybook(tx, { accountId: input.accountId, name, triggers, exits, reenrollment });
+  });
 }
 
 export async function getPlaybook(db: Db, accountId: string, playbookId: string): Promise<repo.PlaybookView> {
@@ -92,15 +126,18 @@ export async function getPlaybook(db: Db, accountId: string, playbookId: string)
 }
 
 /** PATCH semantics: only the given fields change; a given list replaces the old one (opting in or out = adding or removing a name). */
-export async function updatePlaybook(db: Db, input: { accountId: string; playbookId: string } & PlaybookChanges): Promise<repo.PlaybookView> {
+export async function updatePlaybook(db: Db, input: { accountId: string; playbookId: string } & PlaybookChanges, caps: PlaybookCaps = {}): Promise<repo.PlaybookView> {
   const { accountId, playbookId } = input;
+  const { maxTriggers, maxExits, maxCatalogNames } = capsOf(caps);
   const changes: PlaybookChanges = {};
   if (input.name !== undefined) changes.name = validName(input.name);
-  if (input.triggers !== undefined) changes.triggers = validateEventNames(input.triggers, 'trigger');
-  if (input.exits !== undefined) changes.exits = validateEventNames(input.exits, 'exit');
+  if (input.triggers !== undefined) assertListCap((changes.triggers = validateEventNames(input.triggers, 'trigger')), maxTriggers, 'triggers');
+  if (input.exits !== undefined) assertListCap((changes.exits = validateEventNames(input.exits, 'exit')), maxExits, 'exits');
   if (input.reenrollment !== undefined) changes.reenrollment = validPolicy(input.reenrollment);
   await ownPlaybook(db, accountId, playbookId);
-  await assertTriggersInCatalog(db, accountId, changes.triggers ?? []);
+  // A change replaces the lists in one transaction that first updates the playbook's row, so
+  // concurrent changes of one playbook apply one after the other: its lists never exceed their caps.
+  await assertTriggersInCatalog(db, accountId, changes.triggers ?? [], maxCatalogNames);
   const updated = await repo.changePlaybook(db, accountId, playbookId, changes);
   if (!updated) throw playbookNotFound(accountId, playbookId);
   return updated;
@@ -144,13 +181,49 @@ export async function enrollmentPage(
   return { items, next: rows.length > limit && last ? { at: last.startedAt, id: last.id } : null };
 }
 
-export async function eventCatalog(db: Db, accountId: string): Promise<repo.CatalogEntry[]> {
+/** The whole catalog by name (at most its cap of names): the CLI's view. */
+export async function eventCatalog(db: Db, accountId: string, { maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxNames?: number } = {}): Promise<repo.CatalogEntry[]> {
   await assertAccount(db, accountId);
-  return repo.findCatalog(db, accountId);
+  return repo.findCatalog(db, accountId, maxNames);
 }
 
 /** The catalog with, for each name, the playbooks it triggers and the playbooks it exits. */
-export async function eventCatalogUsage(db: Db, accountId: string): Promise<repo.CatalogUsage[]> {
+export async function eventCatalogUsage(db: Db, accountId: string, { maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxNames?: number } = {}): Promise<repo.CatalogUsage[]> {
   assertUuid(accountId, 'account');
-  return repo.findCatalogUsage(db, accountId);
+  return repo.withUsage(db, accountId, await repo.findCatalog(db, accountId, maxNames));
+}
+
+export interface CatalogPage {
+  items: repo.CatalogUsage[];
+  /** The last name of this page when more follow, else null. */
+  next: string | null;
+  /** Names in the catalog, its cap, and whether it is full (a new name is then applied but not added). */
+  size: number;
+  maxNames: number;
+  full: boolean;
+  /** Since the catalog filled: events whose new name was not added, and the last such name. */
+  refused: repo.CatalogRefusals | null;
+}
+
+/** A page of the catalog by name (after the name `after`), each name with its playbooks, and how full the catalog is. */
+export async function eventCatalogPage(
+  db: Db,
+  accountId: string,
+  { limit, after, maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { limit: number; after: string | null; maxNames?: number },
+): Promise<CatalogPage> {
+  assertUuid(accountId, 'account');
+  const [{ entries, size }, refused] = await Promise.all([
+    repo.findCatalogPage(db, accountId, { maxNames, limit: limit + 1, after }),
+    repo.findCatalogRefusals(db, accountId),
+  ]);
+  const page = entries.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: await repo.withUsage(db, accountId, page),
+    next: entries.length > limit && last ? last.name : null,
+    size,
+    maxNames,
+    full: size >= maxNames,
+    refused,
+  };
 }

@@ -15,6 +15,7 @@ import { suppressionInputSchema } from '@glimpse/api';
 import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { normalizeEmail } from '@glimpse/validation';
+import { DEFAULT_LIMITS, lockAccountFor } from './limits.js';
 
 export interface SuppressionView {
   id: string;
@@ -55,17 +56,30 @@ async function stopActive(tx: Tx, accountId: string, email: string, cause: 'supp
   return stopped.length;
 }
 
-/** Suppresses the person (again: no change) and stops their active enrollments. */
-export async function suppressPerson(db: Db, accountId: string, email: string): Promise<{ created: boolean; suppression: SuppressionView & { stoppedEnrollments: number } }> {
+/**
+ * Suppresses the person (again: no change) and stops their active enrollments. A new suppression
+ * is counted and inserted under the account's lock: past `maxPerAccount` it is 409 limit_reached
+ * (suppressing someone already suppressed still answers, whatever the count).
+ */
+export async function suppressPerson(
+  db: Db,
+  accountId: string,
+  email: string,
+  { maxPerAccount = DEFAULT_LIMITS.suppressionsPerAccount }: { maxPerAccount?: number } = {},
+): Promise<{ created: boolean; suppression: SuppressionView & { stoppedEnrollments: number } }> {
   return db.$transaction(async (tx) => {
+    await lockAccountFor(tx, 'suppressions', accountId);
     const inserted = await tx.$queryRawUnsafe<{ id: string }[]>(
-      `INSERT INTO suppressions (id, account_id, email) VALUES (gen_random_uuid(), $1::uuid, $2)
+      `INSERT INTO suppressions (id, account_id, email)
+       SELECT gen_random_uuid(), $1::uuid, $2::text
+       WHERE (SELECT count(*) FROM (SELECT 1 FROM suppressions WHERE account_id = $1::uuid LIMIT $3::int) s) < $3::int
        ON CONFLICT (account_id, email) DO NOTHING RETURNING id::text AS id`,
       accountId,
       email,
+      maxPerAccount,
     );
     const row = await tx.suppression.findUnique({ where: { accountId_email: { accountId, email } }, select: { id: true, email: true, createdAt: true } });
-    if (!row) throw new AppError('not_found', `account ${accountId} does not exist`);
+    if (!row) throw new AppError('limit_reached', `this account already has ${maxPerAccount} suppressed people, the most it may have; lift one first`);
     const stoppedEnrollments = await stopActive(tx, accountId, email, 'suppressed', email);
     return { created: inserted.length > 0, suppression: { ...row, stoppedEnrollments } };
   });

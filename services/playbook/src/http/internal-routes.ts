@@ -3,15 +3,28 @@
 import express, { type Router } from 'express';
 import type { Db } from '@glimpse/db';
 import { encodeCursor, internalCallers, parsePageQuery } from '@glimpse/http';
-import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogUsage, getPlaybook, listPlaybooks, updatePlaybook } from '../domain/manage-playbooks.js';
+import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogPage, getPlaybook, listPlaybooks, updatePlaybook } from '../domain/manage-playbooks.js';
+import { limitsWith, type PlaybookLimits } from '../domain/limits.js';
+import { encodeCatalogCursor, parseCatalogQuery } from './catalog-query.js';
 import { dryRunEvent } from '../domain/dry-run.js';
 import { getReceipt } from '../domain/receipts.js';
 import { erasePerson, type ErasedEmail, parseEmailParam, parseSuppressionInput, suppressPerson, suppressionPage, unsuppressPerson } from '../domain/persons.js';
 import { parseDryRunEvent, parseNewPlaybook, parsePlaybookChanges } from '../domain/playbook-input.js';
 import { parseEnrollmentQuery } from './enrollment-query.js';
 
-export function internalRouter({ db, internalTokens, playbooksPerAccount, erasedEmail }: { db: Db; internalTokens: Partial<Record<string, string>>; playbooksPerAccount?: number; erasedEmail: ErasedEmail }): Router {
+export interface InternalRouterOptions {
+  db: Db;
+  /** The accepted callers' token digests (INTERNAL_TOKENS): the gateway only. */
+  internalTokens: Partial<Record<string, string>>;
+  erasedEmail: ErasedEmail;
+  /** What one account may have (the service's configuration; the defaults otherwise). */
+  limits?: Partial<PlaybookLimits>;
+}
+
+export function internalRouter({ db, internalTokens, erasedEmail, limits: given = {} }: InternalRouterOptions): Router {
   const router = express.Router();
+  const limits = limitsWith(given);
+  const caps = { maxPerAccount: limits.playbooksPerAccount, maxTriggers: limits.triggersPerPlaybook, maxExits: limits.exitsPerPlaybook, maxCatalogNames: limits.catalogNamesPerAccount };
   // The gateway has already enforced 32 KB on the client's body; this only bounds what it forwards.
   const json = express.json({ limit: '64kb', strict: false });
   router.use('/internal', internalCallers({ tokens: internalTokens, routes: { gateway: '*' } }));
@@ -22,13 +35,13 @@ export function internalRouter({ db, internalTokens, playbooksPerAccount, erased
     res.json({ items: await listPlaybooks(db, account(res)) });
   });
   router.post('/internal/playbooks', json, async (req, res) => {
-    res.status(201).json(await createPlaybook(db, { accountId: account(res), ...parseNewPlaybook(req.body) }, { maxPerAccount: playbooksPerAccount }));
+    res.status(201).json(await createPlaybook(db, { accountId: account(res), ...parseNewPlaybook(req.body) }, caps));
   });
   router.get('/internal/playbooks/:playbookId', async (req, res) => {
     res.json(await getPlaybook(db, account(res), playbookId(req)));
   });
   router.patch('/internal/playbooks/:playbookId', json, async (req, res) => {
-    res.json(await updatePlaybook(db, { accountId: account(res), playbookId: playbookId(req), ...parsePlaybookChanges(req.body) }));
+    res.json(await updatePlaybook(db, { accountId: account(res), playbookId: playbookId(req), ...parsePlaybookChanges(req.body) }, caps));
   });
   router.delete('/internal/playbooks/:playbookId', async (req, res) => {
     await deletePlaybook(db, account(res), playbookId(req));
@@ -38,17 +51,26 @@ export function internalRouter({ db, internalTokens, playbooksPerAccount, erased
     const page = await enrollmentPage(db, account(res), playbookId(req), parseEnrollmentQuery(req.query as Record<string, unknown>));
     res.json({ items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null });
   });
-  router.get('/internal/events/catalog', async (_req, res) => {
-    res.json({ items: await eventCatalogUsage(db, account(res)) });
+  router.get('/internal/events/catalog', async (req, res) => {
+    const query = parseCatalogQuery(req.query as Record<string, unknown>);
+    const page = await eventCatalogPage(db, account(res), { ...query, maxNames: limits.catalogNamesPerAccount });
+    res.json({
+      items: page.items,
+      nextCursor: page.next === null ? null : encodeCatalogCursor(page.next),
+      names: page.size,
+      maxNames: page.maxNames,
+      full: page.full,
+      refused: page.refused,
+    });
   });
   router.post('/internal/events/dry-run', json, async (req, res) => {
-    res.json(await dryRunEvent(db, account(res), parseDryRunEvent(req.body)));
+    res.json(await dryRunEvent(db, account(res), parseDryRunEvent(req.body), { maxCatalogNames: limits.catalogNamesPerAccount }));
   });
   router.get('/internal/events/:eventId', async (req, res) => {
     res.json(await getReceipt(db, account(res), req.params.eventId as string));
   });
   router.post('/internal/suppressions', json, async (req, res) => {
-    const { created, suppression } = await suppressPerson(db, account(res), parseSuppressionInput(req.body).email);
+    const { created, suppression } = await suppressPerson(db, account(res), parseSuppressionInput(req.body).email, { maxPerAccount: limits.suppressionsPerAccount });
     res.status(created ? 201 : 200).json(suppression);
   });
   router.get('/internal/suppressions', async (req, res) => {

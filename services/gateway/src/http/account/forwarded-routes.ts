@@ -31,7 +31,7 @@ export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, raw
   router.patch('/account/playbooks/:id', jsonBody, async (req, res) => relay(res, await playbooks.update(account(res), id(req), req.body)));
   router.delete('/account/playbooks/:id', async (req, res) => relay(res, await playbooks.remove(account(res), id(req))));
   router.get('/account/playbooks/:id/enrollments', async (req, res) => relay(res, await playbooks.enrollments(account(res), id(req), rawSearch(req))));
-  router.get('/account/events/catalog', async (_req, res) => relay(res, await playbooks.catalog(account(res))));
+  router.get('/account/events/catalog', async (req, res) => relay(res, await playbooks.catalog(account(res), rawSearch(req))));
   // The body is judged exactly as POST /events judges it; only the name and the email go on (no properties).
   router.post('/account/events/dry-run', jsonBody, async (req, res) => {
     const { event, email } = parseEventInput(req.body);
