@@ -35,6 +35,8 @@ const schema = z
     VISITORS_ERASURE_RETENTION_HOURS: z.coerce.number().int().min(25).default(72),
     /** The HMAC key of erasure tombstones (account|email is never stored, only its keyed hash). */
     VISITORS_ERASURE_KEY: z.string().min(32).default(DEV_ERASURE_KEY),
+    /** Most page rules one account may have (past it: 409 limit_reached). */
+    PAGE_RULES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(100),
     ...internalTokensEnv(['gateway']),
   })
   .refine(...internalTokensRequiredInProduction)

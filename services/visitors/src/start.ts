@@ -69,7 +69,7 @@ export async function startVisitorsService(
   accounts.start(); // in the background, retrying until Kafka answers; /readyz shows it
   const purge = scheduleCollectedPurge(db, { retentionHours: config.VISITORS_COLLECTED_RETENTION_HOURS, erasureRetentionHours: config.VISITORS_ERASURE_RETENTION_HOURS, intervalMs: config.VISITORS_PURGE_INTERVAL_MS, logger });
 
-  base.app.use(internalRouter({ db, internalTokens: config.INTERNAL_TOKENS, erasureSecret: config.VISITORS_ERASURE_KEY }));
+  base.app.use(internalRouter({ db, internalTokens: config.INTERNAL_TOKENS, erasureSecret: config.VISITORS_ERASURE_KEY, pageRulesPerAccount: config.PAGE_RULES_PER_ACCOUNT }));
   const server = createHttpServer({ app: base.finish(), port: config.VISITORS_PORT, host: config.HOST });
   const address = await server.start();
   logger.info({ port: address.port, groupId: config.VISITORS_GROUP_ID, accountsGroupId: config.VISITORS_ACCOUNTS_GROUP_ID }, 'visitors service running');

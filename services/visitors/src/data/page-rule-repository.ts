@@ -1,4 +1,4 @@
-// An account's page rules (at most PAGE_RULES_MAX): listed, created under the cap, deleted.
+// An account's page rules (at most PAGE_RULES_PER_ACCOUNT, PAGE_RULES_MAX by default): listed, created under the cap, deleted.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@glimpse/db';
 
@@ -19,8 +19,8 @@ export async function listPageRules(db: Db, accountId: string): Promise<PageRule
   return rows.map(record);
 }
 
-/** The new rule, or null when the account has PAGE_RULES_MAX already (checked under a per-account lock). */
-export async function createPageRule(db: Db, accountId: string, rule: { pattern: string; event: string }): Promise<PageRuleRecord | null> {
+/** The new rule, or null when the account has `max` already (checked under a per-account lock). */
+export async function createPageRule(db: Db, accountId: string, rule: { pattern: string; event: string }, max = PAGE_RULES_MAX): Promise<PageRuleRecord | null> {
   return db.$transaction(async (tx) => {
     await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended('page_rules:' || $1::text, 0))`, accountId);
     const rows = await tx.$queryRawUnsafe<Row[]>(
@@ -31,7 +31,7 @@ export async function createPageRule(db: Db, accountId: string, rule: { pattern:
       accountId,
       rule.pattern,
       rule.event,
-      PAGE_RULES_MAX,
+      max,
     );
     return rows[0] ? record(rows[0]) : null;
   });

@@ -1,6 +1,7 @@
 // Page rules of the account the gateway names: a path glob (`*` any run of characters, starting
 // with '/', at most 256 characters) and the event an identified visitor's matching page view
-// becomes, once per session. At most 100 per account.
+// becomes, once per session. At most PAGE_RULES_PER_ACCOUNT per account (100 by default), a cap
+// that holds under concurrent creations (createPageRule counts and inserts under the account's lock).
 import express, { type Router } from 'express';
 import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
@@ -15,7 +16,7 @@ const ruleBody = z.object({
   event: z.string().regex(EVENT_NAME_PATTERN, 'event must be 1-64 characters of letters, digits, _ . : -'),
 });
 
-export function pageRulesRouter({ db }: { db: Db }): Router {
+export function pageRulesRouter({ db, maxPerAccount = PAGE_RULES_MAX }: { db: Db; maxPerAccount?: number }): Router {
   const router = express.Router();
   const account = (res: express.Response) => res.locals.accountId as string;
 
@@ -26,8 +27,8 @@ export function pageRulesRouter({ db }: { db: Db }): Router {
   router.post('/internal/page-rules', express.json({ limit: '4kb' }), async (req, res) => {
     const parsed = ruleBody.strict().safeParse(req.body);
     if (!parsed.success) throw new AppError('invalid_request', parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
-    const rule = await createPageRule(db, account(res), parsed.data);
-    if (!rule) throw new AppError('limit_reached', `an account has at most ${PAGE_RULES_MAX} page rules: delete one first`);
+    const rule = await createPageRule(db, account(res), parsed.data, maxPerAccount);
+    if (!rule) throw new AppError('limit_reached', `an account has at most ${maxPerAccount} page rules: delete one first`);
     res.status(201).json(rule);
   });
 
