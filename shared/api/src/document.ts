@@ -10,7 +10,7 @@ import {
   apiKeyCreatedSchema,
   apiKeyInputSchema,
   apiKeySchema,
-  catalogEntrySchema,
+  catalogPageSchema,
   dryRunSchema,
   erasureSchema,
   receiptSchema,
@@ -41,7 +41,7 @@ import {
   webhookUpdateSchema,
 } from './webhooks.js';
 
-export const API_VERSION = '1.4.0';
+export const API_VERSION = '1.5.0';
 
 const ERRORS = {
   400: 'the request breaks a rule the message names',
@@ -53,7 +53,7 @@ const ERRORS = {
   413: 'the body is over the size limit',
   415: 'the body is not JSON',
   422: 'an Idempotency-Key reused with another body, or (playbooks) an event name never sent',
-  429: 'over a rate limit; Retry-After says when to try again',
+  429: "over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again",
   500: 'an unexpected failure (never expected; listed so a test reports it as a status, not a schema error)',
   503: 'a dependency is down; nothing was done; retry after Retry-After',
 } as const;
@@ -273,29 +273,65 @@ function managementOperations(registry: OpenAPIRegistry, security: Record<string
 function registerManagement(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
   const op = managementOperations(registry, security, 'Account');
 
-  op('post', '/account/event-tokens', 'account.createEventToken', 'Create an event token', { status: 201, description: 'created; the token is shown once', schema: eventTokenCreatedSchema });
-  op('get', '/account/event-tokens', 'account.listEventTokens', 'The event tokens, newest first', { status: 200, description: 'the tokens (prefixes only)', schema: listOf(eventTokenSchema) });
-  op('delete', '/account/event-tokens/{id}', 'account.revokeEventToken', 'Revoke an event token', { status: 204, description: 'revoked' }, idParam);
-  op('post', '/account/api-keys', 'account.createApiKey', 'Create an API key with scopes', { status: 201, description: 'created; the key is shown once', schema: apiKeyCreatedSchema }, {
-    body: { required: true, content: json(apiKeyInputSchema) },
+  // A creation past one of the account's caps is 409 limit_reached, its message naming the cap.
+  const atCap = (what: string) => ({
+    409: { description: `${what} (limit_reached); the message names the cap`, headers: RATE_HEADERS, content: json(errorBodySchema) },
   });
-  op('get', '/account/api-keys', 'account.listApiKeys', 'The API keys, newest first', { status: 200, description: 'the keys (prefixes only)', schema: listOf(apiKeySchema) });
+  op(
+    'post',
+    '/account/event-tokens',
+    'account.createEventToken',
+    'Create an event token',
+    { status: 201, description: 'created; the token is shown once', schema: eventTokenCreatedSchema },
+    {},
+    atCap('the account already has its maximum of active event tokens (50 by default); revoke one first'),
+  );
+  op('get', '/account/event-tokens', 'account.listEventTokens', 'The event tokens, newest first (revoked ones too: the last 100 revoked)', { status: 200, description: 'a page of tokens (prefixes only)', schema: pageOf(eventTokenSchema) }, { query: page });
+  op('delete', '/account/event-tokens/{id}', 'account.revokeEventToken', 'Revoke an event token', { status: 204, description: 'revoked' }, idParam);
+  op(
+    'post',
+    '/account/api-keys',
+    'account.createApiKey',
+    'Create an API key with scopes',
+    { status: 201, description: 'created; the key is shown once', schema: apiKeyCreatedSchema },
+    { body: { required: true, content: json(apiKeyInputSchema) } },
+    atCap('the account already has its maximum of active API keys (50 by default); revoke one first'),
+  );
+  op('get', '/account/api-keys', 'account.listApiKeys', 'The API keys, newest first (revoked ones too: the last 100 revoked)', { status: 200, description: 'a page of keys (prefixes only)', schema: pageOf(apiKeySchema) }, { query: page });
   op('delete', '/account/api-keys/{id}', 'account.revokeApiKey', 'Revoke an API key', { status: 204, description: 'revoked' }, idParam);
   op('get', '/account/playbooks', 'account.listPlaybooks', 'The playbooks', { status: 200, description: 'the playbooks', schema: listOf(playbookSchema) });
-  op('post', '/account/playbooks', 'account.createPlaybook', 'Create a playbook', { status: 201, description: 'created', schema: playbookSchema }, {
-    body: { required: true, content: json(playbookCreateSchema) },
-  });
+  op(
+    'post',
+    '/account/playbooks',
+    'account.createPlaybook',
+    'Create a playbook',
+    { status: 201, description: 'created', schema: playbookSchema },
+    { body: { required: true, content: json(playbookCreateSchema) } },
+    atCap('the account already has its maximum of playbooks (200 by default), the playbook more than its maximum of triggers or exits (50 each by default), or a trigger is not in the full catalog'),
+  );
   op('get', '/account/playbooks/{id}', 'account.getPlaybook', 'A playbook', { status: 200, description: 'the playbook', schema: playbookSchema }, idParam);
-  op('patch', '/account/playbooks/{id}', 'account.updatePlaybook', 'Change a playbook (opting in or out of event names)', { status: 200, description: 'the playbook', schema: playbookSchema }, {
-    ...idParam,
-    body: { required: true, content: json(playbookUpdateSchema) },
-  });
+  op(
+    'patch',
+    '/account/playbooks/{id}',
+    'account.updatePlaybook',
+    'Change a playbook (opting in or out of event names)',
+    { status: 200, description: 'the playbook', schema: playbookSchema },
+    { ...idParam, body: { required: true, content: json(playbookUpdateSchema) } },
+    atCap('more than the maximum of triggers or exits of a playbook (50 each by default), or a trigger is not in the full catalog'),
+  );
   op('delete', '/account/playbooks/{id}', 'account.deletePlaybook', 'Delete a playbook with its enrollments', { status: 204, description: 'deleted' }, idParam);
   op('get', '/account/playbooks/{id}/enrollments', 'account.listEnrollments', 'A playbook\'s enrollments, newest first', { status: 200, description: 'a page of enrollments', schema: pageOf(enrollmentSchema) }, {
     ...idParam,
     query: page.extend({ status: z.enum(['active', 'stopped']).optional() }),
   });
-  op('get', '/account/events/catalog', 'account.eventCatalog', 'The event names the account has sent, with the playbooks opted in to each', { status: 200, description: 'the catalog', schema: listOf(catalogEntrySchema) });
+  op(
+    'get',
+    '/account/events/catalog',
+    'account.eventCatalog',
+    "The event names the account has sent, by name, with the playbooks opted in to each; at most maxNames (1000 by default): past it, an event with a new name is accepted and applied but its name is not added (full, refused)",
+    { status: 200, description: 'a page of the catalog, with how full it is', schema: catalogPageSchema },
+    { query: page.extend({ cursor: z.string().optional().meta({ description: 'nextCursor of the previous page (the last name it held)' }) }) },
+  );
   op('get', '/account/events/recent', 'account.recentEvents', 'The raw events of the last 24 h, newest first', { status: 200, description: 'a page of events', schema: recentEventsPageSchema }, { query: page });
   op('post', '/account/events/dry-run', 'account.dryRunEvent', 'What an event would do for its person now (writes nothing)', { status: 200, description: 'per opted-in playbook: start, stop, restart or none, and why', schema: dryRunSchema }, {
     body: { required: true, content: json(eventInputSchema) },
@@ -303,9 +339,18 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
   op('get', '/account/events/{eventId}', 'account.eventReceipt', 'What an accepted event did (its receipt; the id is X-Event-Id)', { status: 200, description: 'the receipt', schema: receiptSchema }, {
     params: z.object({ eventId: z.string().meta({ description: 'the X-Event-Id of POST /events, or an id of a batch result' }) }),
   });
-  op('post', '/account/suppressions', 'account.suppress', 'Suppress a person: their events start nothing; their active enrollments stop (reason suppressed)', { status: 201, description: 'suppressed', schema: suppressionCreatedSchema }, {
-    body: { required: true, content: json(suppressionInputSchema) },
-  }, [{ status: 200, description: 'already suppressed (stoppedEnrollments: any enrollment still active)', schema: suppressionCreatedSchema }]);
+  op(
+    'post',
+    '/account/suppressions',
+    'account.suppress',
+    'Suppress a person: their events start nothing; their active enrollments stop (reason suppressed)',
+    { status: 201, description: 'suppressed', schema: suppressionCreatedSchema },
+    { body: { required: true, content: json(suppressionInputSchema) } },
+    {
+      200: answer({ status: 200, description: 'already suppressed (stoppedEnrollments: any enrollment still active)', schema: suppressionCreatedSchema }),
+      ...atCap('the account already has its maximum of suppressed people (100000 by default); lift one first'),
+    },
+  );
   op('get', '/account/suppressions', 'account.listSuppressions', 'The suppressed people, newest first', { status: 200, description: 'a page of suppressions', schema: pageOf(suppressionSchema) }, { query: page });
   const emailParam = { params: z.object({ email: z.string().meta({ description: 'the email (URL-encoded); trimmed and lower-cased' }) }) };
   op('delete', '/account/suppressions/{email}', 'account.unsuppress', 'Lift a suppression', { status: 204, description: 'lifted' }, emailParam);
@@ -369,7 +414,7 @@ function registerCollect(registry: OpenAPIRegistry): void {
 function registerSites(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
   const op = managementOperations(registry, security, 'Sites');
   const atLimit = {
-    409: { description: 'the account already has its maximum of 50 sites (limit_reached); delete one first', headers: RATE_HEADERS, content: json(errorBodySchema) },
+    409: { description: 'the account already has its maximum of sites (50 by default; limit_reached); delete one first', headers: RATE_HEADERS, content: json(errorBodySchema) },
   };
   op('post', '/account/sites', 'sites.create', 'Create a site: its publishable key and install snippet', { status: 201, description: 'created', schema: siteSchema }, {
     body: { required: true, content: json(siteCreateSchema) },
@@ -395,7 +440,7 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
   op('post', '/account/page-rules', 'sites.createPageRule', "Make an identified visitor's matching page view an event for the person (once per rule per session), through the same pipeline as POST /events", { status: 201, description: 'created', schema: pageRuleSchema }, {
     body: { required: true, content: json(pageRuleInputSchema) },
   }, {
-    409: { description: 'the account already has its maximum of 100 page rules (limit_reached); delete one first', headers: RATE_HEADERS, content: json(errorBodySchema) },
+    409: { description: 'the account already has its maximum of page rules (100 by default; limit_reached); delete one first', headers: RATE_HEADERS, content: json(errorBodySchema) },
   });
   op('delete', '/account/page-rules/{id}', 'sites.deletePageRule', 'Delete a page rule', { status: 204, description: 'deleted' }, idParam);
 }

@@ -64,6 +64,27 @@ const namedPlaybook = z.object({ id, name: z.string() });
 export const catalogEntrySchema = z
   .object({ name: z.string(), firstSeenAt: at, lastSeenAt: at, count: z.number().int().min(0), triggers: z.array(namedPlaybook), exits: z.array(namedPlaybook) })
   .meta({ id: 'CatalogEntry' });
+/** The catalog, a page of names at a time, with how full it is and what its cap refused. */
+export const catalogPageSchema = z
+  .object({
+    items: z.array(catalogEntrySchema),
+    nextCursor: cursor,
+    names: z.number().int().min(0).meta({ description: 'event names in the catalog' }),
+    maxNames: z.number().int().min(1).meta({ description: "the most names an account's catalog holds" }),
+    full: z.boolean().meta({
+      description: 'names = maxNames: an event with a name not in the catalog is still accepted and applied (exits, receipts), but its name is not added, so it cannot become a trigger',
+    }),
+    refused: z
+      .object({
+        events: z.number().int().min(0).meta({ description: 'events whose new name was not added because the catalog was full' }),
+        lastName: z.string().meta({ description: 'the last such name' }),
+        firstAt: at,
+        lastAt: at,
+      })
+      .nullable()
+      .meta({ description: 'null while no name was ever refused' }),
+  })
+  .meta({ id: 'CatalogPage', description: 'the catalog by name, a page at a time' });
 export const recentEventSchema = z
   .object({ eventId: id, event: z.string(), email: z.string(), properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), receivedAt: at })
   .meta({ id: 'RecentEvent' });
@@ -91,7 +112,9 @@ export const dryRunSchema = z
   .object({
     event: z.string(),
     email: z.string(),
-    catalog: z.enum(['known', 'new']).meta({ description: 'whether the name is already in the catalog (new: sending it would add it)' }),
+    catalog: z
+      .enum(['known', 'new', 'full'])
+      .meta({ description: 'whether the name is already in the catalog (new: sending it would add it; full: it is not and the catalog is full, so sending it would be applied but not add it)' }),
     playbooks: z.array(
       z.object({
         id,

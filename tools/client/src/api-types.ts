@@ -122,7 +122,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The event tokens, newest first */
+        /** The event tokens, newest first (revoked ones too: the last 100 revoked) */
         get: operations["account.listEventTokens"];
         put?: never;
         /** Create an event token */
@@ -157,7 +157,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The API keys, newest first */
+        /** The API keys, newest first (revoked ones too: the last 100 revoked) */
         get: operations["account.listApiKeys"];
         put?: never;
         /** Create an API key with scopes */
@@ -246,7 +246,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The event names the account has sent, with the playbooks opted in to each */
+        /** The event names the account has sent, by name, with the playbooks opted in to each; at most maxNames (1000 by default): past it, an event with a new name is accepted and applied but its name is not added (full, refused) */
         get: operations["account.eventCatalog"];
         put?: never;
         post?: never;
@@ -1130,6 +1130,29 @@ export interface components {
             stoppedAt: string | null;
             stoppedBy: string | null;
         };
+        /** @description the catalog by name, a page at a time */
+        CatalogPage: {
+            items: components["schemas"]["CatalogEntry"][];
+            /** @description give it as ?cursor= for the next page; null on the last page */
+            nextCursor: string | null;
+            /** @description event names in the catalog */
+            names: number;
+            /** @description the most names an account's catalog holds */
+            maxNames: number;
+            /** @description names = maxNames: an event with a name not in the catalog is still accepted and applied (exits, receipts), but its name is not added, so it cannot become a trigger */
+            full: boolean;
+            /** @description null while no name was ever refused */
+            refused: {
+                /** @description events whose new name was not added because the catalog was full */
+                events: number;
+                /** @description the last such name */
+                lastName: string;
+                /** Format: date-time */
+                firstAt: string;
+                /** Format: date-time */
+                lastAt: string;
+            } | null;
+        };
         CatalogEntry: {
             name: string;
             /** Format: date-time */
@@ -1171,10 +1194,10 @@ export interface components {
             event: string;
             email: string;
             /**
-             * @description whether the name is already in the catalog (new: sending it would add it)
+             * @description whether the name is already in the catalog (new: sending it would add it; full: it is not and the catalog is full, so sending it would be applied but not add it)
              * @enum {string}
              */
-            catalog: "known" | "new";
+            catalog: "known" | "new" | "full";
             playbooks: {
                 /** Format: uuid */
                 id: string;
@@ -1686,7 +1709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -1873,7 +1896,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2039,7 +2062,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2196,7 +2219,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2326,7 +2349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2471,14 +2494,19 @@ export interface operations {
     };
     "account.listEventTokens": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1 to 200 (default 50) */
+                limit?: string;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description the tokens (prefixes only) */
+            /** @description a page of tokens (prefixes only) */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2489,6 +2517,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: components["schemas"]["EventToken"][];
+                        /** @description give it as ?cursor= for the next page; null on the last page */
+                        nextCursor: string | null;
                     };
                 };
             };
@@ -2576,7 +2606,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2685,6 +2715,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the account already has its maximum of active event tokens (50 by default); revoke one first (limit_reached); the message names the cap */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description the body is over the size limit */
             413: {
                 headers: {
@@ -2721,7 +2763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2867,7 +2909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2909,14 +2951,19 @@ export interface operations {
     };
     "account.listApiKeys": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1 to 200 (default 50) */
+                limit?: string;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description the keys (prefixes only) */
+            /** @description a page of keys (prefixes only) */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2927,6 +2974,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: components["schemas"]["ApiKey"][];
+                        /** @description give it as ?cursor= for the next page; null on the last page */
+                        nextCursor: string | null;
                     };
                 };
             };
@@ -3014,7 +3063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3127,6 +3176,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the account already has its maximum of active API keys (50 by default); revoke one first (limit_reached); the message names the cap */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description the body is over the size limit */
             413: {
                 headers: {
@@ -3163,7 +3224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3309,7 +3370,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3456,7 +3517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3569,6 +3630,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the account already has its maximum of playbooks (200 by default), the playbook more than its maximum of triggers or exits (50 each by default), or a trigger is not in the full catalog (limit_reached); the message names the cap */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description the body is over the size limit */
             413: {
                 headers: {
@@ -3605,7 +3678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3753,7 +3826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3899,7 +3972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4015,6 +4088,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description more than the maximum of triggers or exits of a playbook (50 each by default), or a trigger is not in the full catalog (limit_reached); the message names the cap */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description the body is over the size limit */
             413: {
                 headers: {
@@ -4051,7 +4136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4209,7 +4294,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4251,14 +4336,19 @@ export interface operations {
     };
     "account.eventCatalog": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1 to 200 (default 50) */
+                limit?: string;
+                /** @description nextCursor of the previous page (the last name it held) */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description the catalog */
+            /** @description a page of the catalog, with how full it is */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4267,9 +4357,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: components["schemas"]["CatalogEntry"][];
-                    };
+                    "application/json": components["schemas"]["CatalogPage"];
                 };
             };
             /** @description the request breaks a rule the message names */
@@ -4356,7 +4444,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4506,7 +4594,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4655,7 +4743,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4803,7 +4891,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4957,7 +5045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5082,6 +5170,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the account already has its maximum of suppressed people (100000 by default); lift one first (limit_reached); the message names the cap */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description the body is over the size limit */
             413: {
                 headers: {
@@ -5118,7 +5218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5264,7 +5364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5412,7 +5512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5562,7 +5662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5709,7 +5809,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5822,7 +5922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the account already has its maximum of 50 sites (limit_reached); delete one first */
+            /** @description the account already has its maximum of sites (50 by default; limit_reached); delete one first */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5870,7 +5970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6018,7 +6118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6164,7 +6264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6316,7 +6416,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6464,7 +6564,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6612,7 +6712,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6768,7 +6868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6916,7 +7016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -7065,7 +7165,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -7212,7 +7312,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -7325,7 +7425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the account already has its maximum of 100 page rules (limit_reached); delete one first */
+            /** @description the account already has its maximum of page rules (100 by default; limit_reached); delete one first */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -7373,7 +7473,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -7519,7 +7619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -7666,7 +7766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -7827,7 +7927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -7975,7 +8075,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8121,7 +8221,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8273,7 +8373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8421,7 +8521,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8579,7 +8679,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description over a rate limit; Retry-After says when to try again */
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
