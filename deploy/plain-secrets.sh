@@ -29,8 +29,14 @@ apply_secret() {
 passwords() {
   kubectl get namespace "$NS" >/dev/null 2>&1 || kubectl create namespace "$NS"
   local token
-  token=$(kubectl -n "$NS" get secret glimpse-internal-token -o jsonpath='{.data.INTERNAL_TOKEN}' 2>/dev/null | base64 -d || true)
-  apply_secret glimpse-internal-token --from-literal=INTERNAL_TOKEN="${token:-$(openssl rand -hex 32)}"
+  # One internal token per calling service; the called services get only their SHA-256 digests.
+  local gateway_token webhooks_token
+  gateway_token=$(kubectl -n "$NS" get secret glimpse-internal-token -o jsonpath='{.data.GATEWAY_INTERNAL_TOKEN}' 2>/dev/null | base64 -d || true)
+  webhooks_token=$(kubectl -n "$NS" get secret glimpse-internal-token -o jsonpath='{.data.WEBHOOKS_INTERNAL_TOKEN}' 2>/dev/null | base64 -d || true)
+  gateway_token=${gateway_token:-$(openssl rand -hex 32)}
+  webhooks_token=${webhooks_token:-$(openssl rand -hex 32)}
+  apply_secret glimpse-internal-token --from-literal=GATEWAY_INTERNAL_TOKEN="$gateway_token" --from-literal=WEBHOOKS_INTERNAL_TOKEN="$webhooks_token" \
+    --from-literal=INTERNAL_TOKENS="gateway=sha256:$(printf '%s' "$gateway_token" | sha256sum | cut -d' ' -f1),webhooks=sha256:$(printf '%s' "$webhooks_token" | sha256sum | cut -d' ' -f1)"
   token=$(kubectl -n "$NS" get secret glimpse-link-token-secret -o jsonpath='{.data.LINK_TOKEN_SECRET}' 2>/dev/null | base64 -d || true)
   apply_secret glimpse-link-token-secret --from-literal=LINK_TOKEN_SECRET="${token:-$(openssl rand -hex 32)}"
   token=$(kubectl -n "$NS" get secret glimpse-visitors-erasure-key -o jsonpath='{.data.VISITORS_ERASURE_KEY}' 2>/dev/null | base64 -d || true)

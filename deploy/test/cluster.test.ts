@@ -13,6 +13,8 @@ import { environment, externalSecretKeys, secretRefs, workloads } from './lib/wo
 
 const OVERLAYS = ['overlays/dev', 'overlays/prod'];
 const SERVICES = ['gateway', 'playbook', 'enrichment', 'webhooks', 'visitors'];
+/** The internal services' metrics port (METRICS_PORT): the only one the monitoring namespace may reach. */
+const METRICS_PORT = 9464;
 const topics = Object.values(topicsJson.topics);
 const inbound = topicsJson.topics.eventsInbound;
 const collected = topicsJson.topics.visitorsCollected;
@@ -201,13 +203,16 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(egressPorts('enrichment')).toEqual([53, 53, 5432, 9093]);
     expect(egressPorts('visitors')).toEqual([53, 53, 5432, 9093]);
     expect(egressPorts('migrate')).toEqual([53, 53, 5432]);
-    // The internal services take calls from the gateway (enrichment from webhooks too) and scrapes
-    // from Prometheus, on their port only.
+    // The internal services take calls from the gateway (enrichment from webhooks too) on their
+    // port, and scrapes from Prometheus on their metrics port only (never the port of /internal).
     for (const [name, port, callers] of [['playbook', 8082, ['gateway']], ['enrichment', 8081, ['gateway', 'webhooks']], ['webhooks', 8083, ['gateway']], ['visitors', 8084, ['gateway']]] as const) {
       const ingress = policies.find((p) => p.metadata.name === name)!.spec.ingress;
       const from = ingress.map((i: any) => ({ peer: i.from[0].podSelector?.matchLabels?.['app.kubernetes.io/component'] ?? i.from[0].namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'], ports: i.ports.map((p: any) => p.port) }));
-      expect({ name, from }).toEqual({ name, from: [...callers.map((peer) => ({ peer, ports: [port] })), { peer: 'monitoring', ports: [port] }] });
-      expect(one(objects, 'Deployment', name).spec.template.spec.containers[0].ports[0].containerPort).toBe(port);
+      expect({ name, from }).toEqual({ name, from: [...callers.map((peer) => ({ peer, ports: [port] })), { peer: 'monitoring', ports: [METRICS_PORT] }] });
+      const container = one(objects, 'Deployment', name).spec.template.spec.containers[0];
+      expect(container.ports).toEqual([{ name: 'http', containerPort: port }, { name: 'metrics', containerPort: METRICS_PORT }]);
+      expect(environment(objects, workloads(glimpse).find((w) => w.object.metadata.name === name)!).METRICS_PORT).toBe(String(METRICS_PORT));
+      expect(one(objects, 'Service', name).spec.ports).toEqual([{ name: 'http', port, targetPort: 'http' }, { name: 'metrics', port: METRICS_PORT, targetPort: 'metrics' }]);
     }
     // Kafka's listener and the Pooler admit every service that uses them.
     const peers = one(objects, 'Kafka', 'glimpse').spec.kafka.listeners[0].networkPolicyPeers;
@@ -216,11 +221,12 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(pooler.spec.ingress[0].from[0].podSelector.matchExpressions[0].values.sort()).toEqual(['enrichment', 'gateway', 'playbook', 'visitors', 'webhooks']);
   });
 
-  it('when Prometheus looks for targets, then every service has a ServiceMonitor on its http port', () => {
+  it('when Prometheus looks for targets, then every service has a ServiceMonitor: the internal services on their metrics port, the gateway on its http port', () => {
     for (const name of SERVICES) {
       const svc = one(objects, 'Service', name);
       const sm = find(objects, 'ServiceMonitor').find((m) => Object.entries(m.spec.selector.matchLabels).every(([k, v]) => svc.metadata.labels?.[k] === v));
-      expect({ name, port: sm?.spec.endpoints[0].port, path: sm?.spec.endpoints[0].path }).toEqual({ name, port: 'http', path: '/metrics' });
+      const port = name === 'gateway' ? 'http' : 'metrics';
+      expect({ name, port: sm?.spec.endpoints.map((e: any) => e.port), path: sm?.spec.endpoints[0].path }).toEqual({ name, port: [port], path: '/metrics' });
     }
   });
 
@@ -266,6 +272,22 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     }).toEqual({ gatewayInternal: 'glimpse-internal-token', linkTokens: 'glimpse-link-token-secret', erasureKey: 'glimpse-visitors-erasure-key' });
   });
 
+  it('when the services call each other, then each caller reads only its own internal token and each called service only the digests', () => {
+    const secretKeys = (service: string) =>
+      Object.fromEntries(
+        workloads(glimpse).find((w) => w.object.metadata.name === service)!.pod.containers[0].env
+          .filter((e: any) => e.valueFrom?.secretKeyRef?.name === 'glimpse-internal-token')
+          .map((e: any) => [e.name, e.valueFrom.secretKeyRef.key]),
+      );
+    expect(Object.fromEntries(SERVICES.map((s) => [s, secretKeys(s)]))).toEqual({
+      gateway: { INTERNAL_TOKEN: 'GATEWAY_INTERNAL_TOKEN' },
+      playbook: { INTERNAL_TOKENS: 'INTERNAL_TOKENS' },
+      enrichment: { INTERNAL_TOKENS: 'INTERNAL_TOKENS' },
+      webhooks: { INTERNAL_TOKEN: 'WEBHOOKS_INTERNAL_TOKEN', INTERNAL_TOKENS: 'INTERNAL_TOKENS' },
+      visitors: { INTERNAL_TOKENS: 'INTERNAL_TOKENS' },
+    });
+  });
+
   it('when the images are named, then prod pins every one by digest', () => {
     const images = [...objects, ...render(`${overlay}/migrate`)].flatMap((o) => workloads([o]).flatMap((w) => w.pod.containers.map((c: any) => c.image as string)));
     expect(images.length).toBeGreaterThanOrEqual(6);
@@ -274,6 +296,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     else for (const image of images) expect(image).toMatch(/[:@]/);
   });
 });
+
 
 describe('secrets', () => {
   const needed = (objects: K8sObject[]) => secretRefs(objects).filter((r) => r.namespace === 'glimpse');

@@ -3,7 +3,7 @@
 // A consumer of the accounts topic removes a deleted account's data; lookups do not need Kafka,
 // so the service starts and stays ready without it (/readyz shows the consumer as degraded).
 import { createDb } from '@glimpse/db';
-import { createBaseApp, createHttpServer } from '@glimpse/http';
+import { createBaseApp, createServiceServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { TOPICS, createAccountEventsConsumer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { internalRouter } from './http/internal-routes.js';
@@ -16,6 +16,9 @@ import { deleteAccountData } from './data/account-data.js';
 export interface RunningEnrichmentService {
   url: string;
   port: number;
+  /** With METRICS_PORT: where /healthz, /readyz and /metrics are (the service's port then serves no /metrics). */
+  metricsPort?: number;
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -66,7 +69,7 @@ export async function startEnrichmentService(
     },
   });
   base.app.use(internalRouter({ db, credits, defaultPhoneRegion: config.DEFAULT_PHONE_REGION, internalTokens: config.INTERNAL_TOKENS }));
-  const server = createHttpServer({ app: base.finish(), port: config.ENRICHMENT_PORT, host: config.HOST });
+  const server = createServiceServer({ base, port: config.ENRICHMENT_PORT, host: config.HOST, metricsPort: config.METRICS_PORT });
   const address = await server.start();
   accounts.start();
   // Usage is counted in the ledger; rolling it up keeps reads short. A failure (Postgres away) waits for the next round.
@@ -75,7 +78,7 @@ export async function startEnrichmentService(
     rolling = rollUpUsage(db).catch((err: unknown) => logger.warn({ err }, 'usage roll-up failed; retried in the next round'));
   }, ROLLUP_EVERY_MS);
   rollup.unref();
-  logger.info({ port: address.port, accountsGroupId: config.ENRICHMENT_ACCOUNTS_GROUP_ID }, 'enrichment service listening');
+  logger.info({ port: address.port, metricsPort: address.metricsPort, accountsGroupId: config.ENRICHMENT_ACCOUNTS_GROUP_ID }, 'enrichment service listening');
   return {
     ...address,
     async stop() {

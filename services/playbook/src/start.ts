@@ -3,7 +3,7 @@
 // (called by the gateway), health, readiness and metrics. On stop it leaves the groups cleanly and
 // flushes the effects producer.
 import { createDb } from '@glimpse/db';
-import { createBaseApp, createHttpServer } from '@glimpse/http';
+import { createBaseApp, createServiceServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { batchConsumerReadiness, TOPICS, createAccountEventsConsumer, createErasedEmail, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { applyAccountEvent } from './data/account-states.js';
@@ -17,6 +17,9 @@ import { loadConfig, playbookLimits, type PlaybookConfig } from './config.js';
 export interface RunningPlaybookService {
   url: string;
   port: number;
+  /** With METRICS_PORT: where /healthz, /readyz and /metrics are (the service's port then serves no /metrics). */
+  metricsPort?: number;
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -92,9 +95,9 @@ export async function startPlaybookService(
   const sweep = scheduleEffectsSweep(db, producer, { intervalMs: config.PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS, logger });
 
   base.app.use(internalRouter({ db, internalTokens: config.INTERNAL_TOKENS, limits, erasedEmail }));
-  const server = createHttpServer({ app: base.finish(), port: config.PLAYBOOK_PORT, host: config.HOST });
+  const server = createServiceServer({ base, port: config.PLAYBOOK_PORT, host: config.HOST, metricsPort: config.METRICS_PORT });
   const address = await server.start();
-  logger.info({ port: address.port, groupId: config.PLAYBOOK_GROUP_ID, accountsGroupId }, 'playbook service running');
+  logger.info({ port: address.port, metricsPort: address.metricsPort, groupId: config.PLAYBOOK_GROUP_ID, accountsGroupId }, 'playbook service running');
 
   return {
     ...address,

@@ -5,7 +5,7 @@
 // management API, health, readiness and metrics. On stop it leaves the groups, lets the attempts
 // in hand finish and be recorded, then closes.
 import { createDb } from '@glimpse/db';
-import { createBaseApp, createHttpServer } from '@glimpse/http';
+import { createBaseApp, createServiceServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { createEffectsConsumer } from './consumer/effects-consumer.js';
@@ -24,6 +24,9 @@ import { loadConfig, type WebhooksConfig } from './config.js';
 export interface RunningWebhooksService {
   url: string;
   port: number;
+  /** With METRICS_PORT: where /healthz, /readyz and /metrics are (the service's port then serves no /metrics). */
+  metricsPort?: number;
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -128,9 +131,9 @@ export async function startWebhooksService(
     rotationGraceMs: config.WEBHOOKS_ROTATION_GRACE_MS,
   };
   base.app.use(internalRouter({ deps, internalTokens: config.INTERNAL_TOKENS }));
-  const server = createHttpServer({ app: base.finish(), port: config.WEBHOOKS_PORT, host: config.HOST });
+  const server = createServiceServer({ base, port: config.WEBHOOKS_PORT, host: config.HOST, metricsPort: config.METRICS_PORT });
   const address = await server.start();
-  logger.info({ port: address.port, groupId: config.WEBHOOKS_GROUP_ID, identifiedGroupId: config.WEBHOOKS_IDENTIFIED_GROUP_ID, accountsGroupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID }, 'webhooks service running');
+  logger.info({ port: address.port, metricsPort: address.metricsPort, groupId: config.WEBHOOKS_GROUP_ID, identifiedGroupId: config.WEBHOOKS_IDENTIFIED_GROUP_ID, accountsGroupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID }, 'webhooks service running');
 
   return {
     ...address,

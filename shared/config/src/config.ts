@@ -38,6 +38,12 @@ export const baseEnv = {
   KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
   KAFKA_SASL_USERNAME: z.string().min(1).optional(),
   KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
+  /**
+   * Health, readiness and metrics on a port of their own (0: a free one), the service's port then
+   * serving no /metrics: the monitoring namespace is let in to this port only, never to /internal.
+   * Unset: all on the service's port (local development and tests).
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 };
 
 /** The services that connect to Postgres, each as its own role limited to its own schema. */

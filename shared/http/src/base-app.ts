@@ -11,6 +11,12 @@ export interface BaseApp {
   app: Express;
   registry: Registry;
   finish(): Express;
+  /**
+   * An app of its own with /healthz, /readyz and /metrics, for a port of their own (METRICS_PORT):
+   * once asked for, the service's app no longer serves /metrics (404), so the monitoring namespace
+   * is let in to that port only, never to the one that serves /internal.
+   */
+  metricsApp(): Express;
 }
 
 export interface BaseAppOptions {
@@ -59,10 +65,20 @@ export function createBaseApp({ logger, checks, readinessDetail, registry = new 
   app.set('trust proxy', trustProxy);
   collectDefaultMetrics({ register: registry });
   app.use(firstSteps(registry));
-  addObservabilityRoutes(app, { registry, checks, detail: readinessDetail });
+  let metricsHere = true;
+  addObservabilityRoutes(app, { registry, checks, detail: readinessDetail, servesMetrics: () => metricsHere });
   return {
     app,
     registry,
+    metricsApp() {
+      metricsHere = false;
+      const metrics = express();
+      metrics.disable('x-powered-by');
+      addObservabilityRoutes(metrics, { registry, checks, detail: readinessDetail });
+      metrics.use(notFoundHandler);
+      metrics.use(errorHandler(logger));
+      return metrics;
+    },
     finish() {
       app.use(notFoundHandler);
       app.use(errorHandler(logger));

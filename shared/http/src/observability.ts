@@ -23,6 +23,8 @@ export interface ObservabilityOptions {
   checkTimeoutMs?: number;
   /** More to show in /readyz (e.g. the consumer's lag per partition), ready or not. */
   detail?: () => Record<string, unknown>;
+  /** Whether /metrics is served here (false: it falls through, to a 404; the metrics are on their own port). */
+  servesMetrics?: () => boolean;
 }
 
 function withTimeout(check: ReadinessCheck, ms: number): Promise<void> {
@@ -51,7 +53,7 @@ export function observabilityRouter(options: ObservabilityOptions): Router {
  * The three routes on `app` itself (createBaseApp's way): three path tests for every other
  * request, where a router of their own is entered and left by each.
  */
-export function addObservabilityRoutes(router: IRouter, { registry, checks, checkTimeoutMs = 2000, detail }: ObservabilityOptions): void {
+export function addObservabilityRoutes(router: IRouter, { registry, checks, checkTimeoutMs = 2000, detail, servesMetrics = () => true }: ObservabilityOptions): void {
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -74,7 +76,8 @@ export function addObservabilityRoutes(router: IRouter, { registry, checks, chec
       ...(detail ? { detail: detail() } : {}),
     });
   });
-  router.get('/metrics', async (_req, res) => {
+  router.get('/metrics', async (_req, res, next) => {
+    if (!servesMetrics()) return next();
     res.set('Content-Type', registry.contentType).send(await registry.metrics());
   });
 }
