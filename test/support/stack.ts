@@ -161,10 +161,12 @@ export async function startManagementStack(
 }> {
   // The webhooks and visitors services only for the tests that need them (erasure reaches the
   // delivery records and the visitors' identity links: by default the one comes with the other).
+  // The webhooks service asks the stack's enrichment for an identified visitor's details.
+  const enrichmentStarted = startTestEnrichmentService();
   const [enrichment, playbook, webhooks, visitors] = await Promise.all([
-    startTestEnrichmentService(),
+    enrichmentStarted,
     startTestPlaybookService(),
-    withWebhooks ? startTestWebhooksService() : Promise.resolve(undefined),
+    withWebhooks ? enrichmentStarted.then((e) => startTestWebhooksService({ ENRICHMENT_URL: e.url })) : Promise.resolve(undefined),
     withVisitors ? startTestVisitorsService() : Promise.resolve(undefined),
   ]);
   const gateway = await startTestGateway({
