@@ -45,8 +45,9 @@ const schema = z
   SUPPRESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).default(100_000),
   /**
    * The secret behind an erased person's stand-in (createErasedEmail: HMAC-SHA256 of the email under
-   * a per-account key derived from it). Changing it changes every later stand-in: erasures older
-   * than PLAYBOOK_PROCESSED_RETENTION_HOURS are unaffected, newer ones stop dropping queued events.
+   * a per-account key derived from it; at least 32 characters, e.g. `openssl rand -hex 32`). Stored
+   * stand-ins keep the value they got; after a change, a person erased again gets a new one, and
+   * the tombstones of erasures made before it (kept 72 h) no longer drop that person's queued events.
    */
   PLAYBOOK_ERASURE_KEY: z.string().min(32).default(DEV_ERASURE_KEY),
   /** The callers of the internal API (/internal/…) and their tokens: the gateway only. */
