@@ -163,7 +163,8 @@ async function main() {
     log(`consumer group ${groupId} positioned at the end of ${partitions} partitions`);
     const services = {
       enrichment: { ENRICHMENT_PORT: String(ports.enrichment) },
-      playbook: { PLAYBOOK_PORT: String(ports.playbook), PLAYBOOK_GROUP_ID: groupId },
+      // Production refuses to start on the development erasure secret.
+      playbook: { PLAYBOOK_PORT: String(ports.playbook), PLAYBOOK_GROUP_ID: groupId, PLAYBOOK_ERASURE_KEY: crypto.randomBytes(32).toString('hex') },
       gateway: { PORT: String(ports.gateway), ENRICHMENT_URL: `http://127.0.0.1:${ports.enrichment}`, PLAYBOOK_URL: `http://127.0.0.1:${ports.playbook}` },
     };
     for (const [svc, vars] of Object.entries(services)) {
