@@ -294,6 +294,7 @@ function signInPage(root) {
 }
 
 // Event tokens and API keys: a create control, the one-time secret, the list with revoke.
+const CREDENTIALS_PAGE_SIZE = 50;
 /** @param {{ path: string, title: string, intro: string, noun: string, secretField: string, extraFields?: () => any, body?: (form: HTMLFormElement) => any, extraColumns?: string[], extraCells?: (row: any) => any[] }} page */
 function credentialsPage({ path, title, intro, noun, secretField, extraFields = () => null, body = () => undefined, extraColumns = [], extraCells = () => [] }) {
   return (root) => {
@@ -314,19 +315,25 @@ function credentialsPage({ path, title, intro, noun, secretField, extraFields = 
       }),
     );
 
+    // A page at a time (the API's pages, newest first), with "Load more" when there are more.
     async function load() {
-      const { items } = await api('GET', path);
+      const paged = pagedTable({
+        caption: title,
+        columns: ['Prefix', ...extraColumns, 'Created', 'Last used', 'Status', 'Actions'],
+        empty: `No ${noun}s yet.`,
+        fetchPage: (cursor) => api('GET', `${path}?${new URLSearchParams({ limit: String(CREDENTIALS_PAGE_SIZE), ...(cursor ? { cursor } : {}) })}`),
+        row: (c) => [
+          h('code', {}, `${c.prefix}…`),
+          ...extraCells(c),
+          when(c.createdAt),
+          when(c.lastUsedAt, 'Never'),
+          c.revokedAt ? ['Revoked ', when(c.revokedAt)] : 'Active',
+          c.revokedAt ? '' : h('button', { type: 'button', class: 'danger', onclick: action(() => revoke(c)) }, 'Revoke', hidden(` ${c.prefix}`)),
+        ],
+      });
       if (!list.isConnected) return;
-      const columns = ['Prefix', ...extraColumns, 'Created', 'Last used', 'Status', 'Actions'];
-      const rows = items.map((c) => [
-        h('code', {}, `${c.prefix}…`),
-        ...extraCells(c),
-        when(c.createdAt),
-        when(c.lastUsedAt, 'Never'),
-        c.revokedAt ? ['Revoked ', when(c.revokedAt)] : 'Active',
-        c.revokedAt ? '' : h('button', { type: 'button', class: 'danger', onclick: action(() => revoke(c)) }, 'Revoke', hidden(` ${c.prefix}`)),
-      ]);
-      list.replaceChildren(items.length ? table(title, columns, rows) : h('p', {}, `No ${noun}s yet.`));
+      list.replaceChildren(paged.element);
+      await paged.load();
     }
     async function revoke(c) {
       if (!confirm(`Revoke ${noun} ${c.prefix}…? Requests that use it will be refused from now on.`)) return;
@@ -443,9 +450,17 @@ async function playbooksPage(root) {
     h('div', { class: 'actions' }, submit, cancel),
   );
 
+  // Every page of the catalog (at most its cap of names, 200 a page).
   async function loadCatalog() {
     const chosen = new Set(checkedTriggers());
-    const { items } = await api('GET', 'events/catalog');
+    const items = [];
+    let page;
+    let cursor = null;
+    do {
+      page = await api('GET', `events/catalog?${new URLSearchParams({ limit: '200', ...(cursor ? { cursor } : {}) })}`);
+      items.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor && picker.isConnected);
     if (!picker.isConnected) return;
     picker.replaceChildren(
       ...(items.length
@@ -453,6 +468,16 @@ async function playbooksPage(root) {
             h('div', { class: 'check' }, h('input', { type: 'checkbox', name: 'trigger', value: name, id: `trigger-${i}`, checked: chosen.has(name) }), h('label', { for: `trigger-${i}` }, name)),
           )
         : [h('p', { class: 'muted' }, 'No events received yet. Send one with an event token, then refresh the names.')]),
+      ...present(
+        page.full
+          ? h(
+              'p',
+              { class: 'notice' },
+              `This account has the most event names it may have (${page.maxNames}). An event with a name not listed here is still applied, and can stop a playbook as an exit, but its name is not added, so it cannot be a trigger.`,
+              page.refused ? ` ${plural(page.refused.events, 'event')} so far had a name that was not added, the last “${page.refused.lastName}”.` : '',
+            )
+          : null,
+      ),
     );
   }
   const checkedTriggers = () => [...picker.querySelectorAll('input[name=trigger]:checked')].map((i) => i.value);
@@ -538,6 +563,9 @@ async function playbooksPage(root) {
         ...present(
           h('h3', {}, 'If ', h('code', {}, answer.event), ' came now for ', answer.email),
           answer.catalog === 'new' ? h('p', {}, h('code', {}, answer.event), ' has never been sent: sending it would add it to the event names.') : null,
+          answer.catalog === 'full'
+            ? h('p', {}, h('code', {}, answer.event), ' is not one of the event names, which are at their maximum: sending it would be applied but not add it.')
+            : null,
           rows.length
             ? table(`Dry run of ${answer.event}`, ['Playbook', 'Outcome', 'Why'], rows)
             : h('p', {}, 'No playbook opts in to ', h('code', {}, answer.event), ': it would change no enrollment.'),
