@@ -99,7 +99,8 @@ async function createCredential(
 ): Promise<CreatedCredential> {
   if (!isUuid(accountId)) throw new AppError('not_found', `account ${accountId} does not exist`);
   const { table, noun, cap } = KINDS[kind];
-  const all = { ...DEFAULT_CREDENTIAL_CAPS, ...caps };
+  // A cap given as undefined keeps its default.
+  const all = { ...DEFAULT_CREDENTIAL_CAPS, ...Object.fromEntries(Object.entries(caps).filter(([, v]) => v !== undefined)) } as CredentialCaps;
   const max = cap(all);
   return db.$transaction(async (tx) => {
     const locked = await tx.$queryRawUnsafe<{ id: string }[]>(`SELECT id::text AS id FROM accounts WHERE id = $1::uuid FOR NO KEY UPDATE`, accountId);

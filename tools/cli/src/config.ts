@@ -2,6 +2,8 @@
 // through that service's library, logged in as that service's role.
 import { baseEnv, DATABASE_ROLES, internalTokenEnv, parseConfig, roleDatabaseUrl, z, type DatabaseService } from '@glimpse/config';
 
+const cap = z.coerce.number().int().positive().optional();
+
 const schema = z.object({
   /** The database; each service's URL below defaults to it, logged in as the service's role (local trust authentication). */
   DATABASE_URL: baseEnv.DATABASE_URL,
@@ -19,9 +21,30 @@ const schema = z.object({
   ...internalTokenEnv,
   /** Region for phone numbers in imports written without a country code. */
   DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/).default('US'),
+  /**
+   * The caps per account, under the names the services read them (set them as the services have
+   * them): what the CLI creates is held to them too. Unset: each service's default.
+   */
+  EVENT_TOKENS_PER_ACCOUNT: cap,
+  API_KEYS_PER_ACCOUNT: cap,
+  PLAYBOOKS_PER_ACCOUNT: cap,
+  TRIGGERS_PER_PLAYBOOK: cap,
+  EXITS_PER_PLAYBOOK: cap,
+  CATALOG_NAMES_PER_ACCOUNT: cap,
+  SUPPRESSIONS_PER_ACCOUNT: cap,
 });
 
 export type CliConfig = z.infer<typeof schema>;
+
+/** The caps of the CLI's creations, from CliConfig (undefined: the service's default). */
+export function capsOf(config: CliConfig) {
+  return {
+    credentials: { eventTokensPerAccount: config.EVENT_TOKENS_PER_ACCOUNT, apiKeysPerAccount: config.API_KEYS_PER_ACCOUNT },
+    playbook: { maxPerAccount: config.PLAYBOOKS_PER_ACCOUNT, maxTriggers: config.TRIGGERS_PER_PLAYBOOK, maxExits: config.EXITS_PER_PLAYBOOK, maxCatalogNames: config.CATALOG_NAMES_PER_ACCOUNT },
+    catalogNames: config.CATALOG_NAMES_PER_ACCOUNT,
+    suppressions: config.SUPPRESSIONS_PER_ACCOUNT,
+  };
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): CliConfig {
   return parseConfig(schema, env);

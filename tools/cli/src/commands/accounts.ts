@@ -8,7 +8,7 @@ import type { Db } from '@glimpse/db';
 import { createLogger } from '@glimpse/logging';
 import { createBatchingProducer, createKafka, kafkaSecurity } from '@glimpse/messaging';
 import { required, UsageError, type Command, type Io } from '../command.js';
-import { loadConfig } from '../config.js';
+import { capsOf, loadConfig } from '../config.js';
 
 /** Where the account's event is: on the accounts topic, or in the outbox for the gateway to publish. */
 export type AccountEventDelivery = 'published' | 'queued';
@@ -119,7 +119,7 @@ export const accountCommands: Command[] = [
     usage: 'glimpse event-token create --account ID [--json]',
     options: { account: { type: 'string' } },
     async run({ values, db }) {
-      const { id, secret } = await createEventToken(db('gateway'), required(values, 'account'));
+      const { id, secret } = await createEventToken(db('gateway'), required(values, 'account'), capsOf(loadConfig()).credentials);
       return { id, token: secret };
     },
     human: (r) => {

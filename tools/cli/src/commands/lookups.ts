@@ -4,6 +4,7 @@ import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import { setCreditLimit, usageTotals } from '@glimpse/enrichment';
 import { required, UsageError, type Command } from '../command.js';
+import { capsOf, loadConfig } from '../config.js';
 import { isUuid } from '@glimpse/validation';
 
 
@@ -35,7 +36,7 @@ export const lookupCommands: Command[] = [
     options: { account: { type: 'string' }, scopes: { type: 'string' } },
     async run({ values, db }) {
       const scopes = parseScopes(required(values, 'scopes'));
-      const { id, secret } = await createApiKey(db('gateway'), accountId(values), scopes);
+      const { id, secret } = await createApiKey(db('gateway'), accountId(values), scopes, capsOf(loadConfig()).credentials);
       return { id, key: secret, scopes };
     },
     human: (r) => {

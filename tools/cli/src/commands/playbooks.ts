@@ -4,6 +4,9 @@ import { normalizeEmail } from '@glimpse/validation';
 import { createPlaybook, dryRunEvent, getReceipt, suppressPerson, suppressionPage, unsuppressPerson, eventCatalog, listEnrollments, listPlaybooks, updatePlaybook, validateEventNames, type ReenrollmentPolicy } from '@glimpse/playbook';
 import { required, table, type Command } from '../command.js';
 import { existingAccountId } from './lookups.js';
+import { capsOf, loadConfig } from '../config.js';
+
+const caps = () => capsOf(loadConfig());
 
 const asList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
@@ -26,7 +29,7 @@ export const playbookCommands: Command[] = [
         triggers: asList(values.trigger),
         exits: asList(values.exit),
         ...(typeof values.reenrollment === 'string' ? { reenrollment: values.reenrollment } : {}),
-      });
+      }, caps().playbook);
       return { id: playbook.id, reenrollment: playbook.reenrollment };
     },
     human: (r) => `playbook created: ${(r as { id: string }).id} (re-enrollment: ${(r as { reenrollment: string }).reenrollment})`,
@@ -42,7 +45,7 @@ export const playbookCommands: Command[] = [
         playbookId: required(values, 'playbook'),
         ...(typeof values.name === 'string' ? { name: values.name } : {}),
         ...(typeof values.reenrollment === 'string' ? { reenrollment: values.reenrollment as ReenrollmentPolicy } : {}),
-      }),
+      }, caps().playbook),
     human: (r) => table([r as Record<string, unknown>], ['id', 'name', 'triggers', 'exits', 'reenrollment']),
   },
   {
@@ -63,10 +66,10 @@ export const playbookCommands: Command[] = [
   },
   {
     words: ['events', 'catalog'],
-    summary: 'list the event names an account has sent',
+    summary: 'list the event names an account has sent (at most its cap of names, CATALOG_NAMES_PER_ACCOUNT)',
     usage: 'glimpse events catalog --account ID [--json]',
     options: { account: { type: 'string' } },
-    run: async ({ values, db }) => eventCatalog(db('playbook'), await existingAccountId(values, db('gateway'))),
+    run: async ({ values, db }) => eventCatalog(db('playbook'), await existingAccountId(values, db('gateway')), { maxNames: caps().catalogNames }),
     human: (r) => table(r as Record<string, unknown>[], ['name', 'firstSeenAt', 'lastSeenAt', 'count']),
   },
   {
@@ -77,11 +80,12 @@ export const playbookCommands: Command[] = [
     async run({ values, db }) {
       const email = emailOf(values);
       const [event] = validateEventNames([required(values, 'event')], 'event');
-      return dryRunEvent(db('playbook'), await existingAccountId(values, db('gateway')), { event: event!, email });
+      return dryRunEvent(db('playbook'), await existingAccountId(values, db('gateway')), { event: event!, email }, { maxCatalogNames: caps().catalogNames });
     },
     human: (r) => {
       const run = r as { catalog: string; playbooks: Record<string, unknown>[] };
-      return `${table(run.playbooks, ['name', 'outcome', 'reason', 'id'])}\n(event name ${run.catalog === 'known' ? 'in' : 'not yet in'} the catalog; nothing was written)`;
+      const catalog = { known: 'in the catalog', new: 'not yet in the catalog', full: 'not in the catalog, which is full: it would not be added' }[run.catalog] ?? run.catalog;
+      return `${table(run.playbooks, ['name', 'outcome', 'reason', 'id'])}\n(event name ${catalog}; nothing was written)`;
     },
   },
   {
@@ -106,17 +110,28 @@ export const playbookCommands: Command[] = [
     usage: 'glimpse suppression add --account ID --email EMAIL [--json]',
     options: { account: { type: 'string' }, email: { type: 'string' } },
     async run({ values, db }) {
-      const { suppression } = await suppressPerson(db('playbook'), await existingAccountId(values, db('gateway')), emailOf(values));
+      const { suppression } = await suppressPerson(db('playbook'), await existingAccountId(values, db('gateway')), emailOf(values), { maxPerAccount: caps().suppressions });
       return suppression;
     },
     human: (r) => `suppressed: ${(r as { email: string }).email} (${(r as { stoppedEnrollments: number }).stoppedEnrollments} active enrollment(s) stopped)`,
   },
   {
     words: ['suppression', 'list'],
-    summary: "list an account's suppressed people, newest first (the first 200)",
-    usage: 'glimpse suppression list --account ID [--json]',
-    options: { account: { type: 'string' } },
-    run: async ({ values, db }) => (await suppressionPage(db('playbook'), await existingAccountId(values, db('gateway')), { limit: 200, after: null })).items,
+    summary: "list an account's suppressed people, newest first (the first 200, or every one with --all)",
+    usage: 'glimpse suppression list --account ID [--all] [--json]',
+    options: { account: { type: 'string' }, all: { type: 'boolean' } },
+    async run({ values, db, io }) {
+      const accountId = await existingAccountId(values, db('gateway'));
+      const items = [];
+      let after: { at: Date; id: string } | null = null;
+      do {
+        const page: Awaited<ReturnType<typeof suppressionPage>> = await suppressionPage(db('playbook'), accountId, { limit: 200, after });
+        items.push(...page.items);
+        after = page.next;
+      } while (after && values.all);
+      if (after) io.stderr('note: the first 200 suppressed people; --all lists every one\n');
+      return items;
+    },
     human: (r) => table(r as Record<string, unknown>[], ['email', 'createdAt']),
   },
   {
