@@ -11,7 +11,7 @@ export function parseCatalogQuery(query: Record<string, unknown>): { limit: numb
   const parsed = parsePageQuery(limit === undefined ? {} : { limit }).limit;
   if (cursor === undefined) return { limit: parsed, after: null };
   const invalid = new AppError('invalid_request', 'cursor is not valid: pass the nextCursor of a previous page as it was');
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) throw invalid;
+  if (!/^[\w-]{1,200}$/.test(cursor)) throw invalid;
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
   const name = decoded.startsWith('name|') ? decoded.slice(5) : '';
   // Only a cursor this API wrote: a valid name, encoded exactly so.
