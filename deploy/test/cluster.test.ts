@@ -36,14 +36,14 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     }
   });
 
-  it('when raw events are written, then the cluster deletes them within 24 h (segment roll + retention + check interval + delete delay)', () => {
+  it('when raw events, effects or identifications are written, then the cluster deletes them within 24 h (segment roll + retention + check interval + delete delay)', () => {
     const kafka = one(objects, 'Kafka', 'glimpse');
     for (const [key, value] of Object.entries(topicsJson.broker)) expect({ key, value: String(kafka.spec.kafka.config[key]) }).toEqual({ key, value });
     const brokerDelay = Number(kafka.spec.kafka.config['log.retention.check.interval.ms']) + Number(kafka.spec.kafka.config['file.delete.delay.ms'] ?? 60_000);
     for (const t of find(objects, 'KafkaTopic').filter((k) => k.spec.config['message.timestamp.type'] === 'LogAppendTime')) {
       expect(Number(t.spec.config['segment.ms']) + Number(t.spec.config['retention.ms']) + brokerDelay).toBeLessThanOrEqual(DAY_MS);
     }
-    expect(find(objects, 'KafkaTopic').filter((k) => k.spec.config['message.timestamp.type'] === 'LogAppendTime').map((k) => k.metadata.name).sort()).toEqual(['events.inbound', 'events.inbound.dlq', 'visitors.collected', 'visitors.collected.dlq']);
+    expect(find(objects, 'KafkaTopic').filter((k) => k.spec.config['message.timestamp.type'] === 'LogAppendTime').map((k) => k.metadata.name).sort()).toEqual(['events.inbound', 'events.inbound.dlq', 'playbook.effects', 'visitors.collected', 'visitors.collected.dlq', 'visitors.identified']);
   });
 
   it('when Kafka is described, then it is KRaft with 3 controllers (prod) and 3 brokers, and clients need TLS and SCRAM', () => {
