@@ -137,6 +137,8 @@ async function run(argv) {
     const serviceEnv = {
       ...suite.serviceEnvBase(databaseUrl),
       ...suite.infraEnv(env),
+      // Production refuses the development erasure key.
+      PLAYBOOK_ERASURE_KEY: require('node:crypto').randomBytes(32).toString('hex'),
       ...(opts.concurrency !== null ? { PLAYBOOK_CONCURRENCY: String(opts.concurrency) } : {}),
       ...(opts['max-batch'] !== null ? { PLAYBOOK_MAX_BATCH: String(opts['max-batch']) } : {}),
     };

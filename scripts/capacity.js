@@ -268,7 +268,7 @@ function sizeFor(eventsPerSec, i) {
     partitions,
     brokers,
     kafkaCores: Math.round((kafkaCores / util) * 10) / 10,
-    kafkaDiskGB: Math.round((ingressMBps * 3 * 86400 * 1.1) / 1000 + (eventsPerSec * v('triggeredShare') * v('effectBytes') * 3 * 86400 * 6) / 1e9),
+    kafkaDiskGB: Math.round((ingressMBps * 3 * 86400 * 1.1) / 1000), // every topic that names a person keeps a day at most (effects too, since issue 21)
     pgCores: Math.round((pgCores / util) * 10) / 10,
     redisGB: Math.round((redis.rawGB + redis.idempotencyGB) * 10) / 10,
     redisRawGB: Math.round(redis.rawGB * 10) / 10,
