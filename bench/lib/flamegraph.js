@@ -3,6 +3,7 @@
 // however often it was sampled. Idle time is left out, and `window` keeps only the samples inside
 // it (as in cpu-profile.js), so the picture is of one phase of a benchmark.
 //   node bench/lib/flamegraph.js <file.cpuprofile> <out.svg> [--start <us>] [--end <us>] [--title <text>]
+//                                [--events <n> (the caption then gives the CPU per event)]
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -65,7 +66,7 @@ function mergedTree(profile, window) {
 const escapeXml = (s) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The SVG of `tree`; the root is the bottom row (a flame graph, callers below). */
-function render(tree, title) {
+function render(tree, title, events) {
   const boxes = [];
   let depth = 0;
   const pxPerUs = tree.us > 0 ? WIDTH / tree.us : 0;
@@ -92,7 +93,8 @@ function render(tree, title) {
     return `<g><title>${escapeXml(tip)}</title><rect x="${x.toFixed(2)}" y="${y(level)}" width="${w.toFixed(2)}" height="${ROW - 1}" rx="2" fill="${colourOf(node.url, node.fn)}"/>` +
       (text ? `<text x="${(x + 3).toFixed(2)}" y="${y(level) + ROW - 4}">${escapeXml(text)}</text>` : '') + '</g>';
   });
-  const caption = `${(tree.us / 1000).toFixed(0)} ms of CPU (idle left out); width = time in a function and its callees. Ours orange, packages green, node blue, native grey.`;
+  const perEvent = events ? ` for ${events} events, ${(tree.us / 1000 / events).toFixed(3)} ms each` : '';
+  const caption = `${(tree.us / 1000).toFixed(0)} ms of CPU${perEvent} (idle left out); width = time in a function and its callees. Ours orange, packages green, node blue, native grey.`;
   return `<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="monospace" font-size="${FONT}">
 <rect width="100%" height="100%" fill="#fff"/>
@@ -104,21 +106,21 @@ ${rects.join('\n')}
 }
 
 /** Writes the flame graph of `file` (the samples in `window`, when given) to `out`. */
-function writeFlameGraph(file, out, { window = null, title = path.basename(file) } = {}) {
+function writeFlameGraph(file, out, { window = null, title = path.basename(file), events = 0 } = {}) {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, render(mergedTree(profile, window), title));
+  fs.writeFileSync(out, render(mergedTree(profile, window), title, events));
   return out;
 }
 
 if (require.main === module) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { start: { type: 'string' }, end: { type: 'string' }, title: { type: 'string' } } });
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { start: { type: 'string' }, end: { type: 'string' }, title: { type: 'string' }, events: { type: 'string' } } });
   if (positionals.length !== 2) {
-    console.error('usage: node bench/lib/flamegraph.js <file.cpuprofile> <out.svg> [--start <us>] [--end <us>] [--title <text>]');
+    console.error('usage: node bench/lib/flamegraph.js <file.cpuprofile> <out.svg> [--start <us>] [--end <us>] [--title <text>] [--events <n>]');
     process.exit(2);
   }
   const window = values.start || values.end ? { startUs: Number(values.start ?? 0), endUs: Number(values.end ?? Infinity) } : null;
-  console.log(writeFlameGraph(positionals[0], positionals[1], { window, title: values.title }));
+  console.log(writeFlameGraph(positionals[0], positionals[1], { window, title: values.title, events: Number(values.events ?? 0) }));
 }
 
 module.exports = { writeFlameGraph };
