@@ -276,6 +276,11 @@ describe('management API: event catalog', () => {
           exits: [],
         },
       ],
+      nextCursor: null,
+      names: 2,
+      maxNames: 1000,
+      full: false,
+      refused: null,
     });
   });
 

@@ -7,6 +7,7 @@ import { listEnrollments } from '@glimpse/playbook';
 import { closeTestDb, createTestApiKey, postEvent, request, startManagementStack, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { api, createManager, seedCatalog, type Api } from './management-helpers';
 import { run } from '../../../tools/cli/src/main';
+import { testDatabaseUrl } from '../../../test/config';
 
 /** The credential cache window of this gateway: a removal must take effect within it. */
 const CACHE_MS = 400;
@@ -166,7 +167,6 @@ describe('the demo seed', () => {
   it('gives the demo account the workflows add-on, again if it was removed', async () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { seedDemo } = require(path.join(__dirname, '..', '..', '..', 'scripts', 'seed-demo.js'));
-    const { testDatabaseUrl } = await import('../../../test/config');
     const existing = await testDb().account.findFirst({ where: { name: 'Glimpse demo' }, orderBy: { createdAt: 'asc' } });
     if (existing) await setWorkflowsAddon(testDb(), existing.id, false);
     const demo = await seedDemo({ databaseUrl: testDatabaseUrl(), gatewayUrl: url() });
