@@ -4,7 +4,7 @@
 // gateway first, so they are in the catalog when the playbooks are created.
 'use strict';
 const { createDb } = require('../shared/db/dist/index.js');
-const { createAccount, createApiKey, createEventToken, setWorkflowsAddon, SCOPES } = require('../shared/auth/dist/index.js');
+const { createAccount, createApiKey, createEventToken, listApiKeys, listEventTokens, revokeCredential, setWorkflowsAddon, SCOPES } = require('../shared/auth/dist/index.js');
 const { generatePerson, importPersons, importVisitors } = require('../services/enrichment/dist/index.js');
 const { demoVisitorId } = require('../tools/cli/dist/commands/imports.js');
 const { createPlaybook, eventCatalog, listPlaybooks } = require('../services/playbook/dist/index.js');
@@ -67,6 +67,10 @@ async function seedDemo({ databaseUrl, gatewayUrl, siteOrigin }) {
     const accountId = existing ? existing.id : (await createAccount(db, DEMO_ACCOUNT, { workflows: true })).id;
     // The demo shows events and playbooks: the demo account has the workflows add-on (again, if an operator removed it).
     if (existing && !existing.workflows) await setWorkflowsAddon(db, accountId, true);
+    // Each start prints a new token and key and revokes the ones it printed before: the demo stays
+    // far below the per-account caps of active credentials however often it is started.
+    for (const old of await listEventTokens(db, accountId)) if (!old.revokedAt) await revokeCredential(db, 'event_token', accountId, old.id);
+    for (const old of await listApiKeys(db, accountId)) if (!old.revokedAt) await revokeCredential(db, 'api_key', accountId, old.id);
     const token = await createEventToken(db, accountId);
     const apiKey = await createApiKey(db, accountId, [...SCOPES]);
     const sample = await seedDataset(db, databaseUrl, accountId);
