@@ -97,10 +97,10 @@ function parseOptions(argv) {
       'check-targets': { type: 'boolean', default: false },
     },
   });
-  const opts = { profile: values.profile, pauseConsumer: values['pause-consumer'], build: !values['skip-build'], checkTargets: values['check-targets'], ...numbers };
+  const base = { profile: values.profile, pauseConsumer: values['pause-consumer'], build: !values['skip-build'], checkTargets: values['check-targets'], ...numbers };
   // A shortened, profiled or paused run is reported but never replaces bench/figures/events.json.
-  opts.defaults = !opts.profile && !opts.pauseConsumer && Object.entries(NUMERIC).every(([name, [fallback]]) => opts[name] === fallback);
-  return opts;
+  const defaults = !base.profile && !base.pauseConsumer && Object.entries(NUMERIC).every(([name, [fallback]]) => base[name] === fallback);
+  return { ...base, defaults };
 }
 
 const { progress, out } = suite.suiteOutput('events');

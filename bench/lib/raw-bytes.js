@@ -123,7 +123,12 @@ async function measure(layout, { events, accounts }) {
   }
 }
 
-/** Both layouts, side by side; the store's is the one the capacity model takes. */
+/**
+ * Both layouts, side by side; the store's is the one the capacity model takes. It always measures
+ * on a redis-server of its own (`redisUrl` is accepted and not used: a shared Redis's memory moves
+ * with everything else written to it).
+ * @param {{ events?: number, accounts?: number, redisUrl?: string }} [options]
+ */
 async function measureRawBytes({ events = 5000, accounts = 10 } = {}) {
   const streams = await measure('streams', { events, accounts });
   const replaced = await measure('keys', { events, accounts });
