@@ -6,11 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RunningGateway } from '@glimpse/gateway';
 import { TOPICS, personKey } from '@glimpse/messaging';
-import type { RunningWebhooksService } from '@glimpse/webhooks';
+import { DEV_WEBHOOKS_SECRET_KEY, type RunningWebhooksService } from '@glimpse/webhooks';
 import { api, createManager, ISO_TIME, type Manager } from '../../gateway/test/management-helpers';
 import { closeTestDb, startTestGateway, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { produceRaw } from '../../../test/support/kafka-helpers';
 import { startReceiver, startTestWebhooksService, type Receiver } from '../../../test/support/webhooks';
+import { createSecretBox } from '../src/domain/secret-box';
 
 const PUBLIC_URL = 'https://93.184.216.34/glimpse-hooks';
 const MAX_ENDPOINTS = 3;
@@ -87,8 +88,10 @@ describe('managing webhook endpoints', () => {
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(created.secret);
     expect(new Date(rotated.body.previousSecretExpiresAt).getTime()).toBeGreaterThan(Date.now());
+    // Stored sealed (secrets.int.test.ts): they open to the new secret and the previous one.
     const row = await testDb().webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } });
-    expect({ secret: row.secret, previous: row.previousSecret }).toEqual({ secret: rotated.body.secret, previous: created.secret });
+    const box = createSecretBox(DEV_WEBHOOKS_SECRET_KEY);
+    expect({ secret: box.open(created.id, row.secret), previous: box.open(created.id, row.previousSecret!) }).toEqual({ secret: rotated.body.secret, previous: created.secret });
   });
 
   it('when an endpoint is deleted, then it is gone', async () => {

@@ -20,7 +20,6 @@ const NAME_REFUSED = 'url is not allowed: its host must resolve to public addres
 let dns: DnsServer;
 let receiver: Receiver;
 const accounts: string[] = [];
-const running: { stop(): Promise<void> }[] = [];
 
 beforeAll(async () => {
   [dns, receiver] = await Promise.all([startDnsServer({ 'hooks.glimpse.test': ['127.0.0.1'], 'internal.glimpse.test': ['10.1.2.3', '93.184.216.34'], 'meta.glimpse.test': ['169.254.169.254'] }), startReceiver()]);
@@ -28,17 +27,21 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
-  for (const r of running.reverse()) await r.stop();
   await Promise.all([dns?.close(), receiver?.close()]);
   await closeTestDb();
 });
 
-async function stack(overrides: Record<string, string>): Promise<{ webhooks: RunningWebhooksService; gateway: RunningGateway }> {
+interface Stack {
+  webhooks: RunningWebhooksService;
+  gateway: RunningGateway;
+  stop(): Promise<void>;
+}
+
+/** A webhooks service and a gateway in front of it; each describe stops its own (one dispatcher at a time claims the deliveries). */
+async function stack(overrides: Record<string, string>): Promise<Stack> {
   const webhooks = await startTestWebhooksService(overrides);
-  running.push(webhooks);
   const gateway = await startTestGateway({ WEBHOOKS_URL: webhooks.url });
-  running.push(gateway);
-  return { webhooks, gateway };
+  return { webhooks, gateway, stop: async () => { await gateway.stop(); await webhooks.stop(); } };
 }
 
 async function manager(): Promise<Manager> {
@@ -72,10 +75,14 @@ async function attemptsOf(gatewayUrl: string, m: Manager, endpointId: string, ef
 
 describe('names resolved by the service itself (dns.promises.Resolver), bounded in time', () => {
   let gateway: RunningGateway;
+  let running: Stack | undefined;
 
   beforeAll(async () => {
-    ({ gateway } = await stack({ WEBHOOKS_DNS_SERVERS: dns.address, WEBHOOKS_DNS_TIMEOUT_MS: String(DNS_TIMEOUT_MS), WEBHOOKS_TIMEOUT_MS: '5000', WEBHOOKS_RETRY_BASE_MS: '200' }));
+    running = await stack({ WEBHOOKS_DNS_SERVERS: dns.address, WEBHOOKS_DNS_TIMEOUT_MS: String(DNS_TIMEOUT_MS), WEBHOOKS_TIMEOUT_MS: '5000', WEBHOOKS_RETRY_BASE_MS: '200' });
+    gateway = running.gateway;
   });
+
+  afterAll(() => running?.stop());
 
   afterEach(() => dns.silent(false));
 
@@ -157,11 +164,15 @@ describe('names resolved by the service itself (dns.promises.Resolver), bounded 
 
 describe('https only (WEBHOOKS_REQUIRE_HTTPS, always on in production)', () => {
   let gateway: RunningGateway;
+  let running: Stack | undefined;
 
   beforeAll(async () => {
     // As in production: https required, no loopback targets.
-    ({ gateway } = await stack({ WEBHOOKS_REQUIRE_HTTPS: 'true', WEBHOOKS_ALLOW_LOOPBACK: 'false' }));
+    running = await stack({ WEBHOOKS_REQUIRE_HTTPS: 'true', WEBHOOKS_ALLOW_LOOPBACK: 'false' });
+    gateway = running.gateway;
   });
+
+  afterAll(() => running?.stop());
 
   it('when an http target is subscribed or an endpoint changed to one, then 400 says https, and https is accepted', async () => {
     const m = await manager();

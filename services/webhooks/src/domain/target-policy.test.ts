@@ -60,7 +60,7 @@ describe('webhook target policy', () => {
       refusal(async () => { throw Object.assign(new Error('queryA ENOTFOUND name.example'), { code: 'ENOTFOUND' }); }),
     ]);
     expect(answers).toEqual(Array(5).fill(NAME_REFUSED));
-    for (const a of answers) expect(a).not.toMatch(/\d+\.\d+\.\d+\.\d+|::|private|linkLocal|uniqueLocal/);
+    for (const a of answers) expect(a).not.toMatch(/\d\.\d|::|private|linkLocal|uniqueLocal/);
     await expect(checkTarget(new URL('https://public.example/'), guarded, async () => ['93.184.216.34'])).resolves.toBeUndefined();
   });
 
