@@ -34,6 +34,13 @@ describe('webhooks configuration', () => {
     expect(loadConfig({}).WEBHOOKS_SECRET_KEY).toBe(DEV_WEBHOOKS_SECRET_KEY);
   });
 
+  it('by default, one account holds at most 4 of the 16 delivery slots and one endpoint 2; the caps nest', () => {
+    const c = loadConfig({});
+    expect([c.WEBHOOKS_CONCURRENCY, c.WEBHOOKS_ACCOUNT_CONCURRENCY, c.WEBHOOKS_ENDPOINT_CONCURRENCY]).toEqual([16, 4, 2]);
+    expect(() => loadConfig({ WEBHOOKS_ENDPOINT_CONCURRENCY: '5' })).toThrow(/WEBHOOKS_ACCOUNT_CONCURRENCY/);
+    expect(() => loadConfig({ WEBHOOKS_ACCOUNT_CONCURRENCY: '17' })).toThrow(/WEBHOOKS_ACCOUNT_CONCURRENCY/);
+  });
+
   it('by default, a name has 2 s to resolve, from the system name servers', () => {
     const c = loadConfig({});
     expect([c.WEBHOOKS_DNS_TIMEOUT_MS, c.WEBHOOKS_DNS_SERVERS]).toEqual([2000, []]);

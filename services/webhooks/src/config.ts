@@ -31,6 +31,13 @@ const schema = z
     WEBHOOKS_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(15_000),
     /** Deliveries sent at once by one instance. */
     WEBHOOKS_CONCURRENCY: z.coerce.number().int().positive().default(16),
+    /**
+     * Deliveries of one account in flight at once, across every instance (their leases in
+     * Postgres): an account whose endpoints hang holds at most this many of the slots.
+     */
+    WEBHOOKS_ACCOUNT_CONCURRENCY: z.coerce.number().int().positive().default(4),
+    /** Deliveries to one endpoint in flight at once, across every instance (at most the account's). */
+    WEBHOOKS_ENDPOINT_CONCURRENCY: z.coerce.number().int().positive().default(2),
     /** How often the schedule is polled for due deliveries when there was nothing to do. */
     WEBHOOKS_POLL_INTERVAL_MS: ms(1000),
     /** One delivery's request, connection to the last byte of the answer. */
@@ -81,6 +88,10 @@ const schema = z
   .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOKS_SECRET_KEY !== DEV_WEBHOOKS_SECRET_KEY, {
     message: 'WEBHOOKS_SECRET_KEY must be set in production',
     path: ['WEBHOOKS_SECRET_KEY'],
+  })
+  .refine((c) => c.WEBHOOKS_ENDPOINT_CONCURRENCY <= c.WEBHOOKS_ACCOUNT_CONCURRENCY && c.WEBHOOKS_ACCOUNT_CONCURRENCY <= c.WEBHOOKS_CONCURRENCY, {
+    message: 'WEBHOOKS_ENDPOINT_CONCURRENCY <= WEBHOOKS_ACCOUNT_CONCURRENCY <= WEBHOOKS_CONCURRENCY',
+    path: ['WEBHOOKS_ACCOUNT_CONCURRENCY'],
   })
   .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOKS_REQUIRE_HTTPS !== false, {
     message: 'http targets cannot be allowed in production',

@@ -66,6 +66,8 @@ export async function startWebhooksService(
     logger,
     registry: base.registry,
     concurrency: config.WEBHOOKS_CONCURRENCY,
+    accountConcurrency: config.WEBHOOKS_ACCOUNT_CONCURRENCY,
+    endpointConcurrency: config.WEBHOOKS_ENDPOINT_CONCURRENCY,
     pollIntervalMs: config.WEBHOOKS_POLL_INTERVAL_MS,
     leaseMs: 2 * config.WEBHOOKS_TIMEOUT_MS + 5000,
     policy: {

@@ -1,7 +1,5 @@
-// webhook_deliveries and webhook_attempts: the schedule the dispatcher polls, and what each
-// attempt met. Claiming pushes a row's next_attempt_at forward by a lease, so an instance that
-// dies mid-attempt leaves the row due again after it (at least once), and concurrent instances
-// skip each other's rows (SKIP LOCKED).
+// webhook_deliveries and webhook_attempts: the schedule the dispatcher claims from (claims.ts),
+// and what each attempt met. Recording an attempt ends the delivery's lease (leased_until).
 import { createHash } from 'node:crypto';
 import type { Db } from '@glimpse/db';
 import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
@@ -36,9 +34,11 @@ export async function hasSubscribers(db: Db, accountId: string, type: WebhookEve
   return rows.length > 0;
 }
 
+/** A delivery claimed for an attempt (claims.ts), leased until the attempt is recorded. */
 export interface ClaimedDelivery {
   id: string;
   endpointId: string;
+  accountId: string;
   effectId: string;
   payload: string;
   attempts: number;
@@ -46,53 +46,6 @@ export interface ClaimedDelivery {
   url: string;
   /** The current signing secret, and the previous one during a rotation's grace, both sealed (domain/secret-box). */
   sealedSecrets: string[];
-}
-
-interface ClaimedRow {
-  id: string;
-  endpoint_id: string;
-  effect_id: string;
-  payload: string;
-  attempts: number;
-  expires_at: Date;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-}
-
-/**
- * Due deliveries of enabled endpoints, each the oldest pending one of its endpoint and person (a
- * later effect for the same person never overtakes an earlier one), leased for `leaseMs`.
- */
-export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-  const rows = await db.$queryRaw<ClaimedRow[]>`
-    WITH due AS (
-      SELECT d.id FROM webhook_deliveries d
-      JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND e.enabled
-        AND NOT EXISTS (
-          SELECT 1 FROM webhook_deliveries p
-          WHERE p.endpoint_id = d.endpoint_id AND p.person_key = d.person_key AND p.status = 'pending' AND p.seq < d.seq)
-      ORDER BY d.next_attempt_at
-      LIMIT ${limit}
-      FOR UPDATE OF d SKIP LOCKED
-    )
-    UPDATE webhook_deliveries d SET next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
-    FROM due, webhook_endpoints e
-    WHERE d.id = due.id AND e.id = d.endpoint_id
-    RETURNING d.id, d.endpoint_id, d.effect_id, d.payload, d.attempts, d.expires_at, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at`;
-  const now = Date.now();
-  return rows.map((r) => ({
-    id: r.id,
-    endpointId: r.endpoint_id,
-    effectId: r.effect_id,
-    payload: r.payload,
-    attempts: r.attempts,
-    expiresAt: r.expires_at,
-    url: r.url,
-    sealedSecrets: [r.secret, ...(r.previous_secret && r.previous_secret_expires_at && r.previous_secret_expires_at.getTime() > now ? [r.previous_secret] : [])],
-  }));
 }
 
 export interface AttemptResult {
@@ -121,14 +74,14 @@ export async function recordAttempt(
     await tx.webhookAttempt.create({ data: { deliveryId: delivery.id, ...result } });
     const attempts = delivery.attempts + 1;
     if (result.succeeded) {
-      await tx.webhookDelivery.update({ where: { id: delivery.id }, data: { status: 'delivered', attempts, finishedAt: result.at } });
+      await tx.webhookDelivery.update({ where: { id: delivery.id }, data: { status: 'delivered', attempts, finishedAt: result.at, leasedUntil: null } });
       await tx.webhookEndpoint.updateMany({ where: { id: delivery.endpointId, failingSince: { not: null } }, data: { failingSince: null } });
       return { delivery: 'delivered', endpointDisabled: false };
     }
     const next = policy.nextAttempt(attempts, delivery.expiresAt);
     await tx.webhookDelivery.update({
       where: { id: delivery.id },
-      data: next ? { attempts, nextAttemptAt: next } : { attempts, status: 'failed', finishedAt: result.at },
+      data: next ? { attempts, nextAttemptAt: next, leasedUntil: null } : { attempts, status: 'failed', finishedAt: result.at, leasedUntil: null },
     });
     const [endpoint] = await tx.$queryRaw<{ failing_since: Date | null; enabled: boolean }[]>`
       SELECT failing_since, enabled FROM webhook_endpoints WHERE id = ${delivery.endpointId}::uuid FOR UPDATE`;

@@ -1,10 +1,15 @@
-// The delivery loop: claims due deliveries from the schedule in Postgres, sends them signed, and
-// records each attempt. Retries are rows with a later next_attempt_at, so they survive restarts
-// and never hold up the Kafka consumer. Polls again at once while it finds a full batch.
-import { Counter, Histogram, type Registry } from 'prom-client';
+// The delivery loop: a pool of WEBHOOKS_CONCURRENCY slots. Whenever slots are free (a delivery
+// finished, new ones were scheduled, or every poll interval) it claims that many due deliveries
+// from the schedule in Postgres, fairly across accounts and under the per-account and per-endpoint
+// in-flight caps (data/claims.ts), sends each signed and records its attempt. Each delivery holds
+// its slot only for its own attempt: one that hangs until WEBHOOKS_TIMEOUT_MS never keeps another
+// from starting in a free slot (the loop used to wait for a whole batch). Retries are rows with a
+// later next_attempt_at, so they survive restarts and never hold up the Kafka consumer.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Db } from '@glimpse/db';
 import type { Logger } from '@glimpse/logging';
-import { claimDue, purgeOldDeliveries, recordAttempt, type ClaimedDelivery, type FailurePolicy } from '../data/delivery-repository.js';
+import { purgeOldDeliveries, recordAttempt, type ClaimedDelivery, type FailurePolicy } from '../data/delivery-repository.js';
+import { claimDue } from '../data/claims.js';
 import { signDelivery } from '../domain/signing.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { Sender } from './sender.js';
@@ -16,7 +21,11 @@ export interface DispatcherOptions {
   secrets: SecretBox;
   logger: Logger;
   registry: Registry;
+  /** Deliveries in flight at once in this instance. */
   concurrency: number;
+  /** In flight at once for one account, and to one endpoint, across instances. */
+  accountConcurrency: number;
+  endpointConcurrency: number;
   pollIntervalMs: number;
   /** A claimed delivery is due again after this if its attempt never got recorded. */
   leaseMs: number;
@@ -27,21 +36,24 @@ export interface DispatcherOptions {
 export interface Dispatcher {
   start(): void;
   stop(): Promise<void>;
-  /** Polls now rather than at the next interval (new deliveries were scheduled). */
+  /** Claims now rather than at the next interval (new deliveries were scheduled). */
   poke(): void;
-  /** True while the loop runs and its last poll reached Postgres. */
+  /** True while the loop runs and its last claim reached Postgres. */
   healthy(): boolean;
 }
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
-export function createDispatcher({ db, sender, secrets, logger, registry, concurrency, pollIntervalMs, leaseMs, policy, retentionMs }: DispatcherOptions): Dispatcher {
+export function createDispatcher({ db, sender, secrets, logger, registry, concurrency, accountConcurrency, endpointConcurrency, pollIntervalMs, leaseMs, policy, retentionMs }: DispatcherOptions): Dispatcher {
   const attempts = new Counter({ name: 'glimpse_webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'] as const, registers: [registry] });
   const disabled = new Counter({ name: 'glimpse_webhook_endpoints_disabled_total', help: 'Endpoints disabled after continuous failures', registers: [registry] });
   const duration = new Histogram({ name: 'glimpse_webhook_attempt_duration_seconds', help: 'Time of one delivery attempt', buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry] });
+  const busy = new Gauge({ name: 'glimpse_webhook_deliveries_in_flight', help: 'Deliveries being attempted by this instance (at most WEBHOOKS_CONCURRENCY)', registers: [registry] });
   let running = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let claiming: Promise<void> | undefined;
+  let claimAgain = false;
+  const inFlight = new Set<Promise<void>>();
   let lastPollOk = true;
   let lastPurge = 0;
 
@@ -60,52 +72,68 @@ export function createDispatcher({ db, sender, secrets, logger, registry, concur
     if (!result.succeeded) logger.debug({ deliveryId: d.id, endpointId: d.endpointId, status: result.responseStatus, error: result.error, next: outcome.delivery }, 'webhook attempt failed');
   }
 
-  async function pollOnce(): Promise<number> {
-    if (Date.now() - lastPurge > PURGE_EVERY_MS) {
-      lastPurge = Date.now();
-      const purged = await purgeOldDeliveries(db, retentionMs);
-      if (purged > 0) logger.info({ purged }, 'old webhook deliveries deleted');
-    }
-    const claimed = await claimDue(db, concurrency, leaseMs);
+  function launch(d: ClaimedDelivery): void {
     // A failure to record one leaves it leased: it is tried again when the lease ends.
-    await Promise.all(claimed.map((d) => deliver(d).catch((err: Error) => logger.warn({ deliveryId: d.id, err: err.message }, 'webhook attempt not recorded; retried after its lease'))));
-    return claimed.length;
+    const attempt: Promise<void> = deliver(d)
+      .catch((err: Error) => logger.warn({ deliveryId: d.id, err: err.message }, 'webhook attempt not recorded; retried after its lease'))
+      .finally(() => {
+        inFlight.delete(attempt);
+        busy.set(inFlight.size);
+        fill();
+      });
+    inFlight.add(attempt);
+    busy.set(inFlight.size);
   }
 
-  async function run(): Promise<void> {
-    while (running) {
-      let claimed = 0;
+  /** Claims for the free slots, again while claims come back full; one claim at a time (a request meanwhile runs one more round). */
+  async function claimRounds(): Promise<void> {
+    do {
+      claimAgain = false;
       try {
-        claimed = await pollOnce();
+        if (Date.now() - lastPurge > PURGE_EVERY_MS) {
+          lastPurge = Date.now();
+          const purged = await purgeOldDeliveries(db, retentionMs);
+          if (purged > 0) logger.info({ purged }, 'old webhook deliveries deleted');
+        }
+        while (running && inFlight.size < concurrency) {
+          const free = concurrency - inFlight.size;
+          const claimed = await claimDue(db, { limit: free, leaseMs, accountCap: accountConcurrency, endpointCap: endpointConcurrency });
+          for (const d of claimed) launch(d);
+          if (claimed.length < free) break;
+        }
         lastPollOk = true;
       } catch (err) {
         if (lastPollOk) logger.warn({ err: (err as Error).message }, 'webhook schedule unreachable; retrying');
         lastPollOk = false;
       }
-      if (claimed >= concurrency || !running) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pollIntervalMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
+    } while (claimAgain && running && inFlight.size < concurrency);
+  }
+
+  function fill(): void {
+    if (!running) return;
+    if (claiming) {
+      claimAgain = true;
+      return;
     }
+    claiming = claimRounds().finally(() => {
+      claiming = undefined;
+    });
   }
 
   return {
     start() {
       if (running) return;
       running = true;
-      loop = run();
+      timer = setInterval(fill, pollIntervalMs);
+      fill();
     },
     async stop() {
       running = false;
-      wake?.();
-      await loop;
+      clearInterval(timer);
+      await claiming;
+      await Promise.all([...inFlight]);
     },
-    poke: () => wake?.(),
+    poke: () => fill(),
     healthy: () => running && lastPollOk,
   };
 }
