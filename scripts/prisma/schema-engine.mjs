@@ -11,7 +11,8 @@ const { PrismaPg } = require('@prisma/adapter-pg');
 const { ColumnTypeEnum, bindMigrationAwareSqlAdapterFactory } = require('@prisma/driver-adapter-utils');
 
 export const SCHEMA_PATH = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '..', '..', 'prisma', 'schema.prisma');
-const EMPTY = /^\s*(-- This is an empty migration\.)?\s*$/;
+/** What the engine writes for a migration with nothing to do (trimmed: no regex to backtrack over whitespace). */
+const isEmptyMigration = (text) => ['', '-- This is an empty migration.'].includes(text.trim());
 
 // The engine panics on a Rust unwrap with nothing but "unreachable" unless this registry exists.
 globalThis.PRISMA_WASM_PANIC_REGISTRY ??= {
@@ -87,7 +88,7 @@ export async function diffDatabaseToSchema({ databaseUrl, schemaText = fs.readFi
       exitCode: null,
       filters: { externalTables: [], externalEnums: [] },
     });
-    return EMPTY.test(stdout ?? '') ? '' : stdout;
+    return isEmptyMigration(stdout ?? '') ? '' : stdout;
   } finally {
     engine.free();
   }

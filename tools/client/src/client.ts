@@ -56,6 +56,13 @@ export interface CreditsAndLimits {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The text without its trailing '/'s, by a scan (`/\/+$/` is tried from every '/' of a run). */
+function withoutTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end -= 1;
+  return text.slice(0, end);
+}
+
 export class GlimpseClient {
   private readonly baseUrl: string;
   private readonly retries: number;
@@ -66,7 +73,7 @@ export class GlimpseClient {
   readonly standing: CreditsAndLimits = {};
 
   constructor(private readonly options: GlimpseClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = withoutTrailingSlashes(options.baseUrl);
     this.retries = options.retries ?? 3;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
     this.fetchImpl = options.fetch ?? fetch;

@@ -18,10 +18,12 @@ export function cookielessId(salt: Buffer, siteId: string, ip: string | undefine
 /** Expands an IPv6 address to its eight hextets (handles :: and an embedded IPv4 tail). */
 function hextets(ip: string): string[] {
   let address = ip.split('%')[0]!;
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  // The embedded IPv4 is what follows the last ':', matched whole (anchored: tried once, linear).
+  const tailStart = address.lastIndexOf(':') + 1;
+  const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address.slice(tailStart));
   if (v4) {
     const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    address = `${address.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    address = `${address.slice(0, tailStart)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = address.split('::') as [string, string | undefined];
   const left = head ? head.split(':') : [];

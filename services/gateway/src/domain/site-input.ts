@@ -98,9 +98,16 @@ function settingAttributes(settings: SiteSettings | undefined): string {
   ].join('');
 }
 
+/** The text without its trailing '/'s (by a scan: the base URL may come from the request's Host). */
+function withoutTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end -= 1;
+  return text.slice(0, end);
+}
+
 /** The install snippet: the async tag with the site key, its settings and the tag's SRI hash; no inline script. */
 export function siteSnippet(baseUrl: string, key: string, integrity: string, settings?: SiteSettings): { html: string; integrity: string } {
-  const src = `${baseUrl.replace(/\/+$/, '')}/g.js`;
+  const src = `${withoutTrailingSlashes(baseUrl)}/g.js`;
   return {
     html: `<script async src="${escapeAttribute(src)}" data-site="${escapeAttribute(key)}"${settingAttributes(settings)} integrity="${escapeAttribute(integrity)}" crossorigin="anonymous"></script>`,
     integrity,

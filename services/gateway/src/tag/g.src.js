@@ -235,7 +235,8 @@
       for (var field of form.elements) {
         var value = (field.value + '').trim();
         var names = [field.type, field.name, field.id, field.autocomplete].join(' ');
-        if (/email/i.test(names) && !/pass/i.test(names) && /^\S+@\S+$/.test(value) && !field.closest('[data-glimpse-ignore]'))
+        // An email: an '@' with a character on each side, no whitespace (as /^\S+@\S+$/, without its backtracking over runs of '@').
+        if (/email/i.test(names) && !/pass/i.test(names) && /.@./.test(value) && !/\s/.test(value) && !field.closest('[data-glimpse-ignore]'))
           return personal({ type: 'identify', method: 'form', email: cut(value, 254), path: cut(location.pathname, 2048) });
       }
     } catch (err) {

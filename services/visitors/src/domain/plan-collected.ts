@@ -220,7 +220,13 @@ export function withoutQuery(address: string | undefined): string | null {
   }
 }
 
-const cleanPath = (path: string) => path.replace(/[?#].*$/s, '') || '/';
+/** The path without query or fragment: cut at the first '?' or '#' (a scan, not a regex). */
+function cleanPath(path: string): string {
+  const query = path.indexOf('?');
+  const fragment = path.indexOf('#');
+  const end = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
+  return (end < 0 ? path : path.slice(0, end)) || '/';
+}
 
 function cleanUtm(utm: Utm | undefined): Utm | null {
   if (!utm) return null;
