@@ -33,7 +33,7 @@ const components = document.components as { responses?: Record<string, Operation
 /** The path template of the document that matches a concrete path, or undefined. */
 function findTemplate(concrete: string): string | undefined {
   const pathname = new URL(concrete, 'http://x').pathname;
-  return Object.keys(paths).find((template) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(pathname));
+  return Object.keys(paths).find((template) => new RegExp(`^${template.replace(/\{[^{}]+\}/g, '[^/]+')}$`).test(pathname));
 }
 
 /** Whether `method path` is an operation of the document (so its answers must conform to it). */
@@ -46,7 +46,7 @@ export function isDocumented(method: string, path: string): boolean {
 function templateOf(concrete: string): string {
   const pathname = new URL(concrete, 'http://x').pathname;
   const found = Object.keys(paths).find((template) => {
-    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    const pattern = new RegExp(`^${template.replace(/\{[^{}]+\}/g, '[^/]+')}$`);
     return pattern.test(pathname);
   });
   if (!found) throw new Error(`${pathname} is not a path of the API document`);

@@ -74,7 +74,7 @@ describe('web console at /console', () => {
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(page.headers.get('cache-control')).toBe('no-cache');
-    expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // every script is a file
+    expect(page.body).not.toMatch(/<script(?![^>]+\bsrc=)[^>]*>/); // every script is a file
     expect(page.body).not.toMatch(/\son[a-z]+=/i); // and no inline handlers
 
     const script = await request(`${stack.gateway.url}/console/console.js`);

@@ -123,7 +123,7 @@ describe('a site key elsewhere', () => {
   const document = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
   const operations = Object.entries(document.paths)
     .filter(([path]) => path !== '/collect')
-    .flatMap(([path, methods]) => Object.keys(methods).map((method) => [method.toUpperCase(), path.replace(/\{visitorId\}/g, 'a'.repeat(24)).replace(/\{[^}]+\}/g, someId)] as const));
+    .flatMap(([path, methods]) => Object.keys(methods).map((method) => [method.toUpperCase(), path.replace(/\{visitorId\}/g, 'a'.repeat(24)).replace(/\{[^{}]+\}/g, someId)] as const));
 
   it('covers the events, both lookups and the management API', () => {
     const paths = operations.map(([, p]) => p);

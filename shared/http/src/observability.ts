@@ -40,7 +40,7 @@ export function readinessReason(err: unknown): string {
   const dependency = dependencyFailure(err);
   if (dependency) return dependency;
   const message = (err as Error | undefined)?.message ?? '';
-  return SHORT_REASON.test(message) && !/\d+\.\d+\.\d+\.\d+/.test(message) ? message : 'unavailable';
+  return SHORT_REASON.test(message) && !/\d\.\d+\.\d+\.\d/.test(message) ? message : 'unavailable';
 }
 
 export function observabilityRouter(options: ObservabilityOptions): Router {
