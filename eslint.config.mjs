@@ -1,8 +1,12 @@
 // ESLint for every file we write: the TypeScript of services, shared libraries, tools and tests
 // (typescript-eslint's recommended rules), and the plain JavaScript of scripts, benchmarks and the
 // console. Types are checked by tsc (npm run typecheck); this catches what types do not.
+// Every regular expression is linted by eslint-plugin-regexp (its recommended set, and the two
+// rules that find super-linear backtracking as errors everywhere): a pattern that can take
+// quadratic time on crafted input is a way for one request to stall a service (issue 21).
 import js from '@eslint/js';
 import globals from 'globals';
+import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -11,6 +15,26 @@ export default tseslint.config(
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  regexp.configs.recommended,
+  {
+    rules: {
+      // The recommended set minus its rules of style alone (how a correct, linear pattern is
+      // spelled: \w for [A-Za-z0-9_], the i flag, \d, (?:) for unused groups), which would rewrite
+      // some eighty working patterns for no change in what they match.
+      'regexp/prefer-w': 'off',
+      'regexp/use-ignore-case': 'off',
+      'regexp/prefer-d': 'off',
+      'regexp/negation': 'off',
+      'regexp/prefer-character-class': 'off',
+      'regexp/no-useless-character-class': 'off',
+      'regexp/no-unused-capturing-group': 'off',
+      // Backtracking that grows with the input: a quantifier that can give back what another
+      // takes (…/+$ tried from every slash), or a match attempt that scans to the end from every
+      // start position. Errors, never warnings.
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': 'error',
+    },
+  },
   {
     files: ['**/*.ts'],
     rules: {
