@@ -29,7 +29,7 @@ async function startRedis() {
       break;
     } catch (err) {
       client.disconnect();
-      if (i > 50) throw new Error(`redis-server for the raw-bytes bench did not start: ${err.message}`);
+      if (i > 50) throw new Error(`redis-server for the raw-bytes bench did not start: ${err.message}`, { cause: err });
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -70,8 +70,8 @@ it('when the master of an account\'s slot is killed during a stream of events, t
     }
   })();
 
-  let killedAt = 0;
-  let closedAfterMs = 0;
+  let killedAt!: number;
+  let closedAfterMs!: number;
   let closed: HttpResult;
   let burst: HttpResult[];
   try {
