@@ -70,14 +70,22 @@ export async function recordAttempt(
   result: AttemptResult,
   policy: FailurePolicy,
 ): Promise<{ delivery: 'delivered' | 'retrying' | 'failed'; endpointDisabled: boolean }> {
+  const attempts = delivery.attempts + 1;
+  if (result.succeeded) {
+    // The common case in one statement (one round trip, atomic without a transaction): the attempt,
+    // the delivery delivered and its lease ended, the endpoint no longer failing.
+    await db.$executeRaw`
+      WITH attempt AS (
+        INSERT INTO webhook_attempts (id, delivery_id, at, duration_ms, response_status, error, succeeded)
+        VALUES (gen_random_uuid(), ${delivery.id}::uuid, ${result.at}, ${result.durationMs}, ${result.responseStatus}, ${result.error}, true)
+      ), delivered AS (
+        UPDATE webhook_deliveries SET status = 'delivered', attempts = ${attempts}, finished_at = ${result.at}, leased_until = NULL WHERE id = ${delivery.id}::uuid
+      )
+      UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now() WHERE id = ${delivery.endpointId}::uuid AND failing_since IS NOT NULL`;
+    return { delivery: 'delivered', endpointDisabled: false };
+  }
   return db.$transaction(async (tx) => {
     await tx.webhookAttempt.create({ data: { deliveryId: delivery.id, ...result } });
-    const attempts = delivery.attempts + 1;
-    if (result.succeeded) {
-      await tx.webhookDelivery.update({ where: { id: delivery.id }, data: { status: 'delivered', attempts, finishedAt: result.at, leasedUntil: null } });
-      await tx.webhookEndpoint.updateMany({ where: { id: delivery.endpointId, failingSince: { not: null } }, data: { failingSince: null } });
-      return { delivery: 'delivered', endpointDisabled: false };
-    }
     const next = policy.nextAttempt(attempts, delivery.expiresAt);
     await tx.webhookDelivery.update({
       where: { id: delivery.id },
