@@ -127,6 +127,8 @@ async function run(argv) {
       WEBHOOKS_PORT: String(port),
       WEBHOOKS_BLOCK_PRIVATE_TARGETS: 'true',
       WEBHOOKS_ALLOW_LOOPBACK: 'true',
+      // Production refuses the development key of the endpoints' secrets.
+      WEBHOOKS_SECRET_KEY: require('node:crypto').randomBytes(32).toString('hex'),
     };
     children.webhooks = startChild({ name: 'webhooks', script: 'services/webhooks/dist/main.js', env: serviceEnv });
     await waitReady(children.webhooks, `${suite.urlOf(port)}/readyz`, 120_000);

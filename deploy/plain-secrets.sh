@@ -43,6 +43,8 @@ passwords() {
   apply_secret glimpse-visitors-erasure-key --from-literal=VISITORS_ERASURE_KEY="${token:-$(openssl rand -hex 32)}"
   token=$(kubectl -n "$NS" get secret glimpse-playbook-erasure-key -o jsonpath='{.data.PLAYBOOK_ERASURE_KEY}' 2>/dev/null | base64 -d || true)
   apply_secret glimpse-playbook-erasure-key --from-literal=PLAYBOOK_ERASURE_KEY="${token:-$(openssl rand -hex 32)}"
+  token=$(kubectl -n "$NS" get secret glimpse-webhooks-secret-key -o jsonpath='{.data.WEBHOOKS_SECRET_KEY}' 2>/dev/null | base64 -d || true)
+  apply_secret glimpse-webhooks-secret-key --from-literal=WEBHOOKS_SECRET_KEY="${token:-$(openssl rand -hex 32)}"
   local svc host pw
   for svc in gateway playbook enrichment webhooks visitors migrate; do
     # The services go through PgBouncer; the migration runner straight to the primary (advisory lock).

@@ -270,7 +270,8 @@ describe.each(OVERLAYS)('%s', (overlay) => {
       linkTokens: fromSecret('gateway', 'LINK_TOKEN_SECRET'),
       erasureKey: fromSecret('visitors', 'VISITORS_ERASURE_KEY'),
       playbookErasureKey: fromSecret('playbook', 'PLAYBOOK_ERASURE_KEY'),
-    }).toEqual({ gatewayInternal: 'glimpse-internal-token', linkTokens: 'glimpse-link-token-secret', erasureKey: 'glimpse-visitors-erasure-key', playbookErasureKey: 'glimpse-playbook-erasure-key' });
+      webhooksSecretKey: fromSecret('webhooks', 'WEBHOOKS_SECRET_KEY'),
+    }).toEqual({ gatewayInternal: 'glimpse-internal-token', linkTokens: 'glimpse-link-token-secret', erasureKey: 'glimpse-visitors-erasure-key', playbookErasureKey: 'glimpse-playbook-erasure-key', webhooksSecretKey: 'glimpse-webhooks-secret-key' });
   });
 
   it('when the services call each other, then each caller reads only its own internal token and each called service only the digests', () => {
