@@ -165,7 +165,8 @@ async function main() {
       enrichment: { ENRICHMENT_PORT: String(ports.enrichment) },
       // Production refuses to start on the development erasure secret.
       playbook: { PLAYBOOK_PORT: String(ports.playbook), PLAYBOOK_GROUP_ID: groupId, PLAYBOOK_ERASURE_KEY: crypto.randomBytes(32).toString('hex') },
-      gateway: { PORT: String(ports.gateway), ENRICHMENT_URL: `http://127.0.0.1:${ports.enrichment}`, PLAYBOOK_URL: `http://127.0.0.1:${ports.playbook}` },
+      // …and the gateway on the development link-token secret.
+      gateway: { PORT: String(ports.gateway), ENRICHMENT_URL: `http://127.0.0.1:${ports.enrichment}`, PLAYBOOK_URL: `http://127.0.0.1:${ports.playbook}`, LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex') },
     };
     for (const [svc, vars] of Object.entries(services)) {
       // Each service as its own Postgres role, limited to its schema (the migrate image created the roles).
