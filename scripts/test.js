@@ -35,7 +35,9 @@ async function main() {
   await build();
   const results = path.join(os.tmpdir(), `glimpse-jest-${process.pid}.json`);
   // jest on this same node (not whichever `node` its bin script's shebang would find on PATH).
-  const code = await run(process.execPath, [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand', '--json', `--outputFile=${results}`, ...args]);
+  // One process runs every file in turn and its heap grows with them: the default limit (about
+  // 4 GB) was reached 845 s into a run on Node 24 (a fresh-clone CI, 2026-11-26), so it gets 12 GB.
+  const code = await run(process.execPath, ['--max-old-space-size=12288', path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand', '--json', `--outputFile=${results}`, ...args]);
   if (fs.existsSync(results)) {
     const r = JSON.parse(fs.readFileSync(results, 'utf8'));
     fs.rmSync(results, { force: true });

@@ -34,7 +34,9 @@ async function send(manager: Manager, email: string, ...events: string[]) {
 /** Everything a dry run could write: row counts of every table (the catalog as the API reads it, since a fold moves its rows), Kafka end offsets, Redis keys. */
 async function everything(accountId: string) {
   const db = testDb();
-  const tables = (await applicationTables(db)).filter((t) => !['event_names', 'event_name_deltas'].includes(t.table));
+  // account_states follows the accounts topic: the stack's consumers apply other tests' account
+  // events to it at their own pace, so it may grow during the dry run without the dry run writing.
+  const tables = (await applicationTables(db)).filter((t) => !['event_names', 'event_name_deltas', 'account_states'].includes(t.table));
   expect(tables.length).toBeGreaterThan(15); // the services' schemas, all of them
   const counts: Record<string, number> = {};
   for (const { table, qualified } of tables) {
