@@ -6,7 +6,6 @@
 // first (0.75 by default: counted as missed, the events are still accepted), idempotency keys next
 // (0.9: a key is then not held, as when Redis is down); the last tenth is the rate-limit counters'
 // alone, which are tiny and live two seconds. A node without a maxmemory is never full.
-import calculateSlot from 'cluster-key-slot';
 import { addressOf, masterAddressOf, masters, type RedisClient } from './redis-client.js';
 
 export interface MemoryGuard {
@@ -23,7 +22,6 @@ export function parseMemoryInfo(info: string): { used: number; max: number } {
 export function createMemoryGuard({ redis, fraction, intervalMs = 1000 }: { redis: RedisClient; fraction: number; intervalMs?: number }): MemoryGuard {
   /** used / maxmemory of each master that has a maxmemory. */
   let usage = new Map<string, number>();
-  const clustered = 'slots' in redis;
 
   async function poll(): Promise<void> {
     const next = new Map<string, number>();
@@ -31,7 +29,7 @@ export function createMemoryGuard({ redis, fraction, intervalMs = 1000 }: { redi
       masters(redis).map(async (node) => {
         try {
           const { used, max } = parseMemoryInfo(await node.info('memory'));
-          if (max > 0) next.set(clustered ? addressOf(node) : 'single', used / max);
+          if (max > 0) next.set(addressOf(redis, node), used / max);
         } catch {
           // Unreachable: its writes fail on their own (and are counted there).
         }
@@ -47,7 +45,7 @@ export function createMemoryGuard({ redis, fraction, intervalMs = 1000 }: { redi
   return {
     admits(key, share = fraction) {
       if (usage.size === 0) return true;
-      const used = usage.get(masterAddressOf(redis, clustered ? calculateSlot(key) : null));
+      const used = usage.get(masterAddressOf(redis, key));
       return used === undefined || used <= share;
     },
     stop() {

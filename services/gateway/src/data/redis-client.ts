@@ -6,6 +6,7 @@
 // Both fail fast: no offline queue, no retries of a command, a 500 ms bound on each. A caller
 // decides what a failure means (fail soft for raw copies, a local window for limits, …); the
 // client reconnects on its own, and a Cluster re-reads its slots when a replica is promoted.
+import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis } from 'ioredis';
 
 export type RedisClient = Redis | Cluster;
@@ -65,12 +66,13 @@ export function masters(client: RedisClient): Redis[] {
   return client instanceof Cluster ? client.nodes('master') : [client];
 }
 
-/** The address of the master that holds `key`, as `host:port` (a single Redis: always the same). */
-export function masterAddressOf(client: RedisClient, slot: number | null): string {
-  if (!(client instanceof Cluster) || slot === null) return 'single';
-  return client.slots[slot]?.[0] ?? 'unknown';
+/** The address of the master that holds `key`, as `host:port` (a single Redis: always `single`). */
+export function masterAddressOf(client: RedisClient, key: string): string {
+  if (!(client instanceof Cluster)) return 'single';
+  return client.slots[calculateSlot(key)]?.[0] ?? 'unknown';
 }
 
-export function addressOf(node: Redis): string {
-  return `${node.options.host}:${node.options.port}`;
+/** A master's address as masterAddressOf names it. */
+export function addressOf(client: RedisClient, node: Redis): string {
+  return client instanceof Cluster ? `${node.options.host}:${node.options.port}` : 'single';
 }
