@@ -249,7 +249,7 @@ async function run(argv) {
         name: 'gateway',
         script: 'services/gateway/dist/main.js',
         // The bench measures throughput with one API key: its rate limit must not be what it measures.
-        env: { ...suite.asService(serviceEnv, 'gateway'), PORT: String(gatewayPort), ...suite.infraEnv(env), ENRICHMENT_URL: enrichmentUrl, LOOKUPS_RATE_LIMIT_PER_SECOND: String(1_000_000_000) },
+        env: { ...suite.asService(serviceEnv, 'gateway'), PORT: String(gatewayPort), ...suite.infraEnv(env), ENRICHMENT_URL: enrichmentUrl, LOOKUPS_RATE_LIMIT_PER_SECOND: String(1_000_000_000), LINK_TOKEN_SECRET: require('node:crypto').randomBytes(32).toString('hex') },
         nodeArgs: prof('gateway'),
         readyUrl: `${gatewayUrl}/readyz`,
       },
