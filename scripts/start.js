@@ -111,7 +111,11 @@ async function main() {
   console.log(`Glimpse is running on node ${process.version}: gateway http://127.0.0.1:${env.PORT}  (Ctrl-C stops it)`);
 }
 
-main().catch((err) => {
-  console.error(`npm start: ${err.message}`);
-  stop(1);
-});
+// A fresh clone: npm ci first (node_modules absent or from another lockfile), then on Node 24.
+const wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
+if (wantsHelp || require('./ensure-install.js').ensureInstalledAndOnProjectNode()) {
+  main().catch((err) => {
+    console.error(`npm start: ${err.message}`);
+    stop(1);
+  });
+}

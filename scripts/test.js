@@ -13,9 +13,24 @@ const HELP = `Usage: npm test [-- <jest args>]
 Starts Kafka/Postgres/Redis and the tests' Redis Cluster (six redis-server processes on
 127.0.0.1:7001-7006) if needed (scripts/infra/up.js), installs Debian's chromium for the
 console's browser tests if it is missing (scripts/infra/chromium.js), builds the workspace, then runs
-every unit and integration test with jest (--runInBand). Extra arguments go to jest, e.g.
+every unit and integration test with jest, one file at a time in one worker process. Extra arguments go to jest, e.g.
   npm test -- services/gateway          only the tests under that path
   npm test -- --selectProjects unit     only the unit tests (no infrastructure needed)`;
+
+/** The jest worker is replaced after a test file when its heap is larger than this. */
+const WORKER_MEMORY_LIMIT = '1536MB';
+const SLOWEST_SHOWN = 12;
+
+/**
+ * Prints the slowest test files and the total time in them: what `npm test`'s time goes to.
+ * @param {{ name: string, startTime: number, endTime: number }[]} files jest's --json testResults
+ */
+function printSlowest(files) {
+  const timed = files.map((f) => ({ file: path.relative(ROOT, f.name), s: (f.endTime - f.startTime) / 1000 })).sort((a, b) => b.s - a.s);
+  const total = timed.reduce((sum, f) => sum + f.s, 0);
+  console.log(`\nslowest test files (of ${timed.length}, ${Math.round(total)} s in test files):`);
+  for (const f of timed.slice(0, SLOWEST_SHOWN)) console.log(`  ${f.s.toFixed(1).padStart(6)} s  ${f.file}`);
+}
 
 async function main() {
   const args = process.argv.slice(2);
@@ -34,13 +49,15 @@ async function main() {
   ]);
   await build();
   const results = path.join(os.tmpdir(), `glimpse-jest-${process.pid}.json`);
-  // jest on this same node (not whichever `node` its bin script's shebang would find on PATH).
-  // One process runs every file in turn and its heap grows with them: the default limit (about
-  // 4 GB) was reached 845 s into a run on Node 24 (a fresh-clone CI, 2026-11-26), so it gets 12 GB.
-  const code = await run(process.execPath, ['--max-old-space-size=12288', path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand', '--json', `--outputFile=${results}`, ...args]);
+  // jest on this same node (not whichever `node` its bin script's shebang would find on PATH), one
+  // test file at a time (one broker, one database) in ONE worker process that jest replaces once its
+  // heap passes WORKER_MEMORY_LIMIT after a file: in a single process the heap grew with every file
+  // and reached Node 24's default limit (about 4 GB) 845 s into a fresh-clone run (2026-11-26).
+  const code = await run(process.execPath, [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--maxWorkers=1', `--workerIdleMemoryLimit=${WORKER_MEMORY_LIMIT}`, '--json', `--outputFile=${results}`, ...args]);
   if (fs.existsSync(results)) {
     const r = JSON.parse(fs.readFileSync(results, 'utf8'));
     fs.rmSync(results, { force: true });
+    printSlowest(r.testResults);
     console.log(`\ntests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped (node ${process.version})`);
     if (r.numTotalTests === 0) {
       console.error('no tests ran');
@@ -50,7 +67,9 @@ async function main() {
   return code;
 }
 
-main().then(
+// A fresh clone: npm ci first (node_modules absent or from another lockfile), then on Node 24.
+const wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
+if (wantsHelp || require('./ensure-install.js').ensureInstalledAndOnProjectNode()) main().then(
   (code) => process.exit(code),
   (err) => {
     console.error(`npm test: ${err.message}`);
