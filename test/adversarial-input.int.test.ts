@@ -445,7 +445,7 @@ describe('adversarial input to every public operation', () => {
     const bad = mine
       // A 503 (a dependency refusing, with the documented body) is allowed: this test is about stalls
       // and 500s. Seen in a fresh-clone run: batches of 100 events of 4 KB sent three at a time got
-      // 503s, likely a merged Kafka batch over the broker's 1 MB limit (README, left to do).
+      // 503s, likely a merged Kafka batch over the broker's 1 MB limit (docs/decisions.md, Left to do).
       .filter((a) => a.stallMs > STALL_BOUND_MS || a.ms > WALL_BOUND_MS || (a.status >= 500 && a.status !== 503) || a.status < 200 || (a.status >= 300 && a.status < 400) || a.problems.length > 0)
       .map((a) => `${a.location} ← ${a.pattern} (${a.size} chars): ${a.status} in ${Math.round(a.ms)} ms (the loop held for ${Math.round(a.stallMs)} ms of CPU) ${a.problems.join('; ')}`);
     expect(bad).toEqual([]);
@@ -461,7 +461,7 @@ describe('adversarial input to every public operation', () => {
     const largest = Math.max(...attempts.filter((a) => !refusedForSize(a.status)).map((a) => a.size));
     // Every attempt, for a closer look: ADVERSARIAL_REPORT=/tmp/attempts.json npx jest test/adversarial-input.int.test.ts
     if (process.env.ADVERSARIAL_REPORT) writeFileSync(process.env.ADVERSARIAL_REPORT, JSON.stringify(attempts, null, 1));
-    // The figures of the run (README, issue 21).
+    // The figures of the run (docs/testing.md, "No input stalls a service"; issue 21).
     console.log(
       `adversarial input: ${attempts.length} requests over ${tested.length} operations, ${CONCURRENCY} at a time (${HEAVY_CONCURRENCY} with filled arrays); ` +
         `wall median ${wall[wall.length >> 1]!.toFixed(1)} ms, slowest ${wall.at(-1)!.toFixed(1)} ms (bound ${WALL_BOUND_MS}); ` +

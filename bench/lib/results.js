@@ -1,5 +1,5 @@
 // Writes a suite's summary twice: bench/results/<suite>-<timestamp>.json (every run; not committed)
-// and bench/figures/<suite>.json (the latest full run; committed, so the README's figures and the
+// and bench/figures/<suite>.json (the latest full run; committed, so docs/benchmarks.md's figures and the
 // capacity model (docs/capacity.md) can be traced to a file and move when the code gets faster).
 'use strict';
 const fs = require('node:fs');
