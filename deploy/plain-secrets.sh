@@ -39,6 +39,8 @@ passwords() {
     --from-literal=INTERNAL_TOKENS="gateway=sha256:$(printf '%s' "$gateway_token" | sha256sum | cut -d' ' -f1),webhooks=sha256:$(printf '%s' "$webhooks_token" | sha256sum | cut -d' ' -f1)"
   token=$(kubectl -n "$NS" get secret glimpse-link-token-secret -o jsonpath='{.data.LINK_TOKEN_SECRET}' 2>/dev/null | base64 -d || true)
   apply_secret glimpse-link-token-secret --from-literal=LINK_TOKEN_SECRET="${token:-$(openssl rand -hex 32)}"
+  token=$(kubectl -n "$NS" get secret glimpse-operator-token -o jsonpath='{.data.OPERATOR_TOKEN}' 2>/dev/null | base64 -d || true)
+  apply_secret glimpse-operator-token --from-literal=OPERATOR_TOKEN="${token:-$(openssl rand -hex 32)}"
   token=$(kubectl -n "$NS" get secret glimpse-visitors-erasure-key -o jsonpath='{.data.VISITORS_ERASURE_KEY}' 2>/dev/null | base64 -d || true)
   apply_secret glimpse-visitors-erasure-key --from-literal=VISITORS_ERASURE_KEY="${token:-$(openssl rand -hex 32)}"
   token=$(kubectl -n "$NS" get secret glimpse-playbook-erasure-key -o jsonpath='{.data.PLAYBOOK_ERASURE_KEY}' 2>/dev/null | base64 -d || true)

@@ -16,6 +16,7 @@ import { lookupsRouter } from './http/lookups-route.js';
 import { accountRouter } from './http/account/account-router.js';
 import { consoleRouter } from './http/console-route.js';
 import { docsRouter } from './http/docs-route.js';
+import { operatorRouter } from './http/operator-routes.js';
 import type { EnrichmentClient } from './data/enrichment-client.js';
 import type { PlaybookClient } from './data/playbook-client.js';
 import type { WebhooksClient } from './data/webhooks-client.js';
@@ -59,6 +60,7 @@ export interface CreateGatewayOptions {
     | 'SITE_CACHE_MAX_ENTRIES'
     | 'COLLECT_RATE_LIMIT_PER_IP_PER_SECOND'
     | 'LINK_TOKEN_SECRET'
+    | 'OPERATOR_TOKEN'
   >;
   producer: BatchingProducer;
   redis: RedisClient;
@@ -172,6 +174,8 @@ export function createGatewayApp({ config, producer, redis, memoryGuard, authent
       credentialCaps: { eventTokensPerAccount: config.EVENT_TOKENS_PER_ACCOUNT, apiKeysPerAccount: config.API_KEYS_PER_ACCOUNT },
     }),
   );
+  // The operator API exists only with an operator token: unset, /operator is a 404 like any unknown path.
+  if (config.OPERATOR_TOKEN) base.app.use(operatorRouter({ token: config.OPERATOR_TOKEN, db, addressLimiter, logger }));
   base.app.use(tagRouter());
   base.app.use(
     collectRoute({

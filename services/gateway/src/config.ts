@@ -1,6 +1,15 @@
 // The gateway's environment, parsed once at start-up.
 import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
 
+/** The operator token production accepts: this long at least, and not one character repeated or a short pattern. */
+export const OPERATOR_TOKEN_MIN_PRODUCTION = 32;
+const OPERATOR_TOKEN_MIN_DISTINCT = 10;
+
+/** Whether an operator token is strong enough for production (what `openssl rand -hex 32` makes is). */
+export function strongOperatorToken(token: string): boolean {
+  return token.length >= OPERATOR_TOKEN_MIN_PRODUCTION && new Set(token).size >= OPERATOR_TOKEN_MIN_DISTINCT;
+}
+
 /** The development default of LINK_TOKEN_SECRET; refused in production like INTERNAL_TOKEN's. */
 export const DEV_LINK_TOKEN_SECRET = 'glimpse-dev-link-token-secret-not-for-production';
 
@@ -104,10 +113,19 @@ const schema = z
   COLLECT_RATE_LIMIT_PER_IP_PER_SECOND: positive(50),
   /** The secret email-link tokens are sealed with (AES-256-GCM, key by HKDF); changing it invalidates every token issued. */
   LINK_TOKEN_SECRET: z.string().min(32, 'LINK_TOKEN_SECRET must be at least 32 characters').default(DEV_LINK_TOKEN_SECRET),
+  /**
+   * The operator API's bearer token (/operator: accounts' add-ons). Unset or empty: there is no
+   * operator API (/operator answers 404). No development default: an operator API is opt-in.
+   */
+  OPERATOR_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16, 'OPERATOR_TOKEN must be at least 16 characters').optional()),
 })
   .refine(...internalTokenRequiredInProduction)
   .refine((c) => c.REDIS_RAW_MEMORY_FRACTION <= c.REDIS_KEYS_MEMORY_FRACTION, { message: 'REDIS_RAW_MEMORY_FRACTION must not be above REDIS_KEYS_MEMORY_FRACTION (raw copies stop first)', path: ['REDIS_RAW_MEMORY_FRACTION'] })
-  .refine((c) => c.NODE_ENV !== 'production' || c.LINK_TOKEN_SECRET !== DEV_LINK_TOKEN_SECRET, { message: 'LINK_TOKEN_SECRET must be set in production', path: ['LINK_TOKEN_SECRET'] });
+  .refine((c) => c.NODE_ENV !== 'production' || c.LINK_TOKEN_SECRET !== DEV_LINK_TOKEN_SECRET, { message: 'LINK_TOKEN_SECRET must be set in production', path: ['LINK_TOKEN_SECRET'] })
+  .refine((c) => c.NODE_ENV !== 'production' || c.OPERATOR_TOKEN === undefined || strongOperatorToken(c.OPERATOR_TOKEN), {
+    message: `OPERATOR_TOKEN must be at least ${OPERATOR_TOKEN_MIN_PRODUCTION} random characters in production (e.g. openssl rand -hex 32)`,
+    path: ['OPERATOR_TOKEN'],
+  });
 
 /** Parses REDIS_CLUSTER_NODES ("host:port,host:port"); throws on a malformed entry. */
 export function parseClusterNodes(value: string): { host: string; port: number }[] {
