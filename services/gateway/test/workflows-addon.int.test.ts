@@ -1,12 +1,12 @@
 // The workflows add-on (issue 21, item 7), through the real stack: each gated endpoint answered
 // with and without the add-on; a removal taking effect within the credential cache window for
-// tokens and keys already issued; accepted events still applied; the demo seed and the CLI.
+// tokens and keys already issued; accepted events still applied; the demo seed. The operator API
+// and the CLI through it: operator.int.test.ts here and in tools/cli/test.
 import path from 'node:path';
 import { createAccount, setWorkflowsAddon } from '@glimpse/auth';
 import { listEnrollments } from '@glimpse/playbook';
 import { closeTestDb, createTestApiKey, postEvent, request, startManagementStack, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { api, createManager, seedCatalog, type Api } from './management-helpers';
-import { run } from '../../../tools/cli/src/main';
 import { testDatabaseUrl } from '../../../test/config';
 
 /** The credential cache window of this gateway: a removal must take effect within it. */
@@ -126,40 +126,6 @@ describe('the workflows add-on', () => {
     const res = await api(url(), key).post('/account/event-tokens');
     expect([res.status, res.body.error]).toEqual([403, 'addon_required']);
     expect((await createAccount(testDb(), 'default')).workflows).toBe(true);
-  });
-});
-
-describe('the operator CLI', () => {
-  async function cli(...argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, () => testDb());
-    return { code, stdout, stderr };
-  }
-
-  it('documents the command in --help, creates accounts without the add-on unless --workflows, and grants and removes it', async () => {
-    const help = await cli('--help');
-    expect(help.stdout).toMatch(/account workflows +show, grant \(--on\) or remove \(--off\) the workflows add-on/);
-    const commandHelp = await cli('account', 'workflows', '--help');
-    expect(commandHelp.code).toBe(0);
-    expect(commandHelp.stdout).toContain('glimpse account workflows --account ID [--on | --off]');
-    expect(commandHelp.stdout).toContain('addon_required');
-    expect((await cli('account', 'create', '--help')).stdout).toContain('--workflows');
-
-    const plain = await cli('account', 'create', '--name', 'CLI add-on test', '--json');
-    const { id, workflows } = JSON.parse(plain.stdout);
-    expect(workflows).toBe(false);
-    expect(JSON.parse((await cli('account', 'workflows', '--account', id, '--json')).stdout)).toEqual({ id, workflows: false });
-    expect((await cli('account', 'workflows', '--account', id, '--on')).stdout).toBe(`account ${id}: workflows add-on on\n`);
-    expect((await testDb().account.findUniqueOrThrow({ where: { id } })).workflows).toBe(true);
-    expect((await cli('account', 'workflows', '--account', id, '--off')).stdout).toBe(`account ${id}: workflows add-on off\n`);
-    expect((await testDb().account.findUniqueOrThrow({ where: { id } })).workflows).toBe(false);
-    expect((await cli('account', 'workflows', '--account', id, '--on', '--off')).code).toBe(2);
-    const missing = await cli('account', 'workflows', '--account', '00000000-0000-4000-8000-000000000000', '--on');
-    expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('not_found')]);
-
-    const granted = JSON.parse((await cli('account', 'create', '--name', 'CLI add-on test', '--workflows', '--json')).stdout);
-    expect(granted.workflows).toBe(true);
   });
 });
 

@@ -19,6 +19,12 @@ const schema = z.object({
   /** The visitors service, asked to delete a deleted site's visitors (sites delete), and the internal token it expects. */
   VISITORS_URL: z.string().url().default('http://127.0.0.1:8084'),
   ...internalTokenEnv,
+  /**
+   * The operator API (a gateway's /operator): where a gateway answers, and the operator token it
+   * was given (its OPERATOR_TOKEN). `account workflows` goes through it and nowhere else.
+   */
+  GLIMPSE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+  GLIMPSE_OPERATOR_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
   /** Region for phone numbers in imports written without a country code. */
   DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/).default('US'),
   /**

@@ -27,7 +27,8 @@ function overview(): string {
     'as its own role: GATEWAY_DATABASE_URL, PLAYBOOK_DATABASE_URL, ENRICHMENT_DATABASE_URL (default: DATABASE_URL as',
     'glimpse_gateway, glimpse_playbook, glimpse_enrichment); KAFKA_BROKERS (default 127.0.0.1:9092) and KAFKA_SSL,',
     'KAFKA_SASL_MECHANISM/USERNAME/PASSWORD (account create and delete publish the account event); DEFAULT_PHONE_REGION (US);',
-    'VISITORS_URL (default http://127.0.0.1:8084) and INTERNAL_TOKEN (sites delete asks the visitors service to delete the site\'s data)',
+    'VISITORS_URL (default http://127.0.0.1:8084) and INTERNAL_TOKEN (sites delete asks the visitors service to delete the site\'s data);',
+    'GLIMPSE_URL and GLIMPSE_OPERATOR_TOKEN (account workflows goes through a gateway\'s operator API, /operator)',
   ].join('\n');
 }
 

@@ -31,8 +31,9 @@ afterAll(async () => {
   await closeTestDb();
 });
 
+/** An account with the workflows add-on (its event tokens belong to it). */
 async function newAccount(): Promise<string> {
-  const created = await cli('account', 'create', '--name', 'CLI test', '--json');
+  const created = await cli('account', 'create', '--name', 'CLI test', '--workflows', '--json');
   expect(created.code).toBe(0);
   return created.json().id;
 }

@@ -1,14 +1,14 @@
-// account create / delete / workflows (the workflows add-on); event-token create / revoke. Creating or deleting an account writes its
+// account create / delete / workflows (the workflows add-on, through the gateway's operator API); event-token create / revoke. Creating or deleting an account writes its
 // event to the identity outbox in the same transaction; the CLI then tries to publish the pending
 // events to Kafka at once. Without Kafka the command still succeeds: the event stays queued and the
 // gateway's publisher sends it (every ACCOUNT_EVENTS_PUBLISH_INTERVAL_MS).
-import { accountAddons, accountEventsPending, createAccount, createEventToken, deleteAccount, publishAccountEvents, revokeCredential, setWorkflowsAddon } from '@glimpse/auth';
-import { AppError } from '@glimpse/errors';
+import { accountAddons, accountEventsPending, createAccount, createEventToken, deleteAccount, publishAccountEvents, revokeCredential, workflowsAddonRequired } from '@glimpse/auth';
 import type { Db } from '@glimpse/db';
 import { createLogger } from '@glimpse/logging';
 import { createBatchingProducer, createKafka, kafkaSecurity } from '@glimpse/messaging';
 import { required, UsageError, type Command, type Io } from '../command.js';
 import { capsOf, loadConfig } from '../config.js';
+import { operatorApi, type OperatorAccount } from '../operator-api.js';
 
 /** Where the account's event is: on the accounts topic, or in the outbox for the gateway to publish. */
 export type AccountEventDelivery = 'published' | 'queued';
@@ -77,22 +77,29 @@ export const accountCommands: Command[] = [
     words: ['account', 'workflows'],
     summary: 'show, grant (--on) or remove (--off) the workflows add-on of an account',
     usage: [
-      'glimpse account workflows --account ID [--on | --off] [--json]',
+      'glimpse account workflows --account ID [--on | --off] [--url URL] [--json]',
       '',
       'The workflows add-on covers POST /events and /events/batch, event-token creation, playbooks (and',
       'their dry run) and page rules; without it they answer 403 {"error": "addon_required"}. Without',
       '--on or --off: shows whether the account has it. After --off, tokens and keys already issued lose',
       'those endpoints within the gateway\'s credential cache window (AUTH_CACHE_TTL_MS, 2 s by default);',
       'events already accepted are still applied to the playbooks.',
+      '',
+      'Goes through a gateway\'s operator API (GET /operator/accounts/ID, PUT or DELETE',
+      '/operator/accounts/ID/addons/workflows), never the database:',
+      '  --url URL                 the gateway (default: GLIMPSE_URL)',
+      '  GLIMPSE_OPERATOR_TOKEN    the operator token, the gateway\'s OPERATOR_TOKEN (environment only,',
+      '                            so it is not in the process list or the shell history)',
     ].join('\n'),
-    options: { account: { type: 'string' }, on: { type: 'boolean' }, off: { type: 'boolean' } },
-    async run({ values, db }) {
+    options: { account: { type: 'string' }, on: { type: 'boolean' }, off: { type: 'boolean' }, url: { type: 'string' } },
+    async run({ values }) {
       const id = required(values, 'account');
       if (values.on && values.off) throw new UsageError('give --on or --off, not both');
-      if (values.on || values.off) return setWorkflowsAddon(db('gateway'), id, values.on === true);
-      const account = await accountAddons(db('gateway'), id);
-      if (!account) throw new AppError('not_found', `account ${id} does not exist`);
-      return { id: account.id, workflows: account.workflows };
+      const api = operatorApi(loadConfig(), typeof values.url === 'string' ? values.url : undefined);
+      const path = `/operator/accounts/${encodeURIComponent(id)}`;
+      const method = values.on ? 'PUT' : values.off ? 'DELETE' : 'GET';
+      const account = (await api.call(method, method === 'GET' ? path : `${path}/addons/workflows`)) as OperatorAccount;
+      return { id: account.id, name: account.name, workflows: account.addons.workflows };
     },
     human: (r) => {
       const { id, workflows } = r as { id: string; workflows: boolean };
@@ -116,10 +123,13 @@ export const accountCommands: Command[] = [
   {
     words: ['event-token', 'create'],
     summary: 'create an event token for POST /events (shown once)',
-    usage: 'glimpse event-token create --account ID [--json]',
+    usage: 'glimpse event-token create --account ID [--json]\n\nAn account without the workflows add-on gets none (addon_required), as on the API.',
     options: { account: { type: 'string' } },
     async run({ values, db }) {
-      const { id, secret } = await createEventToken(db('gateway'), required(values, 'account'), capsOf(loadConfig()).credentials);
+      const account = required(values, 'account');
+      // Event tokens belong to the workflows add-on, here as on POST /account/event-tokens.
+      if ((await accountAddons(db('gateway'), account))?.workflows === false) throw workflowsAddonRequired();
+      const { id, secret } = await createEventToken(db('gateway'), account, capsOf(loadConfig()).credentials);
       return { id, token: secret };
     },
     human: (r) => {
