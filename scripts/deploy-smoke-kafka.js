@@ -255,6 +255,14 @@ async function main() {
     await check('visitors produces identifications to visitors.identified', true, () => produce('glimpse-visitors', 'visitors.identified'));
     await check('webhooks consumes visitors.identified in group glimpse-webhooks-identified', true, () => consume('glimpse-webhooks', 'glimpse-webhooks-identified', 'visitors.identified'));
     await check('webhooks produces to visitors.identified', false, () => produce('glimpse-webhooks', 'visitors.identified'));
+    // Dead letters: each consumer writes its own dead-letter topic and no other's.
+    await check('webhooks consumes playbook.effects in group glimpse-webhooks', true, () => consume('glimpse-webhooks', 'glimpse-webhooks', 'playbook.effects'));
+    await check('webhooks produces to webhooks.dlq', true, () => produce('glimpse-webhooks', 'webhooks.dlq'));
+    await check('webhooks produces to events.inbound.dlq', false, () => produce('glimpse-webhooks', 'events.inbound.dlq'));
+    await check('webhooks produces to visitors.collected.dlq', false, () => produce('glimpse-webhooks', 'visitors.collected.dlq'));
+    await check('playbook produces to webhooks.dlq', false, () => produce('glimpse-playbook', 'webhooks.dlq'));
+    await check('visitors produces to webhooks.dlq', false, () => produce('glimpse-visitors', 'webhooks.dlq'));
+    await check('webhooks consumes webhooks.dlq', false, () => consume('glimpse-webhooks', 'glimpse-webhooks', 'webhooks.dlq'));
     await check('gateway produces to visitors.identified', false, () => produce('glimpse-gateway', 'visitors.identified'));
     await check('keda reads the lag of glimpse-playbook', true, () => lag('glimpse-keda'));
     await check('keda reads the lag of glimpse-visitors', true, () => lag('glimpse-keda', 'glimpse-visitors', 'visitors.collected'));

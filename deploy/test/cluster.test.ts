@@ -36,14 +36,14 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     }
   });
 
-  it('when raw events, effects or identifications are written, then the cluster deletes them within 24 h (segment roll + retention + check interval + delete delay)', () => {
+  it('when raw events, effects, identifications or their dead letters are written, then the cluster deletes them within 24 h (segment roll + retention + check interval + delete delay)', () => {
     const kafka = one(objects, 'Kafka', 'glimpse');
     for (const [key, value] of Object.entries(topicsJson.broker)) expect({ key, value: String(kafka.spec.kafka.config[key]) }).toEqual({ key, value });
     const brokerDelay = Number(kafka.spec.kafka.config['log.retention.check.interval.ms']) + Number(kafka.spec.kafka.config['file.delete.delay.ms'] ?? 60_000);
     for (const t of find(objects, 'KafkaTopic').filter((k) => k.spec.config['message.timestamp.type'] === 'LogAppendTime')) {
       expect(Number(t.spec.config['segment.ms']) + Number(t.spec.config['retention.ms']) + brokerDelay).toBeLessThanOrEqual(DAY_MS);
     }
-    expect(find(objects, 'KafkaTopic').filter((k) => k.spec.config['message.timestamp.type'] === 'LogAppendTime').map((k) => k.metadata.name).sort()).toEqual(['events.inbound', 'events.inbound.dlq', 'playbook.effects', 'visitors.collected', 'visitors.collected.dlq', 'visitors.identified']);
+    expect(find(objects, 'KafkaTopic').filter((k) => k.spec.config['message.timestamp.type'] === 'LogAppendTime').map((k) => k.metadata.name).sort()).toEqual(['events.inbound', 'events.inbound.dlq', 'playbook.effects', 'visitors.collected', 'visitors.collected.dlq', 'visitors.identified', 'webhooks.dlq']);
   });
 
   it('when Kafka is described, then it is KRaft with 3 controllers (prod) and 3 brokers, and clients need TLS and SCRAM', () => {
@@ -127,8 +127,8 @@ describe.each(OVERLAYS)('%s', (overlay) => {
       `group ${webhooksEnv.WEBHOOKS_IDENTIFIED_GROUP_ID}: Describe,Read`,
       `topic ${accounts}: Describe,Read`,
       `topic ${topicsJson.topics.playbookEffects.name}: Describe,Read`,
-      `topic ${topicsJson.topics.eventsDeadLetter.name}: Describe,Write`,
       `topic ${identified}: Describe,Read`,
+      `topic ${topicsJson.topics.webhooksDeadLetter.name}: Describe,Write`,
     ].sort());
     for (const u of users.values()) {
       const expected = { 'glimpse-visitors': ['Describe', 'Write'], 'glimpse-webhooks': ['Describe', 'Read'] }[u.metadata.name as string] ?? [];
@@ -137,6 +137,26 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(acls('glimpse-keda')).toEqual([`group ${playbookEnv.PLAYBOOK_GROUP_ID}: Describe`, `group ${visitorsEnv.VISITORS_GROUP_ID}: Describe`, `topic ${inbound.name}: Describe`, `topic ${collected.name}: Describe`].sort());
     // Nobody else reads what the tag collects.
     for (const u of users.values()) if (u.metadata.name !== 'glimpse-visitors') expect({ user: u.metadata.name, reads: ops(u.metadata.name, collected.name).includes('Read') }).toEqual({ user: u.metadata.name, reads: false });
+  });
+
+  it('when a consumer dead-letters a message, then it writes its own dead-letter topic, which no other user may write and nobody may read', () => {
+    const users = find(objects, 'KafkaUser');
+    const ownerOf: Record<string, string> = {
+      [topicsJson.topics.eventsDeadLetter.name]: 'glimpse-playbook',
+      [topicsJson.topics.visitorsDeadLetter.name]: 'glimpse-visitors',
+      [topicsJson.topics.webhooksDeadLetter.name]: 'glimpse-webhooks',
+    };
+    // Every dead-letter topic of topics.json is in the table (a new one must name its one writer).
+    expect(topics.map((t) => t.name).filter((name) => name.endsWith('.dlq')).sort()).toEqual(Object.keys(ownerOf).sort());
+    for (const [topic, owner] of Object.entries(ownerOf)) {
+      const granted = users.flatMap((u) =>
+        u.spec.authorization.acls.filter((a: any) => a.resource.type === 'topic' && a.resource.name === topic).map((a: any) => `${u.metadata.name}: ${[...a.operations].sort().join(',')}`),
+      );
+      expect({ topic, granted }).toEqual({ topic, granted: [`${owner}: Describe,Write`] });
+    }
+    // The webhooks service in particular: the playbook service's dead letters are not its to write.
+    const webhooks = users.find((u) => u.metadata.name === 'glimpse-webhooks')!;
+    expect(webhooks.spec.authorization.acls.filter((a: any) => a.resource.name === topicsJson.topics.eventsDeadLetter.name)).toEqual([]);
   });
 
   it.each([

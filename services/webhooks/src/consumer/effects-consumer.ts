@@ -34,7 +34,8 @@ export function createEffectsConsumer({ kafka, groupId, sessionTimeoutMs, logger
     sessionTimeoutMs,
     // A new group starts at the end: effects from before any endpoint existed are not anyone's to deliver.
     fromBeginning: false,
-    deadLetter: { topic: TOPICS.eventsDeadLetter, producer },
+    // The webhooks service's own dead-letter topic: its Kafka user may write no other service's.
+    deadLetter: { topic: TOPICS.webhooksDeadLetter, producer },
     async handle(effect) {
       const added = await enqueueEffect(
         db,

@@ -40,7 +40,7 @@ export function createIdentifiedConsumer({ kafka, groupId, sessionTimeoutMs, log
     sessionTimeoutMs,
     // Like effects: identifications from before any endpoint existed are not anyone's to deliver.
     fromBeginning: false,
-    deadLetter: { topic: TOPICS.eventsDeadLetter, producer },
+    deadLetter: { topic: TOPICS.webhooksDeadLetter, producer },
     async handle(message) {
       const added = await scheduleIdentified(message, { store, persons });
       if (added > 0) {
