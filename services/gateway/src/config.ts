@@ -73,6 +73,8 @@ const schema = z
   /** Micro-batching of Kafka sends: wait at most this long, or until this many are queued. */
   KAFKA_LINGER_MS: ms(2),
   KAFKA_MAX_BATCH: positive(500),
+  /** The most bytes in one Kafka request (keys, values, headers): under the broker's message.max.bytes (1 MB by default). */
+  KAFKA_MAX_BATCH_BYTES: positive(900_000),
   /** A send not acknowledged within this is refused (503); the Kafka request itself is bounded inside it. */
   KAFKA_SEND_TIMEOUT_MS: z.coerce.number().int().min(500).default(5000),
   /** How long credential lookups are cached; revocation takes effect within this. */

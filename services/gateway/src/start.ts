@@ -59,6 +59,7 @@ export async function startGateway(config: GatewayConfig = loadConfig(), logger:
     kafka,
     lingerMs: config.KAFKA_LINGER_MS,
     maxBatch: config.KAFKA_MAX_BATCH,
+    maxBatchBytes: config.KAFKA_MAX_BATCH_BYTES,
     sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS,
     requestBudgetMs: send.worstCaseMs,
     retry: send.producerRetry,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Partitioners, type Kafka, type PartitionerArgs, type ProducerConfig, type ProducerBatch } from 'kafkajs';
 import { createBatchingProducer, KafkaUnavailableError, keyHashPartitioner, murmur2 } from './batching-producer';
+import { encodedSize } from './batching-producer-batch';
 import { boundedSendSettings } from './kafka';
 
 /** A kafkajs stand-in: every producer it makes is recorded; each sendBatch waits until the test settles it. */
@@ -86,6 +87,44 @@ describe('batching producer', () => {
     expect(producers[1]!.batches.map(values)).toEqual([['b']]);
     producers[1]!.batches[0]!.settle();
     await next;
+  });
+
+  it('when what waits is over the byte bound, then it goes in several requests one after another, in order, and each sender is answered with its own request', async () => {
+    const { kafka, producers } = fakeKafka();
+    const value = (name: string) => name.padEnd(300, '.');
+    const producer = createBatchingProducer({ kafka, lingerMs: 1, maxBatchBytes: 2 * encodedSize({ key: 'k', value: value('a') }) });
+    await producer.connect();
+    const settled: string[] = [];
+    const sends = ['a', 'b', 'c', 'd', 'e'].map((name) => producer.send('t', { key: 'k', value: value(name) }).then(() => settled.push(name)));
+    await tick();
+    const { batches } = producers[0]!;
+    const names = () => batches.map((b) => values(b).map((v) => v.slice(0, 1)));
+    expect(names()).toEqual([['a', 'b']]); // one request in flight at a time
+    batches[0]!.settle();
+    await tick();
+    expect(settled).toEqual(['a', 'b']);
+    expect(names()).toEqual([['a', 'b'], ['c', 'd']]);
+    batches[1]!.settle();
+    await tick();
+    expect(names()).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+    batches[2]!.settle();
+    await Promise.all(sends);
+    expect(settled).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('when one of the requests a caller was split over fails, then the senders of that request fail and those acknowledged before it succeed', async () => {
+    const { kafka, producers } = fakeKafka();
+    const producer = createBatchingProducer({ kafka, lingerMs: 1, maxBatchBytes: 2 * encodedSize({ value: 'x'.repeat(300) }) });
+    await producer.connect();
+    const sendAll = (names: string[]) => Promise.all(names.map((n) => producer.send('t', { value: n.padEnd(300, '.') }))).then(() => 'ok', (e: unknown) => e);
+    const first = sendAll(['a1', 'a2']);
+    const second = sendAll(['b1', 'b2']); // the second of the three requests
+    await tick();
+    producers[0]!.batches[0]!.settle();
+    await tick();
+    producers[0]!.batches[1]!.settle(new Error('The request included a message larger than the max message size the server will accept'));
+    expect(await first).toBe('ok');
+    expect(await second).toMatchObject({ name: 'KafkaUnavailableError', handedOver: true });
   });
 
   it('when it is not connected, then a send fails at once, unsent', async () => {

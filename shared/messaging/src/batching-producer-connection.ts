@@ -1,0 +1,94 @@
+// The batching producer's kafkajs producer: connecting, reconnecting in the background, and
+// replacing it after a failed request.
+//
+// After any failed request the producer is replaced by a new one (a new producer id): kafkajs rolls
+// sequence numbers back when a request fails, so a request that reached the broker after all would
+// make the broker drop the next one of the same size as a "duplicate" — an acknowledged event lost.
+import type { Kafka, Producer, RetryOptions } from 'kafkajs';
+import { keyHashPartitioner } from './batching-producer-partitioner.js';
+
+const RECONNECT_PAUSE_MS = { first: 250, max: 2000 };
+
+export interface ProducerConnection {
+  /** The connected producer, if any. */
+  current(): Producer | undefined;
+  /** One connection attempt with a new producer; rejects when no broker answers. */
+  connectOnce(): Promise<void>;
+  /** Retries in the background until a broker answers (or it is stopped). */
+  keepConnecting(): Promise<void>;
+  /** After a failed request: this producer's sequence numbers can no longer be trusted. */
+  retire(producer: Producer): void;
+  /** Connections may be made again (after stop). */
+  start(): void;
+  /** Stops reconnecting and disconnects the current producer. */
+  stop(): Promise<void>;
+}
+
+export function createProducerConnection(kafka: Kafka, retry: RetryOptions): ProducerConnection {
+  let current: Producer | undefined;
+  let connecting: Promise<void> | undefined;
+  let stopped = false;
+
+  function newProducer(): Producer {
+    return kafka.producer({
+      createPartitioner: keyHashPartitioner,
+      allowAutoTopicCreation: false,
+      // A retried request is written once; this allows one request in flight.
+      idempotent: true,
+      maxInFlightRequests: 1,
+      retry,
+    });
+  }
+
+  /** The current producer is replaced only once the new one is up. */
+  function connectOnce(): Promise<void> {
+    connecting ??= (async () => {
+      const producer = newProducer();
+      try {
+        await producer.connect();
+        if (stopped) {
+          await producer.disconnect().catch(() => undefined);
+          return;
+        }
+        current = producer;
+      } catch (err) {
+        await producer.disconnect().catch(() => undefined);
+        throw err;
+      }
+    })().finally(() => {
+      connecting = undefined;
+    });
+    return connecting;
+  }
+
+  async function keepConnecting(): Promise<void> {
+    for (let pause = RECONNECT_PAUSE_MS.first; !stopped && !current; pause = Math.min(pause * 2, RECONNECT_PAUSE_MS.max)) {
+      try {
+        await connectOnce();
+      } catch {
+        await new Promise((r) => setTimeout(r, pause).unref());
+      }
+    }
+  }
+
+  return {
+    current: () => current,
+    connectOnce,
+    keepConnecting,
+    retire(producer) {
+      if (current === producer) current = undefined;
+      void producer.disconnect().catch(() => undefined);
+      if (!stopped) void keepConnecting();
+    },
+    start() {
+      stopped = false;
+    },
+    async stop() {
+      stopped = true;
+      const producer = current;
+      current = undefined;
+      await connecting?.catch(() => undefined);
+      await producer?.disconnect();
+    },
+  };
+}
