@@ -42,8 +42,48 @@ function installNeeded() {
   return undefined;
 }
 
+const LOCK = path.join(ROOT, '.install.lock');
+
+/** Whether a process with this pid is alive. */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return /** @type {NodeJS.ErrnoException} */ (err).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the install lock (a file holding our pid), so that two `npm test`s started together do
+ * not run `npm ci` over each other; waits while a live process holds it, takes over a dead one's.
+ */
+function takeInstallLock() {
+  for (;;) {
+    try {
+      fs.writeFileSync(LOCK, String(process.pid), { flag: 'wx' });
+      return;
+    } catch {
+      const holder = Number(fs.readFileSync(LOCK, 'utf8').trim());
+      if (!alive(holder)) fs.rmSync(LOCK, { force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+    }
+  }
+}
+
 /** Runs `npm ci` when needed; throws when it fails. */
 function ensureInstalled() {
+  if (!installNeeded()) return false;
+  takeInstallLock();
+  try {
+    return installUnderLock();
+  } finally {
+    fs.rmSync(LOCK, { force: true });
+  }
+}
+
+function installUnderLock() {
+  // Another process may have installed while we waited for the lock.
   const why = installNeeded();
   if (!why) return false;
   console.error(`${why}: running npm ci (the locked dependencies, Node ${REQUIRED_MAJOR} among them; a minute or two)`);
