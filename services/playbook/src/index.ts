@@ -1,26 +1,26 @@
 export { startPlaybookService } from './start.js';
 export type { RunningPlaybookService } from './start.js';
 export { loadConfig, playbookLimits } from './config.js';
+// The use cases with a Db first (the CLI, scripts, bench and tests call them so): each binds its
+// domain use case to the data layer's store (wiring/).
 export {
   createPlaybook,
   listPlaybooks,
   listEnrollments,
   eventCatalog,
-  validateEventNames,
   getPlaybook,
   updatePlaybook,
   deletePlaybook,
   enrollmentPage,
   eventCatalogUsage,
   eventCatalogPage,
-} from './domain/manage-playbooks.js';
+} from './wiring/playbooks.js';
+export { validateEventNames } from './domain/manage-playbooks.js';
 export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, CatalogRefusals, CatalogPage, PlaybookCaps, PlaybookRef, EnrollmentPageQuery } from './domain/manage-playbooks.js';
 export { DEFAULT_LIMITS } from './domain/limits.js';
 export type { PlaybookLimits } from './domain/limits.js';
-export { dryRunEvent } from './domain/dry-run.js';
-export { getReceipt } from './domain/receipts.js';
+export { dryRunEvent, getReceipt, erasePerson, suppressPerson, suppressionPage, unsuppressPerson } from './wiring/persons-and-events.js';
 export type { ReceiptView } from './domain/receipts.js';
-export { erasePerson, suppressPerson, suppressionPage, unsuppressPerson } from './domain/persons.js';
 export type { ErasedEmail, ErasureCounts } from './domain/persons.js';
 export { DEV_ERASURE_KEY } from './config.js';
 export type { DryRunView } from './domain/dry-run.js';

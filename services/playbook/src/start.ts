@@ -8,7 +8,7 @@ import { createLogger, type Logger } from '@glimpse/logging';
 import { batchConsumerReadiness, TOPICS, createAccountEventsConsumer, createErasedEmail, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { applyAccountEvent } from './data/account-states.js';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
-import { cachedAccounts } from './data/batch-repository.js';
+import { cachedAccounts } from './data/batch-store.js';
 import { internalRouter } from './http/internal-routes.js';
 import { schedulePurge } from './data/processed-events-retention.js';
 import { scheduleEffectsSweep } from './data/effects-outbox.js';

@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { InboundEvent } from '@glimpse/messaging';
 import { createPlaybook, eventCatalog } from '@glimpse/playbook';
-import { applyBatch, cachedAccounts, foldCatalog, markEffectsPublished } from '../src/data/batch-repository';
+import { cachedAccounts, foldCatalog, markEffectsPublished } from '../src/data/batch-store';
+import { applyBatch } from '../src/wiring/batch';
 import { purgeProcessedEvents } from '../src/data/processed-events-retention';
 import { closeTestDb, createTestAccount, testDb, uniqueEmail } from '../../../test/support/stack';
 

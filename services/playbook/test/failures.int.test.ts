@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { TOPICS, personKey, type InboundEvent } from '@glimpse/messaging';
 import { createPlaybook, type RunningPlaybookService } from '@glimpse/playbook';
-import { applyBatch, cachedAccounts } from '../src/data/batch-repository';
+import { cachedAccounts } from '../src/data/batch-store';
+import { applyBatch } from '../src/wiring/batch';
 import { closeTestDb, createTestAccount, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { endOffsets, produceRaw, readTopic } from '../../../test/support/kafka-helpers';
 

@@ -9,7 +9,8 @@ import { INTERNAL_HEADERS } from '@glimpse/http';
 import { ERASED_EMAIL_PATTERN, TOPICS, createErasedEmail, type InboundEvent } from '@glimpse/messaging';
 import { DEV_ERASURE_KEY, createPlaybook, erasePerson, suppressPerson, type RunningPlaybookService } from '@glimpse/playbook';
 import type { RunningGateway } from '@glimpse/gateway';
-import { applyBatch, cachedAccounts } from '../src/data/batch-repository';
+import { cachedAccounts } from '../src/data/batch-store';
+import { applyBatch } from '../src/wiring/batch';
 import { closeTestDb, createTestAccount, postEvent, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { endOffsets, readTopic } from '../../../test/support/kafka-helpers';
 

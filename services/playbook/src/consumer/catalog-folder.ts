@@ -1,6 +1,6 @@
 import type { Db } from '@glimpse/db';
 import type { Logger } from '@glimpse/logging';
-import { foldCatalog } from '../data/batch-repository.js';
+import { foldCatalog } from '../data/batch-store.js';
 
 /**
  * Folds the catalog changes of applied batches into event_names: after a batch (at most one fold

@@ -20,10 +20,11 @@ import {
   type ParseResult,
   type PartitionLag,
 } from '@glimpse/messaging';
-import { applyBatch, cachedAccounts, markEffectsPublished, type AccountsCheck } from '../data/batch-repository.js';
+import { cachedAccounts, createBatchStore, markEffectsPublished } from '../data/batch-store.js';
 import { sendEffects } from '../data/effects-outbox.js';
+import { applyBatch } from '../domain/apply-batch.js';
+import type { AccountsCheck, ErasedEmail } from '../domain/batch-store.js';
 import { catalogFolder } from './catalog-folder.js';
-import type { ErasedEmail } from '../domain/persons.js';
 
 export interface InboundEventsConsumerOptions {
   kafka: Kafka;
@@ -75,6 +76,7 @@ export function parseInboundEvent(message: KafkaMessage): ParseResult<InboundEve
 export function createInboundEventsConsumer(options: InboundEventsConsumerOptions): InboundEventsConsumer {
   const { db, producer, logger, registry } = options;
   const accounts = options.accounts ?? cachedAccounts(db);
+  const store = createBatchStore(db);
   const folder = catalogFolder(db, logger, { maxNames: options.catalogNamesPerAccount });
   const processed = createProcessedCounter(registry, 'glimpse_events_processed_total', 'Inbound events handled by the playbook service, by outcome');
   const batch = createBatchConsumer<InboundEvent>({
@@ -85,7 +87,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
     stuckSetting: 'PLAYBOOK_STUCK_AFTER_MS',
     parse: parseInboundEvent,
     async apply(items, turn) {
-      const outcome = await applyBatch(db, items.map((i) => i.value), accounts, new Date(), options.erasedEmail);
+      const outcome = await applyBatch({ store, accounts, erasedEmail: options.erasedEmail }, items.map((i) => i.value), new Date());
       if (outcome.applied) processed.inc({ outcome: 'applied' }, outcome.applied);
       if (outcome.duplicates) processed.inc({ outcome: 'duplicate' }, outcome.duplicates);
       if (outcome.deletedAccount) processed.inc({ outcome: 'deleted_account' }, outcome.deletedAccount);

@@ -8,7 +8,8 @@
 import { withAdvisoryLock, type Db } from '@glimpse/db';
 import type { Logger } from '@glimpse/logging';
 import { TOPICS, personKey, type PlaybookEffectMessage } from '@glimpse/messaging';
-import { EFFECT_COLUMNS, effectFromRow, type EffectRecord, type EffectRow } from './batch-repository.js';
+import type { EffectRecord } from '../domain/batch-store.js';
+import { EFFECT_COLUMNS, effectFromRow, type EffectRow } from './batch-store.js';
 
 const PENDING = `SELECT ${EFFECT_COLUMNS} FROM playbook_effects
   WHERE published_at IS NULL AND (cause IS NOT NULL OR at < now() - make_interval(secs => $1::double precision / 1000))

@@ -1,48 +1,18 @@
-// Playbooks, their triggers and exits, enrollments and the event-name catalog, as plain objects.
+// Playbooks, their triggers and exits, enrollments and the event-name catalog, as plain objects:
+// the management use cases' PlaybookStore (domain/playbook-store.ts) in Postgres.
 import type { Db } from '@glimpse/db';
 import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
-
-export interface PlaybookView {
-  id: string;
-  name: string;
-  triggers: string[];
-  exits: string[];
-  reenrollment: ReenrollmentPolicy;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export interface EnrollmentView {
-  email: string;
-  status: 'active' | 'stopped';
-  startedAt: Date;
-  startedBy: string;
-  stoppedAt: Date | null;
-  stoppedBy: string | null;
-}
-
-/** An enrollment as the management API pages through it. */
-export interface EnrollmentItem extends EnrollmentView {
-  id: string;
-}
-
-export interface CatalogEntry {
-  name: string;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-  count: number;
-}
-
-export interface PlaybookRef {
-  id: string;
-  name: string;
-}
-
-/** A catalog name with the playbooks that opt in to it. */
-export interface CatalogUsage extends CatalogEntry {
-  triggers: PlaybookRef[];
-  exits: PlaybookRef[];
-}
+import type {
+  CatalogEntry,
+  CatalogRefusals,
+  CatalogUsage,
+  EnrollmentItem,
+  EnrollmentView,
+  PlaybookRef,
+  PlaybookStore,
+  PlaybookView,
+} from '../domain/playbook-store.js';
+import { lockAccountFor } from './account-lock.js';
 
 const playbookSelect = {
   id: true,
@@ -111,14 +81,6 @@ export async function namesInCatalog(db: Pick<Db, '$queryRawUnsafe'>, accountId:
 export async function catalogSize(db: Pick<Db, '$queryRawUnsafe'>, accountId: string, maxNames: number): Promise<number> {
   const [row] = await db.$queryRawUnsafe<{ size: number }[]>(`${CATALOG} SELECT count(*)::int AS size FROM catalog`, accountId, maxNames);
   return row?.size ?? 0;
-}
-
-/** New names refused by the full catalog: how many events carried one, the last such name and when. */
-export interface CatalogRefusals {
-  events: number;
-  lastName: string;
-  firstAt: Date;
-  lastAt: Date;
 }
 
 export async function findCatalogRefusals(db: Pick<Db, '$queryRawUnsafe'>, accountId: string): Promise<CatalogRefusals | null> {
@@ -258,4 +220,29 @@ export async function withUsage(db: Db, accountId: string, entries: CatalogEntry
   };
   const [triggering, exiting] = [group(triggers), group(exits)];
   return entries.map((e) => ({ ...e, triggers: triggering.get(e.name) ?? [], exits: exiting.get(e.name) ?? [] }));
+}
+
+/** The management use cases' store: the functions above, bound to `db`. */
+export function createPlaybookStore(db: Db): PlaybookStore {
+  return {
+    accountDeleted: (accountId) => accountDeleted(db, accountId),
+    namesInCatalog: (accountId, names, maxNames) => namesInCatalog(db, accountId, names, maxNames),
+    catalogSize: (accountId, maxNames) => catalogSize(db, accountId, maxNames),
+    insertPlaybookUnderCap: (input, maxPerAccount) =>
+      db.$transaction(async (tx) => {
+        await lockAccountFor(tx, 'playbooks', input.accountId);
+        if ((await countPlaybooks(tx, input.accountId)) >= maxPerAccount) return null;
+        return insertPlaybook(tx, input);
+      }),
+    findPlaybook: (accountId, playbookId) => findPlaybook(db, accountId, playbookId),
+    findPlaybooks: (accountId) => findPlaybooks(db, accountId),
+    changePlaybook: (accountId, playbookId, changes) => changePlaybook(db, accountId, playbookId, changes),
+    removePlaybook: (accountId, playbookId) => removePlaybook(db, accountId, playbookId),
+    findEnrollments: (playbookId) => findEnrollments(db, playbookId),
+    findEnrollmentPage: (playbookId, query) => findEnrollmentPage(db, playbookId, query),
+    findCatalog: (accountId, maxNames) => findCatalog(db, accountId, maxNames),
+    findCatalogPage: (accountId, query) => findCatalogPage(db, accountId, query),
+    findCatalogRefusals: (accountId) => findCatalogRefusals(db, accountId),
+    withUsage: (accountId, entries) => withUsage(db, accountId, entries),
+  };
 }

@@ -1,12 +1,11 @@
 // A dry run: what an event would do for its person now, per opted-in playbook, computed by the
 // consumer's own planner (planBatch) from the consumer's own reads, in a READ ONLY transaction:
-// nothing is written (no processed id, no enrollment, no effect, no catalog change).
+// nothing is written (no processed id, no enrollment, no effect, no catalog change). The reads are
+// the DryRunStore's (data/dry-run-store.ts).
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@glimpse/errors';
-import type { Db } from '@glimpse/db';
 import { isUuid } from '@glimpse/validation';
-import { loadPlanState } from '../data/batch-repository.js';
-import { catalogSize, namesInCatalog } from '../data/playbook-repository.js';
+import type { PlanStateReader } from './batch-store.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import type { UnchangedReason } from './decide-effects.js';
 import { pairKey, planBatch } from './plan-batch.js';
@@ -22,25 +21,36 @@ export interface DryRunView {
   playbooks: { id: string; name: string; outcome: DryRunOutcome; reason: DryRunReason }[];
 }
 
+/** The reads of a dry run, in one read-only transaction (one snapshot). */
+export interface DryRunReader extends PlanStateReader {
+  /** Whether the name is in the account's catalog (with `maxNames` its cap). */
+  inCatalog(accountId: string, name: string, maxNames: number): Promise<boolean>;
+  /** How many names the account's catalog holds (at most `maxNames`). */
+  catalogSize(accountId: string, maxNames: number): Promise<number>;
+  /** The names of the account's playbooks among `ids`, by id. */
+  playbookNames(accountId: string, ids: string[]): Promise<Map<string, string>>;
+}
+
+export interface DryRunStore {
+  readOnly<T>(work: (reader: DryRunReader) => Promise<T>): Promise<T>;
+}
+
 export async function dryRunEvent(
-  db: Db,
+  store: DryRunStore,
   accountId: string,
   input: { event: string; email: string },
   { maxCatalogNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxCatalogNames?: number } = {},
 ): Promise<DryRunView> {
   if (!isUuid(accountId)) throw new AppError('not_found', `account ${accountId} does not exist`);
   const event = { eventId: randomUUID(), accountId, email: input.email, name: input.event, receivedAt: new Date().toISOString() };
-  return db.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe('SET TRANSACTION READ ONLY');
-    const state = await loadPlanState(tx, [event]);
+  return store.readOnly(async (reader) => {
+    const state = await reader.planState([event]);
     const plan = planBatch({ events: [event], ...state, newId: randomUUID });
-    const known = (await namesInCatalog(tx, accountId, [input.event], maxCatalogNames)).has(input.event);
-    const catalog = known ? 'known' : (await catalogSize(tx, accountId, maxCatalogNames)) >= maxCatalogNames ? 'full' : 'new';
+    const known = await reader.inCatalog(accountId, input.event, maxCatalogNames);
+    const catalog = known ? 'known' : (await reader.catalogSize(accountId, maxCatalogNames)) >= maxCatalogNames ? 'full' : 'new';
     const opted = state.optedIn.get(pairKey(accountId, input.event)) ?? { exits: [], triggers: [] };
     const ids = [...new Set([...opted.triggers, ...opted.exits])];
-    const names = new Map(
-      (await tx.playbook.findMany({ where: { id: { in: ids }, accountId }, select: { id: true, name: true } })).map((p) => [p.id, p.name]),
-    );
+    const names = await reader.playbookNames(accountId, ids);
     const receipt = plan.receipts[0];
     const playbooks = ids.map((id) => {
       const actions = new Set((receipt?.changed ?? []).filter((c) => c.playbookId === id).map((c) => c.action));

@@ -1,9 +1,6 @@
-// What one account may have in this service, and the per-account lock that makes a cap hold when
-// creations race: a creation takes the account's transaction-scoped advisory lock for its kind,
-// counts and inserts in that transaction, so concurrent creations of one account count one after
-// another (another account, or another kind, never waits). Past a cap: 409 limit_reached.
+// What one account may have in this service. Past a cap: 409 limit_reached. A cap holds when
+// creations race because the store counts and inserts under the account's lock (data/account-lock.ts).
 import { AppError } from '@glimpse/errors';
-import type { Db } from '@glimpse/db';
 
 export interface PlaybookLimits {
   /** Playbooks of an account (PLAYBOOKS_PER_ACCOUNT). */
@@ -30,13 +27,6 @@ export const limitsWith = (limits: Partial<PlaybookLimits> = {}): PlaybookLimits
 
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
-
-/** Holds the account's lock for `kind` until the transaction ends. */
-export async function lockAccountFor(tx: Pick<Tx, '$executeRawUnsafe'>, kind: 'playbooks' | 'suppressions', accountId: string): Promise<void> {
-  await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 0))`, `playbook.${kind}`, accountId);
 }
 
 /** A list longer than its cap (a playbook's triggers or exits): 409 naming the cap. */

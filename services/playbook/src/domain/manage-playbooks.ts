@@ -1,24 +1,23 @@
 // Playbook management rules. Rule 3 (spec §4.3): a playbook can be triggered only by an event name
-// the account has already sent; exits may name any valid event name.
+// the account has already sent; exits may name any valid event name. Reads and writes go through
+// the PlaybookStore (playbook-store.ts; data/playbook-repository.ts implements it).
 import { AppError } from '@glimpse/errors';
-import type { Db } from '@glimpse/db';
 import { EVENT_NAME_PATTERN } from '@glimpse/messaging';
-import * as repo from '../data/playbook-repository.js';
 import type { PlaybookChanges } from './playbook-input.js';
 import { isUuid } from '@glimpse/validation';
 import { REENROLLMENT_POLICIES, type ReenrollmentPolicy } from './decide-effects.js';
-import { assertListCap, DEFAULT_LIMITS, lockAccountFor } from './limits.js';
+import { assertListCap, DEFAULT_LIMITS } from './limits.js';
+import type { CatalogEntry, CatalogRefusals, CatalogUsage, EnrollmentItem, EnrollmentView, PlaybookStore, PlaybookView } from './playbook-store.js';
 
-export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, CatalogRefusals, PlaybookRef } from '../data/playbook-repository.js';
-
+export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, CatalogRefusals, PlaybookRef, PlaybookStore } from './playbook-store.js';
 
 function assertUuid(value: string, what: string): void {
   if (!isUuid(value)) throw new AppError('not_found', `${what} ${value} does not exist`);
 }
 
-async function assertAccount(db: Db, accountId: string): Promise<void> {
+async function assertAccount(store: PlaybookStore, accountId: string): Promise<void> {
   assertUuid(accountId, 'account');
-  if (await repo.accountDeleted(db, accountId)) throw new AppError('not_found', `account ${accountId} does not exist`);
+  if (await store.accountDeleted(accountId)) throw new AppError('not_found', `account ${accountId} does not exist`);
 }
 
 export function validateEventNames(names: string[], field: 'trigger' | 'exit' | 'event'): string[] {
@@ -50,12 +49,12 @@ function validName(name: string): string {
  * not. When the catalog is full (it holds `maxNames`), a name not in it may have been refused by the
  * cap rather than never sent: then it is 409 limit_reached, naming the cap.
  */
-async function assertTriggersInCatalog(db: Db, accountId: string, triggers: string[], maxNames: number): Promise<void> {
+async function assertTriggersInCatalog(store: PlaybookStore, accountId: string, triggers: string[], maxNames: number): Promise<void> {
   if (triggers.length === 0) return;
-  const known = await repo.namesInCatalog(db, accountId, triggers, maxNames);
+  const known = await store.namesInCatalog(accountId, triggers, maxNames);
   const unknown = triggers.find((t) => !known.has(t));
   if (unknown === undefined) return;
-  if ((await repo.catalogSize(db, accountId, maxNames)) >= maxNames) {
+  if ((await store.catalogSize(accountId, maxNames)) >= maxNames) {
     throw new AppError(
       'limit_reached',
       `trigger "${unknown}" is not in the event catalog, which is full: an account's catalog holds at most ${maxNames} event names, so a name first sent after it filled is applied but not added, and cannot trigger a playbook (it can still be an exit)`,
@@ -69,9 +68,9 @@ async function assertTriggersInCatalog(db: Db, accountId: string, triggers: stri
 
 const playbookNotFound = (accountId: string, playbookId: string) => new AppError('not_found', `playbook ${playbookId} does not exist in account ${accountId}`);
 
-async function ownPlaybook(db: Db, accountId: string, playbookId: string): Promise<repo.PlaybookView> {
+async function ownPlaybook(store: PlaybookStore, accountId: string, playbookId: string): Promise<PlaybookView> {
   assertUuid(playbookId, 'playbook');
-  const playbook = await repo.findPlaybook(db, accountId, playbookId);
+  const playbook = await store.findPlaybook(accountId, playbookId);
   if (!playbook) throw playbookNotFound(accountId, playbookId);
   return playbook;
 }
@@ -97,10 +96,10 @@ function capsOf(caps: PlaybookCaps) {
 }
 
 export async function createPlaybook(
-  db: Db,
+  store: PlaybookStore,
   input: { accountId: string; name: string; triggers?: string[]; exits?: string[]; reenrollment?: string },
   caps: PlaybookCaps = {},
-): Promise<repo.PlaybookView> {
+): Promise<PlaybookView> {
   const { maxPerAccount, maxTriggers, maxExits, maxCatalogNames } = capsOf(caps);
   const name = validName(input.name);
   const triggers = validateEventNames(input.triggers ?? [], 'trigger');
@@ -108,25 +107,21 @@ export async function createPlaybook(
   assertListCap(triggers, maxTriggers, 'triggers');
   assertListCap(exits, maxExits, 'exits');
   const reenrollment = validPolicy(input.reenrollment);
-  await assertAccount(db, input.accountId);
-  await assertTriggersInCatalog(db, input.accountId, triggers, maxCatalogNames);
+  await assertAccount(store, input.accountId);
+  await assertTriggersInCatalog(store, input.accountId, triggers, maxCatalogNames);
   // Every playbook costs the consumer a row per opted-in name: an account's playbooks are bounded.
   // Counted and inserted under the account's lock, so concurrent creations never pass the cap together.
-  return db.$transaction(async (tx) => {
-    await lockAccountFor(tx, 'playbooks', input.accountId);
-    if ((await repo.countPlaybooks(tx, input.accountId)) >= maxPerAccount) {
-      throw new AppError('limit_reached', `this account already has ${maxPerAccount} playbooks, the most it may have; delete one first`);
-    }
-    return repo.insertPlaybook(tx, { accountId: input.accountId, name, triggers, exits, reenrollment });
-  });
+  const created = await store.insertPlaybookUnderCap({ accountId: input.accountId, name, triggers, exits, reenrollment }, maxPerAccount);
+  if (!created) throw new AppError('limit_reached', `this account already has ${maxPerAccount} playbooks, the most it may have; delete one first`);
+  return created;
 }
 
-export async function getPlaybook(db: Db, accountId: string, playbookId: string): Promise<repo.PlaybookView> {
-  return ownPlaybook(db, accountId, playbookId);
+export async function getPlaybook(store: PlaybookStore, accountId: string, playbookId: string): Promise<PlaybookView> {
+  return ownPlaybook(store, accountId, playbookId);
 }
 
 /** PATCH semantics: only the given fields change; a given list replaces the old one (opting in or out = adding or removing a name). */
-export async function updatePlaybook(db: Db, input: { accountId: string; playbookId: string } & PlaybookChanges, caps: PlaybookCaps = {}): Promise<repo.PlaybookView> {
+export async function updatePlaybook(store: PlaybookStore, input: { accountId: string; playbookId: string } & PlaybookChanges, caps: PlaybookCaps = {}): Promise<PlaybookView> {
   const { accountId, playbookId } = input;
   const { maxTriggers, maxExits, maxCatalogNames } = capsOf(caps);
   const changes: PlaybookChanges = {};
@@ -134,30 +129,30 @@ export async function updatePlaybook(db: Db, input: { accountId: string; playboo
   if (input.triggers !== undefined) assertListCap((changes.triggers = validateEventNames(input.triggers, 'trigger')), maxTriggers, 'triggers');
   if (input.exits !== undefined) assertListCap((changes.exits = validateEventNames(input.exits, 'exit')), maxExits, 'exits');
   if (input.reenrollment !== undefined) changes.reenrollment = validPolicy(input.reenrollment);
-  await ownPlaybook(db, accountId, playbookId);
+  await ownPlaybook(store, accountId, playbookId);
   // A change replaces the lists in one transaction that first updates the playbook's row, so
   // concurrent changes of one playbook apply one after the other: its lists never exceed their caps.
-  await assertTriggersInCatalog(db, accountId, changes.triggers ?? [], maxCatalogNames);
-  const updated = await repo.changePlaybook(db, accountId, playbookId, changes);
+  await assertTriggersInCatalog(store, accountId, changes.triggers ?? [], maxCatalogNames);
+  const updated = await store.changePlaybook(accountId, playbookId, changes);
   if (!updated) throw playbookNotFound(accountId, playbookId);
   return updated;
 }
 
 /** Deletes the playbook and its enrollments. */
-export async function deletePlaybook(db: Db, accountId: string, playbookId: string): Promise<void> {
+export async function deletePlaybook(store: PlaybookStore, accountId: string, playbookId: string): Promise<void> {
   assertUuid(playbookId, 'playbook');
-  if (!(await repo.removePlaybook(db, accountId, playbookId))) throw playbookNotFound(accountId, playbookId);
+  if (!(await store.removePlaybook(accountId, playbookId))) throw playbookNotFound(accountId, playbookId);
 }
 
-export async function listPlaybooks(db: Db, accountId: string): Promise<repo.PlaybookView[]> {
-  await assertAccount(db, accountId);
-  return repo.findPlaybooks(db, accountId);
+export async function listPlaybooks(store: PlaybookStore, accountId: string): Promise<PlaybookView[]> {
+  await assertAccount(store, accountId);
+  return store.findPlaybooks(accountId);
 }
 
-export async function listEnrollments(db: Db, accountId: string, playbookId: string): Promise<repo.EnrollmentView[]> {
-  await assertAccount(db, accountId);
-  await ownPlaybook(db, accountId, playbookId);
-  return repo.findEnrollments(db, playbookId);
+export async function listEnrollments(store: PlaybookStore, accountId: string, playbookId: string): Promise<EnrollmentView[]> {
+  await assertAccount(store, accountId);
+  await ownPlaybook(store, accountId, playbookId);
+  return store.findEnrollments(playbookId);
 }
 
 export interface EnrollmentPageQuery {
@@ -169,32 +164,32 @@ export interface EnrollmentPageQuery {
 
 /** A page of a playbook's enrollments, newest first; `next` names its last item when more follow. */
 export async function enrollmentPage(
-  db: Db,
+  store: PlaybookStore,
   accountId: string,
   playbookId: string,
   { status, limit, after }: EnrollmentPageQuery,
-): Promise<{ items: repo.EnrollmentItem[]; next: { at: Date; id: string } | null }> {
-  await ownPlaybook(db, accountId, playbookId);
-  const rows = await repo.findEnrollmentPage(db, playbookId, { status, limit: limit + 1, after });
+): Promise<{ items: EnrollmentItem[]; next: { at: Date; id: string } | null }> {
+  await ownPlaybook(store, accountId, playbookId);
+  const rows = await store.findEnrollmentPage(playbookId, { status, limit: limit + 1, after });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, next: rows.length > limit && last ? { at: last.startedAt, id: last.id } : null };
 }
 
 /** The whole catalog by name (at most its cap of names): the CLI's view. */
-export async function eventCatalog(db: Db, accountId: string, { maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxNames?: number } = {}): Promise<repo.CatalogEntry[]> {
-  await assertAccount(db, accountId);
-  return repo.findCatalog(db, accountId, maxNames);
+export async function eventCatalog(store: PlaybookStore, accountId: string, { maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxNames?: number } = {}): Promise<CatalogEntry[]> {
+  await assertAccount(store, accountId);
+  return store.findCatalog(accountId, maxNames);
 }
 
 /** The catalog with, for each name, the playbooks it triggers and the playbooks it exits. */
-export async function eventCatalogUsage(db: Db, accountId: string, { maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxNames?: number } = {}): Promise<repo.CatalogUsage[]> {
+export async function eventCatalogUsage(store: PlaybookStore, accountId: string, { maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxNames?: number } = {}): Promise<CatalogUsage[]> {
   assertUuid(accountId, 'account');
-  return repo.withUsage(db, accountId, await repo.findCatalog(db, accountId, maxNames));
+  return store.withUsage(accountId, await store.findCatalog(accountId, maxNames));
 }
 
 export interface CatalogPage {
-  items: repo.CatalogUsage[];
+  items: CatalogUsage[];
   /** The last name of this page when more follow, else null. */
   next: string | null;
   /** Names in the catalog, its cap, and whether it is full (a new name is then applied but not added). */
@@ -202,24 +197,24 @@ export interface CatalogPage {
   maxNames: number;
   full: boolean;
   /** Since the catalog filled: events whose new name was not added, and the last such name. */
-  refused: repo.CatalogRefusals | null;
+  refused: CatalogRefusals | null;
 }
 
 /** A page of the catalog by name (after the name `after`), each name with its playbooks, and how full the catalog is. */
 export async function eventCatalogPage(
-  db: Db,
+  store: PlaybookStore,
   accountId: string,
   { limit, after, maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { limit: number; after: string | null; maxNames?: number },
 ): Promise<CatalogPage> {
   assertUuid(accountId, 'account');
   const [{ entries, size }, refused] = await Promise.all([
-    repo.findCatalogPage(db, accountId, { maxNames, limit: limit + 1, after }),
-    repo.findCatalogRefusals(db, accountId),
+    store.findCatalogPage(accountId, { maxNames, limit: limit + 1, after }),
+    store.findCatalogRefusals(accountId),
   ]);
   const page = entries.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    items: await repo.withUsage(db, accountId, page),
+    items: await store.withUsage(accountId, page),
     next: entries.length > limit && last ? last.name : null,
     size,
     maxNames,

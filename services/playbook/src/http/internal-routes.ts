@@ -3,12 +3,11 @@
 import express, { type Router } from 'express';
 import type { Db } from '@glimpse/db';
 import { encodeCursor, internalCallers, parsePageQuery } from '@glimpse/http';
-import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogPage, getPlaybook, listPlaybooks, updatePlaybook } from '../domain/manage-playbooks.js';
+import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogPage, getPlaybook, listPlaybooks, updatePlaybook } from '../wiring/playbooks.js';
 import { limitsWith, type PlaybookLimits } from '../domain/limits.js';
 import { encodeCatalogCursor, parseCatalogQuery } from './catalog-query.js';
-import { dryRunEvent } from '../domain/dry-run.js';
-import { getReceipt } from '../domain/receipts.js';
-import { erasePerson, type ErasedEmail, parseEmailParam, parseSuppressionInput, suppressPerson, suppressionPage, unsuppressPerson } from '../domain/persons.js';
+import { type ErasedEmail, parseEmailParam, parseSuppressionInput } from '../domain/persons.js';
+import { dryRunEvent, erasePerson, getReceipt, suppressPerson, suppressionPage, unsuppressPerson } from '../wiring/persons-and-events.js';
 import { parseDryRunEvent, parseNewPlaybook, parsePlaybookChanges } from '../domain/playbook-input.js';
 import { parseEnrollmentQuery } from './enrollment-query.js';
 

@@ -1,54 +1,23 @@
-// Applies a batch of inbound events in one Postgres transaction with set-based statements, each
-// one round trip whatever the batch's size (arrays bound as parameters, unnest on the server):
+// The batch apply's storage (domain/batch-store.ts's BatchStore) in Postgres, with set-based
+// statements, each one round trip whatever the batch's size (arrays bound as parameters, unnest on
+// the server); domain/apply-batch.ts says what happens in which order:
 //   1. dedupe: every event id at once, INSERT … ON CONFLICT DO NOTHING RETURNING (the new ones);
 //   2. the opted-in playbooks of the batch's (account, name) pairs, one query;
 //   3. the active enrollments of its (account, email) pairs in those playbooks, and for the playbooks
 //      whose re-enrollment policy is `once` whether each person was ever enrolled, and which of
 //      them are suppressed (their triggers start nothing), one query;
-//   4. planBatch in memory; then the stops (one UPDATE), the starts (one INSERT), the effect
-//      rows (one INSERT, the outbox) and the receipts of the events that opt in to a playbook
-//      (one INSERT);
+//   4. the plan's writes: the stops (one UPDATE), the starts (one INSERT), the effect rows (one
+//      INSERT, the outbox) and the receipts of the events that opt in to a playbook (one INSERT);
 //   5. the catalog: one change row per distinct (account, name), appended to event_name_deltas
 //      (no shared row is updated, so replicas never queue on a name's row); foldCatalog moves the
 //      changes into event_names in a short transaction of its own, one fold at a time.
-// A redelivered batch finds every id processed and changes nothing; it only returns the effects of
-// its events still unpublished, so a crash between commit and publish is repaired.
-import { randomUUID } from 'node:crypto';
 import { withAdvisoryLock, type Db } from '@glimpse/db';
-import { createErasedEmail, type InboundEvent } from '@glimpse/messaging';
-import { DEV_ERASURE_KEY } from '../config.js';
+import type { AccountsCheck, BatchStore, BatchTransaction, EffectRecord, PlanState } from '../domain/batch-store.js';
 import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
-import type { ErasedEmail } from '../domain/persons.js';
 import { DEFAULT_LIMITS } from '../domain/limits.js';
-import { pairKey, planBatch, type ActiveEnrollment, type BatchEvent, type OptedIn } from '../domain/plan-batch.js';
+import { pairKey, type ActiveEnrollment, type BatchEvent, type BatchPlan, type OptedIn } from '../domain/plan-batch.js';
 
-/** An effect row (the outbox) as it is published to playbook.effects. */
-export interface EffectRecord {
-  id: string;
-  eventId: string;
-  accountId: string;
-  playbookId: string;
-  email: string;
-  action: string;
-  at: Date;
-  /** A stop made by a suppression or an erasure: its cause (absent for an event's effect). */
-  cause?: string | null;
-}
-
-export interface BatchOutcome {
-  applied: number;
-  duplicates: number;
-  deletedAccount: number;
-  /** Events of a person erased after the gateway accepted them (still queued at the erasure): dropped. */
-  erased: number;
-  /** New effects, and the still unpublished effects of redelivered events: to publish now. */
-  effects: EffectRecord[];
-}
-
-export interface AccountsCheck {
-  /** The ids among `ids` whose account is not deleted (accounts are the identity part's; the accounts topic tells this service of deletions). */
-  known(ids: string[]): Promise<Set<string>>;
-}
+export type { AccountsCheck, EffectRecord };
 
 export interface CachedAccountsCheck extends AccountsCheck {
   /** Drops the cached live answer (this replica's accounts consumer calls it on a deletion). */
@@ -194,133 +163,89 @@ export function effectFromRow(r: EffectRow): EffectRecord {
   return { id: r.id, eventId: r.event_id, accountId: r.account_id, playbookId: r.playbook_id, email: r.email, action: r.action, at: new Date(r.at), cause: r.cause };
 }
 
-/** The development stand-in (tests); the consumer always passes the service's own (PLAYBOOK_ERASURE_KEY). */
-const devErasedEmail = createErasedEmail(DEV_ERASURE_KEY);
+/** The batch apply's storage in Postgres (see the top of this file). */
+export function createBatchStore(db: Db): BatchStore {
+  return {
+    async erasedAt(pairs) {
+      if (pairs.length === 0) return new Map();
+      const rows = await db.$queryRawUnsafe<{ account_id: string; email_hash: string; erased_at: Date }[]>(
+        SQL.erasures,
+        pairs.map((p) => p.accountId),
+        pairs.map((p) => p.emailHash),
+      );
+      return new Map(rows.map((r) => [pairKey(r.account_id, r.email_hash), new Date(r.erased_at).getTime()]));
+    },
+    transaction: (work) => db.$transaction((tx) => work(batchTransaction(tx)), TRANSACTION),
+    async unpublishedEffects(eventIds) {
+      const rows = await db.$queryRawUnsafe<EffectRow[]>(SQL.unpublished, eventIds);
+      return rows.map(effectFromRow);
+    },
+  };
+}
 
-export async function applyBatch(
-  db: Db,
-  events: readonly InboundEvent[],
-  accounts: AccountsCheck,
-  now = new Date(),
-  erasedEmail: ErasedEmail = devErasedEmail,
-): Promise<BatchOutcome> {
-  if (events.length === 0) return { applied: 0, duplicates: 0, deletedAccount: 0, erased: 0, effects: [] };
-  const known = await accounts.known(events.map((e) => e.accountId));
-  const live: BatchEvent[] = [];
-  for (const e of events) {
-    if (known.has(e.accountId)) live.push({ eventId: e.eventId, accountId: e.accountId, email: e.email, name: e.event, receivedAt: e.receivedAt });
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+function batchTransaction(tx: Tx): BatchTransaction {
+  return {
+    async claimNew(events) {
+      const rows = await tx.$queryRawUnsafe<{ id: string }[]>(SQL.dedupe, events.map((e) => e.eventId), events.map((e) => e.accountId));
+      return new Set(rows.map((r) => r.id));
+    },
+    planState: (events) => loadPlanState(tx, events),
+    write: (plan, at) => writePlan(tx, plan, at.toISOString()),
+  };
+}
+
+/** The plan's writes in the batch's transaction: one statement each, none when there is nothing to write (the catalog always). */
+async function writePlan(tx: Tx, plan: BatchPlan, at: string): Promise<void> {
+  if (plan.stops.length > 0) {
+    const s = plan.stops;
+    await tx.$executeRawUnsafe(SQL.stop, s.map((x) => x.enrollmentId), s.map((x) => x.stoppedBy), s.map((x) => x.stopEventId), at);
   }
-  const deletedAccount = events.length - live.length;
-  const beforeErasure = await erasedBefore(db, live, erasedEmail);
-  const candidates = live.filter((e) => !beforeErasure.has(e.eventId));
-  const erased = live.length - candidates.length;
-  if (candidates.length === 0) return { applied: 0, duplicates: 0, deletedAccount, erased, effects: [] };
-  const at = now.toISOString();
-
-  const result = await db.$transaction(async (tx) => {
-    const fresh = new Set(
-      (await tx.$queryRawUnsafe<{ id: string }[]>(SQL.dedupe, candidates.map((e) => e.eventId), candidates.map((e) => e.accountId))).map((r) => r.id),
+  if (plan.starts.length > 0) {
+    const s = plan.starts;
+    await tx.$executeRawUnsafe(
+      SQL.start,
+      s.map((x) => x.id),
+      s.map((x) => x.playbookId),
+      s.map((x) => x.accountId),
+      s.map((x) => x.email),
+      s.map((x) => x.status),
+      s.map((x) => x.startedBy),
+      s.map((x) => x.startEventId),
+      s.map((x) => x.stoppedBy),
+      s.map((x) => x.stopEventId),
+      at,
     );
-    const events = candidates.filter((e) => fresh.has(e.eventId));
-    const repeated = [...new Set(candidates.filter((e) => !fresh.has(e.eventId)).map((e) => e.eventId))];
-    if (events.length === 0) return { plan: undefined, repeated };
-
-    const state = await loadPlanState(tx, events);
-    const plan = planBatch({ events, ...state, newId: randomUUID });
-    if (plan.stops.length > 0) {
-      const s = plan.stops;
-      await tx.$executeRawUnsafe(SQL.stop, s.map((x) => x.enrollmentId), s.map((x) => x.stoppedBy), s.map((x) => x.stopEventId), at);
-    }
-    if (plan.starts.length > 0) {
-      const s = plan.starts;
-      await tx.$executeRawUnsafe(
-        SQL.start,
-        s.map((x) => x.id),
-        s.map((x) => x.playbookId),
-        s.map((x) => x.accountId),
-        s.map((x) => x.email),
-        s.map((x) => x.status),
-        s.map((x) => x.startedBy),
-        s.map((x) => x.startEventId),
-        s.map((x) => x.stoppedBy),
-        s.map((x) => x.stopEventId),
-        at,
-      );
-    }
-    if (plan.effects.length > 0) {
-      const f = plan.effects;
-      await tx.$executeRawUnsafe(
-        SQL.effects,
-        f.map((x) => x.id),
-        f.map((x) => x.eventId),
-        f.map((x) => x.accountId),
-        f.map((x) => x.playbookId),
-        f.map((x) => x.email),
-        f.map((x) => x.action),
-        f.map((x) => x.eventName),
-        at,
-      );
-    }
-    if (plan.receipts.length > 0) {
-      const r = plan.receipts;
-      await tx.$executeRawUnsafe(
-        SQL.receipts,
-        r.map((x) => x.eventId),
-        r.map((x) => x.accountId),
-        r.map((x) => x.eventName),
-        r.map((x) => JSON.stringify(x.changed)),
-        r.map((x) => JSON.stringify(x.unchanged)),
-        at,
-      );
-    }
-    const c = plan.catalog;
-    await tx.$executeRawUnsafe(SQL.catalog, c.map((x) => x.accountId), c.map((x) => x.name), c.map((x) => x.firstSeenAt), c.map((x) => x.lastSeenAt), c.map((x) => x.count));
-    return { plan, repeated };
-  }, TRANSACTION);
-
-  const effects: EffectRecord[] = (result.plan?.effects ?? []).map((e) => ({
-    id: e.id,
-    eventId: e.eventId,
-    accountId: e.accountId,
-    playbookId: e.playbookId,
-    email: e.email,
-    action: e.action,
-    at: now,
-  }));
-  if (result.repeated.length > 0) {
-    const rows = await db.$queryRawUnsafe<EffectRow[]>(SQL.unpublished, result.repeated);
-    effects.push(...rows.map(effectFromRow));
   }
-  // The events of the batch that were new (repeats of an id within the batch count as duplicates).
-  const applied = result.plan?.applied.length ?? 0;
-  return { applied, duplicates: candidates.length - applied, deletedAccount, erased, effects };
-}
-
-/**
- * The events (ids) of persons erased after the gateway received them: accepted before the erasure,
- * still queued in Kafka when it ran. One lookup per batch by (account, stand-in of the email).
- */
-async function erasedBefore(db: Db, events: readonly BatchEvent[], erasedEmail: ErasedEmail): Promise<Set<string>> {
-  const hashes = events.map((e) => erasedEmail(e.accountId, e.email));
-  const rows = await db.$queryRawUnsafe<{ account_id: string; email_hash: string; erased_at: Date }[]>(SQL.erasures, events.map((e) => e.accountId), hashes);
-  if (rows.length === 0) return new Set();
-  const erasedAt = new Map(rows.map((r) => [pairKey(r.account_id, r.email_hash), new Date(r.erased_at).getTime()]));
-  const dropped = new Set<string>();
-  events.forEach((e, i) => {
-    const at = erasedAt.get(pairKey(e.accountId, hashes[i]!));
-    if (at !== undefined && Date.parse(e.receivedAt) <= at) dropped.add(e.eventId);
-  });
-  return dropped;
-}
-
-/** What planBatch needs besides the events, as the batch's reads load it. */
-export interface PlanState {
-  optedIn: Map<string, OptedIn & { exits: string[]; triggers: string[] }>;
-  policies: Map<string, ReenrollmentPolicy>;
-  active: ActiveEnrollment[];
-  enrolledBefore: Omit<ActiveEnrollment, 'id'>[];
-  /** Suppressed people among the batch's, by pairKey(accountId, email). */
-  suppressed: Set<string>;
+  if (plan.effects.length > 0) {
+    const f = plan.effects;
+    await tx.$executeRawUnsafe(
+      SQL.effects,
+      f.map((x) => x.id),
+      f.map((x) => x.eventId),
+      f.map((x) => x.accountId),
+      f.map((x) => x.playbookId),
+      f.map((x) => x.email),
+      f.map((x) => x.action),
+      f.map((x) => x.eventName),
+      at,
+    );
+  }
+  if (plan.receipts.length > 0) {
+    const r = plan.receipts;
+    await tx.$executeRawUnsafe(
+      SQL.receipts,
+      r.map((x) => x.eventId),
+      r.map((x) => x.accountId),
+      r.map((x) => x.eventName),
+      r.map((x) => JSON.stringify(x.changed)),
+      r.map((x) => JSON.stringify(x.unchanged)),
+      at,
+    );
+  }
+  const c = plan.catalog;
+  await tx.$executeRawUnsafe(SQL.catalog, c.map((x) => x.accountId), c.map((x) => x.name), c.map((x) => x.firstSeenAt), c.map((x) => x.lastSeenAt), c.map((x) => x.count));
 }
 
 /** Queries only: the batch apply runs it in its transaction, the dry run in a read-only one. */
