@@ -95,6 +95,11 @@ const collectedBase = {
   siteId: z.uuid(),
   visitorId: z.string().regex(VISITOR_ID_PATTERN),
   receivedAt: z.iso.datetime(),
+  /**
+   * false: the site's account had no workflows add-on when the gateway collected the message, so it
+   * fires no page rule and its track goes to no playbook. Absent: it had (and messages from before).
+   */
+  workflows: z.literal(false).optional(),
 };
 
 export const utmSchema = z.object({

@@ -16,8 +16,8 @@ export interface SiteRecord extends SiteFields {
   updatedAt: Date;
 }
 
-/** What collecting needs of a site. */
-export type CollectSite = Pick<SiteRecord, 'id' | 'accountId' | 'origins' | 'trackEvents' | 'captureForms' | 'consent' | 'honorGpc'>;
+/** What collecting needs of a site, and whether its account has the workflows add-on (page rules and tracks are of it). */
+export type CollectSite = Pick<SiteRecord, 'id' | 'accountId' | 'origins' | 'trackEvents' | 'captureForms' | 'consent' | 'honorGpc'> & { workflows: boolean };
 
 const settingColumns = { captureForms: true, consent: true, honorGpc: true } as const;
 const columns = { id: true, accountId: true, name: true, key: true, origins: true, trackEvents: true, ...settingColumns, createdAt: true, updatedAt: true } as const;
@@ -64,8 +64,10 @@ export async function deleteSite(db: Db, accountId: string, id: string): Promise
 }
 
 export async function findSiteByKey(db: Db, key: string): Promise<CollectSite | null> {
-  const site = await db.site.findUnique({ where: { key }, select: { id: true, accountId: true, origins: true, trackEvents: true, ...settingColumns } });
-  return site ? toRecord(site) : null;
+  const site = await db.site.findUnique({ where: { key }, select: { id: true, accountId: true, origins: true, trackEvents: true, ...settingColumns, account: { select: { workflows: true } } } });
+  if (!site) return null;
+  const { account, ...fields } = site;
+  return { ...toRecord(fields), workflows: account.workflows };
 }
 
 /**

@@ -3,11 +3,13 @@
 // answers only those origins; then the body's rules, the client address's rate limit and then the
 // site's (so a flood from one address never spends the site's budget), bots, consent (a persistent
 // id and its cookie, or the day's cookieless id and no cookie), and every message in Kafka before
-// the answer. OPTIONS answers the preflight of an application/json post.
+// the answer. OPTIONS answers the preflight of an application/json post. The messages of an
+// account without the workflows add-on (as the site cache knows it) carry workflows: false, so the
+// visitors service fires no page rule and forwards no track for them.
 import express, { type RequestHandler, type Response, type Router } from 'express';
 import { COLLECT_BODY_LIMIT_BYTES } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
-import type { BatchingProducer } from '@glimpse/messaging';
+import type { BatchingProducer, CollectedMessage } from '@glimpse/messaging';
 import type { DailySalt } from '../data/daily-salt.js';
 import type { RateLimiter } from '../data/rate-limiter.js';
 import type { SiteCache } from '../data/site-cache.js';
@@ -50,6 +52,9 @@ export interface CollectRouteOptions {
 }
 
 const BODY_TYPES = ['text/plain', 'application/json'];
+
+/** A message of an account without the workflows add-on: still a visit, never a workflows event. */
+const withoutWorkflows = (m: CollectedMessage): CollectedMessage => ({ ...m, workflows: false });
 
 const bodyType: RequestHandler = (req, _res, next) => {
   if (!req.is(BODY_TYPES)) throw new AppError('unsupported_media_type', 'send the body as JSON with Content-Type: text/plain or application/json');
@@ -143,7 +148,7 @@ export function collectRouter({ sites, producer, rateLimiter, addressRateLimiter
       ...(priorVisitorId !== undefined ? { priorVisitorId } : {}),
       verifyLink: (token) => linkTokens.verify(token, site.accountId),
     });
-    await recordCollected(producer, messages);
+    await recordCollected(producer, site.workflows ? messages : messages.map(withoutWorkflows));
     onAccepted(messages.length);
     for (const [reason, n] of Object.entries(dropped)) onDropped(reason as DropReason, n);
     if (!consent.cookieless) {

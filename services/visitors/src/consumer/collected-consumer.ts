@@ -1,7 +1,7 @@
 // The consumer group on visitors.collected: the shared batch consumer (createBatchConsumer in
 // @glimpse/messaging: chunks, bisecting, dead letters, lag and stuck detection) applying collected
 // messages. A chunk is one transaction (applyCollected); then the track and page-rule events of
-// identified visitors are sent to events.inbound and its new identity links to visitors.identified (retried until done while the partition is ours), and only
+// identified visitors (of accounts with the workflows add-on when collected) are sent to events.inbound and its new identity links to visitors.identified (retried until done while the partition is ours), and only
 // then are the offsets committed. A crash before that redelivers the chunk: it changes nothing and
 // sends its tracks again under the same eventIds, which the playbook service dedups.
 import type { Kafka, KafkaMessage } from 'kafkajs';
@@ -88,13 +88,15 @@ export function createCollectedConsumer(options: CollectedConsumerOptions): Batc
     parse: parseCollected,
     async apply(items, turn) {
       const plan = await applyCollected(store, items.map((i) => i.value));
-      const { applied, duplicates, bots, tracksUnidentified, identifiesDropped, rulesFired } = plan.counts;
+      const { applied, duplicates, bots, tracksUnidentified, identifiesDropped, rulesFired, withoutAddon } = plan.counts;
       if (applied - bots) processed.inc({ outcome: 'applied' }, applied - bots);
       if (bots) processed.inc({ outcome: 'bot' }, bots);
       if (duplicates) processed.inc({ outcome: 'duplicate' }, duplicates);
       if (tracksUnidentified) processed.inc({ outcome: 'track_unidentified' }, tracksUnidentified);
       if (identifiesDropped) processed.inc({ outcome: 'identify_dropped' }, identifiesDropped);
       if (rulesFired) processed.inc({ outcome: 'page_rule_fired' }, rulesFired);
+      // Tracks and rule matches of accounts without the workflows add-on: visits, not events.
+      if (withoutAddon) processed.inc({ outcome: 'workflows_addon_missing' }, withoutAddon);
       if (plan.forwards.length === 0 && plan.identified.length === 0) return;
       // Committed: only the sends are left, retried until done (a redelivery would send them again, same ids).
       await batch.untilDone(sendsOf(plan, producer), turn);

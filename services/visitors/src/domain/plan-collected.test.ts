@@ -227,6 +227,33 @@ describe('identification', () => {
   });
 });
 
+describe('an account without the workflows add-on (workflows: false from the gateway)', () => {
+  const without = <M extends CollectedMessage>(m: M): M => ({ ...m, workflows: false });
+
+  it('when its identified visitor views a matching page or tracks, then no event is forwarded and no firing recorded; the visit still counts', () => {
+    const t = emptyTables({ rules: [RULE] });
+    const plan = applyChunk(t, [identify(0, 'ann@example.com'), without(pv(1, '/pricing')), without(track(2, 'upgraded'))]);
+    expect(plan.forwards).toEqual([]);
+    expect(plan.firings).toEqual([]);
+    expect(plan.counts).toMatchObject({ applied: 3, rulesFired: 0, withoutAddon: 2, tracksUnidentified: 0 });
+    expect(profile(t)).toMatchObject({ pageViews: 1, email: 'ann@example.com', lastPages: [{ path: '/pricing', at: at(1) }] });
+    // Redelivered, it still sends nothing.
+    expect(applyChunk(t, [without(pv(1, '/pricing')), without(track(2, 'upgraded'))]).forwards).toEqual([]);
+  });
+
+  it('when the add-on is back, then the next matching view of the same session fires (nothing was recorded without it); messages collected with it fire as before', () => {
+    const t = emptyTables({ rules: [RULE] });
+    applyChunk(t, [identify(0, 'ann@example.com'), without(pv(1, '/pricing'))]);
+    const back = applyChunk(t, [pv(2, '/pricing/teams'), track(3, 'upgraded')]);
+    expect(back.forwards.map((f) => [f.event, f.eventId])).toEqual([
+      ['viewed_pricing', pageRuleEventId(RULE.id, VID, 1)],
+      ['upgraded', expect.any(String)],
+    ]);
+    // A message without the marker (collected before the change, or by an older gateway) has the add-on.
+    expect(applyChunk(emptyTables({ rules: [RULE] }), [identify(0, 'bo@example.com'), pv(1, '/pricing')]).counts).toMatchObject({ rulesFired: 1, withoutAddon: 0 });
+  });
+});
+
 describe('page rule patterns', () => {
   it('matches whole paths with * as any run, without backtracking blow-ups', () => {
     const m = compilePathGlob('/pricing*');

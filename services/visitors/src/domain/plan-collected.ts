@@ -166,7 +166,8 @@ export interface CollectedPlan {
   /** Tracks and page-rule events, to events.inbound. */
   forwards: TrackForward[];
   identified: IdentifiedMessage[];
-  counts: { applied: number; duplicates: number; bots: number; tracksUnidentified: number; identifiesDropped: number; rulesFired: number };
+  /** withoutAddon: tracks and matching page views of an account without the workflows add-on (kept as visits, no event). */
+  counts: { applied: number; duplicates: number; bots: number; tracksUnidentified: number; identifiesDropped: number; rulesFired: number; withoutAddon: number };
 }
 
 export interface PlanCollectedInput {
@@ -296,7 +297,7 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
     collected: [],
     forwards: [],
     identified: [],
-    counts: { applied: 0, duplicates: 0, bots: 0, tracksUnidentified: 0, identifiesDropped: 0, rulesFired: 0 },
+    counts: { applied: 0, duplicates: 0, bots: 0, tracksUnidentified: 0, identifiesDropped: 0, rulesFired: 0, withoutAddon: 0 },
   };
 
   const hourRow = (siteId: string, accountId: string, at: string) => {
@@ -343,6 +344,12 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
     if (!v.email || v.cookieless) return;
     for (const rule of rules.get(m.accountId) ?? []) {
       if (!rule.matches(path)) continue;
+      // Page rules are of the workflows add-on: no firing is recorded either, so with the add-on
+      // back a later view of the same session fires.
+      if (!hasWorkflows(m)) {
+        plan.counts.withoutAddon += 1;
+        return;
+      }
       const key = firingKey(m.accountId, m.visitorId, v.sessions, rule.id);
       if (fired.has(key)) continue;
       fired.add(key);
@@ -355,7 +362,7 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
     const v = known(m.accountId, m.visitorId);
     if (m.type === 'track') {
       // Sent again, same eventId, if the visitor was identified by its time (one dropped then, unidentified, stays dropped).
-      if (v?.email && v.identifiedAt !== null && ms(v.identifiedAt) <= ms(at)) plan.forwards.push(forward(m, v.email, at, true));
+      if (hasWorkflows(m) && v?.email && v.identifiedAt !== null && ms(v.identifiedAt) <= ms(at)) plan.forwards.push(forward(m, v.email, at, true));
     } else if (m.type === 'pageview' && v?.email) {
       for (const rule of rules.get(m.accountId) ?? []) {
         const f = firedAt.get(`${profileKey(m.accountId, m.visitorId)}\n${rule.id}\n${at}`);
@@ -461,7 +468,8 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
         touchSession(v, at, null, 0);
         break;
       case 'track':
-        if (v.email) plan.forwards.push(forward(m, v.email, at, false));
+        if (!hasWorkflows(m)) plan.counts.withoutAddon += 1;
+        else if (v.email) plan.forwards.push(forward(m, v.email, at, false));
         else plan.counts.tracksUnidentified += 1;
         touchSession(v, at, null, 0);
         break;
@@ -474,6 +482,13 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
   plan.siteHours = [...hours.values()].sort((a, b) => (a.siteId === b.siteId ? a.hour.localeCompare(b.hour) : a.siteId < b.siteId ? -1 : 1));
   return plan;
 }
+
+/**
+ * Whether the message's account had the workflows add-on when the gateway collected it: page rules
+ * and tracks become events (for playbooks) only then. Decided at collection, so a message accepted
+ * before a removal still counts, and a redelivery decides as the first delivery did.
+ */
+const hasWorkflows = (m: CollectedMessage): boolean => m.workflows !== false;
 
 type CompiledRule = PageRule & { matches: PathMatcher };
 
