@@ -1,5 +1,5 @@
 // The public API as one OpenAPI 3.1 document, generated from the zod schemas the services validate
-// with (zod-to-openapi) and the record schemas of records.ts. The gateway serves it at
+// with (zod-to-openapi), the records of the lookups among them (records.ts). The gateway serves it at
 // /openapi.json; docs/openapi.json is the same document committed (npm run openapi writes it, a
 // test keeps it current); the integration tests validate every answer against it.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
@@ -28,7 +28,7 @@ import {
   recentEventsPageSchema,
   usageSchema,
 } from './management.js';
-import { RECORD_SCHEMAS } from './records.js';
+import { enrichedRecordSchema, visitorDetailsSchema } from './records.js';
 import { linkTokenCreatedSchema, linkTokenInputSchema, pageRuleInputSchema, pageRuleSchema, visitorRecordSchema } from './identification.js';
 import { collectAnswerSchema, collectRequestSchema, siteCreateSchema, siteSchema, siteStatsSchema, siteTrafficSchema, siteUpdateSchema, visitorSummarySchema } from './sites.js';
 import {
@@ -95,7 +95,6 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     description: 'An API key (glk_…) for the lookups, an event token (gle_…) for the events. A site key (glp_…) is refused (401) everywhere: it only collects.',
   });
   const security = [{ [bearer.name]: [] }];
-  for (const [name, schema] of Object.entries(RECORD_SCHEMAS)) registry.registerComponent('schemas', name, schema as never);
   registry.registerComponent('headers', 'RetryAfter', { required: true, description: 'seconds to wait before retrying', schema: { type: 'string', pattern: '^[0-9]+$' } });
   registry.registerComponent('headers', 'RateLimitLimit', { description: 'requests (events, lookups) allowed in the window (IETF RateLimit fields draft)', schema: { type: 'string', pattern: '^[0-9]+$' } });
   registry.registerComponent('headers', 'RateLimitRemaining', { description: 'requests left in the window', schema: { type: 'string', pattern: '^[0-9]+$' } });
@@ -115,7 +114,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     security,
     request: { params: z.object({ visitorId: z.string().regex(/^[a-fA-F0-9]{24}$/).meta({ description: '24 hexadecimal characters, case-insensitive' }) }) },
     responses: {
-      200: { description: 'visitor details', headers: RATE_HEADERS, content: { 'application/json': { schema: ref('schemas', 'VisitorDetails') } } },
+      200: { description: 'visitor details', headers: RATE_HEADERS, content: { 'application/json': { schema: visitorDetailsSchema } } },
       ...errors([400, 401, 403, 404, 429, 500, 503], RATE_HEADERS),
     },
   });
@@ -128,7 +127,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     security,
     request: { headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: { 'application/json': { schema: enrichmentInputSchema } } } },
     responses: {
-      200: { description: 'the enriched record', headers: { ...RATE_HEADERS, ...CREDIT_HEADERS }, content: { 'application/json': { schema: ref('schemas', 'EnrichedRecord') } } },
+      200: { description: 'the enriched record', headers: { ...RATE_HEADERS, ...CREDIT_HEADERS }, content: { 'application/json': { schema: enrichedRecordSchema } } },
       ...errors([400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 500, 503], { ...RATE_HEADERS, ...CREDIT_HEADERS }),
     },
   });

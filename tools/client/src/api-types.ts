@@ -608,6 +608,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BulkEnrichmentResult: {
+            /** @description the lookups of this call that were billed */
+            billed: number;
+            results: ({
+                /** @constant */
+                status: 200;
+                record: components["schemas"]["EnrichedRecord"];
+            } | {
+                /** @enum {integer} */
+                status: 400 | 402 | 404;
+                error: string;
+                message: string;
+            })[];
+        };
         /** @description Spec §2.1: all fields are strings and none is required, so a field the person lacks is left out. The page-view fields the spec does not show (docs/decisions.md) are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified). */
         VisitorDetails: {
             firstName?: string;
@@ -647,64 +661,10 @@ export interface components {
                 confidence?: number;
             };
         };
-        Str: string | null;
-        Int: number | null;
-        Bool: boolean | null;
-        /** @description shown only as null in the spec; its type is not shown */
-        Unshown: string | number | boolean | null;
-        Strings: string[];
-        AnyList: unknown[];
-        /** Format: uri */
-        Url: string | null;
-        /** @description <latitude>,<longitude> */
-        Geo: string | null;
-        YearMonth: string | null;
-        /** Format: date-time */
-        Timestamp: string | null;
-        ExperienceLocation: {
-            name: components["schemas"]["Str"];
-            locality: components["schemas"]["Str"];
-            metro: components["schemas"]["Unshown"];
-            region: components["schemas"]["Str"];
-            country: components["schemas"]["Str"];
-            continent: components["schemas"]["Str"];
-            street_address: components["schemas"]["Unshown"];
-            address_line_2: components["schemas"]["Unshown"];
-            postal_code: components["schemas"]["Unshown"];
-            geo: components["schemas"]["Geo"];
-        };
-        CompanyLocation: {
-            name: components["schemas"]["Str"];
-            locality: components["schemas"]["Str"];
-            metro: components["schemas"]["Unshown"];
-            region: components["schemas"]["Str"];
-            country: components["schemas"]["Str"];
-            continent: components["schemas"]["Str"];
-            street_address: components["schemas"]["Unshown"];
-            address_line_2: components["schemas"]["Unshown"];
-            postal_code: components["schemas"]["Unshown"];
-            geo: components["schemas"]["Geo"];
-            city: components["schemas"]["Str"];
-            state: components["schemas"]["Str"];
-        };
-        Location: {
-            name: components["schemas"]["Str"];
-            locality: components["schemas"]["Str"];
-            metro: components["schemas"]["Unshown"];
-            region: components["schemas"]["Str"];
-            country: components["schemas"]["Str"];
-            continent: components["schemas"]["Str"];
-            street_address: components["schemas"]["Unshown"];
-            address_line_2: components["schemas"]["Unshown"];
-            postal_code: components["schemas"]["Unshown"];
-            geo: components["schemas"]["Geo"];
-            city: components["schemas"]["Str"];
-            state: components["schemas"]["Str"];
-            last_updated: components["schemas"]["Unshown"];
-        };
-        SocialProfile: {
-            url: components["schemas"]["Str"];
-            username: components["schemas"]["Str"];
+        /** @description Every error (spec §2.6): a code and a message for people. */
+        ErrorBody: {
+            error: string;
+            message: string;
         };
         EnrichedRecord: {
             profile: {
@@ -791,32 +751,33 @@ export interface components {
                 type: components["schemas"]["Str"];
             };
         };
-        Experience: {
-            company: {
-                name: components["schemas"]["Str"];
-                size: components["schemas"]["Str"];
-                id: components["schemas"]["Str"];
-                founded: components["schemas"]["Int"];
-                industry: components["schemas"]["Str"];
-                location: components["schemas"]["ExperienceLocation"];
-                pronet_url: components["schemas"]["Str"];
-                pronet_id: components["schemas"]["Str"];
-                social1_url: components["schemas"]["Str"];
-                social2_url: components["schemas"]["Str"];
-                website: components["schemas"]["Str"];
-            };
-            location_names: components["schemas"]["AnyList"];
-            start_date: components["schemas"]["YearMonth"];
-            /** @description null for a current position */
-            end_date: components["schemas"]["YearMonth"];
-            title: {
-                name: components["schemas"]["Str"];
-                role: components["schemas"]["Str"];
-                sub_role: components["schemas"]["Unshown"];
-                levels: components["schemas"]["AnyList"];
-            };
-            is_primary: components["schemas"]["Bool"];
+        Str: string | null;
+        /** @description shown only as null in the spec; its type is not shown */
+        Unshown: string | number | boolean | null;
+        Int: number | null;
+        Strings: string[];
+        /** Format: uri */
+        Url: string | null;
+        SocialProfile: {
+            url: components["schemas"]["Str"];
+            username: components["schemas"]["Str"];
         };
+        CompanyLocation: {
+            name: components["schemas"]["Str"];
+            city: components["schemas"]["Str"];
+            state: components["schemas"]["Str"];
+            locality: components["schemas"]["Str"];
+            metro: components["schemas"]["Unshown"];
+            region: components["schemas"]["Str"];
+            country: components["schemas"]["Str"];
+            continent: components["schemas"]["Str"];
+            street_address: components["schemas"]["Unshown"];
+            address_line_2: components["schemas"]["Unshown"];
+            postal_code: components["schemas"]["Unshown"];
+            geo: components["schemas"]["Geo"];
+        };
+        /** @description <latitude>,<longitude> */
+        Geo: string | null;
         Organization: {
             id: components["schemas"]["Str"];
             name: components["schemas"]["Str"];
@@ -901,25 +862,64 @@ export interface components {
             organization_headcount_twelve_month_growth: components["schemas"]["Unshown"];
             organization_headcount_twenty_four_month_growth: components["schemas"]["Unshown"];
         };
-        BulkEnrichmentResult: {
-            /** @description the lookups of this call that were billed */
-            billed: number;
-            results: ({
-                /** @constant */
-                status: 200;
-                record: components["schemas"]["EnrichedRecord"];
-            } | {
-                /** @enum {integer} */
-                status: 400 | 402 | 404;
-                error: string;
-                message: string;
-            })[];
+        Bool: boolean | null;
+        AnyList: unknown[];
+        /** Format: date-time */
+        Timestamp: string | null;
+        Location: {
+            name: components["schemas"]["Str"];
+            city: components["schemas"]["Str"];
+            state: components["schemas"]["Str"];
+            locality: components["schemas"]["Str"];
+            metro: components["schemas"]["Unshown"];
+            region: components["schemas"]["Str"];
+            country: components["schemas"]["Str"];
+            continent: components["schemas"]["Str"];
+            street_address: components["schemas"]["Unshown"];
+            address_line_2: components["schemas"]["Unshown"];
+            postal_code: components["schemas"]["Unshown"];
+            geo: components["schemas"]["Geo"];
+            last_updated: components["schemas"]["Unshown"];
         };
-        /** @description Every error (spec §2.6): a code and a message for people. */
-        ErrorBody: {
-            error: string;
-            message: string;
+        Experience: {
+            company: {
+                name: components["schemas"]["Str"];
+                size: components["schemas"]["Str"];
+                id: components["schemas"]["Str"];
+                founded: components["schemas"]["Int"];
+                industry: components["schemas"]["Str"];
+                location: components["schemas"]["ExperienceLocation"];
+                pronet_url: components["schemas"]["Str"];
+                pronet_id: components["schemas"]["Str"];
+                social1_url: components["schemas"]["Str"];
+                social2_url: components["schemas"]["Str"];
+                website: components["schemas"]["Str"];
+            };
+            location_names: components["schemas"]["AnyList"];
+            start_date: components["schemas"]["YearMonth"];
+            /** @description null for a current position */
+            end_date: string | null;
+            title: {
+                name: components["schemas"]["Str"];
+                role: components["schemas"]["Str"];
+                sub_role: components["schemas"]["Unshown"];
+                levels: components["schemas"]["AnyList"];
+            };
+            is_primary: components["schemas"]["Bool"];
         };
+        ExperienceLocation: {
+            name: components["schemas"]["Str"];
+            locality: components["schemas"]["Str"];
+            metro: components["schemas"]["Unshown"];
+            region: components["schemas"]["Str"];
+            country: components["schemas"]["Str"];
+            continent: components["schemas"]["Str"];
+            street_address: components["schemas"]["Unshown"];
+            address_line_2: components["schemas"]["Unshown"];
+            postal_code: components["schemas"]["Unshown"];
+            geo: components["schemas"]["Geo"];
+        };
+        YearMonth: string | null;
         /** @description At least one of email, phone, email_sha256, pronet_url; the first that matches wins, in that order (email, email_sha256, phone, pronet_url). */
         EnrichmentInput: {
             /** @description an email address, in any case, spaces trimmed */
