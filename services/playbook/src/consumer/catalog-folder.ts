@@ -1,14 +1,12 @@
-import type { Db } from '@glimpse/db';
 import type { Logger } from '@glimpse/logging';
-import { foldCatalog } from '../data/batch-store.js';
 
 /**
- * Folds the catalog changes of applied batches into event_names: after a batch (at most one fold
- * in flight per process, one more queued) and every `everyMs`, for what another replica's fold
- * skipped. A failed fold is retried by the next one; the changes wait in event_name_deltas. An
- * account's new names are added only while its catalog holds fewer than `maxNames`.
+ * Folds the catalog changes of applied batches into event_names (`fold`: foldCatalog, which adds an
+ * account's new names only while its catalog has room): after a batch (at most one fold in flight
+ * per process, one more queued) and every `everyMs`, for what another replica's fold skipped. A
+ * failed fold is retried by the next one; the changes wait in event_name_deltas.
  */
-export function catalogFolder(db: Db, logger: Logger, { everyMs = 1000, maxNames }: { everyMs?: number; maxNames?: number } = {}) {
+export function catalogFolder(fold: () => Promise<unknown>, logger: Logger, { everyMs = 1000 }: { everyMs?: number } = {}) {
   let running: Promise<void> | undefined;
   let again = false;
   const run = (): void => {
@@ -16,7 +14,7 @@ export function catalogFolder(db: Db, logger: Logger, { everyMs = 1000, maxNames
       again = true;
       return;
     }
-    running = foldCatalog(db, { maxNames })
+    running = fold()
       .then(
         () => undefined,
         (err: unknown) => logger.warn({ err: (err as Error).message?.slice(0, 200) }, 'catalog fold failed; the next one retries'),
@@ -38,7 +36,7 @@ export function catalogFolder(db: Db, logger: Logger, { everyMs = 1000, maxNames
       again = false;
       await running;
       // What this process applied last is folded before it goes.
-      await foldCatalog(db, { maxNames }).catch(() => undefined);
+      await fold().catch(() => undefined);
     },
   };
 }

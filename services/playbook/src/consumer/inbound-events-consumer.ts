@@ -4,27 +4,26 @@
 // producer batch and marked published with one statement, and only then its offsets committed. A
 // crash anywhere before that redelivers the chunk, which then changes nothing and re-publishes what
 // was not published. Invalid events and messages that fail alone go to events.inbound.dlq.
-import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
+// The parts, each in its own module and unit-tested without Kafka: parse-inbound-event.ts (the
+// message), apply-chunk.ts (apply, count, fold, publish), publish-effects.ts, postgres-outage.ts,
+// catalog-folder.ts; the batch consumer's own (chunks, bisecting, dead letters, metrics, lag
+// poller) are @glimpse/messaging's.
+import type { Consumer, Kafka } from 'kafkajs';
 import type { Registry } from 'prom-client';
 import type { Db } from '@glimpse/db';
-import { dependencyFailure } from '@glimpse/errors';
 import type { Logger } from '@glimpse/logging';
-import {
-  TOPICS,
-  createBatchConsumer,
-  createProcessedCounter,
-  inboundEventSchema,
-  outageCheck,
-  type BatchingProducer,
-  type InboundEvent,
-  type ParseResult,
-  type PartitionLag,
-} from '@glimpse/messaging';
-import { cachedAccounts, createBatchStore, markEffectsPublished } from '../data/batch-store.js';
+import { TOPICS, createBatchConsumer, createProcessedCounter, outageCheck, type BatchingProducer, type InboundEvent, type PartitionLag } from '@glimpse/messaging';
+import { cachedAccounts, createBatchStore, foldCatalog, markEffectsPublished } from '../data/batch-store.js';
 import { sendEffects } from '../data/effects-outbox.js';
 import { applyBatch } from '../domain/apply-batch.js';
 import type { AccountsCheck, ErasedEmail } from '../domain/batch-store.js';
+import { createChunkApplier } from './apply-chunk.js';
 import { catalogFolder } from './catalog-folder.js';
+import { parseInboundEvent } from './parse-inbound-event.js';
+import { knownPostgresOutage } from './postgres-outage.js';
+import { effectsPublisher } from './publish-effects.js';
+
+export { parseInboundEvent };
 
 export interface InboundEventsConsumerOptions {
   kafka: Kafka;
@@ -64,20 +63,11 @@ export interface InboundEventsConsumer {
   consumer: Consumer;
 }
 
-export function parseInboundEvent(message: KafkaMessage): ParseResult<InboundEvent> {
-  try {
-    const parsed = inboundEventSchema.safeParse(JSON.parse(message.value?.toString('utf8') ?? ''));
-    return parsed.success ? parsed.data : { invalid: parsed.error.issues.map((i) => i.path.join('.') + ': ' + i.message).join('; ') };
-  } catch {
-    return { invalid: 'not JSON' };
-  }
-}
-
 export function createInboundEventsConsumer(options: InboundEventsConsumerOptions): InboundEventsConsumer {
-  const { db, producer, logger, registry } = options;
+  const { db, producer, logger, registry, erasedEmail } = options;
   const accounts = options.accounts ?? cachedAccounts(db);
   const store = createBatchStore(db);
-  const folder = catalogFolder(db, logger, { maxNames: options.catalogNamesPerAccount });
+  const folder = catalogFolder(() => foldCatalog(db, { maxNames: options.catalogNamesPerAccount }), logger);
   const processed = createProcessedCounter(registry, 'glimpse_events_processed_total', 'Inbound events handled by the playbook service, by outcome');
   const batch = createBatchConsumer<InboundEvent>({
     ...options,
@@ -86,26 +76,18 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
     processed,
     stuckSetting: 'PLAYBOOK_STUCK_AFTER_MS',
     parse: parseInboundEvent,
-    async apply(items, turn) {
-      const outcome = await applyBatch({ store, accounts, erasedEmail: options.erasedEmail }, items.map((i) => i.value), new Date());
-      if (outcome.applied) processed.inc({ outcome: 'applied' }, outcome.applied);
-      if (outcome.duplicates) processed.inc({ outcome: 'duplicate' }, outcome.duplicates);
-      if (outcome.deletedAccount) processed.inc({ outcome: 'deleted_account' }, outcome.deletedAccount);
-      if (outcome.erased) processed.inc({ outcome: 'erased' }, outcome.erased);
-      if (outcome.applied) folder.kick();
-      if (outcome.effects.length === 0) return;
-      // Committed: from here on only publishing is left, retried until done (a redelivery would publish the rest).
-      await batch.untilDone(async () => {
-        await sendEffects(producer, outcome.effects);
-        await markEffectsPublished(db, outcome.effects.map((e) => e.id));
-      }, turn);
-    },
-    // Postgres down, timing out (P2028: a transaction's timeout) or not answering now: not the messages' fault.
-    isOutage: outageCheck({
-      known: (err) => dependencyFailure(err) !== null || (err as { code?: unknown }).code === 'P2028',
-      probe: () => db.$queryRawUnsafe('SELECT 1'),
-    }),
+    // applyChunk retries its publish with the consumer's untilDone, so it is made just below.
+    apply: (items, turn) => applyChunk(items, turn),
+    // Postgres down, timing out or not answering now: not the messages' fault.
+    isOutage: outageCheck({ known: knownPostgresOutage, probe: () => db.$queryRawUnsafe('SELECT 1') }),
     onStop: () => folder.stop(),
+  });
+  const applyChunk = createChunkApplier({
+    apply: (events, now) => applyBatch({ store, accounts, erasedEmail }, events, now),
+    processed,
+    kickFold: folder.kick,
+    publish: effectsPublisher({ send: (effects) => sendEffects(producer, effects), markPublished: (ids) => markEffectsPublished(db, ids) }),
+    untilDone: batch.untilDone,
   });
   return batch;
 }
