@@ -1,9 +1,12 @@
 // Serves the web console's static files at /console. The page itself holds no data: it calls the
 // management API (/account/…) with the key the person signs in with, kept in memory only.
+import fs from 'node:fs';
 import path from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
+import { bundleConsole } from './console-bundle.js';
 
-// src/http → src/console under jest, dist/http → dist/console once built (the build copies it).
+// src/http → src/console under jest, dist/http → dist/console once built (the build copies its
+// static files and writes console.js, the bundle of src/console/app).
 const DEFAULT_ROOT = path.join(__dirname, '..', 'console');
 
 export const CONTENT_SECURITY_POLICY = [
@@ -39,5 +42,20 @@ export function consoleRouter({ root = DEFAULT_ROOT }: { root?: string } = {}): 
       setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache'),
     }),
   );
+  // Under src (jest) there is no built console.js: the modules are bundled at first request.
+  if (!fs.existsSync(path.join(root, 'console.js'))) router.get('/console/console.js', securityHeaders, bundledFromSources());
   return router;
+}
+
+function bundledFromSources(): RequestHandler {
+  let bundle: Promise<string> | undefined;
+  return (_req, res, next) => {
+    (bundle ??= bundleConsole()).then(
+      (text) => void res.set({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }).send(text),
+      (err: unknown) => {
+        bundle = undefined; // a module fixed since is bundled on the next request
+        next(err);
+      },
+    );
+  };
 }

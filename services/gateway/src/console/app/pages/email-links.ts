@@ -1,0 +1,75 @@
+// Email links: a signed, expiring link parameter for one recipient of a campaign, which
+// identifies them (method "email link") when they open it on a site with the tag.
+import { api, invalid } from '../api';
+import type { LinkToken } from '../api-types';
+import { copyButton, field, pageHeading } from '../components';
+import { h } from '../dom';
+import { when } from '../format';
+import { action } from '../messages';
+
+const MAX_DAYS = 365;
+
+export function emailLinksPage(root: HTMLElement): void {
+  const slot = h('div');
+  const email = h('input', { type: 'email', required: true, autocomplete: 'off', spellcheck: 'false', placeholder: 'ann@example.com' });
+  const days = h('input', { type: 'number', required: true, min: '1', max: String(MAX_DAYS), step: '1', value: '30' });
+  const link = h('input', { type: 'url', autocomplete: 'off', spellcheck: 'false', placeholder: 'https://www.example.com/pricing' });
+  const form = h(
+    'form',
+    { class: 'site-form', onsubmit: action(create) },
+    field('link-email', 'Recipient’s email', email),
+    field('link-days', 'Valid for (days)', days, '1 to 365.'),
+    field('link-url', 'Campaign link (optional)', link, 'A page of one of your sites; the parameter is appended to it.'),
+    h('button', { type: 'submit' }, 'Create link parameter'),
+  );
+
+  // The campaign link as typed, or null when empty; an ApiError when it is not http(s).
+  function campaignLink(): URL | null {
+    if (!link.value.trim()) return null;
+    try {
+      const url = new URL(link.value.trim());
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('scheme');
+      link.removeAttribute('aria-invalid');
+      return url;
+    } catch {
+      link.setAttribute('aria-invalid', 'true');
+      link.focus();
+      throw invalid('The campaign link must be an http or https address.');
+    }
+  }
+
+  async function create() {
+    const ttl = Number(days.value);
+    if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_DAYS) {
+      days.setAttribute('aria-invalid', 'true');
+      days.focus();
+      throw invalid('Valid for: a whole number of days from 1 to 365.');
+    }
+    days.removeAttribute('aria-invalid');
+    const url = campaignLink();
+    const { token, expiresAt } = await api<LinkToken>('POST', 'link-tokens', { email: email.value.trim(), ttl_days: ttl });
+    const param = h('code', { class: 'secret-value', id: 'link-param' }, `?gl=${token}`);
+    let full: HTMLElement | null = null;
+    if (url) {
+      url.searchParams.set('gl', token);
+      full = h('code', { class: 'secret-value', id: 'link-full' }, url.href);
+    }
+    const result = h(
+      'section',
+      { class: 'secret-box', 'aria-labelledby': 'link-title', tabindex: '-1' },
+      h('h2', { id: 'link-title' }, 'Link parameter'),
+      h('p', {}, 'Append this to the campaign link (use & instead of ? if the link has a query already). A visitor who opens it is identified with method “email link”; the tag removes it from the address bar. It expires ', when(expiresAt), '.'),
+      h('p', {}, param),
+      h('div', { class: 'actions' }, copyButton('Copy parameter', param)),
+      full && [h('p', {}, full), h('div', { class: 'actions' }, copyButton('Copy link', full))],
+    );
+    slot.replaceChildren(result);
+    result.focus();
+  }
+
+  root.append(
+    ...pageHeading('Email links', 'A link parameter for one recipient of a campaign: it is opaque and signed, bound to your account, expires, and never contains the email in clear.'),
+    form,
+    slot,
+  );
+}
