@@ -1,8 +1,7 @@
 // The bodies of POST /events and POST /events/batch (spec §2.4, §4.3, §8) and their answers: the
 // gateway validates with these schemas, and the OpenAPI document is generated from them.
 import { z } from 'zod';
-import { EVENT_NAME_PATTERN } from '@glimpse/messaging';
-import { emailSchema } from '@glimpse/validation';
+import { emailSchema, EVENT_NAME_PATTERN } from '@glimpse/validation';
 
 export const MAX_BATCH_EVENTS = 500;
 

@@ -2,9 +2,8 @@
 // rules (/account/page-rules, answered by the visitors service), with the confidence each method
 // of identification carries.
 import { z } from 'zod';
-import { EVENT_NAME_PATTERN } from '@glimpse/messaging';
 import { visitorSummarySchema } from './sites.js';
-import { emailSchema } from '@glimpse/validation';
+import { emailSchema, EVENT_NAME_PATTERN } from '@glimpse/validation';
 
 export const LINK_TOKEN_TTL_DAYS = { min: 1, max: 365, default: 30 } as const;
 export const MAX_PAGE_RULES_PER_ACCOUNT = 100;

@@ -2,8 +2,7 @@
 // and the playbook service validate with, and the answers they give, for the OpenAPI document.
 // Answer objects are open (other fields may be added later); every field listed is checked.
 import { z } from 'zod';
-import { SCOPES } from '@glimpse/auth';
-import { emailSchema } from '@glimpse/validation';
+import { emailSchema, SCOPES } from '@glimpse/validation';
 
 export const apiKeyInputSchema = z
   .strictObject(

@@ -2,7 +2,7 @@
 // validates with these schemas, and the OpenAPI document is generated from them. Origins are
 // checked for shape here; the gateway normalises them (domain/site-input.ts).
 import { z } from 'zod';
-import { COLLECTED_ID_PATTERN, ENGAGED_SECONDS_MAX, EVENT_NAME_PATTERN, VISITOR_ID_PATTERN } from '@glimpse/messaging';
+import { COLLECTED_ID_PATTERN, ENGAGED_SECONDS_MAX, EVENT_NAME_PATTERN, VISITOR_ID_PATTERN } from '@glimpse/validation';
 
 export const MAX_SITES_PER_ACCOUNT = 50;
 export const MAX_SITE_ORIGINS = 20;

@@ -1,12 +1,14 @@
 // Credential formats: API keys (glk_…) for the lookups and management, event tokens (gle_…) for
 // POST /events. Only a SHA-256 hash is stored; the plain value is shown once, at creation.
 import { createHash, randomBytes } from 'node:crypto';
+import { SCOPES, isScope, type Scope } from '@glimpse/validation';
+
+// The scope names are a rule of the public API, defined in @glimpse/validation; exported here too
+// for the importers of @glimpse/auth.
+export { SCOPES, isScope, type Scope };
 
 export const CREDENTIAL_PREFIX = { api_key: 'glk_', event_token: 'gle_' } as const;
 export type CredentialKind = keyof typeof CREDENTIAL_PREFIX;
-
-export const SCOPES = ['visitors:read', 'enrichment:read', 'account:manage'] as const;
-export type Scope = (typeof SCOPES)[number];
 
 /** Characters of the plain value kept for display (kind prefix plus 8). */
 const DISPLAY_PREFIX_LENGTH = 12;
@@ -38,8 +40,4 @@ export function parseBearer(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
   return match?.[1] ?? null;
-}
-
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
 }

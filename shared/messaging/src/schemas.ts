@@ -1,8 +1,11 @@
 // The message schemas on the topics: what producers write and consumers validate.
 import { createHmac, hkdfSync } from 'node:crypto';
 import { z } from 'zod';
+import { COLLECTED_ID_PATTERN, ENGAGED_SECONDS_MAX, EVENT_NAME_PATTERN, VISITOR_ID_PATTERN } from '@glimpse/validation';
 
-export const EVENT_NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+// The event-name and site-tag id rules live in @glimpse/validation (the public API applies them
+// too); exported here as well for the importers of @glimpse/messaging.
+export { COLLECTED_ID_PATTERN, ENGAGED_SECONDS_MAX, EVENT_NAME_PATTERN, VISITOR_ID_PATTERN };
 
 export const propertyValue = z.union([z.string(), z.number().finite(), z.boolean()]);
 
@@ -85,10 +88,6 @@ export type AccountEventMessage = z.infer<typeof accountEventSchema>;
  * visitor), when (`receivedAt`, its own clock) and, for page views, the request's user agent and
  * address (used within the raw window only: the aggregates never keep either).
  */
-export const COLLECTED_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
-export const VISITOR_ID_PATTERN = /^[a-f0-9]{24}$/;
-export const ENGAGED_SECONDS_MAX = 1800;
-
 const collectedBase = {
   id: z.string().regex(COLLECTED_ID_PATTERN),
   accountId: z.uuid(),
