@@ -5,10 +5,111 @@
 // Every regular expression is linted by eslint-plugin-regexp (its recommended set, and the two
 // rules that find super-linear backtracking as errors everywhere): a pattern that can take
 // quadratic time on crafted input is a way for one request to stall a service (issue 21).
+// The dependency rules between packages (issue 22) are at the end: services stand alone, shared
+// packages never reach into a service, and the leaf packages stay free of infrastructure.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import globals from 'globals';
 import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
+
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+const GROUPS = ['shared', 'services', 'tools'];
+
+/** The workspace packages: { group, dir, name } for every shared/*, services/* and tools/* with a package.json. */
+function workspacePackages() {
+  return GROUPS.flatMap((group) =>
+    fs
+      .readdirSync(path.join(ROOT, group))
+      .filter((dir) => fs.existsSync(path.join(ROOT, group, dir, 'package.json')))
+      .map((dir) => ({ group, dir, name: JSON.parse(fs.readFileSync(path.join(ROOT, group, dir, 'package.json'), 'utf8')).name })),
+  );
+}
+const PACKAGES = workspacePackages();
+
+/**
+ * The leaf packages: rules and shapes only (the public schemas and OpenAPI document, identifier and
+ * event-name rules, scopes, configuration parsing, the error type). Anything may depend on them, so
+ * they may depend on nothing with a connection, a process or a server behind it: no infrastructure
+ * package, no workspace package but another leaf. @glimpse/errors names express's handler types
+ * (type imports only, erased from its build).
+ */
+const LEAVES = ['@glimpse/api', '@glimpse/config', '@glimpse/errors', '@glimpse/validation'];
+const TYPE_ONLY_INFRASTRUCTURE = { '@glimpse/errors': ['express'] };
+
+/** npm packages that talk to the outside world or hold process-wide state (clients, servers, metrics, logs). */
+const INFRASTRUCTURE = ['kafkajs', 'ioredis', 'pg', 'pg-copy-streams', '@prisma/[^/]+', 'prisma', 'express', 'undici', 'prom-client', 'pino'];
+/** Node's I/O modules: a leaf computes, it does not open files, sockets or processes. */
+const NODE_IO = ['fs', 'fs/promises', 'net', 'tls', 'dgram', 'http', 'https', 'http2', 'child_process', 'cluster', 'worker_threads'];
+
+const escape = (name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A no-restricted-imports pattern for these package names and their subpaths (`pg`, `pg/lib/…`, never `pg-pool`). */
+function packagesPattern(names, message, options = {}) {
+  return { regex: `^(?:${names.join('|')})(?:/|$)`, message, ...options };
+}
+
+/** no-restricted-imports' options for the source files of one workspace package. */
+function dependencyRestrictions(pkg) {
+  const others = (group) => PACKAGES.filter((p) => p.group === group && p.name !== pkg.name).map((p) => escape(p.name));
+  const patterns = [];
+  if (pkg.group === 'shared' || pkg.group === 'services') {
+    patterns.push(packagesPattern([...others('services'), ...others('tools')], `a ${pkg.group === 'shared' ? 'shared package' : 'service'} must not import a service or a tool: services talk over HTTP and Kafka, and only tools and tests compose them (issue 22)`));
+  }
+  if (LEAVES.includes(pkg.name)) {
+    const nonLeaves = PACKAGES.filter((p) => p.group === 'shared' && !LEAVES.includes(p.name)).map((p) => escape(p.name));
+    patterns.push(packagesPattern(nonLeaves, `${pkg.name} is a leaf package: it may import only other leaves (${LEAVES.join(', ')}), never infrastructure (issue 22)`));
+    const typeOnly = TYPE_ONLY_INFRASTRUCTURE[pkg.name] ?? [];
+    const message = `${pkg.name} is a leaf package: no infrastructure (Kafka, Redis, Postgres/Prisma, HTTP servers and clients, metrics, logging) (issue 22)`;
+    patterns.push(packagesPattern(INFRASTRUCTURE.filter((name) => !typeOnly.includes(name)), message));
+    if (typeOnly.length > 0) patterns.push(packagesPattern(typeOnly.map(escape), `${message}; types alone are allowed`, { allowTypeImports: true }));
+    patterns.push({ regex: `^(?:node:)?(?:${NODE_IO.join('|')})$`, message: `${pkg.name} is a leaf package: no file, network or process I/O (issue 22)` });
+  }
+  return { patterns };
+}
+
+/** The workspace package (`shared/api`) an absolute path lies in, or null. */
+function packageDirOf(file) {
+  const match = /^(shared|services|tools)\/([^/]+)\//.exec(path.relative(ROOT, file).split(path.sep).join('/'));
+  return match ? `${match[1]}/${match[2]}` : null;
+}
+
+/**
+ * A relative import that leaves its package (`../../auth/src/credentials.js`) escapes the rules
+ * above, which see package names: packages import each other by name.
+ */
+const noCrossPackageRelativeImports = {
+  meta: { type: 'problem', schema: [], messages: { crossPackage: "'{{source}}' reaches into {{target}}: import a workspace package by its name (@glimpse/…), never by a relative path (issue 22)" } },
+  create(context) {
+    const own = packageDirOf(context.filename);
+    if (own === null) return {};
+    function check(node) {
+      const source = node.source?.value;
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const target = packageDirOf(path.resolve(path.dirname(context.filename), source));
+      if (target !== null && target !== own) context.report({ node: node.source, messageId: 'crossPackage', data: { source, target } });
+    }
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
+
+const glimpsePlugin = { rules: { 'no-cross-package-relative-imports': noCrossPackageRelativeImports } };
+
+/**
+ * One config per shared package and service, for its source files (tests excluded: they compose
+ * the services they test). One each, because a later config's options for a rule replace an
+ * earlier one's rather than adding to them.
+ */
+const dependencyRules = PACKAGES.filter((pkg) => pkg.group !== 'tools').map((pkg) => ({
+  files: [`${pkg.group}/${pkg.dir}/src/**/*.{ts,js,mjs,cjs}`],
+  ignores: ['**/*.test.ts', '**/__tests__/**'],
+  plugins: { glimpse: glimpsePlugin },
+  rules: {
+    'no-restricted-imports': ['error', dependencyRestrictions(pkg)],
+    'glimpse/no-cross-package-relative-imports': 'error',
+  },
+}));
 
 export default tseslint.config(
   {
@@ -72,4 +173,5 @@ export default tseslint.config(
     files: ['deploy/test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  ...dependencyRules,
 );
