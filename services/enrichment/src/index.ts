@@ -1,4 +1,4 @@
-// The enrichment service (lookups): the enriched record (spec §2.3) and its shape, identifier
+// The enrichment service (lookups): the enriched record (spec §2.3) and its normalizer, identifier
 // normalization, the visitor details record (§2.1), and synthetic people for demos and tests.
 export * from './domain/enriched-record.js';
 export * from './domain/identifiers.js';

@@ -1,9 +1,10 @@
-// Turns a stored or imported person into the exact §2.3 response shape, and checks an import line.
-import type { EnrichedRecord } from './enriched-record.js';
-import { ENRICHED_RECORD_SHAPE } from './enriched-record-shape.js';
-import { conformToShape, conforms, isPlainObject } from './shape.js';
+// Turns a stored or imported person into the exact §2.3 response form, and checks an import line,
+// both by the record's zod schema (@glimpse/api's enrichedRecordSchema).
+import { enrichedRecordSchema, type EnrichedRecord } from '@glimpse/api';
+import { conformerOf, findNullTypedFields, inSchemaOrder, isPlainObject } from './conform-record.js';
 
 const OBJECT_ID = /^[a-fA-F0-9]{24}$/;
+const conformRecord = conformerOf(enrichedRecordSchema);
 
 /**
  * Every member and field of §2.3 present (missing scalars null, lists [], objects in their
@@ -11,7 +12,26 @@ const OBJECT_ID = /^[a-fA-F0-9]{24}$/;
  * ("2015" → 2015 for an integer), anything else null, and unknown fields dropped.
  */
 export function normalizeRecord(input: unknown): EnrichedRecord {
-  return conformToShape(input, ENRICHED_RECORD_SHAPE) as EnrichedRecord;
+  return conformRecord(input) as EnrichedRecord;
+}
+
+/**
+ * True when the value already is the served record: it passes the schema (every member, types,
+ * formats, nothing else) with its members in the schema's order, so normalizing would not change it.
+ */
+export function isServedRecord(value: unknown): value is EnrichedRecord {
+  return enrichedRecordSchema.safeParse(value).success && inSchemaOrder(value, enrichedRecordSchema);
+}
+
+/** Every way the value departs from the §2.3 schema, as `path: message` (`experience.1.end_date: …`). */
+export function recordViolations(value: unknown): string[] {
+  const result = enrichedRecordSchema.safeParse(value);
+  return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.') || '(record)'}: ${issue.message}`);
+}
+
+/** Paths of the §2.3 fields with a given type that are null (see findNullTypedFields). */
+export function nullTypedFields(value: unknown): string[] {
+  return findNullTypedFields(value, enrichedRecordSchema);
 }
 
 /** `asGiven`: the input already was the normalized record (so its JSON text is the served form). */
@@ -37,7 +57,7 @@ export function validateImportRecord(input: unknown): ImportValidation {
     return { ok: false, error: `profile.id must be 24 hexadecimal characters, got ${preview(profile.id)}` };
   }
   const personId = profile.id.toLowerCase();
-  if (personId === profile.id && conforms(input, ENRICHED_RECORD_SHAPE)) return { ok: true, record: input as unknown as EnrichedRecord, personId, asGiven: true };
+  if (personId === profile.id && isServedRecord(input)) return { ok: true, record: input, personId, asGiven: true };
   const record = normalizeRecord({ ...input, profile: { ...profile, id: personId } });
   return { ok: true, record, personId, asGiven: false };
 }

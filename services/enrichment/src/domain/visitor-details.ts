@@ -1,8 +1,9 @@
 // Assembles the visitor details record (spec §2.1) from a person's enriched record, plus the
 // visitor's page views when the account has them.
+import type { VisitorDetails as DetailsRecord } from '@glimpse/api';
+import { isPlainObject } from './conform-record.js';
 import type { EnrichedRecord, Experience } from './enriched-record.js';
 import { normalizeEmail } from './identifiers.js';
-import { isPlainObject } from './shape.js';
 import { absoluteHttpUrl } from './urls.js';
 
 /**
@@ -11,18 +12,9 @@ import { absoluteHttpUrl } from './urls.js';
  * spec says the lookup returns page-view fields too without showing them: we add `page_views` (how
  * many pages the visitor viewed) and `last_seen_at` (ISO 8601, the latest view, when known), only
  * when the visitor has page-view data, so a client reading only the seven fields sees exactly §2.1.
+ * The fields the site tag adds (sessions, identified_by, …) are the gateway's (visitorDetailsSchema).
  */
-export interface VisitorDetails {
-  firstName?: string;
-  lastName?: string;
-  name?: string;
-  email?: string;
-  company?: string;
-  company_role?: string;
-  pronet_url?: string;
-  page_views?: number;
-  last_seen_at?: string;
-}
+export type VisitorDetails = Pick<DetailsRecord, 'firstName' | 'lastName' | 'name' | 'email' | 'company' | 'company_role' | 'pronet_url' | 'page_views' | 'last_seen_at'>;
 
 export interface PageViews {
   count: number;
