@@ -198,53 +198,61 @@ function batchTransaction(tx: Tx): BatchTransaction {
 
 /** The plan's writes in the batch's transaction: one statement each, none when there is nothing to write (the catalog always). */
 async function writePlan(tx: Tx, plan: BatchPlan, at: string): Promise<void> {
-  if (plan.stops.length > 0) {
-    const s = plan.stops;
-    await tx.$executeRawUnsafe(SQL.stop, s.map((x) => x.enrollmentId), s.map((x) => x.stoppedBy), s.map((x) => x.stopEventId), at);
-  }
-  if (plan.starts.length > 0) {
-    const s = plan.starts;
-    await tx.$executeRawUnsafe(
-      SQL.start,
-      s.map((x) => x.id),
-      s.map((x) => x.playbookId),
-      s.map((x) => x.accountId),
-      s.map((x) => x.email),
-      s.map((x) => x.status),
-      s.map((x) => x.startedBy),
-      s.map((x) => x.startEventId),
-      s.map((x) => x.stoppedBy),
-      s.map((x) => x.stopEventId),
-      at,
-    );
-  }
-  if (plan.effects.length > 0) {
-    const f = plan.effects;
-    await tx.$executeRawUnsafe(
-      SQL.effects,
-      f.map((x) => x.id),
-      f.map((x) => x.eventId),
-      f.map((x) => x.accountId),
-      f.map((x) => x.playbookId),
-      f.map((x) => x.email),
-      f.map((x) => x.action),
-      f.map((x) => x.eventName),
-      at,
-    );
-  }
-  if (plan.receipts.length > 0) {
-    const r = plan.receipts;
-    await tx.$executeRawUnsafe(
-      SQL.receipts,
-      r.map((x) => x.eventId),
-      r.map((x) => x.accountId),
-      r.map((x) => x.eventName),
-      r.map((x) => JSON.stringify(x.changed)),
-      r.map((x) => JSON.stringify(x.unchanged)),
-      at,
-    );
-  }
-  const c = plan.catalog;
+  if (plan.stops.length > 0) await writeStops(tx, plan.stops, at);
+  if (plan.starts.length > 0) await writeStarts(tx, plan.starts, at);
+  if (plan.effects.length > 0) await writeEffects(tx, plan.effects, at);
+  if (plan.receipts.length > 0) await writeReceipts(tx, plan.receipts, at);
+  await appendCatalogChanges(tx, plan.catalog);
+}
+
+async function writeStops(tx: Tx, s: BatchPlan['stops'], at: string): Promise<void> {
+  await tx.$executeRawUnsafe(SQL.stop, s.map((x) => x.enrollmentId), s.map((x) => x.stoppedBy), s.map((x) => x.stopEventId), at);
+}
+
+async function writeStarts(tx: Tx, s: BatchPlan['starts'], at: string): Promise<void> {
+  await tx.$executeRawUnsafe(
+    SQL.start,
+    s.map((x) => x.id),
+    s.map((x) => x.playbookId),
+    s.map((x) => x.accountId),
+    s.map((x) => x.email),
+    s.map((x) => x.status),
+    s.map((x) => x.startedBy),
+    s.map((x) => x.startEventId),
+    s.map((x) => x.stoppedBy),
+    s.map((x) => x.stopEventId),
+    at,
+  );
+}
+
+/** The outbox rows: published right after the commit, or by the sweeper (effects-outbox.ts). */
+async function writeEffects(tx: Tx, f: BatchPlan['effects'], at: string): Promise<void> {
+  await tx.$executeRawUnsafe(
+    SQL.effects,
+    f.map((x) => x.id),
+    f.map((x) => x.eventId),
+    f.map((x) => x.accountId),
+    f.map((x) => x.playbookId),
+    f.map((x) => x.email),
+    f.map((x) => x.action),
+    f.map((x) => x.eventName),
+    at,
+  );
+}
+
+async function writeReceipts(tx: Tx, r: BatchPlan['receipts'], at: string): Promise<void> {
+  await tx.$executeRawUnsafe(
+    SQL.receipts,
+    r.map((x) => x.eventId),
+    r.map((x) => x.accountId),
+    r.map((x) => x.eventName),
+    r.map((x) => JSON.stringify(x.changed)),
+    r.map((x) => JSON.stringify(x.unchanged)),
+    at,
+  );
+}
+
+async function appendCatalogChanges(tx: Tx, c: BatchPlan['catalog']): Promise<void> {
   await tx.$executeRawUnsafe(SQL.catalog, c.map((x) => x.accountId), c.map((x) => x.name), c.map((x) => x.firstSeenAt), c.map((x) => x.lastSeenAt), c.map((x) => x.count));
 }
 
