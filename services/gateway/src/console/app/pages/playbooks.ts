@@ -1,16 +1,15 @@
 // Playbooks: the list (edit, test a trigger, enrollments, delete) and the create/edit form, whose
-// triggers are picked from the event names the account has sent (the catalog).
+// triggers are picked from the event names the account has sent (playbook-triggers.ts).
 import { api, invalid } from '../api';
-import type { Catalog, List, Playbook } from '../api-types';
+import type { List, Playbook } from '../api-types';
 import { field, loading, pageHeading, table } from '../components';
-import { h, hidden, present } from '../dom';
+import { h, hidden } from '../dom';
 import { EVENT_NAME, notAnEventName } from '../event-name';
-import { names, plural, when } from '../format';
+import { names, when } from '../format';
 import { action, say } from '../messages';
 import { dryRunForm } from './playbook-dry-run';
 import { DEFAULT_REENROLLMENT, policyLabel, REENROLLMENT } from './playbook-terms';
-
-const CATALOG_PAGE_SIZE = '200';
+import { triggerPicker } from './playbook-triggers';
 
 export async function playbooksPage(root: HTMLElement): Promise<void> {
   let playbooks: Playbook[] = [];
@@ -19,7 +18,7 @@ export async function playbooksPage(root: HTMLElement): Promise<void> {
   const listHeading = h('h2', { tabindex: '-1' }, 'Your playbooks');
   const formHeading = h('h2', { id: 'playbook-form-title' });
   const nameInput = h('input', { type: 'text', required: true, maxlength: '200', autocomplete: 'off' });
-  const picker = h('div', { class: 'picker', id: 'trigger-picker' });
+  const picker = triggerPicker();
   const exitsInput = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' });
   const policies = h(
     'fieldset',
@@ -50,36 +49,13 @@ export async function playbooksPage(root: HTMLElement): Promise<void> {
       { 'aria-describedby': 'triggers-hint' },
       h('legend', {}, 'Triggers'),
       h('p', { class: 'hint', id: 'triggers-hint' }, 'An event with one of these names starts an enrollment. Only names this account has already sent are offered.'),
-      picker,
-      h('button', { type: 'button', class: 'secondary', onclick: action(loadCatalog) }, 'Refresh event names'),
+      picker.element,
+      h('button', { type: 'button', class: 'secondary', onclick: action(picker.load) }, 'Refresh event names'),
     ),
     field('playbook-exits', 'Exits', exitsInput, 'Comma-separated event names that stop an enrollment, e.g. demo_booked, purchase. They need not have been sent yet.'),
     policies,
     h('div', { class: 'actions' }, submit, cancel),
   );
-
-  // Every page of the catalog (at most its cap of names, 200 a page).
-  async function loadCatalog() {
-    const chosen = new Set(checkedTriggers());
-    const items: { name: string }[] = [];
-    let page: Catalog;
-    let cursor: string | null = null;
-    do {
-      page = await api<Catalog>('GET', `events/catalog?${new URLSearchParams({ limit: CATALOG_PAGE_SIZE, ...(cursor ? { cursor } : {}) })}`);
-      items.push(...page.items);
-      cursor = page.nextCursor;
-    } while (cursor && picker.isConnected);
-    if (!picker.isConnected) return;
-    picker.replaceChildren(
-      ...(items.length
-        ? items.map(({ name }, i) =>
-            h('div', { class: 'check' }, h('input', { type: 'checkbox', name: 'trigger', value: name, id: `trigger-${i}`, checked: chosen.has(name) }), h('label', { for: `trigger-${i}` }, name)),
-          )
-        : [h('p', { class: 'muted' }, 'No events received yet. Send one with an event token, then refresh the names.')]),
-      ...present(page.full ? catalogFull(page) : null),
-    );
-  }
-  const checkedTriggers = () => [...picker.querySelectorAll<HTMLInputElement>('input[name=trigger]:checked')].map((i) => i.value);
 
   function edit(playbook: Playbook | null) {
     editing = playbook;
@@ -89,7 +65,7 @@ export async function playbooksPage(root: HTMLElement): Promise<void> {
     nameInput.value = playbook?.name ?? '';
     exitsInput.value = playbook?.exits.join(', ') ?? '';
     exitsInput.removeAttribute('aria-invalid');
-    for (const box of picker.querySelectorAll<HTMLInputElement>('input[name=trigger]')) box.checked = playbook?.triggers.includes(box.value) ?? false;
+    picker.check(playbook?.triggers ?? []);
     for (const radio of policyInputs()) radio.checked = radio.value === (playbook?.reenrollment ?? DEFAULT_REENROLLMENT);
     if (playbook) nameInput.focus();
   }
@@ -104,7 +80,7 @@ export async function playbooksPage(root: HTMLElement): Promise<void> {
     }
     exitsInput.removeAttribute('aria-invalid');
     const reenrollment = policyInputs().find((r) => r.checked)?.value ?? DEFAULT_REENROLLMENT;
-    const input = { name: nameInput.value.trim(), triggers: checkedTriggers(), exits, reenrollment };
+    const input = { name: nameInput.value.trim(), triggers: picker.checked(), exits, reenrollment };
     const saved = editing ? await api<Playbook>('PATCH', `playbooks/${editing.id}`, input) : await api<Playbook>('POST', 'playbooks', input);
     const verb = editing ? 'saved' : 'created';
     edit(null);
@@ -164,15 +140,5 @@ export async function playbooksPage(root: HTMLElement): Promise<void> {
     tester,
     form,
   );
-  await Promise.all([load(), loadCatalog()]);
-}
-
-// The catalog is at its cap: names beyond it are applied but cannot become triggers.
-function catalogFull(page: Catalog): HTMLParagraphElement {
-  return h(
-    'p',
-    { class: 'notice' },
-    `This account has the most event names it may have (${page.maxNames}). An event with a name not listed here is still applied, and can stop a playbook as an exit, but its name is not added, so it cannot be a trigger.`,
-    page.refused ? ` ${plural(page.refused.events, 'event')} so far had a name that was not added, the last “${page.refused.lastName}”.` : '',
-  );
+  await Promise.all([load(), picker.load()]);
 }
