@@ -1,6 +1,8 @@
 // npm run chaos in its short mode, as part of the suite: its own 3-broker Kafka cluster, private
-// Postgres and Redis, 2 gateways, 3 playbook, 2 enrichment and 2 visitors replicas, one cycle of faults under
-// load, the fuzzer, then the exact checks. The suite's test command builds first; this runs dist/.
+// Postgres and Redis, 2 gateways, 3 playbook, 2 enrichment, 2 visitors and 2 webhooks replicas (with
+// a local receiver for the load account's effects and one that never answers for a second
+// account), one cycle of faults under load, the fuzzer, then the exact checks. The suite's test
+// command builds first; this runs dist/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +16,7 @@ interface ChaosResult {
   events: { sent: number; acked: number; inKafka: number };
   lookups: { total: number };
   collect: { sent: number; acked: number; pageViews: number; visitors: number };
+  webhooks: { effects: number; delivered: number; lost: number; badSignatures: number; hanging: { requests: number; peakOpen: number; peakRecorded: number }; fairness: { backlogSeconds: number } };
   fuzzer: { sent: number };
   faults: { what: string }[];
   checks: { name: string; ok: boolean; detail: string }[];
@@ -55,8 +58,19 @@ describe('npm run chaos -- --short', () => {
     expect(result.collect.pageViews).toBe(result.collect.acked);
     expect(result.collect.visitors).toBe(20);
     expect(result.fuzzer.sent).toBe(2000);
+    // The load's playbook effects went out as signed webhooks through the faults, none lost; the
+    // second account's endpoints hung all along and held at most their share of the slots.
+    expect(result.webhooks.effects).toBeGreaterThan(300);
+    expect(result.webhooks.delivered).toBe(result.webhooks.effects);
+    expect(result.webhooks.lost).toBe(0);
+    expect(result.webhooks.badSignatures).toBe(0);
+    expect(result.webhooks.hanging.requests).toBeGreaterThan(4);
+    expect(result.webhooks.hanging.peakOpen).toBeLessThanOrEqual(4);
+    expect(result.webhooks.hanging.peakRecorded).toBeLessThanOrEqual(4);
+    // The fairness check had something to judge: the healthy endpoint had deliveries waiting.
+    expect(result.webhooks.fairness.backlogSeconds).toBeGreaterThan(1);
     const kinds = new Set(result.faults.map((f) => f.what));
-    for (const kind of ['SIGKILL playbook replica', 'SIGKILL visitors replica', 'playbook replica joins', 'playbook replica leaves (SIGTERM)', 'SIGKILL gateway', 'SIGKILL Kafka broker', 'Kafka broker restarted', 'Redis stopped', 'Redis started again', 'SIGKILL Redis master', 'Redis replica promoted', 'Redis node restarted', 'Postgres stopped (immediate shutdown)', 'Postgres hung (SIGSTOP of the postmaster and its processes)']) {
+    for (const kind of ['SIGKILL playbook replica', 'SIGKILL visitors replica', 'SIGKILL webhooks replica', 'playbook replica joins', 'playbook replica leaves (SIGTERM)', 'SIGKILL gateway', 'SIGKILL Kafka broker', 'Kafka broker restarted', 'Redis stopped', 'Redis started again', 'SIGKILL Redis master', 'Redis replica promoted', 'Redis node restarted', 'Postgres stopped (immediate shutdown)', 'Postgres hung (SIGSTOP of the postmaster and its processes)']) {
       expect(kinds).toContain(kind);
     }
   }, 20 * 60_000);

@@ -11,8 +11,9 @@ const INBOUND = 'events.inbound';
 const DLQ = 'events.inbound.dlq';
 const COLLECTED = 'visitors.collected';
 const COLLECTED_DLQ = 'visitors.collected.dlq';
-// Every topic whose messages name a person: gone within 24 h (the effects and identified visitors too, since issue 21).
-const RAW = [INBOUND, DLQ, COLLECTED, COLLECTED_DLQ, 'playbook.effects', 'visitors.identified'];
+// Every topic whose messages name a person: gone within 24 h (the effects and identified visitors too,
+// since issue 21, and the webhooks service's dead-letter topic, which holds effects and identifications).
+const RAW = [INBOUND, DLQ, COLLECTED, COLLECTED_DLQ, 'playbook.effects', 'visitors.identified', 'webhooks.dlq'];
 
 /** Every record of `topic` up to its current end: [{ partition, offset, key, value }]. */
 async function readTopic(brokers, topic) {

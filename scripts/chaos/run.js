@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // npm run chaos: the production topology on one machine (a 3-broker KRaft cluster, 2 gateways,
-// 3 playbook replicas, 2 enrichment replicas, 2 visitors replicas, a private Postgres and a six-node Redis Cluster), a
-// steady load of events, lookups and collected page views, faults during it, a fuzzer, then exact checks. Loopback only, bounded, and it
+// 3 playbook replicas, 2 enrichment replicas, 2 visitors replicas, 2 webhooks replicas, a private
+// Postgres and a six-node Redis Cluster), a steady load of events, lookups and collected page views
+// whose playbook effects go out as webhooks to a local receiver, faults during it, a fuzzer, then exact checks. Loopback only, bounded, and it
 // stops everything it started (by recorded pid). Prints progress to stderr and a table to stdout;
 // exits 1 when a check fails.
 'use strict';
@@ -13,7 +14,8 @@ const { REPO_ROOT, serviceDatabaseUrl } = require('../infra/env');
 const { createKafkaCluster } = require('./kafka-cluster');
 const { createRegistry, startNodeService, createPrivatePostgres, createPrivateRedisCluster, freePorts } = require('./processes');
 const { createEventLoad, createLookupLoad, createCollectLoad, sendBurst } = require('./load');
-const { deliveryChecks, visitorsChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, groupLag, parseMetrics, readRawCopies } = require('./checks');
+const { deliveryChecks, visitorsChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, groupLag, parseMetrics, readRawCopies, readTopic } = require('./checks');
+const { startHealthyReceiver, startHangingReceiver, webhooksChecks, expectedEffects, seedGroupOffsets } = require('./webhooks');
 
 const HELP = `Usage: npm run chaos -- [--short | --full] [options]
 
@@ -22,12 +24,23 @@ jars of scripts/infra, replication factor 3, min.insync.replicas 2, data in .inf
 Postgres cluster (initdb in a temporary dir), a private Redis Cluster (six redis-server processes on
 free ports, three masters with a replica each, no persistence, cluster-node-timeout 5 s as in
 deploy/k8s), 2 gateways (REDIS_CLUSTER_NODES, EVENTS_RATE_LIMIT_PER_SECOND = max(100, 2 x --rate)),
-3 playbook replicas, 2 enrichment replicas and 2 visitors replicas (their builds, dist/main.js).
+3 playbook replicas, 2 enrichment replicas, 2 visitors replicas and 2 webhooks replicas (their
+builds, dist/main.js; the webhooks replicas with the SSRF guard and https-only on as in production,
+loopback allowed for the local receivers by WEBHOOKS_ALLOW_LOOPBACK as in the integration tests,
+their own WEBHOOKS_SECRET_KEY, 8 slots each, caps 4 per account and 2 per endpoint, a 10 s
+time-out, retries from 1 s to 8 s). Two HTTP receivers run on loopback in this process: the load
+account's endpoint (registered with POST /account/webhooks for enrollment.started and .stopped;
+it verifies each request's signature on arrival, answers 204, or 500 to the first arrival of one
+id in 20) and a receiver that never answers, the two endpoints of a second account whose 40
+people each start a playbook before the load (their deliveries hang and are retried all along).
+The webhooks groups' offsets are committed at the start of their topics before the replicas join,
+as for a deployment that has run before (a new group starts at the end of each partition).
 Then a steady load of events, lookups and the tag's page views (POST /collect) runs while faults
 are made, in cycles: SIGKILL of a playbook replica (3 per cycle), a 4th replica joining and
-leaving, SIGKILL of each visitors replica, SIGKILL of a gateway, SIGKILL of a Kafka broker and its
-restart, Redis stopped (all six nodes SIGTERMed for 8 s, then started again: they rejoin from
-nodes.conf with every key gone; the gateways must use them again by themselves), a Redis failover
+leaving, SIGKILL of each visitors replica, SIGKILL of each webhooks replica (started again 3 s
+later; what it had claimed is due again when its lease ends, 25 s), SIGKILL of a gateway, SIGKILL
+of a Kafka broker and its restart, Redis stopped (all six nodes SIGTERMed for 8 s, then started
+again: they rejoin from nodes.conf with every key gone; the gateways must use them again by themselves), a Redis failover
 (SIGKILL of the master that owns the slot of glimpse:{a:<load account>}:raw while events flow; at
 once a burst of 3x EVENTS_RATE_LIMIT_PER_SECOND events, in batches of a quarter of the limit
 (POST /events/batch), goes to one gateway for a second account whose keys live on the same master;
@@ -41,6 +54,14 @@ with Retry-After, no connection closed without an answer; the Redis failover: th
 the burst still refused with 429 before the promotion (no more accepted than the limit allows per
 second), only 200, 429 or 503 with Retry-After to it, every burst event answered 200 in Kafka, raw
 copies readable again and /readyz with Redis ok by themselves, the old master back as a replica;
+webhooks: every playbook effect of the load account (playbook_effects, equal to the enrollments'
+starts and stops) received by its endpoint at least once with a valid Standard Webhooks signature,
+a repeat only under the same webhook-id, nothing foreign, every delivery recorded delivered, none
+dead-lettered (webhooks.dlq); fairness: the hanging account never had more than 4 requests in
+flight (2 per endpoint; at its receiver and in the service's record of attempts), and whenever the
+healthy endpoint had deliveries due (scheduled, or its person's previous one finished), fewer than
+its 2 slots were in flight for at most 5 s at a time outside faults (one claim round, 1 s, plus the
+slack of services/webhooks/test/fairness.int.test.ts);
 raw copies: every event accepted since the last all-nodes restart is readable (GET
 /account/events/recent) or counted by the gateways in glimpse_raw_events_missed_total or
 glimpse_raw_events_dropped_total (summed from /metrics over every gateway process); no planted email/phone/property/credential in any service's log, raw events gone
@@ -82,6 +103,18 @@ const GATEWAY_METRICS = {
 };
 const MAX_EXTRA_LOAD_MS = 60 * 60_000;
 const GROUP_ID = 'glimpse-playbook-chaos';
+/**
+ * The webhooks replicas' settings beyond their defaults. The target policy as in production (SSRF
+ * guard, https only) with loopback allowed, the one setting the integration tests use for their
+ * local receivers (test/support/webhooks.ts). 8 slots a replica with the default caps (4 per
+ * account, 2 per endpoint), as in services/webhooks/test/fairness.int.test.ts: the hanging
+ * account's share is half of one replica's slots. Retries from 1 s to 8 s, so a delivery refused
+ * or cut short by a fault is retried well within the drain; the time-out stays the default 10 s (a
+ * claim's lease is then 2 x 10 + 5 = 25 s).
+ */
+const WEBHOOKS = { concurrency: 8, account: 4, endpoint: 2, pollMs: 1000, timeoutMs: 10_000, slackMs: 4000 };
+const WEBHOOKS_LEASE_MS = 2 * WEBHOOKS.timeoutMs + 5000;
+const HANG_PEOPLE = 40;
 const VISITORS_GROUP_ID = 'glimpse-visitors-chaos';
 const SITE_ORIGIN = 'https://chaos-site.example';
 const NAMES = ['signed_up', 'demo_booked', 'form_submitted', 'purchase', 'unsubscribed'];
@@ -164,7 +197,7 @@ async function main() {
     log('building the workspace');
     await require('../lib.js').build();
   }
-  for (const s of ['gateway', 'playbook', 'enrichment', 'visitors']) {
+  for (const s of ['gateway', 'playbook', 'enrichment', 'visitors', 'webhooks']) {
     if (!fs.existsSync(path.join(REPO_ROOT, 'services', s, 'dist', 'main.js'))) throw new Error(`services/${s}/dist/main.js is missing: build first (npm run build)`);
   }
   fs.mkdirSync(chaosDir, { recursive: true });
@@ -176,11 +209,13 @@ async function main() {
   const runId = crypto.randomBytes(4).toString('hex');
   const marker = `chz${crypto.randomBytes(5).toString('hex')}`;
   const did = { faults: [], unexpectedExits: [] };
-  const stack = { services: new Map(), kafka: null, pg: null, redis: null, stopping: false };
+  const stack = { services: new Map(), kafka: null, pg: null, redis: null, receivers: [], stopping: false };
   const cleanup = async () => {
     if (stack.stopping) return;
     stack.stopping = true;
     log('stopping everything it started');
+    // The hanging receiver first: the webhooks replicas then stop without waiting out its requests.
+    await Promise.allSettled(stack.receivers.map((r) => r.close()));
     await Promise.allSettled([...stack.services.values()].map((s) => s.stop('SIGTERM', 10_000)));
     await Promise.allSettled([stack.kafka?.stop(), stack.redis?.stop()]);
     await stack.pg?.destroy().catch((err) => log(`postgres: ${err.message}`));
@@ -199,7 +234,7 @@ async function main() {
 
 async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   // ---- infrastructure
-  const [pgPort, ...kp] = await freePorts(1 + 12 + 6 + 11);
+  const [pgPort, ...kp] = await freePorts(1 + 12 + 6 + 13);
   const redisPorts = kp.slice(0, 6);
   const redisBusPorts = kp.slice(6, 12);
   const kafkaPorts = [0, 1, 2].map((i) => ({ port: kp[12 + i * 2], controllerPort: kp[12 + i * 2 + 1] }));
@@ -238,7 +273,29 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     // every internal service accepts (each keeps those it accepts; production refuses either unset).
     ...internalTokensEnvForRun(),
   };
-  const [gw1, gw2, en1, en2, pb1, pb2, pb3, pb4, vi1, vi2] = servicePorts;
+  const [gw1, gw2, en1, en2, pb1, pb2, pb3, pb4, vi1, vi2, wh1, wh2] = servicePorts;
+  const webhooksSecretKey = crypto.randomBytes(32).toString('hex');
+  const webhooksEnv = (port, enrichment) => ({
+    WEBHOOKS_PORT: String(port),
+    ENRICHMENT_URL: `http://127.0.0.1:${enrichment}`,
+    // Its own token (to enrichment); the callers it accepts come from INTERNAL_TOKENS.
+    INTERNAL_TOKEN: env.WEBHOOKS_INTERNAL_TOKEN,
+    WEBHOOKS_SECRET_KEY: webhooksSecretKey,
+    WEBHOOKS_GROUP_ID: 'glimpse-webhooks-chaos',
+    WEBHOOKS_ACCOUNTS_GROUP_ID: 'glimpse-webhooks-accounts-chaos',
+    WEBHOOKS_IDENTIFIED_GROUP_ID: 'glimpse-webhooks-identified-chaos',
+    WEBHOOKS_SESSION_TIMEOUT_MS: '6000',
+    WEBHOOKS_BLOCK_PRIVATE_TARGETS: 'true',
+    WEBHOOKS_REQUIRE_HTTPS: 'true',
+    WEBHOOKS_ALLOW_LOOPBACK: 'true',
+    WEBHOOKS_CONCURRENCY: String(WEBHOOKS.concurrency),
+    WEBHOOKS_ACCOUNT_CONCURRENCY: String(WEBHOOKS.account),
+    WEBHOOKS_ENDPOINT_CONCURRENCY: String(WEBHOOKS.endpoint),
+    WEBHOOKS_POLL_INTERVAL_MS: String(WEBHOOKS.pollMs),
+    WEBHOOKS_TIMEOUT_MS: String(WEBHOOKS.timeoutMs),
+    WEBHOOKS_RETRY_BASE_MS: '1000',
+    WEBHOOKS_RETRY_MAX_DELAY_MS: '8000',
+  });
   const specs = {
     'enrichment-1': { service: 'enrichment', env: { ENRICHMENT_PORT: String(en1) }, url: `http://127.0.0.1:${en1}` },
     'enrichment-2': { service: 'enrichment', env: { ENRICHMENT_PORT: String(en2) }, url: `http://127.0.0.1:${en2}` },
@@ -248,8 +305,10 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     'playbook-4': { service: 'playbook', env: { PLAYBOOK_PORT: String(pb4) }, url: `http://127.0.0.1:${pb4}` },
     'visitors-1': { service: 'visitors', env: { VISITORS_PORT: String(vi1) }, url: `http://127.0.0.1:${vi1}` },
     'visitors-2': { service: 'visitors', env: { VISITORS_PORT: String(vi2) }, url: `http://127.0.0.1:${vi2}` },
-    'gateway-1': { service: 'gateway', env: { PORT: String(gw1), ENRICHMENT_URL: `http://127.0.0.1:${en1}`, PLAYBOOK_URL: `http://127.0.0.1:${pb1}`, VISITORS_URL: `http://127.0.0.1:${vi1}` }, url: `http://127.0.0.1:${gw1}` },
-    'gateway-2': { service: 'gateway', env: { PORT: String(gw2), ENRICHMENT_URL: `http://127.0.0.1:${en2}`, PLAYBOOK_URL: `http://127.0.0.1:${pb2}`, VISITORS_URL: `http://127.0.0.1:${vi2}` }, url: `http://127.0.0.1:${gw2}` },
+    'webhooks-1': { service: 'webhooks', env: webhooksEnv(wh1, en1), url: `http://127.0.0.1:${wh1}` },
+    'webhooks-2': { service: 'webhooks', env: webhooksEnv(wh2, en2), url: `http://127.0.0.1:${wh2}` },
+    'gateway-1': { service: 'gateway', env: { PORT: String(gw1), ENRICHMENT_URL: `http://127.0.0.1:${en1}`, PLAYBOOK_URL: `http://127.0.0.1:${pb1}`, VISITORS_URL: `http://127.0.0.1:${vi1}`, WEBHOOKS_URL: `http://127.0.0.1:${wh1}` }, url: `http://127.0.0.1:${gw1}` },
+    'gateway-2': { service: 'gateway', env: { PORT: String(gw2), ENRICHMENT_URL: `http://127.0.0.1:${en2}`, PLAYBOOK_URL: `http://127.0.0.1:${pb2}`, VISITORS_URL: `http://127.0.0.1:${vi2}`, WEBHOOKS_URL: `http://127.0.0.1:${wh2}` }, url: `http://127.0.0.1:${gw2}` },
   };
   const gateways = ['gateway-1', 'gateway-2'].map((n) => specs[n].url);
   const killedOnPurpose = new Set();
@@ -288,8 +347,11 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     stack.services.delete(name);
   }
 
-  log('starting 2 enrichment, 3 playbook, 2 visitors and 2 gateway processes');
-  const backends = ['enrichment-1', 'enrichment-2', 'playbook-1', 'playbook-2', 'playbook-3', 'visitors-1', 'visitors-2'];
+  log('starting 2 enrichment, 3 playbook, 2 visitors, 2 webhooks and 2 gateway processes');
+  const backends = ['enrichment-1', 'enrichment-2', 'playbook-1', 'playbook-2', 'playbook-3', 'visitors-1', 'visitors-2', 'webhooks-1', 'webhooks-2'];
+  // The webhooks groups as after a first deployment (see seedGroupOffsets).
+  await seedGroupOffsets(stack.kafka.brokers, 'glimpse-webhooks-chaos', 'playbook.effects');
+  await seedGroupOffsets(stack.kafka.brokers, 'glimpse-webhooks-identified-chaos', 'visitors.identified');
   for (const n of backends) start(n);
   await Promise.all(backends.map((n) => waitHttp(`${specs[n].url}/readyz`, n)));
   for (const n of ['gateway-1', 'gateway-2']) start(n);
@@ -306,6 +368,10 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   const fuzzAccount = await createAccount(db, `chaos fuzz ${runId}`);
   const fuzzToken = (await createEventToken(db, fuzzAccount.id)).secret;
   const fuzzKey = (await createApiKey(db, fuzzAccount.id, [...SCOPES])).secret;
+  // The webhooks' second account: its endpoints never answer (fairness under the faults).
+  const hangAccount = await createAccount(db, `chaos hang ${runId}`);
+  const hangToken = (await createEventToken(db, hangAccount.id)).secret;
+  const hangKey = (await createApiKey(db, hangAccount.id, [...SCOPES])).secret;
   // The Redis failover: the master that owns the load account's slot is the one killed; the burst's
   // account is one whose keys live on that same master (accounts are made until one hashes there).
   const loadRawKey = `glimpse:{a:${account.id}}:raw`;
@@ -330,20 +396,28 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
 
   // Rule 3: a playbook can be triggered only by a name already sent.
   const primer = `catalog.${marker}@chaos-load.example`;
-  for (const event of NAMES) {
-    const res = await http(`${gateways[0]}/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ event, email: primer }) });
-    if (res.status !== 200) throw new Error(`priming ${event}: ${res.status} ${JSON.stringify(res.body)}`);
-  }
+  const prime = async (eventToken, names, email) => {
+    for (const event of names) {
+      const res = await http(`${gateways[0]}/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${eventToken}` }, body: JSON.stringify({ event, email }) });
+      if (res.status !== 200) throw new Error(`priming ${event}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+  };
+  await prime(token, NAMES, primer);
+  await prime(hangToken, ['signed_up'], `hang-catalog.${marker}@chaos-load.example`);
   const auth = { authorization: `Bearer ${apiKey}` };
-  const catalogDeadline = Date.now() + 60_000;
-  for (;;) {
-    const res = await http(`${gateways[0]}/account/events/catalog`, { headers: auth });
-    const items = res.body?.items ?? res.body?.names ?? res.body?.events ?? (Array.isArray(res.body) ? res.body : []);
-    const have = new Set(items.map((e) => e.name ?? e));
-    if (NAMES.every((n) => have.has(n))) break;
-    if (Date.now() > catalogDeadline) throw new Error(`the catalog did not get the primed names in 60 s: ${JSON.stringify(res.body).slice(0, 300)}`);
-    await sleep(300);
-  }
+  const hangAuth = { authorization: `Bearer ${hangKey}` };
+  const waitCatalog = async (headers, names) => {
+    const catalogDeadline = Date.now() + 60_000;
+    for (;;) {
+      const res = await http(`${gateways[0]}/account/events/catalog`, { headers });
+      const items = res.body?.items ?? res.body?.names ?? res.body?.events ?? (Array.isArray(res.body) ? res.body : []);
+      const have = new Set(items.map((e) => e.name ?? e));
+      if (names.every((n) => have.has(n))) return;
+      if (Date.now() > catalogDeadline) throw new Error(`the catalog did not get the primed names in 60 s: ${JSON.stringify(res.body).slice(0, 300)}`);
+      await sleep(300);
+    }
+  };
+  await Promise.all([waitCatalog(auth, NAMES), waitCatalog(hangAuth, ['signed_up'])]);
   const playbooks = [];
   for (const p of PLAYBOOKS) {
     const res = await http(`${gateways[0]}/account/playbooks`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(p) });
@@ -355,6 +429,29 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   if (siteRes.status !== 201) throw new Error(`creating the site: ${siteRes.status} ${JSON.stringify(siteRes.body)}`);
   const site = siteRes.body;
   log(`account, ${lookupPersons.length} persons with visitors, ${playbooks.length} playbooks, a site ready`);
+
+  // Webhooks, through the public management API like an account owner: the load account's endpoint
+  // at the healthy receiver (every effect the load produces goes to it), the hang account's two at
+  // the receiver that never answers, and a playbook that each of its people start.
+  const healthy = await startHealthyReceiver();
+  stack.receivers.push(healthy);
+  const hanging = await startHangingReceiver();
+  stack.receivers.push(hanging);
+  const createEndpoint = async (headers, url, types) => {
+    const res = await http(`${gateways[0]}/account/webhooks`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ url, events: types }) });
+    if (res.status !== 201) throw new Error(`creating the webhook endpoint ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const endpoint = await createEndpoint(auth, healthy.url, ['enrollment.started', 'enrollment.stopped']);
+  healthy.setSecret(endpoint.secret);
+  const hangEndpoints = [await createEndpoint(hangAuth, `${hanging.base}/h0`, ['enrollment.started']), await createEndpoint(hangAuth, `${hanging.base}/h1`, ['enrollment.started'])];
+  const hangPlaybook = await http(`${gateways[0]}/account/playbooks`, { method: 'POST', headers: { ...hangAuth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Hang', triggers: ['signed_up'] }) });
+  if (hangPlaybook.status !== 201 && hangPlaybook.status !== 200) throw new Error(`creating the hang account's playbook: ${hangPlaybook.status} ${JSON.stringify(hangPlaybook.body)}`);
+  await Promise.all(Array.from({ length: HANG_PEOPLE }, async (_, i) => {
+    const res = await http(`${gateways[i % 2]}/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${hangToken}` }, body: JSON.stringify({ event: 'signed_up', email: `hang${i}.${marker}@chaos-load.example` }) });
+    if (res.status !== 200) throw new Error(`the hang account's event ${i}: ${res.status} ${JSON.stringify(res.body)}`);
+  }));
+  log(`webhooks: the load account's endpoint at ${healthy.url}; the hang account's ${hangEndpoints.length} endpoints at ${hanging.base} with ${HANG_PEOPLE} people enrolled`);
 
   // ---- load and faults
   const explained = (g, _kind, start, end) => downWindows[g].some((w) => w.from <= end + 100 && (w.to ?? Infinity) >= start - 100);
@@ -503,6 +600,16 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     await kill(name);
     later(3000, () => start(name));
   }
+  /** When a fault can delay a webhook delivery: a killed replica's claims until their lease ends, Postgres down or hung. */
+  const deliveryFaults = [];
+  async function killWebhooks(name) {
+    if (!stack.services.has(name)) return;
+    fault('SIGKILL webhooks replica', name);
+    const from = Date.now();
+    await kill(name);
+    later(3000, () => start(name));
+    deliveryFaults.push({ from, to: from + WEBHOOKS_LEASE_MS + 10_000 });
+  }
   async function killGateway(g) {
     const name = `gateway-${g + 1}`;
     fault('SIGKILL gateway', name);
@@ -529,6 +636,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     await sleep(3000); await killConsumer('playbook-2');
     await sleep(4000); fault('playbook replica joins', 'playbook-4'); start('playbook-4');
     await killVisitors('visitors-1');
+    await killWebhooks('webhooks-1');
     await sleep(4000); await killGateway(c % 2);
     await sleep(3000); await killBroker(broker);
     const brokerBack = sleep(12_000).then(async () => {
@@ -538,16 +646,24 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     await sleep(5000); fault('playbook replica leaves (SIGTERM)', 'playbook-4'); await kill('playbook-4', 'SIGTERM');
     await sleep(3000); await killConsumer('playbook-3');
     await killVisitors('visitors-2');
+    await killWebhooks('webhooks-2');
     await brokerBack;
     await sleep(4000); await redisStopped();
     await sleep(4000); await redisFailover(c).catch((err) => {
       log(`!! Redis failover: ${err.message}`);
       failovers.push({ cycle: c + 1, error: err.message });
     });
-    await sleep(4000); fault('Postgres stopped (immediate shutdown)', '10 s'); await stack.pg.stop('immediate');
+    await sleep(4000); fault('Postgres stopped (immediate shutdown)', '10 s');
+    const pgStopped = { from: Date.now(), to: Infinity };
+    deliveryFaults.push(pgStopped);
+    await stack.pg.stop('immediate');
     await sleep(10_000); await stack.pg.start();
+    pgStopped.to = Date.now() + 5000;
     await sleep(4000); fault('Postgres hung (SIGSTOP of the postmaster and its processes)', `8 s, ${stack.pg.signalAll('SIGSTOP')} processes`);
+    const pgHung = { from: Date.now(), to: Infinity };
+    deliveryFaults.push(pgHung);
     await sleep(8000); stack.pg.signalAll('SIGCONT');
+    pgHung.to = Date.now() + 5000;
     await sleep(3000); await killConsumer('playbook-1');
     await sleep(5000);
   }
@@ -573,7 +689,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   log(`load done: ${events.sent()} events in ${loadSeconds.toFixed(0)} s, ${events.acked()} answered 200`);
 
   // ---- recovery: every service ready again
-  const names = ['gateway-1', 'gateway-2', 'enrichment-1', 'enrichment-2', 'playbook-1', 'playbook-2', 'playbook-3', 'visitors-1', 'visitors-2'];
+  const names = ['gateway-1', 'gateway-2', 'enrichment-1', 'enrichment-2', 'playbook-1', 'playbook-2', 'playbook-3', 'visitors-1', 'visitors-2', 'webhooks-1', 'webhooks-2'];
   const recoveryStart = Date.now();
   const recovered = await Promise.all(names.map((n) => waitHttp(`${specs[n].url}/readyz`, n, 180_000).then(() => true, () => false)));
   const recoverySeconds = (Date.now() - recoveryStart) / 1000;
@@ -625,16 +741,34 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     await sleep(1000);
   }
   await sleep(2000); // the last batch's transaction commits before its offset; give the tail a moment
+  // Webhooks: until the endpoint has every effect of the load account (retries after the faults
+  // come within 8 s, a killed replica's claims within their 25 s lease).
+  log('waiting for the webhooks replicas to deliver every effect of the load account');
+  const webhooksStart = Date.now();
+  const webhooksDeadline = Math.max(drainDeadline, webhooksStart + 90_000);
+  let undelivered;
+  for (;;) {
+    undelivered = (await expectedEffects(pg, account.id, new Set([primer])).catch(() => [{ id: 'postgres unreachable' }])).filter((e) => !healthy.delivered(e.id));
+    if (undelivered.length === 0 || Date.now() > webhooksDeadline) break;
+    await sleep(1000);
+  }
+  const webhooksDrained = { name: `the webhooks replicas deliver every effect of the load account (within ${Math.round((webhooksDeadline - webhooksStart) / 1000)} s of the playbook replicas' drain)`, ok: undelivered.length === 0, detail: undelivered.length === 0 ? `all, ${((Date.now() - webhooksStart) / 1000).toFixed(0)} s after it` : `${undelivered.length} not delivered at the deadline` };
   const drained = { name: `the playbook replicas drain events.inbound (within ${m.drainMs / 1000} s)`, ok: lag === 0, detail: lag === 0 ? 'lag 0' : `lag ${lag} at the deadline` };
   const visitorsDrained = { name: `the visitors replicas drain visitors.collected (within ${m.drainMs / 1000} s)`, ok: visitorsLag === 0, detail: visitorsLag === 0 ? 'lag 0' : `lag ${visitorsLag} at the deadline` };
 
   // ---- checks
   log('checking');
-  const checks = [{ name: 'every service ready again after the faults (/readyz 200 within 180 s)', ok: unready.length === 0, detail: unready.length ? `not ready: ${unready.join(', ')}` : `all ${names.length} ready ${recoverySeconds.toFixed(0)} s after the load ended` }, drained, visitorsDrained];
+  const checks = [{ name: 'every service ready again after the faults (/readyz 200 within 180 s)', ok: unready.length === 0, detail: unready.length ? `not ready: ${unready.join(', ')}` : `all ${names.length} ready ${recoverySeconds.toFixed(0)} s after the load ended` }, drained, visitorsDrained, webhooksDrained];
   const delivery = await deliveryChecks({ brokers: stack.kafka.brokers, pg, accountId: account.id, playbooks, load: events, skipEmails: new Set([primer]) });
   checks.push(...delivery.results);
   const redisResult = redisChecks({ failovers, restarts, inbound: delivery.inbound, burstAccountId: burstAccount.id, rawWindow, finalTotals, rawLoad, rawBurst, load: events, marker });
   checks.push(...redisResult.results);
+  const webhooksResult = await webhooksChecks({
+    pg, brokers: stack.kafka.brokers, readTopic, accountId: account.id, skipEmails: new Set([primer]), healthy, hanging, endpointId: endpoint.id,
+    hangEndpointIds: hangEndpoints.map((e) => e.id), faultWindows: deliveryFaults,
+    caps: { account: WEBHOOKS.account, endpoint: WEBHOOKS.endpoint, pollMs: WEBHOOKS.pollMs }, boundMs: WEBHOOKS.pollMs + WEBHOOKS.slackMs,
+  });
+  checks.push(...webhooksResult.results);
   await pg.end();
   const details = (vid) => http(`${specs['visitors-1'].url}/internal/visitors/${vid}/details`, { headers: { 'x-glimpse-internal-token': env.INTERNAL_TOKEN, 'x-glimpse-account-id': account.id } });
   const visitorsResult = await visitorsChecks({ brokers: stack.kafka.brokers, siteId: site.id, load: collects, details });
@@ -675,6 +809,11 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     { label: 'the fuzzer\'s API key', value: fuzzKey },
     { label: 'the burst\'s event token', value: burstToken },
     { label: 'the burst\'s API key', value: burstKey },
+    { label: 'the hang account\'s event token', value: hangToken },
+    { label: 'the hang account\'s API key', value: hangKey },
+    { label: 'a webhook signing secret', value: endpoint.secret },
+    ...hangEndpoints.map((e) => ({ label: 'a webhook signing secret', value: e.secret })),
+    { label: 'WEBHOOKS_SECRET_KEY', value: webhooksSecretKey },
     ...[...lookups.used].map((v) => ({ label: v.includes('@') ? 'a looked-up email' : 'a looked-up phone', value: v })),
   ];
   const logsCheck = logChecks({ logDir, needles });
@@ -689,6 +828,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     events: { sent: events.sent(), acked: events.acked(), latencyMs: events.latency(), perSecond: Math.round(events.acked() / loadSeconds), outcomes: events.outcomes, inKafka: delivery.figures.inKafka, landedAfter503: delivery.figures.landedUnacked, repeatedCopies: delivery.figures.copies, enrollments: delivery.figures.enrollments },
     lookups: { total: lookups.total(), outcomes: lookups.outcomes },
     collect: { sent: collects.sent(), acked: collects.ackedCount(), outcomes: collects.outcomes, ...visitorsResult.figures },
+    webhooks: webhooksResult.figures,
     fuzzer: { sent: fuzzSent, statuses: fuzzStatuses },
     faults: did.faults,
     redis: redisResult.figures,
@@ -842,13 +982,18 @@ function table(r) {
   const out = [];
   const row = (a, b) => out.push(`  ${String(a).padEnd(46)} ${b}`);
   out.push('', `npm run chaos — ${r.mode} mode, ${r.seconds} s (load ${r.loadSeconds} s)`, '', 'What it did');
-  row('topology', '3 Kafka brokers (RF 3, min ISR 2), 2 gateways, 3 playbook replicas (+1 joining), 2 enrichment, 2 visitors, private Postgres, a Redis Cluster (3 masters, 3 replicas)');
+  row('topology', '3 Kafka brokers (RF 3, min ISR 2), 2 gateways, 3 playbook replicas (+1 joining), 2 enrichment, 2 visitors, 2 webhooks, private Postgres, a Redis Cluster (3 masters, 3 replicas)');
   row('events sent / answered 200', `${r.events.sent} / ${r.events.acked} (${r.events.perSecond}/s; answer 200 p50 ${r.events.latencyMs.p50} ms, p99 ${r.events.latencyMs.p99} ms)`);
   for (const [k, v] of Object.entries(r.events.outcomes).sort()) row(`  events: ${k}`, v);
   row('events in Kafka (distinct) / repeated copies', `${r.events.inKafka} / ${r.events.repeatedCopies} (landed although answered 503: ${r.events.landedAfter503})`);
   row('enrollments compared', r.events.enrollments);
   row('page views sent / answered 200', `${r.collect.sent} / ${r.collect.acked} (${r.collect.pageViews} distinct in Kafka, ${r.collect.copies} repeated copies, ${r.collect.visitors} visitors compared)`);
   for (const [k, v] of Object.entries(r.collect.outcomes).sort()) row(`  collect: ${k}`, v);
+  const w = r.webhooks;
+  row('webhook effects / received (signed, 204)', `${w.effects} / ${w.delivered} (${w.requests} requests: ${w.copies} repeated copies, ${w.refusedOnPurpose} answered 500 on purpose, ${w.badSignatures} bad signatures)`);
+  row('  hanging account', `${w.hanging.requests} requests, never answered, at most ${w.hanging.peakOpen} open at once`);
+  row('  hanging account (service\'s record)', `${w.hanging.attempts} attempts recorded, at most ${w.hanging.peakRecorded} in flight at once`);
+  row('  healthy endpoint: due to first attempt', `p50 ${w.firstAttemptMs.p50} ms, p99 ${w.firstAttemptMs.p99} ms, max ${w.firstAttemptMs.max} ms; backlog for ${w.fairness.backlogSeconds} s outside faults, a slot free meanwhile for at most ${w.fairness.longestStarvedMs} ms at a time`);
   row('lookups', r.lookups.total);
   for (const [k, v] of Object.entries(r.lookups.outcomes).sort()) row(`  lookups: ${k}`, v);
   row('fuzzer requests', `${r.fuzzer.sent}: ${Object.entries(r.fuzzer.statuses).sort().map(([k, v]) => `${k}×${v}`).join(' ')}`);
