@@ -3,7 +3,7 @@
 // A consumer of the accounts topic removes a deleted account's data; lookups do not need Kafka,
 // so the service starts and stays ready without it (/readyz shows the consumer as degraded).
 import { createDb } from '@glimpse/db';
-import { createBaseApp, createServiceServer } from '@glimpse/http';
+import { createBaseApp, createServiceServer, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { TOPICS, createAccountEventsConsumer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { internalRouter } from './http/internal-routes.js';
@@ -13,14 +13,8 @@ import { creditLimitOf, endLeases, leaseCredits } from './data/credit-repository
 import { rollUpUsage } from './data/usage-repository.js';
 import { deleteAccountData } from './data/account-data.js';
 
-export interface RunningEnrichmentService {
-  url: string;
-  port: number;
-  /** With METRICS_PORT: where /healthz, /readyz and /metrics are (the service's port then serves no /metrics). */
-  metricsPort?: number;
-  metricsUrl?: string;
-  stop(): Promise<void>;
-}
+/** The running enrichment service: where it listens and how to stop it. */
+export type RunningEnrichmentService = RunningService;
 
 // A lease lives this long in the database and is spent from for two thirds of it.
 const LEASE_TTL_MS = 30_000;

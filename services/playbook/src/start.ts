@@ -3,7 +3,7 @@
 // (called by the gateway), health, readiness and metrics. On stop it leaves the groups cleanly and
 // flushes the effects producer.
 import { createDb } from '@glimpse/db';
-import { createBaseApp, createServiceServer } from '@glimpse/http';
+import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { batchConsumerReadiness, TOPICS, createAccountEventsConsumer, createErasedEmail, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { applyAccountEvent } from './data/account-states.js';
@@ -14,14 +14,8 @@ import { schedulePurge } from './data/processed-events-retention.js';
 import { scheduleEffectsSweep } from './data/effects-outbox.js';
 import { loadConfig, playbookLimits, type PlaybookConfig } from './config.js';
 
-export interface RunningPlaybookService {
-  url: string;
-  port: number;
-  /** With METRICS_PORT: where /healthz, /readyz and /metrics are (the service's port then serves no /metrics). */
-  metricsPort?: number;
-  metricsUrl?: string;
-  stop(): Promise<void>;
-}
+/** The running playbook service: where it listens and how to stop it. */
+export type RunningPlaybookService = RunningService;
 
 export async function startPlaybookService(
   config: PlaybookConfig = loadConfig(),
@@ -95,22 +89,15 @@ export async function startPlaybookService(
   const sweep = scheduleEffectsSweep(db, producer, { intervalMs: config.PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS, logger });
 
   base.app.use(internalRouter({ db, internalTokens: config.INTERNAL_TOKENS, limits, erasedEmail }));
-  const server = createServiceServer({ base, port: config.PLAYBOOK_PORT, host: config.HOST, metricsPort: config.METRICS_PORT });
-  const address = await server.start();
-  logger.info({ port: address.port, metricsPort: address.metricsPort, groupId: config.PLAYBOOK_GROUP_ID, accountsGroupId }, 'playbook service running');
-
-  return {
-    ...address,
-    async stop() {
-      purge.stop();
-      await sweep.stop();
-      await consumer.stop();
-      await accountsConsumer.stop();
-      await server.stop();
-      await producer.disconnect();
-      await kafkaHealth.close();
-      await db.$disconnect();
-      logger.info('playbook service stopped');
-    },
-  };
+  return serveService({
+    name: 'playbook',
+    base,
+    port: config.PLAYBOOK_PORT,
+    host: config.HOST,
+    metricsPort: config.METRICS_PORT,
+    logger,
+    details: { groupId: config.PLAYBOOK_GROUP_ID, accountsGroupId },
+    drain: [() => purge.stop(), () => sweep.stop(), () => consumer.stop(), () => accountsConsumer.stop()],
+    close: [() => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
+  });
 }

@@ -4,7 +4,7 @@
 // old collected ids, and an HTTP port for the internal API, health, readiness and metrics (lag
 // included). On stop it leaves the groups (the chunk in hand finished and committed), then closes.
 import { createDb } from '@glimpse/db';
-import { createBaseApp, createServiceServer } from '@glimpse/http';
+import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { batchConsumerReadiness, TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { createCollectedConsumer } from './consumer/collected-consumer.js';
@@ -13,14 +13,8 @@ import { deleteAccountVisitors } from './data/visitor-repository.js';
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig, type VisitorsConfig } from './config.js';
 
-export interface RunningVisitorsService {
-  url: string;
-  port: number;
-  /** With METRICS_PORT: where /healthz, /readyz and /metrics are (the service's port then serves no /metrics). */
-  metricsPort?: number;
-  metricsUrl?: string;
-  stop(): Promise<void>;
-}
+/** The running visitors service: where it listens and how to stop it. */
+export type RunningVisitorsService = RunningService;
 
 export async function startVisitorsService(
   config: VisitorsConfig = loadConfig(),
@@ -73,21 +67,15 @@ export async function startVisitorsService(
   const purge = scheduleCollectedPurge(db, { retentionHours: config.VISITORS_COLLECTED_RETENTION_HOURS, erasureRetentionHours: config.VISITORS_ERASURE_RETENTION_HOURS, intervalMs: config.VISITORS_PURGE_INTERVAL_MS, logger });
 
   base.app.use(internalRouter({ db, internalTokens: config.INTERNAL_TOKENS, erasureSecret: config.VISITORS_ERASURE_KEY, pageRulesPerAccount: config.PAGE_RULES_PER_ACCOUNT }));
-  const server = createServiceServer({ base, port: config.VISITORS_PORT, host: config.HOST, metricsPort: config.METRICS_PORT });
-  const address = await server.start();
-  logger.info({ port: address.port, metricsPort: address.metricsPort, groupId: config.VISITORS_GROUP_ID, accountsGroupId: config.VISITORS_ACCOUNTS_GROUP_ID }, 'visitors service running');
-
-  return {
-    ...address,
-    async stop() {
-      purge.stop();
-      await consumer.stop();
-      await accounts.stop();
-      await server.stop();
-      await producer.disconnect();
-      await kafkaHealth.close();
-      await db.$disconnect();
-      logger.info('visitors service stopped');
-    },
-  };
+  return serveService({
+    name: 'visitors',
+    base,
+    port: config.VISITORS_PORT,
+    host: config.HOST,
+    metricsPort: config.METRICS_PORT,
+    logger,
+    details: { groupId: config.VISITORS_GROUP_ID, accountsGroupId: config.VISITORS_ACCOUNTS_GROUP_ID },
+    drain: [() => purge.stop(), () => consumer.stop(), () => accounts.stop()],
+    close: [() => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
+  });
 }

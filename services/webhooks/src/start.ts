@@ -5,7 +5,7 @@
 // management API, health, readiness and metrics. On stop it leaves the groups, lets the attempts
 // in hand finish and be recorded, then closes.
 import { createDb } from '@glimpse/db';
-import { createBaseApp, createServiceServer } from '@glimpse/http';
+import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { createEffectsConsumer } from './consumer/effects-consumer.js';
@@ -21,14 +21,8 @@ import { createSecretBox } from './domain/secret-box.js';
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig, type WebhooksConfig } from './config.js';
 
-export interface RunningWebhooksService {
-  url: string;
-  port: number;
-  /** With METRICS_PORT: where /healthz, /readyz and /metrics are (the service's port then serves no /metrics). */
-  metricsPort?: number;
-  metricsUrl?: string;
-  stop(): Promise<void>;
-}
+/** The running webhooks service: where it listens and how to stop it. */
+export type RunningWebhooksService = RunningService;
 
 export async function startWebhooksService(
   config: WebhooksConfig = loadConfig(),
@@ -133,26 +127,24 @@ export async function startWebhooksService(
     rotationGraceMs: config.WEBHOOKS_ROTATION_GRACE_MS,
   };
   base.app.use(internalRouter({ deps, internalTokens: config.INTERNAL_TOKENS }));
-  const server = createServiceServer({ base, port: config.WEBHOOKS_PORT, host: config.HOST, metricsPort: config.METRICS_PORT });
-  const address = await server.start();
-  logger.info({ port: address.port, metricsPort: address.metricsPort, groupId: config.WEBHOOKS_GROUP_ID, identifiedGroupId: config.WEBHOOKS_IDENTIFIED_GROUP_ID, accountsGroupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID }, 'webhooks service running');
-
-  return {
-    ...address,
-    async stop() {
-      stopping = true;
-      await sealing;
-      await consumer.stop();
-      await identified.stop();
-      await accounts.stop();
-      await dispatcher.stop();
-      await server.stop();
-      await sender.close();
-      await enrichment.close();
-      await producer.disconnect();
-      await kafkaHealth.close();
-      await db.$disconnect();
-      logger.info('webhooks service stopped');
-    },
-  };
+  return serveService({
+    name: 'webhooks',
+    base,
+    port: config.WEBHOOKS_PORT,
+    host: config.HOST,
+    metricsPort: config.METRICS_PORT,
+    logger,
+    details: { groupId: config.WEBHOOKS_GROUP_ID, identifiedGroupId: config.WEBHOOKS_IDENTIFIED_GROUP_ID, accountsGroupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID },
+    drain: [
+      () => {
+        stopping = true;
+        return sealing;
+      },
+      () => consumer.stop(),
+      () => identified.stop(),
+      () => accounts.stop(),
+      () => dispatcher.stop(),
+    ],
+    close: [() => sender.close(), () => enrichment.close(), () => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
+  });
 }
