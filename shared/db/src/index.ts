@@ -6,3 +6,5 @@ export { migrate, ensureDatabase, migrationChecksum } from './migrate.js';
 export type { MigrateOptions } from './migrate.js';
 export { withAdvisoryLock, ADVISORY_LOCKS } from './advisory-lock.js';
 export type { AdvisoryLock } from './advisory-lock.js';
+export { scheduleRecurringPurge } from './recurring-purge.js';
+export type { RecurringPurgeOptions, PurgeLogger } from './recurring-purge.js';

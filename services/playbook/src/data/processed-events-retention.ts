@@ -4,7 +4,7 @@
 // retention.ms 23 h + segment.ms 30 min + the broker's check interval and delete delay) or while a
 // client retries it with the same Idempotency-Key (within 24 h); 72 h by default is well past both.
 // Only one replica deletes at a time (an advisory lock), so replicas do not contend for the rows.
-import { withAdvisoryLock, type Db } from '@glimpse/db';
+import { scheduleRecurringPurge, withAdvisoryLock, type Db } from '@glimpse/db';
 import type { Logger } from '@glimpse/logging';
 
 const CHUNK = 5000;
@@ -27,19 +27,12 @@ export async function purgeProcessedEvents(db: Db, retentionHours: number): Prom
 
 /** Runs the purge now and every `intervalMs`; stop() ends it. */
 export function schedulePurge(db: Db, { retentionHours, intervalMs, logger }: { retentionHours: number; intervalMs: number; logger: Logger }): { stop(): void } {
-  const run = () =>
-    purgeProcessedEvents(db, retentionHours).then(
-      (n) => n > 0 && logger.info({ deleted: n, retentionHours }, 'old processed event ids deleted'),
-      (err: unknown) => logger.warn({ err: (err as Error).message?.slice(0, 200) }, 'processed_events purge failed; next round'),
-    );
-  const first = setTimeout(run, Math.min(intervalMs, 30_000));
-  const timer = setInterval(run, intervalMs);
-  first.unref();
-  timer.unref();
-  return {
-    stop() {
-      clearTimeout(first);
-      clearInterval(timer);
-    },
-  };
+  return scheduleRecurringPurge({
+    purge: () => purgeProcessedEvents(db, retentionHours),
+    intervalMs,
+    logger,
+    details: { retentionHours },
+    deletedMessage: 'old processed event ids deleted',
+    failedMessage: 'processed_events purge failed; next round',
+  });
 }

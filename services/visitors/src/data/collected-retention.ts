@@ -3,7 +3,7 @@
 // message is on visitors.collected at most about 24.6 h (retention.ms 23 h + segment.ms 30 min +
 // the broker's check interval and delete delay). Erasure tombstones go after their own retention
 // (72 h: past any identify still in flight). One replica deletes at a time (an advisory lock).
-import { withAdvisoryLock, type Db } from '@glimpse/db';
+import { scheduleRecurringPurge, withAdvisoryLock, type Db } from '@glimpse/db';
 import type { Logger } from '@glimpse/logging';
 
 const CHUNK = 5000;
@@ -28,19 +28,12 @@ export function scheduleCollectedPurge(
   db: Db,
   { retentionHours, erasureRetentionHours, intervalMs, logger }: { retentionHours: number; erasureRetentionHours?: number; intervalMs: number; logger: Logger },
 ): { stop(): void } {
-  const run = () =>
-    purgeCollectedIds(db, retentionHours, erasureRetentionHours).then(
-      (n) => n > 0 && logger.info({ deleted: n, retentionHours }, 'old collected message ids and erasure tombstones deleted'),
-      (err: unknown) => logger.warn({ err: (err as Error).message?.slice(0, 200) }, 'collected_messages purge failed; next round'),
-    );
-  const first = setTimeout(run, Math.min(intervalMs, 30_000));
-  const timer = setInterval(run, intervalMs);
-  first.unref();
-  timer.unref();
-  return {
-    stop() {
-      clearTimeout(first);
-      clearInterval(timer);
-    },
-  };
+  return scheduleRecurringPurge({
+    purge: () => purgeCollectedIds(db, retentionHours, erasureRetentionHours),
+    intervalMs,
+    logger,
+    details: { retentionHours },
+    deletedMessage: 'old collected message ids and erasure tombstones deleted',
+    failedMessage: 'collected_messages purge failed; next round',
+  });
 }
