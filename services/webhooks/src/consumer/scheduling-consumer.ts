@@ -1,0 +1,59 @@
+// What the webhooks service's two consumer groups (playbook.effects, visitors.identified) share:
+// each message becomes scheduled deliveries in Postgres, counted, and the dispatcher is poked to
+// look at once. Both start a new group at the end of the topic and dead-letter to the service's
+// own topic. Sending is the dispatcher's, so a slow endpoint never holds up a partition.
+import type { Kafka } from 'kafkajs';
+import { Counter, type Registry } from 'prom-client';
+import type { z } from 'zod';
+import type { Db } from '@glimpse/db';
+import type { Logger } from '@glimpse/logging';
+import { TOPICS, createConsumerRunner, type BatchingProducer, type ConsumerRunner } from '@glimpse/messaging';
+
+export interface SchedulingConsumerOptions {
+  kafka: Kafka;
+  groupId: string;
+  sessionTimeoutMs?: number;
+  logger: Logger;
+  registry: Registry;
+  db: Db;
+  producer: BatchingProducer;
+  retryWindowMs: number;
+  /** Called after deliveries were scheduled, so the dispatcher can look at once. */
+  onScheduled?(): void;
+}
+
+export interface SchedulingTopic<S extends z.ZodType> {
+  topic: string;
+  schema: S;
+  /** The counter of deliveries scheduled from this topic. */
+  metric: { name: string; help: string };
+  /** Schedules the message's deliveries; returns how many. */
+  schedule(message: z.infer<S>): Promise<number>;
+}
+
+export function createSchedulingConsumer<S extends z.ZodType>(
+  { kafka, groupId, sessionTimeoutMs, logger, registry, producer, onScheduled }: SchedulingConsumerOptions,
+  { topic, schema, metric, schedule }: SchedulingTopic<S>,
+): ConsumerRunner {
+  const scheduled = new Counter({ ...metric, registers: [registry] });
+  return createConsumerRunner({
+    kafka,
+    groupId,
+    topic,
+    schema,
+    logger,
+    partitionsConsumedConcurrently: 3,
+    sessionTimeoutMs,
+    // A new group starts at the end: messages from before any endpoint existed are not anyone's to deliver.
+    fromBeginning: false,
+    // The webhooks service's own dead-letter topic: its Kafka user may write no other service's.
+    deadLetter: { topic: TOPICS.webhooksDeadLetter, producer },
+    async handle(message) {
+      const added = await schedule(message);
+      if (added > 0) {
+        scheduled.inc(added);
+        onScheduled?.();
+      }
+    },
+  });
+}
