@@ -9,11 +9,16 @@
 // - The consumer supervises itself: if Kafka is unreachable at start, or kafkajs gives up on the
 //   consumer (a crash it does not restart), a fresh consumer is started after a back-off. So
 //   start() never fails and never waits for Kafka; check() says whether it is running.
-import type { Consumer, Kafka } from 'kafkajs';
-import { Counter, type Registry } from 'prom-client';
+import type { Consumer, EachMessagePayload, Kafka } from 'kafkajs';
+import type { Registry } from 'prom-client';
 import type { Logger } from '@glimpse/logging';
-import { accountEventSchema, type AccountEventMessage } from './schemas.js';
+import type { AccountEventMessage } from './schemas.js';
 import { TOPICS } from './topics.js';
+import { createEventApplier, parseAccountEvent, type EventApplier } from './account-events-consumer-apply.js';
+import { createConsumerHealth, type ConsumerHealth } from './account-events-consumer-health.js';
+import { createAccountEventsMetrics } from './account-events-consumer-metrics.js';
+import { createWakeablePauses, waitAtMost, type WakeablePauses } from './account-events-consumer-pauses.js';
+import { superviseConsumer } from './account-events-consumer-supervisor.js';
 
 export interface AccountEventsConsumerOptions {
   kafka: Kafka;
@@ -45,115 +50,77 @@ export interface AccountEventsConsumer {
 
 const STOP_WAIT_MS = 10_000;
 
+/** The message handler: skips (counts, logs where) what is no account event, applies the rest. */
+function createMessageHandler(apply: EventApplier, invalid: { inc(): void }, logger: Logger) {
+  const topic = TOPICS.accounts;
+  return async ({ partition, message, heartbeat }: EachMessagePayload): Promise<void> => {
+    const event = parseAccountEvent(message.value);
+    if (!event) {
+      invalid.inc();
+      logger.warn({ topic, partition, offset: message.offset }, 'not an account event; skipped');
+      return;
+    }
+    await apply(event, partition, message.offset, heartbeat);
+  };
+}
+
+/** Resolves when the consumer crashed for good (kafkajs will not restart it) or on stop; `forget` unhooks it from stop. */
+function untilEnded(c: Consumer, pauses: WakeablePauses, health: ConsumerHealth, logger: Logger): { ended: Promise<void>; forget(): void } {
+  let forget = () => {};
+  const ended = new Promise<void>((resolve) => {
+    c.on(c.events.CRASH, (e) => {
+      health.failed('consumer crashed');
+      logger.error({ err: e.payload.error?.message?.slice(0, 300), restart: e.payload.restart }, 'accounts consumer crashed');
+      if (!e.payload.restart) resolve();
+    });
+    forget = pauses.onWake(resolve);
+  });
+  return { ended, forget };
+}
+
 export function createAccountEventsConsumer(options: AccountEventsConsumerOptions): AccountEventsConsumer {
-  const { kafka, groupId, logger, registry, onDeleted, onCreated } = options;
+  const { kafka, groupId, logger } = options;
   const topic = TOPICS.accounts;
   const sessionTimeout = options.sessionTimeoutMs ?? 15_000;
   const heartbeatInterval = Math.min(3000, Math.floor(sessionTimeout / 3));
-  const retryFirst = options.retryBackoffMs ?? 200;
-  const retryMax = options.retryBackoffMaxMs ?? 5000;
-  const restartFirst = options.restartBackoffMs ?? 1000;
-  const restartMax = options.restartBackoffMaxMs ?? 30_000;
-
-  const applied = new Counter({ name: 'glimpse_account_events_applied_total', help: 'Account events applied, by type', labelNames: ['type'] as const, registers: [registry] });
-  const invalid = new Counter({ name: 'glimpse_account_events_invalid_total', help: 'Messages on the accounts topic that are no account event (skipped)', registers: [registry] });
-  const failures = new Counter({ name: 'glimpse_account_events_failures_total', help: 'Failed attempts to apply an account event (retried)', registers: [registry] });
-  const restarts = new Counter({ name: 'glimpse_account_events_consumer_restarts_total', help: 'Times the accounts consumer was started again after Kafka was unreachable or the consumer crashed', registers: [registry] });
-
+  const metrics = createAccountEventsMetrics(options.registry);
+  const health = createConsumerHealth();
+  const pauses = createWakeablePauses();
   let consumer: Consumer | undefined;
-  let running = false;
   let stopping = false;
-  let failingSince: number | undefined;
-  let lastError: string | undefined;
   let loop: Promise<void> | undefined;
-  const wakers = new Set<() => void>();
-  const wakeAll = () => {
-    for (const wake of [...wakers]) wake();
-  };
+  const isStopping = () => stopping;
 
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        wakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      wakers.add(done);
-    });
-
-  async function apply(event: AccountEventMessage, partition: number, offset: string, heartbeat: () => Promise<void>): Promise<void> {
-    if (event.type === 'account.created' && !onCreated) {
-      applied.inc({ type: event.type });
-      return;
-    }
-    const accountId = event.accountId.toLowerCase();
-    for (let delay = retryFirst; ; delay = Math.min(delay * 2, retryMax)) {
-      try {
-        if (event.type === 'account.created') {
-          await onCreated!(accountId, event);
-        } else {
-          const removed = await onDeleted(accountId, event);
-          logger.info({ accountId, removed }, 'account deleted: its data removed');
-        }
-        failingSince = undefined;
-        applied.inc({ type: event.type });
-        return;
-      } catch (err) {
-        failures.inc();
-        failingSince ??= Date.now();
-        logger.warn({ err: (err as Error).message?.slice(0, 300), partition, offset }, 'account event not applied; retrying');
-        // Abandoned uncommitted on stop: the next consumer of the partition applies it.
-        if (stopping) throw new Error('stopping', { cause: err });
-        await pause(delay);
-        if (stopping) throw new Error('stopping', { cause: err });
-        await heartbeat().catch(() => undefined);
-      }
-    }
-  }
+  const apply = createEventApplier({
+    onDeleted: options.onDeleted,
+    onCreated: options.onCreated,
+    logger,
+    applied: metrics.applied,
+    failures: metrics.failures,
+    health,
+    retryFirstMs: options.retryBackoffMs ?? 200,
+    retryMaxMs: options.retryBackoffMaxMs ?? 5000,
+    pause: pauses.pause,
+    isStopping,
+  });
+  const eachMessage = createMessageHandler(apply, metrics.invalid, logger);
 
   /** One consumer's life: resolves when it crashed for good or the service stops; throws when it could not start. */
   async function runOnce(): Promise<void> {
     const c = kafka.consumer({ groupId, sessionTimeout, heartbeatInterval, retry: { retries: 5 } });
     consumer = c;
-    let onStop: (() => void) | undefined;
-    const ended = new Promise<void>((resolve) => {
-      c.on(c.events.CRASH, (e) => {
-        lastError = 'consumer crashed';
-        logger.error({ err: e.payload.error?.message?.slice(0, 300), restart: e.payload.restart }, 'accounts consumer crashed');
-        if (!e.payload.restart) resolve();
-      });
-      onStop = resolve;
-      wakers.add(resolve);
-    });
+    const { ended, forget } = untilEnded(c, pauses, health, logger);
     try {
       await c.connect();
       if (stopping) return;
       await c.subscribe({ topic, fromBeginning: true });
-      await c.run({
-        partitionsConsumedConcurrently: 3,
-        eachMessage: async ({ partition, message, heartbeat }) => {
-          let parsed;
-          try {
-            parsed = accountEventSchema.safeParse(JSON.parse(message.value?.toString('utf8') ?? ''));
-          } catch {
-            parsed = undefined;
-          }
-          if (!parsed?.success) {
-            invalid.inc();
-            logger.warn({ topic, partition, offset: message.offset }, 'not an account event; skipped');
-            return;
-          }
-          await apply(parsed.data, partition, message.offset, heartbeat);
-        },
-      });
-      running = true;
-      lastError = undefined;
+      await c.run({ partitionsConsumedConcurrently: 3, eachMessage });
+      health.running();
       logger.info({ topic, groupId }, 'accounts consumer running');
       await ended;
     } finally {
-      running = false;
-      if (onStop) wakers.delete(onStop);
+      health.stopped();
+      forget();
       await c.disconnect().catch(() => undefined);
     }
   }
@@ -161,41 +128,29 @@ export function createAccountEventsConsumer(options: AccountEventsConsumerOption
   return {
     start() {
       if (loop) return;
-      loop = (async () => {
-        for (let delay = restartFirst, first = true; !stopping; first = false) {
-          if (!first) restarts.inc();
-          const since = Date.now();
-          try {
-            await runOnce();
-          } catch (err) {
-            lastError = 'kafka unreachable';
-            logger.warn({ err: (err as Error).message?.slice(0, 300), retryInMs: delay }, 'accounts consumer could not start; retrying');
-          }
-          if (stopping) break;
-          // A consumer that ran a good while starts the back-off over.
-          if (Date.now() - since > restartMax) delay = restartFirst;
-          await pause(delay);
-          delay = Math.min(delay * 2, restartMax);
-        }
-      })();
+      loop = superviseConsumer({
+        runOnce,
+        isStopping,
+        pause: pauses.pause,
+        firstMs: options.restartBackoffMs ?? 1000,
+        maxMs: options.restartBackoffMaxMs ?? 30_000,
+        onRestart: () => metrics.restarts.inc(),
+        onStartFailure: (err, retryInMs) => {
+          health.failed('kafka unreachable');
+          logger.warn({ err: (err as Error).message?.slice(0, 300), retryInMs }, 'accounts consumer could not start; retrying');
+        },
+      });
     },
     async stop() {
       stopping = true;
-      running = false;
-      wakeAll();
+      health.stopped();
+      pauses.wakeAll();
       if (!loop) return;
       // Leaving the group is at once; a connect that is still retrying against a dead broker is not waited out for long.
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, STOP_WAIT_MS);
-      });
-      await Promise.race([loop, late]).finally(() => clearTimeout(timer));
+      await waitAtMost(loop, STOP_WAIT_MS);
       await consumer?.disconnect().catch(() => undefined);
     },
-    check() {
-      if (!running) throw new Error(`accounts consumer not running${lastError ? ` (${lastError})` : ''}`);
-      if (failingSince !== undefined) throw new Error(`accounts consumer failing to apply an event for ${Math.round((Date.now() - failingSince) / 1000)} s`);
-    },
-    isRunning: () => running,
+    check: () => health.check(),
+    isRunning: () => health.isRunning(),
   };
 }
