@@ -6,18 +6,16 @@
 // steps, in the same order, as the middleware of the other routes), and answers with bytes it
 // writes itself: an {"ok":true} needs neither express's content-type negotiation nor an ETag (a
 // POST answer is never revalidated).
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type Response, type Router } from 'express';
 import { workflowsAddonRequired, type Authenticator } from '@glimpse/auth';
-import { AppError } from '@glimpse/errors';
 import { acceptBatch, parseBatchInput } from '../domain/accept-batch.js';
 import { acceptEvent, type AcceptEventDeps } from '../domain/accept-event.js';
 import { parseEventInput } from '../domain/event-input.js';
 import type { RateLimiter } from '../data/rate-limiter.js';
 import { authenticateRequest } from './authenticate.js';
+import { idempotencyKeyOf } from './idempotency-key.js';
 import { jsonBodyReader } from './json-body.js';
 import { refusal, setRateLimitHeaders } from './rate-limit.js';
-
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 
 const EVENT_TOKEN = { kind: 'event_token' } as const;
 
@@ -53,12 +51,6 @@ export function eventsRouter(options: EventsRouteOptions): Router {
     const d = await rateLimiter.take(accountId, count);
     setRateLimitHeaders(res, d);
     if (!d.allowed) throw refusal(d, 'too many events for this account; slow down and retry');
-  };
-  const idempotencyKeyOf = (req: Request): string | undefined => {
-    const key = req.headers['idempotency-key'];
-    if (key === undefined) return undefined;
-    if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 128 letters, digits or . _ : -');
-    return key;
   };
 
   router.post('/events', async (req, res) => {

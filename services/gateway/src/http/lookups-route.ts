@@ -13,6 +13,7 @@ import type { RateLimiter } from '../data/rate-limiter.js';
 import type { VisitorsClient } from '../data/visitors-client.js';
 import { tagVisitorDetails, type TagVisitorFields } from '../domain/visitor-details.js';
 import { authenticate } from './authenticate.js';
+import { idempotencyKeyOf } from './idempotency-key.js';
 import { jsonBody } from './json-body.js';
 import { addressRateHeaders, perCredentialLimit, takeCredentialAndAccount } from './rate-limit.js';
 
@@ -43,14 +44,6 @@ export interface LookupsRouteOptions {
 /** A bulk enrichment of 100 lookups with every field. */
 export const BULK_BODY_LIMIT_BYTES = 256 * 1024;
 const MAX_BULK_ITEMS = 100;
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
-
-function idempotencyKeyOf(req: Request): string | undefined {
-  const key = req.get('idempotency-key');
-  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 128 letters, digits or . _ : -');
-  return key;
-}
-
 const VISITOR_ID = /^[a-fA-F0-9]{24}$/;
 
 const unavailable = (message: string) => new AppError('service_unavailable', message, { headers: { 'Retry-After': '1' } });
