@@ -10,6 +10,7 @@ import { AppError } from '@glimpse/errors';
 import { KafkaUnavailableError, TOPICS, personKey, type BatchingProducer, type InboundEvent } from '@glimpse/messaging';
 import type { IdempotencyStore } from '../data/idempotency-store.js';
 import type { RawEventStore } from '../data/raw-event-store.js';
+import { claimIdempotencyKey } from './claim-idempotency-key.js';
 import type { EventInput } from './event-input.js';
 
 export interface AcceptEventDeps {
@@ -48,25 +49,11 @@ export function eventIdFor(accountId: string, idempotencyKey: string | undefined
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-const POLL_MS = 50;
-
-const reused = () =>
-  new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different event; use a new key for a new event');
-const inFlight = () =>
-  new AppError('idempotency_key_in_flight', 'an event with this Idempotency-Key is still being recorded; retry shortly with the same key', { headers: { 'Retry-After': '1' } });
-
-/** Waits until the key is ours to send with (true), or the event is already recorded (false). */
-async function claimKey(idempotency: IdempotencyStore, accountId: string, key: string, fingerprint: string, waitMs: number): Promise<boolean> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const holder = await idempotency.claim(accountId, key, fingerprint);
-    if (holder === null || holder.state === 'claimed') return true; // without Redis: send; the event id dedupes
-    if (holder.fingerprint !== null && holder.fingerprint !== fingerprint) throw reused();
-    if (holder.state === 'done') return false;
-    if (Date.now() + POLL_MS > deadline) throw inFlight();
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-}
+const eventKeyErrors = {
+  reused: () => new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different event; use a new key for a new event'),
+  inFlight: () =>
+    new AppError('idempotency_key_in_flight', 'an event with this Idempotency-Key is still being recorded; retry shortly with the same key', { headers: { 'Retry-After': '1' } }),
+};
 
 export async function acceptEvent(deps: AcceptEventDeps, { accountId, input, idempotencyKey }: AcceptEventCommand): Promise<AcceptEventResult> {
   const { producer, rawStore, idempotency } = deps;
@@ -79,8 +66,11 @@ export async function acceptEvent(deps: AcceptEventDeps, { accountId, input, ide
     properties: input.properties ?? {},
     receivedAt: new Date().toISOString(),
   };
-  if (idempotencyKey && !(await claimKey(idempotency, accountId, idempotencyKey, fingerprint, deps.inFlightWaitMs))) {
-    return { status: 'duplicate', eventId: event.eventId };
+  if (idempotencyKey) {
+    const claimed = await claimIdempotencyKey({
+      store: idempotency, accountId, key: idempotencyKey, fingerprint, waitMs: deps.inFlightWaitMs, withoutRedis: 'proceed', errors: eventKeyErrors,
+    });
+    if (claimed.state === 'done') return { status: 'duplicate', eventId: event.eventId };
   }
   try {
     await producer.send(TOPICS.eventsInbound, { key: personKey(accountId, event.email), value: JSON.stringify(event) });

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '@glimpse/errors';
 import type { IdempotencyStore } from '../data/idempotency-store.js';
 import { upstreamResponse, type UpstreamResponse } from '../data/internal-service.js';
+import { claimIdempotencyKey } from './claim-idempotency-key.js';
 
 /** JSON with object keys sorted at every level: the same body however its keys were ordered. */
 function canonical(value: unknown): string {
@@ -24,7 +25,17 @@ export function lookupFingerprint(path: string, body: unknown): string {
 }
 
 const KEPT = (status: number) => status < 500 && status !== 402 && status !== 429;
-const POLL_MS = 50;
+
+const lookupKeyErrors = {
+  reused: () => new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different lookup; use a new key for a new lookup'),
+  inFlight: () =>
+    new AppError('idempotency_key_in_flight', 'a lookup with this Idempotency-Key is still being answered; retry shortly with the same key', { headers: { 'Retry-After': '1' } }),
+};
+/** Without Redis a retry could not be told from a new lookup, which would be made and billed twice. */
+const refuseWithoutRedis = {
+  refuse: () =>
+    new AppError('service_unavailable', 'lookups with an Idempotency-Key cannot be served right now; retry later (or without the key)', { headers: { 'Retry-After': '1' } }),
+};
 
 export interface IdempotentLookupOptions {
   store: IdempotencyStore;
@@ -43,24 +54,12 @@ interface KeptAnswer {
 
 export async function idempotentLookup({ store, accountId, key, fingerprint, waitMs }: IdempotentLookupOptions, lookup: () => Promise<UpstreamResponse>): Promise<UpstreamResponse> {
   if (key === undefined) return lookup();
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const holder = await store.claim(accountId, key, fingerprint);
-    if (holder === null) {
-      throw new AppError('service_unavailable', 'lookups with an Idempotency-Key cannot be served right now; retry later (or without the key)', { headers: { 'Retry-After': '1' } });
-    }
-    if (holder.state === 'claimed') break;
-    if (holder.fingerprint !== fingerprint) {
-      throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different lookup; use a new key for a new lookup');
-    }
-    if (holder.state === 'done' && holder.answer !== undefined) {
-      const kept = JSON.parse(holder.answer) as KeptAnswer;
-      return upstreamResponse(kept.status, kept.raw, kept.headers);
-    }
-    if (Date.now() + POLL_MS > deadline) {
-      throw new AppError('idempotency_key_in_flight', 'a lookup with this Idempotency-Key is still being answered; retry shortly with the same key', { headers: { 'Retry-After': '1' } });
-    }
-    await new Promise((r) => setTimeout(r, POLL_MS));
+  const claimed = await claimIdempotencyKey({ store, accountId, key, fingerprint, waitMs, withoutRedis: refuseWithoutRedis, errors: lookupKeyErrors });
+  if (claimed.state === 'done') {
+    // Lookup keys are kept apart from event keys and always completed with their answer.
+    if (claimed.answer === undefined) throw lookupKeyErrors.inFlight();
+    const kept = JSON.parse(claimed.answer) as KeptAnswer;
+    return upstreamResponse(kept.status, kept.raw, kept.headers);
   }
   let answer: UpstreamResponse;
   try {
