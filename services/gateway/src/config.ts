@@ -1,5 +1,5 @@
 // The gateway's environment, parsed once at start-up.
-import { baseEnv, databaseUrlEnv, internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+import { internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, serviceEnv, z } from '@glimpse/config';
 
 /** The operator token production accepts: this long at least, and not one character repeated or a short pattern. */
 export const OPERATOR_TOKEN_MIN_PRODUCTION = 32;
@@ -18,10 +18,8 @@ const positive = (fallback: number) => z.coerce.number().int().positive().defaul
 
 const schema = z
   .object({
-  ...baseEnv,
-  DATABASE_URL: databaseUrlEnv('gateway'),
+  ...serviceEnv('gateway'),
   PORT: port(8080),
-  HOST: z.string().default('0.0.0.0'),
   /** Which peers may name the client in X-Forwarded-For (express "trust proxy"): true, false, a hop count, or address ranges. */
   TRUST_PROXY: z.string().default('loopback, linklocal, uniquelocal'),
   /** Requests per second per account on POST /events (per account, across all gateways). */

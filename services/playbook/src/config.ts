@@ -1,23 +1,21 @@
 // The playbook service's environment, parsed once at start-up.
 import type { PlaybookLimits } from './domain/limits.js';
-import { baseEnv, databaseUrlEnv, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+import { groupIdEnv, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, serviceEnv, sessionTimeoutEnv, z } from '@glimpse/config';
 
 /** The development erasure secret: production must set its own (PLAYBOOK_ERASURE_KEY). */
 export const DEV_ERASURE_KEY = 'glimpse-dev-playbook-erasure-key-not-for-production';
 
 const schema = z
   .object({
-  ...baseEnv,
-  DATABASE_URL: databaseUrlEnv('playbook'),
+  ...serviceEnv('playbook'),
   /** Port of the internal management API (for the gateway) and the health, readiness and metrics endpoints. */
   PLAYBOOK_PORT: port(8082),
-  HOST: z.string().default('0.0.0.0'),
-  PLAYBOOK_GROUP_ID: z.string().min(1).default('glimpse-playbook'),
+  PLAYBOOK_GROUP_ID: groupIdEnv('glimpse-playbook'),
   /** The consumer group on the accounts topic; by default PLAYBOOK_GROUP_ID + "-accounts". */
   PLAYBOOK_ACCOUNTS_GROUP_ID: z.string().min(1).optional(),
   PLAYBOOK_CONCURRENCY: z.coerce.number().int().positive().default(12),
   /** Consumer group session: how long a dead instance holds its partitions before they move (Kafka's minimum is 6000). */
-  PLAYBOOK_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(15_000),
+  PLAYBOOK_SESSION_TIMEOUT_MS: sessionTimeoutEnv(),
   /** Most events applied in one transaction (a fetched batch is cut into chunks of this size). */
   PLAYBOOK_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(1000),
   /** Attempts of one failing event (with back-off) before it goes to events.inbound.dlq. */

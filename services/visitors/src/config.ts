@@ -1,21 +1,19 @@
 // The visitors service's environment, parsed once at start-up.
-import { baseEnv, databaseUrlEnv, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+import { groupIdEnv, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, serviceEnv, sessionTimeoutEnv, z } from '@glimpse/config';
 
 /** The development key of erasure tombstones: production must set its own. */
 export const DEV_ERASURE_KEY = 'glimpse-dev-visitors-erasure-key-not-for-production';
 
 const schema = z
   .object({
-    ...baseEnv,
-    DATABASE_URL: databaseUrlEnv('visitors'),
+    ...serviceEnv('visitors'),
     /** Port of the internal API (for the gateway) and the health, readiness and metrics endpoints. */
     VISITORS_PORT: port(8084),
-    HOST: z.string().default('0.0.0.0'),
     /** The consumer group on visitors.collected. */
-    VISITORS_GROUP_ID: z.string().min(1).default('glimpse-visitors'),
+    VISITORS_GROUP_ID: groupIdEnv('glimpse-visitors'),
     /** The consumer group on the accounts topic (a deletion removes the account's visitors). */
-    VISITORS_ACCOUNTS_GROUP_ID: z.string().min(1).default('glimpse-visitors-accounts'),
-    VISITORS_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(15_000),
+    VISITORS_ACCOUNTS_GROUP_ID: groupIdEnv('glimpse-visitors-accounts'),
+    VISITORS_SESSION_TIMEOUT_MS: sessionTimeoutEnv(),
     /** Partitions applied at the same time by one instance. */
     VISITORS_CONCURRENCY: z.coerce.number().int().positive().default(4),
     /** Most messages applied in one transaction. */

@@ -1,5 +1,5 @@
 // The webhooks service's environment, parsed once at start-up.
-import { baseEnv, databaseUrlEnv, internalTokenEnvFor, internalTokenRequiredInProduction, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, z } from '@glimpse/config';
+import { groupIdEnv, internalTokenEnvFor, internalTokenRequiredInProduction, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, serviceEnv, sessionTimeoutEnv, z } from '@glimpse/config';
 
 const ms = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -14,21 +14,19 @@ export const DEV_WEBHOOKS_SECRET_KEY = 'glimpse-dev-webhooks-secret-key-not-for-
 
 const schema = z
   .object({
-    ...baseEnv,
-    DATABASE_URL: databaseUrlEnv('webhooks'),
+    ...serviceEnv('webhooks'),
     /** Port of the internal management API (for the gateway) and the health, readiness and metrics endpoints. */
     WEBHOOKS_PORT: port(8083),
-    HOST: z.string().default('0.0.0.0'),
     /** The consumer group on playbook.effects. */
-    WEBHOOKS_GROUP_ID: z.string().min(1).default('glimpse-webhooks'),
+    WEBHOOKS_GROUP_ID: groupIdEnv('glimpse-webhooks'),
     /** The consumer group on the accounts topic (a deletion removes the account's endpoints). */
-    WEBHOOKS_ACCOUNTS_GROUP_ID: z.string().min(1).default('glimpse-webhooks-accounts'),
+    WEBHOOKS_ACCOUNTS_GROUP_ID: groupIdEnv('glimpse-webhooks-accounts'),
     /** The consumer group on visitors.identified (each becomes a visitor.identified delivery). */
-    WEBHOOKS_IDENTIFIED_GROUP_ID: z.string().min(1).default('glimpse-webhooks-identified'),
+    WEBHOOKS_IDENTIFIED_GROUP_ID: groupIdEnv('glimpse-webhooks-identified'),
     /** The enrichment service, asked for an identified visitor's person details (the seven §2.1 fields). */
     ENRICHMENT_URL: z.string().url().default('http://127.0.0.1:8081'),
     ENRICHMENT_TIMEOUT_MS: ms(5000),
-    WEBHOOKS_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(15_000),
+    WEBHOOKS_SESSION_TIMEOUT_MS: sessionTimeoutEnv(),
     /** Deliveries sent at once by one instance. */
     WEBHOOKS_CONCURRENCY: z.coerce.number().int().positive().default(16),
     /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { baseEnv, DEV_INTERNAL_TOKEN, devInternalToken, internalTokenEnv, internalTokenEnvFor, internalTokenRequiredInProduction, internalTokensEnv, internalTokensRequiredInProduction, isDevInternalToken, parseConfig, port } from './config';
+import { baseEnv, DATABASE_ROLES, DEV_INTERNAL_TOKEN, groupIdEnv, serviceEnv, sessionTimeoutEnv, devInternalToken, internalTokenEnv, internalTokenEnvFor, internalTokenRequiredInProduction, internalTokensEnv, internalTokensRequiredInProduction, isDevInternalToken, parseConfig, port } from './config';
 
 const schema = z.object({ ...baseEnv, PORT: port(8080), ...internalTokenEnv }).refine(...internalTokenRequiredInProduction);
 
@@ -65,5 +65,21 @@ describe('per-caller internal tokens', () => {
     expect(() => parseConfig(caller, { NODE_ENV: 'production' })).toThrow(/INTERNAL_TOKEN must be set in production/);
     expect(() => parseConfig(caller, { NODE_ENV: 'production', INTERNAL_TOKEN: DEV_INTERNAL_TOKEN })).toThrow(/INTERNAL_TOKEN must be set in production/);
     expect(isDevInternalToken('x'.repeat(32))).toBe(false);
+  });
+});
+
+describe('serviceEnv, groupIdEnv, sessionTimeoutEnv', () => {
+  const schema = z.object({ ...serviceEnv('visitors'), GROUP_ID: groupIdEnv('glimpse-x'), SESSION_TIMEOUT_MS: sessionTimeoutEnv() });
+
+  it("starts a service's schema: the shared variables, its own Postgres role and HOST on every interface by default", () => {
+    const config = parseConfig(schema, {});
+    expect(new URL(config.DATABASE_URL).username).toBe(DATABASE_ROLES.visitors);
+    expect([config.HOST, config.LOG_LEVEL, config.GROUP_ID, config.SESSION_TIMEOUT_MS]).toEqual(['0.0.0.0', 'info', 'glimpse-x', 15_000]);
+    expect(parseConfig(z.object(serviceEnv('enrichment', { host: '127.0.0.1' })), {}).HOST).toBe('127.0.0.1');
+  });
+
+  it("refuses an empty group id and a session shorter than Kafka's minimum", () => {
+    expect(() => parseConfig(schema, { GROUP_ID: '' })).toThrow(/GROUP_ID/);
+    expect(() => parseConfig(schema, { SESSION_TIMEOUT_MS: '5999' })).toThrow(/SESSION_TIMEOUT_MS/);
   });
 });

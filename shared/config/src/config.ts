@@ -87,6 +87,20 @@ export interface KafkaConnectionConfig {
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
 /**
+ * What every service's schema starts with: the variables all share, DATABASE_URL as the service's
+ * own Postgres role, and HOST, the interface it listens on (all of them unless the service says).
+ */
+export function serviceEnv(service: DatabaseService, { host = '0.0.0.0' }: { host?: string } = {}) {
+  return { ...baseEnv, DATABASE_URL: databaseUrlEnv(service), HOST: z.string().default(host) };
+}
+
+/** A Kafka consumer group's id. */
+export const groupIdEnv = (fallback: string) => z.string().min(1).default(fallback);
+
+/** Consumer group session: how long a dead instance holds its partitions before they move (Kafka's minimum is 6000). */
+export const sessionTimeoutEnv = (fallback = 15_000) => z.coerce.number().int().min(6000).default(fallback);
+
+/**
  * Internal credentials: every service that calls another's /internal API has its own token
  * (INTERNAL_TOKEN, sent in x-glimpse-internal-token), and every service with an /internal API
  * lists the callers it accepts (INTERNAL_TOKENS, `caller=token` or `caller=sha256:<hex>`), so it
