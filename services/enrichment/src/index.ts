@@ -3,8 +3,8 @@
 export * from './domain/enriched-record.js';
 export * from './domain/identifiers.js';
 export * from './domain/visitor-details.js';
-export { generatePerson } from './domain/demo-persons.js';
-export { generateCompany, COMPANY_COUNT } from './domain/demo-companies.js';
+export { generatePerson } from './demo/demo-persons.js';
+export { generateCompany, COMPANY_COUNT } from './demo/demo-companies.js';
 export { startEnrichmentService } from './start.js';
 export type { RunningEnrichmentService } from './start.js';
 export { loadConfig } from './config.js';

@@ -1,5 +1,5 @@
 import { companyLocationSchema, experienceLocationSchema, locationSchema } from '@glimpse/api';
-import { generatePerson } from './demo-persons.js';
+import { generatePerson } from '../demo/demo-persons.js';
 import { enrichedRecordSchema, isServedRecord, normalizeRecord, recordViolations, validateImportRecord, type EnrichedRecord } from './enriched-record.js';
 
 const ID = '5f1a2b3c4d5e6f7a8b9c0d1e';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { normalizeRecord } from './enriched-record.js';
 import { identitiesOf, normalizeEmail, normalizePhone, normalizePronetUrl, normalizeSha256 } from './identifiers.js';
-import { seededRandom } from './seeded-random.js';
+import { seededRandom } from '../demo/seeded-random.js';
 
 describe('normalizeEmail', () => {
   it('when an email has spaces and capitals, then it is trimmed and lower-cased', () => {

@@ -1,5 +1,5 @@
 import { PersonChunk, personRow, type PersonRow } from './import-persons.js';
-import { generatePerson } from './demo-persons.js';
+import { generatePerson } from '../demo/demo-persons.js';
 
 const row = (id: string, identities: [string, string][], record = '{}'): PersonRow => ({ id, record, details: '{}', identities: identities.map(([kind, value]) => ({ kind, value })) });
 

@@ -1,6 +1,6 @@
 // Synthetic companies for the demo people: the index-th company of a seed is always the same, so
 // every employee of one company carries the same organization data.
-import type { Company, CompanyLocation, Experience, ExperienceLocation, FundingEvent, Organization } from './enriched-record.js';
+import type { Company, CompanyLocation, Experience, ExperienceLocation, FundingEvent, Organization } from '../domain/enriched-record.js';
 import { CITIES, COMPANY_PREFIXES, COMPANY_SIZES, FUNDING_STAGES, INVESTORS, SECTORS, TECHNOLOGIES, type City } from './demo-pools.js';
 import { combineSeeds, objectIdFor, seededRandom, type Random } from './seeded-random.js';
 

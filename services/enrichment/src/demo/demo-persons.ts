@@ -2,7 +2,7 @@
 // records (every field whose type the spec gives is non-null), the same for the same index and
 // seed on every run. Within one seed, ids, emails and phones are unique per index (phones for
 // the first ~1.3 million indexes); other seeds give other people and other emails.
-import type { EnrichedRecord, Experience } from './enriched-record.js';
+import type { EnrichedRecord, Experience } from '../domain/enriched-record.js';
 import { AREA_CODES, CITIES, FEMALE_FIRST_NAMES, INTERESTS, LAST_NAMES, MALE_FIRST_NAMES, PERSONAL_EMAIL_DOMAINS, ROLES, SENIORITIES, STREET_NAMES, STREET_TYPES, type City, type Seniority } from './demo-pools.js';
 import { COMPANY_COUNT, companyAt, companyLocation, copyJson, companySummary, experienceCompany, locationName, slugify, type DemoCompany } from './demo-companies.js';
 import { combineSeeds, mix32, objectIdFor, seededRandom, type Random } from './seeded-random.js';

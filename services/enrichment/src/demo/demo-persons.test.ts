@@ -1,7 +1,7 @@
-import { normalizeRecord, nullTypedFields, recordViolations } from './enriched-record.js';
+import { normalizeRecord, nullTypedFields, recordViolations } from '../domain/enriched-record.js';
 import { generatePerson } from './demo-persons.js';
-import { identitiesOf } from './identifiers.js';
-import { toVisitorDetails } from './visitor-details.js';
+import { identitiesOf } from '../domain/identifiers.js';
+import { toVisitorDetails } from '../domain/visitor-details.js';
 
 const COUNT = 10_000;
 const people = Array.from({ length: COUNT }, (_, i) => generatePerson(i));
