@@ -8,11 +8,9 @@
 // message), apply-chunk.ts (apply, count, fold, publish), publish-effects.ts, postgres-outage.ts,
 // catalog-folder.ts; the batch consumer's own (chunks, bisecting, dead letters, metrics, lag
 // poller) are @glimpse/messaging's.
-import type { Consumer, Kafka } from 'kafkajs';
-import type { Registry } from 'prom-client';
+import type { Consumer } from 'kafkajs';
 import type { Db } from '@glimpse/db';
-import type { Logger } from '@glimpse/logging';
-import { TOPICS, createBatchConsumer, createProcessedCounter, outageCheck, type BatchingProducer, type InboundEvent, type PartitionLag } from '@glimpse/messaging';
+import { TOPICS, createBatchConsumer, createProcessedCounter, outageCheck, type BatchConsumerSettings, type InboundEvent, type PartitionLag } from '@glimpse/messaging';
 import { cachedAccounts, createBatchStore, foldCatalog, markEffectsPublished } from '../data/batch-store.js';
 import { sendEffects } from '../data/effects-outbox.js';
 import { applyBatch } from '../domain/apply-batch.js';
@@ -25,26 +23,9 @@ import { effectsPublisher } from './publish-effects.js';
 
 export { parseInboundEvent };
 
-export interface InboundEventsConsumerOptions {
-  kafka: Kafka;
+/** The batch consumer's settings (passed through to it), and what applying inbound events needs. */
+export interface InboundEventsConsumerOptions extends BatchConsumerSettings {
   db: Db;
-  producer: BatchingProducer;
-  groupId: string;
-  /** Partitions applied at the same time by this process. */
-  concurrency: number;
-  sessionTimeoutMs?: number;
-  logger: Logger;
-  registry: Registry;
-  /** Most messages applied in one transaction. */
-  maxBatch?: number;
-  /** Attempts of one failing message before it is dead-lettered. */
-  maxAttempts?: number;
-  retryBackoffMs?: number;
-  retryBackoffMaxMs?: number;
-  /** Behind and without progress this long: stuck (unready). */
-  stuckAfterMs?: number;
-  /** How often the broker is asked for end and committed offsets. */
-  lagPollMs?: number;
   /** Which accounts are deleted (by default cachedAccounts(db)); shared with the accounts consumer, which forgets deleted ones. */
   accounts?: AccountsCheck;
   /** The stand-in of an erased email (events of a person erased after they were received are dropped). */

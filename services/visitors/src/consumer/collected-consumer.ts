@@ -4,11 +4,9 @@
 // identified visitors (of accounts with the workflows add-on when collected) are sent to events.inbound and its new identity links to visitors.identified (retried until done while the partition is ours), and only
 // then are the offsets committed. A crash before that redelivers the chunk: it changes nothing and
 // sends its tracks again under the same eventIds, which the playbook service dedups.
-import type { Kafka, KafkaMessage } from 'kafkajs';
-import type { Registry } from 'prom-client';
+import type { KafkaMessage } from 'kafkajs';
 import type { Db } from '@glimpse/db';
 import { dependencyFailure } from '@glimpse/errors';
-import type { Logger } from '@glimpse/logging';
 import {
   TOPICS,
   collectedSchema,
@@ -18,6 +16,7 @@ import {
   personKey,
   visitorIdentifiedSchema,
   type BatchConsumer,
+  type BatchConsumerSettings,
   type BatchingProducer,
   type Collected,
   type InboundEvent,
@@ -28,23 +27,11 @@ import { applyCollected, ConcurrentApplyError } from '../domain/apply-collected.
 import type { CollectedPlan, IdentifiedMessage, TrackForward } from '../domain/plan-collected.js';
 import { collectedStore } from '../data/collected-store.js';
 
-export interface CollectedConsumerOptions {
-  kafka: Kafka;
+/** The batch consumer's settings (passed through to it; fetch linger gives fuller chunks while it keeps up), and what applying needs. */
+export interface CollectedConsumerOptions extends BatchConsumerSettings {
   db: Db;
-  producer: BatchingProducer;
   /** The HMAC key of erasure tombstones. */
   erasureSecret: string;
-  groupId: string;
-  concurrency: number;
-  sessionTimeoutMs?: number;
-  logger: Logger;
-  registry: Registry;
-  maxBatch?: number;
-  stuckAfterMs?: number;
-  lagPollMs?: number;
-  /** Fetch linger (see createBatchConsumer): fuller chunks while the consumer keeps up. */
-  fetchMinBytes?: number;
-  fetchMaxWaitMs?: number;
 }
 
 export function parseCollected(message: KafkaMessage): ParseResult<Collected> {

@@ -83,6 +83,13 @@ export interface BatchConsumerOptions<T> {
   fetchMaxWaitMs?: number;
 }
 
+/**
+ * The settings a service passes through from its configuration (group, concurrency, batch size,
+ * timings) with the clients it shares (Kafka, producer, logger, registry); the rest of
+ * BatchConsumerOptions (topic, parse, apply, outage check) is the service's own code.
+ */
+export type BatchConsumerSettings = Omit<BatchConsumerOptions<never>, 'topic' | 'deadLetterTopic' | 'processed' | 'parse' | 'apply' | 'isOutage' | 'reason' | 'stuckSetting' | 'onStop'>;
+
 export interface BatchConsumer {
   start(): Promise<void>;
   /** Leaves the group cleanly: the chunk in hand is finished and committed first. */

@@ -1,5 +1,5 @@
 export { createBatchConsumer, isInvalid } from './batch-consumer.js';
-export type { BatchConsumer, BatchConsumerOptions, BatchItem, ParseResult } from './batch-consumer.js';
+export type { BatchConsumer, BatchConsumerOptions, BatchConsumerSettings, BatchItem, ParseResult } from './batch-consumer.js';
 export { applyBisecting, backoff, StoppedError, type BisectOptions } from './bisect.js';
 export { createConsumerMetrics, createProcessedCounter, type ConsumerMetrics, type RetryKind } from './consumer-metrics.js';
 export { createDeadLetters, deadLetterHeaders, type DeadLetter, type DeadLettersOptions } from './dead-letters.js';
