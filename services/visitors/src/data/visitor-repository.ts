@@ -1,7 +1,7 @@
 // Reads for the internal API (a visitor, its sessions and identity history, a page of visitors, a
 // site's hours and stats) and the deletions (a site, an erased person, a deleted account). Plain objects out.
 import type { Db } from '@glimpse/db';
-import type { VisitorState } from '../domain/plan-collected.js';
+import type { SessionWrite, VisitorState } from '../domain/plan-collected.js';
 import type { HourRow, VisitorCursor } from '../domain/visitor-views.js';
 import { PROFILE_COLUMNS as COLUMNS, profileFromRow, type ProfileRow } from './collected-store.js';
 
@@ -65,16 +65,8 @@ export async function deleteSiteData(db: Db, accountId: string, siteId: string):
     );
 }
 
-export interface SessionRow {
-  number: number;
-  siteId: string;
-  startedAt: string;
-  lastAt: string;
-  pageViews: number;
-  landingPath: string | null;
-  referrer: string | null;
-  utmCampaign: string | null;
-}
+/** A session as the history shows it: the row the apply writes, without the account and visitor it is asked for by. */
+export type SessionRow = Omit<SessionWrite, 'accountId' | 'visitorId'>;
 
 export interface LinkRow {
   email: string;

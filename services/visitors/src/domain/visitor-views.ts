@@ -54,14 +54,9 @@ export function detailsOf(v: VisitorState): VisitorDetails {
   };
 }
 
-export interface VisitorListItem {
+/** A list's visitor: the profile's site, times and counts as they are, its id, last page and identification. */
+export interface VisitorListItem extends Pick<VisitorState, 'siteId' | 'firstSeen' | 'lastSeen' | 'pageViews' | 'sessions' | 'engagedSeconds'> {
   id: string;
-  siteId: string;
-  firstSeen: string;
-  lastSeen: string;
-  pageViews: number;
-  sessions: number;
-  engagedSeconds: number;
   lastPage: string | null;
   email?: string;
   identifiedBy?: IdentifiedBy;
