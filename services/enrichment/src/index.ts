@@ -8,7 +8,7 @@ export { generateCompany, COMPANY_COUNT } from './demo/demo-companies.js';
 export { startEnrichmentService } from './start.js';
 export type { RunningEnrichmentService } from './start.js';
 export { loadConfig } from './config.js';
-export { enrichPerson, visitorDetails, enrichmentKeys } from './domain/lookups.js';
+export { enrichPerson, visitorDetails } from './domain/lookups.js';
 export { importPersons, importVisitors } from './domain/import-data.js';
 export type { ImportReport, ImportOptions } from './domain/import-data.js';
 export { setCreditLimit, creditLimitOf } from './data/credit-repository.js';

@@ -44,8 +44,6 @@ function fieldPaths(value: unknown, prefix = '', out = new Set<string>()): Set<s
 }
 const FIELD_PATHS = fieldPaths(normalizeRecord({}));
 
-export const enrichmentInput = enrichmentInputSchema;
-
 export interface LookupRequest {
   /** The identities to try, in order. */
   keys: IdentityKey[];
@@ -55,7 +53,7 @@ export interface LookupRequest {
 
 /** The identities to try, email first: when both match different people, the email's wins. */
 export function parseLookup(body: unknown, defaultPhoneRegion: string): LookupRequest {
-  const parsed = enrichmentInput.safeParse(body);
+  const parsed = enrichmentInputSchema.safeParse(body);
   if (!parsed.success) throw new AppError('invalid_request', parsed.error.issues[0]!.message);
   const { email, phone, email_sha256: hashed, pronet_url: pronetUrl, required = [] } = parsed.data;
   if (email === undefined && phone === undefined && hashed === undefined && pronetUrl === undefined) {
@@ -85,11 +83,6 @@ export function parseLookup(body: unknown, defaultPhoneRegion: string): LookupRe
   const unknown = required.find((path) => !FIELD_PATHS.has(path));
   if (unknown !== undefined) throw new AppError('invalid_request', `required names an unknown field path: ${JSON.stringify(unknown).slice(0, 140)} (paths of the enriched record, such as "job.title" or "company.name")`);
   return { keys, required: [...new Set(required)] };
-}
-
-/** The identities of a lookup body (kept for callers that need only them). */
-export function enrichmentKeys(body: unknown, defaultPhoneRegion: string): IdentityKey[] {
-  return parseLookup(body, defaultPhoneRegion).keys;
 }
 
 function isEmpty(value: unknown): boolean {
