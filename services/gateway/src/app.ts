@@ -175,7 +175,12 @@ export function createGatewayApp({ config, producer, redis, memoryGuard, authent
     }),
   );
   // The operator API exists only with an operator token: unset, /operator is a 404 like any unknown path.
-  if (config.OPERATOR_TOKEN) base.app.use(operatorRouter({ token: config.OPERATOR_TOKEN, db, addressLimiter, logger }));
+  if (config.OPERATOR_TOKEN) {
+    const sites = { tag, maxPerAccount: config.SITES_PER_ACCOUNT, publicUrl: config.PUBLIC_URL };
+    const credentialCaps = { eventTokensPerAccount: config.EVENT_TOKENS_PER_ACCOUNT, apiKeysPerAccount: config.API_KEYS_PER_ACCOUNT };
+    const accounts = { producer, playbooks, enrichment, webhooks, visitors, rawStore, sites, credentialCaps };
+    base.app.use(operatorRouter({ token: config.OPERATOR_TOKEN, db, addressLimiter, logger, accounts }));
+  }
   base.app.use(tagRouter());
   base.app.use(
     collectRoute({

@@ -1,5 +1,6 @@
-// The operator API under /operator: what the installation's operator does to accounts (for now the
-// workflows add-on), not what an account does to itself. One credential, the operator token
+// The operator API under /operator: what the installation's operator does to accounts (creating and
+// deleting them, their workflows add-on, and their management API acted on in their place, see
+// operator-account-routes.ts), not what an account does to itself. One credential, the operator token
 // (OPERATOR_TOKEN), compared in constant time; without it configured the prefix is not mounted at
 // all, so /operator answers 404 like any path that does not exist. Not in the public OpenAPI
 // document: customers read that one.
@@ -12,6 +13,7 @@ import type { Logger } from '@glimpse/logging';
 import { isUuid } from '@glimpse/validation';
 import type { AddressLimiter } from '../data/address-limiter.js';
 import { refusal, setRateLimitHeaders } from './rate-limit.js';
+import { operatorAccountLifecycle, operatorActingRouter, type OperatorAccountOptions } from './operator-account-routes.js';
 
 export interface OperatorRouterOptions {
   /** The operator token (at least 16 characters; production wants 32, see config.ts). */
@@ -20,6 +22,8 @@ export interface OperatorRouterOptions {
   /** Failed operator checks spend the address's budget of credential checks, as made-up API keys do. */
   addressLimiter: AddressLimiter;
   logger: Logger;
+  /** What creating, deleting and acting for accounts needs; without it only the add-on routes exist. */
+  accounts?: Omit<OperatorAccountOptions, 'db' | 'logger'>;
 }
 
 /** An account as the operator sees it: its name and its add-ons. */
@@ -63,7 +67,7 @@ async function operatorAccount(db: Db, id: string): Promise<OperatorAccount> {
   return { id: account.id, name: account.name, addons: { workflows: account.workflows } };
 }
 
-export function operatorRouter({ token, db, addressLimiter, logger }: OperatorRouterOptions): Router {
+export function operatorRouter({ token, db, addressLimiter, logger, accounts }: OperatorRouterOptions): Router {
   const router = express.Router();
   router.use('/operator', (_req, res, next) => {
     // Answers about accounts' entitlements: never kept by a shared cache.
@@ -85,5 +89,9 @@ export function operatorRouter({ token, db, addressLimiter, logger }: OperatorRo
   };
   router.put('/operator/accounts/:id/addons/workflows', setWorkflows(true));
   router.delete('/operator/accounts/:id/addons/workflows', setWorkflows(false));
+  if (accounts) {
+    router.use(operatorAccountLifecycle({ db, producer: accounts.producer, logger }));
+    router.use(operatorActingRouter({ ...accounts, db, logger }));
+  }
   return router;
 }
