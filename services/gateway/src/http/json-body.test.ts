@@ -3,7 +3,7 @@ import net, { type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import express, { type RequestHandler } from 'express';
 import { AppError, errorHandler } from '@glimpse/errors';
-import { MAX_JSON_DEPTH, jsonBody, jsonProblem } from './json-body';
+import { MAX_JSON_DEPTH, jsonBodyParser, jsonProblem } from './json-body';
 import { requireJson } from './require-json';
 
 function nested(depth: number): unknown {
@@ -40,7 +40,7 @@ describe('jsonProblem', () => {
   });
 });
 
-describe('jsonBody against body-parser', () => {
+describe('jsonBodyParser against body-parser', () => {
   // The same raw requests to the reader and to body-parser's chain (415, express.json, the checks),
   // each behind the real error handler: every answer must be the same, on both of its paths.
   const LIMIT = 64;
@@ -68,7 +68,7 @@ describe('jsonBody against body-parser', () => {
       if (problem) throw new AppError('invalid_request', `request body refused: ${problem}`);
       next();
     };
-    ours = await serve(jsonBody(LIMIT));
+    ours = await serve(jsonBodyParser(LIMIT));
     theirs = await serve(requireJson, express.json({ limit: LIMIT, strict: false }), checkJson);
   });
 

@@ -124,8 +124,8 @@ export function jsonBodyReader(limitBytes: number): JsonBodyReader {
   };
 }
 
-/** The same as middleware, for routes that take the body as req.body. */
-export function jsonBody(limitBytes: number): RequestHandler {
+/** The same as middleware, for routes that take the body as req.body (a new one for each limit). */
+export function jsonBodyParser(limitBytes: number): RequestHandler {
   const read = jsonBodyReader(limitBytes);
   return async (req, res, next) => {
     await read(req, res);

@@ -14,7 +14,7 @@ import type { VisitorsClient } from '../data/visitors-client.js';
 import { tagVisitorDetails, type TagVisitorFields } from '../domain/visitor-details.js';
 import { authenticate } from './authenticate.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
-import { jsonBody } from './json-body.js';
+import { jsonBodyParser } from './json-body.js';
 import { addressRateHeaders, perCredentialLimit, takeCredentialAndAccount } from './rate-limit.js';
 
 /**
@@ -94,7 +94,7 @@ export function lookupsRouter({ authenticator, enrichment, visitors, bodyLimitBy
     fingerprint: lookupFingerprint(path, req.body),
     waitMs: inFlightWaitMs,
   });
-  router.post('/visitors/enrichment', ...apiKey('enrichment:read'), jsonBody(bodyLimitBytes), async (req, res) => {
+  router.post('/visitors/enrichment', ...apiKey('enrichment:read'), jsonBodyParser(bodyLimitBytes), async (req, res) => {
     const accountId = res.locals.accountId as string;
     relayLookup(res, await idempotentLookup(keyed(req, res, 'enrichment'), () => enrichment.enrich(accountId, req.body)));
   });
@@ -102,7 +102,7 @@ export function lookupsRouter({ authenticator, enrichment, visitors, bodyLimitBy
   router.post(
     '/visitors/enrichment/bulk',
     authenticate(authenticator, { kind: 'api_key', scope: 'enrichment:read' }, { rateHeaders: limits.perAddress }),
-    jsonBody(BULK_BODY_LIMIT_BYTES),
+    jsonBodyParser(BULK_BODY_LIMIT_BYTES),
     async (req, res) => {
       const body = req.body as { items?: unknown } | null;
       const items = body !== null && typeof body === 'object' && Array.isArray(body.items) ? body.items.length : 0;
