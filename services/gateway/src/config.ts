@@ -1,5 +1,5 @@
 // The gateway's environment, parsed once at start-up.
-import { internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, serviceEnv, z } from '@glimpse/config';
+import { internalTokenEnv, internalTokenRequiredInProduction, parseConfig, port, secretRequiredInProduction, serviceEnv, z } from '@glimpse/config';
 
 /** The operator token production accepts: this long at least, and not one character repeated or a short pattern. */
 export const OPERATOR_TOKEN_MIN_PRODUCTION = 32;
@@ -121,7 +121,7 @@ const schema = z
 })
   .refine(...internalTokenRequiredInProduction)
   .refine((c) => c.REDIS_RAW_MEMORY_FRACTION <= c.REDIS_KEYS_MEMORY_FRACTION, { message: 'REDIS_RAW_MEMORY_FRACTION must not be above REDIS_KEYS_MEMORY_FRACTION (raw copies stop first)', path: ['REDIS_RAW_MEMORY_FRACTION'] })
-  .refine((c) => c.NODE_ENV !== 'production' || c.LINK_TOKEN_SECRET !== DEV_LINK_TOKEN_SECRET, { message: 'LINK_TOKEN_SECRET must be set in production', path: ['LINK_TOKEN_SECRET'] })
+  .refine(...secretRequiredInProduction('LINK_TOKEN_SECRET', DEV_LINK_TOKEN_SECRET))
   .refine((c) => c.NODE_ENV !== 'production' || c.OPERATOR_TOKEN === undefined || strongOperatorToken(c.OPERATOR_TOKEN), {
     message: `OPERATOR_TOKEN must be at least ${OPERATOR_TOKEN_MIN_PRODUCTION} random characters in production (e.g. openssl rand -hex 32)`,
     path: ['OPERATOR_TOKEN'],

@@ -1,6 +1,6 @@
 // The playbook service's environment, parsed once at start-up.
 import type { PlaybookLimits } from './domain/limits.js';
-import { groupIdEnv, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, serviceEnv, sessionTimeoutEnv, z } from '@glimpse/config';
+import { groupIdEnv, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, secretRequiredInProduction, serviceEnv, sessionTimeoutEnv, z } from '@glimpse/config';
 
 /** The development erasure secret: production must set its own (PLAYBOOK_ERASURE_KEY). */
 export const DEV_ERASURE_KEY = 'glimpse-dev-playbook-erasure-key-not-for-production';
@@ -52,10 +52,7 @@ const schema = z
   ...internalTokensEnv(['gateway']),
 })
   .refine(...internalTokensRequiredInProduction)
-  .refine((c) => c.NODE_ENV !== 'production' || c.PLAYBOOK_ERASURE_KEY !== DEV_ERASURE_KEY, {
-    message: 'PLAYBOOK_ERASURE_KEY must be set in production',
-    path: ['PLAYBOOK_ERASURE_KEY'],
-  });
+  .refine(...secretRequiredInProduction('PLAYBOOK_ERASURE_KEY', DEV_ERASURE_KEY));
 
 export type PlaybookConfig = z.infer<typeof schema>;
 

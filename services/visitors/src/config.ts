@@ -1,5 +1,5 @@
 // The visitors service's environment, parsed once at start-up.
-import { groupIdEnv, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, serviceEnv, sessionTimeoutEnv, z } from '@glimpse/config';
+import { groupIdEnv, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, secretRequiredInProduction, serviceEnv, sessionTimeoutEnv, z } from '@glimpse/config';
 
 /** The development key of erasure tombstones: production must set its own. */
 export const DEV_ERASURE_KEY = 'glimpse-dev-visitors-erasure-key-not-for-production';
@@ -38,10 +38,7 @@ const schema = z
     ...internalTokensEnv(['gateway']),
   })
   .refine(...internalTokensRequiredInProduction)
-  .refine((c) => c.NODE_ENV !== 'production' || c.VISITORS_ERASURE_KEY !== DEV_ERASURE_KEY, {
-    message: 'VISITORS_ERASURE_KEY must be set in production',
-    path: ['VISITORS_ERASURE_KEY'],
-  });
+  .refine(...secretRequiredInProduction('VISITORS_ERASURE_KEY', DEV_ERASURE_KEY));
 
 export type VisitorsConfig = z.infer<typeof schema>;
 

@@ -1,5 +1,5 @@
 // The webhooks service's environment, parsed once at start-up.
-import { groupIdEnv, internalTokenEnvFor, internalTokenRequiredInProduction, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, serviceEnv, sessionTimeoutEnv, z } from '@glimpse/config';
+import { groupIdEnv, internalTokenEnvFor, internalTokenRequiredInProduction, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, secretRequiredInProduction, serviceEnv, sessionTimeoutEnv, z } from '@glimpse/config';
 
 const ms = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -83,10 +83,7 @@ const schema = z
   })
   .refine(...internalTokenRequiredInProduction)
   .refine(...internalTokensRequiredInProduction)
-  .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOKS_SECRET_KEY !== DEV_WEBHOOKS_SECRET_KEY, {
-    message: 'WEBHOOKS_SECRET_KEY must be set in production',
-    path: ['WEBHOOKS_SECRET_KEY'],
-  })
+  .refine(...secretRequiredInProduction('WEBHOOKS_SECRET_KEY', DEV_WEBHOOKS_SECRET_KEY))
   .refine((c) => c.WEBHOOKS_ENDPOINT_CONCURRENCY <= c.WEBHOOKS_ACCOUNT_CONCURRENCY && c.WEBHOOKS_ACCOUNT_CONCURRENCY <= c.WEBHOOKS_CONCURRENCY, {
     message: 'WEBHOOKS_ENDPOINT_CONCURRENCY <= WEBHOOKS_ACCOUNT_CONCURRENCY <= WEBHOOKS_CONCURRENCY',
     path: ['WEBHOOKS_ACCOUNT_CONCURRENCY'],

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { baseEnv, DATABASE_ROLES, DEV_INTERNAL_TOKEN, groupIdEnv, serviceEnv, sessionTimeoutEnv, devInternalToken, internalTokenEnv, internalTokenEnvFor, internalTokenRequiredInProduction, internalTokensEnv, internalTokensRequiredInProduction, isDevInternalToken, parseConfig, port } from './config';
+import { baseEnv, DATABASE_ROLES, DEV_INTERNAL_TOKEN, groupIdEnv, serviceEnv, sessionTimeoutEnv, devInternalToken, internalTokenEnv, internalTokenEnvFor, internalTokenRequiredInProduction, internalTokensEnv, internalTokensRequiredInProduction, isDevInternalToken, parseConfig, port, secretRequiredInProduction } from './config';
 
 const schema = z.object({ ...baseEnv, PORT: port(8080), ...internalTokenEnv }).refine(...internalTokenRequiredInProduction);
 
@@ -81,5 +81,15 @@ describe('serviceEnv, groupIdEnv, sessionTimeoutEnv', () => {
   it("refuses an empty group id and a session shorter than Kafka's minimum", () => {
     expect(() => parseConfig(schema, { GROUP_ID: '' })).toThrow(/GROUP_ID/);
     expect(() => parseConfig(schema, { SESSION_TIMEOUT_MS: '5999' })).toThrow(/SESSION_TIMEOUT_MS/);
+  });
+});
+
+describe('secretRequiredInProduction', () => {
+  const secretSchema = z.object({ ...baseEnv, SECRET: z.string().default('dev-secret') }).refine(...secretRequiredInProduction('SECRET', 'dev-secret'));
+
+  it('refuses the development default in production only, naming the variable', () => {
+    expect(parseConfig(secretSchema, {}).SECRET).toBe('dev-secret');
+    expect(() => parseConfig(secretSchema, { NODE_ENV: 'production' })).toThrow('SECRET: SECRET must be set in production');
+    expect(parseConfig(secretSchema, { NODE_ENV: 'production', SECRET: 'a-secret-of-its-own' }).SECRET).toBe('a-secret-of-its-own');
   });
 });

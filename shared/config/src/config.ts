@@ -139,6 +139,11 @@ export const internalTokenRequiredInProduction: [(c: { NODE_ENV: string; INTERNA
   { message: 'INTERNAL_TOKEN must be set in production', path: ['INTERNAL_TOKEN'] },
 ];
 
+/** Arguments for `.refine(...)`: production must set `name` to a secret of its own, never the development default. */
+export function secretRequiredInProduction<K extends string>(name: K, devDefault: string): [(c: { NODE_ENV: string } & Record<K, string>) => boolean, { message: string; path: string[] }] {
+  return [(c) => c.NODE_ENV !== 'production' || c[name] !== devDefault, { message: `${name} must be set in production`, path: [name] }];
+}
+
 /** The callers a service accepts: each caller's token as the SHA-256 digest (hex) the service compares against. */
 export type InternalTokenDigests = Partial<Record<InternalCaller, string>>;
 
