@@ -15,7 +15,8 @@ export interface DailySalt {
   get(now?: Date): Promise<Buffer>;
 }
 
-interface Held {
+/** The salt this process holds in memory, and its day. */
+interface SaltOfTheDay {
   day: string;
   salt: Buffer;
   /** Only for a salt of this process: when to ask Redis again. */
@@ -23,7 +24,7 @@ interface Held {
 }
 
 export function createDailySalt({ redis, onFallback, retryMs = 30_000 }: { redis: RedisClient; onFallback(err: unknown): void; retryMs?: number }): DailySalt {
-  let held: Held | undefined;
+  let held: SaltOfTheDay | undefined;
   let pending: Promise<Buffer> | undefined;
 
   async function fromRedis(day: string): Promise<Buffer> {

@@ -24,7 +24,8 @@ export function lookupFingerprint(path: string, body: unknown): string {
   return createHash('sha256').update(`${path}\n${canonical(body)}`).digest('base64url');
 }
 
-const KEPT = (status: number) => status < 500 && status !== 402 && status !== 429;
+/** An answer that depends on the body alone, kept for retries (402, 429 and 5xx may change). */
+const isKeptForRetries = (status: number) => status < 500 && status !== 402 && status !== 429;
 
 const lookupKeyErrors = {
   reused: () => new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different lookup; use a new key for a new lookup'),
@@ -68,7 +69,7 @@ export async function idempotentLookup({ store, accountId, key, fingerprint, wai
     await store.release(accountId, key, fingerprint);
     throw err;
   }
-  if (KEPT(answer.status)) {
+  if (isKeptForRetries(answer.status)) {
     const kept: KeptAnswer = { status: answer.status, headers: answer.headers, raw: answer.raw };
     await store.complete(accountId, key, fingerprint, JSON.stringify(kept));
   } else {
