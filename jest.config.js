@@ -1,5 +1,6 @@
-// Two projects: fast unit tests for pure rules (*.test.ts) and integration tests (*.int.test.ts)
-// against the real Kafka broker, Redis and Postgres that test/global-setup.ts brings up.
+// Three projects: fast unit tests for pure rules (*.test.ts), integration tests (*.int.test.ts)
+// against the real Kafka broker, Redis and Postgres that test/global-setup.ts brings up, and the
+// short chaos run (test/chaos.int.test.ts). `npm test` runs the first two; `npm run test:chaos` the third.
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -23,17 +24,21 @@ const common = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
 
+const integration = {
+  ...common,
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  setupFiles: ['<rootDir>/test/test-env.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/test-timeout.ts'],
+  slowTestThreshold: 20,
+};
+const CHAOS_TEST = 'test/chaos.int.test.ts';
+
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/**/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts', '<rootDir>/deploy/test/**/*.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'] },
-    {
-      ...common,
-      displayName: 'integration',
-      testMatch: ['<rootDir>/**/*.int.test.ts'],
-      globalSetup: '<rootDir>/test/global-setup.ts',
-      setupFiles: ['<rootDir>/test/test-env.ts'],
-      setupFilesAfterEnv: ['<rootDir>/test/test-timeout.ts'],
-      slowTestThreshold: 20,
-    },
+    { ...integration, displayName: 'integration', testMatch: ['<rootDir>/**/*.int.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, CHAOS_TEST] },
+    // The short chaos run (about 4 to 7 minutes: its own three brokers, replicas and faults) is a
+    // project of its own, so that `npm test` stays short: CI runs it after (`npm run test:chaos`).
+    { ...integration, displayName: 'chaos', testMatch: [`<rootDir>/${CHAOS_TEST}`] },
   ],
 };

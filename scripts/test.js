@@ -15,7 +15,10 @@ Starts Kafka/Postgres/Redis and the tests' Redis Cluster (six redis-server proce
 console's browser tests if it is missing (scripts/infra/chromium.js), builds the workspace, then runs
 every unit and integration test with jest, one file at a time in one worker process. Extra arguments go to jest, e.g.
   npm test -- services/gateway          only the tests under that path
-  npm test -- --selectProjects unit     only the unit tests (no infrastructure needed)`;
+  npm test -- --selectProjects unit     only the unit tests (no infrastructure needed)
+  npm test -- --selectProjects chaos    the short chaos run (test/chaos.int.test.ts; npm run test:chaos)
+Without --selectProjects it runs the unit and integration projects; the chaos project (4-7 min of
+three brokers, replicated services and faults) runs on its own, after npm test in CI.`;
 
 /** The jest worker is replaced after a test file when its heap is larger than this. */
 const WORKER_MEMORY_LIMIT = '1536MB';
@@ -53,7 +56,9 @@ async function main() {
   // test file at a time (one broker, one database) in ONE worker process that jest replaces once its
   // heap passes WORKER_MEMORY_LIMIT after a file: in a single process the heap grew with every file
   // and reached Node 24's default limit (about 4 GB) 845 s into a fresh-clone run (2026-11-26).
-  const code = await run(process.execPath, [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--maxWorkers=1', `--workerIdleMemoryLimit=${WORKER_MEMORY_LIMIT}`, '--json', `--outputFile=${results}`, ...args]);
+  // Without a --selectProjects of the caller's: unit and integration (the chaos project is `npm run test:chaos`).
+  const projects = args.includes('--selectProjects') ? [] : ['--selectProjects', 'unit', 'integration'];
+  const code = await run(process.execPath, [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--maxWorkers=1', `--workerIdleMemoryLimit=${WORKER_MEMORY_LIMIT}`, '--json', `--outputFile=${results}`, ...projects, ...args]);
   if (fs.existsSync(results)) {
     const r = JSON.parse(fs.readFileSync(results, 'utf8'));
     fs.rmSync(results, { force: true });
