@@ -5,7 +5,7 @@
 import { createDb } from '@glimpse/db';
 import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { batchConsumerReadiness, TOPICS, createAccountEventsConsumer, createErasedEmail, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import { batchConsumerServiceReadiness, TOPICS, createAccountEventsConsumer, createErasedEmail, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { applyAccountEvent } from './data/account-states.js';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
 import { cachedAccounts } from './data/batch-store.js';
@@ -29,16 +29,12 @@ export async function startPlaybookService(
   await producer.connect();
   const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.eventsInbound });
 
-  const readiness = batchConsumerReadiness(() => consumer, kafkaHealth);
   const base = createBaseApp({
     logger,
-    checks: {
+    ...batchConsumerServiceReadiness(() => consumer, kafkaHealth, {
       postgres: async () => { await db.$queryRaw`SELECT 1`; },
-      kafka: readiness.checks.kafka,
       accounts: async () => accountsConsumer.check(),
-      consumer: readiness.checks.consumer,
-    },
-    readinessDetail: readiness.readinessDetail,
+    }),
   });
   // One account check for both consumers: a deletion this replica applies is seen by its next batch.
   const accounts = cachedAccounts(db);

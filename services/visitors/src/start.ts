@@ -6,7 +6,7 @@
 import { createDb } from '@glimpse/db';
 import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { batchConsumerReadiness, TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import { batchConsumerServiceReadiness, TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { createCollectedConsumer } from './consumer/collected-consumer.js';
 import { scheduleCollectedPurge } from './data/collected-retention.js';
 import { deleteAccountVisitors } from './data/visitor-repository.js';
@@ -28,16 +28,12 @@ export async function startVisitorsService(
   await producer.connect();
   const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.visitorsCollected });
 
-  const readiness = batchConsumerReadiness(() => consumer, kafkaHealth);
   const base = createBaseApp({
     logger,
-    checks: {
+    ...batchConsumerServiceReadiness(() => consumer, kafkaHealth, {
       postgres: async () => { await db.$queryRaw`SELECT 1`; },
-      kafka: readiness.checks.kafka,
       accounts: async () => accounts.check(),
-      consumer: readiness.checks.consumer,
-    },
-    readinessDetail: readiness.readinessDetail,
+    }),
   });
   const consumer = createCollectedConsumer({
     kafka,

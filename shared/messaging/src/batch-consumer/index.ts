@@ -8,4 +8,4 @@ export { createLagPoller, pollLagOnce, type LagAdmin, type LagPollerOptions } fr
 export { LagTracker, type PartitionLag } from './lag-tracker.js';
 export { answersWithin, outageCheck, type OutageCheckOptions } from './outage.js';
 export { createUntilDone, partitionTurn, type Turn, type UntilDone } from './turn.js';
-export { batchConsumerReadiness, type ObservedConsumer } from './readiness.js';
+export { batchConsumerReadiness, batchConsumerServiceReadiness, type ObservedConsumer } from './readiness.js';

@@ -29,3 +29,17 @@ export function batchConsumerReadiness(consumer: () => ObservedConsumer, kafkaHe
     readinessDetail: () => ({ lag: Object.fromEntries(consumer().lags().map((l) => [l.partition, l.lag])) }),
   };
 }
+
+/**
+ * The whole /readyz of a service built on a batch consumer (playbook, visitors): Postgres, Kafka
+ * with the consumer running, the accounts consumer, no partition stuck (in that order), and the lag
+ * as detail. `postgres` and `accounts` are the service's own checks.
+ */
+export function batchConsumerServiceReadiness(
+  consumer: () => ObservedConsumer,
+  kafkaHealth: KafkaHealthCheck,
+  { postgres, accounts }: { postgres: () => Promise<void>; accounts: () => Promise<void> },
+) {
+  const { checks, readinessDetail } = batchConsumerReadiness(consumer, kafkaHealth);
+  return { checks: { postgres, kafka: checks.kafka, accounts, consumer: checks.consumer }, readinessDetail };
+}
