@@ -1,0 +1,38 @@
+// The gateway's Kafka producer, connecting in the background (the gateway is unready until it
+// is), and the health check /readyz asks.
+import type { Registry } from 'prom-client';
+import { Counter } from 'prom-client';
+import type { Logger } from '@glimpse/logging';
+import { TOPICS, boundedSendSettings, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity, type BatchingProducer, type KafkaHealthCheck } from '@glimpse/messaging';
+import type { GatewayConfig } from './config.js';
+
+export async function startKafkaProducer(config: GatewayConfig, logger: Logger, registry: Registry): Promise<{ producer: BatchingProducer; kafkaHealth: KafkaHealthCheck }> {
+  // Each Kafka request is bounded so that a whole send ends inside the send timeout: a client told
+  // 503 is never followed by the write landing after all.
+  const send = boundedSendSettings(config.KAFKA_SEND_TIMEOUT_MS);
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    security: kafkaSecurity(config),
+    clientId: 'glimpse-gateway',
+    logger,
+    retry: send.clientRetry,
+    connectionTimeoutMs: send.connectionTimeout,
+    requestTimeoutMs: send.requestTimeout,
+  });
+  const lateAcks = new Counter({ name: 'glimpse_kafka_late_acknowledgements_total', help: 'Events Kafka acknowledged after their client had been answered 503', registers: [registry] });
+  const producer = createBatchingProducer({
+    kafka,
+    lingerMs: config.KAFKA_LINGER_MS,
+    maxBatch: config.KAFKA_MAX_BATCH,
+    maxBatchBytes: config.KAFKA_MAX_BATCH_BYTES,
+    sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS,
+    requestBudgetMs: send.worstCaseMs,
+    retry: send.producerRetry,
+    onLateAcknowledgement: (n) => {
+      lateAcks.inc(n);
+      logger.warn({ events: n }, 'kafka acknowledged events after their clients were answered 503');
+    },
+  });
+  if (!(await producer.startConnecting())) logger.warn('kafka not reachable at start; unready until it is, connecting in the background');
+  return { producer, kafkaHealth: createKafkaHealthCheck({ kafka, topic: TOPICS.eventsInbound }) };
+}
