@@ -2,7 +2,7 @@
 // token, instead of the gateway's database. The token comes from the environment only
 // (GLIMPSE_OPERATOR_TOKEN): a flag would show it in the process list and the shell's history.
 import { UsageError } from './command.js';
-import type { CliConfig } from './config.js';
+import { loadConfig, type CliConfig } from './config.js';
 
 /** What the operator API answers for an account. */
 export interface OperatorAccount {
@@ -11,8 +11,13 @@ export interface OperatorAccount {
   addons: { workflows: boolean };
 }
 
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
 export interface OperatorApi {
-  call(method: 'GET' | 'PUT' | 'DELETE', path: string): Promise<unknown>;
+  /** One call; `body` is sent as JSON. A 204 answers null; an error answer throws {error}: {message}. */
+  call(method: Method, path: string, body?: unknown): Promise<unknown>;
+  /** The same call on the account's management API, acted on by the operator: /operator/accounts/ID/account/…. */
+  forAccount(accountId: string, method: Method, path: string, body?: unknown): Promise<unknown>;
 }
 
 const TIMEOUT_MS = 10_000;
@@ -25,30 +30,51 @@ export function operatorApi(config: Pick<CliConfig, 'GLIMPSE_URL' | 'GLIMPSE_OPE
   if (missing.length > 0) throw new UsageError(`this command goes through the gateway's operator API: set ${missing.join(' and ')}`);
   if (!/^https?:\/\//.test(base!)) throw new UsageError(`--url: ${base} is not an http(s) URL`);
   const root = base!.endsWith('/') ? base!.slice(0, -1) : base!;
-  return {
-    async call(method, path) {
+  const api: OperatorApi = {
+    forAccount: (accountId, method, path, body) => api.call(method, `/operator/accounts/${encodeURIComponent(accountId)}/account${path}`, body),
+    async call(method, path, body) {
       let res: Response;
+      const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+      if (body !== undefined) headers['content-type'] = 'application/json';
       try {
-        res = await fetch(`${root}${path}`, { method, headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+        res = await fetch(`${root}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS) });
       } catch (err) {
         const cause = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
         throw new Error(`the operator API at ${root} did not answer: ${cause}`, { cause: err });
       }
+      if (res.status === 204) return null;
       const text = await res.text();
-      let body: unknown;
+      let answer: unknown;
       try {
-        body = JSON.parse(text);
+        answer = JSON.parse(text);
       } catch {
-        body = undefined;
+        answer = undefined;
       }
-      if (res.ok && body !== undefined) return body;
-      const { error, message } = (body ?? {}) as { error?: unknown; message?: unknown };
+      if (res.ok && answer !== undefined) return answer;
+      const { error, message } = (answer ?? {}) as { error?: unknown; message?: unknown };
       if (typeof error !== 'string') throw new Error(`the operator API at ${root} answered HTTP ${res.status}`);
       // The gateway's {error, message}, printed as the CLI prints its own errors. A gateway without
       // OPERATOR_TOKEN has no /operator: its 404 names no route, not the account.
       const said = typeof message === 'string' ? message : `HTTP ${res.status}`;
       const hint = error === 'not_found' && said.startsWith('no route') ? ' (that gateway has no operator API: is its OPERATOR_TOKEN set?)' : '';
-      throw new Error(`${error}: ${said}${hint}`);
+      throw new OperatorApiError(error, `${said}${hint}`);
     },
   };
+  return api;
+}
+
+/** An error answer of the gateway, printed as the CLI prints its own ({error}: {message}, exit 1). */
+export class OperatorApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+    this.name = 'OperatorApiError';
+  }
+}
+
+/** The operator API as the environment configures it (GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN), or --url. */
+export function configuredApi(values: Record<string, unknown>): OperatorApi {
+  return operatorApi(loadConfig(), typeof values.url === 'string' ? values.url : undefined);
 }

@@ -1,46 +1,37 @@
-// The operator CLI holds what it creates to the caps per account, read under the services' names
-// (EVENT_TOKENS_PER_ACCOUNT, …), and lists every suppressed person with --all.
-import { createAccount } from '@glimpse/auth';
-import { createDb, type Db } from '@glimpse/db';
-import { run } from '../src/main';
-import type { CliService } from '../src/config';
+// The caps per account are the services' configured ones, not the CLI's (issue 22 item 5: the CLI's
+// playbook cap was the default while the HTTP path's was the configured one). The CLI goes through
+// the gateway's operator API, so it is refused exactly where POST /account/… is, whatever its own
+// environment says; and it lists every suppressed person with --all.
 import { closeTestDb, testDb } from '../../../test/support/stack';
-import { serviceDatabaseUrl } from '../../../test/config';
+import { cli, closeCliDbs, opened, startCliStack, type CliStack } from './operator-stack';
 
-const roleDbs = new Map<CliService, Db>();
-function roleDb(service: CliService): Db {
-  let db = roleDbs.get(service);
-  if (!db) roleDbs.set(service, (db = createDb({ databaseUrl: serviceDatabaseUrl(service), poolSize: 2 })));
-  return db;
-}
-
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, roleDb);
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
-}
-
-const CAPS = { EVENT_TOKENS_PER_ACCOUNT: '2', API_KEYS_PER_ACCOUNT: '1', PLAYBOOKS_PER_ACCOUNT: '1', SUPPRESSIONS_PER_ACCOUNT: '2' };
-const saved: Record<string, string | undefined> = {};
-beforeAll(() => {
-  for (const [name, value] of Object.entries(CAPS)) {
-    saved[name] = process.env[name];
-    process.env[name] = value;
-  }
+let stack: CliStack;
+const saved = process.env.PLAYBOOKS_PER_ACCOUNT;
+beforeAll(async () => {
+  stack = await startCliStack({
+    gateway: { EVENT_TOKENS_PER_ACCOUNT: '2', API_KEYS_PER_ACCOUNT: '1' },
+    playbook: { PLAYBOOKS_PER_ACCOUNT: '1', SUPPRESSIONS_PER_ACCOUNT: '2' },
+  });
+  // What the old CLI read as its own playbook cap: now it must make no difference.
+  process.env.PLAYBOOKS_PER_ACCOUNT = '5';
 });
 afterAll(async () => {
-  for (const name of Object.keys(CAPS)) {
-    if (saved[name] === undefined) delete process.env[name];
-    else process.env[name] = saved[name];
-  }
-  await Promise.all([...roleDbs.values()].map((db) => db.$disconnect()));
+  if (saved === undefined) delete process.env.PLAYBOOKS_PER_ACCOUNT;
+  else process.env.PLAYBOOKS_PER_ACCOUNT = saved;
+  await stack?.stop();
+  await closeCliDbs();
   await closeTestDb();
 });
 
+async function newAccount(name: string): Promise<string> {
+  const created = await cli('account', 'create', '--name', name, '--workflows', '--json');
+  expect(created.code).toBe(0);
+  return created.json().id;
+}
+
 describe('glimpse CLI: caps per account', () => {
-  it('when the CLI creates past a cap, then it fails with limit_reached naming the cap and creates nothing', async () => {
-    const { id: accountId } = await createAccount(testDb(), 'CLI caps');
+  it("when the CLI creates past a service's CONFIGURED cap, then it fails with limit_reached as the HTTP path does, and creates nothing", async () => {
+    const accountId = await newAccount('CLI caps');
     for (let i = 0; i < 2; i++) expect((await cli('event-token', 'create', '--account', accountId, '--json')).code).toBe(0);
     const token = await cli('event-token', 'create', '--account', accountId);
     expect([token.code, token.stderr]).toEqual([1, expect.stringContaining('at most 2 active event tokens')]);
@@ -49,17 +40,29 @@ describe('glimpse CLI: caps per account', () => {
     expect((await cli('api-key', 'create', '--account', accountId, '--scopes', 'visitors:read', '--json')).code).toBe(0);
     expect((await cli('api-key', 'create', '--account', accountId, '--scopes', 'visitors:read')).stderr).toContain('at most 1 active API keys');
 
+    // The playbook service has PLAYBOOKS_PER_ACCOUNT=1 (its default is 200; the CLI's environment says 5).
     expect((await cli('playbook', 'create', '--account', accountId, '--name', 'One', '--json')).code).toBe(0);
-    expect((await cli('playbook', 'create', '--account', accountId, '--name', 'Two')).stderr).toContain('1 playbooks');
+    const second = await cli('playbook', 'create', '--account', accountId, '--name', 'Two');
+    expect([second.code, second.stderr]).toEqual([1, expect.stringContaining('limit_reached')]);
+    expect(second.stderr).toContain('1 playbooks');
+    // The HTTP path answers the same for the same account.
+    const http = await fetch(`${stack.gateway.url}/operator/accounts/${accountId}/account/playbooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Two' }),
+    });
+    expect([http.status, ((await http.json()) as { error: string }).error]).toEqual([409, 'limit_reached']);
+    expect(await testDb().playbook.count({ where: { accountId } })).toBe(1);
 
     for (const email of ['a@example.com', 'b@example.com']) expect((await cli('suppression', 'add', '--account', accountId, '--email', email, '--json')).code).toBe(0);
     expect((await cli('suppression', 'add', '--account', accountId, '--email', 'c@example.com')).stderr).toContain('2 suppressed people');
     expect(await testDb().eventToken.count({ where: { accountId } })).toBe(2);
     expect(await testDb().suppression.count({ where: { accountId } })).toBe(2);
+    expect(opened).toEqual([]);
   });
 
   it('when an account has more than 200 suppressed people, then the list shows the first 200 with a note, and --all every one', async () => {
-    const { id: accountId } = await createAccount(testDb(), 'CLI suppressions');
+    const accountId = await newAccount('CLI suppressions');
     const at = Date.now();
     await testDb().suppression.createMany({ data: Array.from({ length: 205 }, (_, i) => ({ accountId, email: `p${i}@example.com`, createdAt: new Date(at - i * 1000) })) });
     const first = await cli('suppression', 'list', '--account', accountId, '--json');

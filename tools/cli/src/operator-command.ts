@@ -1,0 +1,25 @@
+// What the commands that go through the operator API share: the --url option, the --account id and
+// the help text naming the configuration.
+import { AppError } from '@glimpse/errors';
+import { isUuid } from '@glimpse/validation';
+import { required, type CommandContext } from './command.js';
+import { configuredApi } from './operator-api.js';
+
+export const urlOption = { url: { type: 'string' as const } };
+
+export const OPERATOR_HELP =
+  "Goes through a gateway's operator API, never a database: --url URL or GLIMPSE_URL names the gateway,\nGLIMPSE_OPERATOR_TOKEN (environment only) is its OPERATOR_TOKEN.";
+
+/** The --account id; one that is not a UUID is no account (a typo must not read as an empty account). */
+export function accountId(values: CommandContext['values']): string {
+  const id = required(values, 'account');
+  if (!isUuid(id)) throw new AppError('not_found', `account ${id} does not exist`);
+  return id.toLowerCase();
+}
+
+/** The --account id of an account that exists, asked of the operator API (GET /operator/accounts/ID). */
+export async function existingAccountId(values: CommandContext['values']): Promise<string> {
+  const id = accountId(values);
+  await configuredApi(values).call('GET', `/operator/accounts/${id}`);
+  return id;
+}

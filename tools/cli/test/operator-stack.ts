@@ -1,0 +1,74 @@
+// What the CLI's integration tests run against: a real gateway with an operator token, wired to real
+// playbook, enrichment and visitors services (Postgres, Kafka), and the CLI configured to go through
+// it (GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN). The CLI opens no database but the enrichment service's
+// (the imports, set-credits, usage): any other is refused and recorded.
+import { randomBytes } from 'node:crypto';
+import { createDb, type Db } from '@glimpse/db';
+import type { RunningEnrichmentService } from '@glimpse/enrichment';
+import type { RunningGateway } from '@glimpse/gateway';
+import type { RunningPlaybookService } from '@glimpse/playbook';
+import type { RunningVisitorsService } from '@glimpse/visitors';
+import { run } from '../src/main';
+import { startTestEnrichmentService, startTestGateway, startTestPlaybookService } from '../../../test/support/stack';
+import { startTestVisitorsService } from '../../../test/support/visitors';
+import { serviceDatabaseUrl } from '../../../test/config';
+
+export interface CliStack {
+  gateway: RunningGateway;
+  token: string;
+  stop(): Promise<void>;
+}
+
+const ENV = ['GLIMPSE_URL', 'GLIMPSE_OPERATOR_TOKEN'] as const;
+
+/** The services and a gateway with OPERATOR_TOKEN; the CLI's environment points at it until stop(). */
+export async function startCliStack({ gateway: gatewayEnv = {}, playbook: playbookEnv = {} }: { gateway?: Record<string, string>; playbook?: Record<string, string> } = {}): Promise<CliStack> {
+  const token = randomBytes(32).toString('hex');
+  const saved = Object.fromEntries(ENV.map((name) => [name, process.env[name]]));
+  let playbook: RunningPlaybookService | undefined;
+  let enrichment: RunningEnrichmentService | undefined;
+  let visitors: RunningVisitorsService | undefined;
+  [playbook, enrichment, visitors] = await Promise.all([startTestPlaybookService(playbookEnv), startTestEnrichmentService(), startTestVisitorsService()]);
+  const gateway = await startTestGateway({ OPERATOR_TOKEN: token, PLAYBOOK_URL: playbook.url, ENRICHMENT_URL: enrichment.url, VISITORS_URL: visitors.url, ...gatewayEnv });
+  process.env.GLIMPSE_URL = gateway.url;
+  process.env.GLIMPSE_OPERATOR_TOKEN = token;
+  return {
+    gateway,
+    token,
+    async stop() {
+      for (const name of ENV) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+      await gateway.stop();
+      await Promise.all([playbook?.stop(), enrichment?.stop(), visitors?.stop()]);
+      playbook = enrichment = visitors = undefined;
+    },
+  };
+}
+
+const dbs = new Map<string, Db>();
+/** Every database the CLI asked for, in order (the tests check it asked for none but the enrichment one). */
+export const opened: string[] = [];
+
+/** The enrichment service's database as its role, the only one the CLI may open. */
+function roleDb(service: string): Db {
+  opened.push(service);
+  if (service !== 'enrichment') throw new Error(`the CLI opened the ${service} database`);
+  let db = dbs.get(service);
+  if (!db) dbs.set(service, (db = createDb({ databaseUrl: serviceDatabaseUrl(service), poolSize: 2 })));
+  return db;
+}
+
+export async function closeCliDbs(): Promise<void> {
+  await Promise.all([...dbs.values()].map((db) => db.$disconnect()));
+  dbs.clear();
+}
+
+/** Runs the CLI in-process: exit code, stdout, stderr and stdout as JSON. */
+export async function cli(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, roleDb as never);
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+}
