@@ -1,34 +1,26 @@
-// The operator CLI against the real test database, through its entry point run(argv, io).
+// The operator CLI through a real gateway's operator API (issue 22 item 5: no back door), with the
+// real playbook service behind it, through its entry point run(argv, io). It opens no database.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createDb, type Db } from '@glimpse/db';
-import { run } from '../src/main';
 import { TOPICS } from '@glimpse/messaging';
-import type { CliService } from '../src/config';
 import { closeTestDb, testDb } from '../../../test/support/stack';
-import { serviceDatabaseUrl } from '../../../test/config';
 import { endOffsets, readTopic } from '../../../test/support/kafka-helpers';
+import { cli, closeCliDbs, opened, startCliStack, type CliStack } from './operator-stack';
 
-// Each command reaches a service's data as that service's role, as the CLI does outside the tests.
-const roleDbs = new Map<CliService, Db>();
-function roleDb(service: CliService): Db {
-  let db = roleDbs.get(service);
-  if (!db) roleDbs.set(service, (db = createDb({ databaseUrl: serviceDatabaseUrl(service), poolSize: 2 })));
-  return db;
-}
-
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, roleDb);
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
-}
-
+let stack: CliStack;
+beforeAll(async () => {
+  stack = await startCliStack();
+});
 afterAll(async () => {
-  await Promise.all([...roleDbs.values()].map((db) => db.$disconnect()));
+  await stack?.stop();
+  await closeCliDbs();
   await closeTestDb();
+});
+afterEach(() => {
+  // Every command here goes through the operator API: none opened a database.
+  expect(opened).toEqual([]);
 });
 
 /** An account with the workflows add-on (its event tokens belong to it). */
@@ -107,10 +99,11 @@ describe('glimpse CLI', () => {
     });
 
     const catalog = await cli('events', 'catalog', '--account', accountId, '--json');
-    expect(catalog.json()).toEqual([{ name: 'signed_up', firstSeenAt: now.toISOString(), lastSeenAt: now.toISOString(), count: 2 }]);
+    // As GET /account/events/catalog answers it: with the playbooks each name triggers and exits.
+    expect(catalog.json()).toEqual([{ name: 'signed_up', firstSeenAt: now.toISOString(), lastSeenAt: now.toISOString(), count: 2, triggers: [{ id: playbookId, name: 'Onboarding' }], exits: [] }]);
     const enrollments = await cli('playbook', 'enrollments', '--account', accountId, '--playbook', playbookId, '--json');
     expect(enrollments.json()).toEqual([
-      { email: 'ann@example.com', status: 'active', startedAt: now.toISOString(), startedBy: 'signed_up', stoppedAt: null, stoppedBy: null },
+      { id: expect.any(String), email: 'ann@example.com', status: 'active', startedAt: now.toISOString(), startedBy: 'signed_up', stoppedAt: null, stoppedBy: null },
     ]);
     const human = await cli('playbook', 'enrollments', '--account', accountId, '--playbook', playbookId);
     expect(human.stdout).toMatch(/email\s+status/);
@@ -184,7 +177,7 @@ describe('glimpse account delete', () => {
   it('when asked for --help, then it shows its usage; the overview lists it', async () => {
     const usage = await cli('account', 'delete', '--help');
     expect(usage.code).toBe(0);
-    expect(usage.stdout).toContain('Usage: glimpse account delete --account ID [--json]');
+    expect(usage.stdout).toContain('Usage: glimpse account delete --account ID [--url URL] [--json]');
     expect((await cli('--help')).stdout).toContain('account delete');
   });
 
@@ -213,23 +206,15 @@ describe('glimpse account delete', () => {
     expect(missing.stderr).toContain('--account is required');
   });
 
-  it('when Kafka is unreachable, then create and delete still succeed, say the event is queued for the gateway, and leave it in the outbox', async () => {
-    const brokers = process.env.KAFKA_BROKERS;
-    process.env.KAFKA_BROKERS = '127.0.0.1:1'; // nothing listens there
-    try {
-      const created = await cli('account', 'create', '--name', 'No Kafka');
-      expect(created.code).toBe(0);
-      const accountId = /account created: (\S+)/.exec(created.stdout)![1]!;
-      expect(created.stdout).toContain('account.created queued');
-      expect(created.stderr).toContain('note: account event not published now');
-      const deleted = await cli('account', 'delete', '--account', accountId, '--json');
-      expect(deleted.code).toBe(0);
-      expect(deleted.json()).toMatchObject({ id: accountId, deleted: true, event: 'queued' });
-      expect(await testDb().account.findUnique({ where: { id: accountId } })).toBeNull();
-      // In the outbox for the gateway (a gateway of another test may have published them since).
-      expect((await testDb().accountEvent.findMany({ where: { accountId }, orderBy: { seq: 'asc' } })).map((r) => r.type)).toEqual(['account.created', 'account.deleted']);
-    } finally {
-      process.env.KAFKA_BROKERS = brokers;
-    }
+  it('when the gateway does not answer, then create and delete exit 1 saying so, and nothing is written', async () => {
+    const before = await testDb().account.count({ where: { name: 'No gateway' } });
+    const created = await cli('account', 'create', '--name', 'No gateway', '--url', 'http://127.0.0.1:1');
+    expect(created.code).toBe(1);
+    expect(created.stderr).toContain('the operator API at http://127.0.0.1:1 did not answer');
+    expect(await testDb().account.count({ where: { name: 'No gateway' } })).toBe(before);
+    const accountId = await newAccount();
+    const deleted = await cli('account', 'delete', '--account', accountId, '--url', 'http://127.0.0.1:1');
+    expect(deleted.code).toBe(1);
+    expect(await testDb().account.findUnique({ where: { id: accountId } })).not.toBeNull();
   });
 });

@@ -45,16 +45,14 @@ async function cli(...argv: string[]) {
   return { code, stdout, stderr, opened };
 }
 
-/** The CLI with the real test database (account create, event-token create). */
-async function cliWithDb(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, () => testDb());
-  return { code, stdout, stderr };
+/** The CLI configured for the operator gateway (account create, event-token create go through it too now). */
+async function viaGateway(...argv: string[]) {
+  configure({ GLIMPSE_URL: gateway.url, GLIMPSE_OPERATOR_TOKEN: TOKEN });
+  return cli(...argv);
 }
 
 async function newAccount(): Promise<string> {
-  const created = await cliWithDb('account', 'create', '--name', 'CLI operator test', '--json');
+  const created = await viaGateway('account', 'create', '--name', 'CLI operator test', '--json');
   expect(created.code).toBe(0);
   return JSON.parse(created.stdout).id;
 }
@@ -64,7 +62,7 @@ describe('glimpse account workflows through the operator API', () => {
     configure({});
     const help = await cli('--help');
     expect(help.stdout).toMatch(/account workflows +show, grant \(--on\) or remove \(--off\) the workflows add-on/);
-    expect(help.stdout).toContain('GLIMPSE_URL and GLIMPSE_OPERATOR_TOKEN');
+    expect(help.stdout).toContain('GLIMPSE_URL (or --url) and GLIMPSE_OPERATOR_TOKEN: every command goes through a gateway');
     const commandHelp = await cli('account', 'workflows', '--help');
     expect(commandHelp.code).toBe(0);
     for (const text of ['glimpse account workflows --account ID [--on | --off] [--url URL]', 'addon_required', 'GLIMPSE_OPERATOR_TOKEN', '/operator/accounts/ID']) {
@@ -96,7 +94,7 @@ describe('glimpse account workflows through the operator API', () => {
     const byFlag = await cli('account', 'workflows', '--account', id, '--on', '--url', `${gateway.url}/`);
     expect([byFlag.code, byFlag.stdout]).toEqual([0, `account ${id}: workflows add-on on\n`]);
 
-    const granted = JSON.parse((await cliWithDb('account', 'create', '--name', 'CLI operator test', '--workflows', '--json')).stdout);
+    const granted = JSON.parse((await viaGateway('account', 'create', '--name', 'CLI operator test', '--workflows', '--json')).stdout);
     expect(granted.workflows).toBe(true);
   });
 
@@ -147,12 +145,12 @@ describe('glimpse account workflows through the operator API', () => {
 describe('glimpse event-token create', () => {
   it('refuses an account without the workflows add-on (addon_required), as the API does', async () => {
     const id = await newAccount();
-    const refused = await cliWithDb('event-token', 'create', '--account', id);
+    const refused = await viaGateway('event-token', 'create', '--account', id);
     expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('error: addon_required:')]);
     expect(await testDb().eventToken.count({ where: { accountId: id } })).toBe(0);
     configure({ GLIMPSE_URL: gateway.url, GLIMPSE_OPERATOR_TOKEN: TOKEN });
     expect((await cli('account', 'workflows', '--account', id, '--on')).code).toBe(0);
-    expect((await cliWithDb('event-token', 'create', '--account', id)).code).toBe(0);
+    expect((await viaGateway('event-token', 'create', '--account', id)).code).toBe(0);
     expect(await testDb().eventToken.count({ where: { accountId: id } })).toBe(1);
   });
 });

@@ -1,71 +1,31 @@
-// account create / delete / workflows (the workflows add-on, through the gateway's operator API); event-token create / revoke. Creating or deleting an account writes its
-// event to the identity outbox in the same transaction; the CLI then tries to publish the pending
-// events to Kafka at once. Without Kafka the command still succeeds: the event stays queued and the
-// gateway's publisher sends it (every ACCOUNT_EVENTS_PUBLISH_INTERVAL_MS).
-import { accountAddons, accountEventsPending, createAccount, createEventToken, deleteAccount, publishAccountEvents, revokeCredential, workflowsAddonRequired } from '@glimpse/auth';
-import type { Db } from '@glimpse/db';
-import { createLogger } from '@glimpse/logging';
-import { createBatchingProducer, createKafka, kafkaSecurity } from '@glimpse/messaging';
-import { required, UsageError, type Command, type Io } from '../command.js';
-import { capsOf, loadConfig } from '../config.js';
-import { operatorApi, type OperatorAccount } from '../operator-api.js';
+// account create / delete / workflows (the workflows add-on); event-token create / revoke. All through
+// a gateway's operator API (GLIMPSE_URL or --url, GLIMPSE_OPERATOR_TOKEN), never the database: the
+// gateway writes the account and its event to the identity outbox in one transaction and publishes
+// it at once; if it cannot, the event stays queued and its outbox publisher sends it (every
+// ACCOUNT_EVENTS_PUBLISH_INTERVAL_MS). Event tokens are created under the gateway's configured cap.
+import { required, UsageError, type Command } from '../command.js';
+import { accountId, OPERATOR_HELP, urlOption } from '../operator-command.js';
+import { configuredApi, type OperatorAccount } from '../operator-api.js';
 
 /** Where the account's event is: on the accounts topic, or in the outbox for the gateway to publish. */
 export type AccountEventDelivery = 'published' | 'queued';
 
-const PUBLISH_ROUNDS = 10;
-const ROUND_PAUSE_MS = 200;
-
-/**
- * Publishes the pending account events (the whole outbox, in order), then says whether this
- * account's are out. A gateway publishing at the same moment holds the lock: tried a few times.
- */
-export async function publishPendingAccountEvents(db: Db, accountId: string, io: Io): Promise<AccountEventDelivery> {
-  let producer: ReturnType<typeof createBatchingProducer> | undefined;
-  try {
-    const config = loadConfig();
-    const kafka = createKafka({
-      brokers: config.KAFKA_BROKERS,
-      security: kafkaSecurity(config),
-      clientId: 'glimpse-cli',
-      // The command reports the outcome itself; kafkajs' connection errors would only repeat it.
-      logger: createLogger({ service: 'cli', level: 'silent' }),
-      retry: { retries: 1, initialRetryTime: 300, maxRetryTime: 1000 },
-      connectionTimeoutMs: 3000,
-      requestTimeoutMs: 5000,
-    });
-    producer = createBatchingProducer({ kafka, sendTimeoutMs: 5000 });
-    await producer.connect();
-    for (let round = 0; round < PUBLISH_ROUNDS; round++) {
-      await publishAccountEvents(db, producer, { limit: 1000 });
-      if ((await accountEventsPending(db, accountId)) === 0) return 'published';
-      await new Promise((r) => setTimeout(r, ROUND_PAUSE_MS));
-    }
-    io.stderr('note: another publisher (a gateway) holds the account events now; it publishes this one\n');
-    return 'queued';
-  } catch (err) {
-    io.stderr(`note: account event not published now: ${(err as Error).message}\n`);
-    return 'queued';
-  } finally {
-    await producer?.disconnect().catch(() => undefined);
-  }
-}
-
 function eventLine(type: string, delivery: AccountEventDelivery): string {
   return delivery === 'published'
     ? `${type} published on the accounts topic`
-    : `${type} queued: not published now (see the note above); the gateway publishes it`;
+    : `${type} queued: not published now; the gateway's outbox publisher sends it`;
 }
 
 export const accountCommands: Command[] = [
   {
     words: ['account', 'create'],
     summary: 'create an account (with the workflows add-on only with --workflows)',
-    usage: 'glimpse account create --name NAME [--workflows] [--json]\n\n  --workflows  grant the workflows add-on (events, event tokens, playbooks, page rules); without it those answer 403 addon_required',
-    options: { name: { type: 'string' }, workflows: { type: 'boolean' } },
-    async run({ values, db, io }) {
-      const { id, workflows } = await createAccount(db('gateway'), required(values, 'name'), { workflows: values.workflows === true });
-      return { id, workflows, event: await publishPendingAccountEvents(db('gateway'), id, io) };
+    usage: `glimpse account create --name NAME [--workflows] [--url URL] [--json]\n\n  --workflows  grant the workflows add-on (events, event tokens, playbooks, page rules); without it those answer 403 addon_required\n\nPOST /operator/accounts. ${OPERATOR_HELP}`,
+    options: { name: { type: 'string' }, workflows: { type: 'boolean' }, ...urlOption },
+    async run({ values }) {
+      const name = required(values, 'name');
+      const created = (await configuredApi(values).call('POST', '/operator/accounts', { name, workflows: values.workflows === true })) as OperatorAccount & { event: AccountEventDelivery };
+      return { id: created.id, workflows: created.addons.workflows, event: created.event };
     },
     human: (r) => {
       const { id, workflows, event } = r as { id: string; workflows: boolean; event: AccountEventDelivery };
@@ -91,14 +51,13 @@ export const accountCommands: Command[] = [
       '  GLIMPSE_OPERATOR_TOKEN    the operator token, the gateway\'s OPERATOR_TOKEN (environment only,',
       '                            so it is not in the process list or the shell history)',
     ].join('\n'),
-    options: { account: { type: 'string' }, on: { type: 'boolean' }, off: { type: 'boolean' }, url: { type: 'string' } },
+    options: { account: { type: 'string' }, on: { type: 'boolean' }, off: { type: 'boolean' }, ...urlOption },
     async run({ values }) {
       const id = required(values, 'account');
       if (values.on && values.off) throw new UsageError('give --on or --off, not both');
-      const api = operatorApi(loadConfig(), typeof values.url === 'string' ? values.url : undefined);
       const path = `/operator/accounts/${encodeURIComponent(id)}`;
       const method = values.on ? 'PUT' : values.off ? 'DELETE' : 'GET';
-      const account = (await api.call(method, method === 'GET' ? path : `${path}/addons/workflows`)) as OperatorAccount;
+      const account = (await configuredApi(values).call(method, method === 'GET' ? path : `${path}/addons/workflows`)) as OperatorAccount;
       return { id: account.id, name: account.name, workflows: account.addons.workflows };
     },
     human: (r) => {
@@ -109,11 +68,12 @@ export const accountCommands: Command[] = [
   {
     words: ['account', 'delete'],
     summary: 'delete an account with its tokens and keys; the other services delete its data',
-    usage: 'glimpse account delete --account ID [--json]',
-    options: { account: { type: 'string' } },
-    async run({ values, db, io }) {
-      const { id, deletedAt } = await deleteAccount(db('gateway'), required(values, 'account'));
-      return { id, deleted: true, deletedAt, event: await publishPendingAccountEvents(db('gateway'), id, io) };
+    usage: `glimpse account delete --account ID [--url URL] [--json]\n\nDELETE /operator/accounts/ID. ${OPERATOR_HELP}`,
+    options: { account: { type: 'string' }, ...urlOption },
+    async run({ values }) {
+      const id = accountId(values);
+      const deleted = (await configuredApi(values).call('DELETE', `/operator/accounts/${id}`)) as { id: string; deletedAt: string; event: AccountEventDelivery };
+      return { id: deleted.id, deleted: true, deletedAt: deleted.deletedAt, event: deleted.event };
     },
     human: (r) => {
       const { id, event } = r as { id: string; event: AccountEventDelivery };
@@ -123,14 +83,11 @@ export const accountCommands: Command[] = [
   {
     words: ['event-token', 'create'],
     summary: 'create an event token for POST /events (shown once)',
-    usage: 'glimpse event-token create --account ID [--json]\n\nAn account without the workflows add-on gets none (addon_required), as on the API.',
-    options: { account: { type: 'string' } },
-    async run({ values, db }) {
-      const account = required(values, 'account');
-      // Event tokens belong to the workflows add-on, here as on POST /account/event-tokens.
-      if ((await accountAddons(db('gateway'), account))?.workflows === false) throw workflowsAddonRequired();
-      const { id, secret } = await createEventToken(db('gateway'), account, capsOf(loadConfig()).credentials);
-      return { id, token: secret };
+    usage: `glimpse event-token create --account ID [--url URL] [--json]\n\nAn account without the workflows add-on gets none (addon_required), and an account at the gateway's\nEVENT_TOKENS_PER_ACCOUNT gets limit_reached, as on POST /account/event-tokens.\n\nPOST /operator/accounts/ID/account/event-tokens. ${OPERATOR_HELP}`,
+    options: { account: { type: 'string' }, ...urlOption },
+    async run({ values }) {
+      const { id, token } = (await configuredApi(values).forAccount(accountId(values), 'POST', '/event-tokens')) as { id: string; token: string };
+      return { id, token };
     },
     human: (r) => {
       const { id, token } = r as { id: string; token: string };
@@ -140,11 +97,11 @@ export const accountCommands: Command[] = [
   {
     words: ['event-token', 'revoke'],
     summary: 'revoke an event token',
-    usage: 'glimpse event-token revoke --account ID --id TOKEN_ID [--json]',
-    options: { account: { type: 'string' }, id: { type: 'string' } },
-    async run({ values, db }) {
+    usage: `glimpse event-token revoke --account ID --id TOKEN_ID [--url URL] [--json]\n\nDELETE /operator/accounts/ID/account/event-tokens/TOKEN_ID. ${OPERATOR_HELP}`,
+    options: { account: { type: 'string' }, id: { type: 'string' }, ...urlOption },
+    async run({ values }) {
       const id = required(values, 'id');
-      await revokeCredential(db('gateway'), 'event_token', required(values, 'account'), id);
+      await configuredApi(values).forAccount(accountId(values), 'DELETE', `/event-tokens/${encodeURIComponent(id)}`);
       return { id, revoked: true };
     },
     human: (r) => `event token ${(r as { id: string }).id} revoked`,
