@@ -63,7 +63,11 @@ export function startTestEnrichmentService(overrides: Record<string, string> = {
  */
 export async function startLookupStack(gatewayOverrides: Record<string, string> = {}): Promise<{ gateway: RunningGateway; enrichment: RunningEnrichmentService; visitors: RunningVisitorsService; stop(): Promise<void> }> {
   const [enrichment, visitors] = await Promise.all([startTestEnrichmentService(), startTestVisitorsService()]);
-  const gateway = await startTestGateway({ ENRICHMENT_URL: enrichment.url, VISITORS_URL: visitors.url, ...gatewayOverrides });
+  const operatorToken = randomUUID() + randomUUID();
+  const gateway = await startTestGateway({ ENRICHMENT_URL: enrichment.url, VISITORS_URL: visitors.url, OPERATOR_TOKEN: operatorToken, ...gatewayOverrides });
+  // The CLI (set-credits, usage, the imports' --account check) goes through this gateway's operator API.
+  process.env.GLIMPSE_URL = gateway.url;
+  process.env.GLIMPSE_OPERATOR_TOKEN = gatewayOverrides.OPERATOR_TOKEN ?? operatorToken;
   return {
     gateway,
     enrichment,

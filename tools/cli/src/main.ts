@@ -23,12 +23,12 @@ function overview(): string {
     'Commands:',
     ...commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`),
     '',
-    "Environment: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/glimpse); each service's data is reached",
-    'as its own role: GATEWAY_DATABASE_URL, PLAYBOOK_DATABASE_URL, ENRICHMENT_DATABASE_URL (default: DATABASE_URL as',
-    'glimpse_gateway, glimpse_playbook, glimpse_enrichment); KAFKA_BROKERS (default 127.0.0.1:9092) and KAFKA_SSL,',
-    'KAFKA_SASL_MECHANISM/USERNAME/PASSWORD (account create and delete publish the account event); DEFAULT_PHONE_REGION (US);',
-    'VISITORS_URL (default http://127.0.0.1:8084) and INTERNAL_TOKEN (sites delete asks the visitors service to delete the site\'s data);',
-    'GLIMPSE_URL and GLIMPSE_OPERATOR_TOKEN (account workflows goes through a gateway\'s operator API, /operator)',
+    "Environment: GLIMPSE_URL (or --url) and GLIMPSE_OPERATOR_TOKEN: every command goes through a gateway's operator API",
+    "(/operator, the gateway's OPERATOR_TOKEN), held to the services' rules and configured caps; the imports ask it whether",
+    "--account exists. The imports (and set-credits, usage) write or read the enrichment service's data through its own",
+    "code, as its role: ENRICHMENT_DATABASE_URL (default: DATABASE_URL, postgresql://postgres@127.0.0.1:5432/glimpse, as",
+    "glimpse_enrichment); import ip-ranges writes the visitors service's ranges through its code, as glimpse_visitors;",
+    'DEFAULT_PHONE_REGION (US).',
   ].join('\n');
 }
 

@@ -1,40 +1,18 @@
-// glimpse sites create / list / delete against the real test database (as glimpse_gateway) and a
-// visitors service, through the CLI's entry point run(argv, io).
-import { createDb, type Db } from '@glimpse/db';
-import type { RunningVisitorsService } from '@glimpse/visitors';
-import { run } from '../src/main';
-import type { CliService } from '../src/config';
+// glimpse sites create / list / delete through a real gateway's operator API (the visitors service
+// behind it), through the CLI's entry point run(argv, io): the same rules as /account/sites.
 import { closeTestDb, testDb } from '../../../test/support/stack';
-import { startTestVisitorsService } from '../../../test/support/visitors';
-import { serviceDatabaseUrl } from '../../../test/config';
+import { cli, closeCliDbs, opened, startCliStack, type CliStack } from './operator-stack';
 
-const roleDbs = new Map<CliService, Db>();
-function roleDb(service: CliService): Db {
-  let db = roleDbs.get(service);
-  if (!db) roleDbs.set(service, (db = createDb({ databaseUrl: serviceDatabaseUrl(service), poolSize: 2 })));
-  return db;
-}
-
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, roleDb);
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
-}
-
-let visitors: RunningVisitorsService;
-const savedUrl = process.env.VISITORS_URL;
+let stack: CliStack;
 beforeAll(async () => {
-  visitors = await startTestVisitorsService();
-  process.env.VISITORS_URL = visitors.url;
+  stack = await startCliStack();
 });
 afterAll(async () => {
-  if (savedUrl === undefined) delete process.env.VISITORS_URL;
-  else process.env.VISITORS_URL = savedUrl;
-  await visitors?.stop();
-  await Promise.all([...roleDbs.values()].map((db) => db.$disconnect()));
+  await stack?.stop();
+  await closeCliDbs();
   await closeTestDb();
 });
+afterEach(() => expect(opened).toEqual([]));
 
 async function newAccount(): Promise<string> {
   const created = await cli('account', 'create', '--name', 'CLI sites test', '--json');
@@ -48,7 +26,7 @@ describe('glimpse sites', () => {
     for (const words of ['sites create', 'sites list', 'sites delete']) expect(overview.stdout).toContain(words);
     const usage = await cli('sites', 'create', '--help');
     expect(usage.code).toBe(0);
-    expect(usage.stdout).toContain('Usage: glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--capture-forms] [--consent implied|required] [--no-honor-gpc] [--json]');
+    expect(usage.stdout).toContain('Usage: glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--capture-forms] [--consent implied|required] [--no-honor-gpc] [--url URL] [--json]');
   });
 
   it('when a site is created with --json, then stdout is {id, key} and the site is stored with normalised origins', async () => {

@@ -8,7 +8,7 @@ import { AppError } from '@glimpse/errors';
 import { importIpRanges } from '@glimpse/visitors';
 import { required, UsageError, type Command, type CommandContext } from '../command.js';
 import { loadConfig, serviceDatabaseUrl } from '../config.js';
-import { existingAccountId } from './lookups.js';
+import { existingAccountId, urlOption } from '../operator-command.js';
 
 function fileLines(file: string | undefined): AsyncIterable<string> {
   if (!file) throw new UsageError('name the NDJSON file to import');
@@ -74,11 +74,11 @@ export const importCommands: Command[] = [
   {
     words: ['import', 'visitors'],
     summary: "import an account's visitors from an NDJSON file ({visitorId, email, …page views})",
-    usage: 'glimpse import visitors --account ID FILE.ndjson [--json]',
-    options: { account: { type: 'string' } },
+    usage: "glimpse import visitors --account ID FILE.ndjson [--url URL] [--json]\n\nThe account is checked through a gateway's operator API (--url or GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN);\nthe visitors are written by the enrichment service's import, as its role (ENRICHMENT_DATABASE_URL).",
+    options: { account: { type: 'string' }, ...urlOption },
     async run({ positionals, values, db, io }) {
       const show = progress(io, 'visitors');
-      const accountId = await existingAccountId(values, db('gateway'));
+      const accountId = await existingAccountId(values);
       const report = await importVisitors(fileLines(positionals[0]), accountId, { db: db('enrichment'), defaultPhoneRegion: 'US', onProgress: show });
       show(report, true);
       return report;
@@ -103,15 +103,15 @@ export const importCommands: Command[] = [
   {
     words: ['demo'],
     summary: 'generate and import a deterministic synthetic dataset (and visitors for an account)',
-    usage: 'glimpse demo --persons N [--seed S] [--account ID] [--json]',
-    options: { persons: { type: 'string' }, seed: { type: 'string' }, account: { type: 'string' } },
+    usage: "glimpse demo --persons N [--seed S] [--account ID [--url URL]] [--json]\n\nWith --account, the account is checked through a gateway's operator API (--url or GLIMPSE_URL,\nGLIMPSE_OPERATOR_TOKEN). The data is written by the enrichment service's import, as its role.",
+    options: { persons: { type: 'string' }, seed: { type: 'string' }, account: { type: 'string' }, ...urlOption },
     async run({ values, db, io }) {
       const count = Number(required(values, 'persons'));
       const seed = Number(values.seed ?? 1);
       if (!Number.isInteger(count) || count < 1) throw new UsageError('--persons takes a whole number ≥ 1');
       if (!Number.isInteger(seed)) throw new UsageError('--seed takes a whole number');
       // Checked first, so a mistyped account fails before any person is written.
-      const accountId = values.account === undefined ? undefined : await existingAccountId(values, db('gateway'));
+      const accountId = values.account === undefined ? undefined : await existingAccountId(values);
       const persons = await importPersons(demoLines(count, seed), { databaseUrl: serviceDatabaseUrl(loadConfig(), 'enrichment'), defaultPhoneRegion: 'US', onProgress: progress(io, 'persons') });
       const visitors = accountId ? await importVisitors(demoVisitorLines(accountId, count, seed), accountId, { db: db('enrichment'), defaultPhoneRegion: 'US', batchSize: 1000 }) : undefined;
       return { persons: persons.imported, visitors: visitors?.imported ?? 0, seed };

@@ -1,43 +1,30 @@
-// api-key create / revoke; account set-credits; usage.
-import { accountExists, createApiKey, isScope, revokeCredential, SCOPES, type Scope } from '@glimpse/auth';
-import type { Db } from '@glimpse/db';
-import { AppError } from '@glimpse/errors';
+// api-key create / revoke (through the operator API, as the account's own API); account set-credits
+// and usage (still on the enrichment database as its role: the enrichment service has no internal
+// route for credit limits or all-time totals yet; the account is checked through the operator API).
 import { setCreditLimit, usageTotals } from '@glimpse/enrichment';
+import { isScope, SCOPES } from '@glimpse/validation';
 import { required, UsageError, type Command } from '../command.js';
-import { capsOf, loadConfig } from '../config.js';
-import { isUuid } from '@glimpse/validation';
+import { accountId, existingAccountId, OPERATOR_HELP, urlOption } from '../operator-command.js';
+import { configuredApi } from '../operator-api.js';
 
-
-function accountId(values: Record<string, unknown>): string {
-  const id = required(values as never, 'account');
-  if (!isUuid(id)) throw new AppError('not_found', `account ${id} does not exist`);
-  return id;
-}
-
-/** The --account id of an account that exists: a typo must not read as an empty account. */
-export async function existingAccountId(values: Record<string, unknown>, identity: Db): Promise<string> {
-  const id = accountId(values);
-  if (!(await accountExists(identity, id))) throw new AppError('not_found', `account ${id} does not exist`);
-  return id;
-}
-
-function parseScopes(value: string): Scope[] {
+/** --scopes: a usage error (exit 2) before any call for a scope that does not exist. */
+function parseScopes(value: string): string[] {
   const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
   const bad = scopes.find((s) => !isScope(s));
   if (bad !== undefined || scopes.length === 0) throw new UsageError(`--scopes takes a comma-separated list of: ${SCOPES.join(', ')}`);
-  return [...new Set(scopes)] as Scope[];
+  return [...new Set(scopes)];
 }
 
 export const lookupCommands: Command[] = [
   {
     words: ['api-key', 'create'],
     summary: `create an API key with scopes (${SCOPES.join(', ')}); shown once`,
-    usage: 'glimpse api-key create --account ID --scopes visitors:read,enrichment:read [--json]',
-    options: { account: { type: 'string' }, scopes: { type: 'string' } },
-    async run({ values, db }) {
+    usage: `glimpse api-key create --account ID --scopes visitors:read,enrichment:read [--url URL] [--json]\n\nHeld to the gateway's API_KEYS_PER_ACCOUNT, as on POST /account/api-keys.\n\nPOST /operator/accounts/ID/account/api-keys. ${OPERATOR_HELP}`,
+    options: { account: { type: 'string' }, scopes: { type: 'string' }, ...urlOption },
+    async run({ values }) {
       const scopes = parseScopes(required(values, 'scopes'));
-      const { id, secret } = await createApiKey(db('gateway'), accountId(values), scopes, capsOf(loadConfig()).credentials);
-      return { id, key: secret, scopes };
+      const created = (await configuredApi(values).forAccount(accountId(values), 'POST', '/api-keys', { scopes })) as { id: string; key: string; scopes: string[] };
+      return { id: created.id, key: created.key, scopes: created.scopes };
     },
     human: (r) => {
       const { id, key, scopes } = r as { id: string; key: string; scopes: string[] };
@@ -47,11 +34,11 @@ export const lookupCommands: Command[] = [
   {
     words: ['api-key', 'revoke'],
     summary: 'revoke an API key (effective within seconds)',
-    usage: 'glimpse api-key revoke --account ID --id KEY_ID [--json]',
-    options: { account: { type: 'string' }, id: { type: 'string' } },
-    async run({ values, db }) {
+    usage: `glimpse api-key revoke --account ID --id KEY_ID [--url URL] [--json]\n\nDELETE /operator/accounts/ID/account/api-keys/KEY_ID. ${OPERATOR_HELP}`,
+    options: { account: { type: 'string' }, id: { type: 'string' }, ...urlOption },
+    async run({ values }) {
       const id = required(values, 'id');
-      await revokeCredential(db('gateway'), 'api_key', accountId(values), id);
+      await configuredApi(values).forAccount(accountId(values), 'DELETE', `/api-keys/${encodeURIComponent(id)}`);
       return { id, revoked: true };
     },
     human: (r) => `API key ${(r as { id: string }).id} revoked`,
@@ -59,13 +46,13 @@ export const lookupCommands: Command[] = [
   {
     words: ['account', 'set-credits'],
     summary: 'limit how many enriched records an account may be billed in all ("none" removes the limit)',
-    usage: 'glimpse account set-credits --account ID --credits N|none [--json]',
-    options: { account: { type: 'string' }, credits: { type: 'string' } },
+    usage: `glimpse account set-credits --account ID --credits N|none [--url URL] [--json]\n\nThe account is checked through the operator API (GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN); the limit is\nwritten by the enrichment service's code as its role (ENRICHMENT_DATABASE_URL).`,
+    options: { account: { type: 'string' }, credits: { type: 'string' }, ...urlOption },
     async run({ values, db }) {
       const raw = required(values, 'credits');
       const credits = raw === 'none' ? null : Number(raw);
       if (credits !== null && (!Number.isInteger(credits) || credits < 0)) throw new UsageError('--credits takes a whole number ≥ 0, or none');
-      const id = await existingAccountId(values, db('gateway'));
+      const id = await existingAccountId(values);
       await setCreditLimit(db('enrichment'), id, credits);
       return { id, credits };
     },
@@ -76,10 +63,10 @@ export const lookupCommands: Command[] = [
   },
   {
     words: ['usage'],
-    summary: "an account's billable usage: identity matches and enriched records",
-    usage: 'glimpse usage --account ID [--json]',
-    options: { account: { type: 'string' } },
-    run: async ({ values, db }) => usageTotals(db('enrichment'), await existingAccountId(values, db('gateway'))),
+    summary: "an account's billable usage, all time: identity matches and enriched records",
+    usage: `glimpse usage --account ID [--url URL] [--json]\n\nThe account is checked through the operator API (GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN); the totals are\nread by the enrichment service's code as its role (ENRICHMENT_DATABASE_URL).`,
+    options: { account: { type: 'string' }, ...urlOption },
+    run: async ({ values, db }) => usageTotals(db('enrichment'), await existingAccountId(values)),
     human: (r) => {
       const { identityMatches, enrichedRecords } = r as { identityMatches: number; enrichedRecords: number };
       return `identity matches  ${identityMatches}\nenriched records  ${enrichedRecords}`;

@@ -1,25 +1,37 @@
-// sites create / list / delete: the gateway's sites (identity.sites, as glimpse_gateway) with the
-// same rules as /account/sites; a deletion asks the visitors service to delete the site's data first.
-import { AppError } from '@glimpse/errors';
-import { createSite, createVisitorsClient, listSites, parseSiteCreate, removeSite, type SiteRecord } from '@glimpse/gateway';
+// sites create / list / delete: through a gateway's operator API acting for the account
+// (/operator/accounts/ID/account/sites), the same rules and cap (SITES_PER_ACCOUNT) as /account/sites;
+// a deletion has the gateway ask the visitors service to delete the site's data first.
 import { required, table, type Command, type CommandContext } from '../command.js';
-import { loadConfig } from '../config.js';
-import { existingAccountId } from './lookups.js';
+import { accountId, OPERATOR_HELP, urlOption } from '../operator-command.js';
+import { configuredApi } from '../operator-api.js';
 
 const list = (values: CommandContext['values'], name: string): string[] => {
   const value = values[name];
   return Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
 };
 
-const summary = (s: SiteRecord) => ({
+/** A site as the API answers it (snake_case fields), as the CLI has always printed it. */
+interface SiteAnswer {
+  id: string;
+  name: string;
+  key: string;
+  origins: string[];
+  track_events: string[];
+  capture_forms: boolean;
+  consent: string;
+  honor_gpc: boolean;
+  createdAt: string;
+}
+
+const summary = (s: SiteAnswer) => ({
   id: s.id,
   name: s.name,
   key: s.key,
   origins: s.origins,
-  trackEvents: s.trackEvents,
-  captureForms: s.captureForms,
+  trackEvents: s.track_events,
+  captureForms: s.capture_forms,
   consent: s.consent,
-  honorGpc: s.honorGpc,
+  honorGpc: s.honor_gpc,
   createdAt: s.createdAt,
 });
 
@@ -27,8 +39,7 @@ export const siteCommands: Command[] = [
   {
     words: ['sites', 'create'],
     summary: 'create a site: its publishable key (glp_…) for the tag, its origins, allowed track names and identification settings',
-    usage:
-      'glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--capture-forms] [--consent implied|required] [--no-honor-gpc] [--json]',
+    usage: `glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--capture-forms] [--consent implied|required] [--no-honor-gpc] [--url URL] [--json]\n\nHeld to the gateway's SITES_PER_ACCOUNT, as on POST /account/sites.\n\nPOST /operator/accounts/ID/account/sites. ${OPERATOR_HELP}`,
     options: {
       account: { type: 'string' },
       name: { type: 'string' },
@@ -37,18 +48,18 @@ export const siteCommands: Command[] = [
       'capture-forms': { type: 'boolean' },
       consent: { type: 'string' },
       'no-honor-gpc': { type: 'boolean' },
+      ...urlOption,
     },
-    async run({ values, db }) {
-      const accountId = await existingAccountId(values, db('gateway'));
-      const fields = parseSiteCreate({
+    async run({ values }) {
+      const body = {
         name: required(values, 'name'),
         origins: list(values, 'origin'),
         track_events: list(values, 'track-event'),
         ...(values['capture-forms'] === true ? { capture_forms: true } : {}),
         ...(values.consent !== undefined ? { consent: values.consent } : {}),
         ...(values['no-honor-gpc'] === true ? { honor_gpc: false } : {}),
-      });
-      const site = await createSite(db('gateway'), accountId, fields);
+      };
+      const site = (await configuredApi(values).forAccount(accountId(values), 'POST', '/sites', body)) as SiteAnswer;
       return { id: site.id, key: site.key };
     },
     human: (r) => {
@@ -59,30 +70,22 @@ export const siteCommands: Command[] = [
   {
     words: ['sites', 'list'],
     summary: "an account's sites, newest first",
-    usage: 'glimpse sites list --account ID [--json]',
-    options: { account: { type: 'string' } },
-    async run({ values, db }) {
-      const accountId = await existingAccountId(values, db('gateway'));
-      return { items: (await listSites(db('gateway'), accountId)).map(summary) };
+    usage: `glimpse sites list --account ID [--url URL] [--json]\n\nGET /operator/accounts/ID/account/sites. ${OPERATOR_HELP}`,
+    options: { account: { type: 'string' }, ...urlOption },
+    async run({ values }) {
+      const { items } = (await configuredApi(values).forAccount(accountId(values), 'GET', '/sites')) as { items: SiteAnswer[] };
+      return { items: items.map(summary) };
     },
     human: (r) => table((r as { items: Record<string, unknown>[] }).items, ['id', 'name', 'key', 'origins', 'trackEvents', 'captureForms', 'consent', 'honorGpc']),
   },
   {
     words: ['sites', 'delete'],
     summary: "delete a site: its key stops collecting; the visitors service deletes the site's visitors and traffic",
-    usage: 'glimpse sites delete --account ID --site ID [--json]',
-    options: { account: { type: 'string' }, site: { type: 'string' } },
-    async run({ values, db }) {
-      const accountId = await existingAccountId(values, db('gateway'));
+    usage: `glimpse sites delete --account ID --site ID [--url URL] [--json]\n\nDELETE /operator/accounts/ID/account/sites/SITE_ID (a 503 from the visitors service keeps the site: retry). ${OPERATOR_HELP}`,
+    options: { account: { type: 'string' }, site: { type: 'string' }, ...urlOption },
+    async run({ values }) {
       const id = required(values, 'site');
-      const config = loadConfig();
-      const visitors = createVisitorsClient({ baseUrl: config.VISITORS_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: 10_000, connections: 1 });
-      try {
-        const refused = await removeSite(db('gateway'), visitors, accountId, id);
-        if (refused) throw new AppError('service_unavailable', `the visitors service answered ${refused.status}; the site is kept, retry later`);
-      } finally {
-        await visitors.close();
-      }
+      await configuredApi(values).forAccount(accountId(values), 'DELETE', `/sites/${encodeURIComponent(id)}`);
       return { id, deleted: true };
     },
     human: (r) => `site ${(r as { id: string }).id} deleted, with its visitors and traffic`,
