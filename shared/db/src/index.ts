@@ -1,6 +1,7 @@
 export { createDb, DEFAULT_DB_TIMEOUTS } from './client.js';
 export type { Db, CreateDbOptions, DbTimeouts } from './client.js';
 export { Prisma } from './generated/prisma/client.js';
+export { PRISMA_TRANSACTION_TIMEOUT } from './prisma-errors.js';
 export type * from './generated/prisma/client.js';
 export { migrate, ensureDatabase, migrationChecksum } from './migrate.js';
 export type { MigrateOptions } from './migrate.js';
