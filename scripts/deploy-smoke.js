@@ -161,12 +161,14 @@ async function main() {
     // 2. The three services.
     const partitions = await freshGroupAtEnd(env.kafkaBrokers, groupId);
     log(`consumer group ${groupId} positioned at the end of ${partitions} partitions`);
+    // The operator CLI goes through the gateway's operator API (issue 22 item 5), with this token.
+    const operatorToken = crypto.randomBytes(32).toString('hex');
     const services = {
       enrichment: { ENRICHMENT_PORT: String(ports.enrichment) },
       // Production refuses to start on the development erasure secret.
       playbook: { PLAYBOOK_PORT: String(ports.playbook), PLAYBOOK_GROUP_ID: groupId, PLAYBOOK_ERASURE_KEY: crypto.randomBytes(32).toString('hex') },
       // …and the gateway on the development link-token secret.
-      gateway: { PORT: String(ports.gateway), ENRICHMENT_URL: `http://127.0.0.1:${ports.enrichment}`, PLAYBOOK_URL: `http://127.0.0.1:${ports.playbook}`, LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex') },
+      gateway: { PORT: String(ports.gateway), ENRICHMENT_URL: `http://127.0.0.1:${ports.enrichment}`, PLAYBOOK_URL: `http://127.0.0.1:${ports.playbook}`, LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'), OPERATOR_TOKEN: operatorToken },
     };
     for (const [svc, vars] of Object.entries(services)) {
       // Each service as its own Postgres role, limited to its schema (the migrate image created the roles).
@@ -181,7 +183,7 @@ async function main() {
 
     // 3. An account and its credentials, by the operator CLI inside the gateway image.
     const cli = (args, mount) => {
-      const r = c.once(image('gateway'), { env: { NODE_ENV: 'production', DATABASE_URL: databaseUrl }, cmd: ['node', 'tools/cli/bin/glimpse.js', ...args, '--json'], mounts: mount ? [`${inputDir}:/data:ro`] : [] });
+      const r = c.once(image('gateway'), { env: { NODE_ENV: 'production', DATABASE_URL: databaseUrl, GLIMPSE_URL: `http://127.0.0.1:${ports.gateway}`, GLIMPSE_OPERATOR_TOKEN: operatorToken }, cmd: ['node', 'tools/cli/bin/glimpse.js', ...args, '--json'], mounts: mount ? [`${inputDir}:/data:ro`] : [] });
       return JSON.parse(r.stdout);
     };
     // With the workflows add-on: the smoke posts events and makes a playbook.
