@@ -17,12 +17,14 @@ export interface RemovedAccountData {
  * the next statement (a fresh snapshot under read committed) removes them too.
  */
 export async function deleteAccountData(db: Db, accountId: string): Promise<RemovedAccountData> {
+  // Plain deletes by account: Prisma's deleteMany, each one DELETE statement, in this order.
+  const where = { accountId };
   const [usageLedger, usageDays, creditLeases, credits, visitors] = await db.$transaction([
-    db.$executeRaw`DELETE FROM usage_ledger WHERE account_id = ${accountId}::uuid`,
-    db.$executeRaw`DELETE FROM usage_days WHERE account_id = ${accountId}::uuid`,
-    db.$executeRaw`DELETE FROM credit_leases WHERE account_id = ${accountId}::uuid`,
-    db.$executeRaw`DELETE FROM enrichment_credits WHERE account_id = ${accountId}::uuid`,
-    db.$executeRaw`DELETE FROM visitors WHERE account_id = ${accountId}::uuid`,
+    db.usageEntry.deleteMany({ where }),
+    db.usageDay.deleteMany({ where }),
+    db.creditLease.deleteMany({ where }),
+    db.enrichmentCredit.deleteMany({ where }),
+    db.visitor.deleteMany({ where }),
   ]);
-  return { visitors, usageLedger, usageDays, credits, creditLeases };
+  return { visitors: visitors.count, usageLedger: usageLedger.count, usageDays: usageDays.count, credits: credits.count, creditLeases: creditLeases.count };
 }
