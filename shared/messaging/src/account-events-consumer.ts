@@ -78,11 +78,59 @@ function untilEnded(c: Consumer, pauses: WakeablePauses, health: ConsumerHealth,
   return { ended, forget };
 }
 
-export function createAccountEventsConsumer(options: AccountEventsConsumerOptions): AccountEventsConsumer {
-  const { kafka, groupId, logger } = options;
+interface ConsumerLife {
+  kafka: Kafka;
+  groupId: string;
+  sessionTimeout: number;
+  pauses: WakeablePauses;
+  health: ConsumerHealth;
+  logger: Logger;
+  eachMessage(payload: EachMessagePayload): Promise<void>;
+  isStopping(): boolean;
+  /** Told the consumer of this life, for stop() to disconnect it. */
+  started(consumer: Consumer): void;
+}
+
+/** One consumer's life: resolves when it crashed for good or the service stops; throws when it could not start. */
+async function runConsumerLife({ kafka, groupId, sessionTimeout, pauses, health, logger, eachMessage, isStopping, started }: ConsumerLife): Promise<void> {
   const topic = TOPICS.accounts;
-  const sessionTimeout = options.sessionTimeoutMs ?? 15_000;
   const heartbeatInterval = Math.min(3000, Math.floor(sessionTimeout / 3));
+  const c = kafka.consumer({ groupId, sessionTimeout, heartbeatInterval, retry: { retries: 5 } });
+  started(c);
+  const { ended, forget } = untilEnded(c, pauses, health, logger);
+  try {
+    await c.connect();
+    if (isStopping()) return;
+    await c.subscribe({ topic, fromBeginning: true });
+    await c.run({ partitionsConsumedConcurrently: 3, eachMessage });
+    health.running();
+    logger.info({ topic, groupId }, 'accounts consumer running');
+    await ended;
+  } finally {
+    health.stopped();
+    forget();
+    await c.disconnect().catch(() => undefined);
+  }
+}
+
+/** Consumer lives one after another with the service's restart back-off; counts restarts, logs failed starts. */
+function superviseLives(life: ConsumerLife, options: AccountEventsConsumerOptions, restarts: { inc(): void }): Promise<void> {
+  return superviseConsumer({
+    runOnce: () => runConsumerLife(life),
+    isStopping: life.isStopping,
+    pause: life.pauses.pause,
+    firstMs: options.restartBackoffMs ?? 1000,
+    maxMs: options.restartBackoffMaxMs ?? 30_000,
+    onRestart: () => restarts.inc(),
+    onStartFailure: (err, retryInMs) => {
+      life.health.failed('kafka unreachable');
+      life.logger.warn({ err: (err as Error).message?.slice(0, 300), retryInMs }, 'accounts consumer could not start; retrying');
+    },
+  });
+}
+
+export function createAccountEventsConsumer(options: AccountEventsConsumerOptions): AccountEventsConsumer {
+  const { logger } = options;
   const metrics = createAccountEventsMetrics(options.registry);
   const health = createConsumerHealth();
   const pauses = createWakeablePauses();
@@ -103,43 +151,24 @@ export function createAccountEventsConsumer(options: AccountEventsConsumerOption
     pause: pauses.pause,
     isStopping,
   });
-  const eachMessage = createMessageHandler(apply, metrics.invalid, logger);
-
-  /** One consumer's life: resolves when it crashed for good or the service stops; throws when it could not start. */
-  async function runOnce(): Promise<void> {
-    const c = kafka.consumer({ groupId, sessionTimeout, heartbeatInterval, retry: { retries: 5 } });
-    consumer = c;
-    const { ended, forget } = untilEnded(c, pauses, health, logger);
-    try {
-      await c.connect();
-      if (stopping) return;
-      await c.subscribe({ topic, fromBeginning: true });
-      await c.run({ partitionsConsumedConcurrently: 3, eachMessage });
-      health.running();
-      logger.info({ topic, groupId }, 'accounts consumer running');
-      await ended;
-    } finally {
-      health.stopped();
-      forget();
-      await c.disconnect().catch(() => undefined);
-    }
-  }
+  const life: ConsumerLife = {
+    kafka: options.kafka,
+    groupId: options.groupId,
+    sessionTimeout: options.sessionTimeoutMs ?? 15_000,
+    pauses,
+    health,
+    logger,
+    eachMessage: createMessageHandler(apply, metrics.invalid, logger),
+    isStopping,
+    started: (c) => {
+      consumer = c;
+    },
+  };
 
   return {
     start() {
       if (loop) return;
-      loop = superviseConsumer({
-        runOnce,
-        isStopping,
-        pause: pauses.pause,
-        firstMs: options.restartBackoffMs ?? 1000,
-        maxMs: options.restartBackoffMaxMs ?? 30_000,
-        onRestart: () => metrics.restarts.inc(),
-        onStartFailure: (err, retryInMs) => {
-          health.failed('kafka unreachable');
-          logger.warn({ err: (err as Error).message?.slice(0, 300), retryInMs }, 'accounts consumer could not start; retrying');
-        },
-      });
+      loop = superviseLives(life, options, metrics.restarts);
     },
     async stop() {
       stopping = true;
