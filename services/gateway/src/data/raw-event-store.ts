@@ -203,92 +203,118 @@ export interface RawEventStoreOptions {
   onDropped?(count: number): void;
 }
 
-export function createRawEventStore({ redis, maxPerAccount = 10_000, maxBytesPerAccount = 8 * 1024 * 1024, memoryGuard, onFailure, onMissed, onDropped }: RawEventStoreOptions): RawEventStore {
+type ScriptedRedis = RedisClient & Scripts;
+
+/** Defines the Lua scripts on the client once (a client shared by several stores keeps the first definitions). */
+function defineRawScripts(redis: RedisClient): ScriptedRedis {
   if (!('glimpseRawSave' in redis)) {
     redis.defineCommand('glimpseRawSave', { numberOfKeys: 2, lua: SAVE });
     redis.defineCommand('glimpseRawRecent', { numberOfKeys: 1, lua: RECENT });
     redis.defineCommand('glimpseRawErase', { numberOfKeys: 2, lua: ERASE_BUCKET });
   }
-  const client = redis as RedisClient & Scripts;
+  return redis as ScriptedRedis;
+}
 
+/**
+ * The RECENT script's reply as a page: [dropped, then bucket, id, value for up to limit + 1
+ * entries]. The extra entry only says there is a next page; an undecodable value is left out.
+ */
+export function recentPage(flat: readonly (string | number)[], limit: number): RecentEvents {
+  const dropped = Number(flat[0] ?? 0);
+  const entries: { bucket: number; id: string; event: RecentEvent | null }[] = [];
+  for (let i = 1; i + 2 < flat.length; i += 3) {
+    entries.push({ bucket: Number(flat[i]), id: String(flat[i + 1]), event: decodeRawEvent(String(flat[i + 2])) });
+  }
+  const page = entries.slice(0, limit);
+  const last = page[page.length - 1];
   return {
-    async save(event) {
-      const receivedAtMs = Date.parse(event.receivedAt);
-      const bucket = bucketOf(receivedAtMs);
-      const stream = rawEventKeys.bucket(event.accountId, bucket);
-      if (memoryGuard && !memoryGuard.admits(stream)) {
-        onMissed?.('memory_full');
-        return false;
-      }
-      try {
-        const dropped = await client.glimpseRawSave(
-          rawEventKeys.meta(event.accountId),
-          stream,
-          encodeRawEvent(event),
-          bucket,
-          bucketExpiresAt(bucket),
-          maxBytesPerAccount,
-          maxPerAccount,
-          oldestLiveBucket(Date.now()),
-          rawEventKeys.bucketPrefix(event.accountId),
-          META_TTL_SECONDS,
-        );
-        if (dropped > 0) onDropped?.(Number(dropped));
-        return true;
-      } catch (err) {
-        onFailure('save', err);
-        onMissed?.('redis_unavailable');
-        return false;
-      }
-    },
-    async recent(accountId, { limit, cursor }) {
-      const from = cursor === null ? null : decodeRecentCursor(cursor);
-      const now = Date.now();
-      try {
-        const flat = await client.glimpseRawRecent(
-          rawEventKeys.meta(accountId),
-          rawEventKeys.bucketPrefix(accountId),
-          oldestLiveBucket(now),
-          // A bucket of a gateway whose clock runs a little ahead is still found.
-          bucketOf(now) + 1,
-          from === null ? '' : String(from.bucket),
-          from?.id ?? '',
-          limit + 1,
-        );
-        const dropped = Number(flat[0] ?? 0);
-        const entries: { bucket: number; id: string; event: RecentEvent | null }[] = [];
-        for (let i = 1; i + 2 < flat.length; i += 3) {
-          entries.push({ bucket: Number(flat[i]), id: String(flat[i + 1]), event: decodeRawEvent(String(flat[i + 2])) });
-        }
-        const page = entries.slice(0, limit);
-        const last = page[page.length - 1];
-        return {
-          items: page.map((e) => e.event).filter((e): e is RecentEvent => e !== null),
-          next: entries.length > limit && last ? encodeRecentCursor(last.bucket, last.id) : null,
-          dropped,
-        };
-      } catch (err) {
-        onFailure('recent', err);
-        throw new AppError('service_unavailable', 'recent events are unavailable right now; retry later', { cause: err, headers: { 'Retry-After': '1' } });
-      }
-    },
-    async erasePerson(accountId, email) {
-      const meta = rawEventKeys.meta(accountId);
-      try {
-        // One bucket at a time: each rewrite is atomic, and none blocks Redis for long.
-        const fields = await redis.hkeys(meta);
-        const cutoff = oldestLiveBucket(Date.now());
-        const buckets = fields.filter((f) => f.startsWith('n:')).map((f) => Number(f.slice(2))).filter((b) => b >= cutoff);
-        let deleted = 0;
-        for (const bucket of buckets) {
-          deleted += Number(await client.glimpseRawErase(meta, rawEventKeys.bucket(accountId, bucket), bucket, email, bucketExpiresAt(bucket)));
-        }
-        return deleted;
-      } catch (err) {
-        onFailure('erase', err);
-        throw new AppError('service_unavailable', 'the raw events cannot be erased right now; retry later (erasing again is safe)', { cause: err, headers: { 'Retry-After': '1' } });
-      }
-    },
+    items: page.map((e) => e.event).filter((e): e is RecentEvent => e !== null),
+    next: entries.length > limit && last ? encodeRecentCursor(last.bucket, last.id) : null,
+    dropped,
+  };
+}
+
+/** The buckets rawmeta lists (its `n:<bucket>` fields) that have not expired yet. */
+export function liveBuckets(metaFields: readonly string[], cutoff: number): number[] {
+  return metaFields.filter((f) => f.startsWith('n:')).map((f) => Number(f.slice(2))).filter((b) => b >= cutoff);
+}
+
+type SaveOptions = Required<Pick<RawEventStoreOptions, 'maxPerAccount' | 'maxBytesPerAccount'>> & Omit<RawEventStoreOptions, 'redis' | 'maxPerAccount' | 'maxBytesPerAccount'>;
+
+async function saveRawEvent(client: ScriptedRedis, { maxPerAccount, maxBytesPerAccount, memoryGuard, onFailure, onMissed, onDropped }: SaveOptions, event: InboundEvent): Promise<boolean> {
+  const receivedAtMs = Date.parse(event.receivedAt);
+  const bucket = bucketOf(receivedAtMs);
+  const stream = rawEventKeys.bucket(event.accountId, bucket);
+  if (memoryGuard && !memoryGuard.admits(stream)) {
+    onMissed?.('memory_full');
+    return false;
+  }
+  try {
+    const dropped = await client.glimpseRawSave(
+      rawEventKeys.meta(event.accountId),
+      stream,
+      encodeRawEvent(event),
+      bucket,
+      bucketExpiresAt(bucket),
+      maxBytesPerAccount,
+      maxPerAccount,
+      oldestLiveBucket(Date.now()),
+      rawEventKeys.bucketPrefix(event.accountId),
+      META_TTL_SECONDS,
+    );
+    if (dropped > 0) onDropped?.(Number(dropped));
+    return true;
+  } catch (err) {
+    onFailure('save', err);
+    onMissed?.('redis_unavailable');
+    return false;
+  }
+}
+
+async function readRecent(client: ScriptedRedis, onFailure: RawEventStoreOptions['onFailure'], accountId: string, { limit, cursor }: { limit: number; cursor: string | null }): Promise<RecentEvents> {
+  const from = cursor === null ? null : decodeRecentCursor(cursor);
+  const now = Date.now();
+  try {
+    const flat = await client.glimpseRawRecent(
+      rawEventKeys.meta(accountId),
+      rawEventKeys.bucketPrefix(accountId),
+      oldestLiveBucket(now),
+      // A bucket of a gateway whose clock runs a little ahead is still found.
+      bucketOf(now) + 1,
+      from === null ? '' : String(from.bucket),
+      from?.id ?? '',
+      limit + 1,
+    );
+    return recentPage(flat, limit);
+  } catch (err) {
+    onFailure('recent', err);
+    throw new AppError('service_unavailable', 'recent events are unavailable right now; retry later', { cause: err, headers: { 'Retry-After': '1' } });
+  }
+}
+
+async function eraseRawPerson(client: ScriptedRedis, onFailure: RawEventStoreOptions['onFailure'], accountId: string, email: string): Promise<number> {
+  const meta = rawEventKeys.meta(accountId);
+  try {
+    // One bucket at a time: each rewrite is atomic, and none blocks Redis for long.
+    const buckets = liveBuckets(await client.hkeys(meta), oldestLiveBucket(Date.now()));
+    let deleted = 0;
+    for (const bucket of buckets) {
+      deleted += Number(await client.glimpseRawErase(meta, rawEventKeys.bucket(accountId, bucket), bucket, email, bucketExpiresAt(bucket)));
+    }
+    return deleted;
+  } catch (err) {
+    onFailure('erase', err);
+    throw new AppError('service_unavailable', 'the raw events cannot be erased right now; retry later (erasing again is safe)', { cause: err, headers: { 'Retry-After': '1' } });
+  }
+}
+
+export function createRawEventStore({ redis, maxPerAccount = 10_000, maxBytesPerAccount = 8 * 1024 * 1024, ...hooks }: RawEventStoreOptions): RawEventStore {
+  const client = defineRawScripts(redis);
+  const saveOptions: SaveOptions = { maxPerAccount, maxBytesPerAccount, ...hooks };
+  return {
+    save: (event) => saveRawEvent(client, saveOptions, event),
+    recent: (accountId, page) => readRecent(client, hooks.onFailure, accountId, page),
+    erasePerson: (accountId, email) => eraseRawPerson(client, hooks.onFailure, accountId, email),
     async ping() {
       await redis.ping();
     },
