@@ -3,6 +3,7 @@
 // It starts whatever is down: the HTTP server listens at once, /readyz says what is missing, and
 // Kafka, Redis and Postgres are connected when they come.
 import { Registry } from 'prom-client';
+import { createDb, type Db } from '@glimpse/db';
 import { createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { createGatewayApp } from './app.js';
@@ -13,12 +14,26 @@ import { createServiceClients } from './start-clients.js';
 import { startKafkaProducer } from './start-kafka.js';
 import { gatewayReadinessChecks } from './start-readiness.js';
 import { stopGatewayParts } from './start-shutdown.js';
-import { createGatewayDb, startRedis } from './start-stores.js';
+import { startRedis } from './start-stores.js';
 
 export interface RunningGateway {
   url: string;
   port: number;
   stop(): Promise<void>;
+}
+
+/** Postgres (credentials, sites, the identity outbox). Here, not in a module of its own: deploy/test reads the pool size from this file for the connection budget. */
+function createGatewayDb(config: GatewayConfig): Db {
+  return createDb({
+    databaseUrl: config.DATABASE_URL,
+    poolSize: 5,
+    timeouts: {
+      connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      idleTimeoutMs: config.DB_IDLE_TIMEOUT_MS,
+    },
+  });
 }
 
 export async function startGateway(config: GatewayConfig = loadConfig(), logger: Logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL })): Promise<RunningGateway> {
