@@ -29,6 +29,14 @@ function progress(io: CommandContext['io'], what: string) {
   };
 }
 
+/** Runs one import with its progress on stderr, and a last progress line when done; the report is the command's result. */
+async function withProgress<R extends ImportReport>(io: CommandContext['io'], what: string, run: (onProgress: (r: ImportReport) => void) => Promise<R>): Promise<R> {
+  const show = progress(io, what);
+  const report = await run(show);
+  show(report, true);
+  return report;
+}
+
 function summary(r: unknown): string {
   const report = r as ImportReport;
   const lines = [`imported ${report.imported}, skipped ${report.skipped} of ${report.read} lines`];
@@ -63,12 +71,10 @@ export const importCommands: Command[] = [
     summary: 'import enriched person records from an NDJSON file (one §2.3 record a line), through COPY',
     usage: 'glimpse import persons FILE.ndjson [--region US] [--json]',
     options: regionOption,
-    async run({ positionals, values, io }) {
-      const show = progress(io, 'persons');
-      const report = await importPersons(fileLines(positionals[0]), { databaseUrl: serviceDatabaseUrl(loadConfig(), 'enrichment'), defaultPhoneRegion: region(values), onProgress: show });
-      show(report, true);
-      return report;
-    },
+    run: ({ positionals, values, io }) =>
+      withProgress(io, 'persons', (onProgress) =>
+        importPersons(fileLines(positionals[0]), { databaseUrl: serviceDatabaseUrl(loadConfig(), 'enrichment'), defaultPhoneRegion: region(values), onProgress }),
+      ),
     human: summary,
   },
   {
@@ -76,13 +82,11 @@ export const importCommands: Command[] = [
     summary: "import an account's visitors from an NDJSON file ({visitorId, email, …page views})",
     usage: "glimpse import visitors --account ID FILE.ndjson [--url URL] [--json]\n\nThe account is checked through a gateway's operator API (--url or GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN);\nthe visitors are written by the enrichment service's import, as its role (ENRICHMENT_DATABASE_URL).",
     options: { account: { type: 'string' }, ...urlOption },
-    async run({ positionals, values, db, io }) {
-      const show = progress(io, 'visitors');
-      const accountId = await existingAccountId(values);
-      const report = await importVisitors(fileLines(positionals[0]), accountId, { db: db('enrichment'), defaultPhoneRegion: 'US', onProgress: show });
-      show(report, true);
-      return report;
-    },
+    run: ({ positionals, values, db, io }) =>
+      withProgress(io, 'visitors', async (onProgress) => {
+        const accountId = await existingAccountId(values);
+        return importVisitors(fileLines(positionals[0]), accountId, { db: db('enrichment'), defaultPhoneRegion: 'US', onProgress });
+      }),
     human: summary,
   },
   {
@@ -90,14 +94,12 @@ export const importCommands: Command[] = [
     summary: 'load company ranges (NDJSON {"cidr", "company": {"name", "domain"}}, IPv4 and IPv6) for company-from-IP, through COPY',
     usage: 'glimpse import ip-ranges FILE.ndjson [--replace] [--json]',
     options: { replace: { type: 'boolean' } },
-    async run({ positionals, values, io }) {
-      const show = progress(io, 'ip ranges');
-      // As the visitors role: ip_ranges is the visitors service's table.
-      const databaseUrl = roleDatabaseUrl(loadConfig().DATABASE_URL, DATABASE_ROLES.visitors);
-      const report = await importIpRanges(fileLines(positionals[0]), { databaseUrl, replace: values.replace === true, onProgress: show });
-      show(report, true);
-      return report;
-    },
+    run: ({ positionals, values, io }) =>
+      withProgress(io, 'ip ranges', (onProgress) => {
+        // As the visitors role: ip_ranges is the visitors service's table.
+        const databaseUrl = roleDatabaseUrl(loadConfig().DATABASE_URL, DATABASE_ROLES.visitors);
+        return importIpRanges(fileLines(positionals[0]), { databaseUrl, replace: values.replace === true, onProgress });
+      }),
     human: summary,
   },
   {
