@@ -57,8 +57,9 @@ async function main() {
   // heap passes WORKER_MEMORY_LIMIT after a file: in a single process the heap grew with every file
   // and reached Node 24's default limit (about 4 GB) 845 s into a fresh-clone run (2026-11-26).
   // Without a --selectProjects of the caller's: unit and integration (the chaos project is `npm run test:chaos`).
+  // It goes last: jest reads every word after --selectProjects as a project name, paths included.
   const projects = args.includes('--selectProjects') ? [] : ['--selectProjects', 'unit', 'integration'];
-  const code = await run(process.execPath, [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--maxWorkers=1', `--workerIdleMemoryLimit=${WORKER_MEMORY_LIMIT}`, '--json', `--outputFile=${results}`, ...projects, ...args]);
+  const code = await run(process.execPath, [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--maxWorkers=1', `--workerIdleMemoryLimit=${WORKER_MEMORY_LIMIT}`, '--json', `--outputFile=${results}`, ...args, ...projects]);
   if (fs.existsSync(results)) {
     const r = JSON.parse(fs.readFileSync(results, 'utf8'));
     fs.rmSync(results, { force: true });
