@@ -112,7 +112,7 @@ async function due(accountId: string, count: number): Promise<string[]> {
     const effectId = randomUUID();
     const at = new Date().toISOString();
     const payload = JSON.stringify({ type: 'enrollment.started', timestamp: at, data: { effectId, eventId: randomUUID(), playbookId: randomUUID(), email: `p${i}.${effectId.slice(0, 8)}@example.com`, at } });
-    await enqueueEffect(db, { accountId, effectId, personKey: randomUUID(), type: 'enrollment.started', payload }, 86_400_000);
+    await enqueueEffect(db, { accountId, effectId, personKey: randomUUID(), type: 'enrollment.started', payload, publishedAt: new Date() }, 86_400_000);
     ids.push(effectId);
   }
   return ids;

@@ -14,7 +14,7 @@ export function createEffectsConsumer(options: EffectsConsumerOptions) {
     topic: TOPICS.playbookEffects,
     schema: playbookEffectSchema,
     metric: { name: 'glimpse_webhook_deliveries_scheduled_total', help: 'Deliveries scheduled from playbook effects' },
-    schedule: (effect) =>
+    schedule: (effect, publishedAt) =>
       enqueueEffect(
         db,
         {
@@ -23,6 +23,7 @@ export function createEffectsConsumer(options: EffectsConsumerOptions) {
           personKey: personKeyOf(effect.accountId, effect.email),
           type: eventTypeOf(effect),
           payload: JSON.stringify(payloadOf(effect)),
+          publishedAt,
         },
         retryWindowMs,
       ),

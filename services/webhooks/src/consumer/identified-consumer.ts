@@ -13,15 +13,16 @@ export interface IdentifiedConsumerOptions extends SchedulingConsumerOptions {
 
 export function createIdentifiedConsumer({ persons, ...options }: IdentifiedConsumerOptions) {
   const { db, retryWindowMs } = options;
-  const store: IdentifiedDeliveryStore = {
+  /** The store for one message: its deliveries go to the endpoints that existed when it was published. */
+  const storeAt = (publishedAt: Date): IdentifiedDeliveryStore => ({
     hasSubscribers: (accountId, type) => hasSubscribers(db, accountId, type),
     enqueue: ({ accountId, eventId, email, type, payload }) =>
-      enqueueEffect(db, { accountId, effectId: eventId, personKey: personKeyOf(accountId, email), type, payload }, retryWindowMs),
-  };
+      enqueueEffect(db, { accountId, effectId: eventId, personKey: personKeyOf(accountId, email), type, payload, publishedAt }, retryWindowMs),
+  });
   return createSchedulingConsumer(options, {
     topic: TOPICS.visitorsIdentified,
     schema: visitorIdentifiedSchema,
     metric: { name: 'glimpse_webhook_identified_scheduled_total', help: 'Deliveries scheduled from identified visitors' },
-    schedule: (message) => scheduleIdentified(message, { store, persons }),
+    schedule: (message, publishedAt) => scheduleIdentified(message, { store: storeAt(publishedAt), persons }),
   });
 }

@@ -1,7 +1,7 @@
 // What the webhooks service's two consumer groups (playbook.effects, visitors.identified) share:
 // each message becomes scheduled deliveries in Postgres, counted, and the dispatcher is poked to
-// look at once. Both start a new group at the end of the topic and dead-letter to the service's
-// own topic. Sending is the dispatcher's, so a slow endpoint never holds up a partition.
+// look at once. Both read a partition without a committed offset from its start (an endpoint gets
+// only what was published after it was created) and dead-letter to the service's own topic. Sending is the dispatcher's, so a slow endpoint never holds up a partition.
 import type { Kafka } from 'kafkajs';
 import { Counter, type Registry } from 'prom-client';
 import type { z } from 'zod';
@@ -27,8 +27,8 @@ export interface SchedulingTopic<S extends z.ZodType> {
   schema: S;
   /** The counter of deliveries scheduled from this topic. */
   metric: { name: string; help: string };
-  /** Schedules the message's deliveries; returns how many. */
-  schedule(message: z.infer<S>): Promise<number>;
+  /** Schedules the message's deliveries; returns how many. `publishedAt`: the broker's append time of the message. */
+  schedule(message: z.infer<S>, publishedAt: Date): Promise<number>;
 }
 
 export function createSchedulingConsumer<S extends z.ZodType>(
@@ -44,12 +44,15 @@ export function createSchedulingConsumer<S extends z.ZodType>(
     logger,
     partitionsConsumedConcurrently: 3,
     sessionTimeoutMs,
-    // A new group starts at the end: messages from before any endpoint existed are not anyone's to deliver.
-    fromBeginning: false,
+    // A partition without a committed offset is read from its start: a group starting at the end
+    // skipped whatever was published while a partition moved to another replica before its first
+    // commit (seen in the chaos run: effects lost at a replica's SIGKILL). Messages from before an
+    // endpoint existed are not its to receive: enqueueEffect compares the append time.
+    fromBeginning: true,
     // The webhooks service's own dead-letter topic: its Kafka user may write no other service's.
     deadLetter: { topic: TOPICS.webhooksDeadLetter, producer },
-    async handle(message) {
-      const added = await schedule(message);
+    async handle(message, raw) {
+      const added = await schedule(message, new Date(Number(raw.timestamp)));
       if (added > 0) {
         scheduled.inc(added);
         onScheduled?.();

@@ -11,19 +11,22 @@ export function personKeyOf(accountId: string, email: string): string {
 
 /**
  * One delivery per enabled endpoint of the account subscribed to the type, in one statement; a
- * redelivered effect adds nothing (unique endpoint and effect). Returns how many were added.
+ * redelivered effect adds nothing (unique endpoint and effect). An endpoint gets only what was
+ * published once it existed (`publishedAt`, the broker's append time of the message): a consumer
+ * group that reads a partition from its start (a new group, or a partition that moved before its
+ * first commit) schedules nothing for endpoints created later. Returns how many were added.
  */
 export async function enqueueEffect(
   db: Db,
-  input: { accountId: string; effectId: string; personKey: string; type: WebhookEventType; payload: string },
+  input: { accountId: string; effectId: string; personKey: string; type: WebhookEventType; payload: string; publishedAt: Date },
   retryWindowMs: number,
 ): Promise<number> {
-  const { accountId, effectId, personKey, type, payload } = input;
+  const { accountId, effectId, personKey, type, payload, publishedAt } = input;
   return db.$executeRaw`
     INSERT INTO webhook_deliveries (id, endpoint_id, effect_id, person_key, type, payload, next_attempt_at, expires_at)
     SELECT gen_random_uuid(), e.id, ${effectId}::uuid, ${personKey}, ${type}, ${payload}, now(), now() + ${retryWindowMs} * interval '1 millisecond'
     FROM webhook_endpoints e
-    WHERE e.account_id = ${accountId}::uuid AND e.enabled AND ${type} = ANY(e.events)
+    WHERE e.account_id = ${accountId}::uuid AND e.enabled AND ${type} = ANY(e.events) AND e.created_at <= ${publishedAt}
     ON CONFLICT (endpoint_id, effect_id) DO NOTHING`;
 }
 
