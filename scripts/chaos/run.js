@@ -15,7 +15,7 @@ const { createKafkaCluster } = require('./kafka-cluster');
 const { createRegistry, startNodeService, createPrivatePostgres, createPrivateRedisCluster, freePorts } = require('./processes');
 const { createEventLoad, createLookupLoad, createCollectLoad, sendBurst } = require('./load');
 const { deliveryChecks, visitorsChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, groupLag, parseMetrics, readRawCopies, readTopic } = require('./checks');
-const { startHealthyReceiver, startHangingReceiver, webhooksChecks, expectedEffects, seedGroupOffsets } = require('./webhooks');
+const { startHealthyReceiver, startHangingReceiver, webhooksChecks, expectedEffects } = require('./webhooks');
 
 const HELP = `Usage: npm run chaos -- [--short | --full] [options]
 
@@ -33,8 +33,8 @@ account's endpoint (registered with POST /account/webhooks for enrollment.starte
 it verifies each request's signature on arrival, answers 204, or 500 to the first arrival of one
 id in 20) and a receiver that never answers, the two endpoints of a second account whose 40
 people each start a playbook before the load (their deliveries hang and are retried all along).
-The webhooks groups' offsets are committed at the start of their topics before the replicas join,
-as for a deployment that has run before (a new group starts at the end of each partition).
+The webhooks groups are new (no committed offsets): a partition without one is read from its start,
+so one that moves to another replica before its first commit loses nothing.
 Then a steady load of events, lookups and the tag's page views (POST /collect) runs while faults
 are made, in cycles: SIGKILL of a playbook replica (3 per cycle), a 4th replica joining and
 leaving, SIGKILL of each visitors replica, SIGKILL of each webhooks replica (started again 3 s
@@ -81,8 +81,32 @@ Everything it started is stopped at the end; a run that was killed is cleaned up
 Service logs stay in .infra/chaos/logs after the run.`;
 
 const MODES = {
-  short: { cycles: 1, rate: 40, minEvents: 0, people: 200, eventWorkers: 16, lookupRate: 6, lookupWorkers: 2, collectRate: 10, collectVisitors: 20, fuzz: 2000, drainMs: 180_000 },
-  full: { cycles: 5, rate: 300, minEvents: 100_000, people: 4000, eventWorkers: 64, lookupRate: 20, lookupWorkers: 4, collectRate: 60, collectVisitors: 120, fuzz: 20_000, drainMs: 900_000 },
+  short: {
+    cycles: 1,
+    rate: 40,
+    minEvents: 0,
+    people: 200,
+    eventWorkers: 16,
+    lookupRate: 6,
+    lookupWorkers: 2,
+    collectRate: 10,
+    collectVisitors: 20,
+    fuzz: 2000,
+    drainMs: 180_000,
+  },
+  full: {
+    cycles: 5,
+    rate: 300,
+    minEvents: 100_000,
+    people: 4000,
+    eventWorkers: 64,
+    lookupRate: 20,
+    lookupWorkers: 4,
+    collectRate: 60,
+    collectVisitors: 120,
+    fuzz: 20_000,
+    drainMs: 900_000,
+  },
 };
 const CYCLE_S = 100;
 /**
@@ -171,7 +195,11 @@ async function http(url, init = {}) {
   const res = await fetch(url, { ...init, signal: AbortSignal.timeout(15_000) });
   const text = await res.text();
   let body = text;
-  try { body = JSON.parse(text); } catch { /* text */ }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* text */
+  }
   return { status: res.status, body };
 }
 
@@ -180,7 +208,9 @@ async function waitHttp(url, what, timeoutMs = 90_000, okStatus = (s) => s === 2
   for (;;) {
     try {
       if (okStatus((await fetch(url, { signal: AbortSignal.timeout(3000) })).status)) return;
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
     if (Date.now() > deadline) throw new Error(`${what} not ready on ${url} after ${timeoutMs / 1000} s`);
     await sleep(250);
   }
@@ -198,7 +228,8 @@ async function main() {
     await require('../lib.js').build();
   }
   for (const s of ['gateway', 'playbook', 'enrichment', 'visitors', 'webhooks']) {
-    if (!fs.existsSync(path.join(REPO_ROOT, 'services', s, 'dist', 'main.js'))) throw new Error(`services/${s}/dist/main.js is missing: build first (npm run build)`);
+    if (!fs.existsSync(path.join(REPO_ROOT, 'services', s, 'dist', 'main.js')))
+      throw new Error(`services/${s}/dist/main.js is missing: build first (npm run build)`);
   }
   fs.mkdirSync(chaosDir, { recursive: true });
   const registry = createRegistry(path.join(chaosDir, 'pids.json'));
@@ -221,7 +252,9 @@ async function main() {
     await stack.pg?.destroy().catch((err) => log(`postgres: ${err.message}`));
     await registry.stopAll();
   };
-  const onSignal = () => { cleanup().finally(() => process.exit(130)); };
+  const onSignal = () => {
+    cleanup().finally(() => process.exit(130));
+  };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
@@ -241,7 +274,14 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   const servicePorts = kp.slice(18);
   log(`starting Postgres (port ${pgPort}), a Redis Cluster (ports ${redisPorts.join(', ')}) and 3 Kafka brokers (${kafkaPorts.map((p) => p.port).join(', ')})`);
   stack.pg = createPrivatePostgres({ port: pgPort, registry });
-  stack.redis = createPrivateRedisCluster({ dir: path.join(chaosDir, 'redis-cluster'), ports: redisPorts, busPorts: redisBusPorts, nodeTimeoutMs: REDIS_NODE_TIMEOUT_MS, registry, log });
+  stack.redis = createPrivateRedisCluster({
+    dir: path.join(chaosDir, 'redis-cluster'),
+    ports: redisPorts,
+    busPorts: redisBusPorts,
+    nodeTimeoutMs: REDIS_NODE_TIMEOUT_MS,
+    registry,
+    log,
+  });
   stack.kafka = createKafkaCluster({ dir: chaosDir, ports: kafkaPorts, onSpawn: (name, pid) => registry.record(name, pid) });
   await stack.pg.init();
   await stack.pg.start();
@@ -307,8 +347,28 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     'visitors-2': { service: 'visitors', env: { VISITORS_PORT: String(vi2) }, url: `http://127.0.0.1:${vi2}` },
     'webhooks-1': { service: 'webhooks', env: webhooksEnv(wh1, en1), url: `http://127.0.0.1:${wh1}` },
     'webhooks-2': { service: 'webhooks', env: webhooksEnv(wh2, en2), url: `http://127.0.0.1:${wh2}` },
-    'gateway-1': { service: 'gateway', env: { PORT: String(gw1), ENRICHMENT_URL: `http://127.0.0.1:${en1}`, PLAYBOOK_URL: `http://127.0.0.1:${pb1}`, VISITORS_URL: `http://127.0.0.1:${vi1}`, WEBHOOKS_URL: `http://127.0.0.1:${wh1}` }, url: `http://127.0.0.1:${gw1}` },
-    'gateway-2': { service: 'gateway', env: { PORT: String(gw2), ENRICHMENT_URL: `http://127.0.0.1:${en2}`, PLAYBOOK_URL: `http://127.0.0.1:${pb2}`, VISITORS_URL: `http://127.0.0.1:${vi2}`, WEBHOOKS_URL: `http://127.0.0.1:${wh2}` }, url: `http://127.0.0.1:${gw2}` },
+    'gateway-1': {
+      service: 'gateway',
+      env: {
+        PORT: String(gw1),
+        ENRICHMENT_URL: `http://127.0.0.1:${en1}`,
+        PLAYBOOK_URL: `http://127.0.0.1:${pb1}`,
+        VISITORS_URL: `http://127.0.0.1:${vi1}`,
+        WEBHOOKS_URL: `http://127.0.0.1:${wh1}`,
+      },
+      url: `http://127.0.0.1:${gw1}`,
+    },
+    'gateway-2': {
+      service: 'gateway',
+      env: {
+        PORT: String(gw2),
+        ENRICHMENT_URL: `http://127.0.0.1:${en2}`,
+        PLAYBOOK_URL: `http://127.0.0.1:${pb2}`,
+        VISITORS_URL: `http://127.0.0.1:${vi2}`,
+        WEBHOOKS_URL: `http://127.0.0.1:${wh2}`,
+      },
+      url: `http://127.0.0.1:${gw2}`,
+    },
   };
   const gateways = ['gateway-1', 'gateway-2'].map((n) => specs[n].url);
   const killedOnPurpose = new Set();
@@ -334,7 +394,13 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
       setTimeout(() => {
         if (stack.stopping || stack.services.get(name) !== svc) return;
         const again = start(name);
-        if (g >= 0) waitHttp(`${spec.url}/healthz`, name, 60_000).then(() => { downWindows[g].at(-1).to = Date.now(); }, () => {});
+        if (g >= 0)
+          waitHttp(`${spec.url}/healthz`, name, 60_000).then(
+            () => {
+              downWindows[g].at(-1).to = Date.now();
+            },
+            () => {},
+          );
         void again;
       }, 2000);
     });
@@ -349,9 +415,6 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
 
   log('starting 2 enrichment, 3 playbook, 2 visitors, 2 webhooks and 2 gateway processes');
   const backends = ['enrichment-1', 'enrichment-2', 'playbook-1', 'playbook-2', 'playbook-3', 'visitors-1', 'visitors-2', 'webhooks-1', 'webhooks-2'];
-  // The webhooks groups as after a first deployment (see seedGroupOffsets).
-  await seedGroupOffsets(stack.kafka.brokers, 'glimpse-webhooks-chaos', 'playbook.effects');
-  await seedGroupOffsets(stack.kafka.brokers, 'glimpse-webhooks-identified-chaos', 'visitors.identified');
   for (const n of backends) start(n);
   await Promise.all(backends.map((n) => waitHttp(`${specs[n].url}/readyz`, n)));
   for (const n of ['gateway-1', 'gateway-2']) start(n);
@@ -385,20 +448,41 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   if (!burstAccount) throw new Error(`no account of 40 hashed to ${loadMaster}, the master of the load account's slot ${loadSlot}`);
   const burstToken = (await createEventToken(db, burstAccount.id)).secret;
   const burstKey = (await createApiKey(db, burstAccount.id, [...SCOPES])).secret;
-  log(`the load account's keys are in slot ${loadSlot} on ${loadMaster}; the burst account's slot ${await stack.redis.keySlot(`glimpse:{a:${burstAccount.id}}:raw`)} is on the same master`);
+  log(
+    `the load account's keys are in slot ${loadSlot} on ${loadMaster}; the burst account's slot ${await stack.redis.keySlot(`glimpse:{a:${burstAccount.id}}:raw`)} is on the same master`,
+  );
   const persons = Array.from({ length: LOOKUP_PERSONS }, (_, i) => generatePerson(i, PERSON_SEED));
-  async function* lines(n, f) { for (let i = 0; i < n; i++) yield JSON.stringify(f(i)); }
-  await importPersons(lines(persons.length, (i) => persons[i]), { databaseUrl, defaultPhoneRegion: 'US' });
-  await importVisitors(lines(persons.length, (i) => ({ visitorId: demoVisitorId(account.id, i), email: persons[i].traits.work_email, page_views: 3 })), account.id, { db, defaultPhoneRegion: 'US' });
-  await importVisitors(lines(5, (i) => ({ visitorId: demoVisitorId(fuzzAccount.id, i), email: persons[i].traits.work_email, page_views: 1 })), fuzzAccount.id, { db, defaultPhoneRegion: 'US' });
+  async function* lines(n, f) {
+    for (let i = 0; i < n; i++) yield JSON.stringify(f(i));
+  }
+  await importPersons(
+    lines(persons.length, (i) => persons[i]),
+    { databaseUrl, defaultPhoneRegion: 'US' },
+  );
+  await importVisitors(
+    lines(persons.length, (i) => ({ visitorId: demoVisitorId(account.id, i), email: persons[i].traits.work_email, page_views: 3 })),
+    account.id,
+    { db, defaultPhoneRegion: 'US' },
+  );
+  await importVisitors(
+    lines(5, (i) => ({ visitorId: demoVisitorId(fuzzAccount.id, i), email: persons[i].traits.work_email, page_views: 1 })),
+    fuzzAccount.id,
+    { db, defaultPhoneRegion: 'US' },
+  );
   await db.$disconnect();
-  const lookupPersons = persons.map((p, i) => ({ visitorId: demoVisitorId(account.id, i), email: p.traits.work_email, phone: p.traits.mobile_phone })).filter((p) => p.email && p.phone);
+  const lookupPersons = persons
+    .map((p, i) => ({ visitorId: demoVisitorId(account.id, i), email: p.traits.work_email, phone: p.traits.mobile_phone }))
+    .filter((p) => p.email && p.phone);
 
   // Rule 3: a playbook can be triggered only by a name already sent.
   const primer = `catalog.${marker}@chaos-load.example`;
   const prime = async (eventToken, names, email) => {
     for (const event of names) {
-      const res = await http(`${gateways[0]}/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${eventToken}` }, body: JSON.stringify({ event, email }) });
+      const res = await http(`${gateways[0]}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${eventToken}` },
+        body: JSON.stringify({ event, email }),
+      });
       if (res.status !== 200) throw new Error(`priming ${event}: ${res.status} ${JSON.stringify(res.body)}`);
     }
   };
@@ -420,12 +504,20 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   await Promise.all([waitCatalog(auth, NAMES), waitCatalog(hangAuth, ['signed_up'])]);
   const playbooks = [];
   for (const p of PLAYBOOKS) {
-    const res = await http(`${gateways[0]}/account/playbooks`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(p) });
+    const res = await http(`${gateways[0]}/account/playbooks`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(p),
+    });
     if (res.status !== 201 && res.status !== 200) throw new Error(`creating playbook ${p.name}: ${res.status} ${JSON.stringify(res.body)}`);
     playbooks.push({ id: res.body.id, triggers: p.triggers, exits: p.exits });
   }
   // A site for the tag's page views, through the sites API like a site owner.
-  const siteRes = await http(`${gateways[0]}/account/sites`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Chaos ${runId}`, origins: [SITE_ORIGIN] }) });
+  const siteRes = await http(`${gateways[0]}/account/sites`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `Chaos ${runId}`, origins: [SITE_ORIGIN] }),
+  });
   if (siteRes.status !== 201) throw new Error(`creating the site: ${siteRes.status} ${JSON.stringify(siteRes.body)}`);
   const site = siteRes.body;
   log(`account, ${lookupPersons.length} persons with visitors, ${playbooks.length} playbooks, a site ready`);
@@ -438,20 +530,40 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   const hanging = await startHangingReceiver();
   stack.receivers.push(hanging);
   const createEndpoint = async (headers, url, types) => {
-    const res = await http(`${gateways[0]}/account/webhooks`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ url, events: types }) });
+    const res = await http(`${gateways[0]}/account/webhooks`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ url, events: types }),
+    });
     if (res.status !== 201) throw new Error(`creating the webhook endpoint ${url}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
   const endpoint = await createEndpoint(auth, healthy.url, ['enrollment.started', 'enrollment.stopped']);
   healthy.setSecret(endpoint.secret);
-  const hangEndpoints = [await createEndpoint(hangAuth, `${hanging.base}/h0`, ['enrollment.started']), await createEndpoint(hangAuth, `${hanging.base}/h1`, ['enrollment.started'])];
-  const hangPlaybook = await http(`${gateways[0]}/account/playbooks`, { method: 'POST', headers: { ...hangAuth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Hang', triggers: ['signed_up'] }) });
-  if (hangPlaybook.status !== 201 && hangPlaybook.status !== 200) throw new Error(`creating the hang account's playbook: ${hangPlaybook.status} ${JSON.stringify(hangPlaybook.body)}`);
-  await Promise.all(Array.from({ length: HANG_PEOPLE }, async (_, i) => {
-    const res = await http(`${gateways[i % 2]}/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${hangToken}` }, body: JSON.stringify({ event: 'signed_up', email: `hang${i}.${marker}@chaos-load.example` }) });
-    if (res.status !== 200) throw new Error(`the hang account's event ${i}: ${res.status} ${JSON.stringify(res.body)}`);
-  }));
-  log(`webhooks: the load account's endpoint at ${healthy.url}; the hang account's ${hangEndpoints.length} endpoints at ${hanging.base} with ${HANG_PEOPLE} people enrolled`);
+  const hangEndpoints = [
+    await createEndpoint(hangAuth, `${hanging.base}/h0`, ['enrollment.started']),
+    await createEndpoint(hangAuth, `${hanging.base}/h1`, ['enrollment.started']),
+  ];
+  const hangPlaybook = await http(`${gateways[0]}/account/playbooks`, {
+    method: 'POST',
+    headers: { ...hangAuth, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Hang', triggers: ['signed_up'] }),
+  });
+  if (hangPlaybook.status !== 201 && hangPlaybook.status !== 200)
+    throw new Error(`creating the hang account's playbook: ${hangPlaybook.status} ${JSON.stringify(hangPlaybook.body)}`);
+  await Promise.all(
+    Array.from({ length: HANG_PEOPLE }, async (_, i) => {
+      const res = await http(`${gateways[i % 2]}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${hangToken}` },
+        body: JSON.stringify({ event: 'signed_up', email: `hang${i}.${marker}@chaos-load.example` }),
+      });
+      if (res.status !== 200) throw new Error(`the hang account's event ${i}: ${res.status} ${JSON.stringify(res.body)}`);
+    }),
+  );
+  log(
+    `webhooks: the load account's endpoint at ${healthy.url}; the hang account's ${hangEndpoints.length} endpoints at ${hanging.base} with ${HANG_PEOPLE} people enrolled`,
+  );
 
   // ---- load and faults
   const explained = (g, _kind, start, end) => downWindows[g].some((w) => w.from <= end + 100 && (w.to ?? Infinity) >= start - 100);
@@ -465,7 +577,12 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     log(`fault: ${what}${detail ? ` (${detail})` : ''}`);
   };
   const background = [];
-  const later = (ms, fn) => background.push(sleep(ms).then(fn).catch((err) => log(`!! ${err.message}`)));
+  const later = (ms, fn) =>
+    background.push(
+      sleep(ms)
+        .then(fn)
+        .catch((err) => log(`!! ${err.message}`)),
+    );
   const progress = setInterval(() => {
     log(`load: ${events.sent()} events sent, ${events.acked()} answered 200, ${lookups.total()} lookups, ${collects.ackedCount()} page views answered 200`);
   }, 15_000);
@@ -480,7 +597,9 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     try {
       const res = await fetch(`${specs[name].url}/metrics`, { signal: AbortSignal.timeout(3000) });
       if (res.status === 200) lives.set(`${name}#${svc.pid}`, { name, pid: svc.pid, values: parseMetrics(await res.text()) });
-    } catch { /* down: its last scrape stands */ }
+    } catch {
+      /* down: its last scrape stands */
+    }
   }
   const scrapeGateways = () => Promise.all(['gateway-1', 'gateway-2'].map(scrapeGateway));
   const gatewayTotals = () => {
@@ -502,7 +621,10 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     const startedAt = Date.now();
     await stack.redis.startAll();
     const healthyAt = Date.now();
-    fault('Redis started again', `the nodes rejoined from nodes.conf, cluster_state ok ${((healthyAt - startedAt) / 1000).toFixed(1)} s after they were started`);
+    fault(
+      'Redis started again',
+      `the nodes rejoined from nodes.conf, cluster_state ok ${((healthyAt - startedAt) / 1000).toFixed(1)} s after they were started`,
+    );
     const back = await waitGatewaysRedis(startedAt);
     log(`the gateways use Redis again ${back.ms === null ? 'NOT within 60 s' : `${(back.ms / 1000).toFixed(1)} s after the nodes were started`}`);
     restarts.push({ clusterMs: healthyAt - startedAt, gatewaysMs: back.ms, detail: back.detail });
@@ -511,8 +633,11 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   }
 
   /** /readyz of a gateway: 200 and its Redis check ok. */
-  const redisReady = (g) => fetch(`${g}/readyz`, { signal: AbortSignal.timeout(3000) })
-    .then(async (r) => r.status === 200 && /** @type {{ checks?: Record<string, string> }} */ (await r.json()).checks?.redis === 'ok', () => false);
+  const redisReady = (g) =>
+    fetch(`${g}/readyz`, { signal: AbortSignal.timeout(3000) }).then(
+      async (r) => r.status === 200 && /** @type {{ checks?: Record<string, string> }} */ (await r.json()).checks?.redis === 'ok',
+      () => false,
+    );
 
   /** Until every gateway says its Redis is ok and the load account's raw copies can be read (the account's slot answers). */
   async function waitGatewaysRedis(since, timeoutMs = 60_000) {
@@ -520,7 +645,14 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     let detail = '';
     while (Date.now() < deadline) {
       const ready = await Promise.all(gateways.map(redisReady));
-      const reads = await Promise.all(gateways.map((g) => http(`${g}/account/events/recent?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } }).then((r) => r.status, () => 0)));
+      const reads = await Promise.all(
+        gateways.map((g) =>
+          http(`${g}/account/events/recent?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } }).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        ),
+      );
       if (ready.every(Boolean) && reads.every((st) => st === 200)) return { ms: Date.now() - since, detail: '' };
       detail = `readyz redis ok: ${ready.join('/')}; recent: ${reads.join('/')}`;
       await sleep(250);
@@ -552,7 +684,11 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     if (!master) throw new Error(`no master serves slot ${loadSlot} before the failover`);
     // The burst's token is known to gateway-1 (its credential cache) before the kill.
     const warmStart = Date.now();
-    const warm = await http(`${gateways[0]}/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${burstToken}` }, body: JSON.stringify({ event: 'signed_up', email: `warmup.${marker}@chaos-load.example`, properties: { warmup: c } }) }).catch(() => ({ status: 0 }));
+    const warm = await http(`${gateways[0]}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${burstToken}` },
+      body: JSON.stringify({ event: 'signed_up', email: `warmup.${marker}@chaos-load.example`, properties: { warmup: c } }),
+    }).catch(() => ({ status: 0 }));
     const warmup = { status: warm.status, startedAt: warmStart, at: Date.now() };
     await scrapeGateways();
     const before = gatewayTotals();
@@ -561,9 +697,17 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     const killed = await stack.redis.killMaster(master);
     const killedAt = Date.now();
     const limit = eventsLimit(m.rate);
-    const burst = sleep(300).then(() => sendBurst({
-      gateway: gateways[0], token: burstToken, count: BURST_FACTOR * limit, batchSize: Math.ceil(limit / 4), runId: `${runId}c${c}`, marker, tag: `c${c}`,
-    }));
+    const burst = sleep(300).then(() =>
+      sendBurst({
+        gateway: gateways[0],
+        token: burstToken,
+        count: BURST_FACTOR * limit,
+        batchSize: Math.ceil(limit / 4),
+        runId: `${runId}c${c}`,
+        marker,
+        tag: `c${c}`,
+      }),
+    );
     let promotion;
     try {
       promotion = await stack.redis.waitForPromotion(loadSlot, { from: master, timeoutMs: 60_000 });
@@ -582,9 +726,21 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     fault('Redis node restarted', `${master} (pid ${killed.pid} was killed), rejoins as a replica of ${promotion.addr}`);
     const back = await stack.redis.restart(master, { timeoutMs: 60_000 }).catch((err) => ({ error: err.message, role: null, ms: null }));
     failovers.push({
-      cycle: c + 1, master, killedPid: killed.pid, slot: loadSlot, promoted: promotion.addr, killedAt, promotedAt, noMasterMs: promotedAt - killedAt,
-      warmup, burst: answers, limit, missedDuringFailover: afterPromotion.missed - before.missed, localEventDecisions: localAfter - localBefore,
-      rejoined: { role: back.role, ms: back.ms, error: back.error ?? null }, recovery: await recovery,
+      cycle: c + 1,
+      master,
+      killedPid: killed.pid,
+      slot: loadSlot,
+      promoted: promotion.addr,
+      killedAt,
+      promotedAt,
+      noMasterMs: promotedAt - killedAt,
+      warmup,
+      burst: answers,
+      limit,
+      missedDuringFailover: afterPromotion.missed - before.missed,
+      localEventDecisions: localAfter - localBefore,
+      rejoined: { role: back.role, ms: back.ms, error: back.error ?? null },
+      recovery: await recovery,
     });
   }
 
@@ -633,42 +789,59 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   // One cycle of faults; each keeps its duration whatever the steps before it cost.
   async function cycle(c) {
     const broker = (c % 3) + 1;
-    await sleep(3000); await killConsumer('playbook-2');
-    await sleep(4000); fault('playbook replica joins', 'playbook-4'); start('playbook-4');
+    await sleep(3000);
+    await killConsumer('playbook-2');
+    await sleep(4000);
+    fault('playbook replica joins', 'playbook-4');
+    start('playbook-4');
     await killVisitors('visitors-1');
     await killWebhooks('webhooks-1');
-    await sleep(4000); await killGateway(c % 2);
-    await sleep(3000); await killBroker(broker);
+    await sleep(4000);
+    await killGateway(c % 2);
+    await sleep(3000);
+    await killBroker(broker);
     const brokerBack = sleep(12_000).then(async () => {
       fault('Kafka broker restarted', `kafka-${broker}`);
       await stack.kafka.restart(broker);
     });
-    await sleep(5000); fault('playbook replica leaves (SIGTERM)', 'playbook-4'); await kill('playbook-4', 'SIGTERM');
-    await sleep(3000); await killConsumer('playbook-3');
+    await sleep(5000);
+    fault('playbook replica leaves (SIGTERM)', 'playbook-4');
+    await kill('playbook-4', 'SIGTERM');
+    await sleep(3000);
+    await killConsumer('playbook-3');
     await killVisitors('visitors-2');
     await killWebhooks('webhooks-2');
     await brokerBack;
-    await sleep(4000); await redisStopped();
-    await sleep(4000); await redisFailover(c).catch((err) => {
+    await sleep(4000);
+    await redisStopped();
+    await sleep(4000);
+    await redisFailover(c).catch((err) => {
       log(`!! Redis failover: ${err.message}`);
       failovers.push({ cycle: c + 1, error: err.message });
     });
-    await sleep(4000); fault('Postgres stopped (immediate shutdown)', '10 s');
+    await sleep(4000);
+    fault('Postgres stopped (immediate shutdown)', '10 s');
     const pgStopped = { from: Date.now(), to: Infinity };
     deliveryFaults.push(pgStopped);
     await stack.pg.stop('immediate');
-    await sleep(10_000); await stack.pg.start();
+    await sleep(10_000);
+    await stack.pg.start();
     pgStopped.to = Date.now() + 5000;
-    await sleep(4000); fault('Postgres hung (SIGSTOP of the postmaster and its processes)', `8 s, ${stack.pg.signalAll('SIGSTOP')} processes`);
+    await sleep(4000);
+    fault('Postgres hung (SIGSTOP of the postmaster and its processes)', `8 s, ${stack.pg.signalAll('SIGSTOP')} processes`);
     const pgHung = { from: Date.now(), to: Infinity };
     deliveryFaults.push(pgHung);
-    await sleep(8000); stack.pg.signalAll('SIGCONT');
+    await sleep(8000);
+    stack.pg.signalAll('SIGCONT');
     pgHung.to = Date.now() + 5000;
-    await sleep(3000); await killConsumer('playbook-1');
+    await sleep(3000);
+    await killConsumer('playbook-1');
     await sleep(5000);
   }
 
-  log(`load: ${m.rate} events/s over ${m.people} people, ${m.lookupRate} lookups/s; ${m.cycles} fault cycle(s) of ${CYCLE_S} s${m.minEvents ? `, then until ${m.minEvents} events` : ''}`);
+  log(
+    `load: ${m.rate} events/s over ${m.people} people, ${m.lookupRate} lookups/s; ${m.cycles} fault cycle(s) of ${CYCLE_S} s${m.minEvents ? `, then until ${m.minEvents} events` : ''}`,
+  );
   events.start();
   lookups.start();
   collects.start();
@@ -689,9 +862,28 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   log(`load done: ${events.sent()} events in ${loadSeconds.toFixed(0)} s, ${events.acked()} answered 200`);
 
   // ---- recovery: every service ready again
-  const names = ['gateway-1', 'gateway-2', 'enrichment-1', 'enrichment-2', 'playbook-1', 'playbook-2', 'playbook-3', 'visitors-1', 'visitors-2', 'webhooks-1', 'webhooks-2'];
+  const names = [
+    'gateway-1',
+    'gateway-2',
+    'enrichment-1',
+    'enrichment-2',
+    'playbook-1',
+    'playbook-2',
+    'playbook-3',
+    'visitors-1',
+    'visitors-2',
+    'webhooks-1',
+    'webhooks-2',
+  ];
   const recoveryStart = Date.now();
-  const recovered = await Promise.all(names.map((n) => waitHttp(`${specs[n].url}/readyz`, n, 180_000).then(() => true, () => false)));
+  const recovered = await Promise.all(
+    names.map((n) =>
+      waitHttp(`${specs[n].url}/readyz`, n, 180_000).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
   const recoverySeconds = (Date.now() - recoveryStart) / 1000;
   const unready = names.filter((_, i) => !recovered[i]);
   log(unready.length ? `not ready after 180 s: ${unready.join(', ')}` : `every service ready ${recoverySeconds.toFixed(0)} s after the load`);
@@ -711,7 +903,9 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   for (const [g, url] of gateways.entries()) {
     if (m.fuzz === 0) break;
     log(`fuzzer: ${perGateway} requests on gateway-${g + 1}`);
-    fuzzResults.push(await fuzz({ url, count: perGateway, seed: 1000 + g, concurrency: 8, eventToken: fuzzToken, apiKey: fuzzKey, visitor: demoVisitorId(fuzzAccount.id, 0) }));
+    fuzzResults.push(
+      await fuzz({ url, count: perGateway, seed: 1000 + g, concurrency: 8, eventToken: fuzzToken, apiKey: fuzzKey, visitor: demoVisitorId(fuzzAccount.id, 0) }),
+    );
   }
   const fuzzStatuses = {};
   const fuzzCauses = {};
@@ -748,45 +942,108 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   const webhooksDeadline = Math.max(drainDeadline, webhooksStart + 90_000);
   let undelivered;
   for (;;) {
-    undelivered = (await expectedEffects(pg, account.id, new Set([primer])).catch(() => [{ id: 'postgres unreachable' }])).filter((e) => !healthy.delivered(e.id));
+    undelivered = (await expectedEffects(pg, account.id, new Set([primer])).catch(() => [{ id: 'postgres unreachable' }])).filter(
+      (e) => !healthy.delivered(e.id),
+    );
     if (undelivered.length === 0 || Date.now() > webhooksDeadline) break;
     await sleep(1000);
   }
-  const webhooksDrained = { name: `the webhooks replicas deliver every effect of the load account (within ${Math.round((webhooksDeadline - webhooksStart) / 1000)} s of the playbook replicas' drain)`, ok: undelivered.length === 0, detail: undelivered.length === 0 ? `all, ${((Date.now() - webhooksStart) / 1000).toFixed(0)} s after it` : `${undelivered.length} not delivered at the deadline` };
-  const drained = { name: `the playbook replicas drain events.inbound (within ${m.drainMs / 1000} s)`, ok: lag === 0, detail: lag === 0 ? 'lag 0' : `lag ${lag} at the deadline` };
-  const visitorsDrained = { name: `the visitors replicas drain visitors.collected (within ${m.drainMs / 1000} s)`, ok: visitorsLag === 0, detail: visitorsLag === 0 ? 'lag 0' : `lag ${visitorsLag} at the deadline` };
+  const webhooksDrained = {
+    name: `the webhooks replicas deliver every effect of the load account (within ${Math.round((webhooksDeadline - webhooksStart) / 1000)} s of the playbook replicas' drain)`,
+    ok: undelivered.length === 0,
+    detail:
+      undelivered.length === 0 ? `all, ${((Date.now() - webhooksStart) / 1000).toFixed(0)} s after it` : `${undelivered.length} not delivered at the deadline`,
+  };
+  const drained = {
+    name: `the playbook replicas drain events.inbound (within ${m.drainMs / 1000} s)`,
+    ok: lag === 0,
+    detail: lag === 0 ? 'lag 0' : `lag ${lag} at the deadline`,
+  };
+  const visitorsDrained = {
+    name: `the visitors replicas drain visitors.collected (within ${m.drainMs / 1000} s)`,
+    ok: visitorsLag === 0,
+    detail: visitorsLag === 0 ? 'lag 0' : `lag ${visitorsLag} at the deadline`,
+  };
 
   // ---- checks
   log('checking');
-  const checks = [{ name: 'every service ready again after the faults (/readyz 200 within 180 s)', ok: unready.length === 0, detail: unready.length ? `not ready: ${unready.join(', ')}` : `all ${names.length} ready ${recoverySeconds.toFixed(0)} s after the load ended` }, drained, visitorsDrained, webhooksDrained];
+  const checks = [
+    {
+      name: 'every service ready again after the faults (/readyz 200 within 180 s)',
+      ok: unready.length === 0,
+      detail: unready.length ? `not ready: ${unready.join(', ')}` : `all ${names.length} ready ${recoverySeconds.toFixed(0)} s after the load ended`,
+    },
+    drained,
+    visitorsDrained,
+    webhooksDrained,
+  ];
   const delivery = await deliveryChecks({ brokers: stack.kafka.brokers, pg, accountId: account.id, playbooks, load: events, skipEmails: new Set([primer]) });
   checks.push(...delivery.results);
-  const redisResult = redisChecks({ failovers, restarts, inbound: delivery.inbound, burstAccountId: burstAccount.id, rawWindow, finalTotals, rawLoad, rawBurst, load: events, marker });
+  const redisResult = redisChecks({
+    failovers,
+    restarts,
+    inbound: delivery.inbound,
+    burstAccountId: burstAccount.id,
+    rawWindow,
+    finalTotals,
+    rawLoad,
+    rawBurst,
+    load: events,
+    marker,
+  });
   checks.push(...redisResult.results);
   const webhooksResult = await webhooksChecks({
-    pg, brokers: stack.kafka.brokers, readTopic, accountId: account.id, skipEmails: new Set([primer]), healthy, hanging, endpointId: endpoint.id,
-    hangEndpointIds: hangEndpoints.map((e) => e.id), faultWindows: deliveryFaults,
-    caps: { account: WEBHOOKS.account, endpoint: WEBHOOKS.endpoint, pollMs: WEBHOOKS.pollMs }, boundMs: WEBHOOKS.pollMs + WEBHOOKS.slackMs,
+    pg,
+    brokers: stack.kafka.brokers,
+    readTopic,
+    accountId: account.id,
+    skipEmails: new Set([primer]),
+    healthy,
+    hanging,
+    endpointId: endpoint.id,
+    hangEndpointIds: hangEndpoints.map((e) => e.id),
+    faultWindows: deliveryFaults,
+    caps: { account: WEBHOOKS.account, endpoint: WEBHOOKS.endpoint, pollMs: WEBHOOKS.pollMs },
+    boundMs: WEBHOOKS.pollMs + WEBHOOKS.slackMs,
   });
   checks.push(...webhooksResult.results);
   await pg.end();
-  const details = (vid) => http(`${specs['visitors-1'].url}/internal/visitors/${vid}/details`, { headers: { 'x-glimpse-internal-token': env.INTERNAL_TOKEN, 'x-glimpse-account-id': account.id } });
+  const details = (vid) =>
+    http(`${specs['visitors-1'].url}/internal/visitors/${vid}/details`, {
+      headers: { 'x-glimpse-internal-token': env.INTERNAL_TOKEN, 'x-glimpse-account-id': account.id },
+    });
   const visitorsResult = await visitorsChecks({ brokers: stack.kafka.brokers, siteId: site.id, load: collects, details });
   checks.push(...visitorsResult.results);
   const collectFailures = Object.entries(collects.outcomes).filter(([k]) => k.startsWith('FAIL '));
-  checks.push({ name: 'collect: every page view answered 200 (or 503 with Retry-After, retried), none given up', ok: collectFailures.length === 0 && collects.gaveUp() === 0, detail: collectFailures.length ? collectFailures.map(([k, v]) => `${k.slice(5)}: ${v}`).join('; ') : `${collects.gaveUp()} given up` });
+  checks.push({
+    name: 'collect: every page view answered 200 (or 503 with Retry-After, retried), none given up',
+    ok: collectFailures.length === 0 && collects.gaveUp() === 0,
+    detail: collectFailures.length ? collectFailures.map(([k, v]) => `${k.slice(5)}: ${v}`).join('; ') : `${collects.gaveUp()} given up`,
+  });
   const eventFailures = Object.entries(events.outcomes).filter(([k]) => k.startsWith('FAIL '));
   const lookupFailures = Object.entries(lookups.outcomes).filter(([k]) => k.startsWith('FAIL '));
   checks.push({
     name: 'load: every answer 200, or 503 with Retry-After during a fault; no other 5xx/4xx, no connection closed unanswered (but by a killed gateway)',
     ok: eventFailures.length === 0 && lookupFailures.length === 0,
-    detail: eventFailures.length + lookupFailures.length === 0 ? 'none else' : [...eventFailures, ...lookupFailures].map(([k, v]) => `${k.slice(5)}: ${v}`).join('; '),
+    detail:
+      eventFailures.length + lookupFailures.length === 0
+        ? 'none else'
+        : [...eventFailures, ...lookupFailures].map(([k, v]) => `${k.slice(5)}: ${v}`).join('; '),
   });
   const gaveUp = events.outcomes['gave up (never 200)'] ?? 0;
-  checks.push({ name: 'every event eventually answered 200 (a client retrying with its Idempotency-Key for up to 90 s)', ok: gaveUp === 0, detail: `${gaveUp} given up` });
+  checks.push({
+    name: 'every event eventually answered 200 (a client retrying with its Idempotency-Key for up to 90 s)',
+    ok: gaveUp === 0,
+    detail: `${gaveUp} given up`,
+  });
   const fuzzBad = Object.entries(fuzzCauses).filter(([k]) => !k.endsWith('(Retry-After)'));
   const fuzzUnavailable = Object.entries(fuzzCauses).filter(([k]) => k.endsWith('(Retry-After)'));
-  const causes = (list) => list.sort((a, b) => b[1] - a[1]).slice(0, 6).map(([k, v]) => `${k}: ${v}`).join('; ');
+  const causes = (list) =>
+    list
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('; ');
   checks.push({
     name: `fuzzer: no 500/502/504, no 503 without Retry-After, every connection answered (${fuzzSent} requests)`,
     ok: fuzzBad.length === 0,
@@ -800,17 +1057,21 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     warn: fuzzUnavailable.length > 0,
     detail: fuzzUnavailable.length === 0 ? 'none' : `${causes(fuzzUnavailable)} (see the gateways' logs: a dependency timed out)`,
   });
-  checks.push({ name: 'no service exited by itself (all stayed up through every fault)', ok: did.unexpectedExits.length === 0, detail: did.unexpectedExits.length ? did.unexpectedExits.map((e) => `${e.name} ${e.signal ?? `code ${e.code}`} at ${e.at}`).join('; ') : 'none' });
+  checks.push({
+    name: 'no service exited by itself (all stayed up through every fault)',
+    ok: did.unexpectedExits.length === 0,
+    detail: did.unexpectedExits.length ? did.unexpectedExits.map((e) => `${e.name} ${e.signal ?? `code ${e.code}`} at ${e.at}`).join('; ') : 'none',
+  });
   const needles = [
     { label: 'a load email / property value (marker)', value: marker },
     { label: 'the event token', value: token },
     { label: 'the API key', value: apiKey },
-    { label: 'the fuzzer\'s event token', value: fuzzToken },
-    { label: 'the fuzzer\'s API key', value: fuzzKey },
-    { label: 'the burst\'s event token', value: burstToken },
-    { label: 'the burst\'s API key', value: burstKey },
-    { label: 'the hang account\'s event token', value: hangToken },
-    { label: 'the hang account\'s API key', value: hangKey },
+    { label: "the fuzzer's event token", value: fuzzToken },
+    { label: "the fuzzer's API key", value: fuzzKey },
+    { label: "the burst's event token", value: burstToken },
+    { label: "the burst's API key", value: burstKey },
+    { label: "the hang account's event token", value: hangToken },
+    { label: "the hang account's API key", value: hangKey },
     { label: 'a webhook signing secret', value: endpoint.secret },
     ...hangEndpoints.map((e) => ({ label: 'a webhook signing secret', value: e.secret })),
     { label: 'WEBHOOKS_SECRET_KEY', value: webhooksSecretKey },
@@ -818,14 +1079,29 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   ];
   const logsCheck = logChecks({ logDir, needles });
   checks.push(logsCheck);
-  checks.push(await kafkaPurgeCheck(stack.kafka.brokers, stack.kafka.nodes.map((n) => n.id)));
+  checks.push(
+    await kafkaPurgeCheck(
+      stack.kafka.brokers,
+      stack.kafka.nodes.map((n) => n.id),
+    ),
+  );
   checks.push(await redisPurgeCheck((await stack.redis.topology()).masters));
 
   const result = {
     mode: m.mode,
     seconds: Math.round((Date.now() - t0) / 1000),
     loadSeconds: Math.round(loadSeconds),
-    events: { sent: events.sent(), acked: events.acked(), latencyMs: events.latency(), perSecond: Math.round(events.acked() / loadSeconds), outcomes: events.outcomes, inKafka: delivery.figures.inKafka, landedAfter503: delivery.figures.landedUnacked, repeatedCopies: delivery.figures.copies, enrollments: delivery.figures.enrollments },
+    events: {
+      sent: events.sent(),
+      acked: events.acked(),
+      latencyMs: events.latency(),
+      perSecond: Math.round(events.acked() / loadSeconds),
+      outcomes: events.outcomes,
+      inKafka: delivery.figures.inKafka,
+      landedAfter503: delivery.figures.landedUnacked,
+      repeatedCopies: delivery.figures.copies,
+      enrollments: delivery.figures.enrollments,
+    },
     lookups: { total: lookups.total(), outcomes: lookups.outcomes },
     collect: { sent: collects.sent(), acked: collects.ackedCount(), outcomes: collects.outcomes, ...visitorsResult.figures },
     webhooks: webhooksResult.figures,
@@ -833,7 +1109,13 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     faults: did.faults,
     redis: redisResult.figures,
     checks: checks.map(({ name, ok, warn, detail }) => ({ name, ok, ...(warn ? { warn } : {}), detail })),
-    failures: { events: events.failures.slice(0, 20), lookups: lookups.failures.slice(0, 20), collect: collects.failures.slice(0, 20), fuzzer: fuzzResults.flatMap((r) => r.failures).slice(0, 20), logs: logsCheck.found.slice(0, 10) },
+    failures: {
+      events: events.failures.slice(0, 20),
+      lookups: lookups.failures.slice(0, 20),
+      collect: collects.failures.slice(0, 20),
+      fuzzer: fuzzResults.flatMap((r) => r.failures).slice(0, 20),
+      logs: logsCheck.found.slice(0, 10),
+    },
     ok: checks.every((c) => c.ok),
   };
   console.log(table(result));
@@ -859,50 +1141,81 @@ function redisChecks({ failovers, restarts, inbound, burstAccountId, rawWindow, 
     }
     return out;
   };
-  const burstInKafka = new Set(inbound.filter((r) => r.event.accountId === burstAccountId).map((r) => `${r.event.properties?.run}:${r.event.properties?.burst}`));
+  const burstInKafka = new Set(
+    inbound.filter((r) => r.event.accountId === burstAccountId).map((r) => `${r.event.properties?.run}:${r.event.properties?.burst}`),
+  );
   for (const [i, r] of restarts.entries()) {
-    check(`Redis stopped${restarts.length > 1 ? ` (cycle ${i + 1})` : ''}: once the nodes are started again, every gateway uses Redis again by itself (/readyz redis ok, raw copies readable, within 60 s)`,
+    check(
+      `Redis stopped${restarts.length > 1 ? ` (cycle ${i + 1})` : ''}: once the nodes are started again, every gateway uses Redis again by itself (/readyz redis ok, raw copies readable, within 60 s)`,
       r.gatewaysMs !== null,
-      `cluster_state ok ${(r.clusterMs / 1000).toFixed(1)} s after the start; the gateways ${r.gatewaysMs === null ? `not within 60 s (${r.detail})` : `${(r.gatewaysMs / 1000).toFixed(1)} s after the start`}`);
+      `cluster_state ok ${(r.clusterMs / 1000).toFixed(1)} s after the start; the gateways ${r.gatewaysMs === null ? `not within 60 s (${r.detail})` : `${(r.gatewaysMs / 1000).toFixed(1)} s after the start`}`,
+    );
   }
   for (const f of failovers.filter((x) => x.error)) check(`Redis failover (cycle ${f.cycle}): made and finished`, false, f.error);
-  const summaries = failovers.filter((f) => !f.error).map((f) => {
-    const during = f.burst.filter((a) => a.at < f.promotedAt);
-    const after = f.burst.filter((a) => a.at >= f.promotedAt);
-    const events = (list, status) => list.filter((a) => a.status === status).reduce((n, a) => n + (status === 200 ? a.accepted.length : a.size), 0);
-    const acceptedIds = f.burst.flatMap((a) => a.accepted.map((i) => `c${f.cycle - 1}:${i}`));
-    const ms = f.burst.map((a) => a.at - a.startedAt).sort((x, y) => x - y);
-    const firstStart = Math.min(...f.burst.map((a) => a.startedAt));
-    return {
-      ...f, burstAnswers: f.burst,
-      burst: {
-        events: f.burst.reduce((n, a) => n + a.size, 0), batches: f.burst.length, batchSize: f.burst[0]?.size ?? 0,
-        withoutMaster: tally(during), afterPromotion: tally(after),
-        acceptedWithoutMaster: events(during, 200), refusedWithoutMaster: events(during, 429), acceptedAfter: events(after, 200), refusedAfter: events(after, 429),
-        // Fixed one-second windows: what the limit lets through between the first send and the promotion.
-        allowance: f.limit * (Math.ceil((f.promotedAt - firstStart) / 1000) + 1),
-        latencyMs: { p50: ms[Math.floor(ms.length / 2)] ?? 0, max: ms.at(-1) ?? 0 }, firstAt: firstStart - f.killedAt,
-        accepted: acceptedIds, notInKafka: acceptedIds.filter((id) => !burstInKafka.has(id)),
-        bad: f.burst.filter((a) => !(a.status === 200 || a.status === 429 || (a.status === 503 && a.retryAfter !== null))),
-      },
-    };
-  });
+  const summaries = failovers
+    .filter((f) => !f.error)
+    .map((f) => {
+      const during = f.burst.filter((a) => a.at < f.promotedAt);
+      const after = f.burst.filter((a) => a.at >= f.promotedAt);
+      const events = (list, status) => list.filter((a) => a.status === status).reduce((n, a) => n + (status === 200 ? a.accepted.length : a.size), 0);
+      const acceptedIds = f.burst.flatMap((a) => a.accepted.map((i) => `c${f.cycle - 1}:${i}`));
+      const ms = f.burst.map((a) => a.at - a.startedAt).sort((x, y) => x - y);
+      const firstStart = Math.min(...f.burst.map((a) => a.startedAt));
+      return {
+        ...f,
+        burstAnswers: f.burst,
+        burst: {
+          events: f.burst.reduce((n, a) => n + a.size, 0),
+          batches: f.burst.length,
+          batchSize: f.burst[0]?.size ?? 0,
+          withoutMaster: tally(during),
+          afterPromotion: tally(after),
+          acceptedWithoutMaster: events(during, 200),
+          refusedWithoutMaster: events(during, 429),
+          acceptedAfter: events(after, 200),
+          refusedAfter: events(after, 429),
+          // Fixed one-second windows: what the limit lets through between the first send and the promotion.
+          allowance: f.limit * (Math.ceil((f.promotedAt - firstStart) / 1000) + 1),
+          latencyMs: { p50: ms[Math.floor(ms.length / 2)] ?? 0, max: ms.at(-1) ?? 0 },
+          firstAt: firstStart - f.killedAt,
+          accepted: acceptedIds,
+          notInKafka: acceptedIds.filter((id) => !burstInKafka.has(id)),
+          bad: f.burst.filter((a) => !(a.status === 200 || a.status === 429 || (a.status === 503 && a.retryAfter !== null))),
+        },
+      };
+    });
   for (const f of summaries) {
     const label = `Redis failover${summaries.length > 1 ? ` (cycle ${f.cycle})` : ''}`;
-    check(`${label}: the master of the load account's slot SIGKILLed, its replica promoted, the old master started again rejoins as a replica`,
+    check(
+      `${label}: the master of the load account's slot SIGKILLed, its replica promoted, the old master started again rejoins as a replica`,
       f.rejoined.role === 'replica',
-      `${f.master} (pid ${f.killedPid}) killed; ${f.promoted} serves slot ${f.slot} ${(f.noMasterMs / 1000).toFixed(1)} s later; ${f.master} back as ${f.rejoined.role ?? `nothing (${f.rejoined.error})`}${f.rejoined.ms !== null ? ` in ${(f.rejoined.ms / 1000).toFixed(1)} s` : ''}`);
+      `${f.master} (pid ${f.killedPid}) killed; ${f.promoted} serves slot ${f.slot} ${(f.noMasterMs / 1000).toFixed(1)} s later; ${f.master} back as ${f.rejoined.role ?? `nothing (${f.rejoined.error})`}${f.rejoined.ms !== null ? ` in ${(f.rejoined.ms / 1000).toFixed(1)} s` : ''}`,
+    );
     const b = f.burst;
     const acceptedAll = b.acceptedWithoutMaster + b.acceptedAfter;
-    check(`${label}: limits keep limiting while the slot has no master (${BURST_FACTOR}x the events limit at once to one gateway, in batches: refused with 429 before the promotion, no more accepted than the limit per second)`,
+    check(
+      `${label}: limits keep limiting while the slot has no master (${BURST_FACTOR}x the events limit at once to one gateway, in batches: refused with 429 before the promotion, no more accepted than the limit per second)`,
       b.refusedWithoutMaster > 0 && acceptedAll <= b.allowance,
-      `${b.events} events in ${b.batches} batches of ${b.batchSize} sent ${(b.firstAt / 1000).toFixed(1)} s after the kill, the slot without a master for ${(f.noMasterMs / 1000).toFixed(1)} s; answered before the promotion: ${b.acceptedWithoutMaster} events accepted, ${b.refusedWithoutMaster} refused with 429 (batches: ${Object.entries(b.withoutMaster).map(([k, v]) => `${k}×${v}`).join(' ') || 'none'}); answered after it: ${Object.entries(b.afterPromotion).map(([k, v]) => `${k}×${v}`).join(' ') || 'none'} (${b.acceptedAfter} events accepted, ${b.refusedAfter} refused); ${acceptedAll} accepted in all, the limit allows ${b.allowance} from the first send to the promotion; answers p50 ${b.latencyMs.p50} ms, max ${b.latencyMs.max} ms; gateway-1 decided ${f.localEventDecisions} requests on its own counts meanwhile`);
-    check(`${label}: the burst answered only 200, 429 or 503 with Retry-After; every burst event answered 200 is in Kafka`,
+      `${b.events} events in ${b.batches} batches of ${b.batchSize} sent ${(b.firstAt / 1000).toFixed(1)} s after the kill, the slot without a master for ${(f.noMasterMs / 1000).toFixed(1)} s; answered before the promotion: ${b.acceptedWithoutMaster} events accepted, ${b.refusedWithoutMaster} refused with 429 (batches: ${
+        Object.entries(b.withoutMaster)
+          .map(([k, v]) => `${k}×${v}`)
+          .join(' ') || 'none'
+      }); answered after it: ${
+        Object.entries(b.afterPromotion)
+          .map(([k, v]) => `${k}×${v}`)
+          .join(' ') || 'none'
+      } (${b.acceptedAfter} events accepted, ${b.refusedAfter} refused); ${acceptedAll} accepted in all, the limit allows ${b.allowance} from the first send to the promotion; answers p50 ${b.latencyMs.p50} ms, max ${b.latencyMs.max} ms; gateway-1 decided ${f.localEventDecisions} requests on its own counts meanwhile`,
+    );
+    check(
+      `${label}: the burst answered only 200, 429 or 503 with Retry-After; every burst event answered 200 is in Kafka`,
       f.burst.bad.length === 0 && f.burst.notInKafka.length === 0,
-      `${f.burst.bad.length} other answers${f.burst.bad.length ? ` (e.g. ${f.burst.bad[0].status ?? f.burst.bad[0].kind} ${f.burst.bad[0].body ?? ''})` : ''}; ${f.burst.accepted.length} answered 200, ${f.burst.notInKafka.length} not in events.inbound`);
-    check(`${label}: it recovers by itself (raw copies readable again, /readyz 200 on both gateways, within 60 s of the promotion)`,
+      `${f.burst.bad.length} other answers${f.burst.bad.length ? ` (e.g. ${f.burst.bad[0].status ?? f.burst.bad[0].kind} ${f.burst.bad[0].body ?? ''})` : ''}; ${f.burst.accepted.length} answered 200, ${f.burst.notInKafka.length} not in events.inbound`,
+    );
+    check(
+      `${label}: it recovers by itself (raw copies readable again, /readyz 200 on both gateways, within 60 s of the promotion)`,
       f.recovery.rawMs !== null && f.recovery.readyMs !== null,
-      `a copy received after the promotion readable after ${f.recovery.rawMs === null ? 'never' : `${(f.recovery.rawMs / 1000).toFixed(1)} s`}; /readyz 200 after ${f.recovery.readyMs === null ? 'never' : `${(f.recovery.readyMs / 1000).toFixed(1)} s`}`);
+      `a copy received after the promotion readable after ${f.recovery.rawMs === null ? 'never' : `${(f.recovery.rawMs / 1000).toFixed(1)} s`}; /readyz 200 after ${f.recovery.readyMs === null ? 'never' : `${(f.recovery.readyMs / 1000).toFixed(1)} s`}`,
+    );
   }
 
   // Raw copies since the last all-nodes restart.
@@ -956,21 +1269,46 @@ function redisChecks({ failovers, restarts, inbound, burstAccountId, rawWindow, 
     const byPhase = {};
     for (const x of missing) byPhase[phase(x.at)] = (byPhase[phase(x.at)] ?? 0) + 1;
     rawCopies = {
-      from: new Date(from).toISOString(), accepted, readable, missed, dropped, difference, duplicates, straddling: straddling.length,
-      missedByReason: { redis_unavailable: finalTotals.missedRedisUnavailable - rawWindow.baseline.missedRedisUnavailable, memory_full: finalTotals.missedMemoryFull - rawWindow.baseline.missedMemoryFull },
-      notReadableByPhase: byPhase, notReadableSample: missing.slice(0, 10).map((x) => x.what), recentAnswerDropped: rawLoad.dropped,
+      from: new Date(from).toISOString(),
+      accepted,
+      readable,
+      missed,
+      dropped,
+      difference,
+      duplicates,
+      straddling: straddling.length,
+      missedByReason: {
+        redis_unavailable: finalTotals.missedRedisUnavailable - rawWindow.baseline.missedRedisUnavailable,
+        memory_full: finalTotals.missedMemoryFull - rawWindow.baseline.missedMemoryFull,
+      },
+      notReadableByPhase: byPhase,
+      notReadableSample: missing.slice(0, 10).map((x) => x.what),
+      recentAnswerDropped: rawLoad.dropped,
     };
-    check('raw copies: every event accepted since the last all-nodes restart is readable, or counted as missed or dropped (accepted ≤ readable + missed + dropped, counters summed over every gateway process)',
+    check(
+      'raw copies: every event accepted since the last all-nodes restart is readable, or counted as missed or dropped (accepted ≤ readable + missed + dropped, counters summed over every gateway process)',
       difference <= 0,
-      `${accepted} accepted (${win.length} of the load, ${burstWin.length} of the burst account), ${readable} readable, ${missing.length} not${missing.length ? ` (${Object.entries(byPhase).map(([k, v]) => `${v} ${k}`).join(', ')}; e.g. ${rawCopies.notReadableSample.slice(0, 5).join(', ')})` : ''}; counted: ${missed} missed (${rawCopies.missedByReason.redis_unavailable} Redis unavailable, ${rawCopies.missedByReason.memory_full} memory full) + ${dropped} dropped by budget; ${difference > 0 ? `${difference} lost without being counted` : difference < 0 ? `${-difference} counted as missed although readable (a save timed out at the gateway but reached Redis) or accepted before the window` : 'exactly equal'}; ${straddling.length} events accepted between the stop and the window's start left out`);
-    check('raw copies: no event has two readable copies, but one accepted again after a retry (Redis, where idempotency keys live, unreachable)',
+      `${accepted} accepted (${win.length} of the load, ${burstWin.length} of the burst account), ${readable} readable, ${missing.length} not${
+        missing.length
+          ? ` (${Object.entries(byPhase)
+              .map(([k, v]) => `${v} ${k}`)
+              .join(', ')}; e.g. ${rawCopies.notReadableSample.slice(0, 5).join(', ')})`
+          : ''
+      }; counted: ${missed} missed (${rawCopies.missedByReason.redis_unavailable} Redis unavailable, ${rawCopies.missedByReason.memory_full} memory full) + ${dropped} dropped by budget; ${difference > 0 ? `${difference} lost without being counted` : difference < 0 ? `${-difference} counted as missed although readable (a save timed out at the gateway but reached Redis) or accepted before the window` : 'exactly equal'}; ${straddling.length} events accepted between the stop and the window's start left out`,
+    );
+    check(
+      'raw copies: no event has two readable copies, but one accepted again after a retry (Redis, where idempotency keys live, unreachable)',
       unexplainedDups === 0,
-      `${duplicates} duplicate copies${duplicates ? ` (${dupSeqs.length} events, ${dupSeqs.length - unexplainedDups} of them retried)` : ''}`);
+      `${duplicates} duplicate copies${duplicates ? ` (${dupSeqs.length} events, ${dupSeqs.length - unexplainedDups} of them retried)` : ''}`,
+    );
   }
   return {
     results,
     figures: {
-      failovers: summaries.map(({ burstAnswers: _, burst: { accepted, notInKafka, bad, ...burst }, ...f }) => ({ ...f, burst: { ...burst, accepted: accepted.length, notInKafka: notInKafka.length, bad: bad.length } })),
+      failovers: summaries.map(({ burstAnswers: _, burst: { accepted, notInKafka, bad, ...burst }, ...f }) => ({
+        ...f,
+        burst: { ...burst, accepted: accepted.length, notInKafka: notInKafka.length, bad: bad.length },
+      })),
       rawCopies,
       restarts,
       gatewayCounters: finalTotals,
@@ -982,33 +1320,74 @@ function table(r) {
   const out = [];
   const row = (a, b) => out.push(`  ${String(a).padEnd(46)} ${b}`);
   out.push('', `npm run chaos — ${r.mode} mode, ${r.seconds} s (load ${r.loadSeconds} s)`, '', 'What it did');
-  row('topology', '3 Kafka brokers (RF 3, min ISR 2), 2 gateways, 3 playbook replicas (+1 joining), 2 enrichment, 2 visitors, 2 webhooks, private Postgres, a Redis Cluster (3 masters, 3 replicas)');
-  row('events sent / answered 200', `${r.events.sent} / ${r.events.acked} (${r.events.perSecond}/s; answer 200 p50 ${r.events.latencyMs.p50} ms, p99 ${r.events.latencyMs.p99} ms)`);
+  row(
+    'topology',
+    '3 Kafka brokers (RF 3, min ISR 2), 2 gateways, 3 playbook replicas (+1 joining), 2 enrichment, 2 visitors, 2 webhooks, private Postgres, a Redis Cluster (3 masters, 3 replicas)',
+  );
+  row(
+    'events sent / answered 200',
+    `${r.events.sent} / ${r.events.acked} (${r.events.perSecond}/s; answer 200 p50 ${r.events.latencyMs.p50} ms, p99 ${r.events.latencyMs.p99} ms)`,
+  );
   for (const [k, v] of Object.entries(r.events.outcomes).sort()) row(`  events: ${k}`, v);
-  row('events in Kafka (distinct) / repeated copies', `${r.events.inKafka} / ${r.events.repeatedCopies} (landed although answered 503: ${r.events.landedAfter503})`);
+  row(
+    'events in Kafka (distinct) / repeated copies',
+    `${r.events.inKafka} / ${r.events.repeatedCopies} (landed although answered 503: ${r.events.landedAfter503})`,
+  );
   row('enrollments compared', r.events.enrollments);
-  row('page views sent / answered 200', `${r.collect.sent} / ${r.collect.acked} (${r.collect.pageViews} distinct in Kafka, ${r.collect.copies} repeated copies, ${r.collect.visitors} visitors compared)`);
+  row(
+    'page views sent / answered 200',
+    `${r.collect.sent} / ${r.collect.acked} (${r.collect.pageViews} distinct in Kafka, ${r.collect.copies} repeated copies, ${r.collect.visitors} visitors compared)`,
+  );
   for (const [k, v] of Object.entries(r.collect.outcomes).sort()) row(`  collect: ${k}`, v);
   const w = r.webhooks;
-  row('webhook effects / received (signed, 204)', `${w.effects} / ${w.delivered} (${w.requests} requests: ${w.copies} repeated copies, ${w.refusedOnPurpose} answered 500 on purpose, ${w.badSignatures} bad signatures)`);
+  row(
+    'webhook effects / received (signed, 204)',
+    `${w.effects} / ${w.delivered} (${w.requests} requests: ${w.copies} repeated copies, ${w.refusedOnPurpose} answered 500 on purpose, ${w.badSignatures} bad signatures)`,
+  );
   row('  hanging account', `${w.hanging.requests} requests, never answered, at most ${w.hanging.peakOpen} open at once`);
-  row('  hanging account (service\'s record)', `${w.hanging.attempts} attempts recorded, at most ${w.hanging.peakRecorded} in flight at once`);
-  row('  healthy endpoint: due to first attempt', `p50 ${w.firstAttemptMs.p50} ms, p99 ${w.firstAttemptMs.p99} ms, max ${w.firstAttemptMs.max} ms; backlog for ${w.fairness.backlogSeconds} s outside faults, a slot free meanwhile for at most ${w.fairness.longestStarvedMs} ms at a time`);
+  row("  hanging account (service's record)", `${w.hanging.attempts} attempts recorded, at most ${w.hanging.peakRecorded} in flight at once`);
+  row(
+    '  healthy endpoint: due to first attempt',
+    `p50 ${w.firstAttemptMs.p50} ms, p99 ${w.firstAttemptMs.p99} ms, max ${w.firstAttemptMs.max} ms; backlog for ${w.fairness.backlogSeconds} s outside faults, a slot free meanwhile for at most ${w.fairness.longestStarvedMs} ms at a time`,
+  );
   row('lookups', r.lookups.total);
   for (const [k, v] of Object.entries(r.lookups.outcomes).sort()) row(`  lookups: ${k}`, v);
-  row('fuzzer requests', `${r.fuzzer.sent}: ${Object.entries(r.fuzzer.statuses).sort().map(([k, v]) => `${k}×${v}`).join(' ')}`);
+  row(
+    'fuzzer requests',
+    `${r.fuzzer.sent}: ${Object.entries(r.fuzzer.statuses)
+      .sort()
+      .map(([k, v]) => `${k}×${v}`)
+      .join(' ')}`,
+  );
   const counts = {};
   for (const f of r.faults) counts[f.what] = (counts[f.what] ?? 0) + 1;
   row('faults', r.faults.length);
   for (const [k, v] of Object.entries(counts)) row(`  ${k}`, v);
   for (const f of r.redis.failovers) {
-    row(`Redis failover (cycle ${f.cycle})`, `${f.master} killed, ${f.promoted} promoted after ${(f.noMasterMs / 1000).toFixed(1)} s; old master back as ${f.rejoined.role ?? 'nothing'}${f.rejoined.ms !== null ? ` in ${(f.rejoined.ms / 1000).toFixed(1)} s` : ''}`);
-    row('  burst while the slot had no master', `${f.burst.events} events in ${f.burst.batches} batches (limit ${f.limit}/s): ${f.burst.acceptedWithoutMaster} accepted, ${f.burst.refusedWithoutMaster} refused with 429 before the promotion; ${f.burst.acceptedAfter} accepted, ${f.burst.refusedAfter} refused after it`);
-    row('  recovery after the promotion', `raw copies readable ${f.recovery.rawMs === null ? 'never' : `after ${(f.recovery.rawMs / 1000).toFixed(1)} s`}, /readyz 200 ${f.recovery.readyMs === null ? 'never' : `after ${(f.recovery.readyMs / 1000).toFixed(1)} s`}; copies missed during it ${f.missedDuringFailover}`);
+    row(
+      `Redis failover (cycle ${f.cycle})`,
+      `${f.master} killed, ${f.promoted} promoted after ${(f.noMasterMs / 1000).toFixed(1)} s; old master back as ${f.rejoined.role ?? 'nothing'}${f.rejoined.ms !== null ? ` in ${(f.rejoined.ms / 1000).toFixed(1)} s` : ''}`,
+    );
+    row(
+      '  burst while the slot had no master',
+      `${f.burst.events} events in ${f.burst.batches} batches (limit ${f.limit}/s): ${f.burst.acceptedWithoutMaster} accepted, ${f.burst.refusedWithoutMaster} refused with 429 before the promotion; ${f.burst.acceptedAfter} accepted, ${f.burst.refusedAfter} refused after it`,
+    );
+    row(
+      '  recovery after the promotion',
+      `raw copies readable ${f.recovery.rawMs === null ? 'never' : `after ${(f.recovery.rawMs / 1000).toFixed(1)} s`}, /readyz 200 ${f.recovery.readyMs === null ? 'never' : `after ${(f.recovery.readyMs / 1000).toFixed(1)} s`}; copies missed during it ${f.missedDuringFailover}`,
+    );
   }
   const rc = r.redis.rawCopies;
-  if (rc) row('raw copies since the last all-nodes restart', `${rc.accepted} accepted: ${rc.readable} readable, ${rc.accepted - rc.readable} not; counted ${rc.missed} missed + ${rc.dropped} dropped (difference ${rc.difference}); ${rc.duplicates} duplicate copies; ${rc.straddling} accepted during the restart left out`);
-  for (const x of r.redis.restarts) row('Redis stopped: back in use by the gateways', `${x.gatewaysMs === null ? 'not within 60 s' : `${(x.gatewaysMs / 1000).toFixed(1)} s`} after the nodes were started (cluster_state ok after ${(x.clusterMs / 1000).toFixed(1)} s)`);
+  if (rc)
+    row(
+      'raw copies since the last all-nodes restart',
+      `${rc.accepted} accepted: ${rc.readable} readable, ${rc.accepted - rc.readable} not; counted ${rc.missed} missed + ${rc.dropped} dropped (difference ${rc.difference}); ${rc.duplicates} duplicate copies; ${rc.straddling} accepted during the restart left out`,
+    );
+  for (const x of r.redis.restarts)
+    row(
+      'Redis stopped: back in use by the gateways',
+      `${x.gatewaysMs === null ? 'not within 60 s' : `${(x.gatewaysMs / 1000).toFixed(1)} s`} after the nodes were started (cluster_state ok after ${(x.clusterMs / 1000).toFixed(1)} s)`,
+    );
   out.push('', 'What it found');
   for (const c of r.checks) out.push(`  ${c.ok ? (c.warn ? 'WARN' : 'PASS') : 'FAIL'}  ${c.name}`, `        ${c.detail}`);
   for (const [kind, list] of Object.entries(r.failures)) for (const f of list.slice(0, 5)) out.push(`  ${kind} failure: ${JSON.stringify(f).slice(0, 300)}`);

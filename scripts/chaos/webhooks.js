@@ -17,13 +17,17 @@ function listen(server) {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(() => r()));
-    },
-  })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        port: server.address().port,
+        close: async () => {
+          for (const s of sockets) s.destroy();
+          await new Promise((r) => server.close(() => r()));
+        },
+      }),
+    ),
+  );
 }
 
 /**
@@ -46,15 +50,32 @@ async function startHealthyReceiver({ failFirstOneIn = 20 } = {}) {
       let valid = false;
       let payload = null;
       try {
-        payload = webhook.verify(body, { 'webhook-id': id, 'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''), 'webhook-signature': String(req.headers['webhook-signature'] ?? '') });
+        payload = webhook.verify(body, {
+          'webhook-id': id,
+          'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''),
+          'webhook-signature': String(req.headers['webhook-signature'] ?? ''),
+        });
         valid = true;
       } catch {
-        try { payload = JSON.parse(body); } catch { /* not JSON */ }
+        try {
+          payload = JSON.parse(body);
+        } catch {
+          /* not JSON */
+        }
       }
       const list = byId.get(id) ?? [];
       byId.set(id, list);
       const status = list.length === 0 && refusedFirst(id, failFirstOneIn) ? 500 : 204;
-      list.push({ at, valid, status, path: req.url, effectId: payload?.data?.effectId ?? null, type: payload?.type ?? null, playbookId: payload?.data?.playbookId ?? null, eventId: payload?.data?.eventId ?? null });
+      list.push({
+        at,
+        valid,
+        status,
+        path: req.url,
+        effectId: payload?.data?.effectId ?? null,
+        type: payload?.type ?? null,
+        playbookId: payload?.data?.playbookId ?? null,
+        eventId: payload?.data?.eventId ?? null,
+      });
       arrivals++;
       res.writeHead(status).end();
     });
@@ -64,7 +85,9 @@ async function startHealthyReceiver({ failFirstOneIn = 20 } = {}) {
     url: `http://127.0.0.1:${port}/hooks`,
     byId,
     arrivals: () => arrivals,
-    setSecret(secret) { webhook = new Webhook(secret); },
+    setSecret(secret) {
+      webhook = new Webhook(secret);
+    },
     /** Ids with an arrival answered 204 that verified. */
     delivered: (id) => (byId.get(id) ?? []).some((a) => a.valid && a.status === 204),
     close,
@@ -78,7 +101,9 @@ async function startHangingReceiver() {
     const r = { path: req.url ?? '', at: Date.now(), closedAt: null };
     requests.push(r);
     req.resume();
-    req.socket.once('close', () => { r.closedAt = Date.now(); });
+    req.socket.once('close', () => {
+      r.closedAt = Date.now();
+    });
   });
   // A hanging request is ended by the webhooks service's time-out; never by this server.
   server.requestTimeout = 0;
@@ -87,29 +112,14 @@ async function startHangingReceiver() {
   return { base: `http://127.0.0.1:${port}`, requests, close };
 }
 
-/**
- * Commits `groupId`'s offsets on `topic` at the current end of every partition (its start, while it
- * is empty), before the group's first member joins: a group that has run before, as in production
- * after the first deployment. A new group of the webhooks service starts at the end of each
- * partition (fromBeginning: false) and commits there only after its first message, so until then a
- * partition that moves to another replica (one SIGKILLed) is read from its end again and what was
- * published meanwhile is skipped: the first chaos run lost 13 effects that way in its first 11 s.
- */
-async function seedGroupOffsets(brokers, groupId, topic) {
-  const { kafkaClient } = require('../infra/kafka-ctl');
-  const admin = kafkaClient(brokers).admin();
-  await admin.connect();
-  try {
-    const ends = await admin.fetchTopicOffsets(topic);
-    await admin.setOffsets({ groupId, topic, partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })) });
-  } finally {
-    await admin.disconnect().catch(() => {});
-  }
-}
-
 /** The most intervals open at once, in all and per key: [{ key, from, to }] (an end before a start at the same moment). */
 function peaks(intervals) {
-  const points = intervals.flatMap((i) => [{ t: i.from, d: 1, key: i.key }, { t: i.to, d: -1, key: i.key }]).sort((a, b) => a.t - b.t || a.d - b.d);
+  const points = intervals
+    .flatMap((i) => [
+      { t: i.from, d: 1, key: i.key },
+      { t: i.to, d: -1, key: i.key },
+    ])
+    .sort((a, b) => a.t - b.t || a.d - b.d);
   const open = new Map();
   const byKey = new Map();
   let total = 0;
@@ -154,15 +164,19 @@ async function webhooksChecks({ pg, brokers, readTopic, accountId, skipEmails, h
   const byEffect = new Map(effects.map((e) => [e.id, e]));
 
   // The effects are the enrollments' starts and stops (the exact effects check's enrollments).
-  const { rows: [enr] } = await pg.query(
+  const {
+    rows: [enr],
+  } = await pg.query(
     "SELECT count(*)::int AS started, count(*) FILTER (WHERE status = 'stopped')::int AS stopped FROM playbook.enrollments WHERE account_id = $1::uuid AND NOT (email = ANY($2::text[]))",
     [accountId, [...skipEmails]],
   );
   const started = effects.filter((e) => e.action === 'started').length;
   const stopped = effects.filter((e) => e.action === 'stopped').length;
-  check('webhooks: the load account\'s effects are its enrollments\' starts and stops (playbook_effects against enrollments)',
+  check(
+    "webhooks: the load account's effects are its enrollments' starts and stops (playbook_effects against enrollments)",
     started === enr.started && stopped === enr.stopped && effects.length > 0,
-    `${effects.length} effects (${started} started, ${stopped} stopped); enrollments: ${enr.started} started, ${enr.stopped} of them stopped`);
+    `${effects.length} effects (${started} started, ${stopped} stopped); enrollments: ${enr.started} started, ${enr.stopped} of them stopped`,
+  );
 
   // Every effect received at least once, signed; nothing else received; a copy only under its own id.
   const lost = effects.filter((e) => !healthy.delivered(e.id));
@@ -187,25 +201,62 @@ async function webhooksChecks({ pg, brokers, readTopic, accountId, skipEmails, h
   // Where a lost one went missing: never published by the playbook replicas, or published and not scheduled by the webhooks replicas.
   let whereLost = '';
   if (lost.length > 0) {
-    const inKafka = new Set((await readTopic(brokers, 'playbook.effects').catch(() => [])).map((r) => { try { return JSON.parse(r.value).effectId; } catch { return null; } }));
-    const { rows: marks } = await pg.query('SELECT id::text AS id, published_at AS "publishedAt", at FROM playbook.playbook_effects WHERE id = ANY($1::uuid[])', [lost.map((e) => e.id)]);
-    const scheduled = new Set((await pg.query('SELECT effect_id::text AS id FROM webhooks.webhook_deliveries WHERE effect_id = ANY($1::uuid[])', [lost.map((e) => e.id)])).rows.map((r) => r.id));
-    whereLost = `; of those, ${lost.filter((e) => inKafka.has(e.id)).length} in playbook.effects, ${scheduled.size} scheduled by the webhooks service (${marks.slice(0, 3).map((m) => `${m.id.slice(0, 8)} at ${new Date(m.at).toISOString()} published ${m.publishedAt ? new Date(m.publishedAt).toISOString() : 'never'}`).join(', ')})`;
+    const inKafka = new Set(
+      (await readTopic(brokers, 'playbook.effects').catch(() => [])).map((r) => {
+        try {
+          return JSON.parse(r.value).effectId;
+        } catch {
+          return null;
+        }
+      }),
+    );
+    const { rows: marks } = await pg.query(
+      'SELECT id::text AS id, published_at AS "publishedAt", at FROM playbook.playbook_effects WHERE id = ANY($1::uuid[])',
+      [lost.map((e) => e.id)],
+    );
+    const scheduled = new Set(
+      (await pg.query('SELECT effect_id::text AS id FROM webhooks.webhook_deliveries WHERE effect_id = ANY($1::uuid[])', [lost.map((e) => e.id)])).rows.map(
+        (r) => r.id,
+      ),
+    );
+    whereLost = `; of those, ${lost.filter((e) => inKafka.has(e.id)).length} in playbook.effects, ${scheduled.size} scheduled by the webhooks service (${marks
+      .slice(0, 3)
+      .map((m) => `${m.id.slice(0, 8)} at ${new Date(m.at).toISOString()} published ${m.publishedAt ? new Date(m.publishedAt).toISOString() : 'never'}`)
+      .join(', ')})`;
   }
-  check('webhooks: every effect of the load account received by its endpoint at least once, with a valid Standard Webhooks signature (verified on arrival with the secret its creation returned)',
+  check(
+    'webhooks: every effect of the load account received by its endpoint at least once, with a valid Standard Webhooks signature (verified on arrival with the secret its creation returned)',
     lost.length === 0 && effects.length > 0,
-    `${effects.length} effects, ${effects.length - lost.length} received and answered 204${lost.length ? `, ${lost.length} never (e.g. ${lost.slice(0, 3).map((e) => `${e.id} ${e.action}`).join(', ')})${whereLost}` : ''}; ${healthy.arrivals()} requests in all`);
-  check('webhooks: every request verified, its body the effect it names (webhook-id = data.effectId, type, playbook, event), nothing foreign; a repeat only under the same webhook-id',
+    `${effects.length} effects, ${effects.length - lost.length} received and answered 204${
+      lost.length
+        ? `, ${lost.length} never (e.g. ${lost
+            .slice(0, 3)
+            .map((e) => `${e.id} ${e.action}`)
+            .join(', ')})${whereLost}`
+        : ''
+    }; ${healthy.arrivals()} requests in all`,
+  );
+  check(
+    'webhooks: every request verified, its body the effect it names (webhook-id = data.effectId, type, playbook, event), nothing foreign; a repeat only under the same webhook-id',
     badSignatures === 0 && wrongBody.length === 0 && unexpected.length === 0 && underTwoIds.length === 0,
-    `${badSignatures} with a bad signature, ${wrongBody.length} bodies unlike their effect, ${unexpected.length} ids that are no effect of the account, ${underTwoIds.length} effects under two ids; ${copies} repeated copies (same webhook-id), ${refused} first arrivals answered 500 on purpose and retried`);
+    `${badSignatures} with a bad signature, ${wrongBody.length} bodies unlike their effect, ${unexpected.length} ids that are no effect of the account, ${underTwoIds.length} effects under two ids; ${copies} repeated copies (same webhook-id), ${refused} first arrivals answered 500 on purpose and retried`,
+  );
 
   // The service's own record: every delivery to the endpoint delivered, one per effect.
-  const { rows: states } = await pg.query('SELECT status, count(*)::int AS n FROM webhooks.webhook_deliveries WHERE endpoint_id = $1::uuid GROUP BY status', [endpointId]);
+  const { rows: states } = await pg.query('SELECT status, count(*)::int AS n FROM webhooks.webhook_deliveries WHERE endpoint_id = $1::uuid GROUP BY status', [
+    endpointId,
+  ]);
   const state = Object.fromEntries(states.map((r) => [r.status, r.n]));
   const recorded = Object.values(state).reduce((a, b) => a + b, 0);
-  check('webhooks: the service recorded one delivery per effect, every one delivered (none pending or given up)',
+  check(
+    'webhooks: the service recorded one delivery per effect, every one delivered (none pending or given up)',
     recorded === effects.length && (state.delivered ?? 0) === effects.length,
-    `${recorded} deliveries: ${Object.entries(state).map(([k, v]) => `${v} ${k}`).join(', ') || 'none'}`);
+    `${recorded} deliveries: ${
+      Object.entries(state)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ') || 'none'
+    }`,
+  );
 
   // Dead letters: nothing of the load account's on the webhooks service's topic.
   let dead = 0;
@@ -231,9 +282,11 @@ async function webhooksChecks({ pg, brokers, readTopic, accountId, skipEmails, h
   const inRecord = peaks(hangAttempts.map((a) => ({ key: a.key, from: new Date(a.at).getTime(), to: new Date(a.at).getTime() + Number(a.ms) })));
   const within = (p) => p.peak <= caps.account && [...p.byKey.values()].every((n) => n <= caps.endpoint);
   const perKey = (p) => [...p.byKey.values()].join(' and ');
-  check(`webhooks fairness: the hanging account held at most its share of slots (≤ ${caps.endpoint} in flight per endpoint, ≤ ${caps.account} in all, across both replicas) and kept hanging throughout`,
+  check(
+    `webhooks fairness: the hanging account held at most its share of slots (≤ ${caps.endpoint} in flight per endpoint, ≤ ${caps.account} in all, across both replicas) and kept hanging throughout`,
     hanging.requests.length > caps.account && hangAttempts.length > 0 && within(received) && within(inRecord),
-    `${hanging.requests.length} requests to its ${hangEndpointIds.length} endpoints, none answered; open at once at the receiver at most ${received.peak} (per endpoint ${perKey(received) || '0'}; ${seen.peak} counting each until its close was seen, up to ${CLOSE_SEEN_LATE_MS} ms late); in the service's record of ${hangAttempts.length} attempts at most ${inRecord.peak} (per endpoint ${perKey(inRecord) || '0'})`);
+    `${hanging.requests.length} requests to its ${hangEndpointIds.length} endpoints, none answered; open at once at the receiver at most ${received.peak} (per endpoint ${perKey(received) || '0'}; ${seen.peak} counting each until its close was seen, up to ${CLOSE_SEEN_LATE_MS} ms late); in the service's record of ${hangAttempts.length} attempts at most ${inRecord.peak} (per endpoint ${perKey(inRecord) || '0'})`,
+  );
 
   // ...and the healthy endpoint was never starved: whenever it had deliveries due and not yet
   // attempted, it had its share of slots (its cap in flight) but for stretches of at most the bound.
@@ -298,9 +351,11 @@ async function webhooksChecks({ pg, brokers, readTopic, accountId, skipEmails, h
     }
   }
   lags.sort((a, b) => a - b);
-  check(`webhooks fairness: the healthy endpoint is not starved by the hanging one (while it had deliveries due, fewer than its ${caps.endpoint} slots in flight for at most ${boundMs / 1000} s at a time: one claim round of ${caps.pollMs / 1000} s plus the fairness test's slack; outside faults)`,
+  check(
+    `webhooks fairness: the healthy endpoint is not starved by the hanging one (while it had deliveries due, fewer than its ${caps.endpoint} slots in flight for at most ${boundMs / 1000} s at a time: one claim round of ${caps.pollMs / 1000} s plus the fairness test's slack; outside faults)`,
     starvedStretches === 0 && backlogMs > 0,
-    `deliveries due and waiting for ${(backlogMs / 1000).toFixed(1)} s outside faults; the longest stretch of that with a slot free ${longest} ms, ${starvedStretches} over the bound; due to first attempt (behind the endpoint's own backlog too) p50 ${pct(lags, 0.5)} ms, p99 ${pct(lags, 0.99)} ms, max ${lags.at(-1) ?? 0} ms`);
+    `deliveries due and waiting for ${(backlogMs / 1000).toFixed(1)} s outside faults; the longest stretch of that with a slot free ${longest} ms, ${starvedStretches} over the bound; due to first attempt (behind the endpoint's own backlog too) p50 ${pct(lags, 0.5)} ms, p99 ${pct(lags, 0.99)} ms, max ${lags.at(-1) ?? 0} ms`,
+  );
 
   return {
     results,
@@ -319,4 +374,4 @@ async function webhooksChecks({ pg, brokers, readTopic, accountId, skipEmails, h
   };
 }
 
-module.exports = { startHealthyReceiver, startHangingReceiver, webhooksChecks, expectedEffects, seedGroupOffsets };
+module.exports = { startHealthyReceiver, startHangingReceiver, webhooksChecks, expectedEffects };
