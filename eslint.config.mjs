@@ -55,14 +55,26 @@ function dependencyRestrictions(pkg) {
   const others = (group) => PACKAGES.filter((p) => p.group === group && p.name !== pkg.name).map((p) => escape(p.name));
   const patterns = [];
   if (pkg.group === 'shared' || pkg.group === 'services') {
-    patterns.push(packagesPattern([...others('services'), ...others('tools')], `a ${pkg.group === 'shared' ? 'shared package' : 'service'} must not import a service or a tool: services talk over HTTP and Kafka, and only tools and tests compose them (issue 22)`));
+    patterns.push(
+      packagesPattern(
+        [...others('services'), ...others('tools')],
+        `a ${pkg.group === 'shared' ? 'shared package' : 'service'} must not import a service or a tool: services talk over HTTP and Kafka, and only tools and tests compose them (issue 22)`,
+      ),
+    );
   }
   if (LEAVES.includes(pkg.name)) {
     const nonLeaves = PACKAGES.filter((p) => p.group === 'shared' && !LEAVES.includes(p.name)).map((p) => escape(p.name));
-    patterns.push(packagesPattern(nonLeaves, `${pkg.name} is a leaf package: it may import only other leaves (${LEAVES.join(', ')}), never infrastructure (issue 22)`));
+    patterns.push(
+      packagesPattern(nonLeaves, `${pkg.name} is a leaf package: it may import only other leaves (${LEAVES.join(', ')}), never infrastructure (issue 22)`),
+    );
     const typeOnly = TYPE_ONLY_INFRASTRUCTURE[pkg.name] ?? [];
     const message = `${pkg.name} is a leaf package: no infrastructure (Kafka, Redis, Postgres/Prisma, HTTP servers and clients, metrics, logging) (issue 22)`;
-    patterns.push(packagesPattern(INFRASTRUCTURE.filter((name) => !typeOnly.includes(name)), message));
+    patterns.push(
+      packagesPattern(
+        INFRASTRUCTURE.filter((name) => !typeOnly.includes(name)),
+        message,
+      ),
+    );
     if (typeOnly.length > 0) patterns.push(packagesPattern(typeOnly.map(escape), `${message}; types alone are allowed`, { allowTypeImports: true }));
     patterns.push({ regex: `^(?:node:)?(?:${NODE_IO.join('|')})$`, message: `${pkg.name} is a leaf package: no file, network or process I/O (issue 22)` });
   }
@@ -80,7 +92,13 @@ function packageDirOf(file) {
  * above, which see package names: packages import each other by name.
  */
 const noCrossPackageRelativeImports = {
-  meta: { type: 'problem', schema: [], messages: { crossPackage: "'{{source}}' reaches into {{target}}: import a workspace package by its name (@glimpse/…), never by a relative path (issue 22)" } },
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      crossPackage: "'{{source}}' reaches into {{target}}: import a workspace package by its name (@glimpse/…), never by a relative path (issue 22)",
+    },
+  },
   create(context) {
     const own = packageDirOf(context.filename);
     if (own === null) return {};

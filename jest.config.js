@@ -35,8 +35,18 @@ const CHAOS_TEST = 'test/chaos.int.test.ts';
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/**/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts', '<rootDir>/deploy/test/**/*.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'] },
-    { ...integration, displayName: 'integration', testMatch: ['<rootDir>/**/*.int.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, CHAOS_TEST] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/**/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts', '<rootDir>/deploy/test/**/*.test.ts'],
+      testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'],
+    },
+    {
+      ...integration,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/**/*.int.test.ts'],
+      testPathIgnorePatterns: [...common.testPathIgnorePatterns, CHAOS_TEST],
+    },
     // The short chaos run (about 4 to 7 minutes: its own three brokers, replicas and faults) is a
     // project of its own, so that `npm test` stays short: CI runs it after (`npm run test:chaos`).
     { ...integration, displayName: 'chaos', testMatch: [`<rootDir>/${CHAOS_TEST}`] },

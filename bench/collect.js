@@ -18,7 +18,8 @@ const { databaseBackendPids } = require('./lib/pg-backends.js');
 const ipRanges = require('./lib/ip-ranges.js');
 const suite = require('./lib/suite.js');
 
-const description = 'POST /collect with identification on and the visitors consumer draining: page views/s, CPU per page view (gateway, visitors, Postgres), drain vs accept, a 10 s burst drained, the IP-to-company lookup\'s Postgres CPU against 1,000,000 ranges';
+const description =
+  "POST /collect with identification on and the visitors consumer draining: page views/s, CPU per page view (gateway, visitors, Postgres), drain vs accept, a 10 s burst drained, the IP-to-company lookup's Postgres CPU against 1,000,000 ranges";
 
 const BENCH_DB = suite.benchDatabaseName('collect');
 const TOPIC = 'visitors.collected';
@@ -136,9 +137,13 @@ function pageViewBodies(siteKey, vids, { addresses, identifyPercent, stamp }) {
     const path = `/p/${n % 50}`;
     /** @type {Record<string, unknown>[]} */
     const events = [{ type: 'pageview', id, url: `${ORIGIN}${path}?ref=bench`, path, title: `Bench page ${n % 50}`, referrer: 'https://search.example/' }];
-    if (v % 2 === 0 && ((Math.imul(n, 2654435761) >>> 0) % 100) < perHundred) {
+    if (v % 2 === 0 && (Math.imul(n, 2654435761) >>> 0) % 100 < perHundred) {
       const email = `visitor-${v}-${stamp}@bench.example`;
-      events.push(n % 2 ? { type: 'identify', id: `id${id.slice(2)}`, email, traits: {}, path } : { type: 'identify', method: 'form', id: `id${id.slice(2)}`, email, path });
+      events.push(
+        n % 2
+          ? { type: 'identify', id: `id${id.slice(2)}`, email, traits: {}, path }
+          : { type: 'identify', method: 'form', id: `id${id.slice(2)}`, email, path },
+      );
     }
     const body = { site: siteKey, vid: vids[v], events };
     return { body: JSON.stringify(body), meta: { n }, headers: { 'x-forwarded-for': addresses[v] } };
@@ -152,17 +157,36 @@ async function run(argv) {
   const defaults = DEFAULTED.every((k) => opts[k] === NUMERIC[k][0]);
 
   await suite.runPhases({ ...begun, progress, reportCleanupErrors: false }, async () => {
-    const { databaseUrl, db, sql, pg } = await suite.setUpInfraAndDatabase({ env, name: BENCH_DB, poolSize: 2, buildFilters: ['@glimpse/gateway', '@glimpse/visitors'], doBuild: opts.build, progress, cleanups });
+    const { databaseUrl, db, sql, pg } = await suite.setUpInfraAndDatabase({
+      env,
+      name: BENCH_DB,
+      poolSize: 2,
+      buildFilters: ['@glimpse/gateway', '@glimpse/visitors'],
+      doBuild: opts.build,
+      progress,
+      cleanups,
+    });
     const { createAccount, createApiKey } = require('../shared/auth/dist/index.js');
     const serviceEnv = { ...suite.serviceEnvBase(databaseUrl), ...suite.infraEnv(env) };
-    const { rows: [me] } = await sql.query('SELECT pg_backend_pid() AS pid');
+    const {
+      rows: [me],
+    } = await sql.query('SELECT pg_backend_pid() AS pid');
     // The bench database's backends but this script's own (its polling would count as Postgres' work).
     const pgPids = async () => (await databaseBackendPids(sql, BENCH_DB)).filter((p) => p !== me.pid);
     // The visitors role's own connection (its search_path), as the service and `glimpse import ip-ranges` use.
     const visitorsDatabaseUrl = suite.asService({ DATABASE_URL: databaseUrl }, 'visitors').DATABASE_URL;
     if (opts['ip-ranges'] > 0) {
-      result.ipRanges = await ipRanges.ensureIpRanges({ sql, pg, databaseUrl: visitorsDatabaseUrl, count: opts['ip-ranges'], visitorsPackage: require('../services/visitors/dist/index.js'), progress });
-      progress(`ip ranges: ${opts['ip-ranges']} in visitors.ip_ranges (${result.ipRanges.loadedBy}${result.ipRanges.seconds !== undefined ? `, ${result.ipRanges.seconds} s, ${result.ipRanges.rangesPerSec}/s` : ''})`);
+      result.ipRanges = await ipRanges.ensureIpRanges({
+        sql,
+        pg,
+        databaseUrl: visitorsDatabaseUrl,
+        count: opts['ip-ranges'],
+        visitorsPackage: require('../services/visitors/dist/index.js'),
+        progress,
+      });
+      progress(
+        `ip ranges: ${opts['ip-ranges']} in visitors.ip_ranges (${result.ipRanges.loadedBy}${result.ipRanges.seconds !== undefined ? `, ${result.ipRanges.seconds} s, ${result.ipRanges.rangesPerSec}/s` : ''})`,
+      );
     } else {
       await sql.query('TRUNCATE visitors.ip_ranges');
     }
@@ -172,7 +196,13 @@ async function run(argv) {
     const visitorsUrl = suite.urlOf(visitorsPort);
     const groupId = `glimpse-visitors-bench-${stamp}`;
     await startGroupAtEnd({ brokers: env.kafkaBrokers, groupId, topic: TOPIC });
-    const visitorsEnv = { ...suite.asService(serviceEnv, 'visitors'), VISITORS_ERASURE_KEY: crypto.randomBytes(32).toString('hex'), VISITORS_PORT: String(visitorsPort), VISITORS_GROUP_ID: groupId, VISITORS_ACCOUNTS_GROUP_ID: `${groupId}-accounts` };
+    const visitorsEnv = {
+      ...suite.asService(serviceEnv, 'visitors'),
+      VISITORS_ERASURE_KEY: crypto.randomBytes(32).toString('hex'),
+      VISITORS_PORT: String(visitorsPort),
+      VISITORS_GROUP_ID: groupId,
+      VISITORS_ACCOUNTS_GROUP_ID: `${groupId}-accounts`,
+    };
     const startVisitors = async () => {
       children.visitors = startChild({ name: 'visitors', script: 'services/visitors/dist/main.js', env: visitorsEnv });
       await waitReady(children.visitors, `${visitorsUrl}/readyz`, 120_000);
@@ -181,7 +211,15 @@ async function run(argv) {
     children.gateway = startChild({
       name: 'gateway',
       script: 'services/gateway/dist/main.js',
-      env: { ...suite.asService(serviceEnv, 'gateway'), PORT: String(gatewayPort), VISITORS_URL: visitorsUrl, LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'), COLLECT_RATE_LIMIT_PER_SECOND: String(1_000_000_000), COLLECT_RATE_LIMIT_PER_IP_PER_SECOND: String(1_000_000_000), EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000) },
+      env: {
+        ...suite.asService(serviceEnv, 'gateway'),
+        PORT: String(gatewayPort),
+        VISITORS_URL: visitorsUrl,
+        LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'),
+        COLLECT_RATE_LIMIT_PER_SECOND: String(1_000_000_000),
+        COLLECT_RATE_LIMIT_PER_IP_PER_SECOND: String(1_000_000_000),
+        EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000),
+      },
     });
     await Promise.all([waitReady(children.gateway, `${gatewayUrl}/readyz`, 120_000), startVisitors()]);
     const lag = createLagProbe({ brokers: env.kafkaBrokers, groupId, topic: TOPIC });
@@ -217,10 +255,13 @@ async function run(argv) {
     if (rule.status !== 201) problems.push(`POST /account/page-rules answered ${rule.status}: the run has no page rule`);
     const vids = Array.from({ length: opts.visitors }, visitorId);
     // One address per visitor: nine in ten inside a loaded range (when there are ranges), spread over the table.
-    const addresses = vids.map((_, v) => (opts['ip-ranges'] > 0 && v % 10 !== 9 ? ipRanges.addressIn((v * 7919) % opts['ip-ranges'], v) : ipRanges.addressOutside(v)));
+    const addresses = vids.map((_, v) =>
+      opts['ip-ranges'] > 0 && v % 10 !== 9 ? ipRanges.addressIn((v * 7919) % opts['ip-ranges'], v) : ipRanges.addressOutside(v),
+    );
     const nextBody = pageViewBodies(site.key, vids, { addresses, identifyPercent: opts['identify-percent'], stamp });
     const headers = { 'content-type': 'text/plain;charset=UTF-8', origin: ORIGIN, 'user-agent': USER_AGENT };
-    const collect = (durationSec, warmupSec, startMeter) => saturate({ url: `${gatewayUrl}/collect`, headers, connections: opts.connections, durationSec, warmupSec, nextBody, startMeter });
+    const collect = (durationSec, warmupSec, startMeter) =>
+      saturate({ url: `${gatewayUrl}/collect`, headers, connections: opts.connections, durationSec, warmupSec, nextBody, startMeter });
 
     // One probe first: the answer is what the contract says, and it is applied.
     const first = nextBody();
@@ -229,14 +270,30 @@ async function run(argv) {
     if (probe.status !== 200 || probeBody?.accepted !== 1) throw new Error(`a first POST /collect answered ${probe.status} ${JSON.stringify(probeBody)}`);
 
     /** Page views applied for the site so far (the consumer's own count, per hour). */
-    const applied = async () => Number((await sql.query('SELECT coalesce(sum(page_views), 0)::bigint AS n FROM visitors.site_hours WHERE site_id = $1', [site.id])).rows[0].n);
-    const lagZero = (what) => waitUntil(async () => ((await lag.lag()) === 0 ? Date.now() : false), { timeoutMs: opts['drain-timeout'] * 1000, intervalMs: 50, what });
+    const applied = async () =>
+      Number((await sql.query('SELECT coalesce(sum(page_views), 0)::bigint AS n FROM visitors.site_hours WHERE site_id = $1', [site.id])).rows[0].n);
+    const lagZero = (what) =>
+      waitUntil(async () => ((await lag.lag()) === 0 ? Date.now() : false), { timeoutMs: opts['drain-timeout'] * 1000, intervalMs: 50, what });
     await lagZero('the first page view');
 
     result.params = {
-      connections: opts.connections, durationSec: opts.duration, warmupSec: opts.warmup, burstSec: opts.burst, backlogSec: opts['backlog-seconds'], visitors: opts.visitors, pageViewsPerRequest: 1,
-      identification: { identifyPercent: opts['identify-percent'], captureForms: site.capture_forms === true, pageRule: rule.status === 201 ? PAGE_RULE : null, ipRanges: opts['ip-ranges'], ipLookups: opts['ip-lookups'], ipChunk: opts['ip-chunk'] },
-      database: BENCH_DB, defaults,
+      connections: opts.connections,
+      durationSec: opts.duration,
+      warmupSec: opts.warmup,
+      burstSec: opts.burst,
+      backlogSec: opts['backlog-seconds'],
+      visitors: opts.visitors,
+      pageViewsPerRequest: 1,
+      identification: {
+        identifyPercent: opts['identify-percent'],
+        captureForms: site.capture_forms === true,
+        pageRule: rule.status === 201 ? PAGE_RULE : null,
+        ipRanges: opts['ip-ranges'],
+        ipLookups: opts['ip-lookups'],
+        ipChunk: opts['ip-chunk'],
+      },
+      database: BENCH_DB,
+      defaults,
     };
     suite.printHeader(out, 'Glimpse collect benchmark', machine, result.params);
 
@@ -247,7 +304,11 @@ async function run(argv) {
     const steady = await collect(opts.duration, opts.warmup, () => {
       // Called as the measured run starts; the visitors service and Postgres are read from here to lag 0.
       from = { at: Date.now(), visitors: cpuOf([children.visitors.pid]), applied: null };
-      from.pgPromise = pgPids().then(async (pids) => { from.pg = cpuOf(pids); from.applied = await applied(); from.consumed = await consumed(); });
+      from.pgPromise = pgPids().then(async (pids) => {
+        from.pg = cpuOf(pids);
+        from.applied = await applied();
+        from.consumed = await consumed();
+      });
       return startCpuMeter({ gateway: children.gateway.pid, visitors: children.visitors.pid });
     });
     await from.pgPromise;
@@ -277,7 +338,9 @@ async function run(argv) {
       },
     };
     out(suite.saturationLine('steady   POST /collect', m, 24));
-    out(`steady   ${m.okPerSec} page views/s accepted; lag ${lagAtEnd} at the end, 0 after ${result.steady.lagZeroAfterMs} ms; CPU per page view: gateway ${result.steady.cpuMsPerPageView.gateway} ms, visitors ${result.steady.cpuMsPerPageView.visitors} ms, Postgres ${result.steady.cpuMsPerPageView.postgres} ms (${consumedSteady} messages consumed, ${appliedSteady} of them this run's); machine ${m.cpu.machineBusyPct} % busy, cores % ${JSON.stringify(m.cpu.coresPct)}`);
+    out(
+      `steady   ${m.okPerSec} page views/s accepted; lag ${lagAtEnd} at the end, 0 after ${result.steady.lagZeroAfterMs} ms; CPU per page view: gateway ${result.steady.cpuMsPerPageView.gateway} ms, visitors ${result.steady.cpuMsPerPageView.visitors} ms, Postgres ${result.steady.cpuMsPerPageView.postgres} ms (${consumedSteady} messages consumed, ${appliedSteady} of them this run's); machine ${m.cpu.machineBusyPct} % busy, cores % ${JSON.stringify(m.cpu.coresPct)}`,
+    );
 
     // Phase 2: a burst at the saturated accept rate, the consumer running.
     if (opts.burst > 0) {
@@ -287,8 +350,16 @@ async function run(argv) {
       suite.flagFailedRuns([['burst', burst]], problems, out);
       const lagAtBurstEnd = await lag.lag();
       const zero = await lagZero('the burst to drain');
-      result.burst = { seconds: opts.burst, acceptPerSec: burst.measured.okPerSec, pageViews: burst.measured.ok, lagAtEnd: lagAtBurstEnd, drainedAfterMs: zero - end };
-      out(`burst    ${burst.measured.ok} page views in ${opts.burst} s (${burst.measured.okPerSec}/s), lag ${lagAtBurstEnd} at its end, drained ${result.burst.drainedAfterMs} ms after it`);
+      result.burst = {
+        seconds: opts.burst,
+        acceptPerSec: burst.measured.okPerSec,
+        pageViews: burst.measured.ok,
+        lagAtEnd: lagAtBurstEnd,
+        drainedAfterMs: zero - end,
+      };
+      out(
+        `burst    ${burst.measured.ok} page views in ${opts.burst} s (${burst.measured.okPerSec}/s), lag ${lagAtBurstEnd} at its end, drained ${result.burst.drainedAfterMs} ms after it`,
+      );
     }
 
     // Phase 3: a backlog written with the consumer stopped, then drained by one replica.
@@ -307,10 +378,13 @@ async function run(argv) {
     const pg0 = cpuOf(await pgPids());
     let firstAt = null;
     // From the first commit of the group to lag 0, polled every 20 ms.
-    const doneAt = await waitUntil(async () => {
-      if (firstAt === null && (await consumed()) > consumedBefore) firstAt = Date.now();
-      return (await lag.lag()) === 0 && Date.now();
-    }, { timeoutMs: opts['drain-timeout'] * 1000, intervalMs: 20, what: 'the backlog to drain' });
+    const doneAt = await waitUntil(
+      async () => {
+        if (firstAt === null && (await consumed()) > consumedBefore) firstAt = Date.now();
+        return (await lag.lag()) === 0 && Date.now();
+      },
+      { timeoutMs: opts['drain-timeout'] * 1000, intervalMs: 20, what: 'the backlog to drain' },
+    );
     const drainCpu = { visitors: cpuSince(v0, cpuOf([visitors.pid])), postgres: cpuSince(pg0, cpuOf(await pgPids())) };
     // Read after lag 0: a transaction committed between a read and the lag probe is counted.
     const last = await applied();
@@ -329,23 +403,31 @@ async function run(argv) {
       gatewayAloneCpuMsPerPageView: suite.cpuMsPerRequest({ cpu: bm.cpu, requests: bm.ok }, 'gateway'),
     };
     out(suite.saturationLine('backlog  POST /collect', bm, 24));
-    out(`drain    ${drainedMessages} messages (${drained} this run's page views) in ${result.drain.seconds} s: ${result.drain.pageViewsPerSec}/s by one replica; CPU per page view visitors ${result.drain.cpuMsPerPageView.visitors} ms, Postgres ${result.drain.cpuMsPerPageView.postgres} ms; the gateway alone accepted ${bm.okPerSec}/s at ${result.drain.gatewayAloneCpuMsPerPageView} ms CPU each`);
+    out(
+      `drain    ${drainedMessages} messages (${drained} this run's page views) in ${result.drain.seconds} s: ${result.drain.pageViewsPerSec}/s by one replica; CPU per page view visitors ${result.drain.cpuMsPerPageView.visitors} ms, Postgres ${result.drain.cpuMsPerPageView.postgres} ms; the gateway alone accepted ${bm.okPerSec}/s at ${result.drain.gatewayAloneCpuMsPerPageView} ms CPU each`,
+    );
     if (drained < bm.ok) problems.push(`drain: ${drained} page views applied for ${bm.ok} accepted`);
 
     // Every page view accepted counts once: the visitors' own counts add up to what was applied.
-    const { rows: [totals] } = await sql.query('SELECT coalesce(sum(page_views), 0)::bigint AS n, count(*) AS visitors FROM visitors.visitor_profiles WHERE site_id = $1', [site.id]);
+    const {
+      rows: [totals],
+    } = await sql.query('SELECT coalesce(sum(page_views), 0)::bigint AS n, count(*) AS visitors FROM visitors.visitor_profiles WHERE site_id = $1', [site.id]);
     result.visitorsSeen = Number(totals.visitors);
     if (Number(totals.n) !== last) problems.push(`visitor_profiles count ${totals.n} page views, site_hours ${last}`);
 
     // What identification did in the run: identified visitors, companies found, rule firings.
-    const { rows: [ident] } = await sql.query(
+    const {
+      rows: [ident],
+    } = await sql.query(
       `SELECT count(*) FILTER (WHERE email IS NOT NULL)::int AS identified, count(*) FILTER (WHERE company IS NOT NULL)::int AS with_company,
               (SELECT count(*)::int FROM visitors.page_rule_firings f WHERE f.visitor_id = ANY($2::text[])) AS rule_firings
        FROM visitors.visitor_profiles WHERE site_id = $1`,
       [site.id, vids],
     );
     result.identification = { identifiedVisitors: ident.identified, visitorsWithCompany: ident.with_company, pageRuleFirings: ident.rule_firings };
-    out(`identify ${ident.identified} of ${result.visitorsSeen} visitors identified, ${ident.with_company} with a company from their address, ${ident.rule_firings} page-rule firings`);
+    out(
+      `identify ${ident.identified} of ${result.visitorsSeen} visitors identified, ${ident.with_company} with a company from their address, ${ident.rule_firings} page-rule firings`,
+    );
 
     // Phase 4: the company-from-IP lookup alone, against the loaded ranges.
     if (opts['ip-ranges'] > 0) {
@@ -354,11 +436,26 @@ async function run(argv) {
       /** @type {Record<string, any>} */
       const visitorsPackage = require('../services/visitors/dist/index.js');
       if (typeof visitorsPackage.IP_COMPANY_LOOKUP_SQL === 'string') statement = visitorsPackage.IP_COMPANY_LOOKUP_SQL;
-      const lookup = await ipRanges.measureIpLookup({ pg, databaseUrl: visitorsDatabaseUrl, ranges: opts['ip-ranges'], lookups: opts['ip-lookups'], chunk: opts['ip-chunk'], statement });
-      result.ipLookup = { ...lookup, statement: statement === ipRanges.LOOKUP_SQL ? 'the visitors service\'s companies statement (copied in bench/lib/ip-ranges.js)' : 'the visitors package\'s IP_COMPANY_LOOKUP_SQL' };
+      const lookup = await ipRanges.measureIpLookup({
+        pg,
+        databaseUrl: visitorsDatabaseUrl,
+        ranges: opts['ip-ranges'],
+        lookups: opts['ip-lookups'],
+        chunk: opts['ip-chunk'],
+        statement,
+      });
+      result.ipLookup = {
+        ...lookup,
+        statement:
+          statement === ipRanges.LOOKUP_SQL
+            ? "the visitors service's companies statement (copied in bench/lib/ip-ranges.js)"
+            : "the visitors package's IP_COMPANY_LOOKUP_SQL",
+      };
       if (!lookup.usesIndex) problems.push('ip lookup: the plan does not use ip_ranges_range_idx');
       if (lookup.wrongMatches) problems.push(`ip lookup: ${lookup.wrongMatches} addresses matched the wrong range or none`);
-      out(`iplookup ${lookup.lookups} addresses (${lookup.matched} in a range) against ${lookup.ranges} ranges, ${lookup.chunk} per statement: Postgres ${lookup.postgresCpuMsPerLookup} ms CPU per address, ${lookup.wallMsPerLookup} ms wall; SP-GiST index ${lookup.usesIndex ? 'used' : 'NOT used'}`);
+      out(
+        `iplookup ${lookup.lookups} addresses (${lookup.matched} in a range) against ${lookup.ranges} ranges, ${lookup.chunk} per statement: Postgres ${lookup.postgresCpuMsPerLookup} ms CPU per address, ${lookup.wallMsPerLookup} ms wall; SP-GiST index ${lookup.usesIndex ? 'used' : 'NOT used'}`,
+      );
     }
   });
 
@@ -366,22 +463,59 @@ async function run(argv) {
   const s = result.steady;
   const d = result.drain;
   const accept = s && d ? Math.max(s.acceptPerSec, d.gatewayAloneAcceptPerSec) : null;
-  const targets = s && d && {
-    gatewayCpu: { target: `<= ${TARGETS.maxGatewayCpuMs} ms per page view`, actual: s.cpuMsPerPageView.gateway, met: s.cpuMsPerPageView.gateway <= TARGETS.maxGatewayCpuMs },
-    visitorsPostgresCpu: { target: `<= ${TARGETS.maxVisitorsPostgresCpuMs} ms per page view`, actual: round(s.cpuMsPerPageView.visitors + s.cpuMsPerPageView.postgres, 3), met: s.cpuMsPerPageView.visitors + s.cpuMsPerPageView.postgres <= TARGETS.maxVisitorsPostgresCpuMs },
-    // Against the higher of the two accept rates (with and without the consumer on the cores).
-    drainToAccept: { target: `>= ${TARGETS.minDrainToAccept}`, actual: round(d.pageViewsPerSec / accept, 2), met: d.pageViewsPerSec / accept >= TARGETS.minDrainToAccept },
-    ...(result.burst && { burstDrained: { target: `<= ${TARGETS.maxBurstDrainMs} ms after its end`, actual: result.burst.drainedAfterMs, met: result.burst.drainedAfterMs <= TARGETS.maxBurstDrainMs } }),
-    ...(result.ipLookup && { ipLookupPostgresCpu: { target: `<= ${TARGETS.maxIpLookupPostgresCpuMs} ms per page view (${result.ipLookup.ranges} ranges)`, actual: result.ipLookup.postgresCpuMsPerLookup, met: result.ipLookup.postgresCpuMsPerLookup <= TARGETS.maxIpLookupPostgresCpuMs } }),
-  };
+  const targets = s &&
+    d && {
+      gatewayCpu: {
+        target: `<= ${TARGETS.maxGatewayCpuMs} ms per page view`,
+        actual: s.cpuMsPerPageView.gateway,
+        met: s.cpuMsPerPageView.gateway <= TARGETS.maxGatewayCpuMs,
+      },
+      visitorsPostgresCpu: {
+        target: `<= ${TARGETS.maxVisitorsPostgresCpuMs} ms per page view`,
+        actual: round(s.cpuMsPerPageView.visitors + s.cpuMsPerPageView.postgres, 3),
+        met: s.cpuMsPerPageView.visitors + s.cpuMsPerPageView.postgres <= TARGETS.maxVisitorsPostgresCpuMs,
+      },
+      // Against the higher of the two accept rates (with and without the consumer on the cores).
+      drainToAccept: {
+        target: `>= ${TARGETS.minDrainToAccept}`,
+        actual: round(d.pageViewsPerSec / accept, 2),
+        met: d.pageViewsPerSec / accept >= TARGETS.minDrainToAccept,
+      },
+      ...(result.burst && {
+        burstDrained: {
+          target: `<= ${TARGETS.maxBurstDrainMs} ms after its end`,
+          actual: result.burst.drainedAfterMs,
+          met: result.burst.drainedAfterMs <= TARGETS.maxBurstDrainMs,
+        },
+      }),
+      ...(result.ipLookup && {
+        ipLookupPostgresCpu: {
+          target: `<= ${TARGETS.maxIpLookupPostgresCpuMs} ms per page view (${result.ipLookup.ranges} ranges)`,
+          actual: result.ipLookup.postgresCpuMsPerLookup,
+          met: result.ipLookup.postgresCpuMsPerLookup <= TARGETS.maxIpLookupPostgresCpuMs,
+        },
+      }),
+    };
   suite.closeResult(result, targets, problems);
   const fields = {
     params: result.params,
     // scripts/capacity.js reads these.
     acceptPerSec: s?.acceptPerSec,
     cpuMsPerPageView: s?.cpuMsPerPageView,
-    drain: d && { pageViewsPerSec: d.pageViewsPerSec, cpuMsPerPageView: d.cpuMsPerPageView, gatewayAloneAcceptPerSec: d.gatewayAloneAcceptPerSec, gatewayAloneCpuMsPerPageView: d.gatewayAloneCpuMsPerPageView },
-    steady: s && { p50: s.latencyMs.p50, p99: s.latencyMs.p99, lagAtEnd: s.lagAtEnd, lagZeroAfterMs: s.lagZeroAfterMs, machineBusyPct: s.cpu.machineBusyPct, coresPct: s.cpu.coresPct },
+    drain: d && {
+      pageViewsPerSec: d.pageViewsPerSec,
+      cpuMsPerPageView: d.cpuMsPerPageView,
+      gatewayAloneAcceptPerSec: d.gatewayAloneAcceptPerSec,
+      gatewayAloneCpuMsPerPageView: d.gatewayAloneCpuMsPerPageView,
+    },
+    steady: s && {
+      p50: s.latencyMs.p50,
+      p99: s.latencyMs.p99,
+      lagAtEnd: s.lagAtEnd,
+      lagZeroAfterMs: s.lagZeroAfterMs,
+      machineBusyPct: s.cpu.machineBusyPct,
+      coresPct: s.cpu.coresPct,
+    },
     burst: result.burst,
     identification: result.identification,
     ipRanges: result.ipRanges,
@@ -396,7 +530,11 @@ async function run(argv) {
     problems,
     out,
     latest: defaults, // a shortened run never replaces bench/figures/collect.json
-    targetsLine: targets && `targets  ${Object.entries(targets).map(([k, v]) => `${k} ${v.actual} ${v.met ? 'MET' : 'MISSED'} (${v.target})`).join('; ')}`,
+    targetsLine:
+      targets &&
+      `targets  ${Object.entries(targets)
+        .map(([k, v]) => `${k} ${v.actual} ${v.met ? 'MET' : 'MISSED'} (${v.target})`)
+        .join('; ')}`,
   });
   if (problems.length) return 1;
   if (opts.checkTargets && targets && !Object.values(targets).every((t) => t.met)) return 1;

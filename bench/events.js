@@ -97,7 +97,13 @@ function parseOptions(argv) {
       'check-targets': { type: 'boolean', default: false },
     },
   });
-  const base = { profile: values.profile, pauseConsumer: values['pause-consumer'], build: !values['skip-build'], checkTargets: values['check-targets'], ...numbers };
+  const base = {
+    profile: values.profile,
+    pauseConsumer: values['pause-consumer'],
+    build: !values['skip-build'],
+    checkTargets: values['check-targets'],
+    ...numbers,
+  };
   // A shortened, profiled or paused run is reported but never replaces bench/figures/events.json.
   const defaults = !base.profile && !base.pauseConsumer && Object.entries(NUMERIC).every(([name, [fallback]]) => base[name] === fallback);
   return { ...base, defaults };
@@ -147,7 +153,13 @@ async function run(argv) {
 
   await suite.runPhases({ ...begun, progress, reportCleanupErrors: false }, async () => {
     const { databaseUrl, db, sql } = await suite.setUpInfraAndDatabase({
-      env, name: BENCH_DB, poolSize: 2, buildFilters: BUILD_FILTERS, doBuild: opts.build, progress, cleanups,
+      env,
+      name: BENCH_DB,
+      poolSize: 2,
+      buildFilters: BUILD_FILTERS,
+      doBuild: opts.build,
+      progress,
+      cleanups,
     });
     // Required only now: dist/ exists after the build.
     const { createAccount, createEventToken } = require('../shared/auth/dist/index.js');
@@ -200,12 +212,23 @@ async function run(argv) {
       name: 'playbook',
       script: 'services/playbook/dist/main.js',
       // Production refuses to start without its own erasure key; unused here.
-      env: { ...suite.asService(serviceEnv, 'playbook'), PLAYBOOK_ERASURE_KEY: crypto.randomBytes(32).toString('hex'), PLAYBOOK_PORT: String(playbookPort), PLAYBOOK_GROUP_ID: groupId },
+      env: {
+        ...suite.asService(serviceEnv, 'playbook'),
+        PLAYBOOK_ERASURE_KEY: crypto.randomBytes(32).toString('hex'),
+        PLAYBOOK_PORT: String(playbookPort),
+        PLAYBOOK_GROUP_ID: groupId,
+      },
       nodeArgs: suite.cpuProfArgs(opts.profile, path.join(profileDir, 'playbook')),
       readyUrl: `${suite.urlOf(playbookPort)}/readyz`,
     };
     await suite.startServices(children, [
-      { name: 'gateway', script: 'services/gateway/dist/main.js', env: gatewayEnv, nodeArgs: suite.cpuProfArgs(opts.profile, path.join(profileDir, 'gateway')), readyUrl: `${gatewayUrl}/readyz` },
+      {
+        name: 'gateway',
+        script: 'services/gateway/dist/main.js',
+        env: gatewayEnv,
+        nodeArgs: suite.cpuProfArgs(opts.profile, path.join(profileDir, 'gateway')),
+        readyUrl: `${gatewayUrl}/readyz`,
+      },
       playbookSpec,
       suite.bareSpec(barePort),
     ]);
@@ -214,16 +237,19 @@ async function run(argv) {
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token.secret}` };
     // Retried on 503 for a while: the broker may be restarting (tests on this machine stop and start it).
     let lastAnswer = '';
-    await waitUntil(async () => {
-      const res = await fetch(`${gatewayUrl}/events`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ event: EVENT_NAME, email: 'first@bench.example', properties: { plan: 'pro' } }),
-      });
-      lastAnswer = `${res.status} ${await res.text()}`;
-      if (res.status !== 200 && res.status !== 503) throw new Error(`the first ${EVENT_NAME} event was answered ${lastAnswer}`);
-      return res.status === 200;
-    }, { timeoutMs: 60_000, intervalMs: 1000, what: `the first ${EVENT_NAME} event to be accepted` }).catch((err) => {
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${gatewayUrl}/events`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ event: EVENT_NAME, email: 'first@bench.example', properties: { plan: 'pro' } }),
+        });
+        lastAnswer = `${res.status} ${await res.text()}`;
+        if (res.status !== 200 && res.status !== 503) throw new Error(`the first ${EVENT_NAME} event was answered ${lastAnswer}`);
+        return res.status === 200;
+      },
+      { timeoutMs: 60_000, intervalMs: 1000, what: `the first ${EVENT_NAME} event to be accepted` },
+    ).catch((err) => {
       throw new Error(`${err.message} (last answer: ${lastAnswer})`);
     });
     await waitUntil(async () => (await eventCatalog(db, account.id)).some((e) => e.name === EVENT_NAME), {
@@ -233,15 +259,18 @@ async function run(argv) {
     });
     const playbook = await createPlaybook(db, { accountId: account.id, name: 'bench: every signup', triggers: [EVENT_NAME] });
     const enrollmentsSince = async (sinceMs) => {
-      const { rows } = await sql.query(
-        "SELECT email, started_at FROM enrollments WHERE playbook_id = $1 AND status = 'active' AND started_at >= $2",
-        [playbook.id, new Date(sinceMs)],
-      );
+      const { rows } = await sql.query("SELECT email, started_at FROM enrollments WHERE playbook_id = $1 AND status = 'active' AND started_at >= $2", [
+        playbook.id,
+        new Date(sinceMs),
+      ]);
       return rows;
     };
-    const enrollmentCount = async () =>
-      Number((await sql.query('SELECT count(*) AS n FROM enrollments WHERE playbook_id = $1', [playbook.id])).rows[0].n);
-    await waitUntil(async () => (await lag.lag()) === 0, { timeoutMs: opts['drain-timeout'] * 1000, intervalMs: 500, what: 'the playbook consumer to catch up before the load' });
+    const enrollmentCount = async () => Number((await sql.query('SELECT count(*) AS n FROM enrollments WHERE playbook_id = $1', [playbook.id])).rows[0].n);
+    await waitUntil(async () => (await lag.lag()) === 0, {
+      timeoutMs: opts['drain-timeout'] * 1000,
+      intervalMs: 500,
+      what: 'the playbook consumer to catch up before the load',
+    });
 
     suite.printHeader(out, 'Glimpse events benchmark', machine, result.params);
 
@@ -277,7 +306,9 @@ async function run(argv) {
     });
     let batch = null;
     if (opts['batch-size'] > 0) {
-      progress(`phase 2b/5: POST /events/batch of ${opts['batch-size']} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts['batch-connections']} connections)`);
+      progress(
+        `phase 2b/5: POST /events/batch of ${opts['batch-size']} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts['batch-connections']} connections)`,
+      );
       const size = opts['batch-size'];
       batch = await saturate({
         ...loadOptions,
@@ -297,11 +328,20 @@ async function run(argv) {
     out(line('bare', bare.measured));
     out(line('events', events.measured));
     out(`ratio    events/bare throughput ${ratio} (target ≥ ${TARGETS.minThroughputRatio})`);
-    for (const [label, r, server] of [['bare', bare, 'bare'], ['events', events, 'gateway']]) {
+    for (const [label, r, server] of [
+      ['bare', bare, 'bare'],
+      ['events', events, 'gateway'],
+    ]) {
       const c = r.measured.cpu;
       // CPU per request holds up better than req/s when other work shares the machine.
       c.serverCpuMsPerRequest = suite.cpuMsPerRequest(r.measured, server);
-      out(`cpu      ${label.padEnd(7)} ${server} ${c.serverCpuMsPerRequest} ms CPU/request; machine ${c.machineBusyPct} % busy; % of one core: ${Object.entries(c.coresPct).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      out(
+        `cpu      ${label.padEnd(7)} ${server} ${c.serverCpuMsPerRequest} ms CPU/request; machine ${c.machineBusyPct} % busy; % of one core: ${Object.entries(
+          c.coresPct,
+        )
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
+      );
     }
     if (batch) {
       const size = opts['batch-size'];
@@ -313,8 +353,10 @@ async function run(argv) {
       batch.ratioToSingle = round(batchEventsPerSec / events.measured.reqPerSec, 2);
       batch.cpuRatioToSingle = round(events.measured.cpu.serverCpuMsPerRequest / batch.cpuMsPerEvent, 2);
       out(line(`batch/${size}`, batch.measured) + ` (${opts['batch-connections']} connections)`);
-      out(`batch    ${batchEventsPerSec} events/s through batches of ${size} vs ${round(events.measured.reqPerSec)} events/s single: ×${batch.ratioToSingle}; ` +
-        `gateway ${batch.cpuMsPerEvent} ms CPU/event vs ${events.measured.cpu.serverCpuMsPerRequest} single (×${batch.cpuRatioToSingle} less)`);
+      out(
+        `batch    ${batchEventsPerSec} events/s through batches of ${size} vs ${round(events.measured.reqPerSec)} events/s single: ×${batch.ratioToSingle}; ` +
+          `gateway ${batch.cpuMsPerEvent} ms CPU/event vs ${events.measured.cpu.serverCpuMsPerRequest} single (×${batch.cpuRatioToSingle} less)`,
+      );
     }
     suite.flagFailedRuns([['bare', bare], ['events', events], ...(batch ? [['batch', batch]] : [])], problems, out);
     Object.assign(result, { bare, events, batch, ratio });
@@ -337,7 +379,10 @@ async function run(argv) {
     });
     const drainMs = Date.now() - loadEndedAt;
     const drainWindow = { startUs: drainStartUs, endUs: Number(process.hrtime.bigint() / 1000n) };
-    const sampledRows = await sql.query('SELECT email, started_at FROM enrollments WHERE account_id = $1 AND email = ANY($2::text[])', [account.id, [...sampled.keys()]]);
+    const sampledRows = await sql.query('SELECT email, started_at FROM enrollments WHERE account_id = $1 AND email = ANY($2::text[])', [
+      account.id,
+      [...sampled.keys()],
+    ]);
     const saturationE2e = e2eFrom(sampled, new Map(sampledRows.rows.map((r) => [r.email, r.started_at.getTime()])));
 
     let pacedResult = null;
@@ -357,7 +402,9 @@ async function run(argv) {
       })();
       const sent = await paced({ url: `${gatewayUrl}/events`, headers, count: opts['paced-events'], ratePerSec: opts['paced-rate'], nextBody: nextEvent });
       const ok = sent.filter((s) => s.status === 200);
-      await waitUntil(() => ok.every((s) => visibleAt.has(s.meta.email)), { timeoutMs: 30_000, intervalMs: 20, what: 'the paced events\' enrollments' }).catch((err) => problems.push(err.message));
+      await waitUntil(() => ok.every((s) => visibleAt.has(s.meta.email)), { timeoutMs: 30_000, intervalMs: 20, what: "the paced events' enrollments" }).catch(
+        (err) => problems.push(err.message),
+      );
       polling = false;
       await poller;
       const rows = await enrollmentsSince(pacedStart);
@@ -381,26 +428,39 @@ async function run(argv) {
     if (pacedResult) {
       out(e2eLine(`paced ${opts['paced-rate']}/s (headline)`, pacedResult.e2eStartedAtMs));
       out(e2eLine('paced, visible to a poller', pacedResult.e2eVisibleMs));
-      out(`paced HTTP latency              p50 ${round(pacedResult.httpLatencyMs.p50)} ms   p99 ${round(pacedResult.httpLatencyMs.p99)} ms   (${pacedResult.ok}/${pacedResult.sent} answered 200)`);
-      if (pacedResult.ok !== pacedResult.sent) problems.push(`paced: ${pacedResult.sent - pacedResult.ok} of ${pacedResult.sent} not answered 200${pacedResult.firstError ? ` (${pacedResult.firstError})` : ''}`);
-      for (const k of ['e2eStartedAtMs', 'e2eVisibleMs']) if (pacedResult[k].missing) problems.push(`paced: ${pacedResult[k].missing} accepted events without an enrollment`);
+      out(
+        `paced HTTP latency              p50 ${round(pacedResult.httpLatencyMs.p50)} ms   p99 ${round(pacedResult.httpLatencyMs.p99)} ms   (${pacedResult.ok}/${pacedResult.sent} answered 200)`,
+      );
+      if (pacedResult.ok !== pacedResult.sent)
+        problems.push(
+          `paced: ${pacedResult.sent - pacedResult.ok} of ${pacedResult.sent} not answered 200${pacedResult.firstError ? ` (${pacedResult.firstError})` : ''}`,
+        );
+      for (const k of ['e2eStartedAtMs', 'e2eVisibleMs'])
+        if (pacedResult[k].missing) problems.push(`paced: ${pacedResult[k].missing} accepted events without an enrollment`);
     }
     if (!opts.pauseConsumer) out(e2eLine('after saturation (queueing)', saturationE2e));
-    out(`drain    the consumer finished ${round(drainMs / 1000)} s after the load ended (${accepted} events answered 200)${opts.pauseConsumer ? ', paused during the load' : ''}`);
+    out(
+      `drain    the consumer finished ${round(drainMs / 1000)} s after the load ended (${accepted} events answered 200)${opts.pauseConsumer ? ', paused during the load' : ''}`,
+    );
     if (saturationE2e.missing && !opts.pauseConsumer) problems.push(`saturation: ${saturationE2e.missing} sampled accepted events without an enrollment`);
 
     progress(`phase 5/5: bytes of Redis memory per raw event (${RAW_BYTES_EVENTS} events on a private redis-server)`);
     const rawBytes = await measureRawBytes({ redisUrl: env.redisUrl, events: RAW_BYTES_EVENTS });
     out();
-    out(`raw      ${rawBytes.streams.infoDeltaBytesPerEvent} bytes of Redis memory per raw event (INFO memory delta; MEMORY USAGE ${rawBytes.streams.memoryUsageBytesPerEvent}), ` +
-      `index and limits included, ${rawBytes.streams.jsonBytesPerEvent} bytes of JSON; the replaced layout ${rawBytes.replaced.infoDeltaBytesPerEvent} (×${rawBytes.ratio})`);
+    out(
+      `raw      ${rawBytes.streams.infoDeltaBytesPerEvent} bytes of Redis memory per raw event (INFO memory delta; MEMORY USAGE ${rawBytes.streams.memoryUsageBytesPerEvent}), ` +
+        `index and limits included, ${rawBytes.streams.jsonBytesPerEvent} bytes of JSON; the replaced layout ${rawBytes.replaced.infoDeltaBytesPerEvent} (×${rawBytes.ratio})`,
+    );
 
     Object.assign(result, {
       bare,
       events,
       batch,
       ratio,
-      e2e: { paced: pacedResult, saturation: opts.pauseConsumer ? { drainMs, accepted, note: 'consumer paused during the load' } : { ...saturationE2e, drainMs, accepted } },
+      e2e: {
+        paced: pacedResult,
+        saturation: opts.pauseConsumer ? { drainMs, accepted, note: 'consumer paused during the load' } : { ...saturationE2e, drainMs, accepted },
+      },
       drainWindow,
       rawBytes,
     });
@@ -430,7 +490,13 @@ async function run(argv) {
         p99Ms: { target: `< ${TARGETS.maxP99Ms}`, actual: m.latencyMs.p99, met: m.latencyMs.p99 < TARGETS.maxP99Ms },
         gatewayCpuMsPerEvent: { target: `<= ${CPU_TARGETS.maxMsPerEvent}`, actual: cpuSingle, met: cpuSingle <= CPU_TARGETS.maxMsPerEvent },
         ...(cpuBatched !== undefined && cpuBatched !== null
-          ? { gatewayCpuMsPerBatchedEvent: { target: `<= ${CPU_TARGETS.maxMsPerBatchedEvent}`, actual: cpuBatched, met: cpuBatched <= CPU_TARGETS.maxMsPerBatchedEvent } }
+          ? {
+              gatewayCpuMsPerBatchedEvent: {
+                target: `<= ${CPU_TARGETS.maxMsPerBatchedEvent}`,
+                actual: cpuBatched,
+                met: cpuBatched <= CPU_TARGETS.maxMsPerBatchedEvent,
+              },
+            }
           : {}),
       }
     : null;
@@ -465,7 +531,8 @@ async function run(argv) {
     ratio: result.ratio,
     e2eMs: result.e2e && {
       paced: pacedE2e && { n: pacedE2e.count, p50: pacedE2e.p50, p99: pacedE2e.p99 },
-      afterSaturation: result.e2e.saturation.count === undefined ? null : { n: result.e2e.saturation.count, p50: result.e2e.saturation.p50, p99: result.e2e.saturation.p99 },
+      afterSaturation:
+        result.e2e.saturation.count === undefined ? null : { n: result.e2e.saturation.count, p50: result.e2e.saturation.p50, p99: result.e2e.saturation.p99 },
     },
     rawBytes: result.rawBytes && {
       perEvent: result.rawBytes.streams.infoDeltaBytesPerEvent,
@@ -481,11 +548,21 @@ async function run(argv) {
     },
   };
   const verdict = (t) => `${t.met ? 'MET' : 'MISSED'} (${t.target}`;
-  suite.writeAndPrintSummary({ result, fields, startedAt, problems, out, latest: opts.defaults,
-    targetsLine: targets && (`targets  throughput ratio ${targets.throughputRatio.actual} ${verdict(targets.throughputRatio)}); ` +
-      `events p99 ${targets.p99Ms.actual} ms ${verdict(targets.p99Ms)} ms); ` +
-      `gateway CPU/event ${targets.gatewayCpuMsPerEvent.actual} ms ${verdict(targets.gatewayCpuMsPerEvent)})` +
-      (targets.gatewayCpuMsPerBatchedEvent ? `, batched ${targets.gatewayCpuMsPerBatchedEvent.actual} ms ${verdict(targets.gatewayCpuMsPerBatchedEvent)})` : '')),
+  suite.writeAndPrintSummary({
+    result,
+    fields,
+    startedAt,
+    problems,
+    out,
+    latest: opts.defaults,
+    targetsLine:
+      targets &&
+      `targets  throughput ratio ${targets.throughputRatio.actual} ${verdict(targets.throughputRatio)}); ` +
+        `events p99 ${targets.p99Ms.actual} ms ${verdict(targets.p99Ms)} ms); ` +
+        `gateway CPU/event ${targets.gatewayCpuMsPerEvent.actual} ms ${verdict(targets.gatewayCpuMsPerEvent)})` +
+        (targets.gatewayCpuMsPerBatchedEvent
+          ? `, batched ${targets.gatewayCpuMsPerBatchedEvent.actual} ms ${verdict(targets.gatewayCpuMsPerBatchedEvent)})`
+          : ''),
   });
 
   if (problems.length) return 1;
@@ -498,7 +575,10 @@ function writeGatewayFlameGraphs(dir, result, problems) {
   try {
     const file = suite.lastProfile(path.join(dir, 'gateway'));
     if (!file) return;
-    const runs = [['events', result.events, 'POST /events'], ['batch', result.batch, `POST /events/batch of ${result.params.batchSize}`]];
+    const runs = [
+      ['events', result.events, 'POST /events'],
+      ['batch', result.batch, `POST /events/batch of ${result.params.batchSize}`],
+    ];
     for (const [name, run, label] of runs) {
       if (!run) continue;
       const events = run.measured.requests * (name === 'batch' ? result.params.batchSize : 1);

@@ -18,7 +18,8 @@ const { RESULTS_DIR } = require('./lib/results.js');
 const { startCpuMeter, infraPids } = require('./lib/cpu-usage.js');
 const suite = require('./lib/suite.js');
 
-const description = 'import persons/s vs raw COPY; details/enrichment lookups vs a bare endpoint (req/s, p50/p99, CPU ms/lookup), p99 at 500 req/s, Prisma vs pg; growth to --persons';
+const description =
+  'import persons/s vs raw COPY; details/enrichment lookups vs a bare endpoint (req/s, p50/p99, CPU ms/lookup), p99 at 500 req/s, Prisma vs pg; growth to --persons';
 
 const BENCH_DB = suite.benchDatabaseName('lookups');
 const TARGETS = { maxCpuMsPerEnrichment: 2, maxP99Ms: 50, atRatePerSec: 500, maxPrismaOverPg: 1.3, minImportPerSec: 10_000, minImportOverRawCopy: 0.3 };
@@ -126,7 +127,11 @@ function parseOptions(argv) {
     ...numbers,
   };
   opts.sample = Math.min(opts.sample, opts.persons);
-  opts.pacedRates = values['paced-rates'].split(',').map((r) => r.trim()).filter(Boolean).map(Number);
+  opts.pacedRates = values['paced-rates']
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean)
+    .map(Number);
   if (opts.pacedRates.length === 0 || opts.pacedRates.length > 5 || !opts.pacedRates.every((r) => Number.isInteger(r) && r >= 1 && r <= 5000)) {
     throw new suite.UsageError(`--paced-rates takes 1 to 5 whole numbers from 1 to 5000, comma-separated, got "${values['paced-rates']}"`);
   }
@@ -207,7 +212,13 @@ async function run(argv) {
 
   await suite.runPhases({ ...begun, progress, reportCleanupErrors: true }, async () => {
     const { databaseUrl, db, sql, createDb, pg } = await suite.setUpInfraAndDatabase({
-      env, name: BENCH_DB, poolSize: 4, buildFilters: BUILD_FILTERS, doBuild: opts.build, progress, cleanups,
+      env,
+      name: BENCH_DB,
+      poolSize: 4,
+      buildFilters: BUILD_FILTERS,
+      doBuild: opts.build,
+      progress,
+      cleanups,
     });
     // Required only now: dist/ exists after the build.
     const { createAccount, createApiKey } = require('../shared/auth/dist/index.js');
@@ -244,12 +255,25 @@ async function run(argv) {
     const bareUrl = suite.urlOf(barePort);
     const enrichmentUrl = suite.urlOf(enrichmentPort);
     await suite.startServices(children, [
-      { name: 'enrichment', script: 'services/enrichment/dist/main.js', env: { ...suite.asService(serviceEnv, 'enrichment'), ENRICHMENT_PORT: String(enrichmentPort) }, nodeArgs: prof('enrichment'), readyUrl: `${enrichmentUrl}/readyz` },
+      {
+        name: 'enrichment',
+        script: 'services/enrichment/dist/main.js',
+        env: { ...suite.asService(serviceEnv, 'enrichment'), ENRICHMENT_PORT: String(enrichmentPort) },
+        nodeArgs: prof('enrichment'),
+        readyUrl: `${enrichmentUrl}/readyz`,
+      },
       {
         name: 'gateway',
         script: 'services/gateway/dist/main.js',
         // The bench measures throughput with one API key: its rate limit must not be what it measures.
-        env: { ...suite.asService(serviceEnv, 'gateway'), PORT: String(gatewayPort), ...suite.infraEnv(env), ENRICHMENT_URL: enrichmentUrl, LOOKUPS_RATE_LIMIT_PER_SECOND: String(1_000_000_000), LINK_TOKEN_SECRET: require('node:crypto').randomBytes(32).toString('hex') },
+        env: {
+          ...suite.asService(serviceEnv, 'gateway'),
+          PORT: String(gatewayPort),
+          ...suite.infraEnv(env),
+          ENRICHMENT_URL: enrichmentUrl,
+          LOOKUPS_RATE_LIMIT_PER_SECOND: String(1_000_000_000),
+          LINK_TOKEN_SECRET: require('node:crypto').randomBytes(32).toString('hex'),
+        },
         nodeArgs: prof('gateway'),
         readyUrl: `${gatewayUrl}/readyz`,
       },
@@ -257,7 +281,9 @@ async function run(argv) {
     ]);
     // Postgres CPU is the backends of this database, read as each measured run starts (pools connect lazily).
     let pgPids = [];
-    const refreshPgPids = async () => { pgPids = await databaseBackendPids(sql, BENCH_DB); };
+    const refreshPgPids = async () => {
+      pgPids = await databaseBackendPids(sql, BENCH_DB);
+    };
     const processes = (extra = {}) => ({ ...infraPids(), ...extra, postgres: pgPids });
 
     // 2. The dataset, and the import's throughput beside a raw COPY of the same rows.
@@ -276,13 +302,31 @@ async function run(argv) {
       // The importer's Postgres backend opens with its first chunk and closes with the import, so no
       // meter sees it whole: the import's Postgres CPU is not attributed (machine busy % shows the total).
       const importMeter = () => startCpuMeter({ importer: process.pid });
-      const run = await timedCopyImport({ enrichment, databaseUrl, seed, from, count, onProgress: showImport(what), onWriting: (m) => progress(`${what}: ${m}`), startMeter: importMeter });
+      const run = await timedCopyImport({
+        enrichment,
+        databaseUrl,
+        seed,
+        from,
+        count,
+        onProgress: showImport(what),
+        onWriting: (m) => progress(`${what}: ${m}`),
+        startMeter: importMeter,
+      });
       if (run.report.skipped) problems.push(`import: ${run.report.skipped} records skipped (first: ${JSON.stringify(run.report.errors[0])})`);
       progress(`${what}: raw COPY of the same ${run.ids.length} persons`);
       const raw = await rawCopy({ pg, copy: copyStreams, databaseUrl, ids: run.ids });
       const { ids, report, ...summary } = run;
       progress(`${what}: ${summary.personsPerSec} persons/s; raw COPY ${raw.personsPerSec} persons/s of ${raw.persons}`);
-      return { ids, summary: { ...summary, imported: report.imported, skipped: report.skipped, rawCopy: raw, overRawCopy: round(summary.personsPerSec / raw.personsPerSec, 2) } };
+      return {
+        ids,
+        summary: {
+          ...summary,
+          imported: report.imported,
+          skipped: report.skipped,
+          rawCopy: raw,
+          overRawCopy: round(summary.personsPerSec / raw.personsPerSec, 2),
+        },
+      };
     };
     const growthAt = opts['growth-at'];
     const growth = opts.persons > growthAt;
@@ -295,16 +339,25 @@ async function run(argv) {
       const picked = Array.from({ length: count }, (_, k) => {
         const index = Math.floor(k * stride);
         const person = enrichment.generatePerson(index, opts.seed);
-        return { index, id: person.profile.id, email: person.profile.email ?? person.traits.work_email, phone: person.traits.mobile_phone, visitorId: demoVisitorId(account.id, index) };
+        return {
+          index,
+          id: person.profile.id,
+          email: person.profile.email ?? person.traits.work_email,
+          phone: person.traits.mobile_phone,
+          visitorId: demoVisitorId(account.id, index),
+        };
       });
       const fresh = picked.filter((s) => !visitorsDone.has(s.index));
       const t0 = performance.now();
       const report = await enrichment.importVisitors(
-        lineStream(fresh, (s) => JSON.stringify({ visitorId: s.visitorId, email: s.email, page_views: 1 + (s.index % 17), last_seen_at: '2026-11-20T10:00:00.000Z' })),
+        lineStream(fresh, (s) =>
+          JSON.stringify({ visitorId: s.visitorId, email: s.email, page_views: 1 + (s.index % 17), last_seen_at: '2026-11-20T10:00:00.000Z' }),
+        ),
         account.id,
         { db, defaultPhoneRegion: 'US', batchSize: 1000 },
       );
-      if (report.imported !== fresh.length) throw new Error(`visitors: ${report.imported} of ${fresh.length} imported (first error: ${JSON.stringify(report.errors[0])})`);
+      if (report.imported !== fresh.length)
+        throw new Error(`visitors: ${report.imported} of ${fresh.length} imported (first error: ${JSON.stringify(report.errors[0])})`);
       fresh.forEach((s) => visitorsDone.add(s.index));
       const before = result.visitorImport ?? { imported: 0, sec: 0 };
       const sec = before.sec + (performance.now() - t0) / 1000;
@@ -327,26 +380,40 @@ async function run(argv) {
         startMeter: () => startCpuMeter(processes({ gateway: children.gateway.pid, enrichment: children.enrichment.pid })),
       });
       checkpoints.push({ persons: size, sizes, probe });
-      progress(`at ${size} persons: enrichment p50/p99 ${round(probe.enrich.latencyMs.p50)}/${round(probe.enrich.latencyMs.p99)} ms, details ${round(probe.details.latencyMs.p50)}/${round(probe.details.latencyMs.p99)} ms; ` +
-        `persons ${mib(sizes.persons.heap + sizes.persons.toast)} + indexes ${mib(sizes.persons.indexes)}, identities ${mib(sizes.identities.total)}`);
+      progress(
+        `at ${size} persons: enrichment p50/p99 ${round(probe.enrich.latencyMs.p50)}/${round(probe.enrich.latencyMs.p99)} ms, details ${round(probe.details.latencyMs.p50)}/${round(probe.details.latencyMs.p99)} ms; ` +
+          `persons ${mib(sizes.persons.heap + sizes.persons.toast)} + indexes ${mib(sizes.persons.indexes)}, identities ${mib(sizes.identities.total)}`,
+      );
     };
 
     await db.$queryRaw`SELECT 1`;
     const present = opts.reimport || growth ? { ok: false, count: null } : await holdsDataset(sql, enrichment, opts);
     if (present.ok) {
       const sliceSeed = (opts.seed + 1) >>> 0;
-      progress(`dataset present (${opts.persons} persons of seed ${opts.seed}): import skipped; measuring the import on ${opts['slice-persons']} persons of seed ${sliceSeed}`);
+      progress(
+        `dataset present (${opts.persons} persons of seed ${opts.seed}): import skipped; measuring the import on ${opts['slice-persons']} persons of seed ${sliceSeed}`,
+      );
       const { ids, summary } = await measuredImport({ seed: sliceSeed, from: 0, count: opts['slice-persons'], what: 'slice' });
-      imports.push({ ...summary, kind: `slice: ${opts['slice-persons']} fresh persons of seed ${sliceSeed} into the ${opts.persons}-person table (deleted afterwards)` });
+      imports.push({
+        ...summary,
+        kind: `slice: ${opts['slice-persons']} fresh persons of seed ${sliceSeed} into the ${opts.persons}-person table (deleted afterwards)`,
+      });
       // Keeps the table at exactly the dataset; identities go with their persons (ON DELETE CASCADE).
       const { rowCount } = await sql.query('DELETE FROM persons WHERE id = ANY($1::text[])', [ids]);
       if (rowCount !== ids.length) problems.push(`slice: deleted ${rowCount} of ${ids.length} imported persons`);
     } else {
-      progress(`importing the dataset: ${opts.persons} persons of seed ${opts.seed}${present.count === null ? (growth ? ' (growth: rebuilt)' : ' (--reimport)') : ` (the table held ${present.count} rows that are not it; truncating)`}`);
+      progress(
+        `importing the dataset: ${opts.persons} persons of seed ${opts.seed}${present.count === null ? (growth ? ' (growth: rebuilt)' : ' (--reimport)') : ` (the table held ${present.count} rows that are not it; truncating)`}`,
+      );
       // A dedicated database: whatever else is there is from earlier runs.
       await sql.query('TRUNCATE persons CASCADE');
       await sql.query('TRUNCATE usage_ledger');
-      const steps = growth ? [[0, growthAt], [growthAt, opts.persons]] : [[0, opts.persons]];
+      const steps = growth
+        ? [
+            [0, growthAt],
+            [growthAt, opts.persons],
+          ]
+        : [[0, opts.persons]];
       for (const [from, to] of steps) {
         const { summary } = await measuredImport({ seed: opts.seed, from, count: to - from, what: `persons ${from}–${to}` });
         imports.push({ ...summary, kind: `dataset: persons ${from}–${to} of seed ${opts.seed} into a table of ${from}` });
@@ -365,22 +432,36 @@ async function run(argv) {
     const probe = sample[0];
     const details = await fetch(`${gatewayUrl}/visitors/${probe.visitorId}/details`, { headers: auth });
     const detailsBody = /** @type {any} */ (await details.json());
-    if (details.status !== 200 || detailsBody.email !== probe.email) throw new Error(`details of ${probe.visitorId}: ${details.status} ${JSON.stringify(detailsBody)}`);
+    if (details.status !== 200 || detailsBody.email !== probe.email)
+      throw new Error(`details of ${probe.visitorId}: ${details.status} ${JSON.stringify(detailsBody)}`);
     for (const body of [{ email: probe.email }, { phone: probe.phone }]) {
       const res = await fetch(`${gatewayUrl}/visitors/enrichment`, { method: 'POST', headers: json, body: JSON.stringify(body) });
       const record = /** @type {any} */ (await res.json());
-      if (res.status !== 200 || record.profile?.id !== probe.id) throw new Error(`enrichment ${JSON.stringify(body)}: ${res.status} ${JSON.stringify(record).slice(0, 300)}`);
+      if (res.status !== 200 || record.profile?.id !== probe.id)
+        throw new Error(`enrichment ${JSON.stringify(body)}: ${res.status} ${JSON.stringify(record).slice(0, 300)}`);
     }
     // Concurrent lookups open the services' database pools, so every backend is there when CPU meters start.
-    await Promise.all(order.slice(0, 64).map((s) => fetch(`${gatewayUrl}/visitors/enrichment`, { method: 'POST', headers: json, body: JSON.stringify({ email: s.email }) }).then((r) => r.arrayBuffer())));
+    await Promise.all(
+      order
+        .slice(0, 64)
+        .map((s) =>
+          fetch(`${gatewayUrl}/visitors/enrichment`, { method: 'POST', headers: json, body: JSON.stringify({ email: s.email }) }).then((r) => r.arrayBuffer()),
+        ),
+    );
 
     suite.printHeader(out, 'Glimpse lookups benchmark', machine, result.params);
     for (const imp of imports) {
       const raw = imp.rawCopy;
       out(`import   ${imp.personsPerSec} persons/s through importPersons (COPY) — ${imp.kind}`);
-      out(`         raw COPY of the same rows ${raw.personsPerSec} persons/s (${(raw.bytes / 1024 / 1024).toFixed(0)} MiB of COPY text into empty tables like persons and identities): import / raw COPY ${imp.overRawCopy}`);
-      out(`         ${imp.imported} persons (${imp.fileMiB} MiB of NDJSON) in ${imp.wallSec} s; importer ${imp.importerCpuMsPerPerson} ms CPU per person; ` +
-        `% of one core: ${Object.entries(imp.cpu.coresPct).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      out(
+        `         raw COPY of the same rows ${raw.personsPerSec} persons/s (${(raw.bytes / 1024 / 1024).toFixed(0)} MiB of COPY text into empty tables like persons and identities): import / raw COPY ${imp.overRawCopy}`,
+      );
+      out(
+        `         ${imp.imported} persons (${imp.fileMiB} MiB of NDJSON) in ${imp.wallSec} s; importer ${imp.importerCpuMsPerPerson} ms CPU per person; ` +
+          `% of one core: ${Object.entries(imp.cpu.coresPct)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`,
+      );
     }
     out(`visitors ${result.visitorImport.imported} imported for the sample (${result.visitorImport.perSec}/s)`);
     if (checkpoints.length > 0) {
@@ -399,7 +480,8 @@ async function run(argv) {
       }
       for (const c of checkpoints) {
         for (const kind of ['enrich', 'details']) {
-          if (c.probe[kind].ok !== c.probe[kind].sent) problems.push(`growth probe ${kind} at ${c.persons}: ${c.probe[kind].sent - c.probe[kind].ok} of ${c.probe[kind].sent} not answered 200`);
+          if (c.probe[kind].ok !== c.probe[kind].sent)
+            problems.push(`growth probe ${kind} at ${c.persons}: ${c.probe[kind].sent - c.probe[kind].ok} of ${c.probe[kind].sent} not answered 200`);
         }
       }
     }
@@ -407,7 +489,8 @@ async function run(argv) {
 
     // 4. HTTP load.
     await refreshPgPids();
-    const startMeter = () => startCpuMeter(processes({ loadgen: process.pid, gateway: children.gateway.pid, enrichment: children.enrichment.pid, bare: children.bare.pid }));
+    const startMeter = () =>
+      startCpuMeter(processes({ loadgen: process.pid, gateway: children.gateway.pid, enrichment: children.enrichment.pid, bare: children.bare.pid }));
     const common = { connections: opts.connections, durationSec: opts.duration, warmupSec: opts.warmup, startMeter };
     const phaseCount = opts.phone ? 6 : 5;
     let phase = 0;
@@ -419,18 +502,37 @@ async function run(argv) {
     runs.bare = await loadRun({ ...common, url: `${bareUrl}/bare`, nextRequest: () => ({}) });
     announce(`details GET /visitors/:id/details (${saturation})`);
     const nextDetails = cycler(order);
-    runs.details = await loadRun({ ...common, url: `${gatewayUrl}/visitors/x/details`, headers: auth, nextRequest: () => ({ path: `/visitors/${nextDetails().visitorId}/details` }) });
+    runs.details = await loadRun({
+      ...common,
+      url: `${gatewayUrl}/visitors/x/details`,
+      headers: auth,
+      nextRequest: () => ({ path: `/visitors/${nextDetails().visitorId}/details` }),
+    });
     announce(`enrichment by email POST /visitors/enrichment (${saturation})`);
     const nextEmail = cycler(order);
-    runs.enrichEmail = await loadRun({ ...common, url: `${gatewayUrl}/visitors/enrichment`, method: 'POST', headers: json, nextRequest: () => ({ body: JSON.stringify({ email: nextEmail().email }) }) });
+    runs.enrichEmail = await loadRun({
+      ...common,
+      url: `${gatewayUrl}/visitors/enrichment`,
+      method: 'POST',
+      headers: json,
+      nextRequest: () => ({ body: JSON.stringify({ email: nextEmail().email }) }),
+    });
     if (opts.phone) {
       announce(`enrichment by phone POST /visitors/enrichment (${saturation})`);
       const nextPhone = cycler(order);
-      runs.enrichPhone = await loadRun({ ...common, url: `${gatewayUrl}/visitors/enrichment`, method: 'POST', headers: json, nextRequest: () => ({ body: JSON.stringify({ phone: nextPhone().phone }) }) });
+      runs.enrichPhone = await loadRun({
+        ...common,
+        url: `${gatewayUrl}/visitors/enrichment`,
+        method: 'POST',
+        headers: json,
+        nextRequest: () => ({ body: JSON.stringify({ phone: nextPhone().phone }) }),
+      });
     }
 
     const [rate] = opts.pacedRates;
-    announce(`enrichment by email at ${opts.pacedRates.join(', ')} req/s, ${opts['paced-duration']} s each (evenly spaced), then ${rate}/s through autocannon overallRate`);
+    announce(
+      `enrichment by email at ${opts.pacedRates.join(', ')} req/s, ${opts['paced-duration']} s each (evenly spaced), then ${rate}/s through autocannon overallRate`,
+    );
     const pacedEmail = cycler(shuffled(sample, opts.seed + 7));
     runs.paced = [];
     for (const ratePerSec of opts.pacedRates) {
@@ -487,10 +589,24 @@ async function run(argv) {
       return queryRun({ ...dbCommon, query, startMeter: () => startCpuMeter(processes({ loadgen: process.pid })) });
     };
     const dbRuns = {};
-    const byId = () => cycler(shuffled(sample.map((s) => s.id), opts.seed + 11));
-    const byEmail = () => cycler(shuffled(sample.map((s) => s.email), opts.seed + 13));
+    const byId = () =>
+      cycler(
+        shuffled(
+          sample.map((s) => s.id),
+          opts.seed + 11,
+        ),
+      );
+    const byEmail = () =>
+      cycler(
+        shuffled(
+          sample.map((s) => s.email),
+          opts.seed + 13,
+        ),
+      );
     const today = () => new Date().toISOString().slice(0, 10);
-    announce(`db: person by id, and the enrichment's statement, Prisma and raw pg (${opts['db-concurrency']} in flight, pool ${opts['db-pool']}, ${opts['db-duration']} s or ${opts['db-queries']} queries each)`);
+    announce(
+      `db: person by id, and the enrichment's statement, Prisma and raw pg (${opts['db-concurrency']} in flight, pool ${opts['db-pool']}, ${opts['db-duration']} s or ${opts['db-queries']} queries each)`,
+    );
     let next = byId();
     dbRuns.prismaById = await dbRun(() => prisma.person.findUnique({ where: { id: next() }, select: { id: true, record: true } }));
     next = byId();
@@ -520,27 +636,42 @@ async function run(argv) {
       if (!r) continue;
       const c = r.measured.cpu;
       const perReq = (name) => suite.cpuMsPerRequest(r.measured, name);
-      c.cpuMsPerRequest = key === 'bare' ? { bare: perReq('bare') } : { gateway: perReq('gateway'), enrichment: perReq('enrichment'), postgres: perReq('postgres') };
+      c.cpuMsPerRequest =
+        key === 'bare' ? { bare: perReq('bare') } : { gateway: perReq('gateway'), enrichment: perReq('enrichment'), postgres: perReq('postgres') };
       if (key !== 'bare') c.cpuMsPerRequest.total = round(c.cpuMsPerRequest.gateway + c.cpuMsPerRequest.enrichment + c.cpuMsPerRequest.postgres, 3);
-      out(`cpu      ${labels[key].padEnd(13)} ms CPU/request ${Object.entries(c.cpuMsPerRequest).map(([k, v]) => `${k} ${v}`).join(', ')}; machine ${c.machineBusyPct} % busy; ` +
-        `% of one core: ${Object.entries(c.coresPct).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      out(
+        `cpu      ${labels[key].padEnd(13)} ms CPU/request ${Object.entries(c.cpuMsPerRequest)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}; machine ${c.machineBusyPct} % busy; ` +
+          `% of one core: ${Object.entries(c.coresPct)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`,
+      );
     }
-    suite.flagFailedRuns([...Object.keys(labels), 'pacedAutocannon'].filter((key) => runs[key]).map((key) => [key, runs[key]]), problems, out);
+    suite.flagFailedRuns(
+      [...Object.keys(labels), 'pacedAutocannon'].filter((key) => runs[key]).map((key) => [key, runs[key]]),
+      problems,
+      out,
+    );
     out();
     out(`Fixed rate: enrichment by email, ${opts['paced-duration']} s per rate (evenly spaced arrivals, open loop; the first is the target's figure)`);
     for (const p of runs.paced) {
       const behind = p.achievedPerSec < p.ratePerSec * 0.95 ? '   FELL BEHIND: answers came slower than requests, so latency is queueing' : '';
-      out(`paced ${String(p.ratePerSec).padStart(4)}/s ${String(p.achievedPerSec).padStart(4)} req/s achieved   p50 ${round(p.latencyMs.p50)} ms   p90 ${round(p.latencyMs.p90)} ms   p99 ${round(p.latencyMs.p99)} ms   max ${round(p.latencyMs.max)} ms   ` +
-        `(${p.ok}/${p.sent} answered 200, errors ${p.errors}, non-2xx ${p.non2xx})${behind}`);
+      out(
+        `paced ${String(p.ratePerSec).padStart(4)}/s ${String(p.achievedPerSec).padStart(4)} req/s achieved   p50 ${round(p.latencyMs.p50)} ms   p90 ${round(p.latencyMs.p90)} ms   p99 ${round(p.latencyMs.p99)} ms   max ${round(p.latencyMs.max)} ms   ` +
+          `(${p.ok}/${p.sent} answered 200, errors ${p.errors}, non-2xx ${p.non2xx})${behind}`,
+      );
       if (p.ok !== p.sent) problems.push(`paced ${p.ratePerSec}/s: ${p.sent - p.ok} of ${p.sent} not answered 200${p.firstError ? ` (${p.firstError})` : ''}`);
     }
     const pa = runs.pacedAutocannon.measured;
-    out(`autocannon ${rate}/s ${pa.reqPerSec} req/s   p50 ${pa.latencyMs.p50} ms   p99 ${pa.latencyMs.p99} ms   max ${pa.latencyMs.max} ms   (overallRate ${rate}, ${rateConnections} connections: ` +
-      `each sends its share back to back at the start of every second, so this p99 is of bursts; for reference)`);
+    out(
+      `autocannon ${rate}/s ${pa.reqPerSec} req/s   p50 ${pa.latencyMs.p50} ms   p99 ${pa.latencyMs.p99} ms   max ${pa.latencyMs.max} ms   (overallRate ${rate}, ${rateConnections} connections: ` +
+        `each sends its share back to back at the start of every second, so this p99 is of bursts; for reference)`,
+    );
     out();
     const dbLine = (label, r) =>
       `${label.padEnd(25)} ${String(r.opsPerSec).padStart(6)} ops/s   p50 ${r.latencyMs.p50} ms   p99 ${r.latencyMs.p99} ms   max ${r.latencyMs.max} ms   ` +
-      `${r.clientCpuMsPerOp} ms client CPU/op   postgres ${round(((r.cpu.coresPct.postgres ?? 0) / 100) * r.cpu.wallSec * 1000 / r.ops, 3)} ms CPU/op   ` +
+      `${r.clientCpuMsPerOp} ms client CPU/op   postgres ${round((((r.cpu.coresPct.postgres ?? 0) / 100) * r.cpu.wallSec * 1000) / r.ops, 3)} ms CPU/op   ` +
       `(${r.ops} queries, ${r.failed} failed, ${r.misses} misses; machine ${r.cpu.machineBusyPct} % busy)`;
     out(`Prisma vs raw pg, in-process (${opts['db-concurrency']} in flight, pool ${opts['db-pool']} each; random sampled rows)`);
     out(dbLine('person by id  Prisma', dbRuns.prismaById));
@@ -559,8 +690,10 @@ async function run(argv) {
       enrichment: overhead(dbRuns.prismaEnrich, dbRuns.pgEnrich),
     };
     for (const [k, o] of Object.entries(prismaOverhead)) {
-      out(`overhead ${k.padEnd(13)} raw pg does ${o.throughputPgOverPrisma}x Prisma's ops/s; Prisma's p50 ${o.p50PrismaOverPg}x, p99 ${o.p99PrismaOverPg}x pg's; ` +
-        `Prisma uses ${o.clientCpuPrismaOverPg}x the client CPU per query (+${o.extraClientCpuMsPerOp} ms)`);
+      out(
+        `overhead ${k.padEnd(13)} raw pg does ${o.throughputPgOverPrisma}x Prisma's ops/s; Prisma's p50 ${o.p50PrismaOverPg}x, p99 ${o.p99PrismaOverPg}x pg's; ` +
+          `Prisma uses ${o.clientCpuPrismaOverPg}x the client CPU per query (+${o.extraClientCpuMsPerOp} ms)`,
+      );
     }
     for (const [k, r] of Object.entries(dbRuns)) {
       if (r.failed || r.misses) problems.push(`db ${k}: ${r.failed} failed, ${r.misses} misses${r.firstError ? ` (first: ${r.firstError})` : ''}`);
@@ -586,48 +719,107 @@ async function run(argv) {
           atRatePerSec: runs.paced[0].ratePerSec,
           met: runs.paced[0].ratePerSec >= TARGETS.atRatePerSec && runs.paced[0].latencyMs.p99 < TARGETS.maxP99Ms,
         },
-        prismaOverPg: { target: `<= ${TARGETS.maxPrismaOverPg}x`, actual: result.prismaOverhead.enrichment.throughputPgOverPrisma, met: result.prismaOverhead.enrichment.throughputPgOverPrisma <= TARGETS.maxPrismaOverPg },
-        importRate: { target: `>= ${TARGETS.minImportPerSec}/s`, actual: measuredImport.personsPerSec, met: measuredImport.personsPerSec >= TARGETS.minImportPerSec },
-        importOverRawCopy: { target: `>= ${TARGETS.minImportOverRawCopy}x`, actual: measuredImport.overRawCopy, met: measuredImport.overRawCopy >= TARGETS.minImportOverRawCopy },
+        prismaOverPg: {
+          target: `<= ${TARGETS.maxPrismaOverPg}x`,
+          actual: result.prismaOverhead.enrichment.throughputPgOverPrisma,
+          met: result.prismaOverhead.enrichment.throughputPgOverPrisma <= TARGETS.maxPrismaOverPg,
+        },
+        importRate: {
+          target: `>= ${TARGETS.minImportPerSec}/s`,
+          actual: measuredImport.personsPerSec,
+          met: measuredImport.personsPerSec >= TARGETS.minImportPerSec,
+        },
+        importOverRawCopy: {
+          target: `>= ${TARGETS.minImportOverRawCopy}x`,
+          actual: measuredImport.overRawCopy,
+          met: measuredImport.overRawCopy >= TARGETS.minImportOverRawCopy,
+        },
       }
     : null;
   suite.closeResult(result, targets, problems);
 
-  const brief = (r) => r && { rps: r.measured.reqPerSec, p50: r.measured.latencyMs.p50, p99: r.measured.latencyMs.p99, errors: r.measured.errors + r.measured.timeouts, non2xx: r.measured.non2xx, cpuMs: r.measured.cpu.cpuMsPerRequest };
+  const brief = (r) =>
+    r && {
+      rps: r.measured.reqPerSec,
+      p50: r.measured.latencyMs.p50,
+      p99: r.measured.latencyMs.p99,
+      errors: r.measured.errors + r.measured.timeouts,
+      non2xx: r.measured.non2xx,
+      cpuMs: r.measured.cpu.cpuMsPerRequest,
+    };
   const dbBrief = (r) => r && { opsPerSec: r.opsPerSec, p50: r.latencyMs.p50, p99: r.latencyMs.p99, cpuMsPerOp: r.clientCpuMsPerOp };
   // The summary's own fields, between the common head (suite, date, machine, load) and tail (shutdown, valid).
   const fields = {
-    params: result.params && { persons: result.params.persons, seed: result.params.seed, sample: result.params.sample, connections: result.params.connections, durationSec: result.params.durationSec },
-    import: result.import && result.import.map((i) => ({ kind: i.kind.split(':')[0], persons: i.imported, personsPerSec: i.personsPerSec, rawCopyPerSec: i.rawCopy.personsPerSec, overRawCopy: i.overRawCopy })),
-    growth: result.growth && result.growth.map((c) => ({
-      persons: c.persons,
-      enrichP50: round(c.probe.enrich.latencyMs.p50),
-      enrichP99: round(c.probe.enrich.latencyMs.p99),
-      detailsP50: round(c.probe.details.latencyMs.p50),
-      detailsP99: round(c.probe.details.latencyMs.p99),
-      personsMiB: c.sizes.persons && Math.round((c.sizes.persons.heap + c.sizes.persons.toast) / 1048576),
-      personsIndexesMiB: c.sizes.persons && Math.round(c.sizes.persons.indexes / 1048576),
-      identitiesMiB: c.sizes.identities && Math.round(c.sizes.identities.total / 1048576),
-    })),
+    params: result.params && {
+      persons: result.params.persons,
+      seed: result.params.seed,
+      sample: result.params.sample,
+      connections: result.params.connections,
+      durationSec: result.params.durationSec,
+    },
+    import:
+      result.import &&
+      result.import.map((i) => ({
+        kind: i.kind.split(':')[0],
+        persons: i.imported,
+        personsPerSec: i.personsPerSec,
+        rawCopyPerSec: i.rawCopy.personsPerSec,
+        overRawCopy: i.overRawCopy,
+      })),
+    growth:
+      result.growth &&
+      result.growth.map((c) => ({
+        persons: c.persons,
+        enrichP50: round(c.probe.enrich.latencyMs.p50),
+        enrichP99: round(c.probe.enrich.latencyMs.p99),
+        detailsP50: round(c.probe.details.latencyMs.p50),
+        detailsP99: round(c.probe.details.latencyMs.p99),
+        personsMiB: c.sizes.persons && Math.round((c.sizes.persons.heap + c.sizes.persons.toast) / 1048576),
+        personsIndexesMiB: c.sizes.persons && Math.round(c.sizes.persons.indexes / 1048576),
+        identitiesMiB: c.sizes.identities && Math.round(c.sizes.identities.total / 1048576),
+      })),
     bare: runs && brief(runs.bare),
     details: runs && brief(runs.details),
     enrichEmail: runs && brief(runs.enrichEmail),
     enrichPhone: runs && brief(runs.enrichPhone),
     ratios: result.ratios,
-    paced: runs && runs.paced.map((p) => ({ rate: p.ratePerSec, achieved: p.achievedPerSec, p50: round(p.latencyMs.p50), p99: round(p.latencyMs.p99), ok: p.ok, sent: p.sent })),
+    paced:
+      runs &&
+      runs.paced.map((p) => ({
+        rate: p.ratePerSec,
+        achieved: p.achievedPerSec,
+        p50: round(p.latencyMs.p50),
+        p99: round(p.latencyMs.p99),
+        ok: p.ok,
+        sent: p.sent,
+      })),
     db: result.db && Object.fromEntries(Object.entries(result.db).map(([k, r]) => [k, dbBrief(r)])),
-    prismaOverhead: result.prismaOverhead && Object.fromEntries(Object.entries(result.prismaOverhead).map(([k, o]) => [k, { throughput: o.throughputPgOverPrisma, p50: o.p50PrismaOverPg, cpu: o.clientCpuPrismaOverPg }])),
+    prismaOverhead:
+      result.prismaOverhead &&
+      Object.fromEntries(
+        Object.entries(result.prismaOverhead).map(([k, o]) => [
+          k,
+          { throughput: o.throughputPgOverPrisma, p50: o.p50PrismaOverPg, cpu: o.clientCpuPrismaOverPg },
+        ]),
+      ),
     targetsMet: targets && Object.fromEntries(Object.entries(targets).map(([k, t]) => [k, t.met])),
   };
   const verdict = (name, t) => `${name} ${t.actual} ${t.met ? 'MET' : 'MISSED'} (${t.target})`;
-  suite.writeAndPrintSummary({ result, fields, startedAt, problems, out,
-    targetsLine: targets && `targets  ${[
-      verdict('CPU per enrichment ms', targets.cpuPerEnrichment),
-      verdict(`enrichment p99 at ${targets.p99AtRate.atRatePerSec}/s ms`, targets.p99AtRate),
-      verdict('raw pg / Prisma ops', targets.prismaOverPg),
-      verdict('import persons/s', targets.importRate),
-      verdict('import / raw COPY', targets.importOverRawCopy),
-    ].join('; ')}`,
+  suite.writeAndPrintSummary({
+    result,
+    fields,
+    startedAt,
+    problems,
+    out,
+    targetsLine:
+      targets &&
+      `targets  ${[
+        verdict('CPU per enrichment ms', targets.cpuPerEnrichment),
+        verdict(`enrichment p99 at ${targets.p99AtRate.atRatePerSec}/s ms`, targets.p99AtRate),
+        verdict('raw pg / Prisma ops', targets.prismaOverPg),
+        verdict('import persons/s', targets.importRate),
+        verdict('import / raw COPY', targets.importOverRawCopy),
+      ].join('; ')}`,
   });
 
   if (problems.length) return 1;

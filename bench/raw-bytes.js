@@ -79,7 +79,12 @@ async function measureIdempotencyBytes({ keys, accounts = 10 }) {
       cursor = next;
       for (const k of found) usage += Number(await redis.call('MEMORY', 'USAGE', k, 'SAMPLES', '0'));
     } while (cursor !== '0');
-    return { keys, key: 'a client UUID, "done" with the event fingerprint for 24 h', infoDeltaBytesPerKey: Math.round((after - before) / keys), memoryUsageBytesPerKey: Math.round(usage / keys) };
+    return {
+      keys,
+      key: 'a client UUID, "done" with the event fingerprint for 24 h',
+      infoDeltaBytesPerKey: Math.round((after - before) / keys),
+      memoryUsageBytesPerKey: Math.round(usage / keys),
+    };
   } finally {
     redis.disconnect();
     const exited = new Promise((r) => child.once('exit', r));
@@ -101,7 +106,10 @@ async function run(argv) {
   }
   if (opts.build) {
     progress('building (npx turbo run build --filter=@glimpse/gateway)');
-    const res = spawnSync('npx', ['turbo', 'run', 'build', '--filter=@glimpse/gateway', '--output-logs=errors-only'], { cwd: path.join(__dirname, '..'), stdio: ['ignore', 2, 2] });
+    const res = spawnSync('npx', ['turbo', 'run', 'build', '--filter=@glimpse/gateway', '--output-logs=errors-only'], {
+      cwd: path.join(__dirname, '..'),
+      stdio: ['ignore', 2, 2],
+    });
     if (res.status !== 0) throw new Error(`build failed (exit ${res.status ?? res.signal})`);
   }
   const startedAt = new Date();

@@ -71,7 +71,11 @@ async function startReceiver() {
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     state,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve(undefined)); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve(undefined));
+      }),
   };
 }
 
@@ -96,7 +100,15 @@ async function run(argv) {
   const defaults = opts.effects === NUMERIC.effects[0] && opts['idle-seconds'] === NUMERIC['idle-seconds'][0];
 
   await suite.runPhases({ ...begun, progress, reportCleanupErrors: false }, async () => {
-    const { databaseUrl, db, sql } = await suite.setUpInfraAndDatabase({ env, name: BENCH_DB, poolSize: 2, buildFilters: ['@glimpse/webhooks', '@glimpse/auth'], doBuild: opts.build, progress, cleanups });
+    const { databaseUrl, db, sql } = await suite.setUpInfraAndDatabase({
+      env,
+      name: BENCH_DB,
+      poolSize: 2,
+      buildFilters: ['@glimpse/webhooks', '@glimpse/auth'],
+      doBuild: opts.build,
+      progress,
+      cleanups,
+    });
     const { createAccount } = require('../shared/auth/dist/index.js');
     const { TOPICS, personKey } = require('../shared/messaging/dist/index.js');
     const { Kafka, Partitioners, logLevel } = require('kafkajs');
@@ -107,7 +119,14 @@ async function run(argv) {
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
 
-    result.params = { effects: opts.effects, idleSeconds: opts['idle-seconds'], database: BENCH_DB, defaults, concurrency: 'service default', receiver: 'local HTTP, 204, in the bench process' };
+    result.params = {
+      effects: opts.effects,
+      idleSeconds: opts['idle-seconds'],
+      database: BENCH_DB,
+      defaults,
+      concurrency: 'service default',
+      receiver: 'local HTTP, 204, in the bench process',
+    };
     suite.printHeader(out, 'Glimpse webhooks benchmark', machine, result.params);
 
     // The service's groups start at the topics' end: nothing earlier runs or tests left is delivered.
@@ -160,7 +179,15 @@ async function run(argv) {
     for (let i = 0; i < opts.effects; i++) {
       const email = `w${i}.${account.id.slice(0, 8)}@bench.example`;
       const at = new Date().toISOString();
-      const effect = { effectId: randomUUID(), eventId: randomUUID(), accountId: account.id, playbookId, email, action: i % 5 === 4 ? 'stopped' : 'started', at };
+      const effect = {
+        effectId: randomUUID(),
+        eventId: randomUUID(),
+        accountId: account.id,
+        playbookId,
+        email,
+        action: i % 5 === 4 ? 'stopped' : 'started',
+        at,
+      };
       messages.push({ key: personKey(account.id, email), value: JSON.stringify(effect) });
     }
     const pg0 = cpuOf(await databaseBackendPids(sql, BENCH_DB));
@@ -170,7 +197,9 @@ async function run(argv) {
     const producedSec = (performance.now() - t0) / 1000;
     await waitUntil(
       async () => {
-        const { rows: [r] } = await sql.query("SELECT count(*) AS delivered FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'delivered'", [endpoint.id]);
+        const {
+          rows: [r],
+        } = await sql.query("SELECT count(*) AS delivered FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'delivered'", [endpoint.id]);
         return Number(r.delivered) >= opts.effects;
       },
       { timeoutMs: opts['drain-timeout'] * 1000, intervalMs: 50, what: `${opts.effects} deliveries recorded delivered` },
@@ -181,7 +210,8 @@ async function run(argv) {
     const netSec = Math.max(0, cpuSec - idleCpuPerSec * wallSec);
     const received = receiver.state.requests;
     const distinct = receiver.state.seen.size;
-    if (distinct !== opts.effects) problems.push(`deliver: the receiver got ${distinct} distinct deliveries (${received} requests) for ${opts.effects} effects`);
+    if (distinct !== opts.effects)
+      problems.push(`deliver: the receiver got ${distinct} distinct deliveries (${received} requests) for ${opts.effects} effects`);
     const perDelivery = { webhooks: round((netSec * 1000) / opts.effects, 3), postgres: round((pgSec * 1000) / opts.effects, 3) };
     result.deliver = {
       effects: opts.effects,
@@ -193,8 +223,12 @@ async function run(argv) {
       cpuSec: { webhooksGross: round(cpuSec, 3), webhooksIdleOverWindow: round(idleCpuPerSec * wallSec, 3), postgres: round(pgSec, 3) },
       cpuMsPerDelivery: perDelivery,
     };
-    out(`deliver  ${opts.effects} effects → ${distinct} deliveries received in ${round(wallSec, 2)} s (${result.deliver.deliveriesPerSec}/s; produced in ${round(producedSec, 2)} s)`);
-    out(`cpu      per delivery: webhooks service ${perDelivery.webhooks} ms (gross ${round((cpuSec * 1000) / opts.effects, 3)} ms, idle taken off) + its Postgres ${perDelivery.postgres} ms`);
+    out(
+      `deliver  ${opts.effects} effects → ${distinct} deliveries received in ${round(wallSec, 2)} s (${result.deliver.deliveriesPerSec}/s; produced in ${round(producedSec, 2)} s)`,
+    );
+    out(
+      `cpu      per delivery: webhooks service ${perDelivery.webhooks} ms (gross ${round((cpuSec * 1000) / opts.effects, 3)} ms, idle taken off) + its Postgres ${perDelivery.postgres} ms`,
+    );
   });
 
   suite.closeResult(result, undefined, problems);

@@ -33,40 +33,114 @@ const ASSUMED = {
   triggeredShare: { value: 0.2, unit: 'of events start or stop an enrollment', why: 'most events only update the catalog' },
   eventBytes: { value: 600, unit: 'bytes per events.inbound record', why: 'a typical event body with a few properties, key and record overhead' },
   effectBytes: { value: 300, unit: 'bytes per playbook.effects record', why: 'the effect message without properties' },
-  redisBytesPerEvent: { value: 800, unit: 'bytes of Redis memory per raw event', why: 'no rawBytes in bench/figures/events.json nor bench/figures/raw-bytes.json (npm run bench:raw-bytes)' },
-  redisBytesPerIdempotencyKey: { value: 300, unit: 'bytes of Redis memory per Idempotency-Key kept 24 h', why: 'no idempotency in bench/figures/raw-bytes.json (npm run bench:raw-bytes)' },
-  keyedShare: { value: 0.5, unit: 'of events sent with an Idempotency-Key', why: 'the README\'s examples send one and many integrations will not: a guess to replace with real traffic' },
+  redisBytesPerEvent: {
+    value: 800,
+    unit: 'bytes of Redis memory per raw event',
+    why: 'no rawBytes in bench/figures/events.json nor bench/figures/raw-bytes.json (npm run bench:raw-bytes)',
+  },
+  redisBytesPerIdempotencyKey: {
+    value: 300,
+    unit: 'bytes of Redis memory per Idempotency-Key kept 24 h',
+    why: 'no idempotency in bench/figures/raw-bytes.json (npm run bench:raw-bytes)',
+  },
+  keyedShare: {
+    value: 0.5,
+    unit: 'of events sent with an Idempotency-Key',
+    why: "the README's examples send one and many integrations will not: a guess to replace with real traffic",
+  },
   personBytes: { value: 5000, unit: 'bytes of Postgres per person', why: 'the enriched record (TOASTed JSON) + identities + indexes' },
-  kafkaFollowerFactor: { value: 2, unit: 'x one broker\'s CPU per event, cluster-wide', why: 'replication factor 3: the leader and two followers' },
+  kafkaFollowerFactor: { value: 2, unit: "x one broker's CPU per event, cluster-wide", why: 'replication factor 3: the leader and two followers' },
   brokerCores: { value: 4, unit: 'cores per Kafka broker', why: 'brokers on whole nodes at scale (the prod pool requests 1 CPU to start)' },
   brokerMBps: { value: 40, unit: 'MB/s written per broker', why: 'leader + follower writes a broker sustains on network disks' },
   pgPrimaryCores: { value: 32, unit: 'cores on one Postgres primary', why: 'a large but common instance; beyond it one primary stops scaling' },
-  redisMaxmemoryGB: { value: 24, unit: 'GB maxmemory per Redis node', why: 'a 40 Gi pod at REDIS_MAXMEMORY_PERCENT 60 % (the StatefulSet\'s env, deploy/k8s/base/redis); the prod overlay starts at 20 Gi (12 GB), which deploy/test checks is enough at 1k events/s; nodes kept this small so a replica\'s full resync and a restart take minutes' },
-  redisOpsPerCore: { value: 50000, unit: 'commands/s per Redis master (one core)', why: 'Redis runs commands on one thread: about 100k plain commands/s, halved because most of ours are short Lua scripts (EVALSHA)' },
-  redisMaxMasters: { value: 500, unit: 'Redis masters at most in one cluster', why: 'Redis Cluster\'s documented upper size is about 1,000 nodes: 500 masters with one replica each' },
-  playbookMsPerAppliedEvent: { value: 3, unit: 'ms CPU per applied event (consumer)', why: 'no bench/figures/effects.json yet (npm run bench:effects, issue 7): about 200 events/s per replica was observed before batching' },
-  postgresMsPerAppliedEvent: { value: 2, unit: 'ms CPU per applied event (Postgres)', why: 'no bench/figures/effects.json yet: eight round trips per event before batching' },
+  redisMaxmemoryGB: {
+    value: 24,
+    unit: 'GB maxmemory per Redis node',
+    why: "a 40 Gi pod at REDIS_MAXMEMORY_PERCENT 60 % (the StatefulSet's env, deploy/k8s/base/redis); the prod overlay starts at 20 Gi (12 GB), which deploy/test checks is enough at 1k events/s; nodes kept this small so a replica's full resync and a restart take minutes",
+  },
+  redisOpsPerCore: {
+    value: 50000,
+    unit: 'commands/s per Redis master (one core)',
+    why: 'Redis runs commands on one thread: about 100k plain commands/s, halved because most of ours are short Lua scripts (EVALSHA)',
+  },
+  redisMaxMasters: {
+    value: 500,
+    unit: 'Redis masters at most in one cluster',
+    why: "Redis Cluster's documented upper size is about 1,000 nodes: 500 masters with one replica each",
+  },
+  playbookMsPerAppliedEvent: {
+    value: 3,
+    unit: 'ms CPU per applied event (consumer)',
+    why: 'no bench/figures/effects.json yet (npm run bench:effects, issue 7): about 200 events/s per replica was observed before batching',
+  },
+  postgresMsPerAppliedEvent: {
+    value: 2,
+    unit: 'ms CPU per applied event (Postgres)',
+    why: 'no bench/figures/effects.json yet: eight round trips per event before batching',
+  },
   lookupGatewayMs: { value: 1, unit: 'ms CPU per lookup (gateway)', why: 'no bench/figures/lookups.json' },
   lookupEnrichmentMs: { value: 2, unit: 'ms CPU per lookup (enrichment)', why: 'no bench/figures/lookups.json' },
   lookupPostgresMs: { value: 0.5, unit: 'ms CPU per lookup (Postgres)', why: 'no bench/figures/lookups.json' },
   webhooksCores: { value: 0.25, unit: 'core per webhooks replica', why: 'the base requests 250m' },
   webhooksMinReplicas: { value: 2, unit: 'webhooks replicas at least', why: 'two keep deliveries going through a rollout (base/services/webhooks.yaml)' },
-  webhookDeliveriesPerEffect: { value: 0.5, unit: 'deliveries per effect', why: 'not every account has an endpoint subscribed to every effect: a guess to replace with real traffic' },
-  webhooksMsPerDelivery: { value: 2, unit: 'ms CPU per delivery (webhooks service)', why: 'no valid bench/figures/webhooks.json (npm run bench:webhooks): a signed POST and the schedule\'s rows, as a lookup costs' },
-  postgresMsPerDelivery: { value: 1, unit: 'ms CPU per delivery (Postgres)', why: 'no valid bench/figures/webhooks.json: the delivery row, its claim and the attempt row' },
+  webhookDeliveriesPerEffect: {
+    value: 0.5,
+    unit: 'deliveries per effect',
+    why: 'not every account has an endpoint subscribed to every effect: a guess to replace with real traffic',
+  },
+  webhooksMsPerDelivery: {
+    value: 2,
+    unit: 'ms CPU per delivery (webhooks service)',
+    why: "no valid bench/figures/webhooks.json (npm run bench:webhooks): a signed POST and the schedule's rows, as a lookup costs",
+  },
+  postgresMsPerDelivery: {
+    value: 1,
+    unit: 'ms CPU per delivery (Postgres)',
+    why: 'no valid bench/figures/webhooks.json: the delivery row, its claim and the attempt row',
+  },
   visitorsCores: { value: 1, unit: 'core per visitors replica', why: 'the prod overlay requests 1 CPU' },
-  pageViewBytes: { value: 700, unit: 'bytes per visitors.collected record', why: 'a page view with its URL, title, referrer, UTM, user agent and address, key and record overhead' },
+  pageViewBytes: {
+    value: 700,
+    unit: 'bytes per visitors.collected record',
+    why: 'a page view with its URL, title, referrer, UTM, user agent and address, key and record overhead',
+  },
   gatewayMsPerPageView: { value: 0.4, unit: 'ms CPU per accepted page view (gateway)', why: 'no valid bench/figures/collect.json: the issue 18 target' },
-  visitorsMsPerPageView: { value: 0.2, unit: 'ms CPU per applied page view (visitors service)', why: 'no valid bench/figures/collect.json: within the issue 18 target' },
-  postgresMsPerPageView: { value: 0.1, unit: 'ms CPU per applied page view (Postgres)', why: 'no valid bench/figures/collect.json: within the issue 18 target' },
+  visitorsMsPerPageView: {
+    value: 0.2,
+    unit: 'ms CPU per applied page view (visitors service)',
+    why: 'no valid bench/figures/collect.json: within the issue 18 target',
+  },
+  postgresMsPerPageView: {
+    value: 0.1,
+    unit: 'ms CPU per applied page view (Postgres)',
+    why: 'no valid bench/figures/collect.json: within the issue 18 target',
+  },
 };
 
 /** Counts read from the code and the manifests (by hand: a change there must change them here). */
 const FROM_CODE = {
-  redisReplicasPerMaster: { value: 1, unit: 'replica per Redis master', source: 'deploy/k8s/base/redis/create-cluster.sh: redis-cli --cluster create --cluster-replicas 1; each replica holds a full copy, so memory doubles' },
-  redisCommandsPerEvent: { value: 2, unit: 'Redis commands per event, unkeyed', source: 'services/gateway/src (read, not parsed): one EVALSHA for the account\'s rate-limit window (data/rate-limiter.ts), one for the raw copy: stream entry, budget and index in one script (data/raw-event-store.ts)' },
-  redisCommandsPerKeyedEvent: { value: 2, unit: 'more Redis commands per event with an Idempotency-Key', source: 'services/gateway/src/domain/accept-event.ts (read, not parsed): the claim (EVALSHA) and "done" (SET … EX 86400) of data/idempotency-store.ts' },
-  redisOpsPerPageView: { value: 2, unit: 'Redis commands per page view', source: 'services/gateway/src/http/collect-route.ts (read, not parsed): one EVALSHA each for the per-address and the per-site rate-limit windows (the site key is cached in the gateway)' },
+  redisReplicasPerMaster: {
+    value: 1,
+    unit: 'replica per Redis master',
+    source: 'deploy/k8s/base/redis/create-cluster.sh: redis-cli --cluster create --cluster-replicas 1; each replica holds a full copy, so memory doubles',
+  },
+  redisCommandsPerEvent: {
+    value: 2,
+    unit: 'Redis commands per event, unkeyed',
+    source:
+      "services/gateway/src (read, not parsed): one EVALSHA for the account's rate-limit window (data/rate-limiter.ts), one for the raw copy: stream entry, budget and index in one script (data/raw-event-store.ts)",
+  },
+  redisCommandsPerKeyedEvent: {
+    value: 2,
+    unit: 'more Redis commands per event with an Idempotency-Key',
+    source: 'services/gateway/src/domain/accept-event.ts (read, not parsed): the claim (EVALSHA) and "done" (SET … EX 86400) of data/idempotency-store.ts',
+  },
+  redisOpsPerPageView: {
+    value: 2,
+    unit: 'Redis commands per page view',
+    source:
+      'services/gateway/src/http/collect-route.ts (read, not parsed): one EVALSHA each for the per-address and the per-site rate-limit windows (the site key is cached in the gateway)',
+  },
 };
 
 const LOADS = [1000, 10000, 100000];
@@ -102,7 +176,7 @@ function gatewayDefaults(root = ROOT) {
 const GATEWAY_FALLBACK = {
   rawEventsPerAccount: { value: 10000, unit: 'raw copies kept per account at most' },
   rawEventBytesPerAccount: { value: 8 * 1024 * 1024, unit: 'bytes of raw copies kept per account at most' },
-  redisRawMemoryFraction: { value: 0.75, unit: 'of a Redis node\'s maxmemory for raw copies (the rest: counters and idempotency keys; noeviction)' },
+  redisRawMemoryFraction: { value: 0.75, unit: "of a Redis node's maxmemory for raw copies (the rest: counters and idempotency keys; noeviction)" },
   eventsRateLimitPerSecond: { value: 2000, unit: 'events/s per account at most' },
 };
 
@@ -112,7 +186,7 @@ function readFigures(name, dir = FIGURES) {
 }
 
 /** ms of CPU per request of one process in a measured run: % of a core × wall time / requests. */
-const msPer = (measured, proc) => ((measured.cpu.coresPct[proc] ?? 0) / 100) * measured.cpu.wallSec * 1000 / measured.requests;
+const msPer = (measured, proc) => (((measured.cpu.coresPct[proc] ?? 0) / 100) * measured.cpu.wallSec * 1000) / measured.requests;
 const first = (...candidates) => candidates.find((c) => typeof c === 'number' && Number.isFinite(c) && c > 0);
 
 /** Every input: { value, unit, source } where source names the figure file or says "assumed: why". */
@@ -124,7 +198,9 @@ function inputs(dir = FIGURES) {
   };
   const gw = gatewayDefaults();
   for (const [key, fb] of Object.entries(GATEWAY_FALLBACK)) {
-    out[key] = gw[key] ? { value: gw[key].value, unit: fb.unit, source: gw[key].source } : { value: fb.value, unit: fb.unit, source: 'assumed: services/gateway/src/config.ts unreadable; the issue 20 contract\'s default' };
+    out[key] = gw[key]
+      ? { value: gw[key].value, unit: fb.unit, source: gw[key].source }
+      : { value: fb.value, unit: fb.unit, source: "assumed: services/gateway/src/config.ts unreadable; the issue 20 contract's default" };
   }
   const events = readFigures('events', dir);
   const m = events?.valid && events.events?.measured;
@@ -134,7 +210,8 @@ function inputs(dir = FIGURES) {
     set('kafkaMsPerEvent', msPer(m, 'kafka'), 'ms CPU per event (one broker, no replication)', at);
     set('redisMsPerEvent', msPer(m, 'redis'), 'ms CPU per event (Redis)', at);
     const batched = events.batch?.cpuMsPerEvent;
-    if (typeof batched === 'number') set('gatewayMsPerBatchedEvent', batched, `ms CPU per accepted event in batches of ${events.params?.batchSize ?? '?'} (gateway)`, at);
+    if (typeof batched === 'number')
+      set('gatewayMsPerBatchedEvent', batched, `ms CPU per accepted event in batches of ${events.params?.batchSize ?? '?'} (gateway)`, at);
   } else {
     out.gatewayMsPerEvent = { value: 1.5, unit: 'ms CPU per accepted event (gateway)', source: 'assumed: no valid bench/figures/events.json' };
     out.kafkaMsPerEvent = { value: 1, unit: 'ms CPU per event (one broker)', source: 'assumed: no valid bench/figures/events.json' };
@@ -143,19 +220,34 @@ function inputs(dir = FIGURES) {
   // Bytes of Redis memory per raw event: bench:events' rawBytes when it has them, else bench:raw-bytes's.
   // The larger of the two measures (INFO memory delta, MEMORY USAGE) sizes the cluster.
   const rawBytesFile = readFigures('raw-bytes', dir);
-  const rawFrom = events?.valid && events.rawBytes?.streams ? ['events', events] : rawBytesFile?.valid && rawBytesFile.rawBytes?.streams ? ['raw-bytes', rawBytesFile] : undefined;
+  const rawFrom =
+    events?.valid && events.rawBytes?.streams
+      ? ['events', events]
+      : rawBytesFile?.valid && rawBytesFile.rawBytes?.streams
+        ? ['raw-bytes', rawBytesFile]
+        : undefined;
   if (rawFrom) {
     const [name, fig] = rawFrom;
     const rb = fig.rawBytes;
     const { infoDeltaBytesPerEvent: info, memoryUsageBytesPerEvent: usage } = rb.streams;
-    const replaced = rb.replaced ? `; the replaced key-per-event layout took ${Math.max(rb.replaced.infoDeltaBytesPerEvent, rb.replaced.memoryUsageBytesPerEvent)}` : '';
-    set('redisBytesPerEvent', first(Math.max(info ?? 0, usage ?? 0)), 'bytes of Redis memory per raw event (stream entry, budget, index and its rate-limit window)',
-      `bench/figures/${name}.json (${String(fig.date).slice(0, 10)}): the larger of the INFO memory delta (${info}) and MEMORY USAGE (${usage}) over ${rb.events} typical events${replaced}`);
+    const replaced = rb.replaced
+      ? `; the replaced key-per-event layout took ${Math.max(rb.replaced.infoDeltaBytesPerEvent, rb.replaced.memoryUsageBytesPerEvent)}`
+      : '';
+    set(
+      'redisBytesPerEvent',
+      first(Math.max(info ?? 0, usage ?? 0)),
+      'bytes of Redis memory per raw event (stream entry, budget, index and its rate-limit window)',
+      `bench/figures/${name}.json (${String(fig.date).slice(0, 10)}): the larger of the INFO memory delta (${info}) and MEMORY USAGE (${usage}) over ${rb.events} typical events${replaced}`,
+    );
   }
   const idem = rawBytesFile?.valid && rawBytesFile.idempotency;
   if (idem) {
-    set('redisBytesPerIdempotencyKey', first(Math.max(idem.infoDeltaBytesPerKey ?? 0, idem.memoryUsageBytesPerKey ?? 0)), 'bytes of Redis memory per Idempotency-Key kept 24 h',
-      `bench/figures/raw-bytes.json (${String(rawBytesFile.date).slice(0, 10)}): the larger of the INFO memory delta (${idem.infoDeltaBytesPerKey}) and MEMORY USAGE (${idem.memoryUsageBytesPerKey}) over ${idem.keys} keys claimed and completed`);
+    set(
+      'redisBytesPerIdempotencyKey',
+      first(Math.max(idem.infoDeltaBytesPerKey ?? 0, idem.memoryUsageBytesPerKey ?? 0)),
+      'bytes of Redis memory per Idempotency-Key kept 24 h',
+      `bench/figures/raw-bytes.json (${String(rawBytesFile.date).slice(0, 10)}): the larger of the INFO memory delta (${idem.infoDeltaBytesPerKey}) and MEMORY USAGE (${idem.memoryUsageBytesPerKey}) over ${idem.keys} keys claimed and completed`,
+    );
   }
   const webhooks = readFigures('webhooks', dir);
   const wh = webhooks?.valid && (webhooks.summary?.cpuMsPerDelivery ?? webhooks.cpuMsPerDelivery);
@@ -343,14 +435,18 @@ function walls(i, size = sizeFor, names = Object.keys(WALLS)) {
 
 const WALLS = {
   'consumer-partitions': `the consumer needs more replicas than events.inbound has partitions (${PARTITIONS_NOW}): a 13th replica gets no partition. Re-partition (deploy/README.md, "Scaling"), or lower the ms per applied event (issue 7's batching)`,
-  'postgres-primary': 'one Postgres primary applies every enrollment write, every lookup\'s reads and every webhook delivery\'s rows: past its cores, partition by account (several CloudNativePG clusters, each owning a range of account hashes; the Kafka key already starts with the account, so a consumer group per shard reads only its accounts), move the webhooks schedule to its own database, or batch harder to lower the ms per event and per delivery',
-  'redis-cluster': 'the Redis Cluster needs more masters than one cluster takes (about 1,000 nodes): run a second cluster for a range of accounts (every key carries its account\'s hash tag), keep fewer raw copies (a shorter day, or smaller budgets), or fewer Idempotency-Keys for 24 h',
+  'postgres-primary':
+    "one Postgres primary applies every enrollment write, every lookup's reads and every webhook delivery's rows: past its cores, partition by account (several CloudNativePG clusters, each owning a range of account hashes; the Kafka key already starts with the account, so a consumer group per shard reads only its accounts), move the webhooks schedule to its own database, or batch harder to lower the ms per event and per delivery",
+  'redis-cluster':
+    "the Redis Cluster needs more masters than one cluster takes (about 1,000 nodes): run a second cluster for a range of accounts (every key carries its account's hash tag), keep fewer raw copies (a shorter day, or smaller budgets), or fewer Idempotency-Keys for 24 h",
 };
 
 const PAGE_VIEW_WALLS = {
   'visitors-partitions': `the visitors consumer needs more replicas than visitors.collected has partitions (${COLLECTED_PARTITIONS_NOW}): re-partition as for events.inbound (a new topic, drained, then switched; the key is site:visitor), or lower the ms per page view`,
-  'postgres-primary': 'one Postgres primary applies every page view\'s aggregates: past its cores, shard by account as for events (the visitors schema is keyed by account and site), or larger chunks per transaction',
-  'redis-cluster': 'the Redis Cluster needs more masters for the page views\' rate-limit commands than one cluster takes: a second cluster for a range of sites, or a local token bucket in the gateway',
+  'postgres-primary':
+    "one Postgres primary applies every page view's aggregates: past its cores, shard by account as for events (the visitors schema is keyed by account and site), or larger chunks per transaction",
+  'redis-cluster':
+    "the Redis Cluster needs more masters for the page views' rate-limit commands than one cluster takes: a second cluster for a range of sites, or a local token bucket in the gateway",
 };
 
 /** Two significant digits: these are estimates. */
@@ -370,7 +466,8 @@ const gb = (n) => (n >= 100 ? String(Math.round(n)) : String(Math.round(n * 10) 
 function oneNodeLimit(i) {
   const v = (k) => i[k].value;
   const limits = {
-    memory: (v('redisRawMemoryFraction') * v('redisMaxmemoryGB') * 1e9) / (86400 * (v('redisBytesPerEvent') + v('keyedShare') * v('redisBytesPerIdempotencyKey'))),
+    memory:
+      (v('redisRawMemoryFraction') * v('redisMaxmemoryGB') * 1e9) / (86400 * (v('redisBytesPerEvent') + v('keyedShare') * v('redisBytesPerIdempotencyKey'))),
     commands: (v('redisOpsPerCore') * v('utilisation')) / (v('redisCommandsPerEvent') + v('keyedShare') * v('redisCommandsPerKeyedEvent')),
   };
   const [what, at] = Object.entries(limits).sort((x, y) => x[1] - y[1])[0];
@@ -398,29 +495,75 @@ function render(i = inputs()) {
   const out = [BEGIN, '', '### Inputs', '', '| input | value | from |', '|---|---|---|'];
   for (const [k, x] of Object.entries(i)) out.push(`| ${k} | ${x.value} ${x.unit} | ${x.source} |`);
 
-  out.push('', '### The cluster per event rate', '', `| events/s | lookups/s | webhook deliveries/s | gateway | gateway, events in batches of ${batchSize} | playbook | enrichment | webhooks | events.inbound partitions | Kafka brokers | Kafka disk (GB) | Postgres primary (cores) | Redis masters | walls |`, '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  out.push(
+    '',
+    '### The cluster per event rate',
+    '',
+    `| events/s | lookups/s | webhook deliveries/s | gateway | gateway, events in batches of ${batchSize} | playbook | enrichment | webhooks | events.inbound partitions | Kafka brokers | Kafka disk (GB) | Postgres primary (cores) | Redis masters | walls |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  );
   for (const r of rows) {
-    out.push(`| ${fmt(r.eventsPerSec)} | ${fmt(r.lookupsPerSec)} | ${fmt(r.deliveriesPerSec)} | ${r.gateway} | ${cell(r.gatewayBatched)} | ${r.playbook} | ${r.enrichment} | ${r.webhooks} | ${r.partitions} | ${r.brokers} | ${r.kafkaDiskGB} | ${r.pgCores} | ${r.redisMasters} | ${r.walls.join(', ') || '—'} |`);
+    out.push(
+      `| ${fmt(r.eventsPerSec)} | ${fmt(r.lookupsPerSec)} | ${fmt(r.deliveriesPerSec)} | ${r.gateway} | ${cell(r.gatewayBatched)} | ${r.playbook} | ${r.enrichment} | ${r.webhooks} | ${r.partitions} | ${r.brokers} | ${r.kafkaDiskGB} | ${r.pgCores} | ${r.redisMasters} | ${r.walls.join(', ') || '—'} |`,
+    );
   }
-  out.push('', 'Replicas are of the requests in the inputs (gateway and playbook 1 core, enrichment and webhooks 250m); the events-in-batches column is the gateway for the same events sent through `POST /events/batch`.');
+  out.push(
+    '',
+    'Replicas are of the requests in the inputs (gateway and playbook 1 core, enrichment and webhooks 250m); the events-in-batches column is the gateway for the same events sent through `POST /events/batch`.',
+  );
 
-  out.push('', '### Redis Cluster per event rate', '', `Raw copies and Idempotency-Keys live 24 h. A master takes raw copies only while its whole used memory (raw copies, keys, counters) is under ${v('redisRawMemoryFraction') * 100} % of its ${v('redisMaxmemoryGB')} GB maxmemory; past it the gateway counts them as missed and still accepts the events, and the other ${Math.round((1 - v('redisRawMemoryFraction')) * 100)} % is the headroom that keeps counters and keys written (noeviction: nothing is evicted). Sized so that every raw copy is kept: masters by memory = (raw copies + keys) ÷ ${v('redisRawMemoryFraction') * 100} % of maxmemory; by commands = commands/s ÷ (${fmt(v('redisOpsPerCore'))}/s × ${v('utilisation') * 100} %), or the measured Redis CPU per event when that asks for more; at least 3. Each master has ${v('redisReplicasPerMaster')} replica${v('redisReplicasPerMaster') === 1 ? '' : 's'}, a full copy, so the nodes' memory is twice the masters'.`, '',
-    '| events/s | raw copies, a day (GB) | Idempotency-Keys, a day (GB) | commands/s | masters by memory | masters by commands | masters | nodes | maxmemory of all nodes (GB) | what sizes it |', '|---|---|---|---|---|---|---|---|---|---|');
+  out.push(
+    '',
+    '### Redis Cluster per event rate',
+    '',
+    `Raw copies and Idempotency-Keys live 24 h. A master takes raw copies only while its whole used memory (raw copies, keys, counters) is under ${v('redisRawMemoryFraction') * 100} % of its ${v('redisMaxmemoryGB')} GB maxmemory; past it the gateway counts them as missed and still accepts the events, and the other ${Math.round((1 - v('redisRawMemoryFraction')) * 100)} % is the headroom that keeps counters and keys written (noeviction: nothing is evicted). Sized so that every raw copy is kept: masters by memory = (raw copies + keys) ÷ ${v('redisRawMemoryFraction') * 100} % of maxmemory; by commands = commands/s ÷ (${fmt(v('redisOpsPerCore'))}/s × ${v('utilisation') * 100} %), or the measured Redis CPU per event when that asks for more; at least 3. Each master has ${v('redisReplicasPerMaster')} replica${v('redisReplicasPerMaster') === 1 ? '' : 's'}, a full copy, so the nodes' memory is twice the masters'.`,
+    '',
+    '| events/s | raw copies, a day (GB) | Idempotency-Keys, a day (GB) | commands/s | masters by memory | masters by commands | masters | nodes | maxmemory of all nodes (GB) | what sizes it |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  );
   for (const r of rows) {
-    out.push(`| ${fmt(r.eventsPerSec)} | ${gb(r.redisRawGB)} | ${gb(r.redisIdempotencyGB)} | ${fmt(r.redisOps)} | ${r.redisMastersByMemory} | ${r.redisMastersByOps} | ${r.redisMasters} | ${r.redisNodes} | ${fmt(r.redisNodes * v('redisMaxmemoryGB'))} | ${r.redisBinding} |`);
+    out.push(
+      `| ${fmt(r.eventsPerSec)} | ${gb(r.redisRawGB)} | ${gb(r.redisIdempotencyGB)} | ${fmt(r.redisOps)} | ${r.redisMastersByMemory} | ${r.redisMastersByOps} | ${r.redisMasters} | ${r.redisNodes} | ${fmt(r.redisNodes * v('redisMaxmemoryGB'))} | ${r.redisBinding} |`,
+    );
   }
-  out.push('', `Idempotency-Keys are ${Math.round(rows[0].redisKeysShare * 100)} % of that memory with ${v('keyedShare') * 100} % of events keyed: a key (${v('redisBytesPerIdempotencyKey')} B for 24 h) outweighs a raw copy (${v('redisBytesPerEvent')} B), so the share of keyed traffic moves the Redis line as much as the event rate does.`);
+  out.push(
+    '',
+    `Idempotency-Keys are ${Math.round(rows[0].redisKeysShare * 100)} % of that memory with ${v('keyedShare') * 100} % of events keyed: a key (${v('redisBytesPerIdempotencyKey')} B for 24 h) outweighs a raw copy (${v('redisBytesPerEvent')} B), so the share of keyed traffic moves the Redis line as much as the event rate does.`,
+  );
   const perAccountCap = Math.min(v('rawEventsPerAccount') * v('redisBytesPerEvent'), v('rawEventBytesPerAccount'));
-  const capBy = v('rawEventsPerAccount') * v('redisBytesPerEvent') <= v('rawEventBytesPerAccount') ? `its ${fmt(v('rawEventsPerAccount'))} copies` : `its ${(v('rawEventBytesPerAccount') / 1048576).toFixed(0)} MiB`;
-  out.push('', `**Budgets.** With the per-account budgets the stored day is min(traffic, accounts × budget). At ${v('redisBytesPerEvent')} B a copy an account holds at most ${(perAccountCap / 1e6).toFixed(2)} MB (${capBy} bind first), so ${[1000, 10000, 100000].map((a) => `${fmt(a)} accounts hold at most ${gb((a * perAccountCap) / 1e9)} GB`).join(', ')} of raw copies; an account sending more than ${fmt(v('rawEventsPerAccount'))} events a day keeps its newest ${fmt(v('rawEventsPerAccount'))}, not 24 h. The tables size for the traffic bound (every account's day fits its budget), the most the cluster can be asked to hold.`);
+  const capBy =
+    v('rawEventsPerAccount') * v('redisBytesPerEvent') <= v('rawEventBytesPerAccount')
+      ? `its ${fmt(v('rawEventsPerAccount'))} copies`
+      : `its ${(v('rawEventBytesPerAccount') / 1048576).toFixed(0)} MiB`;
+  out.push(
+    '',
+    `**Budgets.** With the per-account budgets the stored day is min(traffic, accounts × budget). At ${v('redisBytesPerEvent')} B a copy an account holds at most ${(perAccountCap / 1e6).toFixed(2)} MB (${capBy} bind first), so ${[1000, 10000, 100000].map((a) => `${fmt(a)} accounts hold at most ${gb((a * perAccountCap) / 1e9)} GB`).join(', ')} of raw copies; an account sending more than ${fmt(v('rawEventsPerAccount'))} events a day keeps its newest ${fmt(v('rawEventsPerAccount'))}, not 24 h. The tables size for the traffic bound (every account's day fits its budget), the most the cluster can be asked to hold.`,
+  );
   const acctCommands = v('eventsRateLimitPerSecond') * (v('redisCommandsPerEvent') + v('redisCommandsPerKeyedEvent'));
-  out.push('', `**One account, one master.** Every key of an account carries its hash tag, so its raw copies, limits and keys live on one master: at its rate limit (${fmt(v('eventsRateLimitPerSecond'))} events/s, all keyed) it sends ${fmt(acctCommands)} commands/s, ${Math.round((acctCommands / v('redisOpsPerCore')) * 100)} % of that master's core, and its raw copies stay within its budget; a master holds many accounts.`);
+  out.push(
+    '',
+    `**One account, one master.** Every key of an account carries its hash tag, so its raw copies, limits and keys live on one master: at its rate limit (${fmt(v('eventsRateLimitPerSecond'))} events/s, all keyed) it sends ${fmt(acctCommands)} commands/s, ${Math.round((acctCommands / v('redisOpsPerCore')) * 100)} % of that master's core, and its raw copies stay within its budget; a master holds many accounts.`,
+  );
 
-  out.push('', '### The cluster per page-view rate (the site tag; in addition to the events above)', '', '| page views/s | gateway | visitors | visitors.collected partitions | Kafka brokers | Kafka disk (GB) | Postgres primary (cores) | Redis commands/s | Redis masters (page views alone) | walls |', '|---|---|---|---|---|---|---|---|---|---|');
+  out.push(
+    '',
+    '### The cluster per page-view rate (the site tag; in addition to the events above)',
+    '',
+    '| page views/s | gateway | visitors | visitors.collected partitions | Kafka brokers | Kafka disk (GB) | Postgres primary (cores) | Redis commands/s | Redis masters (page views alone) | walls |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  );
   for (const r of pvRows) {
-    out.push(`| ${fmt(r.pageViewsPerSec)} | ${r.gateway} | ${r.visitors} | ${r.partitions} | ${r.brokers} | ${r.kafkaDiskGB} | ${r.pgCores} | ${fmt(r.redisOps)} | ${r.redisMasters} | ${r.walls.join(', ') || '—'} |`);
+    out.push(
+      `| ${fmt(r.pageViewsPerSec)} | ${r.gateway} | ${r.visitors} | ${r.partitions} | ${r.brokers} | ${r.kafkaDiskGB} | ${r.pgCores} | ${fmt(r.redisOps)} | ${r.redisMasters} | ${r.walls.join(', ') || '—'} |`,
+    );
   }
-  out.push('', '### Postgres per persons held', '', '| persons | data + indexes (GB) | memory to keep identities and hot records cached (GB) |', '|---|---|---|');
+  out.push(
+    '',
+    '### Postgres per persons held',
+    '',
+    '| persons | data + indexes (GB) | memory to keep identities and hot records cached (GB) |',
+    '|---|---|---|',
+  );
   for (const p of PERSONS) {
     const size = (p * i.personBytes.value) / 1e9;
     out.push(`| ${fmt(p)} | ${Math.round(size)} | ${Math.max(4, Math.round(size * 0.25))} |`);
@@ -432,11 +575,18 @@ function render(i = inputs()) {
   for (const r of rows) {
     const l = Object.entries(lines(r, i)).sort((x, y) => y[1] - x[1]);
     const hit = r.walls.length ? `past ${r.walls.map((w) => `**${w}**`).join(' and ')}` : 'no wall reached';
-    out.push(`- **${fmt(r.eventsPerSec)} events/s**: ${hit}; Redis ${r.redisMasters} masters (${r.redisNodes} nodes, sized by ${r.redisBinding}); the largest lines are ${l.slice(0, 3).map(([n, c]) => `${n} ${Math.round(c * 10) / 10} core${Math.round(c * 10) / 10 === 1 ? '' : 's'}`).join(', ')}.`);
+    out.push(
+      `- **${fmt(r.eventsPerSec)} events/s**: ${hit}; Redis ${r.redisMasters} masters (${r.redisNodes} nodes, sized by ${r.redisBinding}); the largest lines are ${l
+        .slice(0, 3)
+        .map(([n, c]) => `${n} ${Math.round(c * 10) / 10} core${Math.round(c * 10) / 10 === 1 ? '' : 's'}`)
+        .join(', ')}.`,
+    );
   }
   for (const r of pvRows) {
     const hit = r.walls.length ? `past ${r.walls.map((w) => `**${w}**`).join(' and ')}` : 'no wall reached';
-    out.push(`- **${fmt(r.pageViewsPerSec)} page views/s**: ${hit}; gateway ${r.gateway} and visitors ${r.visitors} replicas, Postgres ${r.pgCores} cores, Redis ${r.redisMasters} masters for their limits.`);
+    out.push(
+      `- **${fmt(r.pageViewsPerSec)} page views/s**: ${hit}; gateway ${r.gateway} and visitors ${r.visitors} replicas, Postgres ${r.pgCores} cores, Redis ${r.redisMasters} masters for their limits.`,
+    );
   }
   out.push('', 'In the order the event rate reaches them:', '');
   if (found.length === 0) out.push('No limit below 10M events/s with these inputs.');
@@ -445,21 +595,37 @@ function render(i = inputs()) {
   out.push('', 'For page views alone:', '');
   if (pageViewWalls.length === 0) out.push('No limit below 10M page views/s with these inputs.');
   for (const w of pageViewWalls) out.push(`- **${w.wall}** at about ${fmt(roundTo2(w.eventsPerSec))} page views/s: ${PAGE_VIEW_WALLS[w.wall]}.`);
-  if (pageViewWalls.length) out.push('', `The first wall for page views is **${pageViewWalls[0].wall}**, at about ${fmt(roundTo2(pageViewWalls[0].eventsPerSec))} page views/s.`);
+  if (pageViewWalls.length)
+    out.push('', `The first wall for page views is **${pageViewWalls[0].wall}**, at about ${fmt(roundTo2(pageViewWalls[0].eventsPerSec))} page views/s.`);
 
   const one = oneNodeLimit(i);
   const redisWall = found.find((w) => w.wall === 'redis-cluster');
   const firstRedisRank = found.findIndex((w) => w.wall === 'redis-cluster');
   const src = (k) => (i[k].source.startsWith('assumed') ? 'assumed' : i[k].source.replace(/ \(.*$/, ''));
-  out.push('', '### What changed (issue 20)', '',
+  out.push(
+    '',
+    '### What changed (issue 20)',
+    '',
     `Redis memory per raw event was ${BEFORE.redisBytesPerEvent} B assumed; it is ${v('redisBytesPerEvent')} B ${src('redisBytesPerEvent') === 'assumed' ? 'still assumed' : `measured (${src('redisBytesPerEvent')})`}, and an Idempotency-Key kept 24 h, uncounted before, is ${v('redisBytesPerIdempotencyKey')} B (${src('redisBytesPerIdempotencyKey')}) for the ${v('keyedShare') * 100} % of events assumed keyed. ` +
-    `Redis was one ${BEFORE.redisNodeGB} GB node and the first wall, at about ${BEFORE.firstWallAt} events/s; it is a Redis Cluster now: ${rows.map((r) => `${r.redisMasters} masters (${r.redisNodes} nodes) at ${fmt(r.eventsPerSec)}`).join(', ')} events/s. ` +
-    `One ${v('redisMaxmemoryGB')} GB node would run out at about ${fmt(roundTo2(Math.floor(one.at)))} events/s (${one.what}: raw copies and keys of a day under its ${v('redisRawMemoryFraction') * 100} %); the cluster adds masters instead, ` +
-    (redisWall ? `and its own wall, the size of one cluster, comes at about ${fmt(roundTo2(redisWall.eventsPerSec))} events/s, ${firstRedisRank === 0 ? 'the first wall' : `after ${found.slice(0, firstRedisRank).map((w) => w.wall).join(' and ')}`}. ` : 'and no Redis wall is reached below 10M events/s. ') +
-    `The gateway cost ${BEFORE.gatewayMsPerEvent} ms of CPU per event; the latest bench/figures/events.json says ${v('gatewayMsPerEvent')} ms${i.gatewayMsPerBatchedEvent ? ` (${v('gatewayMsPerBatchedEvent')} ms per event in batches of ${batchSize})` : ''}. ` +
-    `Webhooks were ${BEFORE.webhookMsPerDelivery} ms per delivery assumed, service and Postgres together; ${src('webhooksMsPerDelivery') === 'assumed' ? 'they are still assumed' : `measured (${src('webhooksMsPerDelivery')}), they are ${v('webhooksMsPerDelivery')} ms in the service and ${v('postgresMsPerDelivery')} ms in Postgres, which the Postgres primary line now carries`}.`);
+      `Redis was one ${BEFORE.redisNodeGB} GB node and the first wall, at about ${BEFORE.firstWallAt} events/s; it is a Redis Cluster now: ${rows.map((r) => `${r.redisMasters} masters (${r.redisNodes} nodes) at ${fmt(r.eventsPerSec)}`).join(', ')} events/s. ` +
+      `One ${v('redisMaxmemoryGB')} GB node would run out at about ${fmt(roundTo2(Math.floor(one.at)))} events/s (${one.what}: raw copies and keys of a day under its ${v('redisRawMemoryFraction') * 100} %); the cluster adds masters instead, ` +
+      (redisWall
+        ? `and its own wall, the size of one cluster, comes at about ${fmt(roundTo2(redisWall.eventsPerSec))} events/s, ${
+            firstRedisRank === 0
+              ? 'the first wall'
+              : `after ${found
+                  .slice(0, firstRedisRank)
+                  .map((w) => w.wall)
+                  .join(' and ')}`
+          }. `
+        : 'and no Redis wall is reached below 10M events/s. ') +
+      `The gateway cost ${BEFORE.gatewayMsPerEvent} ms of CPU per event; the latest bench/figures/events.json says ${v('gatewayMsPerEvent')} ms${i.gatewayMsPerBatchedEvent ? ` (${v('gatewayMsPerBatchedEvent')} ms per event in batches of ${batchSize})` : ''}. ` +
+      `Webhooks were ${BEFORE.webhookMsPerDelivery} ms per delivery assumed, service and Postgres together; ${src('webhooksMsPerDelivery') === 'assumed' ? 'they are still assumed' : `measured (${src('webhooksMsPerDelivery')}), they are ${v('webhooksMsPerDelivery')} ms in the service and ${v('postgresMsPerDelivery')} ms in Postgres, which the Postgres primary line now carries`}.`,
+  );
 
-  const assumedKeys = Object.entries(i).filter(([, x]) => x.source.startsWith('assumed')).map(([k]) => k);
+  const assumedKeys = Object.entries(i)
+    .filter(([, x]) => x.source.startsWith('assumed'))
+    .map(([k]) => k);
   out.push('', `Assumed rather than measured: ${assumedKeys.join(', ')}.`, '', END);
   return out.join('\n');
 }

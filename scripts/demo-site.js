@@ -47,9 +47,12 @@ const PAGE_JS = `
 })();`;
 
 const PAGES = {
-  '/': { title: 'Home', body: '<p>Browse the pages, then open the console\'s Visitors page.</p>' },
+  '/': { title: 'Home', body: "<p>Browse the pages, then open the console's Visitors page.</p>" },
   '/pricing': { title: 'Pricing', body: '<p>Three plans. This link carried UTM parameters.</p>' },
-  '/app': { title: 'App', body: '<div id="app"><button data-path="/app/one">Go to /app/one</button> <button data-path="/app/two">Go to /app/two</button></div>' },
+  '/app': {
+    title: 'App',
+    body: '<div id="app"><button data-path="/app/one">Go to /app/one</button> <button data-path="/app/two">Go to /app/two</button></div>',
+  },
 };
 
 /** @param {string} email a person of the demo dataset, so the details lookup has a name and a company to show */

@@ -8,7 +8,8 @@ const { spawn, spawnSync } = require('node:child_process');
 
 function must(bin, args, opts = {}) {
   const r = spawnSync(bin, args, { encoding: 'utf8', maxBuffer: 16 << 20, ...opts });
-  if (r.status !== 0 && !opts.allowFail) throw new Error(`${bin} ${args.slice(0, 5).join(' ')} … failed (${r.status}): ${(r.stderr || r.stdout || '').trim().split('\n').slice(-8).join('\n')}`);
+  if (r.status !== 0 && !opts.allowFail)
+    throw new Error(`${bin} ${args.slice(0, 5).join(' ')} … failed (${r.status}): ${(r.stderr || r.stdout || '').trim().split('\n').slice(-8).join('\n')}`);
   return r;
 }
 
@@ -19,7 +20,8 @@ function dockerRunner() {
   return {
     kind: 'docker',
     hasImage: (ref) => must('docker', ['image', 'inspect', ref], { allowFail: true }).status === 0,
-    once: (image, { env, cmd = [], mounts = [] }) => must('docker', ['run', '--rm', '--network', 'host', ...mounts.flatMap((m) => ['-v', m]), ...envFlags(env), image, ...cmd]),
+    once: (image, { env, cmd = [], mounts = [] }) =>
+      must('docker', ['run', '--rm', '--network', 'host', ...mounts.flatMap((m) => ['-v', m]), ...envFlags(env), image, ...cmd]),
     start: (name, image, { env }) => must('docker', ['run', '-d', '--name', name, '--network', 'host', ...envFlags(env), image]),
     stop(name) {
       const t = Date.now();
@@ -72,8 +74,21 @@ function buildahRunner() {
   };
   const runArgs = (ctr, { env, mounts = [] }, cmd) => {
     const c = config(ctr);
-    return [...B, 'run', '--isolation', 'chroot', '--network', 'host', ...(c.User ? ['--user', c.User] : []), ...(c.WorkingDir ? ['--workingdir', c.WorkingDir] : []),
-      ...mounts.flatMap((m) => ['--volume', m]), ...envFlags(env), ctr, '--', ...(cmd.length ? cmd : c.Cmd)];
+    return [
+      ...B,
+      'run',
+      '--isolation',
+      'chroot',
+      '--network',
+      'host',
+      ...(c.User ? ['--user', c.User] : []),
+      ...(c.WorkingDir ? ['--workingdir', c.WorkingDir] : []),
+      ...mounts.flatMap((m) => ['--volume', m]),
+      ...envFlags(env),
+      ctr,
+      '--',
+      ...(cmd.length ? cmd : c.Cmd),
+    ];
   };
   return {
     kind: 'buildah',

@@ -38,9 +38,16 @@ function freePort() {
 
 /** The rendered Kafka resources: the broker version and config, topics and users. */
 function clusterSpec() {
-  const docs = YAML.parseAllDocuments(sh('kubectl', ['kustomize', path.join(ROOT, 'deploy', 'k8s', 'base', 'kafka')], { maxBuffer: 16 << 20 })).map((d) => d.toJS());
+  const docs = YAML.parseAllDocuments(sh('kubectl', ['kustomize', path.join(ROOT, 'deploy', 'k8s', 'base', 'kafka')], { maxBuffer: 16 << 20 })).map((d) =>
+    d.toJS(),
+  );
   const kafka = docs.find((d) => d.kind === 'Kafka');
-  return { version: kafka.spec.kafka.version, config: kafka.spec.kafka.config, topics: docs.filter((d) => d.kind === 'KafkaTopic'), users: docs.filter((d) => d.kind === 'KafkaUser') };
+  return {
+    version: kafka.spec.kafka.version,
+    config: kafka.spec.kafka.config,
+    topics: docs.filter((d) => d.kind === 'KafkaTopic'),
+    users: docs.filter((d) => d.kind === 'KafkaUser'),
+  };
 }
 
 function ensureJars(version) {
@@ -48,11 +55,14 @@ function ensureJars(version) {
   if (fs.existsSync(path.join(libs, '.done'))) return libs;
   log(`fetching Kafka ${version} jars with Maven`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kafka-pom-'));
-  fs.writeFileSync(path.join(dir, 'pom.xml'), `<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+  fs.writeFileSync(
+    path.join(dir, 'pom.xml'),
+    `<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
 <groupId>dev.glimpse.smoke</groupId><artifactId>kafka-smoke</artifactId><version>0.0.0</version><packaging>pom</packaging>
 <dependencies><dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>${version}</version></dependency>
 <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-simple</artifactId><version>1.7.36</version></dependency></dependencies>
-<build><pluginManagement><plugins><plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-dependency-plugin</artifactId><version>3.8.1</version></plugin></plugins></pluginManagement></build></project>`);
+<build><pluginManagement><plugins><plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-dependency-plugin</artifactId><version>3.8.1</version></plugin></plugins></pluginManagement></build></project>`,
+  );
   sh('mvn', ['-q', '-B', '-f', path.join(dir, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${libs}`], { stdio: 'inherit' });
   fs.rmSync(dir, { recursive: true, force: true });
   fs.writeFileSync(path.join(libs, '.done'), version);
@@ -100,17 +110,41 @@ async function startBroker({ libs, dir, spec, ports, passwords }) {
     ...Object.fromEntries(Object.entries(spec.config).filter(([k]) => !/replication\.factor|min\.insync|min\.isr/.test(k))),
   };
   const config = path.join(dir, 'server.properties');
-  fs.writeFileSync(config, Object.entries(props).map(([k, v]) => `${k}=${v}`).join('\n'));
+  fs.writeFileSync(
+    config,
+    Object.entries(props)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
+  );
   const cp = path.join(libs, '*');
   const scram = Object.entries(passwords).flatMap(([name, pw]) => ['--add-scram', `SCRAM-SHA-512=[name=${name},password=${pw}]`]);
-  sh('java', ['-cp', cp, 'kafka.tools.StorageTool', 'format', '--cluster-id', crypto.randomBytes(16).toString('base64url').replace(/^-/, 'A'), '--config', config, ...scram]);
+  sh('java', [
+    '-cp',
+    cp,
+    'kafka.tools.StorageTool',
+    'format',
+    '--cluster-id',
+    crypto.randomBytes(16).toString('base64url').replace(/^-/, 'A'),
+    '--config',
+    config,
+    ...scram,
+  ]);
   const out = fs.openSync(path.join(dir, 'broker.log'), 'w');
   const child = spawn('java', ['-Xmx512m', '-cp', cp, 'kafka.Kafka', config], { stdio: ['ignore', out, out], detached: true });
   const deadline = Date.now() + 90_000;
   for (;;) {
-    const up = await new Promise((r) => net.connect(ports.admin, '127.0.0.1').on('connect', function () { this.destroy(); r(true); }).on('error', () => r(false)));
+    const up = await new Promise((r) =>
+      net
+        .connect(ports.admin, '127.0.0.1')
+        .on('connect', function () {
+          this.destroy();
+          r(true);
+        })
+        .on('error', () => r(false)),
+    );
     if (up) return child;
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`broker did not start:\n${fs.readFileSync(path.join(dir, 'broker.log'), 'utf8').split('\n').slice(-20).join('\n')}`);
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`broker did not start:\n${fs.readFileSync(path.join(dir, 'broker.log'), 'utf8').split('\n').slice(-20).join('\n')}`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }
@@ -122,16 +156,37 @@ const OPERATION = (op) => AclOperationTypes[op.replace(/([a-z])([A-Z])/g, '$1_$2
 async function applyCluster(admin, spec) {
   await admin.createTopics({
     waitForLeaders: true,
-    topics: spec.topics.map((t) => ({ topic: t.spec.topicName ?? t.metadata.name, numPartitions: t.spec.partitions, replicationFactor: 1, configEntries: Object.entries(t.spec.config).filter(([k]) => k !== 'min.insync.replicas').map(([name, value]) => ({ name, value: String(value) })) })),
+    topics: spec.topics.map((t) => ({
+      topic: t.spec.topicName ?? t.metadata.name,
+      numPartitions: t.spec.partitions,
+      replicationFactor: 1,
+      configEntries: Object.entries(t.spec.config)
+        .filter(([k]) => k !== 'min.insync.replicas')
+        .map(([name, value]) => ({ name, value: String(value) })),
+    })),
   });
-  const acl = spec.users.flatMap((u) => u.spec.authorization.acls.flatMap((a) => a.operations.map((op) => ({
-    resourceType: RESOURCE[a.resource.type], resourceName: a.resource.name ?? 'kafka-cluster', resourcePatternType: ResourcePatternTypes[(a.resource.patternType ?? 'literal').toUpperCase()],
-    principal: `User:${u.metadata.name}`, host: a.host ?? '*', operation: OPERATION(op), permissionType: AclPermissionTypes.ALLOW,
-  }))));
+  const acl = spec.users.flatMap((u) =>
+    u.spec.authorization.acls.flatMap((a) =>
+      a.operations.map((op) => ({
+        resourceType: RESOURCE[a.resource.type],
+        resourceName: a.resource.name ?? 'kafka-cluster',
+        resourcePatternType: ResourcePatternTypes[(a.resource.patternType ?? 'literal').toUpperCase()],
+        principal: `User:${u.metadata.name}`,
+        host: a.host ?? '*',
+        operation: OPERATION(op),
+        permissionType: AclPermissionTypes.ALLOW,
+      })),
+    ),
+  );
   await admin.createAcls({ acl });
   // The broker's authorizer applies ACLs from the metadata log a moment later: wait until it serves all.
   const deadline = Date.now() + 30_000;
-  const any = { resourceType: AclResourceTypes.ANY, resourcePatternType: ResourcePatternTypes.ANY, operation: AclOperationTypes.ANY, permissionType: AclPermissionTypes.ANY };
+  const any = {
+    resourceType: AclResourceTypes.ANY,
+    resourcePatternType: ResourcePatternTypes.ANY,
+    operation: AclOperationTypes.ANY,
+    permissionType: AclPermissionTypes.ANY,
+  };
   while ((await admin.describeAcls(any)).resources.reduce((n, r) => n + r.acls.length, 0) < acl.length) {
     if (Date.now() > deadline) throw new Error('the broker did not serve the ACLs within 30 s');
     await new Promise((r) => setTimeout(r, 200));
@@ -160,7 +215,13 @@ async function main() {
     // One account event for the accounts consumers to read (the identity outbox's user writes it in the cluster).
     const seed = superKafka.producer({ allowAutoTopicCreation: false });
     await seed.connect();
-    await seed.send({ topic: 'accounts', acks: -1, messages: [{ key: crypto.randomUUID(), value: JSON.stringify({ type: 'account.created', accountId: crypto.randomUUID(), at: new Date().toISOString() }) }] });
+    await seed.send({
+      topic: 'accounts',
+      acks: -1,
+      messages: [
+        { key: crypto.randomUUID(), value: JSON.stringify({ type: 'account.created', accountId: crypto.randomUUID(), at: new Date().toISOString() }) },
+      ],
+    });
     // And one collected page view for the visitors consumer (the gateway's write is checked below).
     await seed.send({ topic: 'visitors.collected', acks: -1, messages: [{ key: 'site:0123456789abcdef01234567', value: '{"smoke":true}' }] });
     // And one identification for the webhooks consumer.
@@ -173,15 +234,28 @@ async function main() {
     await warm.subscribe({ topic: 'accounts', fromBeginning: true });
     await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('warm-up: no message within 60 s')), 60_000);
-      warm.run({ eachMessage: async () => { clearTimeout(timer); resolve(); } }).catch(reject);
+      warm
+        .run({
+          eachMessage: async () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        })
+        .catch(reject);
     });
     await warm.disconnect();
     log(`${spec.topics.length} topics and ${acls} ACLs of ${spec.users.length} KafkaUsers applied`);
 
-    const client = (user, password = passwords[user]) => new Kafka({
-      clientId: `smoke-${user}`, brokers: [`127.0.0.1:${ports.client}`], ssl: { ca: [ca], servername: 'localhost' },
-      sasl: { mechanism: 'scram-sha-512', username: user, password }, logLevel: logLevel.NOTHING, retry: { retries: 8, initialRetryTime: 200 }, connectionTimeout: 5000,
-    });
+    const client = (user, password = passwords[user]) =>
+      new Kafka({
+        clientId: `smoke-${user}`,
+        brokers: [`127.0.0.1:${ports.client}`],
+        ssl: { ca: [ca], servername: 'localhost' },
+        sasl: { mechanism: 'scram-sha-512', username: user, password },
+        logLevel: logLevel.NOTHING,
+        retry: { retries: 8, initialRetryTime: 200 },
+        connectionTimeout: 5000,
+      });
     const check = async (what, expectOk, fn) => {
       let ok = true;
       let detail = '';
@@ -211,8 +285,16 @@ async function main() {
         await c.subscribe({ topic, fromBeginning: true });
         await new Promise((resolve, reject) => {
           const timer = setTimeout(() => reject(new Error('no message within 30 s')), 30_000);
-          c.on(c.events.CRASH, (e) => { clearTimeout(timer); reject(e.payload.error); });
-          c.run({ eachMessage: async () => { clearTimeout(timer); resolve(); } }).catch(reject);
+          c.on(c.events.CRASH, (e) => {
+            clearTimeout(timer);
+            reject(e.payload.error);
+          });
+          c.run({
+            eachMessage: async () => {
+              clearTimeout(timer);
+              resolve();
+            },
+          }).catch(reject);
         });
       } finally {
         await c.disconnect();
@@ -229,7 +311,9 @@ async function main() {
       }
     };
     await check('gateway produces to events.inbound (acks=all)', true, () => produce('glimpse-gateway', 'events.inbound'));
-    await check('gateway produces idempotently (Write is enough since Kafka 3.0)', true, () => produce('glimpse-gateway', 'events.inbound', { idempotent: true, maxInFlightRequests: 1 }));
+    await check('gateway produces idempotently (Write is enough since Kafka 3.0)', true, () =>
+      produce('glimpse-gateway', 'events.inbound', { idempotent: true, maxInFlightRequests: 1 }),
+    );
     await check('gateway produces to playbook.effects', false, () => produce('glimpse-gateway', 'playbook.effects'));
     await check('gateway consumes events.inbound', false, () => consume('glimpse-gateway', 'glimpse-playbook', 'events.inbound'));
     await check('playbook consumes events.inbound in group glimpse-playbook', true, () => consume('glimpse-playbook', 'glimpse-playbook', 'events.inbound'));
@@ -237,26 +321,38 @@ async function main() {
     await check('playbook produces to playbook.effects', true, () => produce('glimpse-playbook', 'playbook.effects'));
     await check('playbook produces to events.inbound.dlq', true, () => produce('glimpse-playbook', 'events.inbound.dlq'));
     await check('playbook produces to events.inbound', false, () => produce('glimpse-playbook', 'events.inbound'));
-    await check('webhooks consumes accounts in group glimpse-webhooks-accounts', true, () => consume('glimpse-webhooks', 'glimpse-webhooks-accounts', 'accounts'));
-    await check('enrichment consumes accounts in group glimpse-enrichment-accounts', true, () => consume('glimpse-enrichment', 'glimpse-enrichment-accounts', 'accounts'));
+    await check('webhooks consumes accounts in group glimpse-webhooks-accounts', true, () =>
+      consume('glimpse-webhooks', 'glimpse-webhooks-accounts', 'accounts'),
+    );
+    await check('enrichment consumes accounts in group glimpse-enrichment-accounts', true, () =>
+      consume('glimpse-enrichment', 'glimpse-enrichment-accounts', 'accounts'),
+    );
     await check('enrichment consumes accounts in another group', false, () => consume('glimpse-enrichment', 'glimpse-webhooks-accounts', 'accounts'));
     await check('enrichment consumes events.inbound', false, () => consume('glimpse-enrichment', 'glimpse-enrichment-accounts', 'events.inbound'));
     await check('enrichment produces to accounts', false, () => produce('glimpse-enrichment', 'accounts'));
     await check('gateway produces to visitors.collected', true, () => produce('glimpse-gateway', 'visitors.collected'));
     await check('gateway consumes visitors.collected', false, () => consume('glimpse-gateway', 'glimpse-visitors', 'visitors.collected'));
-    await check('visitors consumes visitors.collected in group glimpse-visitors', true, () => consume('glimpse-visitors', 'glimpse-visitors', 'visitors.collected'));
+    await check('visitors consumes visitors.collected in group glimpse-visitors', true, () =>
+      consume('glimpse-visitors', 'glimpse-visitors', 'visitors.collected'),
+    );
     await check('visitors consumes visitors.collected in another group', false, () => consume('glimpse-visitors', 'glimpse-playbook', 'visitors.collected'));
-    await check('visitors consumes accounts in group glimpse-visitors-accounts', true, () => consume('glimpse-visitors', 'glimpse-visitors-accounts', 'accounts'));
+    await check('visitors consumes accounts in group glimpse-visitors-accounts', true, () =>
+      consume('glimpse-visitors', 'glimpse-visitors-accounts', 'accounts'),
+    );
     await check('visitors produces track events to events.inbound', true, () => produce('glimpse-visitors', 'events.inbound'));
     await check('visitors produces to visitors.collected.dlq', true, () => produce('glimpse-visitors', 'visitors.collected.dlq'));
     await check('visitors produces to visitors.collected', false, () => produce('glimpse-visitors', 'visitors.collected'));
     await check('visitors consumes events.inbound', false, () => consume('glimpse-visitors', 'glimpse-visitors', 'events.inbound'));
     await check('playbook consumes visitors.collected', false, () => consume('glimpse-playbook', 'glimpse-playbook', 'visitors.collected'));
     await check('visitors produces identifications to visitors.identified', true, () => produce('glimpse-visitors', 'visitors.identified'));
-    await check('webhooks consumes visitors.identified in group glimpse-webhooks-identified', true, () => consume('glimpse-webhooks', 'glimpse-webhooks-identified', 'visitors.identified'));
+    await check('webhooks consumes visitors.identified in group glimpse-webhooks-identified', true, () =>
+      consume('glimpse-webhooks', 'glimpse-webhooks-identified', 'visitors.identified'),
+    );
     await check('webhooks produces to visitors.identified', false, () => produce('glimpse-webhooks', 'visitors.identified'));
     // Dead letters: each consumer writes its own dead-letter topic and no other's.
-    await check('webhooks consumes playbook.effects in group glimpse-webhooks', true, () => consume('glimpse-webhooks', 'glimpse-webhooks', 'playbook.effects'));
+    await check('webhooks consumes playbook.effects in group glimpse-webhooks', true, () =>
+      consume('glimpse-webhooks', 'glimpse-webhooks', 'playbook.effects'),
+    );
     await check('webhooks produces to webhooks.dlq', true, () => produce('glimpse-webhooks', 'webhooks.dlq'));
     await check('webhooks produces to events.inbound.dlq', false, () => produce('glimpse-webhooks', 'events.inbound.dlq'));
     await check('webhooks produces to visitors.collected.dlq', false, () => produce('glimpse-webhooks', 'visitors.collected.dlq'));

@@ -135,7 +135,16 @@ async function main() {
   const internalToken = crypto.randomBytes(24).toString('hex');
   const groupId = `glimpse-playbook-smoke-${run}`;
   const names = { gateway: `glimpse-smoke-gateway-${run}`, playbook: `glimpse-smoke-playbook-${run}`, enrichment: `glimpse-smoke-enrichment-${run}` };
-  const common = { NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_URL: env.redisUrl, KAFKA_BROKERS: env.kafkaBrokers, INTERNAL_TOKEN: internalToken, INTERNAL_TOKENS: `gateway=${internalToken}` };
+  const common = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: env.redisUrl,
+    KAFKA_BROKERS: env.kafkaBrokers,
+    INTERNAL_TOKEN: internalToken,
+    INTERNAL_TOKENS: `gateway=${internalToken}`,
+  };
   const started = [];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'glimpse-smoke-'));
   const inputDir = path.join(dataDir, 'input');
@@ -154,7 +163,11 @@ async function main() {
     let t = Date.now();
     const migrate = c.once(image('migrate'), { env: { NODE_ENV: 'production', DATABASE_URL: databaseUrl } });
     log(`migrate image: ${(migrate.stderr + migrate.stdout).trim().split('\n').pop()} (${Date.now() - t} ms)`);
-    const tables = await withPg(databaseUrl, async (c) => (await c.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')")).rows[0].n);
+    const tables = await withPg(
+      databaseUrl,
+      async (c) =>
+        (await c.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')")).rows[0].n,
+    );
     log(`fresh database ${dbName}: ${tables} tables`);
     if (tables < 5) throw new Error('the migrate image left the database without its tables');
 
@@ -168,11 +181,20 @@ async function main() {
       // Production refuses to start on the development erasure secret.
       playbook: { PLAYBOOK_PORT: String(ports.playbook), PLAYBOOK_GROUP_ID: groupId, PLAYBOOK_ERASURE_KEY: crypto.randomBytes(32).toString('hex') },
       // …and the gateway on the development link-token secret.
-      gateway: { PORT: String(ports.gateway), ENRICHMENT_URL: `http://127.0.0.1:${ports.enrichment}`, PLAYBOOK_URL: `http://127.0.0.1:${ports.playbook}`, LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'), OPERATOR_TOKEN: operatorToken },
+      gateway: {
+        PORT: String(ports.gateway),
+        ENRICHMENT_URL: `http://127.0.0.1:${ports.enrichment}`,
+        PLAYBOOK_URL: `http://127.0.0.1:${ports.playbook}`,
+        LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'),
+        OPERATOR_TOKEN: operatorToken,
+      },
     };
     for (const [svc, vars] of Object.entries(services)) {
       // Each service as its own Postgres role, limited to its schema (the migrate image created the roles).
-      c.start(names[svc], image(svc), { env: { ...common, DATABASE_URL: serviceDatabaseUrl(databaseUrl, svc), ...vars }, logFile: path.join(dataDir, `${svc}.log`) });
+      c.start(names[svc], image(svc), {
+        env: { ...common, DATABASE_URL: serviceDatabaseUrl(databaseUrl, svc), ...vars },
+        logFile: path.join(dataDir, `${svc}.log`),
+      });
       started.push(svc);
     }
     t = Date.now();
@@ -183,7 +205,11 @@ async function main() {
 
     // 3. An account and its credentials, by the operator CLI inside the gateway image.
     const cli = (args, mount) => {
-      const r = c.once(image('gateway'), { env: { NODE_ENV: 'production', DATABASE_URL: databaseUrl, GLIMPSE_URL: `http://127.0.0.1:${ports.gateway}`, GLIMPSE_OPERATOR_TOKEN: operatorToken }, cmd: ['node', 'tools/cli/bin/glimpse.js', ...args, '--json'], mounts: mount ? [`${inputDir}:/data:ro`] : [] });
+      const r = c.once(image('gateway'), {
+        env: { NODE_ENV: 'production', DATABASE_URL: databaseUrl, GLIMPSE_URL: `http://127.0.0.1:${ports.gateway}`, GLIMPSE_OPERATOR_TOKEN: operatorToken },
+        cmd: ['node', 'tools/cli/bin/glimpse.js', ...args, '--json'],
+        mounts: mount ? [`${inputDir}:/data:ro`] : [],
+      });
       return JSON.parse(r.stdout);
     };
     // With the workflows add-on: the smoke posts events and makes a playbook.
@@ -216,7 +242,11 @@ async function main() {
       const r = await http('GET', `${gw}/account/events/catalog`, { token: keySecret });
       return r.status === 200 && JSON.stringify(r.json).includes(trigger);
     });
-    const playbook = expectStatus('playbook create', await http('POST', `${gw}/account/playbooks`, { token: keySecret, body: { name: `Smoke ${run}`, triggers: [trigger] } }), 201);
+    const playbook = expectStatus(
+      'playbook create',
+      await http('POST', `${gw}/account/playbooks`, { token: keySecret, body: { name: `Smoke ${run}`, triggers: [trigger] } }),
+      201,
+    );
     const enrolled = `second-${run}@smoke.example`;
     t = Date.now();
     expectStatus('event', await http('POST', `${gw}/events`, { token: tokenSecret, body: { event: trigger, email: enrolled } }), 200);

@@ -89,7 +89,8 @@ function installUnderLock() {
   console.error(`${why}: running npm ci (the locked dependencies, Node ${REQUIRED_MAJOR} among them; a minute or two)`);
   // npm_execpath is the npm that started this script; fall back to npm on PATH.
   const npmCli = process.env.npm_execpath;
-  const [cmd, args] = npmCli && npmCli.endsWith('.js') ? [process.execPath, [npmCli, 'ci', '--no-audit', '--no-fund']] : ['npm', ['ci', '--no-audit', '--no-fund']];
+  const [cmd, args] =
+    npmCli && npmCli.endsWith('.js') ? [process.execPath, [npmCli, 'ci', '--no-audit', '--no-fund']] : ['npm', ['ci', '--no-audit', '--no-fund']];
   const r = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`npm ci failed (exit ${r.status ?? r.signal}); run it yourself to see why`);
   return true;

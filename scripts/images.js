@@ -48,7 +48,11 @@ function parseArgs(argv) {
     else if (a === '--worktree') opts.worktree = true;
     else if (a === '--tag') opts.tag = argv[++i];
     else if (a === '--builder') opts.builder = argv[++i];
-    else if (a === '--only') opts.only = String(argv[++i]).split(',').map((s) => s.trim()).filter(Boolean);
+    else if (a === '--only')
+      opts.only = String(argv[++i])
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else throw new Error(`unknown option ${a} (see --help)`);
   }
   for (const name of opts.only) if (!IMAGES[name]) throw new Error(`unknown image "${name}": one of ${Object.keys(IMAGES).join(', ')}`);
@@ -103,7 +107,14 @@ function tail(file, lines = 25) {
 
 function buildArgs(builder, { target, args }, baseArgs, tags, caFile) {
   const all = { ...baseArgs, ...args };
-  const common = ['-f', 'deploy/docker/Dockerfile', '--target', target, ...Object.entries(all).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]), ...tags.flatMap((t) => ['-t', t])];
+  const common = [
+    '-f',
+    'deploy/docker/Dockerfile',
+    '--target',
+    target,
+    ...Object.entries(all).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]),
+    ...tags.flatMap((t) => ['-t', t]),
+  ];
   const secret = caFile ? ['--secret', `id=npm_ca,src=${caFile}`] : [];
   if (builder.kind === 'docker') return ['build', ...common, ...secret, '.'];
   return [...builder.global, 'bud', '--isolation', 'chroot', '--layers', '--network', 'host', ...common, ...secret, '.'];

@@ -7,8 +7,7 @@ const DEFAULT_URL = require('../shared/config/dist/defaults.json').DATABASE_URL;
 async function main() {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     process.stderr.write(
-      'usage: node scripts/migrate.js\n' +
-        `  Applies prisma/migrations to DATABASE_URL (default ${DEFAULT_URL}), creating the database if missing.\n`,
+      'usage: node scripts/migrate.js\n' + `  Applies prisma/migrations to DATABASE_URL (default ${DEFAULT_URL}), creating the database if missing.\n`,
     );
     return;
   }
@@ -17,9 +16,7 @@ async function main() {
   const migrationsDir = path.join(__dirname, '..', 'prisma', 'migrations');
   await ensureDatabase(databaseUrl);
   const { applied } = await migrate({ databaseUrl, migrationsDir, log: (m) => process.stderr.write(`${m}\n`) });
-  process.stderr.write(
-    applied.length ? `migrations: applied ${applied.length} (${applied.join(', ')})\n` : 'migrations: up to date\n',
-  );
+  process.stderr.write(applied.length ? `migrations: applied ${applied.length} (${applied.join(', ')})\n` : 'migrations: up to date\n');
 }
 
 main().catch((err) => {

@@ -4,7 +4,16 @@
 // gateway first, so they are in the catalog when the playbooks are created.
 'use strict';
 const { createDb } = require('../shared/db/dist/index.js');
-const { createAccount, createApiKey, createEventToken, listApiKeys, listEventTokens, revokeCredential, setWorkflowsAddon, SCOPES } = require('../shared/auth/dist/index.js');
+const {
+  createAccount,
+  createApiKey,
+  createEventToken,
+  listApiKeys,
+  listEventTokens,
+  revokeCredential,
+  setWorkflowsAddon,
+  SCOPES,
+} = require('../shared/auth/dist/index.js');
 const { generatePerson, importPersons, importVisitors } = require('../services/enrichment/dist/index.js');
 const { demoVisitorId } = require('../tools/cli/dist/commands/imports.js');
 const { createPlaybook, eventCatalog, listPlaybooks } = require('../services/playbook/dist/index.js');
@@ -20,8 +29,15 @@ async function* lines(count, line) {
 /** Persons are shared by all accounts; the visitors belong to the demo account. */
 async function seedDataset(db, databaseUrl, accountId) {
   const persons = Array.from({ length: DEMO_PERSONS }, (_, i) => generatePerson(i, DEMO_SEED));
-  await importPersons(lines(DEMO_PERSONS, (i) => persons[i]), { databaseUrl, defaultPhoneRegion: 'US' });
-  await importVisitors(lines(DEMO_PERSONS, (i) => ({ visitorId: demoVisitorId(accountId, i), email: persons[i].traits.work_email, page_views: 3 + (i % 11) })), accountId, { db, defaultPhoneRegion: 'US' });
+  await importPersons(
+    lines(DEMO_PERSONS, (i) => persons[i]),
+    { databaseUrl, defaultPhoneRegion: 'US' },
+  );
+  await importVisitors(
+    lines(DEMO_PERSONS, (i) => ({ visitorId: demoVisitorId(accountId, i), email: persons[i].traits.work_email, page_views: 3 + (i % 11) })),
+    accountId,
+    { db, defaultPhoneRegion: 'US' },
+  );
   return { visitorId: demoVisitorId(accountId, 0), email: persons[1].traits.work_email, phone: persons[2].traits.mobile_phone };
 }
 
@@ -88,7 +104,17 @@ async function seedDemo({ databaseUrl, gatewayUrl, siteOrigin }) {
     for (const p of missing) await createPlaybook(db, { accountId, ...p });
     const site = siteOrigin ? await seedSite(gatewayUrl, apiKey.secret, siteOrigin) : undefined;
     const { workflows } = await db.account.findUniqueOrThrow({ where: { id: accountId }, select: { workflows: true } });
-    return { site, accountId, workflows, tokenId: token.id, token: token.secret, apiKeyId: apiKey.id, apiKey: apiKey.secret, sample, playbooks: await listPlaybooks(db, accountId) };
+    return {
+      site,
+      accountId,
+      workflows,
+      tokenId: token.id,
+      token: token.secret,
+      apiKeyId: apiKey.id,
+      apiKey: apiKey.secret,
+      sample,
+      playbooks: await listPlaybooks(db, accountId),
+    };
   } finally {
     await db.$disconnect();
   }

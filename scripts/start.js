@@ -67,7 +67,9 @@ async function waitReady({ name, port }) {
   while (Date.now() < deadline) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`${name} was not ready on port ${port} within 60 s`);
@@ -81,7 +83,9 @@ function stop(code) {
   let left = children.filter((c) => c.exitCode === null).length;
   if (left === 0) process.exit(code);
   for (const child of children) {
-    child.once('exit', () => { if (--left === 0) process.exit(code); });
+    child.once('exit', () => {
+      if (--left === 0) process.exit(code);
+    });
     child.kill('SIGTERM');
   }
 }

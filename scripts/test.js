@@ -59,7 +59,15 @@ async function main() {
   // Without a --selectProjects of the caller's: unit and integration (the chaos project is `npm run test:chaos`).
   // It goes last: jest reads every word after --selectProjects as a project name, paths included.
   const projects = args.includes('--selectProjects') ? [] : ['--selectProjects', 'unit', 'integration'];
-  const code = await run(process.execPath, [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--maxWorkers=1', `--workerIdleMemoryLimit=${WORKER_MEMORY_LIMIT}`, '--json', `--outputFile=${results}`, ...args, ...projects]);
+  const code = await run(process.execPath, [
+    path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'),
+    '--maxWorkers=1',
+    `--workerIdleMemoryLimit=${WORKER_MEMORY_LIMIT}`,
+    '--json',
+    `--outputFile=${results}`,
+    ...args,
+    ...projects,
+  ]);
   if (fs.existsSync(results)) {
     const r = JSON.parse(fs.readFileSync(results, 'utf8'));
     fs.rmSync(results, { force: true });
@@ -75,10 +83,11 @@ async function main() {
 
 // A fresh clone: npm ci first (node_modules absent or from another lockfile), then on Node 24.
 const wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
-if (wantsHelp || require('./ensure-install.js').ensureInstalledAndOnProjectNode()) main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(`npm test: ${err.message}`);
-    process.exit(1);
-  },
-);
+if (wantsHelp || require('./ensure-install.js').ensureInstalledAndOnProjectNode())
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(`npm test: ${err.message}`);
+      process.exit(1);
+    },
+  );

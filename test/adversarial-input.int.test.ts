@@ -42,7 +42,22 @@ const UNDER_CAPS = 2000;
 const MAX_COPIES = 100;
 
 type Json = Record<string, unknown>;
-type Schema = Json & { $ref?: string; maxItems?: number; type?: string | string[]; properties?: Record<string, Schema>; items?: Schema; additionalProperties?: Schema | boolean; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[]; required?: string[]; enum?: unknown[]; const?: unknown; minItems?: number; format?: string };
+type Schema = Json & {
+  $ref?: string;
+  maxItems?: number;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  additionalProperties?: Schema | boolean;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  required?: string[];
+  enum?: unknown[];
+  const?: unknown;
+  minItems?: number;
+  format?: string;
+};
 
 /** A run of one separator between a letter and a character no pattern expects at the end. */
 const run = (separator: string) => (n: number) => 'a' + separator.repeat(n - 2) + '!';
@@ -122,7 +137,7 @@ function stringLocations(given: Schema, template: unknown, build: (value: unknow
   }
   if (isString(s)) out.push({ name, many, body: (text) => build(text) });
   if (s.properties || s.additionalProperties) {
-    const object = (template !== null && typeof template === 'object' && !Array.isArray(template) ? template : minimal(s) ?? {}) as Json;
+    const object = (template !== null && typeof template === 'object' && !Array.isArray(template) ? template : (minimal(s) ?? {})) as Json;
     for (const [prop, child] of Object.entries(s.properties ?? {})) {
       stringLocations(child, object[prop], (value) => build({ ...object, [prop]: value }), `${name}.${prop}`, out, depth + 1, many);
     }
@@ -266,7 +281,11 @@ interface Attempt {
 }
 
 /** Sends the operation with `text` at one location (the rest valid), and times the answer. */
-async function send(op: Operation, target: { kind: 'body'; location: Location } | { kind: 'param'; parameter: Parameter }, text: string): Promise<Omit<Attempt, 'location' | 'pattern' | 'size'>> {
+async function send(
+  op: Operation,
+  target: { kind: 'body'; location: Location } | { kind: 'param'; parameter: Parameter },
+  text: string,
+): Promise<Omit<Attempt, 'location' | 'pattern' | 'size'>> {
   let path = op.template;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
@@ -413,41 +432,82 @@ const tested = operations.filter((op) => op.parameters.length > 0 || op.bodySche
 describe('adversarial input to every public operation', () => {
   it('covers every operation of the document that takes input, and the string fields of the lookups, events and collect', () => {
     const names = tested.map((op) => `${op.method} ${op.template}`);
-    for (const name of ['POST /visitors/enrichment', 'POST /visitors/enrichment/bulk', 'POST /events', 'POST /events/batch', 'POST /collect', 'POST /account/playbooks', 'GET /account/usage']) expect(names).toContain(name);
+    for (const name of [
+      'POST /visitors/enrichment',
+      'POST /visitors/enrichment/bulk',
+      'POST /events',
+      'POST /events/batch',
+      'POST /collect',
+      'POST /account/playbooks',
+      'GET /account/usage',
+    ])
+      expect(names).toContain(name);
     const locations = (op: Operation) => {
       const out: Location[] = [];
       stringLocations(op.bodySchema!, baseBody(op), (v) => v, 'body', out);
       return out.map((l) => l.name);
     };
-    expect(locations(tested.find((op) => op.template === '/visitors/enrichment')!)).toEqual(['body.email', 'body.phone', 'body.email_sha256', 'body.pronet_url', 'body.required[]']);
+    expect(locations(tested.find((op) => op.template === '/visitors/enrichment')!)).toEqual([
+      'body.email',
+      'body.phone',
+      'body.email_sha256',
+      'body.pronet_url',
+      'body.required[]',
+    ]);
     expect(locations(tested.find((op) => op.template === '/collect')!).length).toBeGreaterThan(20);
   });
 
-  it.each(tested.map((op) => [`${op.method} ${op.template}`, op] as const))('%s: every string field answered within the bound, with a documented 2xx or 4xx', async (_name, op) => {
-    const allPatterns = Object.keys(PATTERNS);
-    const probes: Probe[] = op.parameters
-      .filter((p) => isString(resolve(p.schema)))
-      .map((parameter) => ({
-        target: { kind: 'param' as const, parameter },
-        location: `${parameter.in}.${parameter.name}`,
-        many: false,
-        patterns: parameter.in === 'header' ? allPatterns.filter((name) => HEADER_SAFE(PATTERNS[name]!(64))) : allPatterns,
-      }));
-    if (op.bodySchema) {
-      const locations: Location[] = [];
-      stringLocations(op.bodySchema, baseBody(op), (v) => v, 'body', locations);
-      for (const location of locations) probes.push({ target: { kind: 'body', location }, location: location.name, many: location.many, patterns: allPatterns });
-    }
-    // Fewer filled arrays at a time: a hundred copies of a field make bodies of megabytes, and eight
-    // bulk calls of 100 lookups at once overload a test database into 503s, which is not what this tests.
-    const mine = [...(await probeOperation(op, probes.filter((p) => !p.many), CONCURRENCY)), ...(await probeOperation(op, probes.filter((p) => p.many), HEAVY_CONCURRENCY))];
-    attempts.push(...mine.map((a) => ({ ...a, operation: `${op.method} ${op.template}` })));
-    const bad = mine
-      .filter((a) => a.stallMs > STALL_BOUND_MS || a.ms > WALL_BOUND_MS || a.status >= 500 || a.status < 200 || (a.status >= 300 && a.status < 400) || a.problems.length > 0)
-      .map((a) => `${a.location} ← ${a.pattern} (${a.size} chars): ${a.status} in ${Math.round(a.ms)} ms (the loop held for ${Math.round(a.stallMs)} ms of CPU) ${a.problems.join('; ')}`);
-    expect(bad).toEqual([]);
-    expect(mine.length).toBeGreaterThan(0);
-  });
+  it.each(tested.map((op) => [`${op.method} ${op.template}`, op] as const))(
+    '%s: every string field answered within the bound, with a documented 2xx or 4xx',
+    async (_name, op) => {
+      const allPatterns = Object.keys(PATTERNS);
+      const probes: Probe[] = op.parameters
+        .filter((p) => isString(resolve(p.schema)))
+        .map((parameter) => ({
+          target: { kind: 'param' as const, parameter },
+          location: `${parameter.in}.${parameter.name}`,
+          many: false,
+          patterns: parameter.in === 'header' ? allPatterns.filter((name) => HEADER_SAFE(PATTERNS[name]!(64))) : allPatterns,
+        }));
+      if (op.bodySchema) {
+        const locations: Location[] = [];
+        stringLocations(op.bodySchema, baseBody(op), (v) => v, 'body', locations);
+        for (const location of locations)
+          probes.push({ target: { kind: 'body', location }, location: location.name, many: location.many, patterns: allPatterns });
+      }
+      // Fewer filled arrays at a time: a hundred copies of a field make bodies of megabytes, and eight
+      // bulk calls of 100 lookups at once overload a test database into 503s, which is not what this tests.
+      const mine = [
+        ...(await probeOperation(
+          op,
+          probes.filter((p) => !p.many),
+          CONCURRENCY,
+        )),
+        ...(await probeOperation(
+          op,
+          probes.filter((p) => p.many),
+          HEAVY_CONCURRENCY,
+        )),
+      ];
+      attempts.push(...mine.map((a) => ({ ...a, operation: `${op.method} ${op.template}` })));
+      const bad = mine
+        .filter(
+          (a) =>
+            a.stallMs > STALL_BOUND_MS ||
+            a.ms > WALL_BOUND_MS ||
+            a.status >= 500 ||
+            a.status < 200 ||
+            (a.status >= 300 && a.status < 400) ||
+            a.problems.length > 0,
+        )
+        .map(
+          (a) =>
+            `${a.location} ← ${a.pattern} (${a.size} chars): ${a.status} in ${Math.round(a.ms)} ms (the loop held for ${Math.round(a.stallMs)} ms of CPU) ${a.problems.join('; ')}`,
+        );
+      expect(bad).toEqual([]);
+      expect(mine.length).toBeGreaterThan(0);
+    },
+  );
 
   afterAll(() => {
     if (attempts.length === 0) return;

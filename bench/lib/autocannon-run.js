@@ -15,7 +15,9 @@ function autocannonRun(options) {
     let firstError;
     const instance = autocannon(options, (err, result) => (err ? reject(err) : resolve({ ...result, firstError })));
     // autocannon prints nothing unless asked; request errors are counted in the result, the first is kept as a clue.
-    instance.on('reqError', (err) => { firstError ??= err && err.message; });
+    instance.on('reqError', (err) => {
+      firstError ??= err && err.message;
+    });
   });
 }
 

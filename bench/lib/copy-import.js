@@ -25,13 +25,15 @@ async function timedCopyImport({ enrichment, databaseUrl, seed, from = 0, count,
   try {
     onWriting(`writing ${count} persons to ${file} (untimed)`);
     await pipeline(
-      Readable.from((function* lines() {
-        for (let i = from; i < from + count; i += 1) {
-          const person = enrichment.generatePerson(i, seed);
-          ids.push(person.profile.id);
-          yield `${JSON.stringify(person)}\n`;
-        }
-      })()),
+      Readable.from(
+        (function* lines() {
+          for (let i = from; i < from + count; i += 1) {
+            const person = enrichment.generatePerson(i, seed);
+            ids.push(person.profile.id);
+            yield `${JSON.stringify(person)}\n`;
+          }
+        })(),
+      ),
       fs.createWriteStream(file),
     );
     const bytes = fs.statSync(file).size;
@@ -77,16 +79,28 @@ async function rawCopy({ pg, copy, databaseUrl, ids: allIds, startMeter }) {
   try {
     await client.query('CREATE TEMP TABLE bench_ids (id text PRIMARY KEY)');
     await client.query('INSERT INTO bench_ids SELECT unnest($1::text[]) ON CONFLICT DO NOTHING', [ids]);
-    await pipeline(client.query(copy.to('COPY (SELECT p.id, p.record, p.details, p.updated_at FROM persons p JOIN bench_ids USING (id)) TO STDOUT')), fs.createWriteStream(files.persons));
-    await pipeline(client.query(copy.to('COPY (SELECT i.kind, i.value, i.person_id FROM identities i JOIN bench_ids b ON b.id = i.person_id) TO STDOUT')), fs.createWriteStream(files.identities));
+    await pipeline(
+      client.query(copy.to('COPY (SELECT p.id, p.record, p.details, p.updated_at FROM persons p JOIN bench_ids USING (id)) TO STDOUT')),
+      fs.createWriteStream(files.persons),
+    );
+    await pipeline(
+      client.query(copy.to('COPY (SELECT i.kind, i.value, i.person_id FROM identities i JOIN bench_ids b ON b.id = i.person_id) TO STDOUT')),
+      fs.createWriteStream(files.identities),
+    );
     await client.query(`
       DROP TABLE IF EXISTS bench_raw_identities, bench_raw_persons;
       CREATE TABLE bench_raw_persons (LIKE persons INCLUDING ALL);
       CREATE TABLE bench_raw_identities (LIKE identities INCLUDING ALL)`);
     const stopMeter = startMeter ? startMeter() : null;
     const t0 = performance.now();
-    await pipeline(fs.createReadStream(files.persons, { highWaterMark: 256 * 1024 }), client.query(copy.from('COPY bench_raw_persons (id, record, details, updated_at) FROM STDIN')));
-    await pipeline(fs.createReadStream(files.identities, { highWaterMark: 256 * 1024 }), client.query(copy.from('COPY bench_raw_identities (kind, value, person_id) FROM STDIN')));
+    await pipeline(
+      fs.createReadStream(files.persons, { highWaterMark: 256 * 1024 }),
+      client.query(copy.from('COPY bench_raw_persons (id, record, details, updated_at) FROM STDIN')),
+    );
+    await pipeline(
+      fs.createReadStream(files.identities, { highWaterMark: 256 * 1024 }),
+      client.query(copy.from('COPY bench_raw_identities (kind, value, person_id) FROM STDIN')),
+    );
     const wallMs = performance.now() - t0;
     const persons = Number((await client.query('SELECT count(*) AS n FROM bench_raw_persons')).rows[0].n);
     return {

@@ -76,7 +76,11 @@ function summarizeProfile(file, { top = 15, window } = {}) {
     functions.set(key, (functions.get(key) ?? 0) + us);
   }
   const pct = (us) => Math.round((us / total) * 1000) / 10;
-  const sorted = (m) => [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, us]) => ({ name, selfPct: pct(us) }));
+  const sorted = (m) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, selfPct: pct(us) }));
   return {
     file,
     profiledMs: Math.round(all / 1000),

@@ -81,7 +81,11 @@ function startCpuMeter(pids) {
     const m1 = machineTicks();
     const total = m1.total - m0.total;
     const cores = os.cpus().length;
-    const usage = { wallSec: Math.round(wallSec * 10) / 10, machineBusyPct: total > 0 ? Math.round((1 - (m1.idle - m0.idle) / total) * 1000) / 10 : null, coresPct: {} };
+    const usage = {
+      wallSec: Math.round(wallSec * 10) / 10,
+      machineBusyPct: total > 0 ? Math.round((1 - (m1.idle - m0.idle) / total) * 1000) / 10 : null,
+      coresPct: {},
+    };
     for (const [name, pid] of Object.entries(pids)) {
       const used = groupDelta(p0[name], groupCpuSeconds(pid));
       if (used === null) continue;

@@ -90,8 +90,11 @@ function render(tree, title, events) {
     const tip = `${node.label} — ${(node.us / 1000).toFixed(1)} ms, ${pct} %`;
     const n = maxChars(w);
     const text = n >= 3 ? (node.label.length <= n ? node.label : `${node.label.slice(0, n - 2)}..`) : '';
-    return `<g><title>${escapeXml(tip)}</title><rect x="${x.toFixed(2)}" y="${y(level)}" width="${w.toFixed(2)}" height="${ROW - 1}" rx="2" fill="${colourOf(node.url, node.fn)}"/>` +
-      (text ? `<text x="${(x + 3).toFixed(2)}" y="${y(level) + ROW - 4}">${escapeXml(text)}</text>` : '') + '</g>';
+    return (
+      `<g><title>${escapeXml(tip)}</title><rect x="${x.toFixed(2)}" y="${y(level)}" width="${w.toFixed(2)}" height="${ROW - 1}" rx="2" fill="${colourOf(node.url, node.fn)}"/>` +
+      (text ? `<text x="${(x + 3).toFixed(2)}" y="${y(level) + ROW - 4}">${escapeXml(text)}</text>` : '') +
+      '</g>'
+    );
   });
   const perEvent = events ? ` for ${events} events, ${(tree.us / 1000 / events).toFixed(3)} ms each` : '';
   const caption = `${(tree.us / 1000).toFixed(0)} ms of CPU${perEvent} (idle left out); width = time in a function and its callees. Ours orange, packages green, node blue, native grey.`;
@@ -114,7 +117,10 @@ function writeFlameGraph(file, out, { window = null, title = path.basename(file)
 }
 
 if (require.main === module) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { start: { type: 'string' }, end: { type: 'string' }, title: { type: 'string' }, events: { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { start: { type: 'string' }, end: { type: 'string' }, title: { type: 'string' }, events: { type: 'string' } },
+  });
   if (positionals.length !== 2) {
     console.error('usage: node bench/lib/flamegraph.js <file.cpuprofile> <out.svg> [--start <us>] [--end <us>] [--title <text>] [--events <n>]');
     process.exit(2);

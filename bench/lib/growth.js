@@ -22,7 +22,9 @@ async function probeLatency({ gatewayUrl, apiKey, pick, ratePerSec, durationSec,
       ratePerSec,
       nextBody: () => {
         const person = pick();
-        return kind === 'enrich' ? { body: JSON.stringify({ email: person.email }), meta: null } : { body: '', path: `/visitors/${person.visitorId}/details`, meta: null };
+        return kind === 'enrich'
+          ? { body: JSON.stringify({ email: person.email }), meta: null }
+          : { body: '', path: `/visitors/${person.visitorId}/details`, meta: null };
       },
     });
     const cpu = stopMeter ? stopMeter() : null;

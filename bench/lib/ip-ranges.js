@@ -75,10 +75,11 @@ function* copyRows(count) {
  * @param {Record<string, any>} options @returns {Promise<any>}
  */
 async function ensureIpRanges({ sql, pg, databaseUrl, count, visitorsPackage, progress }) {
-  const { rows: [now] } = await sql.query(
-    `SELECT count(*)::bigint AS n, count(*) FILTER (WHERE company_domain LIKE '%' || $1)::bigint AS ours FROM visitors.ip_ranges`,
-    [DOMAIN_SUFFIX],
-  );
+  const {
+    rows: [now],
+  } = await sql.query(`SELECT count(*)::bigint AS n, count(*) FILTER (WHERE company_domain LIKE '%' || $1)::bigint AS ours FROM visitors.ip_ranges`, [
+    DOMAIN_SUFFIX,
+  ]);
   if (Number(now.n) === count && Number(now.ours) === count) return { ranges: count, loadedBy: 'kept from an earlier run' };
   await sql.query('TRUNCATE visitors.ip_ranges');
   const importIpRanges = visitorsPackage?.importIpRanges;
@@ -103,7 +104,9 @@ async function ensureIpRanges({ sql, pg, databaseUrl, count, visitorsPackage, pr
   }
   const wallMs = performance.now() - t0;
   await sql.query('ANALYZE visitors.ip_ranges');
-  const { rows: [after] } = await sql.query('SELECT count(*)::bigint AS n FROM visitors.ip_ranges');
+  const {
+    rows: [after],
+  } = await sql.query('SELECT count(*)::bigint AS n FROM visitors.ip_ranges');
   if (Number(after.n) !== count) throw new Error(`visitors.ip_ranges holds ${after.n} rows after loading ${count}`);
   return { ranges: count, loadedBy, seconds: Math.round(wallMs / 10) / 100, rangesPerSec: Math.round((count / wallMs) * 1000) };
 }
@@ -118,14 +121,16 @@ async function measureIpLookup({ pg, databaseUrl, ranges, lookups, chunk, inside
   const client = new pg.Client({ connectionString: databaseUrl, application_name: 'bench-ip-lookup' });
   await client.connect();
   try {
-    const { rows: [{ pid }] } = await client.query('SELECT pg_backend_pid() AS pid');
+    const {
+      rows: [{ pid }],
+    } = await client.query('SELECT pg_backend_pid() AS pid');
     const plan = JSON.stringify((await client.query(`EXPLAIN (FORMAT JSON) ${statement}`, [[addressIn(0)]])).rows[0]);
     const usesIndex = /ip_ranges_range_idx/.test(plan);
     const addresses = [];
     const expected = [];
     for (let n = 0; n < lookups; n += 1) {
       // Spread over the table; distinct hosts so no two lookups are the same address.
-      const inside = (n % 100) < insideShare * 100;
+      const inside = n % 100 < insideShare * 100;
       const i = Math.floor((n * 7919) % ranges);
       addresses.push(inside ? addressIn(i, n) : addressOutside(n));
       expected.push(inside ? rangeAt(i).name : null);

@@ -49,7 +49,11 @@ function createLagProbe({ brokers, groupId, topic }) {
       }, 0);
     },
     async close() {
-      if (connected) await connected.then(() => admin.disconnect(), () => {});
+      if (connected)
+        await connected.then(
+          () => admin.disconnect(),
+          () => {},
+        );
     },
   };
 }

@@ -15,21 +15,31 @@ async function saturate({ url, method = 'POST', headers = {}, connections, durat
   assertLoopback(url);
   const target = new URL(url);
   let measuring = false;
-  const requests = [{
-    method,
-    path: target.pathname + target.search,
-    headers,
-    setupRequest(req, context) {
-      const { body, meta, headers: own } = nextBody();
-      context.meta = meta;
-      return own ? { ...req, body, headers: { ...req.headers, ...own } } : { ...req, body };
+  const requests = [
+    {
+      method,
+      path: target.pathname + target.search,
+      headers,
+      setupRequest(req, context) {
+        const { body, meta, headers: own } = nextBody();
+        context.meta = meta;
+        return own ? { ...req, body, headers: { ...req.headers, ...own } } : { ...req, body };
+      },
+      onResponse(status, _body, context) {
+        if (measuring && onResponse) onResponse(status, context.meta, Date.now());
+      },
     },
-    onResponse(status, _body, context) {
-      if (measuring && onResponse) onResponse(status, context.meta, Date.now());
-    },
-  }];
+  ];
   const base = { url: target.origin, connections, pipelining: 1, timeout: timeoutSec, requests };
-  return warmupThenMeasure({ base, warmupSec, durationSec, startMeter, onMeasuring: (on) => { measuring = on; } });
+  return warmupThenMeasure({
+    base,
+    warmupSec,
+    durationSec,
+    startMeter,
+    onMeasuring: (on) => {
+      measuring = on;
+    },
+  });
 }
 
 /**

@@ -49,14 +49,18 @@ function startChild({ name, script, env = {}, nodeArgs = [] }) {
     });
   });
   let exit;
-  void exited.then((e) => { exit = e; });
+  void exited.then((e) => {
+    exit = e;
+  });
   return {
     name,
     pid: child.pid,
     exited,
     hasExited: () => exit !== undefined,
     tail: () => lines.join('\n'),
-    kill: (signal) => { if (exit === undefined) child.kill(signal); },
+    kill: (signal) => {
+      if (exit === undefined) child.kill(signal);
+    },
   };
 }
 
@@ -89,7 +93,9 @@ async function stopChild(child, timeoutMs = 20_000) {
   }
   child.kill('SIGTERM');
   let timer;
-  const timedOut = new Promise((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
+  const timedOut = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
   const outcome = await Promise.race([child.exited, timedOut]);
   clearTimeout(timer);
   if (outcome === 'timeout') {

@@ -94,7 +94,13 @@ async function measure(layout, { events, accounts }) {
   try {
     const failures = [];
     const store = createRawEventStore({ redis, onFailure: (op, err) => failures.push(`${op}: ${err.message}`) });
-    const limiter = createRateLimiter({ redis, name: 'events', subjectKind: 'a', perSecond: 1_000_000, onFailure: (err) => failures.push(`limit: ${err.message}`) });
+    const limiter = createRateLimiter({
+      redis,
+      name: 'events',
+      subjectKind: 'a',
+      perSecond: 1_000_000,
+      onFailure: (err) => failures.push(`limit: ${err.message}`),
+    });
     const accountIds = Array.from({ length: accounts }, () => randomUUID());
     // Warm the scripts, then measure from a settled baseline.
     await store.save(typicalEvent(randomUUID(), 0, Date.now()));

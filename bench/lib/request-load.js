@@ -17,14 +17,16 @@ const { assertLoopback, warmupThenMeasure } = require('./autocannon-run.js');
 async function loadRun({ url, method = 'GET', headers = {}, connections, durationSec, warmupSec = 0, nextRequest, overallRate, startMeter, timeoutSec = 10 }) {
   assertLoopback(url);
   const target = new URL(url);
-  const requests = [{
-    method,
-    path: target.pathname + target.search,
-    headers,
-    setupRequest(req) {
-      return { ...req, ...nextRequest() };
+  const requests = [
+    {
+      method,
+      path: target.pathname + target.search,
+      headers,
+      setupRequest(req) {
+        return { ...req, ...nextRequest() };
+      },
     },
-  }];
+  ];
   const base = {
     url: target.origin,
     connections,

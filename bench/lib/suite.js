@@ -164,7 +164,14 @@ async function setUpInfraAndDatabase({ env, name, poolSize, buildFilters, doBuil
  */
 function serviceEnvBase(databaseUrl) {
   const internalToken = crypto.randomBytes(24).toString('hex');
-  return { NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl, HOST: LOOPBACK, INTERNAL_TOKEN: internalToken, INTERNAL_TOKENS: `gateway=${internalToken}` };
+  return {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    HOST: LOOPBACK,
+    INTERNAL_TOKEN: internalToken,
+    INTERNAL_TOKENS: `gateway=${internalToken}`,
+  };
 }
 
 /**
@@ -211,8 +218,10 @@ function printHeader(out, title, machine, params) {
 
 /** One saturation run's report line, the label padded to `width`. */
 function saturationLine(label, m, width) {
-  return `${label.padEnd(width)} ${String(m.reqPerSec).padStart(7)} req/s   p50 ${String(m.latencyMs.p50).padStart(4)} ms   p99 ${String(m.latencyMs.p99).padStart(4)} ms   max ${m.latencyMs.max} ms   ` +
-    `requests ${m.requests}, 2xx ${m.ok}, errors ${m.errors}, timeouts ${m.timeouts}, non-2xx ${m.non2xx}`;
+  return (
+    `${label.padEnd(width)} ${String(m.reqPerSec).padStart(7)} req/s   p50 ${String(m.latencyMs.p50).padStart(4)} ms   p99 ${String(m.latencyMs.p99).padStart(4)} ms   max ${m.latencyMs.max} ms   ` +
+    `requests ${m.requests}, 2xx ${m.ok}, errors ${m.errors}, timeouts ${m.timeouts}, non-2xx ${m.non2xx}`
+  );
 }
 
 /** CPU ms of `name` per request of a measured run (from its cpu meter). */
@@ -224,7 +233,10 @@ function cpuMsPerRequest(measured, name) {
 /** A problem and a WARNING line for each warm-up or measured run of `entries` ([label, run]) with errors, timeouts or non-2xx. */
 function flagFailedRuns(entries, problems, out) {
   for (const [label, r] of entries) {
-    for (const [phase, m] of [['warm-up', r.warmup], ['measured', r.measured]]) {
+    for (const [phase, m] of [
+      ['warm-up', r.warmup],
+      ['measured', r.measured],
+    ]) {
       if (m && (m.errors || m.timeouts || m.non2xx)) {
         const msg = `${label} ${phase}: ${m.errors} errors, ${m.timeouts} timeouts, ${m.non2xx} non-2xx (status ${JSON.stringify(m.statusCodes)})${m.firstError ? `, first error: ${m.firstError}` : ''}`;
         problems.push(msg);
@@ -244,11 +256,18 @@ async function shutDown({ children, shutdown, cleanups, problems, result, report
     Object.entries(children).map(async ([name, child]) => {
       const exit = await stopChild(child);
       shutdown[name] = exit;
-      if (!exit.graceful) problems.push(`${name} did not shut down cleanly on SIGTERM: code ${exit.code}, signal ${exit.signal}${exit.note ? `, ${exit.note}` : ''}\n${child.tail()}`);
+      if (!exit.graceful)
+        problems.push(
+          `${name} did not shut down cleanly on SIGTERM: code ${exit.code}, signal ${exit.signal}${exit.note ? `, ${exit.note}` : ''}\n${child.tail()}`,
+        );
     }),
   );
   for (const cleanup of cleanups.reverse()) {
-    await Promise.resolve().then(cleanup).catch((err) => { if (reportCleanupErrors) problems.push(`cleanup: ${err.message}`); });
+    await Promise.resolve()
+      .then(cleanup)
+      .catch((err) => {
+        if (reportCleanupErrors) problems.push(`cleanup: ${err.message}`);
+      });
   }
   for (const [name, exit] of Object.entries(shutdown)) {
     if (name.endsWith('(paused)') && !exit.graceful) problems.push(`${name} did not shut down cleanly on SIGTERM: code ${exit.code}, signal ${exit.signal}`);
@@ -274,7 +293,13 @@ async function runPhases(run, phases) {
 
 /** The newest .cpuprofile in `dir` (a service's last run), or undefined. */
 function lastProfile(dir) {
-  const file = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort().at(-1) : undefined;
+  const file = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .sort()
+        .at(-1)
+    : undefined;
   return file && path.join(dir, file);
 }
 
@@ -328,8 +353,16 @@ function writeAndPrintSummary({ result, fields, startedAt, problems, targetsLine
   const file = writeResult(result.suite, result, startedAt, { latest: result.valid && latest });
   out();
   if (targetsLine) out(targetsLine);
-  out(`load     ${result.machine.loadAverage.join(' ')} before, ${result.loadAverageAfter.join(' ')} after (1/5/15 min; other work on this machine skews every figure)`);
-  out(`shutdown ${Object.entries(result.shutdown).map(([k, v]) => `${k} exit ${v}`).join(', ') || 'no children started'}`);
+  out(
+    `load     ${result.machine.loadAverage.join(' ')} before, ${result.loadAverageAfter.join(' ')} after (1/5/15 min; other work on this machine skews every figure)`,
+  );
+  out(
+    `shutdown ${
+      Object.entries(result.shutdown)
+        .map(([k, v]) => `${k} exit ${v}`)
+        .join(', ') || 'no children started'
+    }`,
+  );
   for (const p of problems) out(`PROBLEM  ${p}`);
   out(`results  ${path.relative(process.cwd(), file)}`);
   out(JSON.stringify(summary));

@@ -32,10 +32,17 @@ describe('the build', () => {
     // The manifests stage's RUN, run here on a copy of the repository's manifests and one source file.
     const script = /FROM build-base AS manifests\nCOPY \. \/src\nRUN ((?:.*\\\n)*.*)/.exec(dockerfile)![1]!.replace(/\\\n/g, ' ');
     const { workspaces } = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { workspaces: string[] };
-    const manifests = ['package.json', 'package-lock.json', ...workspaces.flatMap((glob) => {
-      const dir = glob.replace(/\/\*$/, '');
-      return fs.readdirSync(path.join(REPO, dir)).map((d) => `${dir}/${d}/package.json`).filter((p) => fs.existsSync(path.join(REPO, p)));
-    })];
+    const manifests = [
+      'package.json',
+      'package-lock.json',
+      ...workspaces.flatMap((glob) => {
+        const dir = glob.replace(/\/\*$/, '');
+        return fs
+          .readdirSync(path.join(REPO, dir))
+          .map((d) => `${dir}/${d}/package.json`)
+          .filter((p) => fs.existsSync(path.join(REPO, p)));
+      }),
+    ];
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'manifests-'));
     try {
       const src = path.join(tmp, 'src');
@@ -45,7 +52,10 @@ describe('the build', () => {
       }
       execFileSync('sh', ['-c', script.replaceAll('/manifests', path.join(tmp, 'out')).replaceAll('/src', src)]);
       const out: string[] = [];
-      const walk = (d: string) => fs.readdirSync(d, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : out.push(path.relative(path.join(tmp, 'out'), path.join(d, e.name)))));
+      const walk = (d: string) =>
+        fs
+          .readdirSync(d, { withFileTypes: true })
+          .forEach((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : out.push(path.relative(path.join(tmp, 'out'), path.join(d, e.name)))));
       walk(path.join(tmp, 'out'));
       expect(out.sort()).toEqual([...manifests, 'tools/cli/bin/glimpse.js'].sort());
     } finally {

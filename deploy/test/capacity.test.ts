@@ -20,9 +20,15 @@ describe('the capacity model', () => {
       const without = capacity.inputs(dir);
       expect(without.playbookMsPerAppliedEvent.source).toMatch(/^assumed: no bench\/figures\/effects\.json/);
       expect(without.gatewayMsPerEvent.source).toMatch(/^assumed/);
-      fs.writeFileSync(path.join(dir, 'effects.json'), JSON.stringify({ date: '2026-12-01T00:00:00Z', valid: true, summary: { cpuMsPerAppliedEvent: { playbook: 0.3, postgres: 0.2 } } }));
+      fs.writeFileSync(
+        path.join(dir, 'effects.json'),
+        JSON.stringify({ date: '2026-12-01T00:00:00Z', valid: true, summary: { cpuMsPerAppliedEvent: { playbook: 0.3, postgres: 0.2 } } }),
+      );
       const measured = { cpu: { wallSec: 10, coresPct: { gateway: 50, kafka: 20, redis: 2 } }, requests: 10000 };
-      fs.writeFileSync(path.join(dir, 'events.json'), JSON.stringify({ date: '2026-12-01T00:00:00Z', valid: true, machine: { cpuCount: 2 }, events: { measured } }));
+      fs.writeFileSync(
+        path.join(dir, 'events.json'),
+        JSON.stringify({ date: '2026-12-01T00:00:00Z', valid: true, machine: { cpuCount: 2 }, events: { measured } }),
+      );
       const withFiles = capacity.inputs(dir);
       expect(withFiles.playbookMsPerAppliedEvent).toMatchObject({ value: 0.3, source: expect.stringMatching(/^bench\/figures\/effects\.json/) });
       expect(withFiles.postgresMsPerAppliedEvent.value).toBe(0.2);
@@ -34,7 +40,11 @@ describe('the capacity model', () => {
 
   it('when the consumer gets cheaper per event, then fewer replicas and partitions are needed and the Postgres wall moves out', () => {
     const base = capacity.inputs();
-    const cheaper = { ...base, playbookMsPerAppliedEvent: { ...base.playbookMsPerAppliedEvent, value: base.playbookMsPerAppliedEvent.value / 4 }, postgresMsPerAppliedEvent: { ...base.postgresMsPerAppliedEvent, value: base.postgresMsPerAppliedEvent.value / 4 } };
+    const cheaper = {
+      ...base,
+      playbookMsPerAppliedEvent: { ...base.playbookMsPerAppliedEvent, value: base.playbookMsPerAppliedEvent.value / 4 },
+      postgresMsPerAppliedEvent: { ...base.postgresMsPerAppliedEvent, value: base.postgresMsPerAppliedEvent.value / 4 },
+    };
     const before = capacity.sizeFor(10000, base);
     const after = capacity.sizeFor(10000, cheaper);
     expect(after.playbook).toBeLessThan(before.playbook);

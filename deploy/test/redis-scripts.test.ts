@@ -37,7 +37,13 @@ const log = (i: number) => fs.readFileSync(path.join(nodeDir(i), 'log'), 'utf8')
 
 function cli(i: number, ...args: string[]): string {
   try {
-    return execFileSync('redis-cli', ['-h', IPS[i]!, '-p', String(port), '--no-auth-warning', ...args], { env: { ...process.env, REDISCLI_AUTH: PASSWORD }, timeout: 5000 }).toString().replace(/\r/g, '').trim();
+    return execFileSync('redis-cli', ['-h', IPS[i]!, '-p', String(port), '--no-auth-warning', ...args], {
+      env: { ...process.env, REDISCLI_AUTH: PASSWORD },
+      timeout: 5000,
+    })
+      .toString()
+      .replace(/\r/g, '')
+      .trim();
   } catch (e) {
     return `(failed) ${(e as Error).message}`;
   }
@@ -95,22 +101,33 @@ async function script(name: string, extra: Record<string, string>): Promise<{ co
   }
 }
 
-const probeCode = async (i: number, which: 'live' | 'ready') => (await run('sh', [path.join(scripts, 'probe.sh'), which], { env: env(i) }).then(() => 0, (e) => (e as { code: number }).code));
+const probeCode = async (i: number, which: 'live' | 'ready') =>
+  await run('sh', [path.join(scripts, 'probe.sh'), which], { env: env(i) }).then(
+    () => 0,
+    (e) => (e as { code: number }).code,
+  );
 
 /** node index → its line of CLUSTER NODES as seen from node `from`. */
 function view(from: number): { id: string; ip: string; flags: string; master: string; slots: string[] }[] {
-  return cli(from, 'cluster', 'nodes').split('\n').filter(Boolean).map((l) => {
-    const f = l.split(' ');
-    return { id: f[0]!, ip: f[1]!.split(':')[0]!, flags: f[2]!, master: f[3]!, slots: f.slice(8) };
-  });
+  return cli(from, 'cluster', 'nodes')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const f = l.split(' ');
+      return { id: f[0]!, ip: f[1]!.split(':')[0]!, flags: f[2]!, master: f[3]!, slots: f.slice(8) };
+    });
 }
 const roleOf = (i: number) => cli(i, 'role').split('\n')[0];
 const clusterOk = (i: number) => cli(i, 'cluster', 'info').includes('cluster_state:ok');
 
 async function freePort(): Promise<number> {
-  const bindable = (host: string, p: number) => new Promise<boolean>((resolve) => {
-    const s = net.createServer().once('error', () => resolve(false)).listen(p, host, () => s.close(() => resolve(true)));
-  });
+  const bindable = (host: string, p: number) =>
+    new Promise<boolean>((resolve) => {
+      const s = net
+        .createServer()
+        .once('error', () => resolve(false))
+        .listen(p, host, () => s.close(() => resolve(true)));
+    });
   for (let attempt = 0; attempt < 50; attempt++) {
     const p = 20000 + Math.floor(Math.random() * 9000);
     let ok = true;
@@ -151,7 +168,10 @@ describe('the Redis Cluster scripts against real redis-server processes', () => 
     expect(cli(0, 'cluster', 'info')).toMatch(/cluster_enabled:1|cluster_state:fail/);
     // Without the password: refused.
     const { REDISCLI_AUTH: _, ...withoutAuth } = process.env;
-    const anonymous = execFileSync('redis-cli', ['-h', IPS[0]!, '-p', String(port), 'ping'], { env: withoutAuth, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+    const anonymous = execFileSync('redis-cli', ['-h', IPS[0]!, '-p', String(port), 'ping'], {
+      env: withoutAuth,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).toString();
     expect(anonymous).toMatch(/NOAUTH/);
     // The generated configuration (with the password) is readable by its owner only.
     expect(fs.statSync(path.join(nodeDir(0), 'run', 'redis.conf')).mode & 0o077).toBe(0);
@@ -218,7 +238,7 @@ describe('the Redis Cluster scripts against real redis-server processes', () => 
     expect(roleOf(m)).toBe('slave');
   });
 
-  it('when a peer\'s address in nodes.conf is stale, then start.sh refreshes it from the peer\'s name before Redis reads it', async () => {
+  it("when a peer's address in nodes.conf is stale, then start.sh refreshes it from the peer's name before Redis reads it", async () => {
     const r = IPS.findIndex((_, i) => roleOf(i) === 'slave');
     const peer = (r + 1) % IPS.length;
     kill(r);
@@ -245,7 +265,12 @@ describe('the Redis Cluster scripts against real redis-server processes', () => 
     await until('six nodes, none failed, three masters each with one replica', () => {
       const v = view((r + 1) % IPS.length);
       const masters = v.filter((n) => n.flags.includes('master'));
-      return v.length === 6 && !v.some((n) => /fail|noaddr/.test(n.flags)) && masters.length === 3 && masters.every((m) => v.filter((n) => n.master === m.id).length === 1);
+      return (
+        v.length === 6 &&
+        !v.some((n) => /fail|noaddr/.test(n.flags)) &&
+        masters.length === 3 &&
+        masters.every((m) => v.filter((n) => n.master === m.id).length === 1)
+      );
     });
     expect(view(0).some((n) => n.id === oldId)).toBe(false);
     expect(roleOf(r)).toBe('slave');

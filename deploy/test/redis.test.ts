@@ -64,7 +64,10 @@ describe.each(OVERLAYS)('%s: the Redis Cluster', (dir) => {
     // Every node starts at once: none is ready until the Job has formed the cluster of all of them.
     expect(sts.spec.podManagementPolicy).toBe('Parallel');
     expect(container.command).toEqual(['sh', `${scriptsMount}/start.sh`]);
-    expect(container.ports.map((p: any) => [p.name, p.containerPort])).toEqual([['redis', 6379], ['cluster-bus', 16379]]);
+    expect(container.ports.map((p: any) => [p.name, p.containerPort])).toEqual([
+      ['redis', 6379],
+      ['cluster-bus', 16379],
+    ]);
   });
 
   it('when memory runs out, then writes are refused and nothing is evicted, with maxmemory well below the container limit', () => {
@@ -76,7 +79,7 @@ describe.each(OVERLAYS)('%s: the Redis Cluster', (dir) => {
     const percent = Number(env.get('REDIS_MAXMEMORY_PERCENT').value);
     expect(start).toMatch(/maxmemory=\$\(\(REDIS_MEMORY_LIMIT_MB \* PERCENT \/ 100\)\)/);
     expect(start).toMatch(/PERCENT=\$\{REDIS_MAXMEMORY_PERCENT:-\d+\}/);
-    const maxmemory = Math.floor((limit / MiB) * percent / 100) * MiB;
+    const maxmemory = Math.floor(((limit / MiB) * percent) / 100) * MiB;
     // Headroom for a replica's output buffer during a full sync, the fork's copy-on-write, fragmentation.
     expect(percent).toBeGreaterThanOrEqual(40);
     expect(percent).toBeLessThanOrEqual(70);
@@ -130,7 +133,8 @@ describe.each(OVERLAYS)('%s: the Redis Cluster', (dir) => {
 
   it('when hosts are drained or fail, then no two nodes share a host (dev: preferably), one is disrupted at a time, and probes tell alive from ready', () => {
     const anti = pod.affinity.podAntiAffinity;
-    const term = dir === 'overlays/dev' ? anti.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm : anti.requiredDuringSchedulingIgnoredDuringExecution[0];
+    const term =
+      dir === 'overlays/dev' ? anti.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm : anti.requiredDuringSchedulingIgnoredDuringExecution[0];
     expect(term).toEqual({ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: sts.spec.selector.matchLabels } });
     expect(pod.topologySpreadConstraints.map((c: any) => c.topologyKey)).toContain('topology.kubernetes.io/zone');
     const pdb = one(objects, 'PodDisruptionBudget', 'redis-cluster');
@@ -139,7 +143,9 @@ describe.each(OVERLAYS)('%s: the Redis Cluster', (dir) => {
     expect(container.startupProbe.exec.command).toEqual(['sh', `${scriptsMount}/probe.sh`, 'live']);
     expect(container.readinessProbe.exec.command).toEqual(['sh', `${scriptsMount}/probe.sh`, 'ready']);
     // A restarted master waits up to 30 s for its replica (start.sh): the startup probe allows for it.
-    expect(container.startupProbe.periodSeconds * container.startupProbe.failureThreshold).toBeGreaterThan(Number(scriptDefault(start, 'REDIS_FAILOVER_WAIT_SECONDS')) + 10);
+    expect(container.startupProbe.periodSeconds * container.startupProbe.failureThreshold).toBeGreaterThan(
+      Number(scriptDefault(start, 'REDIS_FAILOVER_WAIT_SECONDS')) + 10,
+    );
     expect(container.lifecycle.preStop.exec.command).toEqual(['sh', `${scriptsMount}/pre-stop.sh`]);
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(Number(scriptDefault(configMap.data['pre-stop.sh'], 'REDIS_FAILOVER_WAIT_SECONDS')) + 10);
     expect(container.resources.requests.cpu).toBeDefined();
@@ -151,13 +157,20 @@ describe.each(OVERLAYS)('%s: the Redis Cluster', (dir) => {
       expect({ name, ctx: w.pod.securityContext }).toMatchObject({ name, ctx: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } } });
       expect({ name, token: w.pod.automountServiceAccountToken, links: w.pod.enableServiceLinks }).toEqual({ name, token: false, links: false });
       for (const c of w.pod.containers) {
-        expect({ name, ctx: c.securityContext }).toEqual({ name, ctx: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } } });
-        expect({ name, limit: Boolean(c.resources?.limits?.memory), request: Boolean(c.resources?.requests?.cpu) }).toEqual({ name, limit: true, request: true });
+        expect({ name, ctx: c.securityContext }).toEqual({
+          name,
+          ctx: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+        });
+        expect({ name, limit: Boolean(c.resources?.limits?.memory), request: Boolean(c.resources?.requests?.cpu) }).toEqual({
+          name,
+          limit: true,
+          request: true,
+        });
       }
     }
   });
 
-  it('when the cluster is formed, then a Job does it from exactly the StatefulSet\'s pods, with the Secret\'s password', () => {
+  it("when the cluster is formed, then a Job does it from exactly the StatefulSet's pods, with the Secret's password", () => {
     const job = one(objects, 'Job', 'redis-cluster-create');
     const jobPod = job.spec.template.spec;
     const c = jobPod.containers[0];
@@ -183,9 +196,12 @@ describe.each(['overlays/dev', 'overlays/prod'])('%s: the gateway and the Redis 
   const pods = podsOf(glimpse);
   const policies = find(glimpse, 'NetworkPolicy');
 
-  it('when the gateway starts, then REDIS_CLUSTER_NODES names exactly the StatefulSet\'s pods and REDIS_PASSWORD comes from the Secret', () => {
+  it("when the gateway starts, then REDIS_CLUSTER_NODES names exactly the StatefulSet's pods and REDIS_PASSWORD comes from the Secret", () => {
     const env = environment(objects, gateway);
-    const expected = Array.from({ length: sts.spec.replicas }, (_, i) => `${sts.metadata.name}-${i}.${sts.spec.serviceName}.${sts.metadata.namespace}.svc:6379`);
+    const expected = Array.from(
+      { length: sts.spec.replicas },
+      (_, i) => `${sts.metadata.name}-${i}.${sts.spec.serviceName}.${sts.metadata.namespace}.svc:6379`,
+    );
     expect(env.REDIS_CLUSTER_NODES!.split(',')).toEqual(expected);
     const vars = gateway.pod.containers[0].env;
     expect(vars.find((e: any) => e.name === 'REDIS_PASSWORD').valueFrom.secretKeyRef).toEqual({ name: 'glimpse-redis', key: 'password' });
@@ -201,7 +217,9 @@ describe.each(['overlays/dev', 'overlays/prod'])('%s: the gateway and the Redis 
 
   it('when anything connects to Redis, then only the gateway and the Job reach 6379, and only the nodes reach each other on 6379 and the cluster bus', () => {
     const node = pods.find((p) => p.name === 'StatefulSet/redis-cluster')!;
-    const flows = pods.flatMap((from) => pods.flatMap((to) => [6379, 16379].filter((port) => allowed(policies, from, to, port)).map((port) => `${from.name} -> ${to.name}:${port}`)));
+    const flows = pods.flatMap((from) =>
+      pods.flatMap((to) => [6379, 16379].filter((port) => allowed(policies, from, to, port)).map((port) => `${from.name} -> ${to.name}:${port}`)),
+    );
     expect(flows.sort()).toEqual([
       'Deployment/gateway -> StatefulSet/redis-cluster:6379',
       'Job/redis-cluster-create -> StatefulSet/redis-cluster:6379',
@@ -210,7 +228,10 @@ describe.each(['overlays/dev', 'overlays/prod'])('%s: the gateway and the Redis 
     ]);
     // Nothing from another namespace or outside the cluster: every peer of the nodes' policy is a
     // pod of this namespace.
-    const own = policies.filter((p) => Object.keys(p.spec.podSelector.matchLabels ?? {}).length > 0 && Object.entries(p.spec.podSelector.matchLabels).every(([k, v]) => node.labels[k] === v));
+    const own = policies.filter(
+      (p) =>
+        Object.keys(p.spec.podSelector.matchLabels ?? {}).length > 0 && Object.entries(p.spec.podSelector.matchLabels).every(([k, v]) => node.labels[k] === v),
+    );
     expect(own.map((p) => p.metadata.name)).toEqual(['redis-cluster']);
     const peers = own[0]!.spec.ingress.flatMap((r: any) => r.from);
     expect(peers.every((p: any) => p.podSelector && !p.namespaceSelector && !p.ipBlock)).toBe(true);

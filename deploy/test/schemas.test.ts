@@ -7,7 +7,19 @@ describe('deploy/k8s renders and validates', () => {
   const dirs = kustomizations();
 
   it('when the manifests are listed, then the base, both overlays and their migration Jobs are among them', () => {
-    expect(dirs).toEqual(expect.arrayContaining(['base/kafka', 'base/postgres', 'base/redis', 'base/services', 'base/migrate', 'overlays/dev', 'overlays/dev/migrate', 'overlays/prod', 'overlays/prod/migrate']));
+    expect(dirs).toEqual(
+      expect.arrayContaining([
+        'base/kafka',
+        'base/postgres',
+        'base/redis',
+        'base/services',
+        'base/migrate',
+        'overlays/dev',
+        'overlays/dev/migrate',
+        'overlays/prod',
+        'overlays/prod/migrate',
+      ]),
+    );
   });
 
   it.each(dirs)('when %s is rendered, then every object is valid against its schema', (dir) => {
@@ -64,6 +76,8 @@ describe('the validator', () => {
     const user = clone(kafka.find((o) => o.kind === 'KafkaUser')!);
     user.metadata.labels = { 'strimzi.io/cluster': 3 as unknown as string };
     expect(validateObject(user).join('\n')).toMatch(/\/metadata\/labels\/strimzi.io~1cluster: must be string/);
-    expect(validateObject({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })).toEqual(['no schema for example.com/v1/Widget: vendor it (deploy/test/schemas/vendor.js)']);
+    expect(validateObject({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })).toEqual([
+      'no schema for example.com/v1/Widget: vendor it (deploy/test/schemas/vendor.js)',
+    ]);
   });
 });

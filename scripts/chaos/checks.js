@@ -29,19 +29,21 @@ async function readTopic(brokers, topic) {
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   await new Promise((resolve, reject) => {
-    consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch }) => {
-        const high = ends.get(batch.partition);
-        for (const m of batch.messages) {
-          const offset = Number(m.offset);
-          if (offset >= high) break;
-          records.push({ partition: batch.partition, offset, key: m.key?.toString() ?? null, value: m.value?.toString() ?? '' });
-          if (offset === high - 1) pending.delete(batch.partition);
-        }
-        if (pending.size === 0) resolve();
-      },
-    }).catch(reject);
+    consumer
+      .run({
+        autoCommit: false,
+        eachBatch: async ({ batch }) => {
+          const high = ends.get(batch.partition);
+          for (const m of batch.messages) {
+            const offset = Number(m.offset);
+            if (offset >= high) break;
+            records.push({ partition: batch.partition, offset, key: m.key?.toString() ?? null, value: m.value?.toString() ?? '' });
+            if (offset === high - 1) pending.delete(batch.partition);
+          }
+          if (pending.size === 0) resolve();
+        },
+      })
+      .catch(reject);
   });
   await consumer.disconnect();
   return records.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
@@ -120,18 +122,34 @@ async function deliveryChecks({ brokers, pg, accountId, playbooks, load, skipEma
   let copies = 0;
   for (const r of ours) {
     const { eventId, properties } = r.event;
-    if (firstById.has(eventId)) { copies++; continue; }
+    if (firstById.has(eventId)) {
+      copies++;
+      continue;
+    }
     firstById.set(eventId, r);
     const seq = properties?.seq;
     if (seq !== undefined) idsBySeq.set(seq, [...(idsBySeq.get(seq) ?? []), eventId]);
   }
   const acked = [...load.events.values()].filter((e) => e.acked);
   const missing = acked.filter((e) => !idsBySeq.has(e.seq));
-  check('every event answered 200 is in Kafka (acks=all, read back from the cluster)', missing.length === 0,
-    `${acked.length} answered 200, ${missing.length} not in events.inbound${missing.length ? ` (seq ${missing.slice(0, 5).map((e) => e.seq).join(', ')}…)` : ''}`);
+  check(
+    'every event answered 200 is in Kafka (acks=all, read back from the cluster)',
+    missing.length === 0,
+    `${acked.length} answered 200, ${missing.length} not in events.inbound${
+      missing.length
+        ? ` (seq ${missing
+            .slice(0, 5)
+            .map((e) => e.seq)
+            .join(', ')}…)`
+        : ''
+    }`,
+  );
   const split = [...idsBySeq].filter(([, ids]) => ids.length > 1);
-  check('one event id per event, however often it was retried', split.length === 0,
-    `${idsBySeq.size} events in Kafka, ${copies} repeated copies (same id), ${split.length} under two ids`);
+  check(
+    'one event id per event, however often it was retried',
+    split.length === 0,
+    `${idsBySeq.size} events in Kafka, ${copies} repeated copies (same id), ${split.length} under two ids`,
+  );
   const landedUnacked = [...idsBySeq.keys()].filter((seq) => !load.events.get(seq)?.acked).length;
 
   // Per person, the acknowledged events must be in Kafka in the order they were acknowledged.
@@ -147,7 +165,7 @@ async function deliveryChecks({ brokers, pg, accountId, playbooks, load, skipEma
     const inKafka = (kafkaOrder.get(email) ?? []).filter((e) => ackedSeqs.has(e.seq)).map((e) => e.seq);
     if (inKafka.some((s, i) => i > 0 && s < inKafka[i - 1])) outOfOrder++;
   }
-  check('each person\'s acknowledged events are in Kafka in the order sent', outOfOrder === 0, `${load.byPerson.size} people, ${outOfOrder} out of order`);
+  check("each person's acknowledged events are in Kafka in the order sent", outOfOrder === 0, `${load.byPerson.size} people, ${outOfOrder} out of order`);
 
   // Effects exactly once: the enrollments in Postgres are those of an in-order replay of Kafka.
   const expected = [];
@@ -161,22 +179,37 @@ async function deliveryChecks({ brokers, pg, accountId, playbooks, load, skipEma
   const have = actual.map(enrollmentKey);
   const lost = minus(want, have);
   const extra = minus(have, want);
-  check('effects exactly once: enrollments equal an in-order replay of each person\'s events', lost.length === 0 && extra.length === 0,
-    `${want.length} expected, ${have.length} in Postgres, ${lost.length} missing, ${extra.length} extra${lost.length ? `; missing e.g. ${lost[0]}` : ''}${extra.length ? `; extra e.g. ${extra[0]}` : ''}`);
+  check(
+    "effects exactly once: enrollments equal an in-order replay of each person's events",
+    lost.length === 0 && extra.length === 0,
+    `${want.length} expected, ${have.length} in Postgres, ${lost.length} missing, ${extra.length} extra${lost.length ? `; missing e.g. ${lost[0]}` : ''}${extra.length ? `; extra e.g. ${extra[0]}` : ''}`,
+  );
 
   const distinct = firstById.size;
   const { rows: processedRows } = await pg.query('SELECT event_id::text AS id FROM processed_events WHERE account_id = $1::uuid', [accountId]);
   const processedIds = new Set(processedRows.map((r) => r.id));
   const unapplied = [...firstById.values()].filter((r) => !processedIds.has(r.event.eventId));
-  const describe = (r) => `${r.event.eventId} ${r.event.event} seq ${r.event.properties?.seq ?? '-'} (events.inbound/${r.partition}@${r.offset}, received ${r.event.receivedAt}${load.events.get(r.event.properties?.seq)?.acked ? ', answered 200' : ''})`;
-  check('every event in Kafka applied once (processed_events)', unapplied.length === 0 && processedRows.length === distinct,
-    `${distinct} distinct events in Kafka, ${processedRows.length} recorded as processed${unapplied.length ? `; not applied: ${unapplied.slice(0, 3).map(describe).join('; ')}` : ''}`);
+  const describe = (r) =>
+    `${r.event.eventId} ${r.event.event} seq ${r.event.properties?.seq ?? '-'} (events.inbound/${r.partition}@${r.offset}, received ${r.event.receivedAt}${load.events.get(r.event.properties?.seq)?.acked ? ', answered 200' : ''})`;
+  check(
+    'every event in Kafka applied once (processed_events)',
+    unapplied.length === 0 && processedRows.length === distinct,
+    `${distinct} distinct events in Kafka, ${processedRows.length} recorded as processed${unapplied.length ? `; not applied: ${unapplied.slice(0, 3).map(describe).join('; ')}` : ''}`,
+  );
   const byName = new Map();
   for (const r of firstById.values()) byName.set(r.event.event, (byName.get(r.event.event) ?? 0) + 1);
   const { rows: catalog } = await pg.query('SELECT name, count::int AS n FROM event_names WHERE account_id = $1::uuid', [accountId]);
   const wrongCounts = [...byName].filter(([name, n]) => catalog.find((c) => c.name === name)?.n !== n);
-  check('catalog counts each event once', wrongCounts.length === 0,
-    wrongCounts.length ? wrongCounts.slice(0, 3).map(([name, n]) => `${name}: ${n} in Kafka, ${catalog.find((c) => c.name === name)?.n ?? 'none'} in catalog`).join('; ') : `${byName.size} names`);
+  check(
+    'catalog counts each event once',
+    wrongCounts.length === 0,
+    wrongCounts.length
+      ? wrongCounts
+          .slice(0, 3)
+          .map(([name, n]) => `${name}: ${n} in Kafka, ${catalog.find((c) => c.name === name)?.n ?? 'none'} in catalog`)
+          .join('; ')
+      : `${byName.size} names`,
+  );
 
   const dlq = await readTopic(brokers, DLQ);
   const ourDead = dlq.filter((r) => r.value.includes(accountId));
@@ -202,7 +235,7 @@ function logChecks({ logDir, needles }) {
     }
   }
   return {
-    name: 'no email, phone, property value or credential in any service\'s logs',
+    name: "no email, phone, property value or credential in any service's logs",
     ok: found.length === 0,
     detail: `${files.length} log files, ${(bytes / 1e6).toFixed(1)} MB, ${needles.length} planted values: ${found.length === 0 ? 'none found' : `${found.length} found, e.g. ${found[0].what} in ${found[0].file}: ${found[0].line}`}`,
     found,
@@ -221,7 +254,11 @@ async function kafkaPurgeCheck(brokers, nodeIds) {
       const { resources } = await admin.describeConfigs({
         includeSynonyms: false,
         resources: [
-          ...RAW.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['retention.ms', 'segment.ms', 'file.delete.delay.ms', 'message.timestamp.type', 'min.insync.replicas'] })),
+          ...RAW.map((name) => ({
+            type: ConfigResourceTypes.TOPIC,
+            name,
+            configNames: ['retention.ms', 'segment.ms', 'file.delete.delay.ms', 'message.timestamp.type', 'min.insync.replicas'],
+          })),
           { type: ConfigResourceTypes.BROKER, name: String(nodeIds[i]), configNames: ['log.retention.check.interval.ms'] },
         ],
       });
@@ -231,8 +268,12 @@ async function kafkaPurgeCheck(brokers, nodeIds) {
         const deleteDelay = Number(value(t, 'file.delete.delay.ms'));
         const total = Number(value(t, 'retention.ms')) + Number(value(t, 'segment.ms')) + check + deleteDelay;
         worst = Math.max(worst, total);
-        if (!(total <= DAY_MS)) problems.push(`${broker} ${t}: retention ${value(t, 'retention.ms')} + segment ${value(t, 'segment.ms')} + check ${check} + delete delay ${deleteDelay} ms > 24 h`);
-        if (value(t, 'message.timestamp.type') !== 'LogAppendTime') problems.push(`${broker} ${t}: message.timestamp.type ${value(t, 'message.timestamp.type')} (a producer's clock would decide retention)`);
+        if (!(total <= DAY_MS))
+          problems.push(
+            `${broker} ${t}: retention ${value(t, 'retention.ms')} + segment ${value(t, 'segment.ms')} + check ${check} + delete delay ${deleteDelay} ms > 24 h`,
+          );
+        if (value(t, 'message.timestamp.type') !== 'LogAppendTime')
+          problems.push(`${broker} ${t}: message.timestamp.type ${value(t, 'message.timestamp.type')} (a producer's clock would decide retention)`);
         if (value(t, 'min.insync.replicas') !== '2') problems.push(`${broker} ${t}: min.insync.replicas ${value(t, 'min.insync.replicas')}`);
       }
     } finally {
@@ -293,7 +334,10 @@ async function redisPurgeCheck(masters, { password } = {}) {
     if (c.noTtl > 0) problems.push(`${c.noTtl} ${cls} keys without a TTL`);
     if (c.maxTtlMs > maxTtlMs(cls)) problems.push(`${cls} TTL up to ${(c.maxTtlMs / 3_600_000).toFixed(2)} h`);
   }
-  const summary = [...byClass].sort().map(([cls, c]) => `${cls} ${c.keys} (max TTL ${(c.maxTtlMs / 3_600_000).toFixed(2)} h)`).join(', ');
+  const summary = [...byClass]
+    .sort()
+    .map(([cls, c]) => `${cls} ${c.keys} (max TTL ${(c.maxTtlMs / 3_600_000).toFixed(2)} h)`)
+    .join(', ');
   return {
     name: `every Redis key expires within 24 h (raw streams, idempotency keys, counters; the raw copies' meta hash of counts one bucket later), scanned on all ${masters.length} masters`,
     ok: problems.length === 0 && byClass.size > 0,
@@ -383,7 +427,10 @@ async function visitorsChecks({ brokers, siteId, load, details }) {
     if (m.siteId !== siteId || m.type !== 'pageview') continue;
     const v = byVisitor.get(m.visitorId) ?? { ids: new Set(), views: [] };
     byVisitor.set(m.visitorId, v);
-    if (v.ids.has(m.id)) { copies++; continue; }
+    if (v.ids.has(m.id)) {
+      copies++;
+      continue;
+    }
     v.ids.add(m.id);
     v.views.push(m);
   }
@@ -396,12 +443,27 @@ async function visitorsChecks({ brokers, siteId, load, details }) {
     let campaign = null;
     for (const m of v.views) {
       const c = m.utm?.campaign ?? null;
-      if (sessions === 0 || (c !== null && c !== campaign)) { sessions++; campaign = c; }
+      if (sessions === 0 || (c !== null && c !== campaign)) {
+        sessions++;
+        campaign = c;
+      }
     }
-    const expected = { page_views: v.views.length, sessions, first_seen: Date.parse(v.views[0].receivedAt), last_seen: Date.parse(v.views.at(-1).receivedAt), last_page: v.views.at(-1).path };
+    const expected = {
+      page_views: v.views.length,
+      sessions,
+      first_seen: Date.parse(v.views[0].receivedAt),
+      last_seen: Date.parse(v.views.at(-1).receivedAt),
+      last_page: v.views.at(-1).path,
+    };
     const res = await details(vid);
-    const got = res.status === 200 ? res.body?.visitor ?? {} : { status: res.status };
-    const actual = { page_views: got.page_views, sessions: got.sessions, first_seen: Date.parse(got.first_seen), last_seen: Date.parse(got.last_seen), last_page: got.last_page };
+    const got = res.status === 200 ? (res.body?.visitor ?? {}) : { status: res.status };
+    const actual = {
+      page_views: got.page_views,
+      sessions: got.sessions,
+      first_seen: Date.parse(got.first_seen),
+      last_seen: Date.parse(got.last_seen),
+      last_page: got.last_page,
+    };
     compared++;
     if (JSON.stringify(actual) !== JSON.stringify(expected)) mismatches.push({ vid, expected, actual });
   }
@@ -410,11 +472,35 @@ async function visitorsChecks({ brokers, siteId, load, details }) {
   return {
     figures: { pageViews, copies, visitors: compared },
     results: [
-      { name: 'every page view answered 200 is in visitors.collected', ok: lost.length === 0 && load.ackedCount() > 0, detail: lost.length ? `${lost.length} missing, e.g. ${lost.slice(0, 3).join(', ')}` : `${load.ackedCount()} answered 200, all there (${pageViews} distinct, ${copies} repeated copies)` },
-      { name: 'every visitor\'s aggregates equal a replay of its page views in Kafka (page views once, sessions, first/last seen, last page)', ok: mismatches.length === 0 && compared > 0, detail: mismatches.length ? `${mismatches.length} of ${compared} differ, e.g. ${JSON.stringify(mismatches[0])}` : `${compared} visitors, ${pageViews} page views` },
+      {
+        name: 'every page view answered 200 is in visitors.collected',
+        ok: lost.length === 0 && load.ackedCount() > 0,
+        detail: lost.length
+          ? `${lost.length} missing, e.g. ${lost.slice(0, 3).join(', ')}`
+          : `${load.ackedCount()} answered 200, all there (${pageViews} distinct, ${copies} repeated copies)`,
+      },
+      {
+        name: "every visitor's aggregates equal a replay of its page views in Kafka (page views once, sessions, first/last seen, last page)",
+        ok: mismatches.length === 0 && compared > 0,
+        detail: mismatches.length
+          ? `${mismatches.length} of ${compared} differ, e.g. ${JSON.stringify(mismatches[0])}`
+          : `${compared} visitors, ${pageViews} page views`,
+      },
       { name: 'no collected page view dead-lettered (visitors.collected.dlq)', ok: dlq.length === 0, detail: `${dlq.length}` },
     ],
   };
 }
 
-module.exports = { visitorsChecks, readTopic, groupLag, deliveryChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, keyClass, parseMetrics, readRawCopies, replayPerson };
+module.exports = {
+  visitorsChecks,
+  readTopic,
+  groupLag,
+  deliveryChecks,
+  logChecks,
+  kafkaPurgeCheck,
+  redisPurgeCheck,
+  keyClass,
+  parseMetrics,
+  readRawCopies,
+  replayPerson,
+};

@@ -99,7 +99,8 @@ async function fuzz({ url, count = 20_000, seed = 1, concurrency = 16, eventToke
         const retryAfter = res.status === 503 && /\r\nretry-after:/i.test(res.head.split('\r\n\r\n')[0] + '\r\n');
         const cause = `${label} → ${key}${retryAfter ? ' (Retry-After)' : ''}`;
         causes[cause] = (causes[cause] ?? 0) + 1;
-        if (failures.length < 500) failures.push({ index, label, result: key, request: preview(bytes), response: res.head.split('\r\n\r\n')[1]?.slice(0, 200) ?? '' });
+        if (failures.length < 500)
+          failures.push({ index, label, result: key, request: preview(bytes), response: res.head.split('\r\n\r\n')[1]?.slice(0, 200) ?? '' });
       }
       finished++;
       if (onProgress && finished % 1000 === 0) onProgress(finished, count);
@@ -113,7 +114,12 @@ function printTable(result) {
   const lines = [`sent ${result.sent} requests (seed ${result.seed})`, '', 'status   count'];
   for (const [status, n] of Object.entries(result.statuses).sort()) lines.push(`${status.padEnd(8)} ${n}`);
   const failed = result.failures.length;
-  lines.push('', failed === 0 ? 'failures: none (no 5xx, no connection closed without an answer)' : `failures: ${Object.values(result.causes).reduce((a, b) => a + b, 0)} (${Object.keys(result.causes).length} distinct)`);
+  lines.push(
+    '',
+    failed === 0
+      ? 'failures: none (no 5xx, no connection closed without an answer)'
+      : `failures: ${Object.values(result.causes).reduce((a, b) => a + b, 0)} (${Object.keys(result.causes).length} distinct)`,
+  );
   for (const [cause, n] of Object.entries(result.causes).sort((a, b) => b[1] - a[1])) lines.push(`  ${String(n).padStart(6)}  ${cause}`);
   for (const f of result.failures.slice(0, 20)) lines.push(`  #${f.index} ${f.result}: ${f.request}`);
   return lines.join('\n');

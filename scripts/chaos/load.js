@@ -29,7 +29,12 @@ function errorKind(err) {
 
 function counter() {
   const counts = {};
-  return { counts, add: (k, n = 1) => { counts[k] = (counts[k] ?? 0) + n; } };
+  return {
+    counts,
+    add: (k, n = 1) => {
+      counts[k] = (counts[k] ?? 0) + n;
+    },
+  };
 }
 
 /**
@@ -182,11 +187,19 @@ function createLookupLoad({ gateways, apiKey, persons, rate, workers, explained,
     } else {
       const body = roll < 0.7 ? { email: p.email } : { phone: p.phone };
       used.add(body.email ?? body.phone);
-      req = { kind: body.email ? 'enrichment by email' : 'enrichment by phone', url: `${gateways[g]}/visitors/enrichment`, init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } };
+      req = {
+        kind: body.email ? 'enrichment by email' : 'enrichment by phone',
+        url: `${gateways[g]}/visitors/enrichment`,
+        init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      };
     }
     const start = Date.now();
     try {
-      const res = await fetch(req.url, { ...req.init, headers: { ...req.init.headers, authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(timeoutMs) });
+      const res = await fetch(req.url, {
+        ...req.init,
+        headers: { ...req.init.headers, authorization: `Bearer ${apiKey}` },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       const text = await res.text();
       if (res.status === 200) outcomes.add(`${req.kind}: 200`);
       else if (res.status === 503 && res.headers.get('retry-after') !== null) outcomes.add(`${req.kind}: 503 + Retry-After`);
@@ -205,12 +218,14 @@ function createLookupLoad({ gateways, apiKey, persons, rate, workers, explained,
     used,
     total: () => Object.values(outcomes.counts).reduce((a, b) => a + b, 0),
     start() {
-      running = Promise.all(Array.from({ length: workers }, async () => {
-        while (!stopping) {
-          await pace();
-          if (!stopping) await one();
-        }
-      }));
+      running = Promise.all(
+        Array.from({ length: workers }, async () => {
+          while (!stopping) {
+            await pace();
+            if (!stopping) await one();
+          }
+        }),
+      );
     },
     async stop() {
       stopping = true;
@@ -240,12 +255,22 @@ function createCollectLoad({ gateways, siteKey, origin, visitors, rate, explaine
     outcomes.add(`FAIL ${what}`);
     if (failures.length < 200) failures.push({ what, ...detail });
   };
-  const headers = { 'content-type': 'text/plain;charset=UTF-8', origin, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36' };
+  const headers = {
+    'content-type': 'text/plain;charset=UTF-8',
+    origin,
+    'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36',
+  };
 
   async function sendOne(vid, k, g) {
     const id = `chaospv${++seq}`;
     const path = `/p/${Math.floor(rng() * 20)}`;
-    const body = JSON.stringify({ site: siteKey, vid, events: [{ type: 'pageview', id, url: `${origin}${path}?q=1`, path, title: `Chaos ${path}`, utm: { source: 'chaos', campaign: `c${Math.floor(k / 5)}` } }] });
+    const body = JSON.stringify({
+      site: siteKey,
+      vid,
+      events: [
+        { type: 'pageview', id, url: `${origin}${path}?q=1`, path, title: `Chaos ${path}`, utm: { source: 'chaos', campaign: `c${Math.floor(k / 5)}` } },
+      ],
+    });
     const deadline = Date.now() + retryForMs;
     for (;;) {
       const start = Date.now();
@@ -298,12 +323,14 @@ function createCollectLoad({ gateways, siteKey, origin, visitors, rate, explaine
     gaveUp: () => gaveUp,
     start() {
       // One worker per visitor: a visitor's page views never overlap.
-      running = Promise.all(vids.map(async (vid, i) => {
-        for (let k = 0; !stopping; k++) {
-          await pace();
-          if (!stopping) await sendOne(vid, k, i % gateways.length);
-        }
-      }));
+      running = Promise.all(
+        vids.map(async (vid, i) => {
+          for (let k = 0; !stopping; k++) {
+            await pace();
+            if (!stopping) await sendOne(vid, k, i % gateways.length);
+          }
+        }),
+      );
     },
     async stop() {
       stopping = true;
@@ -323,26 +350,37 @@ function createCollectLoad({ gateways, siteKey, origin, visitors, rate, explaine
 async function sendBurst({ gateway, token, count, batchSize, runId, marker, tag, timeoutMs = 30_000 }) {
   const batches = [];
   for (let first = 0; first < count; first += batchSize) batches.push({ first, size: Math.min(batchSize, count - first) });
-  const answers = await Promise.all(batches.map(async ({ first, size }) => {
-    const events = Array.from({ length: size }, (_, k) => ({ event: 'signed_up', email: `burst${first + k}.${marker}@chaos-load.example`, properties: { burst: first + k, run: tag, note: `pv-${marker}` } }));
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': `chaos-${runId}-burst-${first}` };
-    const a = { first, size, status: null, retryAfter: null, accepted: [], startedAt: Date.now(), at: 0, kind: null, body: '' };
-    try {
-      const res = await fetch(`${gateway}/events/batch`, { method: 'POST', headers, body: JSON.stringify({ events }), signal: AbortSignal.timeout(timeoutMs) });
-      a.status = res.status;
-      a.retryAfter = res.headers.get('retry-after');
-      const text = await res.text();
-      a.body = text.slice(0, 200);
-      if (res.status === 200) {
-        const results = JSON.parse(text).results ?? [];
-        a.accepted = results.map((r, k) => (r.ok ? first + k : null)).filter((i) => i !== null);
+  const answers = await Promise.all(
+    batches.map(async ({ first, size }) => {
+      const events = Array.from({ length: size }, (_, k) => ({
+        event: 'signed_up',
+        email: `burst${first + k}.${marker}@chaos-load.example`,
+        properties: { burst: first + k, run: tag, note: `pv-${marker}` },
+      }));
+      const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': `chaos-${runId}-burst-${first}` };
+      const a = { first, size, status: null, retryAfter: null, accepted: [], startedAt: Date.now(), at: 0, kind: null, body: '' };
+      try {
+        const res = await fetch(`${gateway}/events/batch`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ events }),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        a.status = res.status;
+        a.retryAfter = res.headers.get('retry-after');
+        const text = await res.text();
+        a.body = text.slice(0, 200);
+        if (res.status === 200) {
+          const results = JSON.parse(text).results ?? [];
+          a.accepted = results.map((r, k) => (r.ok ? first + k : null)).filter((i) => i !== null);
+        }
+      } catch (err) {
+        a.kind = errorKind(err);
       }
-    } catch (err) {
-      a.kind = errorKind(err);
-    }
-    a.at = Date.now();
-    return a;
-  }));
+      a.at = Date.now();
+      return a;
+    }),
+  );
   return answers;
 }
 

@@ -51,7 +51,15 @@ async function freePorts(n) {
 
 function createRegistry(file) {
   const entries = new Map(); // name -> { pid, cmd }
-  const save = () => fs.writeFileSync(file, JSON.stringify([...entries.entries()].map(([name, e]) => ({ name, ...e })), null, 1));
+  const save = () =>
+    fs.writeFileSync(
+      file,
+      JSON.stringify(
+        [...entries.entries()].map(([name, e]) => ({ name, ...e })),
+        null,
+        1,
+      ),
+    );
   return {
     /** Kills what a previous run recorded and left running (same pid, same command line). */
     async reapLeftovers(log) {
@@ -59,11 +67,17 @@ function createRegistry(file) {
       let old = [];
       try {
         old = JSON.parse(fs.readFileSync(file, 'utf8'));
-      } catch { /* unreadable: nothing to reap */ }
+      } catch {
+        /* unreadable: nothing to reap */
+      }
       for (const e of old) {
         if (isRunning(e.pid) && cmdline(e.pid) === e.cmd) {
           log(`stopping ${e.name} (pid ${e.pid}) left by an earlier run`);
-          try { process.kill(e.pid, 'SIGKILL'); } catch { /* gone */ }
+          try {
+            process.kill(e.pid, 'SIGKILL');
+          } catch {
+            /* gone */
+          }
         }
       }
       fs.rmSync(file, { force: true });
@@ -80,10 +94,21 @@ function createRegistry(file) {
     async stopAll(graceMs = 10_000) {
       const live = [...entries.values()].filter((e) => isRunning(e.pid) && cmdline(e.pid) === e.cmd);
       for (const e of live) {
-        try { process.kill(e.pid, 'SIGCONT'); process.kill(e.pid, 'SIGTERM'); } catch { /* gone */ }
+        try {
+          process.kill(e.pid, 'SIGCONT');
+          process.kill(e.pid, 'SIGTERM');
+        } catch {
+          /* gone */
+        }
       }
       if (!(await waitFor(() => live.every((e) => !isRunning(e.pid)), graceMs, 200))) {
-        for (const e of live) if (isRunning(e.pid)) try { process.kill(e.pid, 'SIGKILL'); } catch { /* gone */ }
+        for (const e of live)
+          if (isRunning(e.pid))
+            try {
+              process.kill(e.pid, 'SIGKILL');
+            } catch {
+              /* gone */
+            }
         await waitFor(() => live.every((e) => !isRunning(e.pid)), 5000, 100);
       }
       entries.clear();
@@ -122,7 +147,12 @@ function startNodeService({ name, main, env, logFile, cwd, registry }) {
 
 function pgBinDir() {
   const root = '/usr/lib/postgresql';
-  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(a) - Number(b)) : [];
+  const versions = fs.existsSync(root)
+    ? fs
+        .readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(a) - Number(b))
+    : [];
   if (versions.length === 0) throw new Error(`no Postgres server binaries under ${root} (apt-get install postgresql)`);
   return path.join(root, versions.at(-1), 'bin');
 }
@@ -150,14 +180,17 @@ function createPrivatePostgres({ port, registry }) {
   const serverPids = () => {
     const root = postmasterPid();
     if (!root) return [];
-    const children = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === root;
-      } catch {
-        return false;
-      }
-    });
+    const children = fs
+      .readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === root;
+        } catch {
+          return false;
+        }
+      });
     return [root, ...children.map(Number)];
   };
   return {
@@ -168,8 +201,18 @@ function createPrivatePostgres({ port, registry }) {
       await asOwner(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
     },
     async start() {
-      await asOwner(pgCtl, ['start', '-w', '-t', '60', '-D', data, '-l', path.join(dir, 'server.log'), '-o',
-        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`]);
+      await asOwner(pgCtl, [
+        'start',
+        '-w',
+        '-t',
+        '60',
+        '-D',
+        data,
+        '-l',
+        path.join(dir, 'server.log'),
+        '-o',
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+      ]);
       registry.record('postgres', postmasterPid());
     },
     /** `immediate`: like a crash (no checkpoint; crash recovery on the next start). */
@@ -180,7 +223,12 @@ function createPrivatePostgres({ port, registry }) {
     /** Freezes (SIGSTOP) or thaws (SIGCONT) the postmaster and all its processes: a hung server that still holds its sockets. */
     signalAll(signal) {
       const pids = serverPids();
-      for (const pid of pids) try { process.kill(pid, signal); } catch { /* gone */ }
+      for (const pid of pids)
+        try {
+          process.kill(pid, signal);
+        } catch {
+          /* gone */
+        }
       return pids.length;
     },
     async destroy() {
@@ -203,7 +251,16 @@ function createPrivatePostgres({ port, registry }) {
  */
 function createPrivateRedisCluster({ dir, ports, busPorts, registry, nodeTimeoutMs, log = () => {} }) {
   fs.rmSync(dir, { recursive: true, force: true }); // a fresh cluster every run
-  const cluster = createRedisCluster({ dir, ports, busPorts, nodeTimeoutMs, detached: false, onSpawn: (name, pid) => registry.record(name, pid), log, label: 'redis-cluster' });
+  const cluster = createRedisCluster({
+    dir,
+    ports,
+    busPorts,
+    nodeTimeoutMs,
+    detached: false,
+    onSpawn: (name, pid) => registry.record(name, pid),
+    log,
+    label: 'redis-cluster',
+  });
   return {
     ...cluster,
     /** Forms the cluster; resolves once every node says cluster_state:ok with all slots served. */

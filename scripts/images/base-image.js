@@ -26,7 +26,9 @@ function projectNode() {
   const dir = path.join(ROOT, 'node_modules', pkgName);
   const binary = path.join(dir, 'bin', 'node');
   if (process.platform !== 'linux' || !fs.existsSync(binary)) {
-    throw new Error(`${path.relative(ROOT, binary)} is missing: run npm ci on Linux x64 or arm64 (package.json optionalDependencies bring Node 24), or give NODE_IMAGE`);
+    throw new Error(
+      `${path.relative(ROOT, binary)} is missing: run npm ci on Linux x64 or arm64 (package.json optionalDependencies bring Node 24), or give NODE_IMAGE`,
+    );
   }
   const { version } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
   return { binary, version };
@@ -61,7 +63,10 @@ const shq = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
 /** npm's registry tarball (npm pack, through the npm cache), for the build base. */
 function packNpm(dir) {
   const version = npmVersion();
-  const out = execFileSync('npm', ['pack', `npm@${version}`, '--silent', '--pack-destination', dir], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop();
+  const out = execFileSync('npm', ['pack', `npm@${version}`, '--silent', '--pack-destination', dir], { cwd: dir, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop();
   return { tarball: path.join(dir, out), version };
 }
 
@@ -106,7 +111,19 @@ function make(buildah, { name, variant, packages, npm, node }, log) {
     try {
       execFileSync(buildah.bin, [...buildah.global, 'add', ctr, tar, '/'], { stdio: 'ignore' });
       const description = `Debian ${SUITE} ${variant} + ${packages.join(' ')} + node ${node.version}${npmNote}`;
-      execFileSync(buildah.bin, [...buildah.global, 'config', '--env', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', '--env', `NODE_VERSION=${node.version}`, '--cmd', 'node', '--label', `org.opencontainers.image.description=${description}`, ctr]);
+      execFileSync(buildah.bin, [
+        ...buildah.global,
+        'config',
+        '--env',
+        'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        '--env',
+        `NODE_VERSION=${node.version}`,
+        '--cmd',
+        'node',
+        '--label',
+        `org.opencontainers.image.description=${description}`,
+        ctr,
+      ]);
       execFileSync(buildah.bin, [...buildah.global, 'commit', '--quiet', ctr, name], { stdio: 'ignore' });
     } finally {
       execFileSync(buildah.bin, [...buildah.global, 'rm', ctr], { stdio: 'ignore' });

@@ -10,7 +10,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const HELP = 'usage: node scripts/images/slim-runtime.js APP_DIR\n  Removes files the runtime never loads from APP_DIR (a pruned install with built workspaces).';
+const HELP =
+  'usage: node scripts/images/slim-runtime.js APP_DIR\n  Removes files the runtime never loads from APP_DIR (a pruned install with built workspaces).';
 
 const DROP_FILE = /(\.d\.[cm]?ts|\.map|\.tsbuildinfo|(?<!\.d)\.[cm]?ts|\.md|\.markdown)$/i;
 const KEEP_FILE = /^(licen[cs]e|notice|copying)/i;

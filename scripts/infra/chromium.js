@@ -17,9 +17,7 @@ async function canSudo() {
 
 async function aptGet(asRoot, args) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const res = asRoot
-    ? await run('apt-get', args, { env })
-    : await run('sudo', ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], { env });
+  const res = asRoot ? await run('apt-get', args, { env }) : await run('sudo', ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], { env });
   if (res.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed (exit ${res.status}):\n${res.output.split('\n').slice(-15).join('\n')}`);
 }
 
@@ -32,7 +30,7 @@ async function ensureChromium(chromiumPath) {
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!asRoot && !(await canSudo())) throw new Error(`chromium: ${chromiumPath} is missing and installing it needs root; ${hint}`);
   const t0 = Date.now();
-  log('chromium: not installed; installing Debian\'s chromium package for the browser tests (once)…');
+  log("chromium: not installed; installing Debian's chromium package for the browser tests (once)…");
   await aptGet(asRoot, ['update', '-q']);
   await aptGet(asRoot, ['install', '-y', '-q', '--no-install-recommends', 'chromium']);
   if (!fs.existsSync(chromiumPath)) throw new Error(`chromium: the package installed but ${chromiumPath} is still missing`);

@@ -18,12 +18,18 @@ function readEnv(env = process.env) {
     testDatabaseName: 'glimpse_test',
     redisUrl: env.REDIS_URL || DEFAULTS.REDIS_URL,
     /** The test infrastructure's Redis Cluster (three masters, three replicas); `npm start` does not use it. */
-    redisClusterNodes: (env.REDIS_CLUSTER_NODES || DEFAULT_REDIS_CLUSTER_NODES).split(',').map((s) => s.trim()).filter(Boolean),
+    redisClusterNodes: (env.REDIS_CLUSTER_NODES || DEFAULT_REDIS_CLUSTER_NODES)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     redisClusterDir: path.join(infraDir, 'redis-cluster'),
     /** AUTH of the cluster's nodes (requirepass/masterauth when infra:up starts them); unset: none. */
     redisPassword: env.REDIS_PASSWORD || undefined,
     chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
-    kafkaBrokers: (env.KAFKA_BROKERS || DEFAULTS.KAFKA_BROKERS).split(',').map((s) => s.trim()).filter(Boolean),
+    kafkaBrokers: (env.KAFKA_BROKERS || DEFAULTS.KAFKA_BROKERS)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
   };
 }
 

@@ -29,9 +29,12 @@ function parseReply(buf, i = 0) {
   const line = buf.toString('utf8', i + 1, nl);
   const next = nl + 2;
   switch (type) {
-    case '+': return [line, next];
-    case '-': return [new ReplyError(line), next];
-    case ':': return [Number(line), next];
+    case '+':
+      return [line, next];
+    case '-':
+      return [new ReplyError(line), next];
+    case ':':
+      return [Number(line), next];
     case '$': {
       const n = Number(line);
       if (n < 0) return [null, next];
@@ -51,7 +54,8 @@ function parseReply(buf, i = 0) {
       }
       return [items, j];
     }
-    default: throw new Error(`unexpected RESP type ${JSON.stringify(type)}`);
+    default:
+      throw new Error(`unexpected RESP type ${JSON.stringify(type)}`);
   }
 }
 
@@ -81,7 +85,10 @@ function commands(addr, cmds, { password, timeoutMs = 2000 } = {}) {
   return new Promise((resolve, reject) => {
     let buf = Buffer.alloc(0);
     const sock = net.createConnection({ host, port });
-    const fail = (err) => { sock.destroy(); reject(err); };
+    const fail = (err) => {
+      sock.destroy();
+      reject(err);
+    };
     sock.setTimeout(timeoutMs, () => fail(new Error(`${addr}: no answer to ${cmds.map((c) => c[0]).join(', ')} within ${timeoutMs} ms`)));
     sock.on('error', (/** @type {NodeJS.ErrnoException} */ err) => fail(new Error(`${addr}: ${err.code ?? err.message}`)));
     sock.on('connect', () => sock.write(Buffer.concat(all.map(encode))));
@@ -138,26 +145,32 @@ async function clusterInfo(addr, opts) {
  */
 async function clusterNodes(addr, opts) {
   const text = await command(addr, ['CLUSTER', 'NODES'], opts);
-  return String(text).trim().split('\n').filter(Boolean).map((line) => {
-    const [id, endpoint, flagText, master, , , epoch, linkState, ...slotParts] = line.split(' ');
-    const flags = new Set(flagText.split(','));
-    const slots = slotParts.filter((s) => !s.startsWith('[')).map((s) => {
-      const [a, b] = s.split('-').map(Number);
-      return [a, b ?? a];
+  return String(text)
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [id, endpoint, flagText, master, , , epoch, linkState, ...slotParts] = line.split(' ');
+      const flags = new Set(flagText.split(','));
+      const slots = slotParts
+        .filter((s) => !s.startsWith('['))
+        .map((s) => {
+          const [a, b] = s.split('-').map(Number);
+          return [a, b ?? a];
+        });
+      return {
+        id,
+        addr: endpoint.split('@')[0].split(',')[0],
+        flags,
+        master: master === '-' ? null : master,
+        configEpoch: Number(epoch),
+        linkState,
+        slots,
+        myself: flags.has('myself'),
+        role: flags.has('master') ? 'master' : flags.has('slave') ? 'replica' : 'unknown',
+        failed: flags.has('fail') || flags.has('fail?') || flags.has('noaddr') || flags.has('handshake'),
+      };
     });
-    return {
-      id,
-      addr: endpoint.split('@')[0].split(',')[0],
-      flags,
-      master: master === '-' ? null : master,
-      configEpoch: Number(epoch),
-      linkState,
-      slots,
-      myself: flags.has('myself'),
-      role: flags.has('master') ? 'master' : flags.has('slave') ? 'replica' : 'unknown',
-      failed: flags.has('fail') || flags.has('fail?') || flags.has('noaddr') || flags.has('handshake'),
-    };
-  });
 }
 
 const ownsSlot = (node, slot) => node.slots.some(([a, b]) => slot >= a && slot <= b);
@@ -181,7 +194,12 @@ function cmdline(pid) {
 function isNodeProcess(pid, port, conf) {
   if (!(pid > 0)) return false;
   if (!fs.existsSync('/proc/self')) {
-    try { process.kill(pid, 0); return true; } catch { return false; }
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
   }
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -234,9 +252,20 @@ function writeNodeConfig(p, { host, port, busPort, password, nodeTimeoutMs, maxm
  *   onSpawn?: (name: string, pid: number) => void, log?: (msg: string) => void, label?: string }} options
  */
 function createRedisCluster({
-  dir, ports, busPorts = null, host = '127.0.0.1', password = undefined, replicas = 1, detached = false,
-  nodeTimeoutMs = NODE_DEFAULTS.nodeTimeoutMs, maxmemory = NODE_DEFAULTS.maxmemory, maxmemoryPolicy = NODE_DEFAULTS.maxmemoryPolicy,
-  requireFullCoverage = false, onSpawn = () => {}, log = defaultLog, label = 'redis-cluster',
+  dir,
+  ports,
+  busPorts = null,
+  host = '127.0.0.1',
+  password = undefined,
+  replicas = 1,
+  detached = false,
+  nodeTimeoutMs = NODE_DEFAULTS.nodeTimeoutMs,
+  maxmemory = NODE_DEFAULTS.maxmemory,
+  maxmemoryPolicy = NODE_DEFAULTS.maxmemoryPolicy,
+  requireFullCoverage = false,
+  onSpawn = () => {},
+  log = defaultLog,
+  label = 'redis-cluster',
 }) {
   if (ports.length < 3 * (replicas + 1)) throw new Error(`${label}: ${ports.length} ports are too few for 3 masters with ${replicas} replica(s) each`);
   const addrs = ports.map((port) => `${host}:${port}`);
@@ -281,7 +310,9 @@ function createRedisCluster({
     let died = false;
     const up = await waitFor(async () => (died = !isNodeProcess(pid, port, p.conf)) || ping(addr, opts), timeoutMs, 100);
     if (died || !up) {
-      throw new Error(`${label}: redis-server ${addr} (pid ${pid}) ${died ? 'exited during startup' : `does not answer after ${timeoutMs / 1000} s`}; from ${shortPath(p.log)}:\n${tailFile(p.log, 15)}`);
+      throw new Error(
+        `${label}: redis-server ${addr} (pid ${pid}) ${died ? 'exited during startup' : `does not answer after ${timeoutMs / 1000} s`}; from ${shortPath(p.log)}:\n${tailFile(p.log, 15)}`,
+      );
     }
     onSpawn(`redis-${port}`, pid);
     return pid;
@@ -318,10 +349,15 @@ function createRedisCluster({
     const all = await infos();
     const down = addrs.filter((_, i) => !all[i]);
     if (down.length) return { ok: false, why: `not answering: ${down.join(', ')}` };
-    const bad = addrs.filter((_, i) => all[i].cluster_state !== 'ok' || Number(all[i].cluster_slots_ok) !== SLOTS || Number(all[i].cluster_known_nodes) !== addrs.length);
+    const bad = addrs.filter(
+      (_, i) => all[i].cluster_state !== 'ok' || Number(all[i].cluster_slots_ok) !== SLOTS || Number(all[i].cluster_known_nodes) !== addrs.length,
+    );
     if (bad.length) {
       const i = addrs.indexOf(bad[0]);
-      return { ok: false, why: `${bad[0]}: cluster_state ${all[i].cluster_state}, slots ok ${all[i].cluster_slots_ok}, known nodes ${all[i].cluster_known_nodes}` };
+      return {
+        ok: false,
+        why: `${bad[0]}: cluster_state ${all[i].cluster_state}, slots ok ${all[i].cluster_slots_ok}, known nodes ${all[i].cluster_known_nodes}`,
+      };
     }
     let topo;
     try {
@@ -336,7 +372,8 @@ function createRedisCluster({
     // Every replica has its link to its master up (ROLE: slave, host, port, state, offset).
     for (const r of topo.replicas) {
       const role = await command(r, ['ROLE'], opts).catch(() => null);
-      if (!Array.isArray(role) || role[0] !== 'slave' || role[3] !== 'connected') return { ok: false, why: `replica ${r}: ${JSON.stringify(role?.slice(0, 4) ?? 'no answer')}` };
+      if (!Array.isArray(role) || role[0] !== 'slave' || role[3] !== 'connected')
+        return { ok: false, why: `replica ${r}: ${JSON.stringify(role?.slice(0, 4) ?? 'no answer')}` };
     }
     return { ok: true, why: '' };
   }
@@ -411,7 +448,10 @@ function createRedisCluster({
       if ((await health()).ok) return { how: 'reused' };
       const foreign = [];
       for (const a of addrs) if (!pidOf(a) && (await ping(a, opts))) foreign.push(a);
-      if (foreign.length) throw new Error(`${label}: redis-server processes not started here answer on ${foreign.join(', ')} and the cluster is not healthy; stop them or point the nodes elsewhere`);
+      if (foreign.length)
+        throw new Error(
+          `${label}: redis-server processes not started here answer on ${foreign.join(', ')} and the cluster is not healthy; stop them or point the nodes elsewhere`,
+        );
       const down = [];
       for (const a of addrs) if (!pidOf(a)) down.push(a);
       await Promise.all(down.map((a) => startNode(a)));
@@ -496,10 +536,14 @@ function createRedisCluster({
   async function waitForPromotion(slot, { from = null, timeoutMs = 30_000 } = {}) {
     const t0 = Date.now();
     let owner = null;
-    const ok = await waitFor(async () => {
-      owner = await slotMaster(slot);
-      return owner !== null && owner !== from;
-    }, timeoutMs, 100);
+    const ok = await waitFor(
+      async () => {
+        owner = await slotMaster(slot);
+        return owner !== null && owner !== from;
+      },
+      timeoutMs,
+      100,
+    );
     if (!ok) throw new Error(`${label}: no master other than ${from ?? '-'} serves slot ${slot} after ${timeoutMs / 1000} s`);
     return { addr: owner, ms: Date.now() - t0 };
   }
@@ -513,22 +557,43 @@ function createRedisCluster({
     const t0 = Date.now();
     const pid = await startNode(addr);
     let role = null;
-    const ok = await waitFor(async () => {
-      const r = await command(addr, ['ROLE'], opts).catch(() => null);
-      const info = await clusterInfo(addr, opts).catch(() => null);
-      if (!r || !info || info.cluster_state !== 'ok') return false;
-      role = r[0] === 'slave' ? 'replica' : r[0];
-      // A replica is back once its link to the master is up (ROLE: slave, host, port, state, offset).
-      return role === 'master' || (role === 'replica' && r[3] === 'connected');
-    }, timeoutMs, 100);
+    const ok = await waitFor(
+      async () => {
+        const r = await command(addr, ['ROLE'], opts).catch(() => null);
+        const info = await clusterInfo(addr, opts).catch(() => null);
+        if (!r || !info || info.cluster_state !== 'ok') return false;
+        role = r[0] === 'slave' ? 'replica' : r[0];
+        // A replica is back once its link to the master is up (ROLE: slave, host, port, state, offset).
+        return role === 'master' || (role === 'replica' && r[3] === 'connected');
+      },
+      timeoutMs,
+      100,
+    );
     if (!ok) throw new Error(`${label}: ${addr} did not rejoin within ${timeoutMs / 1000} s (role ${role ?? 'none'})`);
     return { pid, role, ms: Date.now() - t0 };
   }
 
   return {
-    dir, nodes: addrs, ports, password,
-    pid: pidOf, startNode, signalNode, health, topology, waitHealthy, ensure, create, stop, wipe,
-    keySlot, slotMaster, masterOf, killMaster, waitForPromotion, restart,
+    dir,
+    nodes: addrs,
+    ports,
+    password,
+    pid: pidOf,
+    startNode,
+    signalNode,
+    health,
+    topology,
+    waitHealthy,
+    ensure,
+    create,
+    stop,
+    wipe,
+    keySlot,
+    slotMaster,
+    masterOf,
+    killMaster,
+    waitForPromotion,
+    restart,
     info: (addr) => clusterInfo(addr, opts),
     command: (addr, args) => command(addr, args, opts),
     commands: (addr, cmds) => commands(addr, cmds, opts),
@@ -564,7 +629,11 @@ function sharedCluster(env = readEnv()) {
   const parsed = env.redisClusterNodes.map(parseAddr);
   const host = parsed[0].host;
   return createRedisCluster({
-    dir: env.redisClusterDir, ports: parsed.map((n) => n.port), host, password: env.redisPassword, detached: true,
+    dir: env.redisClusterDir,
+    ports: parsed.map((n) => n.port),
+    host,
+    password: env.redisPassword,
+    detached: true,
   });
 }
 
@@ -573,7 +642,10 @@ async function ensureRedisCluster(env = readEnv()) {
   const t0 = Date.now();
   const cluster = sharedCluster(env);
   const { how } = await cluster.ensure();
-  if (how === 'reused') defaultLog(`redis-cluster: ok, ${cluster.nodes.length} nodes answer on ${cluster.nodes[0]}…${cluster.nodes.at(-1).split(':').pop()}, cluster_state ok (${secs(t0)})`);
+  if (how === 'reused')
+    defaultLog(
+      `redis-cluster: ok, ${cluster.nodes.length} nodes answer on ${cluster.nodes[0]}…${cluster.nodes.at(-1).split(':').pop()}, cluster_state ok (${secs(t0)})`,
+    );
   return cluster;
 }
 
@@ -592,6 +664,18 @@ async function stopRedisCluster({ purge = false } = {}, env = readEnv()) {
 }
 
 module.exports = {
-  createRedisCluster, ensureRedisCluster, stopRedisCluster, sharedCluster,
-  command, commands, ping, clusterInfo, clusterNodes, parseInfo, parseAddr, parseReply, NODE_DEFAULTS, SLOTS,
+  createRedisCluster,
+  ensureRedisCluster,
+  stopRedisCluster,
+  sharedCluster,
+  command,
+  commands,
+  ping,
+  clusterInfo,
+  clusterNodes,
+  parseInfo,
+  parseAddr,
+  parseReply,
+  NODE_DEFAULTS,
+  SLOTS,
 };

@@ -27,7 +27,11 @@ Idempotently starts what Glimpse needs locally and prints progress to stderr:
             npm start does not start it (one Redis at REDIS_URL); --no-redis-cluster skips it here.
 Stop the broker and the cluster with scripts/infra/down.js.`;
 
-const redact = (url) => { const u = new URL(url); if (u.password) u.password = '***'; return u.toString(); };
+const redact = (url) => {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
+};
 const dbName = (databaseUrl) => decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
 
 /** `databaseUrl` with its database name replaced by `name`. */
@@ -107,7 +111,10 @@ function redisPing(redisUrl, timeoutMs = 1000) {
   return new Promise((resolve) => {
     let buf = '';
     const sock = net.createConnection({ host: u.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(u.port || 6379) });
-    const done = (ok) => { sock.destroy(); resolve(ok); };
+    const done = (ok) => {
+      sock.destroy();
+      resolve(ok);
+    };
     sock.setTimeout(timeoutMs, () => done(false));
     sock.on('error', () => done(false));
     sock.on('connect', () => sock.write('PING\r\n'));
@@ -127,9 +134,23 @@ async function ensureRedis(redisUrl = readEnv().redisUrl) {
   const u = new URL(redisUrl);
   if (!isLocalHost(u.hostname)) throw new Error(`redis: ${redact(redisUrl)} is not answering (not local, so not starting it)`);
   const t0 = Date.now();
-  const res = await run('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', u.port || '6379',
-    '--save', '', '--appendonly', 'no', '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log'])
-    .catch((err) => ({ status: -1, output: err.message }));
+  const res = await run('redis-server', [
+    '--daemonize',
+    'yes',
+    '--bind',
+    '127.0.0.1',
+    '-::1',
+    '--port',
+    u.port || '6379',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    '/var/lib/redis',
+    '--logfile',
+    '/var/log/redis/ci.log',
+  ]).catch((err) => ({ status: -1, output: err.message }));
   if (res.status !== 0) throw new Error(`redis: could not start redis-server: ${res.output}`);
   if (!(await waitFor(() => redisPing(redisUrl), 10_000))) {
     throw new Error('redis: started redis-server but it does not answer PING after 10 s (see /var/log/redis/ci.log)');

@@ -4,7 +4,15 @@
 // again on its port with its nodes.conf, rejoins as a replica. The shared cluster is not touched.
 import fs from 'node:fs';
 import type { Cluster } from 'ioredis';
-import { clusterNodes, clusterTopology, createClusterClient, keySlot, masterOf, startPrivateRedisCluster, type PrivateRedisCluster } from '../support/redis-cluster';
+import {
+  clusterNodes,
+  clusterTopology,
+  createClusterClient,
+  keySlot,
+  masterOf,
+  startPrivateRedisCluster,
+  type PrivateRedisCluster,
+} from '../support/redis-cluster';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const infra = require('../../scripts/infra/redis-cluster.js') as {
@@ -29,8 +37,13 @@ describe('the shared test Redis Cluster (scripts/infra/up.js)', () => {
     expect(nodes).toHaveLength(6);
     for (const n of nodes) {
       const info = await infra.clusterInfo(n, { password });
-      expect({ n, state: info.cluster_state, slotsOk: info.cluster_slots_ok, known: info.cluster_known_nodes, size: info.cluster_size })
-        .toEqual({ n, state: 'ok', slotsOk: '16384', known: '6', size: '3' });
+      expect({ n, state: info.cluster_state, slotsOk: info.cluster_slots_ok, known: info.cluster_known_nodes, size: info.cluster_size }).toEqual({
+        n,
+        state: 'ok',
+        slotsOk: '16384',
+        known: '6',
+        size: '3',
+      });
     }
     const topo = await clusterTopology();
     expect(topo.masters).toHaveLength(3);
@@ -53,8 +66,14 @@ describe('the shared test Redis Cluster (scripts/infra/up.js)', () => {
   it('when a node is asked for its settings, then it runs without persistence, with noeviction, 256 MB and a 2 s node timeout', async () => {
     for (const n of clusterNodes()) {
       const get = async (name: string) => ((await infra.command(n, ['CONFIG', 'GET', name], { password })) as string[])[1];
-      expect({ n, policy: await get('maxmemory-policy'), maxmemory: await get('maxmemory'), timeout: await get('cluster-node-timeout'), save: await get('save'), aof: await get('appendonly') })
-        .toEqual({ n, policy: 'noeviction', maxmemory: String(256 * 1024 * 1024), timeout: '2000', save: '', aof: 'no' });
+      expect({
+        n,
+        policy: await get('maxmemory-policy'),
+        maxmemory: await get('maxmemory'),
+        timeout: await get('cluster-node-timeout'),
+        save: await get('save'),
+        aof: await get('appendonly'),
+      }).toEqual({ n, policy: 'noeviction', maxmemory: String(256 * 1024 * 1024), timeout: '2000', save: '', aof: 'no' });
     }
   });
 

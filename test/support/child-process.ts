@@ -38,7 +38,10 @@ export function spawnService(service: 'gateway' | 'playbook', env: Record<string
 export async function waitForLog(proc: ServiceProcess, pattern: RegExp, timeoutMs = 30_000): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const line = proc.output().split('\n').find((l) => pattern.test(l));
+    const line = proc
+      .output()
+      .split('\n')
+      .find((l) => pattern.test(l));
     if (line) return JSON.parse(line) as Record<string, unknown>;
     if (Date.now() > deadline) throw new Error(`no log line matching ${pattern} within ${timeoutMs} ms; output:\n${proc.output().slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 100));

@@ -11,7 +11,9 @@ const REPO_ROOT = path.join(__dirname, '..', '..');
 const PLAYBOOK_MAIN = path.join(REPO_ROOT, 'services', 'playbook', 'dist', 'main.js');
 export function assertPlaybookBuild(): void {
   if (!fs.existsSync(PLAYBOOK_MAIN)) {
-    throw new Error(`${path.relative(REPO_ROOT, PLAYBOOK_MAIN)} does not exist: this test runs the built service; run "npx turbo run build" first (npm test does)`);
+    throw new Error(
+      `${path.relative(REPO_ROOT, PLAYBOOK_MAIN)} does not exist: this test runs the built service; run "npx turbo run build" first (npm test does)`,
+    );
   }
 }
 
@@ -39,7 +41,10 @@ export interface ChildService {
 export async function startChildPlaybookService(overrides: Record<string, string> = {}): Promise<ChildService> {
   assertPlaybookBuild();
   const port = await freePort();
-  const proc: ServiceProcess = spawnService('playbook', serviceEnv('playbook', { LOG_LEVEL: 'warn', HOST: '127.0.0.1', PLAYBOOK_PORT: String(port), ...overrides }));
+  const proc: ServiceProcess = spawnService(
+    'playbook',
+    serviceEnv('playbook', { LOG_LEVEL: 'warn', HOST: '127.0.0.1', PLAYBOOK_PORT: String(port), ...overrides }),
+  );
   const { child } = proc;
   return {
     url: `http://127.0.0.1:${port}`,

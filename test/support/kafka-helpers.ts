@@ -19,7 +19,12 @@ export interface ReadMessage {
 
 let kafka: Kafka | undefined;
 export function testKafka(): Kafka {
-  return (kafka ??= new Kafka({ clientId: 'glimpse-tests', brokers: kafkaBrokers(), logLevel: logLevel.NOTHING, retry: { retries: 8, initialRetryTime: 200 } }));
+  return (kafka ??= new Kafka({
+    clientId: 'glimpse-tests',
+    brokers: kafkaBrokers(),
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 8, initialRetryTime: 200 },
+  }));
 }
 
 /** The offset the next message of each partition will get (the high watermark). */
@@ -102,7 +107,12 @@ export async function readTopic(topic: string, { from, to, until, timeoutMs = 20
   const reachedTo = () => !to || [...to].every(([p, o]) => (position.get(p) ?? 0n) >= BigInt(o));
   const done = () => reachedTo() && (until ? until(messages) : true);
 
-  const consumer = testKafka().consumer({ groupId: `glimpse-test-reader-${randomUUID()}`, maxWaitTimeInMs: 100, sessionTimeout: 6000, heartbeatInterval: 1000 });
+  const consumer = testKafka().consumer({
+    groupId: `glimpse-test-reader-${randomUUID()}`,
+    maxWaitTimeInMs: 100,
+    sessionTimeout: 6000,
+    heartbeatInterval: 1000,
+  });
   await consumer.connect();
   try {
     await consumer.subscribe({ topic, fromBeginning: false });
@@ -113,7 +123,14 @@ export async function readTopic(topic: string, { from, to, until, timeoutMs = 20
       eachMessage: async ({ partition, message }) => {
         if (BigInt(message.offset) < BigInt(from.get(partition) ?? '0')) return;
         const value = message.value?.toString('utf8') ?? null;
-        messages.push({ partition, offset: message.offset, key: message.key?.toString('utf8') ?? null, value, headers: headersOf(message.headers), json: parseJson(value) });
+        messages.push({
+          partition,
+          offset: message.offset,
+          key: message.key?.toString('utf8') ?? null,
+          value,
+          headers: headersOf(message.headers),
+          json: parseJson(value),
+        });
         position.set(partition, BigInt(message.offset) + 1n);
         if (done()) resolveDone();
       },
@@ -123,7 +140,12 @@ export async function readTopic(topic: string, { from, to, until, timeoutMs = 20
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`timed out after ${timeoutMs} ms reading ${topic}; read ${messages.length} message(s), positions ${JSON.stringify(Object.fromEntries([...position].map(([p, o]) => [p, String(o)])))}`)),
+        () =>
+          reject(
+            new Error(
+              `timed out after ${timeoutMs} ms reading ${topic}; read ${messages.length} message(s), positions ${JSON.stringify(Object.fromEntries([...position].map(([p, o]) => [p, String(o)])))}`,
+            ),
+          ),
         timeoutMs,
       );
     });
@@ -138,4 +160,3 @@ export async function readTopic(topic: string, { from, to, until, timeoutMs = 20
 export function ofAccount(messages: ReadMessage[], accountId: string): ReadMessage[] {
   return messages.filter((m) => m.key?.startsWith(`${accountId}:`) || m.json?.accountId === accountId || m.value?.includes(accountId));
 }
-

@@ -93,12 +93,16 @@ export function interfaceViolations(method: string, path: string, res: Pick<Http
   if (typeof res.body === 'string') return [...problems, `${res.status} body is not JSON: ${res.body.slice(0, 80)}`];
   const validate = validatorFor(`${pointer}/content/application~1json/schema`);
   if (!validate(res.body)) {
-    problems.push(...(validate.errors ?? []).map((e) => `${res.status} body${e.instancePath || ''} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`));
+    problems.push(
+      ...(validate.errors ?? []).map((e) => `${res.status} body${e.instancePath || ''} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`),
+    );
   }
   return problems;
 }
 
 /** Fails the test unless the answer conforms to the interface. */
 export function expectConformsToInterface(method: string, path: string, res: Pick<HttpResult, 'status' | 'body' | 'headers'>): void {
-  expect({ [`${method} ${templateOf(path)} → ${res.status}`]: interfaceViolations(method, path, res) }).toEqual({ [`${method} ${templateOf(path)} → ${res.status}`]: [] });
+  expect({ [`${method} ${templateOf(path)} → ${res.status}`]: interfaceViolations(method, path, res) }).toEqual({
+    [`${method} ${templateOf(path)} → ${res.status}`]: [],
+  });
 }

@@ -13,7 +13,12 @@ const REPO_ROOT = path.join(__dirname, '..', '..');
 
 function binDir(): string {
   const root = '/usr/lib/postgresql';
-  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(a) - Number(b)) : [];
+  const versions = fs.existsSync(root)
+    ? fs
+        .readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(a) - Number(b))
+    : [];
   if (versions.length === 0) throw new Error(`no Postgres server binaries under ${root} (apt-get install postgresql)`);
   return path.join(root, versions.at(-1)!, 'bin');
 }
@@ -66,7 +71,18 @@ export function createPrivatePostgres(port: number): PrivatePostgres {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     pid,
     start() {
-      asOwner(pgCtl, ['start', '-w', '-t', '30', '-D', data, '-l', path.join(dir, 'server.log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=40`]);
+      asOwner(pgCtl, [
+        'start',
+        '-w',
+        '-t',
+        '30',
+        '-D',
+        data,
+        '-l',
+        path.join(dir, 'server.log'),
+        '-o',
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=40`,
+      ]);
       running = true;
     },
     stop(mode = 'fast') {

@@ -50,8 +50,15 @@ interface ClusterControl {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const infra = require('../../scripts/infra/redis-cluster.js') as {
   createRedisCluster(options: {
-    dir: string; ports: number[]; busPorts?: number[] | null; host?: string; password?: string; detached?: boolean;
-    onSpawn?: (name: string, pid: number) => void; log?: (msg: string) => void; label?: string;
+    dir: string;
+    ports: number[];
+    busPorts?: number[] | null;
+    host?: string;
+    password?: string;
+    detached?: boolean;
+    onSpawn?: (name: string, pid: number) => void;
+    log?: (msg: string) => void;
+    label?: string;
   }): ClusterControl;
   command(addr: string, args: (string | number)[], options?: { password?: string; timeoutMs?: number }): Promise<unknown>;
   clusterNodes(addr: string, options?: { password?: string }): Promise<(ClusterNode & { flags: Set<string> })[]>;
@@ -101,7 +108,7 @@ export async function masterOf(key: string, nodes: string[] = clusterNodes()): P
     const owner = view.find((n) => n.role === 'master' && !n.failed && n.slots.some(([a, b]) => slot >= a && slot <= b));
     owners.add(owner?.addr ?? null);
   }
-  return owners.size === 1 ? [...owners][0] ?? null : null;
+  return owners.size === 1 ? ([...owners][0] ?? null) : null;
 }
 
 /** The shared cluster's masters and replicas (CLUSTER NODES of the first node that answers). */
@@ -167,7 +174,15 @@ export async function startPrivateRedisCluster({ dir, password }: { dir?: string
   const free = new Set<number>();
   while (free.size < 12) free.add(await freePort());
   const all = [...free];
-  const ctl = infra.createRedisCluster({ dir: root, ports: all.slice(0, 6), busPorts: all.slice(6), password, detached: false, log: () => {}, label: 'private redis-cluster' });
+  const ctl = infra.createRedisCluster({
+    dir: root,
+    ports: all.slice(0, 6),
+    busPorts: all.slice(6),
+    password,
+    detached: false,
+    log: () => {},
+    label: 'private redis-cluster',
+  });
   try {
     await ctl.ensure();
   } catch (err) {

@@ -48,12 +48,19 @@ export function startTestGateway(overrides: Record<string, string> = {}): Promis
 export async function startTestPlaybookService(overrides: Record<string, string> = {}): Promise<RunningPlaybookService> {
   const groupId = overrides.PLAYBOOK_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.eventsInbound, 'glimpse-playbook-test'));
   const accountsGroupId = overrides.PLAYBOOK_ACCOUNTS_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.accounts, `${groupId}-accounts`));
-  return startPlaybookService(playbookConfig(serviceEnv('playbook', { ...overrides, PLAYBOOK_GROUP_ID: groupId, PLAYBOOK_ACCOUNTS_GROUP_ID: accountsGroupId })), silent('playbook'));
+  return startPlaybookService(
+    playbookConfig(serviceEnv('playbook', { ...overrides, PLAYBOOK_GROUP_ID: groupId, PLAYBOOK_ACCOUNTS_GROUP_ID: accountsGroupId })),
+    silent('playbook'),
+  );
 }
 
 /** In an accounts consumer group of its own, so instances in parallel test files never share partitions. */
 export function startTestEnrichmentService(overrides: Record<string, string> = {}): Promise<RunningEnrichmentService> {
-  const env = serviceEnv('enrichment', { ENRICHMENT_PORT: '0', ENRICHMENT_ACCOUNTS_GROUP_ID: `glimpse-enrichment-accounts-test-${randomUUID()}`, ...overrides });
+  const env = serviceEnv('enrichment', {
+    ENRICHMENT_PORT: '0',
+    ENRICHMENT_ACCOUNTS_GROUP_ID: `glimpse-enrichment-accounts-test-${randomUUID()}`,
+    ...overrides,
+  });
   return startEnrichmentService(enrichmentConfig(env), silent('enrichment'));
 }
 
@@ -61,7 +68,9 @@ export function startTestEnrichmentService(overrides: Record<string, string> = {
  * The enrichment and visitors services and a gateway that forwards lookups to them (the details
  * lookup asks both: without the visitors service an unknown visitor is 503, not 404).
  */
-export async function startLookupStack(gatewayOverrides: Record<string, string> = {}): Promise<{ gateway: RunningGateway; enrichment: RunningEnrichmentService; visitors: RunningVisitorsService; stop(): Promise<void> }> {
+export async function startLookupStack(
+  gatewayOverrides: Record<string, string> = {},
+): Promise<{ gateway: RunningGateway; enrichment: RunningEnrichmentService; visitors: RunningVisitorsService; stop(): Promise<void> }> {
   const [enrichment, visitors] = await Promise.all([startTestEnrichmentService(), startTestVisitorsService()]);
   const operatorToken = randomUUID() + randomUUID();
   const gateway = await startTestGateway({ ENRICHMENT_URL: enrichment.url, VISITORS_URL: visitors.url, OPERATOR_TOKEN: operatorToken, ...gatewayOverrides });
@@ -134,7 +143,10 @@ export function postEvent(baseUrl: string, token: string | undefined, body: unkn
   });
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, { timeoutMs = 30_000, intervalMs = 100, what = 'condition' } = {}): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | null | false>,
+  { timeoutMs = 30_000, intervalMs = 100, what = 'condition' } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -199,8 +211,11 @@ export async function sendNamesOnce(gatewayUrl: string, { accountId, token }: Te
     const res = await postEvent(gatewayUrl, token, { event, email: uniqueEmail('catalog') });
     if (res.status !== 200) throw new Error(`sending ${event} answered ${res.status}: ${JSON.stringify(res.body)}`);
   }
-  await waitFor(async () => {
-    const known = new Set((await eventCatalog(testDb(), accountId)).map((e) => e.name));
-    return names.every((n) => known.has(n));
-  }, { what: `${names.join(', ')} in the catalog`, timeoutMs: 20_000 });
+  await waitFor(
+    async () => {
+      const known = new Set((await eventCatalog(testDb(), accountId)).map((e) => e.name));
+      return names.every((n) => known.has(n));
+    },
+    { what: `${names.join(', ')} in the catalog`, timeoutMs: 20_000 },
+  );
 }

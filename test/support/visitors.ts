@@ -43,7 +43,9 @@ function freePort(): Promise<number> {
 /** The built service as a child process; its groups as for startTestVisitorsService (pass the same VISITORS_GROUP_ID to a restart). */
 export async function startChildVisitorsService(overrides: Record<string, string> = {}): Promise<ChildService & { groupId: string }> {
   if (!fs.existsSync(VISITORS_MAIN)) {
-    throw new Error(`${path.relative(REPO_ROOT, VISITORS_MAIN)} does not exist: this test runs the built service; run "npx turbo run build" first (npm test does)`);
+    throw new Error(
+      `${path.relative(REPO_ROOT, VISITORS_MAIN)} does not exist: this test runs the built service; run "npx turbo run build" first (npm test does)`,
+    );
   }
   const port = await freePort();
   const groups = await testGroups(overrides);
@@ -68,7 +70,8 @@ export async function startChildVisitorsService(overrides: Record<string, string
 }
 
 /** Calls the service's internal API as the gateway does, for an account. */
-export async function visitorsApi(baseUrl: string, accountId: string, pathAndQuery: string, init: RequestInit = {}): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function visitorsApi(baseUrl: string, accountId: string, pathAndQuery: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
   const res = await fetch(`${baseUrl}${pathAndQuery}`, {
     ...init,
     headers: { [INTERNAL_HEADERS.token]: DEV_INTERNAL_TOKEN, [INTERNAL_HEADERS.account]: accountId, ...(init.headers as Record<string, string> | undefined) },

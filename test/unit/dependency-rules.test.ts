@@ -35,34 +35,141 @@ const eslint = new ESLint({ cwd, ruleFilter: ({ ruleId }) => rules.includes(rule
 })().catch((err) => { console.error(err); process.exit(2); });
 `;
 
-function runEslint(texts: { code: string; filePath: string }[], dirs: string[] = []): { texts: Finding[][]; dirs: { files: number; findings: (Finding & { file: string })[] } | null } {
+function runEslint(
+  texts: { code: string; filePath: string }[],
+  dirs: string[] = [],
+): { texts: Finding[][]; dirs: { files: number; findings: (Finding & { file: string })[] } | null } {
   const input = JSON.stringify({ cwd: ROOT, rules: RULES, texts, dirs });
   return JSON.parse(execFileSync(process.execPath, ['-e', LINT_SCRIPT], { cwd: ROOT, input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
 }
 
 const BAD: { what: string; filePath: string; code: string; rule: string; says: RegExp }[] = [
-  { what: '@glimpse/api imports @glimpse/auth', filePath: 'shared/api/src/bad.ts', code: "import { SCOPES } from '@glimpse/auth';\nexport const s = SCOPES;\n", rule: 'no-restricted-imports', says: /@glimpse\/api is a leaf package/ },
-  { what: '@glimpse/api imports @glimpse/messaging', filePath: 'shared/api/src/bad.ts', code: "export { EVENT_NAME_PATTERN } from '@glimpse/messaging';\n", rule: 'no-restricted-imports', says: /leaf package/ },
-  { what: '@glimpse/api imports kafkajs', filePath: 'shared/api/src/bad.ts', code: "import { Kafka } from 'kafkajs';\nexport const k = Kafka;\n", rule: 'no-restricted-imports', says: /no infrastructure/ },
-  { what: '@glimpse/api imports a Prisma package', filePath: 'shared/api/src/bad.ts', code: "import { PrismaClient } from '@prisma/client';\nexport const p = PrismaClient;\n", rule: 'no-restricted-imports', says: /no infrastructure/ },
-  { what: '@glimpse/validation imports ioredis', filePath: 'shared/validation/src/bad.ts', code: "import Redis from 'ioredis';\nexport const r = Redis;\n", rule: 'no-restricted-imports', says: /no infrastructure/ },
-  { what: '@glimpse/validation reads files', filePath: 'shared/validation/src/bad.ts', code: "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n", rule: 'no-restricted-imports', says: /no file, network or process I\/O/ },
-  { what: '@glimpse/errors imports express itself (not its types)', filePath: 'shared/errors/src/bad.ts', code: "import express from 'express';\nexport const e = express;\n", rule: 'no-restricted-imports', says: /types alone are allowed/ },
-  { what: 'a service imports another service', filePath: 'services/playbook/src/bad.ts', code: "import { startGateway } from '@glimpse/gateway';\nexport const s = startGateway;\n", rule: 'no-restricted-imports', says: /must not import a service/ },
-  { what: 'a service imports a subpath of another service', filePath: 'services/webhooks/src/bad.ts', code: "import { x } from '@glimpse/visitors/dist/start.js';\nexport const s = x;\n", rule: 'no-restricted-imports', says: /must not import a service/ },
-  { what: 'a shared package imports a service (types only)', filePath: 'shared/messaging/src/bad.ts', code: "import type { RunningGateway } from '@glimpse/gateway';\nexport type G = RunningGateway;\n", rule: 'no-restricted-imports', says: /a shared package must not import a service/ },
-  { what: 'a shared package imports a tool', filePath: 'shared/auth/src/bad.ts', code: "import { main } from '@glimpse/cli';\nexport const m = main;\n", rule: 'no-restricted-imports', says: /must not import a service or a tool/ },
-  { what: 'a shared package reaches a service by a relative path', filePath: 'shared/auth/src/bad.ts', code: "import { startGateway } from '../../../services/gateway/src/start.js';\nexport const s = startGateway;\n", rule: 'glimpse/no-cross-package-relative-imports', says: /reaches into services\/gateway/ },
-  { what: 'a service reaches another service by a relative path', filePath: 'services/playbook/src/http/bad.ts', code: "export * from '../../../gateway/src/start.js';\n", rule: 'glimpse/no-cross-package-relative-imports', says: /reaches into services\/gateway/ },
-  { what: '@glimpse/api reaches @glimpse/auth by a relative path', filePath: 'shared/api/src/bad.ts', code: "import { SCOPES } from '../../auth/src/credentials.js';\nexport const s = SCOPES;\n", rule: 'glimpse/no-cross-package-relative-imports', says: /reaches into shared\/auth/ },
+  {
+    what: '@glimpse/api imports @glimpse/auth',
+    filePath: 'shared/api/src/bad.ts',
+    code: "import { SCOPES } from '@glimpse/auth';\nexport const s = SCOPES;\n",
+    rule: 'no-restricted-imports',
+    says: /@glimpse\/api is a leaf package/,
+  },
+  {
+    what: '@glimpse/api imports @glimpse/messaging',
+    filePath: 'shared/api/src/bad.ts',
+    code: "export { EVENT_NAME_PATTERN } from '@glimpse/messaging';\n",
+    rule: 'no-restricted-imports',
+    says: /leaf package/,
+  },
+  {
+    what: '@glimpse/api imports kafkajs',
+    filePath: 'shared/api/src/bad.ts',
+    code: "import { Kafka } from 'kafkajs';\nexport const k = Kafka;\n",
+    rule: 'no-restricted-imports',
+    says: /no infrastructure/,
+  },
+  {
+    what: '@glimpse/api imports a Prisma package',
+    filePath: 'shared/api/src/bad.ts',
+    code: "import { PrismaClient } from '@prisma/client';\nexport const p = PrismaClient;\n",
+    rule: 'no-restricted-imports',
+    says: /no infrastructure/,
+  },
+  {
+    what: '@glimpse/validation imports ioredis',
+    filePath: 'shared/validation/src/bad.ts',
+    code: "import Redis from 'ioredis';\nexport const r = Redis;\n",
+    rule: 'no-restricted-imports',
+    says: /no infrastructure/,
+  },
+  {
+    what: '@glimpse/validation reads files',
+    filePath: 'shared/validation/src/bad.ts',
+    code: "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n",
+    rule: 'no-restricted-imports',
+    says: /no file, network or process I\/O/,
+  },
+  {
+    what: '@glimpse/errors imports express itself (not its types)',
+    filePath: 'shared/errors/src/bad.ts',
+    code: "import express from 'express';\nexport const e = express;\n",
+    rule: 'no-restricted-imports',
+    says: /types alone are allowed/,
+  },
+  {
+    what: 'a service imports another service',
+    filePath: 'services/playbook/src/bad.ts',
+    code: "import { startGateway } from '@glimpse/gateway';\nexport const s = startGateway;\n",
+    rule: 'no-restricted-imports',
+    says: /must not import a service/,
+  },
+  {
+    what: 'a service imports a subpath of another service',
+    filePath: 'services/webhooks/src/bad.ts',
+    code: "import { x } from '@glimpse/visitors/dist/start.js';\nexport const s = x;\n",
+    rule: 'no-restricted-imports',
+    says: /must not import a service/,
+  },
+  {
+    what: 'a shared package imports a service (types only)',
+    filePath: 'shared/messaging/src/bad.ts',
+    code: "import type { RunningGateway } from '@glimpse/gateway';\nexport type G = RunningGateway;\n",
+    rule: 'no-restricted-imports',
+    says: /a shared package must not import a service/,
+  },
+  {
+    what: 'a shared package imports a tool',
+    filePath: 'shared/auth/src/bad.ts',
+    code: "import { main } from '@glimpse/cli';\nexport const m = main;\n",
+    rule: 'no-restricted-imports',
+    says: /must not import a service or a tool/,
+  },
+  {
+    what: 'a shared package reaches a service by a relative path',
+    filePath: 'shared/auth/src/bad.ts',
+    code: "import { startGateway } from '../../../services/gateway/src/start.js';\nexport const s = startGateway;\n",
+    rule: 'glimpse/no-cross-package-relative-imports',
+    says: /reaches into services\/gateway/,
+  },
+  {
+    what: 'a service reaches another service by a relative path',
+    filePath: 'services/playbook/src/http/bad.ts',
+    code: "export * from '../../../gateway/src/start.js';\n",
+    rule: 'glimpse/no-cross-package-relative-imports',
+    says: /reaches into services\/gateway/,
+  },
+  {
+    what: '@glimpse/api reaches @glimpse/auth by a relative path',
+    filePath: 'shared/api/src/bad.ts',
+    code: "import { SCOPES } from '../../auth/src/credentials.js';\nexport const s = SCOPES;\n",
+    rule: 'glimpse/no-cross-package-relative-imports',
+    says: /reaches into shared\/auth/,
+  },
 ];
 
 const GOOD: { what: string; filePath: string; code: string }[] = [
-  { what: '@glimpse/api imports zod, zod-to-openapi, a leaf and itself', filePath: 'shared/api/src/good.ts', code: "import { z } from 'zod';\nimport { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';\nimport { SCOPES, EVENT_NAME_PATTERN } from '@glimpse/validation';\nimport { siteSchema } from './sites.js';\nexport const all = [z, OpenAPIRegistry, SCOPES, EVENT_NAME_PATTERN, siteSchema];\n" },
-  { what: '@glimpse/errors names express types', filePath: 'shared/errors/src/good.ts', code: "import type { ErrorRequestHandler } from 'express';\nexport type H = ErrorRequestHandler;\n" },
-  { what: 'a service imports shared infrastructure, the API and npm clients', filePath: 'services/gateway/src/good.ts', code: "import { createAuthenticator } from '@glimpse/auth';\nimport { TOPICS } from '@glimpse/messaging';\nimport { eventInputSchema } from '@glimpse/api';\nimport Redis from 'ioredis';\nimport { Kafka } from 'kafkajs';\nimport { relay } from './data/internal-service.js';\nexport const all = [createAuthenticator, TOPICS, eventInputSchema, Redis, Kafka, relay];\n" },
-  { what: 'a shared infrastructure package imports another and a leaf', filePath: 'shared/auth/src/good.ts', code: "import { createKafka } from '@glimpse/messaging';\nimport { isScope } from '@glimpse/validation';\nexport const all = [createKafka, isScope];\n" },
-  { what: "a service's integration test composes other services (tests are not held to the rules)", filePath: 'services/gateway/test/good.int.test.ts', code: "import { startPlaybook } from '@glimpse/playbook';\nexport const s = startPlaybook;\n" },
+  {
+    what: '@glimpse/api imports zod, zod-to-openapi, a leaf and itself',
+    filePath: 'shared/api/src/good.ts',
+    code: "import { z } from 'zod';\nimport { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';\nimport { SCOPES, EVENT_NAME_PATTERN } from '@glimpse/validation';\nimport { siteSchema } from './sites.js';\nexport const all = [z, OpenAPIRegistry, SCOPES, EVENT_NAME_PATTERN, siteSchema];\n",
+  },
+  {
+    what: '@glimpse/errors names express types',
+    filePath: 'shared/errors/src/good.ts',
+    code: "import type { ErrorRequestHandler } from 'express';\nexport type H = ErrorRequestHandler;\n",
+  },
+  {
+    what: 'a service imports shared infrastructure, the API and npm clients',
+    filePath: 'services/gateway/src/good.ts',
+    code: "import { createAuthenticator } from '@glimpse/auth';\nimport { TOPICS } from '@glimpse/messaging';\nimport { eventInputSchema } from '@glimpse/api';\nimport Redis from 'ioredis';\nimport { Kafka } from 'kafkajs';\nimport { relay } from './data/internal-service.js';\nexport const all = [createAuthenticator, TOPICS, eventInputSchema, Redis, Kafka, relay];\n",
+  },
+  {
+    what: 'a shared infrastructure package imports another and a leaf',
+    filePath: 'shared/auth/src/good.ts',
+    code: "import { createKafka } from '@glimpse/messaging';\nimport { isScope } from '@glimpse/validation';\nexport const all = [createKafka, isScope];\n",
+  },
+  {
+    what: "a service's integration test composes other services (tests are not held to the rules)",
+    filePath: 'services/gateway/test/good.int.test.ts',
+    code: "import { startPlaybook } from '@glimpse/playbook';\nexport const s = startPlaybook;\n",
+  },
 ];
 
 describe('the dependency rules (eslint.config.mjs)', () => {

@@ -18,11 +18,16 @@ export function selects(selector: Selector | undefined, labels: Labels): boolean
   const byLabels = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
   const byExpressions = (selector.matchExpressions ?? []).every((e) => {
     switch (e.operator) {
-      case 'In': return e.values!.includes(labels[e.key]!);
-      case 'NotIn': return !e.values!.includes(labels[e.key]!);
-      case 'Exists': return e.key in labels;
-      case 'DoesNotExist': return !(e.key in labels);
-      default: throw new Error(`unknown selector operator ${e.operator}`);
+      case 'In':
+        return e.values!.includes(labels[e.key]!);
+      case 'NotIn':
+        return !e.values!.includes(labels[e.key]!);
+      case 'Exists':
+        return e.key in labels;
+      case 'DoesNotExist':
+        return !(e.key in labels);
+      default:
+        throw new Error(`unknown selector operator ${e.operator}`);
     }
   });
   return byLabels && byExpressions;
@@ -44,27 +49,47 @@ export function podsOf(objects: K8sObject[]): Pod[] {
       name: `${o.kind}/${o.metadata.name}`,
       namespace: o.metadata.namespace ?? 'default',
       labels: o.spec.template.metadata.labels ?? {},
-      ports: Object.fromEntries(o.spec.template.spec.containers.flatMap((c: any) => (c.ports ?? []).filter((p: any) => p.name).map((p: any) => [p.name, p.containerPort]))),
+      ports: Object.fromEntries(
+        o.spec.template.spec.containers.flatMap((c: any) => (c.ports ?? []).filter((p: any) => p.name).map((p: any) => [p.name, p.containerPort])),
+      ),
     }));
 }
 
 function peerMatches(peer: any, from: Pod, policyNamespace: string): boolean {
   if (peer.ipBlock) return false;
-  const namespaceOk = peer.namespaceSelector ? selects(peer.namespaceSelector, { 'kubernetes.io/metadata.name': from.namespace }) : from.namespace === policyNamespace;
+  const namespaceOk = peer.namespaceSelector
+    ? selects(peer.namespaceSelector, { 'kubernetes.io/metadata.name': from.namespace })
+    : from.namespace === policyNamespace;
   return namespaceOk && (peer.podSelector ? selects(peer.podSelector, from.labels) : true);
 }
 
 function portMatches(ports: any[] | undefined, port: number, target: Pod): boolean {
   if (!ports || ports.length === 0) return true;
-  return ports.some((p) => (p.protocol ?? 'TCP') === 'TCP' && (p.port === undefined || p.port === port || (typeof p.port === 'string' && target.ports[p.port] === port)) && (p.endPort === undefined || (port >= p.port && port <= p.endPort)));
+  return ports.some(
+    (p) =>
+      (p.protocol ?? 'TCP') === 'TCP' &&
+      (p.port === undefined || p.port === port || (typeof p.port === 'string' && target.ports[p.port] === port)) &&
+      (p.endPort === undefined || (port >= p.port && port <= p.endPort)),
+  );
 }
 
 function allowedOneWay(policies: K8sObject[], subject: Pod, peer: Pod, port: number, direction: 'Ingress' | 'Egress', portOwner: Pod): boolean {
-  const governing = policies.filter((p) => (p.metadata.namespace ?? 'default') === subject.namespace && selects(p.spec.podSelector, subject.labels) && (p.spec.policyTypes ?? ['Ingress']).includes(direction));
+  const governing = policies.filter(
+    (p) =>
+      (p.metadata.namespace ?? 'default') === subject.namespace &&
+      selects(p.spec.podSelector, subject.labels) &&
+      (p.spec.policyTypes ?? ['Ingress']).includes(direction),
+  );
   if (governing.length === 0) return true;
   const key = direction === 'Ingress' ? 'ingress' : 'egress';
   const peersKey = direction === 'Ingress' ? 'from' : 'to';
-  return governing.some((p) => (p.spec[key] ?? []).some((rule: any) => (!rule[peersKey] || rule[peersKey].length === 0 || rule[peersKey].some((peerSpec: any) => peerMatches(peerSpec, peer, subject.namespace))) && portMatches(rule.ports, port, portOwner)));
+  return governing.some((p) =>
+    (p.spec[key] ?? []).some(
+      (rule: any) =>
+        (!rule[peersKey] || rule[peersKey].length === 0 || rule[peersKey].some((peerSpec: any) => peerMatches(peerSpec, peer, subject.namespace))) &&
+        portMatches(rule.ports, port, portOwner),
+    ),
+  );
 }
 
 /** Whether `from` may open a TCP connection to `to` on `port`. */

@@ -34,13 +34,16 @@ export function render(rel: string): K8sObject[] {
   let objects = cache.get(rel);
   if (!objects) {
     const out = execFileSync('kubectl', ['kustomize', path.join(K8S, rel)], { encoding: 'utf8', maxBuffer: 64 << 20 });
-    objects = YAML.parseAllDocuments(out).map((d) => d.toJS() as K8sObject).filter(Boolean);
+    objects = YAML.parseAllDocuments(out)
+      .map((d) => d.toJS() as K8sObject)
+      .filter(Boolean);
     cache.set(rel, objects);
   }
   return objects;
 }
 
-export const find = (objects: K8sObject[], kind: string, name?: string) => objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+export const find = (objects: K8sObject[], kind: string, name?: string) =>
+  objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
 
 export function one(objects: K8sObject[], kind: string, name: string): K8sObject {
   const [o, ...rest] = find(objects, kind, name);

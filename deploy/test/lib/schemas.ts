@@ -66,7 +66,12 @@ export function validateObject(o: K8sObject): string[] {
   const problems: string[] = [];
   const report = (fn: ValidateFunction, prefix: string) => {
     for (const e of fn.errors ?? []) {
-      const extra = e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"` : e.keyword === 'enum' ? ` ${JSON.stringify((e.params as { allowedValues: unknown }).allowedValues)}` : '';
+      const extra =
+        e.keyword === 'additionalProperties'
+          ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"`
+          : e.keyword === 'enum'
+            ? ` ${JSON.stringify((e.params as { allowedValues: unknown }).allowedValues)}`
+            : '';
       problems.push(`${prefix}${e.instancePath || '/'}: ${e.message}${extra}`);
     }
   };

@@ -31,7 +31,8 @@ export interface SecretRef {
 /** Every Secret (and key, where one is named) the objects read. */
 export function secretRefs(objects: K8sObject[]): SecretRef[] {
   const refs: SecretRef[] = [];
-  const add = (o: K8sObject, name: string, key?: string) => refs.push({ namespace: o.metadata.namespace ?? 'default', name, key, by: `${o.kind}/${o.metadata.name}` });
+  const add = (o: K8sObject, name: string, key?: string) =>
+    refs.push({ namespace: o.metadata.namespace ?? 'default', name, key, by: `${o.kind}/${o.metadata.name}` });
   for (const { object, pod } of workloads(objects)) {
     for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
       for (const e of c.env ?? []) if (e.valueFrom?.secretKeyRef) add(object, e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.key);

@@ -9,7 +9,10 @@ const schema = z
     /** The callers of the internal API and their tokens (caller=token,…): the gateway, and the webhooks service (person details only). */
     ...internalTokensEnv(['gateway', 'webhooks']),
     /** Region for phone numbers written without a country code (ISO 3166 alpha-2). */
-    DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/).default('US'),
+    DEFAULT_PHONE_REGION: z
+      .string()
+      .regex(/^[A-Z]{2}$/)
+      .default('US'),
     /** The consumer group on the accounts topic (a deletion removes the account's visitors, usage and credits). */
     ENRICHMENT_ACCOUNTS_GROUP_ID: groupIdEnv('glimpse-enrichment-accounts'),
   })

@@ -50,7 +50,12 @@ async function rowsOf(accountId: string): Promise<Counts> {
 /** An account with a row in every table a deletion must empty: visitors, a credit limit, a lookup (a lease and a ledger row), and an earlier day rolled up. */
 async function accountWithData(): Promise<{ accountId: string; counts: Counts }> {
   const accountId = randomUUID();
-  expect(await importVisitorRows(accountId, [{ visitorId: randomObjectId(), email }, { visitorId: randomObjectId(), email }])).toMatchObject({ imported: 2 });
+  expect(
+    await importVisitorRows(accountId, [
+      { visitorId: randomObjectId(), email },
+      { visitorId: randomObjectId(), email },
+    ]),
+  ).toMatchObject({ imported: 2 });
   await setCreditLimit(testDb(), accountId, 100);
   expect((await lookup(service.url, accountId)).status).toBe(200);
   await testDb().$executeRaw`INSERT INTO usage_days (account_id, day, identity_matches, enriched_records) VALUES (${accountId}::uuid, DATE '2026-01-01', 3, 3)`;
@@ -59,9 +64,13 @@ async function accountWithData(): Promise<{ accountId: string; counts: Counts }>
   return { accountId, counts };
 }
 
-const event = (type: AccountEventMessage['type'], accountId: string) => ({ key: accountId, value: JSON.stringify({ type, accountId, at: new Date().toISOString() }) });
+const event = (type: AccountEventMessage['type'], accountId: string) => ({
+  key: accountId,
+  value: JSON.stringify({ type, accountId, at: new Date().toISOString() }),
+});
 const NONE: Counts = { visitors: 0, usage_ledger: 0, usage_days: 0, enrichment_credits: 0, credit_leases: 0 };
-const gone = (accountId: string, timeoutMs = 30_000) => waitFor(async () => JSON.stringify(await rowsOf(accountId)) === JSON.stringify(NONE), { what: `account ${accountId}'s rows gone`, timeoutMs });
+const gone = (accountId: string, timeoutMs = 30_000) =>
+  waitFor(async () => JSON.stringify(await rowsOf(accountId)) === JSON.stringify(NONE), { what: `account ${accountId}'s rows gone`, timeoutMs });
 
 async function metric(base: string, name: string): Promise<number> {
   const text = (await request(`${base}/metrics`)).body as string;
@@ -69,7 +78,7 @@ async function metric(base: string, name: string): Promise<number> {
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
-it('when account.deleted arrives after messages that are no account event, then the account\'s visitors, usage, credit limit and leases are gone and another account\'s all stay', async () => {
+it("when account.deleted arrives after messages that are no account event, then the account's visitors, usage, credit limit and leases are gone and another account's all stay", async () => {
   const deleted = await accountWithData();
   const kept = await accountWithData();
 
@@ -95,10 +104,16 @@ it('when account.deleted arrives again, and for an account with nothing here, th
   await produceRaw(TOPICS.accounts, [event('account.deleted', first.accountId)]);
   await gone(first.accountId);
 
-  await produceRaw(TOPICS.accounts, [event('account.deleted', first.accountId), event('account.deleted', randomUUID()), event('account.deleted', second.accountId)]);
+  await produceRaw(TOPICS.accounts, [
+    event('account.deleted', first.accountId),
+    event('account.deleted', randomUUID()),
+    event('account.deleted', second.accountId),
+  ]);
   await gone(second.accountId);
   // Deletions that found nothing were applied, not retried as failures.
-  await waitFor(async () => (await metric(service.url, 'glimpse_account_events_applied_total{type="account.deleted"}')) >= 4, { what: 'every deletion applied' });
+  await waitFor(async () => (await metric(service.url, 'glimpse_account_events_applied_total{type="account.deleted"}')) >= 4, {
+    what: 'every deletion applied',
+  });
   expect(await metric(service.url, 'glimpse_account_events_failures_total')).toBe(0);
   expect(await rowsOf(kept.accountId)).toEqual(kept.counts);
 });

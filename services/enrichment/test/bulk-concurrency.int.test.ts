@@ -59,6 +59,8 @@ describe('a bulk enrichment beside other requests', () => {
     const before = small.filter((s) => s.doneAt < bulkDoneAt);
     expect(before.length).toBeGreaterThanOrEqual(1);
     // The figures, for the record (issue 21's README paragraph).
-    console.log(`bulk of 100 (2 KB fields) answered in ${Math.round(bulkDoneAt - started)} ms; ${before.length} small lookups answered meanwhile, the first after ${Math.round(before[0]!.doneAt - started)} ms`);
+    console.log(
+      `bulk of 100 (2 KB fields) answered in ${Math.round(bulkDoneAt - started)} ms; ${before.length} small lookups answered meanwhile, the first after ${Math.round(before[0]!.doneAt - started)} ms`,
+    );
   });
 });

@@ -57,7 +57,10 @@ describe('matching by email_sha256 and pronet_url', () => {
 
   it('when the hash or URL is malformed, then it is 400; when nobody has it, then 404 and not billed', async () => {
     const { accountId, key } = await newAccountKey();
-    expect(await enrich(url, key, { email_sha256: 'abc' })).toMatchObject({ status: 400, body: { error: 'invalid_request', message: expect.stringMatching(/email_sha256/) } });
+    expect(await enrich(url, key, { email_sha256: 'abc' })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_request', message: expect.stringMatching(/email_sha256/) },
+    });
     expect(await enrich(url, key, { pronet_url: 'nope' })).toMatchObject({ status: 400, body: { message: expect.stringMatching(/pronet_url/) } });
     expect((await enrich(url, key, { email_sha256: sha256(`nobody.${uniqueTag()}@example.com`) })).status).toBe(404);
     expect(await billed(accountId)).toBe(0);
@@ -77,7 +80,10 @@ describe('required fields', () => {
 
   it('when required names a path the record does not have, then it is 400', async () => {
     const { key } = await newAccountKey();
-    expect(await enrich(url, key, { email: bob.traits.work_email, required: ['job.salary'] })).toMatchObject({ status: 400, body: { message: expect.stringMatching(/unknown field path/) } });
+    expect(await enrich(url, key, { email: bob.traits.work_email, required: ['job.salary'] })).toMatchObject({
+      status: 400,
+      body: { message: expect.stringMatching(/unknown field path/) },
+    });
   });
 });
 
@@ -134,7 +140,12 @@ describe('POST /visitors/enrichment/bulk', () => {
   it('when the call is malformed or holds more than 100 lookups, then it is 400 whole', async () => {
     const { key } = await newAccountKey();
     expect(await bulk(key, [])).toMatchObject({ status: 400, body: { message: 'items must hold at least one lookup' } });
-    expect(await bulk(key, Array.from({ length: 101 }, () => ({ email: 'a@example.com' })))).toMatchObject({ status: 400, body: { message: 'a bulk enrichment holds at most 100 lookups' } });
+    expect(
+      await bulk(
+        key,
+        Array.from({ length: 101 }, () => ({ email: 'a@example.com' })),
+      ),
+    ).toMatchObject({ status: 400, body: { message: 'a bulk enrichment holds at most 100 lookups' } });
   });
 });
 

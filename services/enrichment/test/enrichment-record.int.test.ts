@@ -9,12 +9,46 @@ import { details, enrich, importPersonRecords, importVisitorRows, randomObjectId
 // or field lost (or invented) anywhere between the import and the response shows up.
 const LOCATION = ['name', 'city', 'state', 'locality', 'metro', 'region', 'country', 'continent', 'street_address', 'address_line_2', 'postal_code', 'geo'];
 const SPEC_OBJECTS: Record<string, string[]> = {
-  '': ['profile', 'traits', 'social', 'company', 'organization', 'job', 'location', 'location_names', 'street_addresses', 'regions', 'experience', 'interests', 'skills', 'device'],
+  '': [
+    'profile',
+    'traits',
+    'social',
+    'company',
+    'organization',
+    'job',
+    'location',
+    'location_names',
+    'street_addresses',
+    'regions',
+    'experience',
+    'interests',
+    'skills',
+    'device',
+  ],
   profile: ['id', 'alias', 'email'],
   traits: [
-    'id', 'email', 'full_name', 'first_name', 'last_name', 'middle_initial', 'middle_name', 'work_email', 'recommended_personal_email', 'emails',
-    'gender', 'birth_year', 'birth_date', 'mobile_phone', 'phone_numbers', 'industry', 'home_owner', 'married', 'children', 'email_status',
-    'extrapolated_email_confidence', 'photo_url',
+    'id',
+    'email',
+    'full_name',
+    'first_name',
+    'last_name',
+    'middle_initial',
+    'middle_name',
+    'work_email',
+    'recommended_personal_email',
+    'emails',
+    'gender',
+    'birth_year',
+    'birth_date',
+    'mobile_phone',
+    'phone_numbers',
+    'industry',
+    'home_owner',
+    'married',
+    'children',
+    'email_status',
+    'extrapolated_email_confidence',
+    'photo_url',
   ],
   'traits.emails[]': ['address', 'type'],
   social: ['pronet', 'social1', 'social2', 'codehost'],
@@ -26,15 +60,66 @@ const SPEC_OBJECTS: Record<string, string[]> = {
   'company.pronet': ['url', 'id'],
   'company.location': LOCATION,
   organization: [
-    'id', 'name', 'website_url', 'blog_url', 'startup_url', 'pronet_url', 'social2_url', 'social1_url', 'logo_url', 'funding_url', 'primary_phone',
-    'languages', 'traffic_ranking', 'phone', 'sanitized_phone', 'pronet_uid', 'founded_year', 'publicly_traded_symbol', 'publicly_traded_exchange',
-    'primary_domain', 'sic_codes', 'naics_codes', 'industry', 'estimated_num_employees', 'keywords', 'organization_revenue_printed',
-    'annual_revenue_printed', 'organization_revenue', 'annual_revenue', 'industries', 'secondary_industries', 'snippets_loaded', 'industry_tag_id',
-    'industry_tag_hash', 'retail_location_count', 'raw_address', 'street_address', 'city', 'state', 'postal_code', 'country',
-    'owned_by_organization_id', 'owned_by_organization', 'short_description', 'suborganizations', 'num_suborganizations', 'total_funding',
-    'total_funding_printed', 'latest_funding_round_date', 'latest_funding_stage', 'funding_events', 'technology_names', 'current_technologies',
-    'org_chart_root_people_ids', 'org_chart_sector', 'org_chart_removed', 'org_chart_show_department_filter',
-    'organization_headcount_six_month_growth', 'organization_headcount_twelve_month_growth', 'organization_headcount_twenty_four_month_growth',
+    'id',
+    'name',
+    'website_url',
+    'blog_url',
+    'startup_url',
+    'pronet_url',
+    'social2_url',
+    'social1_url',
+    'logo_url',
+    'funding_url',
+    'primary_phone',
+    'languages',
+    'traffic_ranking',
+    'phone',
+    'sanitized_phone',
+    'pronet_uid',
+    'founded_year',
+    'publicly_traded_symbol',
+    'publicly_traded_exchange',
+    'primary_domain',
+    'sic_codes',
+    'naics_codes',
+    'industry',
+    'estimated_num_employees',
+    'keywords',
+    'organization_revenue_printed',
+    'annual_revenue_printed',
+    'organization_revenue',
+    'annual_revenue',
+    'industries',
+    'secondary_industries',
+    'snippets_loaded',
+    'industry_tag_id',
+    'industry_tag_hash',
+    'retail_location_count',
+    'raw_address',
+    'street_address',
+    'city',
+    'state',
+    'postal_code',
+    'country',
+    'owned_by_organization_id',
+    'owned_by_organization',
+    'short_description',
+    'suborganizations',
+    'num_suborganizations',
+    'total_funding',
+    'total_funding_printed',
+    'latest_funding_round_date',
+    'latest_funding_stage',
+    'funding_events',
+    'technology_names',
+    'current_technologies',
+    'org_chart_root_people_ids',
+    'org_chart_sector',
+    'org_chart_removed',
+    'org_chart_show_department_filter',
+    'organization_headcount_six_month_growth',
+    'organization_headcount_twelve_month_growth',
+    'organization_headcount_twenty_four_month_growth',
   ],
   'organization.primary_phone': ['number', 'source', 'sanitized_number'],
   'organization.owned_by_organization': ['id', 'name', 'website_url'],
@@ -49,11 +134,32 @@ const SPEC_OBJECTS: Record<string, string[]> = {
   device: ['type'],
 };
 const SPEC_ARRAYS = [
-  'location_names', 'street_addresses', 'regions', 'experience', 'interests', 'skills', 'traits.emails', 'traits.phone_numbers', 'company.phone_numbers',
-  'organization.languages', 'organization.sic_codes', 'organization.naics_codes', 'organization.keywords', 'organization.industries',
-  'organization.secondary_industries', 'organization.suborganizations', 'organization.funding_events', 'organization.technology_names',
-  'organization.current_technologies', 'organization.org_chart_root_people_ids', 'job.title_levels', 'job.functions', 'job.departments',
-  'job.subdepartments', 'experience[].location_names', 'experience[].title.levels',
+  'location_names',
+  'street_addresses',
+  'regions',
+  'experience',
+  'interests',
+  'skills',
+  'traits.emails',
+  'traits.phone_numbers',
+  'company.phone_numbers',
+  'organization.languages',
+  'organization.sic_codes',
+  'organization.naics_codes',
+  'organization.keywords',
+  'organization.industries',
+  'organization.secondary_industries',
+  'organization.suborganizations',
+  'organization.funding_events',
+  'organization.technology_names',
+  'organization.current_technologies',
+  'organization.org_chart_root_people_ids',
+  'job.title_levels',
+  'job.functions',
+  'job.departments',
+  'job.subdepartments',
+  'experience[].location_names',
+  'experience[].title.levels',
 ];
 
 /** Every value at a path; `[]` steps into each element of an array. */
@@ -114,12 +220,21 @@ describe('finding a person', () => {
     const person = generatePerson(0, seed);
     await imported(person);
     const { work_email, recommended_personal_email } = person.traits;
-    const variants = [work_email!, work_email!.toUpperCase(), `  ${work_email}\t`, recommended_personal_email!, ` ${recommended_personal_email!.toUpperCase()} `];
+    const variants = [
+      work_email!,
+      work_email!.toUpperCase(),
+      `  ${work_email}\t`,
+      recommended_personal_email!,
+      ` ${recommended_personal_email!.toUpperCase()} `,
+    ];
     for (const email of variants) expect({ email, found: await enrichedId({ email }) }).toEqual({ email, found: person.profile.id });
   });
 
   it('when a phone is written "+1 (415) 555-0134", "415.555.0134" or "+14155550134" (region US), then it is the same person', async () => {
-    const person: EnrichedRecord = { ...generatePerson(1, seed), traits: { ...generatePerson(1, seed).traits, mobile_phone: '+1 (415) 555-0134', phone_numbers: [] } };
+    const person: EnrichedRecord = {
+      ...generatePerson(1, seed),
+      traits: { ...generatePerson(1, seed).traits, mobile_phone: '+1 (415) 555-0134', phone_numbers: [] },
+    };
     await imported(person);
     for (const phone of ['+1 (415) 555-0134', '415.555.0134', '+14155550134', '(415) 555-0134', '415-555-0134', '+1 415 555 0134']) {
       expect({ phone, found: await enrichedId({ phone }) }).toEqual({ phone, found: person.profile.id });
@@ -182,7 +297,17 @@ describe('the enriched record (spec §2.3)', () => {
     const nullTyped = nullTypedFields(res.body);
     expect(nullTyped).not.toContain('profile.id');
     expect(nullTyped).not.toContain('profile.email');
-    expect(nullTyped).toEqual(expect.arrayContaining(['profile.alias', 'traits.full_name', 'traits.birth_year', 'company.location.geo', 'organization.snippets_loaded', 'location.city', 'device.type']));
+    expect(nullTyped).toEqual(
+      expect.arrayContaining([
+        'profile.alias',
+        'traits.full_name',
+        'traits.birth_year',
+        'company.location.geo',
+        'organization.snippets_loaded',
+        'location.city',
+        'device.type',
+      ]),
+    );
     for (const path of SPEC_ARRAYS.filter((p) => !p.includes('[]'))) expect({ path, value: valuesAt(res.body, path)[0] }).toEqual({ path, value: [] });
     expect(res.body.organization.industry_tag_hash).toEqual({});
     expect(res.body.traits.middle_name).toBeNull();

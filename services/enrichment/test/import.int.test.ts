@@ -127,7 +127,11 @@ describe('glimpse import persons', () => {
     const result = await cli('import', 'persons', ndjson([upperId]), '--json');
     expect(result.json()).toMatchObject({ imported: 1, skipped: 0 });
 
-    for (const gone of [{ email: before.traits.work_email }, { email: before.traits.recommended_personal_email }, ...[before.traits.mobile_phone, ...before.traits.phone_numbers].map((phone) => ({ phone }))]) {
+    for (const gone of [
+      { email: before.traits.work_email },
+      { email: before.traits.recommended_personal_email },
+      ...[before.traits.mobile_phone, ...before.traits.phone_numbers].map((phone) => ({ phone })),
+    ]) {
       expect({ gone, found: await foundBy(gone) }).toEqual({ gone, found: 404 });
     }
     const res = await enrich(url, key, { phone: newPhone });
@@ -144,7 +148,10 @@ describe('glimpse import persons', () => {
     const person = generatePerson(3, seed);
     const claimant = generatePerson(4, seed);
     const renamed = { ...person, job: { ...person.job, title: 'Second Line Wins' } };
-    const stolen = { ...claimant, traits: { ...claimant.traits, emails: [...claimant.traits.emails, { address: person.traits.recommended_personal_email, type: 'personal' }] } };
+    const stolen = {
+      ...claimant,
+      traits: { ...claimant.traits, emails: [...claimant.traits.emails, { address: person.traits.recommended_personal_email, type: 'personal' }] },
+    };
 
     expect((await cli('import', 'persons', ndjson([person, renamed]), '--json')).json()).toMatchObject({ read: 2, imported: 2, skipped: 0 });
     const res = await enrich(url, key, { email: person.traits.work_email });
@@ -189,28 +196,37 @@ describe('glimpse import visitors', () => {
     expect((await details(url, key, unknown)).status).toBe(404);
 
     // A re-import replaces the visitor's page views.
-    expect((await cli('import', 'visitors', '--account', accountId, ndjson([{ visitorId: known, email: person.traits.work_email }]), '--json')).json()).toMatchObject({ imported: 1 });
+    expect(
+      (await cli('import', 'visitors', '--account', accountId, ndjson([{ visitorId: known, email: person.traits.work_email }]), '--json')).json(),
+    ).toMatchObject({ imported: 1 });
     expect(Object.keys((await details(url, key, known)).body)).not.toContain('page_views');
   });
 });
 
 describe('an account that does not exist', () => {
-  it.each([['unknown', '00000000-0000-4000-8000-000000000000'], ['not an id', 'acme']])(
-    'when import visitors or demo name an %s account, then they exit 1 with not_found and write nothing',
-    async (_what, account) => {
-      const person = generatePerson(6, seed);
-      expect((await cli('import', 'persons', ndjson([person]), '--json')).code).toBe(0);
-      const visitors = await cli('import', 'visitors', '--account', account, ndjson([{ visitorId: randomObjectId(), email: person.traits.work_email }]), '--json');
-      expect(visitors.code).toBe(1);
-      expect(visitors.stderr).toContain(`not_found: account ${account} does not exist`);
+  it.each([
+    ['unknown', '00000000-0000-4000-8000-000000000000'],
+    ['not an id', 'acme'],
+  ])('when import visitors or demo name an %s account, then they exit 1 with not_found and write nothing', async (_what, account) => {
+    const person = generatePerson(6, seed);
+    expect((await cli('import', 'persons', ndjson([person]), '--json')).code).toBe(0);
+    const visitors = await cli(
+      'import',
+      'visitors',
+      '--account',
+      account,
+      ndjson([{ visitorId: randomObjectId(), email: person.traits.work_email }]),
+      '--json',
+    );
+    expect(visitors.code).toBe(1);
+    expect(visitors.stderr).toContain(`not_found: account ${account} does not exist`);
 
-      const demoSeed = randomSeed();
-      const demo = await cli('demo', '--persons', '3', '--seed', String(demoSeed), '--account', account, '--json');
-      expect(demo.code).toBe(1);
-      expect(demo.stderr).toContain(`not_found: account ${account} does not exist`);
-      expect(await testDb().person.count({ where: { id: generatePerson(0, demoSeed).profile.id! } })).toBe(0);
-    },
-  );
+    const demoSeed = randomSeed();
+    const demo = await cli('demo', '--persons', '3', '--seed', String(demoSeed), '--account', account, '--json');
+    expect(demo.code).toBe(1);
+    expect(demo.stderr).toContain(`not_found: account ${account} does not exist`);
+    expect(await testDb().person.count({ where: { id: generatePerson(0, demoSeed).profile.id! } })).toBe(0);
+  });
 });
 
 describe('glimpse demo', () => {

@@ -33,7 +33,11 @@ const GATEWAY = devInternalToken('gateway');
 const WEBHOOKS = devInternalToken('webhooks');
 
 it('when the webhooks service asks the enrichment service for person details, then it is let through (its own route)', async () => {
-  const res = await call(`${enrichment.url}/internal/persons/details`, { method: 'POST', token: WEBHOOKS, body: { email: `nobody-${randomUUID()}@example.com` } });
+  const res = await call(`${enrichment.url}/internal/persons/details`, {
+    method: 'POST',
+    token: WEBHOOKS,
+    body: { email: `nobody-${randomUUID()}@example.com` },
+  });
   expect(res.status).toBe(404);
   expect(res.body).toMatchObject({ error: 'not_found' });
 });
@@ -44,12 +48,12 @@ it.each([
   ['POST', '/internal/enrichment/bulk', { items: [{ email: 'ada@example.com' }] }],
   ['POST', '/internal/persons/erase', { email: 'ada@example.com', replacement: 'x' }],
   ['GET', '/internal/visitors/0123456789abcdef01234567/details', undefined],
-])('when the webhooks service\'s token calls %s %s on the enrichment service (the gateway\'s route), then it is 403', async (method, path, body) => {
+])("when the webhooks service's token calls %s %s on the enrichment service (the gateway's route), then it is 403", async (method, path, body) => {
   const res = await call(`${enrichment.url}${path}`, { method, token: WEBHOOKS, body });
   expect({ status: res.status, error: res.body?.error }).toEqual({ status: 403, error: 'forbidden' });
 });
 
-it('when the gateway\'s token calls the same route, then it is answered', async () => {
+it("when the gateway's token calls the same route, then it is answered", async () => {
   const res = await call(`${enrichment.url}/internal/usage`, { token: GATEWAY });
   expect(res.status).toBe(200);
 });
@@ -57,7 +61,7 @@ it('when the gateway\'s token calls the same route, then it is answered', async 
 it.each([
   ['playbook', () => `${playbook.url}/internal/playbooks`],
   ['visitors', () => `${visitors.url}/internal/visitors`],
-])('when the webhooks service\'s token reaches the %s service (which accepts only the gateway), then it is 401', async (_name, url) => {
+])("when the webhooks service's token reaches the %s service (which accepts only the gateway), then it is 401", async (_name, url) => {
   const res = await call(url(), { token: WEBHOOKS });
   expect({ status: res.status, error: res.body?.error }).toEqual({ status: 401, error: 'unauthorized' });
   expect((await call(url(), { token: GATEWAY })).status).toBe(200);
@@ -66,9 +70,14 @@ it.each([
 it.each([
   ['no token', undefined],
   ['an unknown token', `made-up-${randomUUID()}`],
-  ['the old shared token\'s length, one character off', `${GATEWAY.slice(0, -1)}X`],
+  ["the old shared token's length, one character off", `${GATEWAY.slice(0, -1)}X`],
 ])('when a request carries %s, then every service answers 401', async (_what, token) => {
-  for (const url of [`${enrichment.url}/internal/usage`, `${enrichment.url}/internal/persons/details`, `${playbook.url}/internal/playbooks`, `${visitors.url}/internal/visitors`]) {
+  for (const url of [
+    `${enrichment.url}/internal/usage`,
+    `${enrichment.url}/internal/persons/details`,
+    `${playbook.url}/internal/playbooks`,
+    `${visitors.url}/internal/visitors`,
+  ]) {
     const res = await call(url, { token });
     expect({ url, status: res.status, error: res.body?.error }).toEqual({ url, status: 401, error: 'unauthorized' });
   }

@@ -23,10 +23,15 @@ afterAll(async () => {
   await closeTestDb();
 });
 
-const internal = (accountId: string) => ({ [INTERNAL_HEADERS.token]: DEV_INTERNAL_TOKEN, [INTERNAL_HEADERS.account]: accountId, 'content-type': 'application/json' });
+const internal = (accountId: string) => ({
+  [INTERNAL_HEADERS.token]: DEV_INTERNAL_TOKEN,
+  [INTERNAL_HEADERS.account]: accountId,
+  'content-type': 'application/json',
+});
 const erase = (accountId: string, body: unknown): Promise<HttpResult> =>
   request(`${service.url}/internal/persons/erase`, { method: 'POST', headers: internal(accountId), body: JSON.stringify(body) });
-const details = (accountId: string, visitorId: string): Promise<HttpResult> => request(`${service.url}/internal/visitors/${visitorId}/details`, { headers: internal(accountId) });
+const details = (accountId: string, visitorId: string): Promise<HttpResult> =>
+  request(`${service.url}/internal/visitors/${visitorId}/details`, { headers: internal(accountId) });
 
 /** A person with two emails of their own (work and personal), imported, and a bystander. */
 async function twoPersons() {
@@ -41,7 +46,10 @@ async function twoPersons() {
 }
 
 const visitorsOf = async (accountId: string) =>
-  (await testDb().visitor.findMany({ where: { accountId }, select: { id: true, pageViews: true }, orderBy: { id: 'asc' } })).map((v) => ({ id: v.id, pageViews: v.pageViews }));
+  (await testDb().visitor.findMany({ where: { accountId }, select: { id: true, pageViews: true }, orderBy: { id: 'asc' } })).map((v) => ({
+    id: v.id,
+    pageViews: v.pageViews,
+  }));
 
 describe('enrichment: erasure of a person of an account', () => {
   it("when a person is erased, then the account's visitors matched to them are gone, the others' page views name the stand-in, and another account and the dataset are untouched", async () => {
@@ -50,7 +58,13 @@ describe('enrichment: erasure of a person of an account', () => {
     const [byWork, byPersonal, bystanderVisitor, theirs] = [randomObjectId(), randomObjectId(), randomObjectId(), randomObjectId()];
     // The bystander's page views name the erased person's email (in another case), as a page they viewed.
     const mention = { pages: [{ path: `/team/${email.toUpperCase()}`, title: `Write to ${email}` }] };
-    expect(await importVisitorRows(accountId, [{ visitorId: byWork, email, pages: 3 }, { visitorId: byPersonal, email: personal }, { visitorId: bystanderVisitor, email: bystanderEmail, ...mention }])).toMatchObject({ imported: 3 });
+    expect(
+      await importVisitorRows(accountId, [
+        { visitorId: byWork, email, pages: 3 },
+        { visitorId: byPersonal, email: personal },
+        { visitorId: bystanderVisitor, email: bystanderEmail, ...mention },
+      ]),
+    ).toMatchObject({ imported: 3 });
     expect(await importVisitorRows(otherAccount, [{ visitorId: theirs, email }])).toMatchObject({ imported: 1 });
     expect((await details(accountId, byWork)).status).toBe(200);
     const dataset = await testDb().identity.count({ where: { value: { in: [email, personal] } } });

@@ -22,7 +22,10 @@ afterAll(() => {
 });
 
 const internal = (base: string, path: string, init: RequestInit = {}): Promise<HttpResult> =>
-  request(`${base}${path}`, { ...init, headers: { [INTERNAL_HEADERS.token]: TOKEN, [INTERNAL_HEADERS.account]: randomUUID(), 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  request(`${base}${path}`, {
+    ...init,
+    headers: { [INTERNAL_HEADERS.token]: TOKEN, [INTERNAL_HEADERS.account]: randomUUID(), 'content-type': 'application/json', ...(init.headers ?? {}) },
+  });
 
 function expectUnavailable(res: HttpResult): void {
   expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: { error: 'service_unavailable', message: expect.any(String) } });
@@ -34,7 +37,11 @@ it('when Postgres is down at start, then the service starts and stays up unready
   // migration below, and a connection opened there keeps the search_path from before the migration set
   // it (ALTER DATABASE applies to new sessions), so later lookups on it fail. Only a database migrated
   // under a running service has that gap; Postgres going away and coming back does not.
-  const service = await startTestEnrichmentService({ DATABASE_URL: postgres.url, INTERNAL_TOKENS: `gateway=${TOKEN}`, KAFKA_BROKERS: `127.0.0.1:${await freePort()}` });
+  const service = await startTestEnrichmentService({
+    DATABASE_URL: postgres.url,
+    INTERNAL_TOKENS: `gateway=${TOKEN}`,
+    KAFKA_BROKERS: `127.0.0.1:${await freePort()}`,
+  });
   try {
     expect((await request(`${service.url}/healthz`)).status).toBe(200);
     const unready = await request(`${service.url}/readyz`);

@@ -63,7 +63,12 @@ it('when a credit limit of 7 is set with the CLI and 20 matching lookups race, t
   expect(set.code).toBe(0);
   expect(set.json()).toEqual({ id: accountId, credits: 7 });
 
-  const results = await Promise.all(people.flatMap((p) => [p, p, p, p, p, p, p]).slice(0, 20).map((p) => enrich(url, key, { email: p.traits.work_email })));
+  const results = await Promise.all(
+    people
+      .flatMap((p) => [p, p, p, p, p, p, p])
+      .slice(0, 20)
+      .map((p) => enrich(url, key, { email: p.traits.work_email })),
+  );
 
   expect(statusCounts(results)).toEqual({ 200: 7, 402: 13 });
   for (const r of results.filter((r) => r.status === 402)) expect(r.body).toEqual({ error: 'payment_required', message: expect.any(String) });

@@ -84,7 +84,23 @@ export interface CreateGatewayOptions {
   registry?: Registry;
 }
 
-export function createGatewayApp({ config, producer, redis, memoryGuard, authenticator, addressLimiter, enrichment, db, playbooks, webhooks, visitors, tag = tagAsset, logger, checks, registry = new Registry() }: CreateGatewayOptions) {
+export function createGatewayApp({
+  config,
+  producer,
+  redis,
+  memoryGuard,
+  authenticator,
+  addressLimiter,
+  enrichment,
+  db,
+  playbooks,
+  webhooks,
+  visitors,
+  tag = tagAsset,
+  logger,
+  checks,
+  registry = new Registry(),
+}: CreateGatewayOptions) {
   const accepted = new Counter({ name: 'glimpse_events_accepted_total', help: 'Events acknowledged by Kafka and answered 200', registers: [registry] });
   const redisFailures = new Counter({
     name: 'glimpse_redis_failures_total',
@@ -96,7 +112,12 @@ export function createGatewayApp({ config, producer, redis, memoryGuard, authent
     redisFailures.inc({ operation });
     logger.warn({ operation, err: (err as Error).message }, 'redis unavailable; continuing without it');
   };
-  const localLimits = new Counter({ name: 'glimpse_rate_limit_local_total', help: 'Requests limited on this gateway\'s own counts because Redis failed', labelNames: ['limiter'] as const, registers: [registry] });
+  const localLimits = new Counter({
+    name: 'glimpse_rate_limit_local_total',
+    help: "Requests limited on this gateway's own counts because Redis failed",
+    labelNames: ['limiter'] as const,
+    registers: [registry],
+  });
   // Lookups and the management API close (503) once Redis has failed for a while; events and /collect never do.
   const limiter = (name: string, subjectKind: string, perSecond: number, failClosed = false) =>
     createRateLimiter({
@@ -108,8 +129,17 @@ export function createGatewayApp({ config, producer, redis, memoryGuard, authent
       onFailure: (err) => onRedisFailure(`rate_limit_${name}`, err),
       onLocal: () => localLimits.inc({ limiter: name }),
     });
-  const missed = new Counter({ name: 'glimpse_raw_events_missed_total', help: 'Accepted events whose raw copy was not written to Redis', labelNames: ['reason'] as const, registers: [registry] });
-  const droppedRaw = new Counter({ name: 'glimpse_raw_events_dropped_total', help: 'Raw copies deleted, oldest first, to keep an account within its raw budget', registers: [registry] });
+  const missed = new Counter({
+    name: 'glimpse_raw_events_missed_total',
+    help: 'Accepted events whose raw copy was not written to Redis',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const droppedRaw = new Counter({
+    name: 'glimpse_raw_events_dropped_total',
+    help: 'Raw copies deleted, oldest first, to keep an account within its raw budget',
+    registers: [registry],
+  });
   const rawStore = createRawEventStore({
     redis,
     maxPerAccount: config.RAW_EVENTS_PER_ACCOUNT,
@@ -120,7 +150,13 @@ export function createGatewayApp({ config, producer, redis, memoryGuard, authent
     onDropped: (n) => droppedRaw.inc(n),
   });
   // A key stays "pending" a little longer than its send can take, so a gateway that dies mid-send frees it soon.
-  const idempotency = createIdempotencyStore({ redis, pendingTtlMs: config.KAFKA_SEND_TIMEOUT_MS + 5000, onFailure: onRedisFailure, memoryGuard, keysShare: config.REDIS_KEYS_MEMORY_FRACTION });
+  const idempotency = createIdempotencyStore({
+    redis,
+    pendingTtlMs: config.KAFKA_SEND_TIMEOUT_MS + 5000,
+    onFailure: onRedisFailure,
+    memoryGuard,
+    keysShare: config.REDIS_KEYS_MEMORY_FRACTION,
+  });
 
   // Per API key and per account (every key of it together): more keys do not multiply an account's rate.
   const perAccount = accountRateLimits(config);
@@ -154,7 +190,11 @@ export function createGatewayApp({ config, producer, redis, memoryGuard, authent
       enrichment,
       visitors,
       bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES,
-      limits: { perKey: limiter('lookups', 'k', config.LOOKUPS_RATE_LIMIT_PER_SECOND, true), perAccount: limiter('lookups_account', 'a', perAccount.lookups, true), perAddress: addressLimiter },
+      limits: {
+        perKey: limiter('lookups', 'k', config.LOOKUPS_RATE_LIMIT_PER_SECOND, true),
+        perAccount: limiter('lookups_account', 'a', perAccount.lookups, true),
+        perAddress: addressLimiter,
+      },
       idempotency: lookupIdempotency,
       inFlightWaitMs: config.LOOKUP_TIMEOUT_MS,
     }),
@@ -170,7 +210,11 @@ export function createGatewayApp({ config, producer, redis, memoryGuard, authent
       visitors,
       linkTokens,
       sites: { tag, maxPerAccount: config.SITES_PER_ACCOUNT, publicUrl: config.PUBLIC_URL },
-      limits: { perKey: limiter('account', 'k', config.ACCOUNT_RATE_LIMIT_PER_SECOND, true), perAccount: limiter('account_account', 'a', perAccount.management, true), perAddress: addressLimiter },
+      limits: {
+        perKey: limiter('account', 'k', config.ACCOUNT_RATE_LIMIT_PER_SECOND, true),
+        perAccount: limiter('account_account', 'a', perAccount.management, true),
+        perAddress: addressLimiter,
+      },
       credentialCaps: { eventTokensPerAccount: config.EVENT_TOKENS_PER_ACCOUNT, apiKeysPerAccount: config.API_KEYS_PER_ACCOUNT },
     }),
   );
@@ -209,10 +253,30 @@ function collectRoute({
   addressLimiter,
   salt,
   linkTokens,
-}: Pick<CreateGatewayOptions, 'config' | 'db' | 'producer'> & { registry: Registry; limiter: RateLimiter; addressLimiter: RateLimiter; salt: DailySalt; linkTokens: LinkTokens }) {
-  const accepted = new Counter({ name: 'glimpse_collect_accepted_total', help: 'Events of the site tag acknowledged by Kafka and answered 200', registers: [registry] });
-  const bots = new Counter({ name: 'glimpse_collect_bots_total', help: 'Page views from bot user agents, by what matched (bounded)', labelNames: ['reason'] as const, registers: [registry] });
-  const dropped = new Counter({ name: 'glimpse_collect_dropped_total', help: 'Events of the site tag dropped: track names the site does not allow, identify without a valid email, form captures the site does not take, invalid or expired link tokens, anything identifying from a cookieless visitor', labelNames: ['reason'] as const, registers: [registry] });
+}: Pick<CreateGatewayOptions, 'config' | 'db' | 'producer'> & {
+  registry: Registry;
+  limiter: RateLimiter;
+  addressLimiter: RateLimiter;
+  salt: DailySalt;
+  linkTokens: LinkTokens;
+}) {
+  const accepted = new Counter({
+    name: 'glimpse_collect_accepted_total',
+    help: 'Events of the site tag acknowledged by Kafka and answered 200',
+    registers: [registry],
+  });
+  const bots = new Counter({
+    name: 'glimpse_collect_bots_total',
+    help: 'Page views from bot user agents, by what matched (bounded)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const dropped = new Counter({
+    name: 'glimpse_collect_dropped_total',
+    help: 'Events of the site tag dropped: track names the site does not allow, identify without a valid email, form captures the site does not take, invalid or expired link tokens, anything identifying from a cookieless visitor',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
   const label = createReasonLabels();
   const sites = createSiteCache({
     load: (key) => findSiteByKey(db, key),

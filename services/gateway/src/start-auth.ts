@@ -12,8 +12,17 @@ export function toAdmission(decision: RateDecision): LookupAdmission {
   return { allowed: decision.allowed, retryAfterSeconds: decision.resetSeconds };
 }
 
-export function createGatewayAuthenticator(config: GatewayConfig, db: Db, registry: Registry): { authenticator: Authenticator; addressLimiter: AddressLimiter } {
-  const authOutcomes = new Counter({ name: 'glimpse_auth_checks_total', help: 'Credential checks by outcome', labelNames: ['outcome'] as const, registers: [registry] });
+export function createGatewayAuthenticator(
+  config: GatewayConfig,
+  db: Db,
+  registry: Registry,
+): { authenticator: Authenticator; addressLimiter: AddressLimiter } {
+  const authOutcomes = new Counter({
+    name: 'glimpse_auth_checks_total',
+    help: 'Credential checks by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   const addressLimiter = createAddressLimiter({ perSecond: config.AUTH_LOOKUPS_PER_IP_PER_SECOND, burst: config.AUTH_LOOKUPS_PER_IP_BURST });
   const authenticator = createAuthenticator({
     db,

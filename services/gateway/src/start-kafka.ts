@@ -3,10 +3,23 @@
 import type { Registry } from 'prom-client';
 import { Counter } from 'prom-client';
 import type { Logger } from '@glimpse/logging';
-import { TOPICS, boundedSendSettings, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity, type BatchingProducer, type KafkaHealthCheck } from '@glimpse/messaging';
+import {
+  TOPICS,
+  boundedSendSettings,
+  createBatchingProducer,
+  createKafka,
+  createKafkaHealthCheck,
+  kafkaSecurity,
+  type BatchingProducer,
+  type KafkaHealthCheck,
+} from '@glimpse/messaging';
 import type { GatewayConfig } from './config.js';
 
-export async function startKafkaProducer(config: GatewayConfig, logger: Logger, registry: Registry): Promise<{ producer: BatchingProducer; kafkaHealth: KafkaHealthCheck }> {
+export async function startKafkaProducer(
+  config: GatewayConfig,
+  logger: Logger,
+  registry: Registry,
+): Promise<{ producer: BatchingProducer; kafkaHealth: KafkaHealthCheck }> {
   // Each Kafka request is bounded so that a whole send ends inside the send timeout: a client told
   // 503 is never followed by the write landing after all.
   const send = boundedSendSettings(config.KAFKA_SEND_TIMEOUT_MS);
@@ -19,7 +32,11 @@ export async function startKafkaProducer(config: GatewayConfig, logger: Logger, 
     connectionTimeoutMs: send.connectionTimeout,
     requestTimeoutMs: send.requestTimeout,
   });
-  const lateAcks = new Counter({ name: 'glimpse_kafka_late_acknowledgements_total', help: 'Events Kafka acknowledged after their client had been answered 503', registers: [registry] });
+  const lateAcks = new Counter({
+    name: 'glimpse_kafka_late_acknowledgements_total',
+    help: 'Events Kafka acknowledged after their client had been answered 503',
+    registers: [registry],
+  });
   const producer = createBatchingProducer({
     kafka,
     lingerMs: config.KAFKA_LINGER_MS,

@@ -14,7 +14,11 @@ describe('gatewayReadinessChecks', () => {
   function deps(over: { connected?: boolean; kafkaFails?: boolean } = {}) {
     return {
       producer: { isConnected: () => over.connected ?? true },
-      kafkaHealth: { check: jest.fn(async () => { if (over.kafkaFails) throw new Error('no broker'); }) },
+      kafkaHealth: {
+        check: jest.fn(async () => {
+          if (over.kafkaFails) throw new Error('no broker');
+        }),
+      },
       db: { $queryRaw: jest.fn(async () => [{ '?column?': 1 }]) },
       redis: { ping: jest.fn(async () => 'PONG') },
     };
@@ -48,17 +52,36 @@ describe('gatewayReadinessChecks', () => {
 describe('stopGatewayParts', () => {
   it('stops the server first, then the outbox publisher, then the producer, then the rest, the database last', async () => {
     const order: string[] = [];
-    const step = (name: string) => async () => { order.push(name); };
+    const step = (name: string) => async () => {
+      order.push(name);
+    };
     await stopGatewayParts({
       server: { stop: step('server') },
       accountEvents: { stop: step('accountEvents') },
       producer: { disconnect: step('producer') },
       kafkaHealth: { close: step('kafkaHealth') },
-      clients: { enrichment: { close: step('enrichment') }, playbooks: { close: step('playbooks') }, webhooks: { close: step('webhooks') }, visitors: { close: step('visitors') } },
+      clients: {
+        enrichment: { close: step('enrichment') },
+        playbooks: { close: step('playbooks') },
+        webhooks: { close: step('webhooks') },
+        visitors: { close: step('visitors') },
+      },
       memoryGuard: { stop: () => void order.push('memoryGuard') },
       redis: { disconnect: () => void order.push('redis') },
       db: { $disconnect: step('db') },
     });
-    expect(order).toEqual(['server', 'accountEvents', 'producer', 'kafkaHealth', 'enrichment', 'playbooks', 'webhooks', 'visitors', 'memoryGuard', 'redis', 'db']);
+    expect(order).toEqual([
+      'server',
+      'accountEvents',
+      'producer',
+      'kafkaHealth',
+      'enrichment',
+      'playbooks',
+      'webhooks',
+      'visitors',
+      'memoryGuard',
+      'redis',
+      'db',
+    ]);
   });
 });

@@ -17,7 +17,17 @@ export function gatewayReadinessChecks({ producer, kafkaHealth, db, redis }: Rea
     },
     // Known credentials are served from the cache while Postgres is down, and lookups have
     // their own service: reported, but no reason to take the gateway out of the load balancer.
-    postgres: { optional: true, check: async () => { await db.$queryRaw`SELECT 1`; } },
-    redis: { optional: true, check: async () => { await redis.ping(); } },
+    postgres: {
+      optional: true,
+      check: async () => {
+        await db.$queryRaw`SELECT 1`;
+      },
+    },
+    redis: {
+      optional: true,
+      check: async () => {
+        await redis.ping();
+      },
+    },
   };
 }

@@ -36,7 +36,10 @@ function createGatewayDb(config: GatewayConfig): Db {
   });
 }
 
-export async function startGateway(config: GatewayConfig = loadConfig(), logger: Logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL })): Promise<RunningGateway> {
+export async function startGateway(
+  config: GatewayConfig = loadConfig(),
+  logger: Logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL }),
+): Promise<RunningGateway> {
   const registry = new Registry();
   const db = createGatewayDb(config);
   const { redis, memoryGuard } = startRedis(config, logger);

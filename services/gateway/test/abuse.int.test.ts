@@ -3,7 +3,16 @@
 // look-ups reach Postgres, and a cap on the raw events kept per account in Redis.
 import { Redis } from 'ioredis';
 import { generateCredential } from '@glimpse/auth';
-import { closeTestDb, createTestAccount, createTestApiKey, postEvent, request, startLookupStack, uniqueEmail, type HttpResult } from '../../../test/support/stack';
+import {
+  closeTestDb,
+  createTestAccount,
+  createTestApiKey,
+  postEvent,
+  request,
+  startLookupStack,
+  uniqueEmail,
+  type HttpResult,
+} from '../../../test/support/stack';
 import { redisUrl } from '../../../test/config';
 import { rawCopiesOf, rawKeysOf } from '../../../test/support/raw-copies';
 

@@ -26,11 +26,14 @@ describe('the gateway publishing account events', () => {
     const messages = await readTopic(TOPICS.accounts, { from, until: (read) => read.filter((m) => m.key === id).length >= 2 });
     expect(messages.filter((m) => m.key === id).map((m) => m.json.type)).toEqual(['account.created', 'account.deleted']);
 
-    const metrics = await waitFor(async () => {
-      const body = (await request(`${gateway.url}/metrics`)).body as string;
-      // Alone, this gateway published the rows above; beside other tests' gateways (every 2 s) this one (every 0.2 s) wins nearly every round.
-      return /^glimpse_account_events_published_total [1-9]/m.test(body) && /^glimpse_account_events_unpublished \d+/m.test(body) ? body : false;
-    }, { what: 'the publisher metrics' });
+    const metrics = await waitFor(
+      async () => {
+        const body = (await request(`${gateway.url}/metrics`)).body as string;
+        // Alone, this gateway published the rows above; beside other tests' gateways (every 2 s) this one (every 0.2 s) wins nearly every round.
+        return /^glimpse_account_events_published_total [1-9]/m.test(body) && /^glimpse_account_events_unpublished \d+/m.test(body) ? body : false;
+      },
+      { what: 'the publisher metrics' },
+    );
     expect(metrics).toMatch(/^glimpse_account_events_publish_failures_total 0/m);
     expect(metrics).not.toContain('Published by the gateway');
   });

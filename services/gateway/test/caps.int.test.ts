@@ -40,7 +40,12 @@ const stops: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   [playbook, visitors, webhooks] = await Promise.all([
-    startTestPlaybookService({ PLAYBOOKS_PER_ACCOUNT: String(CAP), TRIGGERS_PER_PLAYBOOK: '5', EXITS_PER_PLAYBOOK: '5', SUPPRESSIONS_PER_ACCOUNT: String(CAP) }),
+    startTestPlaybookService({
+      PLAYBOOKS_PER_ACCOUNT: String(CAP),
+      TRIGGERS_PER_PLAYBOOK: '5',
+      EXITS_PER_PLAYBOOK: '5',
+      SUPPRESSIONS_PER_ACCOUNT: String(CAP),
+    }),
     startTestVisitorsService({ PAGE_RULES_PER_ACCOUNT: String(CAP) }),
     startTestWebhooksService({ WEBHOOKS_MAX_ENDPOINTS_PER_ACCOUNT: String(CAP) }),
   ]);
@@ -159,7 +164,8 @@ describe('caps per account under concurrent creations (20 at once, 5 short of th
   it('webhook endpoints: exactly 5 are created', async () => {
     const m = await manager();
     const url = (i: string) => `https://93.184.216.34/hooks/${i}`;
-    for (let i = 0; i < CAP - 5; i++) expect((await m.client.post('/account/webhooks', { url: url(`b${i}`), events: ['enrollment.started'] })).status).toBe(201);
+    for (let i = 0; i < CAP - 5; i++)
+      expect((await m.client.post('/account/webhooks', { url: url(`b${i}`), events: ['enrollment.started'] })).status).toBe(201);
     const answers = await atOnce(20, (i) => m.client.post('/account/webhooks', { url: url(`a${i}`), events: ['enrollment.started'] }));
     expectExactly(answers, 5, `at most ${CAP} webhook endpoints`);
     expect((await m.client.get('/account/webhooks')).body.items).toHaveLength(CAP);
@@ -193,7 +199,11 @@ describe('token and key lists, a page at a time', () => {
       cursor = res.body.nextCursor;
       pages += 1;
     } while (cursor);
-    const all = await testDb().eventToken.findMany({ where: { accountId: m.accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: { id: true } });
+    const all = await testDb().eventToken.findMany({
+      where: { accountId: m.accountId },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      select: { id: true },
+    });
     expect(seen).toEqual(all.map((t) => t.id));
     expect(pages).toBe(3); // 7 tokens: 3, 3, 1
     const keys = await m.client.get('/account/api-keys?limit=1');
@@ -231,20 +241,26 @@ describe('the event catalog past its cap', () => {
     expect(sent.map((r) => r.status)).toEqual(Array(20).fill(200));
     const ids = sent.map((r) => r.headers.get('x-event-id')!);
     await waitFor(async () => (await testDb().processedEvent.count({ where: { eventId: { in: ids } } })) === 20, { what: 'the burst applied' });
-    const refusedAll = await waitFor(async () => {
-      const row = await testDb().catalogRefusal.findUnique({ where: { accountId: m.accountId } });
-      return row && Number(row.events) === 19 && row;
-    }, { what: '19 refused names' });
+    const refusedAll = await waitFor(
+      async () => {
+        const row = await testDb().catalogRefusal.findUnique({ where: { accountId: m.accountId } });
+        return row && Number(row.events) === 19 && row;
+      },
+      { what: '19 refused names' },
+    );
     expect(names).toContain(refusedAll.lastName);
 
     const stop = await send(m, 'left_after_full', person); // refused by the catalog, applied all the same
     const receipt = await m.client.get(`/account/events/${stop}`);
     expect(receipt.body.stopped).toEqual([{ id: pb.body.id, name: 'Full catalog' }]);
 
-    const page = await waitFor(async () => {
-      const res = await m.client.get('/account/events/catalog?limit=200');
-      return res.body.refused?.events === 20 && res;
-    }, { what: 'the exit name refused too' });
+    const page = await waitFor(
+      async () => {
+        const res = await m.client.get('/account/events/catalog?limit=200');
+        return res.body.refused?.events === 20 && res;
+      },
+      { what: 'the exit name refused too' },
+    );
     expect(page.body).toMatchObject({ names: CATALOG_CAP, maxNames: CATALOG_CAP, full: true, refused: { events: 20, lastName: 'left_after_full' } });
     const catalog = await testDb().eventName.findMany({ where: { accountId: m.accountId }, select: { name: true } });
     expect(catalog).toHaveLength(CATALOG_CAP);
@@ -263,7 +279,10 @@ describe('the event catalog past its cap', () => {
     expect(seen).toHaveLength(CATALOG_CAP);
     expect(new Set(seen).size).toBe(CATALOG_CAP);
     expect(seen.find((n) => n === 'seeded_0000')).toBeDefined();
-    expect(await m.client.get(`/account/events/catalog?cursor=${Buffer.from('x|y').toString('base64url')}`)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect(await m.client.get(`/account/events/catalog?cursor=${Buffer.from('x|y').toString('base64url')}`)).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_request' },
+    });
 
     // A refused name cannot become a trigger (409 naming the cap); a dry run says the catalog is full.
     const trigger = await m.client.post('/account/playbooks', { name: 'Refused trigger', triggers: ['left_after_full'] });
@@ -317,7 +336,9 @@ describe('rate limits per account, shared by every API key of the account', () =
     const keys = await Promise.all([1, 2].map(async () => (await createTestApiKey(m.accountId, ['visitors:read'])).key));
     const visitor = () => randomUUID().replace(/-/g, '').slice(0, 24);
     const started = Date.now();
-    const answers = await atOnce(12, (i) => request(`${stack.gateway.url}/visitors/${visitor()}/details`, { headers: { authorization: `Bearer ${keys[i % 2]}` } }));
+    const answers = await atOnce(12, (i) =>
+      request(`${stack.gateway.url}/visitors/${visitor()}/details`, { headers: { authorization: `Bearer ${keys[i % 2]}` } }),
+    );
     const served = answers.filter((a) => a.status !== 429).length;
     expect(served).toBeGreaterThanOrEqual(3);
     expect(served).toBeLessThanOrEqual(3 * windowsSince(started));

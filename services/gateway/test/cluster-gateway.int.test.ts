@@ -9,7 +9,18 @@ import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import { TOPICS } from '@glimpse/messaging';
 import { generatePerson, importPersons } from '@glimpse/enrichment';
-import { closeTestDb, createTestApiKey, postEvent, request, startManagementStack, startTestGateway, testDb, uniqueEmail, waitFor, type HttpResult } from '../../../test/support/stack';
+import {
+  closeTestDb,
+  createTestApiKey,
+  postEvent,
+  request,
+  startManagementStack,
+  startTestGateway,
+  testDb,
+  uniqueEmail,
+  waitFor,
+  type HttpResult,
+} from '../../../test/support/stack';
 import { endOffsets, readTopic } from '../../../test/support/kafka-helpers';
 import { rawCopiesOf, rawKeysOf } from '../../../test/support/raw-copies';
 import { redisClusterNodes, redisPassword } from '../../../test/config';
@@ -38,7 +49,10 @@ function gatewayEnv(): Record<string, string> {
 }
 
 async function redisReady(url: string): Promise<void> {
-  await waitFor(async () => ((await request(`${url}/readyz`)).body as { checks?: Record<string, string> }).checks?.redis === 'ok', { what: `${url} to reach the Redis Cluster`, timeoutMs: 20_000 });
+  await waitFor(async () => ((await request(`${url}/readyz`)).body as { checks?: Record<string, string> }).checks?.redis === 'ok', {
+    what: `${url} to reach the Redis Cluster`,
+    timeoutMs: 20_000,
+  });
 }
 
 beforeAll(async () => {
@@ -78,7 +92,11 @@ afterEach(async () => {
 });
 
 const post = (url: string, path: string, token: string, body: unknown, headers: Record<string, string> = {}) =>
-  request(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) });
+  request(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
+    body: JSON.stringify(body),
+  });
 
 /** Walks GET /account/events/recent with `limit` from the first page to the last. */
 async function walk(manager: Manager, limit: number): Promise<{ eventId: string; event: string; email: string }[]> {
@@ -127,7 +145,7 @@ describe('a gateway on the Redis Cluster', () => {
     expect(bad).toMatchObject({ status: 400, body: { error: 'invalid_request', message: expect.stringContaining('cursor is not valid') } });
   });
 
-  it('when an event is sent again with its Idempotency-Key, then it is answered as the first one, kept once, and the key is in the account\'s slot', async () => {
+  it("when an event is sent again with its Idempotency-Key, then it is answered as the first one, kept once, and the key is in the account's slot", async () => {
     const manager = await createManager();
     const body = { event: 'order_placed', email: uniqueEmail('idem'), properties: { total: 42 } };
     const key = `order-${randomUUID()}`;
@@ -151,7 +169,12 @@ describe('a gateway on the Redis Cluster', () => {
   it('when a lookup is retried with its Idempotency-Key, then the retry gets the first answer and is billed once', async () => {
     const manager = await createManager();
     const person = generatePerson(0, Math.floor(Math.random() * 1e9));
-    await importPersons((async function* () { yield JSON.stringify(person); })(), { db: testDb(), defaultPhoneRegion: 'US' });
+    await importPersons(
+      (async function* () {
+        yield JSON.stringify(person);
+      })(),
+      { db: testDb(), defaultPhoneRegion: 'US' },
+    );
     const { key: lookupKey } = await createTestApiKey(manager.accountId, ['enrichment:read']);
     const key = `lookup-${randomUUID()}`;
     const lookup = (url: string) => post(url, '/visitors/enrichment', lookupKey, { email: person.traits.work_email }, { 'idempotency-key': key });
@@ -171,10 +194,13 @@ describe('a gateway on the Redis Cluster', () => {
   it('when an account sends more events in a second than its limit through two gateways, then they count one window in the cluster and the excess is 429', async () => {
     const manager = await createManager();
     // Warm both gateways' credential caches outside the burst's second.
-    for (const url of [stack.gateway.url, second.url]) expect((await postEvent(url, manager.token, { event: 'warm_up', email: uniqueEmail() })).status).toBe(200);
+    for (const url of [stack.gateway.url, second.url])
+      expect((await postEvent(url, manager.token, { event: 'warm_up', email: uniqueEmail() })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
     const t0 = Date.now();
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => postEvent(i % 2 ? second.url : stack.gateway.url, manager.token, { event: 'burst', email: uniqueEmail() })));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => postEvent(i % 2 ? second.url : stack.gateway.url, manager.token, { event: 'burst', email: uniqueEmail() })),
+    );
     const t1 = Date.now();
     const windows = Math.floor(t1 / 1000) - Math.floor(t0 / 1000) + 1;
     const ok = answers.filter((a) => a.status === 200);
@@ -195,11 +221,16 @@ describe('a gateway on the Redis Cluster', () => {
     expect((await rawCopiesOf(cluster, manager.accountId)).filter((c) => c.event === 'burst')).toHaveLength(ok.length);
   });
 
-  it('when a person is erased through the management API, then their raw copies are gone from the cluster and everyone else\'s stay', async () => {
+  it("when a person is erased through the management API, then their raw copies are gone from the cluster and everyone else's stay", async () => {
     const manager = await createManager();
     const person = uniqueEmail('erase');
     const bystander = uniqueEmail('stays');
-    for (const [event, email] of [['signed_up', person], ['signed_up', bystander], ['purchase', person], ['demo_booked', person]] as const) {
+    for (const [event, email] of [
+      ['signed_up', person],
+      ['signed_up', bystander],
+      ['purchase', person],
+      ['demo_booked', person],
+    ] as const) {
       expect((await postEvent(stack.gateway.url, manager.token, { event, email })).status).toBe(200);
     }
     expect((await rawCopiesOf(cluster, manager.accountId)).filter((c) => c.email === person)).toHaveLength(3);
@@ -217,9 +248,14 @@ describe('a gateway on the Redis Cluster', () => {
     expect((await walk(manager, 10)).map((e) => e.email)).toEqual([bystander]);
   });
 
-  it('when a visitor without consent sends a page view to /collect, then its cookieless id comes from the day salt in the cluster and the site\'s limits count there', async () => {
+  it("when a visitor without consent sends a page view to /collect, then its cookieless id comes from the day salt in the cluster and the site's limits count there", async () => {
     const manager = await createManager();
-    const created = await api(stack.gateway.url, manager.key).post('/account/sites', { name: 'Cluster', origins: [ORIGIN], track_events: ['signup'], consent: 'required' });
+    const created = await api(stack.gateway.url, manager.key).post('/account/sites', {
+      name: 'Cluster',
+      origins: [ORIGIN],
+      track_events: ['signup'],
+      consent: 'required',
+    });
     expect(created.status).toBe(201);
     const site = { id: created.body.id as string, key: created.body.key as string };
     const address = `198.51.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;

@@ -34,7 +34,17 @@ async function createSite(url = gateway.url, trackEvents: string[] = ['signup'])
   return { id: res.body.id, key: res.body.key, accountId: manager.accountId };
 }
 
-function collect(body: unknown, { origin = ORIGIN, userAgent = BROWSER, cookie, contentType = 'text/plain;charset=UTF-8', headers = {}, url = gateway.url }: { origin?: string | null; userAgent?: string; cookie?: string; contentType?: string; headers?: Record<string, string>; url?: string } = {}): Promise<HttpResult> {
+function collect(
+  body: unknown,
+  {
+    origin = ORIGIN,
+    userAgent = BROWSER,
+    cookie,
+    contentType = 'text/plain;charset=UTF-8',
+    headers = {},
+    url = gateway.url,
+  }: { origin?: string | null; userAgent?: string; cookie?: string; contentType?: string; headers?: Record<string, string>; url?: string } = {},
+): Promise<HttpResult> {
   return request(`${url}/collect`, {
     method: 'POST',
     headers: { 'content-type': contentType, 'user-agent': userAgent, ...(origin ? { origin } : {}), ...(cookie ? { cookie } : {}), ...headers },
@@ -42,7 +52,15 @@ function collect(body: unknown, { origin = ORIGIN, userAgent = BROWSER, cookie, 
   });
 }
 
-const pageview = (path = '/pricing') => ({ type: 'pageview', id: newId('pv'), url: `${ORIGIN}${path}?ref=ad#top`, path, title: 'Pricing', referrer: 'https://search.test/', utm: { source: 'news', campaign: 'fall' } });
+const pageview = (path = '/pricing') => ({
+  type: 'pageview',
+  id: newId('pv'),
+  url: `${ORIGIN}${path}?ref=ad#top`,
+  path,
+  title: 'Pricing',
+  referrer: 'https://search.test/',
+  utm: { source: 'news', campaign: 'fall' },
+});
 
 /** What the act put on visitors.collected for the site (the answer comes after the write, so the end offsets after it bound the read). */
 async function collectedOf(siteId: string, act: () => Promise<unknown>): Promise<ReadMessage[]> {
@@ -95,7 +113,7 @@ describe('POST /collect', () => {
     expect(res.headers.get('set-cookie')).toMatch(/; Secure$/);
   });
 
-  it("when the Origin is foreign or missing, then it is 403 without CORS headers and nothing is produced", async () => {
+  it('when the Origin is foreign or missing, then it is 403 without CORS headers and nothing is produced', async () => {
     const site = await createSite();
     const answers: HttpResult[] = [];
     const messages = await collectedOf(site.id, async () => {
@@ -148,11 +166,17 @@ describe('POST /collect', () => {
 
   it('when the tag posts application/json, then the preflight is answered for the site origins and the post is taken', async () => {
     const site = await createSite();
-    const preflight = await fetch(`${gateway.url}/collect?site=${site.key}`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    const preflight = await fetch(`${gateway.url}/collect?site=${site.key}`, {
+      method: 'OPTIONS',
+      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(ORIGIN);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/content-type/i);
-    const foreign = await fetch(`${gateway.url}/collect?site=${site.key}`, { method: 'OPTIONS', headers: { origin: 'https://evil.test', 'access-control-request-method': 'POST' } });
+    const foreign = await fetch(`${gateway.url}/collect?site=${site.key}`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.test', 'access-control-request-method': 'POST' },
+    });
     expect(foreign.status).toBe(403);
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
     const res = await collect({ site: site.key, events: [pageview()] }, { contentType: 'application/json' });
@@ -188,7 +212,10 @@ describe('POST /collect', () => {
     const site = await createSite();
     let res!: HttpResult;
     const messages = await collectedOf(site.id, async () => {
-      res = await collect({ site: site.key, events: [pageview(), pageview('/b')] }, { userAgent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' });
+      res = await collect(
+        { site: site.key, events: [pageview(), pageview('/b')] },
+        { userAgent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' },
+      );
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ vid: null, accepted: 0, bot: true });
@@ -196,7 +223,14 @@ describe('POST /collect', () => {
     expect(messages).toHaveLength(2);
     for (const m of messages) {
       expect(m.key).toBe(`${site.id}:bot`);
-      expect(m.json).toEqual({ type: 'bot', id: expect.any(String), accountId: site.accountId, siteId: site.id, receivedAt: expect.any(String), reason: expect.stringMatching(/google/i) });
+      expect(m.json).toEqual({
+        type: 'bot',
+        id: expect.any(String),
+        accountId: site.accountId,
+        siteId: site.id,
+        receivedAt: expect.any(String),
+        reason: expect.stringMatching(/google/i),
+      });
     }
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toMatch(/glimpse_collect_bots_total\{reason="google[a-z_]*"\} [2-9]/);

@@ -80,7 +80,14 @@ async function collect(origin: string, siteKey: string, events: object[], vid?: 
   expect(res.body.accepted).toBe(events.length);
   return res.body.vid as string;
 }
-const pageView = (origin: string, pathname: string, title: string) => ({ type: 'pageview', id: uniqueId('pv'), url: `${origin}${pathname}`, path: pathname, title, referrer: '' });
+const pageView = (origin: string, pathname: string, title: string) => ({
+  type: 'pageview',
+  id: uniqueId('pv'),
+  url: `${origin}${pathname}`,
+  path: pathname,
+  title,
+  referrer: '',
+});
 
 describe('console: identification', () => {
   it('when a person sets a site to capture forms, require consent and ignore GPC, then the API, the list and the snippet say so, and an edit back to implied consent is saved', async () => {
@@ -139,30 +146,51 @@ describe('console: identification', () => {
     const known = await collect(origin, site.key, [pageView(origin, '/pricing', 'Pricing')]);
     await collect(origin, site.key, [{ type: 'identify', id: uniqueId('id'), email: first, traits: {}, path: '/pricing' }], known);
     await new Promise((resolve) => setTimeout(resolve, 20)); // the form's link is strictly newer
-    await collect(origin, site.key, [pageView(origin, '/contact', 'Contact'), { type: 'identify', method: 'form', id: uniqueId('form'), email: second, path: '/contact' }], known);
+    await collect(
+      origin,
+      site.key,
+      [pageView(origin, '/contact', 'Contact'), { type: 'identify', method: 'form', id: uniqueId('form'), email: second, path: '/contact' }],
+      known,
+    );
     const anonymous = await collect(origin, site.key, [pageView(origin, '/blog', 'Blog')]);
 
     // The stats line counts them once the visitors service has applied them.
     await goTo(page, 'Sites');
-    const statsCell = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Shop', exact: true }) }).locator('.site-stats');
-    await waitFor(async () => {
-      if ((await statsCell.textContent()) === '3 page views, 2 visitors, 1 identified, 0 bot page views') return true;
-      // The list loads its stats when the page is drawn: leave and come back (a link to the page
-      // already shown changes nothing).
-      await goTo(page, 'Page rules');
-      await goTo(page, 'Sites');
-      return false;
-    }, { timeoutMs: 40_000, intervalMs: 1_000, what: 'the site’s stats line' });
+    const statsCell = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: 'Shop', exact: true }) })
+      .locator('.site-stats');
+    await waitFor(
+      async () => {
+        if ((await statsCell.textContent()) === '3 page views, 2 visitors, 1 identified, 0 bot page views') return true;
+        // The list loads its stats when the page is drawn: leave and come back (a link to the page
+        // already shown changes nothing).
+        await goTo(page, 'Page rules');
+        await goTo(page, 'Sites');
+        return false;
+      },
+      { timeoutMs: 40_000, intervalMs: 1_000, what: 'the site’s stats line' },
+    );
 
     // Identified only: the known visitor; anonymous only: the other.
     await goTo(page, 'Visitors');
     const rows = page.locator('table tbody tr');
-    await waitFor(async () => (await rows.count()) === 2 && (await rows.nth(0).textContent())?.includes(second), { timeoutMs: 40_000, intervalMs: 500, what: 'two visitors, the form-identified one first' });
+    await waitFor(async () => (await rows.count()) === 2 && (await rows.nth(0).textContent())?.includes(second), {
+      timeoutMs: 40_000,
+      intervalMs: 500,
+      what: 'two visitors, the form-identified one first',
+    });
     await page.getByLabel('Show').selectOption('identified');
-    await waitFor(async () => (await rows.count()) === 1 && (await rows.nth(0).locator('th').textContent()) === known, { timeoutMs: 10_000, what: 'the identified visitor alone' });
+    await waitFor(async () => (await rows.count()) === 1 && (await rows.nth(0).locator('th').textContent()) === known, {
+      timeoutMs: 10_000,
+      what: 'the identified visitor alone',
+    });
     expect((await rows.nth(0).locator('th, td').allTextContents())[8]).toMatch(/^form, .*, confidence 0\.90$/);
     await page.getByLabel('Show').selectOption('anonymous');
-    await waitFor(async () => (await rows.count()) === 1 && (await rows.nth(0).locator('th').textContent()) === anonymous, { timeoutMs: 10_000, what: 'the anonymous visitor alone' });
+    await waitFor(async () => (await rows.count()) === 1 && (await rows.nth(0).locator('th').textContent()) === anonymous, {
+      timeoutMs: 10_000,
+      what: 'the anonymous visitor alone',
+    });
     expect(page.url()).toContain('#/visitors?filter=anonymous');
 
     // Open the identified one: the reason and the history, newest first.

@@ -59,7 +59,8 @@ const heading = (page: Page, name: string) => page.getByRole('heading', { level:
 const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 const alertText = (page: Page) => page.getByRole('alert').textContent();
 const statusText = (page: Page) => page.getByRole('status').textContent();
-const rowOf = (scope: ReturnType<Page['getByRole']>, header: string) => scope.getByRole('row').filter({ has: scope.page().getByRole('rowheader', { name: header, exact: true }) });
+const rowOf = (scope: ReturnType<Page['getByRole']>, header: string) =>
+  scope.getByRole('row').filter({ has: scope.page().getByRole('rowheader', { name: header, exact: true }) });
 
 async function goTo(page: Page, link: string) {
   await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: link, exact: true }).click();
@@ -67,10 +68,14 @@ async function goTo(page: Page, link: string) {
 }
 
 /** Waits for an alert with text other than `before` and returns it. */
-const nextAlert = (page: Page, before = '') => waitFor(async () => {
-  const text = await alertText(page);
-  return text && text !== before ? text : undefined;
-}, { what: 'an error announced' });
+const nextAlert = (page: Page, before = '') =>
+  waitFor(
+    async () => {
+      const text = await alertText(page);
+      return text && text !== before ? text : undefined;
+    },
+    { what: 'an error announced' },
+  );
 
 /** Posts an event and waits until its receipt exists through the API (the consumer applied it). */
 async function sendApplied(manager: Manager, client: Api, email: string, event: string): Promise<string> {
@@ -232,7 +237,9 @@ describe('console: receipts, dry runs, re-enrollment and suppressions', () => {
     expect(await nextAlert(page)).toBe(apiAnswer.body.message);
 
     // Still nothing written by any of the dry runs.
-    expect(((await client.get(`/account/playbooks/${trial}/enrollments?status=active`)).body.items as { email: string }[]).map((e) => e.email)).toEqual([enrolled]);
+    expect(((await client.get(`/account/playbooks/${trial}/enrollments?status=active`)).body.items as { email: string }[]).map((e) => e.email)).toEqual([
+      enrolled,
+    ]);
     expect(problems).toEqual([]);
     expect(consoleLines.filter((line) => line.includes('@'))).toEqual([]);
     await page.context().close();
@@ -276,7 +283,9 @@ describe('console: receipts, dry runs, re-enrollment and suppressions', () => {
     expect(await statusText(page)).toBe(`${person} suppressed; 1 active enrollment stopped.`);
     expect(await list.locator('tbody th').first().textContent()).toBe(person);
     expect(await suppressedEmails()).toContain(person);
-    expect((await client.get(`/account/playbooks/${nurture}/enrollments`)).body.items).toMatchObject([{ email: person, status: 'stopped', stoppedBy: 'suppressed' }]);
+    expect((await client.get(`/account/playbooks/${nurture}/enrollments`)).body.items).toMatchObject([
+      { email: person, status: 'stopped', stoppedBy: 'suppressed' },
+    ]);
     expect(await list.locator('tbody tr').count()).toBe(25);
     await page.getByRole('button', { name: 'Load more' }).click();
     await waitFor(async () => (await list.locator('tbody tr').count()) === 26, { what: 'the second page' });
@@ -293,7 +302,9 @@ describe('console: receipts, dry runs, re-enrollment and suppressions', () => {
     // Lift the oldest: gone from the page and from the API.
     const lifted = seeded[0]!;
     await page.getByRole('button', { name: 'Load more' }).click();
-    await rowOf(list, lifted).getByRole('button', { name: `Lift the suppression of ${lifted}` }).click();
+    await rowOf(list, lifted)
+      .getByRole('button', { name: `Lift the suppression of ${lifted}` })
+      .click();
     await page.getByRole('status').filter({ hasText: 'lifted' }).waitFor();
     expect(await suppressedEmails()).not.toContain(lifted);
     expect(await rowOf(list, lifted).count()).toBe(0);

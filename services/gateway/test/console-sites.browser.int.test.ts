@@ -72,7 +72,14 @@ async function collect(origin: string, siteKey: string, events: object[], vid?: 
   expect(res.body.accepted).toBe(events.length);
   return res.body.vid as string;
 }
-const pageView = (origin: string, pathname: string, title: string) => ({ type: 'pageview', id: uniqueId('pv'), url: `${origin}${pathname}`, path: pathname, title, referrer: '' });
+const pageView = (origin: string, pathname: string, title: string) => ({
+  type: 'pageview',
+  id: uniqueId('pv'),
+  url: `${origin}${pathname}`,
+  path: pathname,
+  title,
+  referrer: '',
+});
 
 describe('console: sites, traffic and visitors', () => {
   it('when a person adds a site and its tag sends page views, then the snippet copies, the first page view shows, the chart counts it and the visitors are listed identified first', async () => {
@@ -86,10 +93,16 @@ describe('console: sites, traffic and visitors', () => {
     await page.getByLabel('Origins').fill(`${origin}\n${origin}/not-an-origin`);
     await page.getByLabel('Events the browser may track').fill('demo requested');
     await page.getByRole('button', { name: 'Add site' }).click();
-    await page.getByRole('alert').filter({ hasText: /not a valid event name/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /not a valid event name/ })
+      .waitFor();
     await page.getByLabel('Events the browser may track').fill('demo_requested');
     await page.getByRole('button', { name: 'Add site' }).click();
-    await page.getByRole('alert').filter({ hasText: `"${origin}/not-an-origin" is not an origin` }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: `"${origin}/not-an-origin" is not an origin` })
+      .waitFor();
     await page.getByLabel('Origins').fill(origin);
     await page.getByRole('button', { name: 'Add site' }).click();
 
@@ -161,7 +174,11 @@ describe('console: sites, traffic and visitors', () => {
     const summary = page.locator('#traffic-summary');
     await summary.filter({ hasText: /^2 page views in the last 24 hours/ }).waitFor();
     const bars = await page.locator('svg.traffic-chart rect.bar').evaluateAll((rects) =>
-      rects.map((r) => ({ hour: r.getAttribute('data-hour')!, pageViews: Number(r.getAttribute('data-page-views')), title: r.querySelector('title')!.textContent! })),
+      rects.map((r) => ({
+        hour: r.getAttribute('data-hour')!,
+        pageViews: Number(r.getAttribute('data-page-views')),
+        title: r.querySelector('title')!.textContent!,
+      })),
     );
     expect(bars).toHaveLength(24);
     expect(bars.reduce((sum, b) => sum + b.pageViews, 0)).toBe(2);

@@ -42,7 +42,8 @@ async function openConsole(): Promise<{ page: Page; problems: string[] }> {
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
 const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-const activeLabel = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? document.activeElement?.id ?? '');
+const activeLabel = (page: Page) =>
+  page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? document.activeElement?.id ?? '');
 
 async function goTo(page: Page, link: string) {
   await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: link, exact: true }).click();
@@ -129,8 +130,15 @@ describe('web console at /console', () => {
     // Revoking (after a confirm) shuts a token out of /events.
     await page.getByRole('button', { name: new RegExp(`^Revoke ${firstToken.slice(0, 8)}`) }).click();
     await page.getByRole('status').filter({ hasText: 'revoked' }).waitFor();
-    expect(await page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${firstToken.slice(0, 8)}`) }) }).textContent()).toMatch(/Revoked/);
-    await waitFor(async () => (await postEvent(stack.gateway.url, firstToken, { event: 'signed_up', email: uniqueEmail() })).status === 401, { what: 'the revoked token refused' });
+    expect(
+      await page
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${firstToken.slice(0, 8)}`) }) })
+        .textContent(),
+    ).toMatch(/Revoked/);
+    await waitFor(async () => (await postEvent(stack.gateway.url, firstToken, { event: 'signed_up', email: uniqueEmail() })).status === 401, {
+      what: 'the revoked token refused',
+    });
 
     // The management key is nowhere but in the script's memory.
     expect(await page.content()).not.toContain(key);
@@ -151,7 +159,9 @@ describe('web console at /console', () => {
       { timeoutMs: 45_000, intervalMs: 300, what: 'signed_up in the trigger picker' },
     );
     // The picker offers the catalog and nothing else.
-    expect(await page.locator('#trigger-picker input[type=checkbox]').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value))).toEqual(['signed_up']);
+    expect(await page.locator('#trigger-picker input[type=checkbox]').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value))).toEqual([
+      'signed_up',
+    ]);
 
     // Create the playbook: an invalid exit is refused in the page first, with the rule.
     await page.getByLabel('Name', { exact: true }).fill('Onboarding');

@@ -38,26 +38,50 @@ describe('details of a visitor seen by the tag', () => {
     const { collect, details } = await setUp();
     const first = await collect([pageview('/'), pageview('/pricing')]);
     const vid = first.body.vid as string;
-    const res = await waitFor(async () => {
-      const r = await details(vid);
-      return r.status === 200 && r.body.page_views === 2 ? r : undefined;
-    }, { what: 'the page views applied' });
-    expect(res.body).toEqual({ page_views: 2, sessions: 1, first_seen: expect.any(String), last_seen: expect.any(String), last_page: '/pricing', engaged_seconds: 0 });
+    const res = await waitFor(
+      async () => {
+        const r = await details(vid);
+        return r.status === 200 && r.body.page_views === 2 ? r : undefined;
+      },
+      { what: 'the page views applied' },
+    );
+    expect(res.body).toEqual({
+      page_views: 2,
+      sessions: 1,
+      first_seen: expect.any(String),
+      last_seen: expect.any(String),
+      last_page: '/pricing',
+      engaged_seconds: 0,
+    });
   });
 
   it("when a visitor identifies as a known person, then the details are the person's fields and the page-view fields with identified_by; erasing the person deletes the link and the visitor", async () => {
     const { collect, details, manager } = await setUp();
     const person = generatePerson(0, Math.floor(Math.random() * 1e9));
-    await importPersons((async function* () { yield JSON.stringify(person); })(), { db: testDb(), defaultPhoneRegion: 'US' });
+    await importPersons(
+      (async function* () {
+        yield JSON.stringify(person);
+      })(),
+      { db: testDb(), defaultPhoneRegion: 'US' },
+    );
     const email = person.traits.work_email as string;
     const view = pageview('/signup');
     const vid = (await collect([view])).body.vid as string;
-    await collect([{ type: 'engagement', id: id('en'), pageViewId: view.id, seconds: 21 }, { type: 'identify', id: id('id'), email: email.toUpperCase(), path: '/signup' }], vid);
+    await collect(
+      [
+        { type: 'engagement', id: id('en'), pageViewId: view.id, seconds: 21 },
+        { type: 'identify', id: id('id'), email: email.toUpperCase(), path: '/signup' },
+      ],
+      vid,
+    );
 
-    const res = await waitFor(async () => {
-      const r = await details(vid);
-      return r.status === 200 && r.body.identified_by ? r : undefined;
-    }, { what: 'the identify applied' });
+    const res = await waitFor(
+      async () => {
+        const r = await details(vid);
+        return r.status === 200 && r.body.identified_by ? r : undefined;
+      },
+      { what: 'the identify applied' },
+    );
     // The seven §2.1 fields by enrichment's own rules for the person.
     const personFields = toVisitorDetails(normalizeRecord(person));
     expect(res.body).toEqual({

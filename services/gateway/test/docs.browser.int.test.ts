@@ -8,7 +8,6 @@ import { request, startTestGateway } from '../../../test/support/stack';
 import { launchChromium } from '../../../test/support/browser';
 import type { RunningGateway } from '../src/start';
 
-
 let gateway: RunningGateway;
 let browser: Browser;
 
@@ -40,7 +39,9 @@ describe('GET /docs', () => {
     page.on('request', (req) => origins.add(new URL(req.url()).origin));
     page.on('response', (res) => res.status() >= 400 && problems.push(`${res.status()} ${res.url()}`));
     const response = await page.goto(`${gateway.url}/docs`);
-    expect(response!.headers()['content-security-policy']).toBe("default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'; img-src 'self' data:");
+    expect(response!.headers()['content-security-policy']).toBe(
+      "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'; img-src 'self' data:",
+    );
     const operations = page.locator('.opblock-summary-path');
     await operations.first().waitFor();
     const shown = (await operations.allTextContents()).map((t) => t.replace(/\u200b/g, '').trim()).sort();
@@ -51,7 +52,7 @@ describe('GET /docs', () => {
     expect(problems).toEqual([]);
   });
 
-  it('when a file of the package other than the page\'s two is asked for, then it is 404', async () => {
+  it("when a file of the package other than the page's two is asked for, then it is 404", async () => {
     expect((await request(`${gateway.url}/docs/assets/package.json`)).status).toBe(404);
     expect((await request(`${gateway.url}/docs/assets/..%2Fpackage.json`)).status).toBe(404);
   });

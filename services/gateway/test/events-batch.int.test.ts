@@ -81,7 +81,12 @@ describe('POST /events/batch', () => {
 
     const events = await written(account.accountId, from, 'batch_mixed', 2);
     expect(events).toHaveLength(2);
-    expect(new Map(events.map((e) => [e.eventId, e.email]))).toEqual(new Map([[r[0].eventId, emails[0]], [r[3].eventId, emails[2]]]));
+    expect(new Map(events.map((e) => [e.eventId, e.email]))).toEqual(
+      new Map([
+        [r[0].eventId, emails[0]],
+        [r[3].eventId, emails[2]],
+      ]),
+    );
   });
 
   it('when a batch is retried with the same Idempotency-Key, then it answers the same ids and every event is written once', async () => {

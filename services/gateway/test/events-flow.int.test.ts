@@ -3,7 +3,16 @@ import { Kafka, logLevel } from 'kafkajs';
 import { Redis } from 'ioredis';
 import { createPlaybook, listEnrollments, eventCatalog } from '@glimpse/playbook';
 import { TOPICS } from '@glimpse/messaging';
-import { closeTestDb, createTestAccount, postEvent, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import {
+  closeTestDb,
+  createTestAccount,
+  postEvent,
+  startTestGateway,
+  startTestPlaybookService,
+  testDb,
+  uniqueEmail,
+  waitFor,
+} from '../../../test/support/stack';
 import { applicationColumns } from '../../../test/support/tables';
 import { kafkaBrokers, redisUrl } from '../../../test/config';
 import { rawCopiesOf, rawKeysOf } from '../../../test/support/raw-copies';
@@ -32,7 +41,11 @@ describe('POST /events end to end', () => {
   it('when a valid event is posted, then it answers {ok:true}, keeps the raw copy in Redis for at most 24 h and adds the name to the catalog', async () => {
     const { accountId, token } = await createTestAccount();
     const email = uniqueEmail();
-    const res = await postEvent(gateway.url, token, { event: 'signed_up', email: `  ${email.toUpperCase()} `, properties: { plan: 'pro', seats: 3, trial: true } });
+    const res = await postEvent(gateway.url, token, {
+      event: 'signed_up',
+      email: `  ${email.toUpperCase()} `,
+      properties: { plan: 'pro', seats: 3, trial: true },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ok: true });
 
@@ -103,10 +116,7 @@ describe('POST /events end to end', () => {
     const columns = await applicationColumns(testDb());
     expect(columns.length).toBeGreaterThan(50); // every column of every service's schema
     for (const { table, column, qualified } of columns) {
-      const rows = await testDb().$queryRawUnsafe<{ n: bigint }[]>(
-        `SELECT count(*) AS n FROM ${qualified} WHERE "${column}"::text LIKE $1`,
-        `%${marker}%`,
-      );
+      const rows = await testDb().$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${qualified} WHERE "${column}"::text LIKE $1`, `%${marker}%`);
       expect({ table, column, n: Number(rows[0]!.n) }).toEqual({ table, column, n: 0 });
     }
   });
@@ -119,10 +129,13 @@ describe('POST /events end to end', () => {
     const pb = await createPlaybook(testDb(), { accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
 
     expect((await postEvent(gateway.url, token, { event: 'demo_booked', email })).status).toBe(200);
-    const enrollments = await waitFor(async () => {
-      const list = await listEnrollments(testDb(), accountId, pb.id);
-      return list.length > 0 && list;
-    }, { what: 'an enrollment' });
+    const enrollments = await waitFor(
+      async () => {
+        const list = await listEnrollments(testDb(), accountId, pb.id);
+        return list.length > 0 && list;
+      },
+      { what: 'an enrollment' },
+    );
     expect(enrollments).toEqual([expect.objectContaining({ email, status: 'active', startedBy: 'demo_booked', stoppedAt: null })]);
   });
 });

@@ -65,7 +65,13 @@ const json = (token: string) => ({ 'content-type': 'application/json', authoriza
 
 const refusals: RefusalCase[] = [
   // 401: credentials
-  { name: 'the Authorization header is missing', status: 401, error: 'unauthorized', message: /missing bearer credential/, send: (url, _a, email) => postEvent(url, undefined, valid(email)) },
+  {
+    name: 'the Authorization header is missing',
+    status: 401,
+    error: 'unauthorized',
+    message: /missing bearer credential/,
+    send: (url, _a, email) => postEvent(url, undefined, valid(email)),
+  },
   {
     name: 'the Authorization header is not a bearer credential',
     status: 401,
@@ -128,7 +134,11 @@ const refusals: RefusalCase[] = [
     status: 415,
     error: 'unsupported_media_type',
     message: /Content-Type: application\/json/,
-    send: (url, a, email) => raw(url, { headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: `event=demo_booked&email=${email}` }),
+    send: (url, a, email) =>
+      raw(url, {
+        headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `event=demo_booked&email=${email}`,
+      }),
   },
   // 413: size
   {
@@ -139,15 +149,69 @@ const refusals: RefusalCase[] = [
     send: (url, a, email) => raw(url, { headers: json(a.token), body: bodyOfSize(email, BODY_LIMIT + 1) }),
   },
   // 400: body
-  { name: 'the body is not valid JSON', status: 400, error: 'invalid_request', message: /not valid JSON/, send: (url, a, email) => raw(url, { headers: json(a.token), body: `{"event":"demo_booked","email":"${email}"` }) },
-  { name: 'the email is missing', status: 400, error: 'invalid_request', message: /^email is required$/, send: (url, a) => postEvent(url, a.token, { event: 'demo_booked' }) },
-  { name: 'the email is not an email address', status: 400, error: 'invalid_request', message: /^email must be a valid email address$/, send: (url, a) => postEvent(url, a.token, { event: 'demo_booked', email: 'ann.example.com' }) },
-  { name: 'the email is not a string', status: 400, error: 'invalid_request', message: /^email must be a string$/, send: (url, a) => postEvent(url, a.token, { event: 'demo_booked', email: 42 }) },
-  { name: 'the event name is missing', status: 400, error: 'invalid_request', message: /^event is required$/, send: (url, a, email) => postEvent(url, a.token, { email }) },
-  { name: 'the event name is 65 characters', status: 400, error: 'invalid_request', message: /^event must be 1 to 64 characters/, send: (url, a, email) => postEvent(url, a.token, { event: 'e'.repeat(65), email }) },
-  { name: 'the event name contains a space', status: 400, error: 'invalid_request', message: /^event must be .*letters, digits, _ \. : -$/, send: (url, a, email) => postEvent(url, a.token, { event: 'demo booked', email }) },
-  { name: 'the event name contains a slash', status: 400, error: 'invalid_request', message: /^event must be .*letters, digits/, send: (url, a, email) => postEvent(url, a.token, { event: 'demo/booked', email }) },
-  { name: 'the event name has a non-ASCII letter', status: 400, error: 'invalid_request', message: /^event must be .*letters, digits/, send: (url, a, email) => postEvent(url, a.token, { event: 'démo', email }) },
+  {
+    name: 'the body is not valid JSON',
+    status: 400,
+    error: 'invalid_request',
+    message: /not valid JSON/,
+    send: (url, a, email) => raw(url, { headers: json(a.token), body: `{"event":"demo_booked","email":"${email}"` }),
+  },
+  {
+    name: 'the email is missing',
+    status: 400,
+    error: 'invalid_request',
+    message: /^email is required$/,
+    send: (url, a) => postEvent(url, a.token, { event: 'demo_booked' }),
+  },
+  {
+    name: 'the email is not an email address',
+    status: 400,
+    error: 'invalid_request',
+    message: /^email must be a valid email address$/,
+    send: (url, a) => postEvent(url, a.token, { event: 'demo_booked', email: 'ann.example.com' }),
+  },
+  {
+    name: 'the email is not a string',
+    status: 400,
+    error: 'invalid_request',
+    message: /^email must be a string$/,
+    send: (url, a) => postEvent(url, a.token, { event: 'demo_booked', email: 42 }),
+  },
+  {
+    name: 'the event name is missing',
+    status: 400,
+    error: 'invalid_request',
+    message: /^event is required$/,
+    send: (url, a, email) => postEvent(url, a.token, { email }),
+  },
+  {
+    name: 'the event name is 65 characters',
+    status: 400,
+    error: 'invalid_request',
+    message: /^event must be 1 to 64 characters/,
+    send: (url, a, email) => postEvent(url, a.token, { event: 'e'.repeat(65), email }),
+  },
+  {
+    name: 'the event name contains a space',
+    status: 400,
+    error: 'invalid_request',
+    message: /^event must be .*letters, digits, _ \. : -$/,
+    send: (url, a, email) => postEvent(url, a.token, { event: 'demo booked', email }),
+  },
+  {
+    name: 'the event name contains a slash',
+    status: 400,
+    error: 'invalid_request',
+    message: /^event must be .*letters, digits/,
+    send: (url, a, email) => postEvent(url, a.token, { event: 'demo/booked', email }),
+  },
+  {
+    name: 'the event name has a non-ASCII letter',
+    status: 400,
+    error: 'invalid_request',
+    message: /^event must be .*letters, digits/,
+    send: (url, a, email) => postEvent(url, a.token, { event: 'démo', email }),
+  },
   {
     name: 'a property is a nested object',
     status: 400,
@@ -162,9 +226,27 @@ const refusals: RefusalCase[] = [
     message: /^property values must be strings, numbers or booleans \(one level deep\) \(properties\.tags\)$/,
     send: (url, a, email) => postEvent(url, a.token, { ...valid(email), properties: { tags: ['a', 'b'] } }),
   },
-  { name: 'properties is not an object', status: 400, error: 'invalid_request', message: /^properties must be an object$/, send: (url, a, email) => postEvent(url, a.token, { ...valid(email), properties: 'plan=pro' }) },
-  { name: 'the body is a JSON array', status: 400, error: 'invalid_request', message: /^body must be a JSON object$/, send: (url, a, email) => postEvent(url, a.token, [valid(email)]) },
-  { name: 'the body is a JSON string', status: 400, error: 'invalid_request', message: /^body must be a JSON object$/, send: (url, a) => postEvent(url, a.token, '"demo_booked"') },
+  {
+    name: 'properties is not an object',
+    status: 400,
+    error: 'invalid_request',
+    message: /^properties must be an object$/,
+    send: (url, a, email) => postEvent(url, a.token, { ...valid(email), properties: 'plan=pro' }),
+  },
+  {
+    name: 'the body is a JSON array',
+    status: 400,
+    error: 'invalid_request',
+    message: /^body must be a JSON object$/,
+    send: (url, a, email) => postEvent(url, a.token, [valid(email)]),
+  },
+  {
+    name: 'the body is a JSON string',
+    status: 400,
+    error: 'invalid_request',
+    message: /^body must be a JSON object$/,
+    send: (url, a) => postEvent(url, a.token, '"demo_booked"'),
+  },
   {
     name: 'the body has an unknown field',
     status: 400,
@@ -210,7 +292,8 @@ describe('POST /events refusals', () => {
     const account = await createTestAccount();
     const before = await endOffsets(TOPICS.eventsInbound);
 
-    for (const c of refusals) expect({ case: c.name, status: (await c.send(gateway.url, account, uniqueEmail())).status }).toEqual({ case: c.name, status: c.status });
+    for (const c of refusals)
+      expect({ case: c.name, status: (await c.send(gateway.url, account, uniqueEmail())).status }).toEqual({ case: c.name, status: c.status });
     expect(await redisKeysOf(account.accountId)).toEqual([]);
 
     // A valid sentinel sent last: once it is on the topic, anything the refusals had written would be too.
@@ -253,7 +336,9 @@ describe('POST /events accepted at the edges of the rules', () => {
 
     expect(res.status).toBe(200);
     const copies = await rawCopies(accountId);
-    expect(copies).toEqual([expect.objectContaining({ key: expect.stringContaining(`glimpse:{a:${accountId}}:raw:`), event: 'signed_up', email: email.toLowerCase() })]);
+    expect(copies).toEqual([
+      expect.objectContaining({ key: expect.stringContaining(`glimpse:{a:${accountId}}:raw:`), event: 'signed_up', email: email.toLowerCase() }),
+    ]);
   });
 
   it('when a token works and is then revoked, then the next request with it is refused', async () => {

@@ -45,7 +45,12 @@ describe('POST /events with an Idempotency-Key', () => {
     const email = uniqueEmail();
     const first = await postEvent(gateway.url, account.token, { event: 'reuse_a', email, properties: { plan: 'pro', seats: 2 } }, withKey('reuse-1'));
     const other = await postEvent(gateway.url, account.token, { event: 'reuse_a', email, properties: { plan: 'team', seats: 2 } }, withKey('reuse-1'));
-    const same = await postEvent(gateway.url, account.token, { email: email.toUpperCase(), properties: { seats: 2, plan: 'pro' }, event: 'reuse_a' }, withKey('reuse-1'));
+    const same = await postEvent(
+      gateway.url,
+      account.token,
+      { email: email.toUpperCase(), properties: { seats: 2, plan: 'pro' }, event: 'reuse_a' },
+      withKey('reuse-1'),
+    );
     expect(first.status).toBe(200);
     expect(other).toMatchObject({ status: 422, body: { error: 'idempotency_key_reused', message: expect.stringMatching(/different event/) } });
     expect(same).toMatchObject({ status: 200, body: { ok: true } });

@@ -30,21 +30,36 @@ it("when a visitor follows an email link, then it is listed as identified, its r
   const sent = await request(`${gateway.url}/collect`, {
     method: 'POST',
     headers: { 'content-type': 'text/plain', origin: ORIGIN, 'user-agent': 'Mozilla/5.0 (Macintosh) Safari/605.1.15', 'x-forwarded-for': '192.0.2.77' },
-    body: JSON.stringify({ site: site.key, events: [{ type: 'pageview', id: id('pv'), path: '/offer', title: 'Offer' }, { type: 'link', id: id('ln'), token, path: '/offer' }] }),
+    body: JSON.stringify({
+      site: site.key,
+      events: [
+        { type: 'pageview', id: id('pv'), path: '/offer', title: 'Offer' },
+        { type: 'link', id: id('ln'), token, path: '/offer' },
+      ],
+    }),
   });
   expect(sent.status).toBe(200);
   const vid = sent.body.vid as string;
 
-  const identified = await waitFor(async () => {
-    const r = await client.get('/account/visitors?identified=true');
-    return r.body.items?.length > 0 ? r : undefined;
-  }, { what: 'the visitor identified' });
-  expect(identified.body.items).toEqual([expect.objectContaining({ id: vid, email: 'follower@example.com', identifiedBy: expect.objectContaining({ method: 'email_link', confidence: 1 }) })]);
+  const identified = await waitFor(
+    async () => {
+      const r = await client.get('/account/visitors?identified=true');
+      return r.body.items?.length > 0 ? r : undefined;
+    },
+    { what: 'the visitor identified' },
+  );
+  expect(identified.body.items).toEqual([
+    expect.objectContaining({ id: vid, email: 'follower@example.com', identifiedBy: expect.objectContaining({ method: 'email_link', confidence: 1 }) }),
+  ]);
   expect((await client.get('/account/visitors?identified=false')).body.items).toEqual([]);
 
   const record = await client.get(`/account/visitors/${vid}`);
   expect(record.status).toBe(200);
-  expect(record.body).toMatchObject({ id: vid, email: 'follower@example.com', identityHistory: [expect.objectContaining({ email: 'follower@example.com', method: 'email_link', confidence: 1, sourcePath: '/offer' })] });
+  expect(record.body).toMatchObject({
+    id: vid,
+    email: 'follower@example.com',
+    identityHistory: [expect.objectContaining({ email: 'follower@example.com', method: 'email_link', confidence: 1, sourcePath: '/offer' })],
+  });
   expect((await client.get('/account/visitors/not-a-visitor')).status).toBe(404);
   expect((await api(gateway.url, (await createManager()).key).get(`/account/visitors/${vid}`)).status).toBe(404);
 

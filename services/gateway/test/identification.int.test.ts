@@ -39,10 +39,19 @@ async function createSite(settings: Record<string, unknown> = {}, url = gateway.
   return { id: res.body.id, key: res.body.key, accountId: manager.accountId, managerKey: manager.key };
 }
 
-function collect(body: unknown, { userAgent = BROWSER, cookie, address, url = gateway.url }: { userAgent?: string; cookie?: string; address?: string; url?: string } = {}): Promise<HttpResult> {
+function collect(
+  body: unknown,
+  { userAgent = BROWSER, cookie, address, url = gateway.url }: { userAgent?: string; cookie?: string; address?: string; url?: string } = {},
+): Promise<HttpResult> {
   return request(`${url}/collect`, {
     method: 'POST',
-    headers: { 'content-type': 'text/plain;charset=UTF-8', 'user-agent': userAgent, origin: ORIGIN, ...(cookie ? { cookie } : {}), ...(address ? { 'x-forwarded-for': address } : {}) },
+    headers: {
+      'content-type': 'text/plain;charset=UTF-8',
+      'user-agent': userAgent,
+      origin: ORIGIN,
+      ...(cookie ? { cookie } : {}),
+      ...(address ? { 'x-forwarded-for': address } : {}),
+    },
     body: JSON.stringify(body),
   });
 }
@@ -71,7 +80,10 @@ describe('email links', () => {
     let res!: HttpResult;
     const link = { type: 'link', id: newId('ln'), token: issued.body.token };
     const foreignLink = { type: 'link', id: newId('ln'), token: foreign.body.token };
-    const messages = await collectedOf(site.id, async () => (res = await collect({ site: site.key, events: [pageview(), link, foreignLink] }, { address: newAddress() })));
+    const messages = await collectedOf(
+      site.id,
+      async () => (res = await collect({ site: site.key, events: [pageview(), link, foreignLink] }, { address: newAddress() })),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ vid: expect.stringMatching(/^[0-9a-f]{24}$/), accepted: 2 });
     const identified = messages.filter((m) => m.json?.type === 'identify');
@@ -105,7 +117,9 @@ describe('form capture', () => {
     expect(offRes.body).toMatchObject({ accepted: 0 });
     expect(offMessages).toEqual([]);
     const onMessages = await collectedOf(on.id, () => collect({ site: on.key, events: [form()] }, { address: newAddress() }));
-    expect(onMessages.map((m) => m.json)).toEqual([expect.objectContaining({ type: 'identify', email: 'form.person@example.com', method: 'form', path: '/contact' })]);
+    expect(onMessages.map((m) => m.json)).toEqual([
+      expect.objectContaining({ type: 'identify', email: 'form.person@example.com', method: 'form', path: '/contact' }),
+    ]);
   });
 });
 
@@ -115,7 +129,12 @@ describe('consent', () => {
     const address = newAddress();
     const answers: HttpResult[] = [];
     const messages = await collectedOf(site.id, async () => {
-      answers.push(await collect({ site: site.key, consent: 'pending', events: [pageview(), { type: 'identify', id: newId('id'), email: 'nobody@example.com' }] }, { address }));
+      answers.push(
+        await collect(
+          { site: site.key, consent: 'pending', events: [pageview(), { type: 'identify', id: newId('id'), email: 'nobody@example.com' }] },
+          { address },
+        ),
+      );
       answers.push(await collect({ site: site.key, consent: 'pending', events: [pageview('/docs')] }, { address }));
       answers.push(await collect({ site: site.key, events: [pageview('/other')] }, { address, userAgent: OTHER_BROWSER }));
     });
@@ -143,7 +162,14 @@ describe('consent', () => {
     const before = await collectedOf(site.id, () => collect({ site: site.key, consent: 'pending', events: [pageview()] }, { address }));
     const cookielessId = before[0]!.json!.visitorId as string;
     let res!: HttpResult;
-    const messages = await collectedOf(site.id, async () => (res = await collect({ site: site.key, consent: 'pending', events: [{ type: 'consent', id: newId('cs'), state: 'granted' }, pageview('/after')] }, { address })));
+    const messages = await collectedOf(
+      site.id,
+      async () =>
+        (res = await collect(
+          { site: site.key, consent: 'pending', events: [{ type: 'consent', id: newId('cs'), state: 'granted' }, pageview('/after')] },
+          { address },
+        )),
+    );
     const vid = res.body.vid as string;
     expect(vid).toMatch(/^[0-9a-f]{24}$/);
     expect(vid).not.toBe(cookielessId);
@@ -156,7 +182,14 @@ describe('consent', () => {
     expect(messages[1]!.json).not.toHaveProperty('cookieless');
 
     // Then granted requests keep the persistent id; a denial is about it, and clears the cookie.
-    const denied = await collectedOf(site.id, async () => (res = await collect({ site: site.key, consent: 'denied', events: [{ type: 'consent', id: newId('cs'), state: 'denied' }, pageview()] }, { address, cookie: `_glv=${vid}` })));
+    const denied = await collectedOf(
+      site.id,
+      async () =>
+        (res = await collect(
+          { site: site.key, consent: 'denied', events: [{ type: 'consent', id: newId('cs'), state: 'denied' }, pageview()] },
+          { address, cookie: `_glv=${vid}` },
+        )),
+    );
     expect(res.body.vid).toBeNull();
     expect(res.headers.get('set-cookie')).toBe('_glv=; Path=/; Max-Age=0; SameSite=Lax; HttpOnly');
     // The denial (keyed by the persistent id) and the cookieless page view are on different partitions.
@@ -172,11 +205,17 @@ describe('consent', () => {
     const ignores = await createSite({ honor_gpc: false });
     const events = () => [pageview(), { type: 'identify', id: newId('id'), email: 'gpc@example.com' }];
     let res!: HttpResult;
-    const honoured = await collectedOf(honours.id, async () => (res = await collect({ site: honours.key, gpc: true, events: events() }, { address: newAddress() })));
+    const honoured = await collectedOf(
+      honours.id,
+      async () => (res = await collect({ site: honours.key, gpc: true, events: events() }, { address: newAddress() })),
+    );
     expect(res.body).toEqual({ vid: null, accepted: 1 });
     expect(res.headers.get('set-cookie')).toBeNull();
     expect(honoured.map((m) => m.json)).toEqual([expect.objectContaining({ type: 'pageview', cookieless: true })]);
-    const ignored = await collectedOf(ignores.id, async () => (res = await collect({ site: ignores.key, gpc: true, events: events() }, { address: newAddress() })));
+    const ignored = await collectedOf(
+      ignores.id,
+      async () => (res = await collect({ site: ignores.key, gpc: true, events: events() }, { address: newAddress() })),
+    );
     expect(res.body).toEqual({ vid: expect.stringMatching(/^[0-9a-f]{24}$/), accepted: 2 });
     expect(ignored.map((m) => m.json?.type)).toEqual(['pageview', 'identify']);
   });
@@ -196,12 +235,16 @@ describe('per-address limit', () => {
     const flooder = newAddress();
     // Wait for the start of a second so the whole flood falls in one window.
     await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 10));
-    const flood = await Promise.all(Array.from({ length: 20 }, () => collect({ site: site.key, events: [pageview()] }, { address: flooder, url: limited.url })));
+    const flood = await Promise.all(
+      Array.from({ length: 20 }, () => collect({ site: site.key, events: [pageview()] }, { address: flooder, url: limited.url })),
+    );
     expect(flood.filter((r) => r.status === 200)).toHaveLength(3);
     const refused = flood.filter((r) => r.status === 429);
     expect(refused).toHaveLength(17);
     expect(refused[0]!.headers.get('retry-after')).toBe('1');
-    const others = await Promise.all([newAddress(), newAddress()].map((address) => collect({ site: site.key, events: [pageview()] }, { address, url: limited.url })));
+    const others = await Promise.all(
+      [newAddress(), newAddress()].map((address) => collect({ site: site.key, events: [pageview()] }, { address, url: limited.url })),
+    );
     expect(others.map((r) => r.status)).toEqual([200, 200]);
   });
 
@@ -209,7 +252,9 @@ describe('per-address limit', () => {
     const site = await createSite({}, limited.url);
     const prefix = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:1`;
     await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 10));
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => collect({ site: site.key, events: [pageview()] }, { address: `${prefix}::${i + 1}`, url: limited.url })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => collect({ site: site.key, events: [pageview()] }, { address: `${prefix}::${i + 1}`, url: limited.url })),
+    );
     expect(answers.filter((r) => r.status === 200)).toHaveLength(3);
   });
 });

@@ -4,7 +4,16 @@
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
 import { eventCatalog, type RunningPlaybookService } from '@glimpse/playbook';
-import { closeTestDb, createTestAccount, postEvent, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor, } from '../../../test/support/stack';
+import {
+  closeTestDb,
+  createTestAccount,
+  postEvent,
+  startTestGateway,
+  startTestPlaybookService,
+  testDb,
+  uniqueEmail,
+  waitFor,
+} from '../../../test/support/stack';
 import { startPrivateKafka, type PrivateKafka } from '../../../test/support/private-kafka';
 import { redisUrl } from '../../../test/config';
 import { rawCopiesOf } from '../../../test/support/raw-copies';
@@ -63,7 +72,10 @@ describe('POST /events while Kafka is down', () => {
       const elapsedMs = Date.now() - t0;
       expect(refused.status).toBe(503);
       // Refused connections: either the batch never left (nothing accepted) or kafkajs had it when the broker went.
-      expect(refused.body).toEqual({ error: 'service_unavailable', message: expect.stringMatching(/nothing was accepted, retry later|may not have been recorded/) });
+      expect(refused.body).toEqual({
+        error: 'service_unavailable',
+        message: expect.stringMatching(/nothing was accepted, retry later|may not have been recorded/),
+      });
       expect(refused.headers.get('retry-after')).toBe('1');
       // Well inside the send timeout: the send gave up by itself (connection refused), rather than
       // the timer answering while kafkajs keeps retrying it and writes it once the broker is back.
@@ -109,10 +121,13 @@ describe('POST /events while Kafka is down', () => {
     try {
       expect(await kafka.stop()).toMatchObject({ stopped: true });
       for (const url of [gateway.url, playbook.url]) {
-        const unready = await waitFor(async () => {
-          const r = await readiness(url);
-          return r.status === 503 ? r : undefined;
-        }, { timeoutMs: 15_000, what: `${url}/readyz to answer 503` });
+        const unready = await waitFor(
+          async () => {
+            const r = await readiness(url);
+            return r.status === 503 ? r : undefined;
+          },
+          { timeoutMs: 15_000, what: `${url}/readyz to answer 503` },
+        );
         expect(unready.body.checks.kafka).toMatch(/^failed: /);
       }
     } finally {
@@ -135,7 +150,11 @@ describe('POST /events while Kafka is down', () => {
     try {
       process.kill(pid, 'SIGSTOP');
       // The stop reaches every thread of the JVM a moment later: wait until the kernel says it is stopped.
-      await waitFor(async () => /^\d+ \(.*\) T/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')), { timeoutMs: 5000, intervalMs: 10, what: 'the broker to be stopped' });
+      await waitFor(async () => /^\d+ \(.*\) T/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')), {
+        timeoutMs: 5000,
+        intervalMs: 10,
+        what: 'the broker to be stopped',
+      });
       const t0 = Date.now();
       refused = await postEvent(gateway.url, token, body, { 'idempotency-key': 'frozen-1' });
       elapsedMs = Date.now() - t0;
@@ -146,7 +165,10 @@ describe('POST /events while Kafka is down', () => {
     expect(refused.body.message).toMatch(/may not have been recorded: retry later with the same Idempotency-Key/);
     expect(elapsedMs).toBeLessThan(SEND_TIMEOUT_MS + 1000);
 
-    await waitFor(async () => (await postEvent(gateway.url, token, body, { 'idempotency-key': 'frozen-1' })).status === 200, { timeoutMs: 60_000, what: 'the retry to be accepted' });
+    await waitFor(async () => (await postEvent(gateway.url, token, body, { 'idempotency-key': 'frozen-1' })).status === 200, {
+      timeoutMs: 60_000,
+      what: 'the retry to be accepted',
+    });
     // The same person throughout, so one partition: once this is applied, everything before it was too.
     expect((await postEvent(gateway.url, token, { event: 'after_freeze', email })).status).toBe(200);
     await waitFor(async () => (await catalogNames(accountId)).includes('after_freeze'), { timeoutMs: 60_000, what: 'after_freeze in the catalog' });

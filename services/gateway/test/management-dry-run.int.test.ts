@@ -28,7 +28,9 @@ async function send(manager: Manager, email: string, ...events: string[]) {
   const before = await db.processedEvent.count({ where: { accountId: manager.accountId } });
   for (const event of events) expect((await postEvent(stack.gateway.url, manager.token, { event, email })).status).toBe(200);
   await waitFor(async () => (await db.processedEvent.count({ where: { accountId: manager.accountId } })) >= before + events.length, { what: 'events applied' });
-  await waitFor(async () => (await db.playbookEffect.count({ where: { accountId: manager.accountId, publishedAt: null } })) === 0, { what: 'effects published' });
+  await waitFor(async () => (await db.playbookEffect.count({ where: { accountId: manager.accountId, publishedAt: null } })) === 0, {
+    what: 'effects published',
+  });
 }
 
 /** Everything a dry run could write: row counts of every table (the catalog as the API reads it, since a fold moves its rows), Kafka end offsets, Redis keys. */
@@ -96,7 +98,12 @@ describe('management API: dry run', () => {
       ],
     });
     const exit = await client.post('/account/events/dry-run', { event: 'purchase', email });
-    expect(exit.body).toEqual({ event: 'purchase', email, catalog: 'new', playbooks: [{ id: ids.welcome, name: 'A welcome', outcome: 'stop', reason: 'exit' }] });
+    expect(exit.body).toEqual({
+      event: 'purchase',
+      email,
+      catalog: 'new',
+      playbooks: [{ id: ids.welcome, name: 'A welcome', outcome: 'stop', reason: 'exit' }],
+    });
 
     expect(await everything(manager.accountId)).toEqual(before);
     // And the real event does what the dry run said.

@@ -31,7 +31,14 @@ const HOUR = 3_600_000;
 
 /** Writes a raw event with the gateway's raw store, as if received at `receivedAtMs`. */
 async function writeRawEvent(accountId: string, receivedAtMs: number, eventId = randomUUID()) {
-  const event = { eventId, accountId, event: 'written_directly', email: 'old@example.com', properties: { note: 'direct' }, receivedAt: new Date(receivedAtMs).toISOString() };
+  const event = {
+    eventId,
+    accountId,
+    event: 'written_directly',
+    email: 'old@example.com',
+    properties: { note: 'direct' },
+    receivedAt: new Date(receivedAtMs).toISOString(),
+  };
   expect(await store.save(event)).toBe(true);
   return event;
 }
@@ -56,7 +63,9 @@ describe('management API: recent events', () => {
     const client = api(stack.gateway.url, manager.key);
     const emails = [uniqueEmail('a'), uniqueEmail('b'), uniqueEmail('c')];
     for (const [i, email] of emails.entries()) {
-      expect((await postEvent(stack.gateway.url, manager.token, { event: `step_${i}`, email, properties: { i, paid: i === 2, plan: 'pro' } })).status).toBe(200);
+      expect((await postEvent(stack.gateway.url, manager.token, { event: `step_${i}`, email, properties: { i, paid: i === 2, plan: 'pro' } })).status).toBe(
+        200,
+      );
       await new Promise((r) => setTimeout(r, 3));
     }
 
@@ -64,7 +73,13 @@ describe('management API: recent events', () => {
     expect(res.status).toBe(200);
     expect(res.body.nextCursor).toBeNull();
     expect(res.body.items).toEqual(
-      [2, 1, 0].map((i) => ({ eventId: expect.any(String), event: `step_${i}`, email: emails[i], properties: { i, paid: i === 2, plan: 'pro' }, receivedAt: expect.stringMatching(ISO_TIME) })),
+      [2, 1, 0].map((i) => ({
+        eventId: expect.any(String),
+        event: `step_${i}`,
+        email: emails[i],
+        properties: { i, paid: i === 2, plan: 'pro' },
+        receivedAt: expect.stringMatching(ISO_TIME),
+      })),
     );
     expect(res.body.dropped).toBe(0);
     const other = await createManager();
@@ -201,7 +216,12 @@ describe('management API: usage', () => {
   it('when a person is enriched through the gateway, then the default range (30 days up to today) counts it today', async () => {
     const { accountId, key } = await createManager();
     const person = generatePerson(0, Math.floor(Math.random() * 1e9));
-    await importPersons((async function* () { yield JSON.stringify(person); })(), { db: testDb(), defaultPhoneRegion: 'US' });
+    await importPersons(
+      (async function* () {
+        yield JSON.stringify(person);
+      })(),
+      { db: testDb(), defaultPhoneRegion: 'US' },
+    );
     const { key: lookupKey } = await createTestApiKey(accountId, ['enrichment:read']);
     const enriched = await request(`${stack.gateway.url}/visitors/enrichment`, {
       method: 'POST',
@@ -240,7 +260,12 @@ describe('management API: a dependency is down', () => {
       const client = api(gateway.url, key);
       for (const path of ['/account/events/recent', '/account/playbooks', '/account/events/catalog']) {
         const res = await client.get(path);
-        expect({ path, status: res.status, error: res.body.error, retryAfter: res.headers.get('retry-after') }).toEqual({ path, status: 503, error: 'service_unavailable', retryAfter: '1' });
+        expect({ path, status: res.status, error: res.body.error, retryAfter: res.headers.get('retry-after') }).toEqual({
+          path,
+          status: 503,
+          error: 'service_unavailable',
+          retryAfter: '1',
+        });
       }
       expect((await client.get('/account/event-tokens')).status).toBe(200);
       expect((await client.get('/account/usage')).status).toBe(200);

@@ -30,7 +30,8 @@ afterAll(async () => {
 async function send(manager: Manager, email: string, ...events: string[]) {
   const db = testDb();
   const before = await db.processedEvent.count({ where: { accountId: manager.accountId } });
-  for (const event of events) expect((await postEvent(stack.gateway.url, manager.token, { event, email, properties: { note: `about ${email}` } })).status).toBe(200);
+  for (const event of events)
+    expect((await postEvent(stack.gateway.url, manager.token, { event, email, properties: { note: `about ${email}` } })).status).toBe(200);
   await waitFor(async () => (await db.processedEvent.count({ where: { accountId: manager.accountId } })) >= before + events.length, { what: 'events applied' });
 }
 
@@ -145,11 +146,15 @@ async function redisHolding(needle: string): Promise<string[]> {
     keys.forEach((key, i) => {
       const v = values[i];
       const texts =
-        types[i] === 'stream' ? (v as [string, string[]][]).flatMap(([, fields]) => fields)
-        : types[i] === 'hash' ? Object.entries((v ?? {}) as Record<string, string>).flat()
-        : Array.isArray(v) ? (v as string[])
-        : typeof v === 'string' ? [v]
-        : [];
+        types[i] === 'stream'
+          ? (v as [string, string[]][]).flatMap(([, fields]) => fields)
+          : types[i] === 'hash'
+            ? Object.entries((v ?? {}) as Record<string, string>).flat()
+            : Array.isArray(v)
+              ? (v as string[])
+              : typeof v === 'string'
+                ? [v]
+                : [];
       if ([key, ...texts].some((t) => t.toLowerCase().includes(needle))) found.push(key);
     });
   } while (cursor !== '0');
@@ -167,10 +172,16 @@ async function allEndOffsets(): Promise<Map<string, Offsets>> {
 /** Every message of every topic between the two sets of offsets, with one reader (no group commits). */
 async function readRange(from: Map<string, Offsets>, to: Map<string, Offsets>): Promise<{ topic: string; key: string; value: string }[]> {
   const pending = new Map<string, bigint>();
-  for (const [topic, ends] of to) for (const [partition, end] of ends) if (BigInt(end) > BigInt(from.get(topic)!.get(partition) ?? '0')) pending.set(`${topic}/${partition}`, BigInt(end));
+  for (const [topic, ends] of to)
+    for (const [partition, end] of ends) if (BigInt(end) > BigInt(from.get(topic)!.get(partition) ?? '0')) pending.set(`${topic}/${partition}`, BigInt(end));
   const read: { topic: string; key: string; value: string }[] = [];
   if (pending.size === 0) return read;
-  const consumer = testKafka().consumer({ groupId: `glimpse-test-reader-${randomUUID()}`, maxWaitTimeInMs: 100, sessionTimeout: 6000, heartbeatInterval: 1000 });
+  const consumer = testKafka().consumer({
+    groupId: `glimpse-test-reader-${randomUUID()}`,
+    maxWaitTimeInMs: 100,
+    sessionTimeout: 6000,
+    heartbeatInterval: 1000,
+  });
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: TOPICS_ALL, fromBeginning: false });
@@ -197,7 +208,12 @@ async function readRange(from: Map<string, Offsets>, to: Map<string, Offsets>): 
 }
 
 /** The topics with a message (key or value) between the two sets of offsets that holds `needle`, and how many messages of the account the range has. */
-async function kafkaHolding(from: Map<string, Offsets>, to: Map<string, Offsets>, needle: string, accountId: string): Promise<{ topics: string[]; accountMessages: number }> {
+async function kafkaHolding(
+  from: Map<string, Offsets>,
+  to: Map<string, Offsets>,
+  needle: string,
+  accountId: string,
+): Promise<{ topics: string[]; accountMessages: number }> {
   const messages = await readRange(from, to);
   const topics = [...new Set(messages.filter((m) => `${m.key}\n${m.value}`.toLowerCase().includes(needle)).map((m) => m.topic))].sort();
   return { topics, accountMessages: messages.filter((m) => m.key.includes(accountId) || m.value.includes(accountId)).length };
@@ -209,7 +225,10 @@ async function longestKept(topics: string[]): Promise<Record<string, { ms: numbe
   await admin.connect();
   try {
     const { brokers } = await admin.describeCluster();
-    const brokerConfigs = await admin.describeConfigs({ includeSynonyms: false, resources: brokers.map((b) => ({ type: 4, name: String(b.nodeId), configNames: ['log.retention.check.interval.ms'] })) });
+    const brokerConfigs = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: brokers.map((b) => ({ type: 4, name: String(b.nodeId), configNames: ['log.retention.check.interval.ms'] })),
+    });
     const checkInterval = Math.max(...brokerConfigs.resources.map((r) => Number(r.configEntries[0]?.configValue)));
     const { resources } = await admin.describeConfigs({
       includeSynonyms: false,
@@ -238,12 +257,15 @@ async function* lines(values: unknown[]) {
 }
 
 describe('management API: erasure', () => {
-  it('when a person is erased, then their enrollments stop, and the email is in no column of Postgres but the operator\'s dataset, no key or value of Redis, no Kafka message written after it (earlier ones expire within 24 h), while the counts stay', async () => {
+  it("when a person is erased, then their enrollments stop, and the email is in no column of Postgres but the operator's dataset, no key or value of Redis, no Kafka message written after it (earlier ones expire within 24 h), while the counts stay", async () => {
     const kafkaStart = await allEndOffsets();
     const { manager, client, welcome, demo } = await setUp();
     // A webhook endpoint, so the person's effects and identification are also recorded as
     // deliveries by the webhooks service (a closed loopback port: every attempt fails and stays recorded).
-    const endpoint = await client.post('/account/webhooks', { url: 'http://127.0.0.1:9/hooks', events: ['enrollment.started', 'enrollment.stopped', 'visitor.identified'] });
+    const endpoint = await client.post('/account/webhooks', {
+      url: 'http://127.0.0.1:9/hooks',
+      events: ['enrollment.started', 'enrollment.stopped', 'visitor.identified'],
+    });
     expect(endpoint.status).toBe(201);
     const email = uniqueEmail('erase');
     const bystander = uniqueEmail('stays');
@@ -255,22 +277,49 @@ describe('management API: erasure', () => {
     expect(await importPersons(lines([person, other]), { db: testDb(), defaultPhoneRegion: 'US' })).toMatchObject({ imported: 2 });
     const stamp = Date.now().toString(16).slice(-8).padStart(8, '0');
     const [importedVisitor, importedBystander] = [`${'a1'.repeat(8)}${stamp}`, `${'b2'.repeat(8)}${stamp}`];
-    expect(await importVisitors(lines([{ visitorId: importedVisitor, email }, { visitorId: importedBystander, email: bystander, pages: [`/team/${email}`] }]), manager.accountId, { db: testDb(), defaultPhoneRegion: 'US' })).toMatchObject({ imported: 2 });
+    expect(
+      await importVisitors(
+        lines([
+          { visitorId: importedVisitor, email },
+          { visitorId: importedBystander, email: bystander, pages: [`/team/${email}`] },
+        ]),
+        manager.accountId,
+        { db: testDb(), defaultPhoneRegion: 'US' },
+      ),
+    ).toMatchObject({ imported: 2 });
     // And the site tag saw the person: a page view, then an identify (visitors service).
     const site = (await client.post('/account/sites', { name: 'Erasure', origins: [ORIGIN] })).body as { key: string };
     const collect = (events: unknown[], vid?: string) =>
-      request(`${stack.gateway.url}/collect`, { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8', origin: ORIGIN, 'user-agent': BROWSER }, body: JSON.stringify({ site: site.key, ...(vid ? { vid } : {}), events }) });
+      request(`${stack.gateway.url}/collect`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain;charset=UTF-8', origin: ORIGIN, 'user-agent': BROWSER },
+        body: JSON.stringify({ site: site.key, ...(vid ? { vid } : {}), events }),
+      });
     const vid = (await collect([{ type: 'pageview', id: messageId('pv'), url: `${ORIGIN}/signup`, path: '/signup' }])).body.vid as string;
     expect((await collect([{ type: 'identify', id: messageId('id'), email, path: '/signup' }], vid)).status).toBe(200);
 
     await send(manager, email, 'signed_up', 'purchase', 'signed_up', 'demo_booked');
     await send(manager, bystander, 'signed_up');
     expect((await client.post('/account/suppressions', { email })).status).toBe(201);
-    await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId: manager.accountId, publishedAt: null } })) === 0, { what: 'effects published' });
+    await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId: manager.accountId, publishedAt: null } })) === 0, {
+      what: 'effects published',
+    });
     const effectsOf = await testDb().playbookEffect.count({ where: { accountId: manager.accountId } });
-    await waitFor(async () => (await testDb().webhookDelivery.count({ where: { endpointId: endpoint.body.id } })) === effectsOf + 1, { what: 'every effect and the identification recorded as a delivery', timeoutMs: 60_000 });
+    await waitFor(async () => (await testDb().webhookDelivery.count({ where: { endpointId: endpoint.body.id } })) === effectsOf + 1, {
+      what: 'every effect and the identification recorded as a delivery',
+      timeoutMs: 60_000,
+    });
     expect(await postgresHolding(email)).toEqual(
-      expect.arrayContaining(['enrollments.email', 'playbook_effects.email', 'suppressions.email', 'webhook_deliveries.payload', 'identity_links.email', 'visitor_profiles.email', 'identities.value', 'persons.record']),
+      expect.arrayContaining([
+        'enrollments.email',
+        'playbook_effects.email',
+        'suppressions.email',
+        'webhook_deliveries.payload',
+        'identity_links.email',
+        'visitor_profiles.email',
+        'identities.value',
+        'persons.record',
+      ]),
     );
     // The unkeyed hash of account and email (the old stand-in, and the deliveries' order key) is found too.
     expect(await postgresHolding(sha256(`${manager.accountId}:${email}`))).toEqual(['webhook_deliveries.person_key']);
@@ -316,26 +365,41 @@ describe('management API: erasure', () => {
     }
     expect(await counts()).toEqual(before);
     const standIn = createErasedEmail(DEV_ERASURE_KEY)(manager.accountId, email);
-    expect((await client.get(`/account/playbooks/${welcome}/enrollments`)).body.items.map((e: { email: string }) => e.email)).toEqual(expect.arrayContaining([bystander, standIn]));
+    expect((await client.get(`/account/playbooks/${welcome}/enrollments`)).body.items.map((e: { email: string }) => e.email)).toEqual(
+      expect.arrayContaining([bystander, standIn]),
+    );
     expect(standIn).toMatch(ERASED_EMAIL_PATTERN);
     // The bystander's data is untouched (their imported visitor's page views now name the stand-in).
     expect(await postgresHolding(bystander)).toEqual(expect.arrayContaining(['enrollments.email', 'playbook_effects.email']));
     expect((await client.get('/account/events/recent')).body.items.map((e: { email: string }) => e.email)).toContain(bystander);
-    expect((await testDb().visitor.findUnique({ where: { accountId_id: { accountId: manager.accountId, id: importedBystander } } }))?.pageViews).toEqual({ pages: [`/team/${standIn}`] });
+    expect((await testDb().visitor.findUnique({ where: { accountId_id: { accountId: manager.accountId, id: importedBystander } } }))?.pageViews).toEqual({
+      pages: [`/team/${standIn}`],
+    });
 
     // Kafka: the account goes on (the bystander buys, the erased person's old device views a page);
     // no message written from the erasure on names the email, while the account's messages flow.
     await send(manager, bystander, 'purchase');
     expect((await collect([{ type: 'pageview', id: messageId('pv'), url: `${ORIGIN}/pricing`, path: '/pricing' }], vid)).status).toBe(200);
-    await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId: manager.accountId, publishedAt: null } })) === 0, { what: 'effects published' });
-    await waitFor(async () => (await testDb().webhookDelivery.count({ where: { endpointId: endpoint.body.id } })) === effectsOf + 2, { what: "the bystander's stop recorded as a delivery", timeoutMs: 60_000 });
+    await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId: manager.accountId, publishedAt: null } })) === 0, {
+      what: 'effects published',
+    });
+    await waitFor(async () => (await testDb().webhookDelivery.count({ where: { endpointId: endpoint.body.id } })) === effectsOf + 2, {
+      what: "the bystander's stop recorded as a delivery",
+      timeoutMs: 60_000,
+    });
     const later = await kafkaHolding(kafkaBefore, await allEndOffsets(), email, manager.accountId);
     expect(later.topics).toEqual([]);
     expect(later.accountMessages).toBeGreaterThanOrEqual(3); // events.inbound, playbook.effects, visitors.collected
     // Messages written before the erasure are not rewritten (Kafka has no such thing): every topic
     // that carried the email deletes them within 24 h of their writing, by the broker's clock.
     const kept = await longestKept(earlier.topics);
-    for (const topic of earlier.topics) expect({ topic, ...kept[topic]!, withinADay: kept[topic]!.ms <= DAY_MS }).toEqual({ topic, ms: kept[topic]!.ms, timestampType: 'LogAppendTime', withinADay: true });
+    for (const topic of earlier.topics)
+      expect({ topic, ...kept[topic]!, withinADay: kept[topic]!.ms <= DAY_MS }).toEqual({
+        topic,
+        ms: kept[topic]!.ms,
+        timestampType: 'LogAppendTime',
+        withinADay: true,
+      });
 
     // Erasing again finds nothing; the person's later events are a new person.
     expect((await client.del(`/account/persons/${encodeURIComponent(email)}`)).body).toEqual({

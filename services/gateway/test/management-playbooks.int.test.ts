@@ -266,13 +266,23 @@ describe('management API: event catalog', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       items: [
-        { name: 'demo_booked', firstSeenAt: expect.stringMatching(ISO_TIME), lastSeenAt: expect.stringMatching(ISO_TIME), count: 1, triggers: [{ id: b.id, name: 'B' }], exits: [{ id: a.id, name: 'A' }] },
+        {
+          name: 'demo_booked',
+          firstSeenAt: expect.stringMatching(ISO_TIME),
+          lastSeenAt: expect.stringMatching(ISO_TIME),
+          count: 1,
+          triggers: [{ id: b.id, name: 'B' }],
+          exits: [{ id: a.id, name: 'A' }],
+        },
         {
           name: 'signed_up',
           firstSeenAt: expect.stringMatching(ISO_TIME),
           lastSeenAt: expect.stringMatching(ISO_TIME),
           count: 2,
-          triggers: [{ id: a.id, name: 'A' }, { id: b.id, name: 'B' }],
+          triggers: [
+            { id: a.id, name: 'A' },
+            { id: b.id, name: 'B' },
+          ],
           exits: [],
         },
       ],

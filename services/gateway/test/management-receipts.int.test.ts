@@ -69,13 +69,22 @@ describe('management API: event receipts', () => {
       ]),
     });
     const exit = await send(manager, email, 'purchase');
-    expect((await receipt(client, exit)).body).toMatchObject({ stopped: expect.arrayContaining([{ id: ids.welcome, name: 'Welcome' }, { id: ids.once, name: 'Once' }]), started: [], unchanged: [] });
+    expect((await receipt(client, exit)).body).toMatchObject({
+      stopped: expect.arrayContaining([
+        { id: ids.welcome, name: 'Welcome' },
+        { id: ids.once, name: 'Once' },
+      ]),
+      started: [],
+      unchanged: [],
+    });
     const third = await send(manager, email, 'signed_up');
     expect((await receipt(client, third)).body).toMatchObject({ unchanged: [{ id: ids.once, name: 'Once', reason: 'reenrollment_policy' }] });
 
     // A stranger's exit: not active. A suppressed person's trigger: suppressed.
     const stranger = await send(manager, uniqueEmail('stranger'), 'purchase');
-    expect((await receipt(client, stranger)).body).toMatchObject({ unchanged: expect.arrayContaining([{ id: ids.welcome, name: 'Welcome', reason: 'not_active' }]) });
+    expect((await receipt(client, stranger)).body).toMatchObject({
+      unchanged: expect.arrayContaining([{ id: ids.welcome, name: 'Welcome', reason: 'not_active' }]),
+    });
     const muted = uniqueEmail('muted');
     expect((await client.post('/account/suppressions', { email: muted })).status).toBe(201);
     const mutedEvent = await send(manager, muted, 'signed_up');
@@ -88,13 +97,25 @@ describe('management API: event receipts', () => {
     expect((await receipt(client, first)).body.started).toEqual(expect.arrayContaining([{ id: ids.restart, name: null }]));
   });
 
-  it('when an event opts in to no playbook, then it is applied with nothing to say; an unknown, malformed or other account\'s id is 404', async () => {
+  it("when an event opts in to no playbook, then it is applied with nothing to say; an unknown, malformed or other account's id is 404", async () => {
     const { manager, client } = await setUp();
     const plain = await send(manager, uniqueEmail('plain'), 'page_viewed');
-    expect((await receipt(client, plain)).body).toEqual({ eventId: plain, event: null, appliedAt: expect.stringMatching(ISO_TIME), started: [], stopped: [], unchanged: [], personErased: false });
+    expect((await receipt(client, plain)).body).toEqual({
+      eventId: plain,
+      event: null,
+      appliedAt: expect.stringMatching(ISO_TIME),
+      started: [],
+      stopped: [],
+      unchanged: [],
+      personErased: false,
+    });
     const mine = await send(manager, uniqueEmail('mine'), 'signed_up');
     const other = api(stack.gateway.url, (await createManager()).key);
-    for (const res of [await other.get(`/account/events/${mine}`), await client.get('/account/events/00000000-0000-4000-8000-000000000000'), await client.get('/account/events/not-an-id')]) {
+    for (const res of [
+      await other.get(`/account/events/${mine}`),
+      await client.get('/account/events/00000000-0000-4000-8000-000000000000'),
+      await client.get('/account/events/not-an-id'),
+    ]) {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
     }
@@ -103,12 +124,17 @@ describe('management API: event receipts', () => {
     expect((await client.get('/account/events/catalog')).status).toBe(200);
   });
 
-  it('when a batch is posted, then each accepted item\'s id has its receipt', async () => {
+  it("when a batch is posted, then each accepted item's id has its receipt", async () => {
     const { manager, client, ids } = await setUp();
     const res = await request(`${stack.gateway.url}/events/batch`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${manager.token}` },
-      body: JSON.stringify({ events: [{ event: 'signed_up', email: uniqueEmail('b1') }, { event: 'signed_up', email: uniqueEmail('b2') }] }),
+      body: JSON.stringify({
+        events: [
+          { event: 'signed_up', email: uniqueEmail('b1') },
+          { event: 'signed_up', email: uniqueEmail('b2') },
+        ],
+      }),
     });
     expect(res.status).toBe(200);
     const eventIds = (res.body.results as { eventId: string }[]).map((r) => r.eventId);

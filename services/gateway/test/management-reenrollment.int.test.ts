@@ -55,13 +55,27 @@ describe('management API: re-enrollment policy', () => {
     await waitFor(async () => (await processed(manager.accountId)) >= before + 4, { what: 'the four events applied' });
 
     const enrollments = async (policy: string) =>
-      ((await client.get(`/account/playbooks/${ids[policy]}/enrollments`)).body.items as { email: string; status: string; startedBy: string; stoppedBy: string | null }[])
+      (
+        (await client.get(`/account/playbooks/${ids[policy]}/enrollments`)).body.items as {
+          email: string;
+          status: string;
+          startedBy: string;
+          stoppedBy: string | null;
+        }[]
+      )
         .filter((e) => e.email === email)
         .map((e) => [e.status, e.stoppedBy])
         .sort();
     expect(await enrollments('once')).toEqual([['stopped', 'purchase']]);
-    expect(await enrollments('when_inactive')).toEqual([['active', null], ['stopped', 'purchase']]);
+    expect(await enrollments('when_inactive')).toEqual([
+      ['active', null],
+      ['stopped', 'purchase'],
+    ]);
     // restart: the second signed_up stopped the first enrollment (stopped by the trigger) and started another.
-    expect(await enrollments('restart')).toEqual([['active', null], ['stopped', 'purchase'], ['stopped', 'signed_up']]);
+    expect(await enrollments('restart')).toEqual([
+      ['active', null],
+      ['stopped', 'purchase'],
+      ['stopped', 'signed_up'],
+    ]);
   });
 });

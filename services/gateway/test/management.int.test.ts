@@ -83,7 +83,12 @@ describe('management API: event tokens', () => {
     const client = api(stack.gateway.url, key);
     const res = await client.post('/account/event-tokens');
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(String), prefix: res.body.token.slice(0, 12), token: expect.stringMatching(/^gle_/), createdAt: expect.stringMatching(ISO_TIME) });
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      prefix: res.body.token.slice(0, 12),
+      token: expect.stringMatching(/^gle_/),
+      createdAt: expect.stringMatching(ISO_TIME),
+    });
 
     const listed = (await client.get('/account/event-tokens')).body.items.find((t: { id: string }) => t.id === res.body.id);
     expect(listed).toEqual({ id: res.body.id, prefix: res.body.prefix, createdAt: res.body.createdAt, lastUsedAt: null, revokedAt: null });
@@ -149,7 +154,14 @@ describe('management API: API keys', () => {
 
     const items = (await client.get('/account/api-keys')).body.items;
     expect(items.map((k: { id: string }) => k.id)).toEqual([res.body.id, manager.keyId]);
-    expect(items[0]).toEqual({ id: res.body.id, prefix: res.body.prefix, scopes: ['visitors:read', 'enrichment:read'], createdAt: res.body.createdAt, lastUsedAt: null, revokedAt: null });
+    expect(items[0]).toEqual({
+      id: res.body.id,
+      prefix: res.body.prefix,
+      scopes: ['visitors:read', 'enrichment:read'],
+      createdAt: res.body.createdAt,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
     expect(JSON.stringify(items)).not.toContain(res.body.key);
     expect((await api(stack.gateway.url, res.body.key).get('/account/api-keys')).status).toBe(403);
   });
@@ -169,7 +181,11 @@ describe('management API: API keys', () => {
 
   it('when the body is not JSON or is over 32 KB, then it is 415 or 413', async () => {
     const { key } = await createManager();
-    const notJson = await fetch(`${stack.gateway.url}/account/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, body: 'scopes' });
+    const notJson = await fetch(`${stack.gateway.url}/account/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' },
+      body: 'scopes',
+    });
     expect(notJson.status).toBe(415);
     expect(((await notJson.json()) as { error: string }).error).toBe('unsupported_media_type');
     const huge = await api(stack.gateway.url, key).post('/account/api-keys', { scopes: ['visitors:read'], padding: 'x'.repeat(33 * 1024) });

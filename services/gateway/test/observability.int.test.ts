@@ -14,7 +14,13 @@ function slowPost(base: string, token: string, body: unknown) {
   const startedP = new Promise<void>((r) => (started = r));
   const status = new Promise<number>((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': data.length, authorization: `Bearer ${token}` } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': data.length, authorization: `Bearer ${token}` },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -96,15 +102,26 @@ describe('service processes', () => {
 
   it('when the playbook service runs as a process, then its probes answer and SIGTERM makes it leave the group and exit 0', async () => {
     const port = String(20_000 + Math.floor(Math.random() * 20_000));
-    const proc = spawnService('playbook', serviceEnv('playbook', { PLAYBOOK_PORT: port, PLAYBOOK_GROUP_ID: 'glimpse-playbook-observability-test', LOG_LEVEL: 'info', KAFKAJS_NO_PARTITIONER_WARNING: '1' }));
+    const proc = spawnService(
+      'playbook',
+      serviceEnv('playbook', {
+        PLAYBOOK_PORT: port,
+        PLAYBOOK_GROUP_ID: 'glimpse-playbook-observability-test',
+        LOG_LEVEL: 'info',
+        KAFKAJS_NO_PARTITIONER_WARNING: '1',
+      }),
+    );
     try {
       await waitForLog(proc, /playbook service running/);
       const base = `http://127.0.0.1:${port}`;
       expect(await request(`${base}/healthz`)).toMatchObject({ status: 200 });
-      const ready = await waitFor(async () => {
-        const r = await request(`${base}/readyz`);
-        return r.status === 200 && r;
-      }, { what: 'playbook readiness' });
+      const ready = await waitFor(
+        async () => {
+          const r = await request(`${base}/readyz`);
+          return r.status === 200 && r;
+        },
+        { what: 'playbook readiness' },
+      );
       expect(ready.body).toMatchObject({ checks: { postgres: 'ok', kafka: 'ok' } });
       expect((await request(`${base}/metrics`)).body).toContain('glimpse_events_processed_total');
       expect(await proc.stop('SIGTERM')).toBe(0);

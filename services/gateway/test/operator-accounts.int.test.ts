@@ -23,7 +23,11 @@ let playbook: RunningPlaybookService;
 let enrichment: RunningEnrichmentService;
 let visitors: RunningVisitorsService;
 beforeAll(async () => {
-  [playbook, enrichment, visitors] = await Promise.all([startTestPlaybookService({ PLAYBOOKS_PER_ACCOUNT: String(PLAYBOOKS_CAP) }), startTestEnrichmentService(), startTestVisitorsService()]);
+  [playbook, enrichment, visitors] = await Promise.all([
+    startTestPlaybookService({ PLAYBOOKS_PER_ACCOUNT: String(PLAYBOOKS_CAP) }),
+    startTestEnrichmentService(),
+    startTestVisitorsService(),
+  ]);
   gateway = await startTestGateway({
     OPERATOR_TOKEN: TOKEN,
     PLAYBOOK_URL: playbook.url,
@@ -120,7 +124,11 @@ describe('/operator/accounts/{id}/account/…: the management API acted on by th
 
   it('refuses the workflows paths for an account without the add-on (403), an unknown account (404) and a bad id (400)', async () => {
     const plain = await newAccount(false);
-    for (const [method, path, body] of [['POST', 'playbooks', { name: 'x' }], ['POST', 'event-tokens', undefined], ['GET', 'playbooks', undefined]] as const) {
+    for (const [method, path, body] of [
+      ['POST', 'playbooks', { name: 'x' }],
+      ['POST', 'event-tokens', undefined],
+      ['GET', 'playbooks', undefined],
+    ] as const) {
       const res = await operator(method, `/operator/accounts/${plain}/account/${path}`, body);
       expect([res.status, (res.body as { error: string }).error]).toEqual([403, 'addon_required']);
     }

@@ -23,7 +23,12 @@ let gateway: RunningGateway;
 let visitors: RunningVisitorsService;
 beforeAll(async () => {
   visitors = await startTestVisitorsService();
-  gateway = await startTestGateway({ OPERATOR_TOKEN: TOKEN, VISITORS_URL: visitors.url, SITE_CACHE_TTL_MS: String(SITE_CACHE_MS), SITE_CACHE_NEGATIVE_TTL_MS: String(SITE_CACHE_MS) });
+  gateway = await startTestGateway({
+    OPERATOR_TOKEN: TOKEN,
+    VISITORS_URL: visitors.url,
+    SITE_CACHE_TTL_MS: String(SITE_CACHE_MS),
+    SITE_CACHE_NEGATIVE_TTL_MS: String(SITE_CACHE_MS),
+  });
 });
 afterAll(async () => {
   await gateway?.stop();
@@ -58,10 +63,16 @@ async function visit(siteKey: string, email: string): Promise<string> {
 
 /** Waits until the visitors service has applied the visitor's page view (its sends follow in the same chunk). */
 async function applied(accountId: string, vid: string): Promise<void> {
-  await waitFor(async () => (await visitorsApi(visitors.url, accountId, `/internal/visitors/${vid}/details`)).body?.visitor?.page_views === 1, { what: `the page view of ${vid}` });
+  await waitFor(async () => (await visitorsApi(visitors.url, accountId, `/internal/visitors/${vid}/details`)).body?.visitor?.page_views === 1, {
+    what: `the page view of ${vid}`,
+  });
 }
 
-const eventsOf = (read: ReadMessage[], email: string) => read.filter((m) => m.json?.email === email).map((m) => m.json.event as string).sort();
+const eventsOf = (read: ReadMessage[], email: string) =>
+  read
+    .filter((m) => m.json?.email === email)
+    .map((m) => m.json.event as string)
+    .sort();
 
 it('without the add-on, page rule matches and tracks of the tag become no events; visits collected before the removal still do; granted again, they do again', async () => {
   const { id: accountId } = await createAccount(testDb(), 'operator collect test');
@@ -95,7 +106,9 @@ it('without the add-on, page rule matches and tracks of the tag become no events
   expect(eventsOf(read, email('again'))).toEqual(['signup', 'viewed_pricing']);
 
   // The mark is on what the gateway collected while the account lacked the add-on, and only there.
-  const collected = (await readTopic(TOPICS.visitorsCollected, { from: collectedFrom, to: await endOffsets(TOPICS.visitorsCollected) })).filter((m) => m.json?.accountId === accountId);
+  const collected = (await readTopic(TOPICS.visitorsCollected, { from: collectedFrom, to: await endOffsets(TOPICS.visitorsCollected) })).filter(
+    (m) => m.json?.accountId === accountId,
+  );
   const marks = (vid: string) => collected.filter((m) => m.json.visitorId === vid).map((m) => m.json.workflows);
   expect(marks(before)).toEqual([undefined, undefined, undefined]);
   expect(marks(without)).toEqual([false, false, false]);

@@ -35,7 +35,12 @@ function operator(base: string, method: string, path: string, token: string | nu
 describe('the operator credential', () => {
   it('without a token, or with another one, every operator path answers 401 and says nothing of the account', async () => {
     const { id } = await createAccount(testDb(), 'operator auth test');
-    for (const [method, path] of [['GET', `/operator/accounts/${id}`], ['PUT', `/operator/accounts/${id}/addons/workflows`], ['DELETE', `/operator/accounts/${id}/addons/workflows`], ['GET', '/operator/nothing-here']]) {
+    for (const [method, path] of [
+      ['GET', `/operator/accounts/${id}`],
+      ['PUT', `/operator/accounts/${id}/addons/workflows`],
+      ['DELETE', `/operator/accounts/${id}/addons/workflows`],
+      ['GET', '/operator/nothing-here'],
+    ]) {
       const missing = await operator(gateway.url, method!, path!, null);
       const wrong = await operator(gateway.url, method!, path!, randomBytes(32).toString('hex'));
       const almost = await operator(gateway.url, method!, path!, `${TOKEN.slice(0, -1)}x`);
@@ -101,11 +106,19 @@ describe('the workflows add-on through the operator API', () => {
     expect((await operator(gateway.url, 'GET', `/operator/accounts/${id}`)).body.addons).toEqual({ workflows: true });
 
     const unknown = '00000000-0000-4000-8000-000000000000';
-    for (const [method, path] of [['GET', `/operator/accounts/${unknown}`], ['PUT', `/operator/accounts/${unknown}/addons/workflows`], ['DELETE', `/operator/accounts/${unknown}/addons/workflows`]]) {
+    for (const [method, path] of [
+      ['GET', `/operator/accounts/${unknown}`],
+      ['PUT', `/operator/accounts/${unknown}/addons/workflows`],
+      ['DELETE', `/operator/accounts/${unknown}/addons/workflows`],
+    ]) {
       const res = await operator(gateway.url, method!, path!);
       expect([res.status, res.body.error, typeof res.body.message]).toEqual([404, 'not_found', 'string']);
     }
-    for (const [method, path] of [['GET', '/operator/accounts/not-an-id'], ['PUT', '/operator/accounts/123/addons/workflows'], ['DELETE', '/operator/accounts/x/addons/workflows']]) {
+    for (const [method, path] of [
+      ['GET', '/operator/accounts/not-an-id'],
+      ['PUT', '/operator/accounts/123/addons/workflows'],
+      ['DELETE', '/operator/accounts/x/addons/workflows'],
+    ]) {
       const res = await operator(gateway.url, method!, path!);
       expect([res.status, res.body.error, typeof res.body.message]).toEqual([400, 'invalid_request', 'string']);
     }
@@ -134,7 +147,12 @@ describe('the workflows add-on through the operator API', () => {
 
 describe('OPERATOR_TOKEN in the configuration', () => {
   const production = (overrides: Record<string, string>) =>
-    serviceEnv('gateway', { NODE_ENV: 'production', INTERNAL_TOKEN: 'i'.repeat(16) + randomBytes(16).toString('hex'), LINK_TOKEN_SECRET: randomBytes(32).toString('hex'), ...overrides });
+    serviceEnv('gateway', {
+      NODE_ENV: 'production',
+      INTERNAL_TOKEN: 'i'.repeat(16) + randomBytes(16).toString('hex'),
+      LINK_TOKEN_SECRET: randomBytes(32).toString('hex'),
+      ...overrides,
+    });
 
   it('production refuses a short or weak operator token, naming the variable and never the token; unset or strong, it starts', () => {
     for (const weak of ['a'.repeat(64), 'abcd'.repeat(16), randomBytes(8).toString('hex')]) {

@@ -30,7 +30,12 @@ async function credentials() {
 
 /** A POST /events that gives up after 15 s: a hung request fails the test instead of hanging it. */
 const postBounded = (url: string, token: string, body: unknown) =>
-  request(`${url}/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+  request(`${url}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
 
 const listTokens = (url: string, key: string) => request(`${url}/account/event-tokens`, { headers: { authorization: `Bearer ${key}` } });
 const readiness = async (url: string) => {
@@ -59,7 +64,10 @@ describe('the gateway while Postgres is down', () => {
   it('when Postgres is stopped, then known tokens keep posting events (all on Kafka), unknown ones and the management API get 503, and /readyz stays ready with a short reason', async () => {
     const { accountId, token, key } = await credentials();
     // Lookups go to an enrichment service and a visitors service on the same Postgres.
-    const [enrichment, visitors] = await Promise.all([startTestEnrichmentService({ DATABASE_URL: pg.url }), startTestVisitorsService({ DATABASE_URL: pg.url })]);
+    const [enrichment, visitors] = await Promise.all([
+      startTestEnrichmentService({ DATABASE_URL: pg.url }),
+      startTestVisitorsService({ DATABASE_URL: pg.url }),
+    ]);
     gateways.push(enrichment, visitors);
     const gateway = await gatewayOn({ AUTH_STALE_IF_ERROR_MS: '60000', ENRICHMENT_URL: enrichment.url, VISITORS_URL: visitors.url });
     const shortStale = await gatewayOn({ AUTH_STALE_IF_ERROR_MS: '300' });
@@ -102,14 +110,22 @@ describe('the gateway while Postgres is down', () => {
         from,
         until: (m) => ofAccount(m, accountId).filter((x) => x.json?.event === 'during_outage').length >= emails.length,
       });
-      expect(ofAccount(written, accountId).filter((m) => m.json?.event === 'during_outage').map((m) => m.json.email).sort()).toEqual([...emails].sort());
+      expect(
+        ofAccount(written, accountId)
+          .filter((m) => m.json?.event === 'during_outage')
+          .map((m) => m.json.email)
+          .sort(),
+      ).toEqual([...emails].sort());
     } finally {
       pg.start();
     }
 
     // Back: a token created now (unknown to the gateway) works once the database answers again.
     const { secret: fresh } = await createEventToken(db, accountId);
-    await waitFor(async () => (await postEvent(gateway.url, fresh, { event: 'after_outage', email: uniqueEmail() })).status === 200, { what: 'a new token to work after the restart', timeoutMs: 20_000 });
+    await waitFor(async () => (await postEvent(gateway.url, fresh, { event: 'after_outage', email: uniqueEmail() })).status === 200, {
+      what: 'a new token to work after the restart',
+      timeoutMs: 20_000,
+    });
   }, 90_000);
 
   it('when Postgres hangs (its postmaster frozen), then an unknown credential is 503 after the connect timeout instead of a hung request, and a known one still posts', async () => {

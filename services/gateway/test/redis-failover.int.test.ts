@@ -4,7 +4,17 @@
 // counts), the raw copies not written are counted as missed, and the management API closes (503
 // with Retry-After) after its grace. Once the replica is promoted everything works again by itself.
 import { TOPICS } from '@glimpse/messaging';
-import { closeTestDb, createTestAccount, createTestApiKey, postEvent, request, startTestGateway, uniqueEmail, type HttpResult, type TestAccount } from '../../../test/support/stack';
+import {
+  closeTestDb,
+  createTestAccount,
+  createTestApiKey,
+  postEvent,
+  request,
+  startTestGateway,
+  uniqueEmail,
+  type HttpResult,
+  type TestAccount,
+} from '../../../test/support/stack';
 import { endOffsets, ofAccount, readTopic } from '../../../test/support/kafka-helpers';
 import { startPrivateRedisCluster, type PrivateRedisCluster } from '../../../test/support/redis-cluster';
 import { rawEventKeys } from '../src/data/raw-event-store';
@@ -24,7 +34,11 @@ let account: TestAccount;
 
 beforeAll(async () => {
   cluster = await startPrivateRedisCluster();
-  gateway = await startTestGateway({ REDIS_CLUSTER_NODES: cluster.nodes.join(','), EVENTS_RATE_LIMIT_PER_SECOND: String(LIMIT), REDIS_FAIL_CLOSED_AFTER_MS: String(GRACE_MS) });
+  gateway = await startTestGateway({
+    REDIS_CLUSTER_NODES: cluster.nodes.join(','),
+    EVENTS_RATE_LIMIT_PER_SECOND: String(LIMIT),
+    REDIS_FAIL_CLOSED_AFTER_MS: String(GRACE_MS),
+  });
   account = await createTestAccount();
 });
 afterAll(async () => {
@@ -49,7 +63,7 @@ async function keyOnMaster(master: string): Promise<{ id: string; key: string }>
   throw new Error('no API key hashed to the master in 30 tries');
 }
 
-it('when the master of an account\'s slot is killed during a stream of events, then nothing is lost, only 503s with Retry-After are refused, limits keep limiting, and it recovers by itself', async () => {
+it("when the master of an account's slot is killed during a stream of events, then nothing is lost, only 503s with Retry-After are refused, limits keep limiting, and it recovers by itself", async () => {
   const accountKey = rawEventKeys.meta(account.accountId);
   const slot = await cluster.keySlot(accountKey);
   const master = (await cluster.masterOf(accountKey))!;
@@ -86,7 +100,13 @@ it('when the master of an account\'s slot is killed during a stream of events, t
     // them, at least two land in one second's window, 50 or more against the limit of 40.
     const batches = [0, 1, 2].map((b) => Array.from({ length: 25 }, (_, i) => ({ event: `burst_${b}_${i}`, email: uniqueEmail() })));
     burst = await Promise.all(
-      batches.map((events) => request(`${gateway.url}/events/batch`, { method: 'POST', headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ events }) })),
+      batches.map((events) =>
+        request(`${gateway.url}/events/batch`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ events }),
+        }),
+      ),
     );
     answers.push(...batches.flatMap((events, b) => events.map((e) => ({ name: e.event, res: burst[b]! }))));
     // …and past the grace the management API closes rather than limiting on one gateway's counts.
@@ -102,7 +122,11 @@ it('when the master of an account\'s slot is killed during a stream of events, t
     await stream;
   }
   expect(burst.filter((r) => r.status === 429).length).toBeGreaterThan(0);
-  expect({ status: closed.status, retryAfter: closed.headers.get('retry-after'), error: closed.body.error }).toEqual({ status: 503, retryAfter: '1', error: 'service_unavailable' });
+  expect({ status: closed.status, retryAfter: closed.headers.get('retry-after'), error: closed.body.error }).toEqual({
+    status: 503,
+    retryAfter: '1',
+    error: 'service_unavailable',
+  });
 
   const after = await waitUntilOk(() => manage('/account/events/recent?limit=1'));
   expect(after.status).toBe(200);
@@ -137,7 +161,16 @@ it('when the master of an account\'s slot is killed during a stream of events, t
   expect(missed).toBeGreaterThan(0);
   expect(unaccounted).toBeLessThanOrEqual(missed);
   expect(readable.has('after_failover')).toBe(true);
-  if (process.env.DEBUG_FAILOVER) console.log({ closedAfterMs, statuses: [...statuses], accepted: accepted.length, readable: readable.size, missed, unaccounted, burst429: burst.filter((r) => r.status === 429).length });
+  if (process.env.DEBUG_FAILOVER)
+    console.log({
+      closedAfterMs,
+      statuses: [...statuses],
+      accepted: accepted.length,
+      readable: readable.size,
+      missed,
+      unaccounted,
+      burst429: burst.filter((r) => r.status === 429).length,
+    });
 
   // The killed node comes back as a replica of the promoted one.
   expect((await cluster.restart(master)).role).toBe('replica');

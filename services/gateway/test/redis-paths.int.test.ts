@@ -16,7 +16,8 @@ import { createIdempotencyStore } from '../src/data/idempotency-store';
 import { createDailySalt } from '../src/data/daily-salt';
 import { createMemoryGuard } from '../src/data/memory-guard';
 
-const clusterNodes = () => parseClusterNodes(process.env.REDIS_CLUSTER_NODES ?? '127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003,127.0.0.1:7004,127.0.0.1:7005,127.0.0.1:7006');
+const clusterNodes = () =>
+  parseClusterNodes(process.env.REDIS_CLUSTER_NODES ?? '127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003,127.0.0.1:7004,127.0.0.1:7005,127.0.0.1:7006');
 
 const MINUTE = 60_000;
 
@@ -80,7 +81,13 @@ describe.each([
         expect(walked).toEqual(newestFirst);
       }
       const first = await store.recent(accountId, { limit: 50, cursor: null });
-      expect(first.items[0]).toEqual({ eventId: saved[6]!.eventId, event: 'signed_up', email: saved[6]!.email, properties: { plan: 'pro', seats: 3, trial: true }, receivedAt: saved[6]!.receivedAt });
+      expect(first.items[0]).toEqual({
+        eventId: saved[6]!.eventId,
+        event: 'signed_up',
+        email: saved[6]!.email,
+        properties: { plan: 'pro', seats: 3, trial: true },
+        receivedAt: saved[6]!.receivedAt,
+      });
       expect(first.dropped).toBe(0);
 
       const keys = await rawKeysOf(redis, accountId);
@@ -112,7 +119,12 @@ describe.each([
       const size = encodeRawEvent(crowdedEvents[0]!).length;
       const fits = Math.floor(2000 / size);
       const page = await small.recent(crowded, { limit: 200, cursor: null });
-      expect(page.items.map((e) => e.eventId)).toEqual(crowdedEvents.slice(-fits).reverse().map((e) => e.eventId));
+      expect(page.items.map((e) => e.eventId)).toEqual(
+        crowdedEvents
+          .slice(-fits)
+          .reverse()
+          .map((e) => e.eventId),
+      );
       expect(page.dropped).toBe(20 - fits);
       expect(dropped.reduce((a, b) => a + b, 0)).toBe(20 - fits);
       // What is left is what the budget accounts for: no copy is lost from the books.
@@ -137,7 +149,7 @@ describe.each([
       expect(await rawCopiesOf(redis, accountId)).toHaveLength(5);
     });
 
-    it('when a person is erased, then their copies are gone from Redis (the streams rewritten, not only marked), and everyone else\'s stay with their order', async () => {
+    it("when a person is erased, then their copies are gone from Redis (the streams rewritten, not only marked), and everyone else's stay with their order", async () => {
       const accountId = randomUUID();
       const now = Date.now();
       const gone = 'erase.me@example.com';
@@ -171,7 +183,9 @@ describe.each([
   describe('rate limits', () => {
     it('when several gateways count one subject, then they share its window', async () => {
       const subject = randomUUID();
-      const limiters = [0, 1].map(() => createRateLimiter({ redis, name: 'events', subjectKind: 'a', perSecond: 10, onFailure: (err) => onFailure('rate', err) }));
+      const limiters = [0, 1].map(() =>
+        createRateLimiter({ redis, name: 'events', subjectKind: 'a', perSecond: 10, onFailure: (err) => onFailure('rate', err) }),
+      );
       // Start at the beginning of a second, so all fall in one window.
       await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
       const decisions = [];
@@ -256,12 +270,28 @@ describe('when Redis cannot be reached', () => {
   });
   afterAll(() => redis.disconnect());
 
-  it('then limits keep limiting on this gateway\'s own counts, and a fail-closed limiter answers 503 with Retry-After once the grace has passed', async () => {
+  it("then limits keep limiting on this gateway's own counts, and a fail-closed limiter answers 503 with Retry-After once the grace has passed", async () => {
     let now = 1_000_000;
     const failures: unknown[] = [];
     let local = 0;
-    const open = createRateLimiter({ redis, name: 'events', subjectKind: 'a', perSecond: 3, onFailure: (e) => failures.push(e), onLocal: () => (local += 1), now: () => now });
-    const closing = createRateLimiter({ redis, name: 'lookups', subjectKind: 'k', perSecond: 3, failClosedAfterMs: 3000, onFailure: (e) => failures.push(e), now: () => now });
+    const open = createRateLimiter({
+      redis,
+      name: 'events',
+      subjectKind: 'a',
+      perSecond: 3,
+      onFailure: (e) => failures.push(e),
+      onLocal: () => (local += 1),
+      now: () => now,
+    });
+    const closing = createRateLimiter({
+      redis,
+      name: 'lookups',
+      subjectKind: 'k',
+      perSecond: 3,
+      failClosedAfterMs: 3000,
+      onFailure: (e) => failures.push(e),
+      now: () => now,
+    });
     const subject = randomUUID();
     const decisions = [];
     for (let i = 0; i < 5; i++) decisions.push((await open.take(subject)).allowed);

@@ -36,10 +36,13 @@ it("when a site has page views, then its traffic and the account's visitors show
     body: JSON.stringify({ site: site.key, events: [pageview('/a'), pageview('/b')] }),
   });
   expect(sent.status).toBe(200);
-  const traffic = await waitFor(async () => {
-    const r = await client.get(`/account/sites/${site.id}/traffic`);
-    return r.body.firstPageViewAt !== null ? r : undefined;
-  }, { what: 'the page views counted' });
+  const traffic = await waitFor(
+    async () => {
+      const r = await client.get(`/account/sites/${site.id}/traffic`);
+      return r.body.firstPageViewAt !== null ? r : undefined;
+    },
+    { what: 'the page views counted' },
+  );
   expect(traffic.body.hours.at(-1)).toMatchObject({ pageViews: 2, visitors: 1 });
 
   const list = await client.get('/account/visitors?limit=10');

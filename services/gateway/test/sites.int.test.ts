@@ -23,7 +23,11 @@ const someId = '00000000-0000-4000-8000-000000000000';
 describe('sites API', () => {
   it('when a site is created, then it has a glp_ key, normalised origins and the install snippet with the SRI of the served tag', async () => {
     const { key } = await createManager();
-    const res = await api(gateway.url, key).post('/account/sites', { name: 'Shop', origins: ['HTTPS://Shop.Example.com:443/', 'http://localhost:3000'], track_events: ['signup'] });
+    const res = await api(gateway.url, key).post('/account/sites', {
+      name: 'Shop',
+      origins: ['HTTPS://Shop.Example.com:443/', 'http://localhost:3000'],
+      track_events: ['signup'],
+    });
     expect(res.status).toBe(201);
     const { integrity } = tagAsset();
     expect(res.body).toEqual({
@@ -39,7 +43,9 @@ describe('sites API', () => {
       updatedAt: expect.stringMatching(ISO_TIME),
       snippet: { html: expect.any(String), integrity },
     });
-    expect(res.body.snippet.html).toBe(`<script async src="${gateway.url}/g.js" data-site="${res.body.key}" integrity="${integrity}" crossorigin="anonymous"></script>`);
+    expect(res.body.snippet.html).toBe(
+      `<script async src="${gateway.url}/g.js" data-site="${res.body.key}" integrity="${integrity}" crossorigin="anonymous"></script>`,
+    );
     const stored = await testDb().site.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(stored.key).toBe(res.body.key);
   });
@@ -55,7 +61,13 @@ describe('sites API', () => {
 
     const changed = await client.patch(`/account/sites/${first.id}`, { origins: ['https://www.one.test', 'https://one.test'], track_events: ['buy'] });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ id: first.id, name: 'One', key: first.key, origins: ['https://www.one.test', 'https://one.test'], track_events: ['buy'] });
+    expect(changed.body).toMatchObject({
+      id: first.id,
+      name: 'One',
+      key: first.key,
+      origins: ['https://www.one.test', 'https://one.test'],
+      track_events: ['buy'],
+    });
     expect((await client.patch(`/account/sites/${first.id}`, { name: 'Renamed' })).body).toMatchObject({ name: 'Renamed', track_events: ['buy'] });
   });
 
@@ -75,7 +87,11 @@ describe('sites API', () => {
   });
 
   it('when the body is not JSON, then it is 415', async () => {
-    const raw = await fetch(`${gateway.url}/account/sites`, { method: 'POST', headers: { authorization: `Bearer ${(await createManager()).key}`, 'content-type': 'text/plain' }, body: '{}' });
+    const raw = await fetch(`${gateway.url}/account/sites`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${(await createManager()).key}`, 'content-type': 'text/plain' },
+      body: '{}',
+    });
     expect(raw.status).toBe(415);
   });
 
@@ -123,11 +139,14 @@ describe('a site key elsewhere', () => {
   const document = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
   const operations = Object.entries(document.paths)
     .filter(([path]) => path !== '/collect')
-    .flatMap(([path, methods]) => Object.keys(methods).map((method) => [method.toUpperCase(), path.replace(/\{visitorId\}/g, 'a'.repeat(24)).replace(/\{[^{}]+\}/g, someId)] as const));
+    .flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => [method.toUpperCase(), path.replace(/\{visitorId\}/g, 'a'.repeat(24)).replace(/\{[^{}]+\}/g, someId)] as const),
+    );
 
   it('covers the events, both lookups and the management API', () => {
     const paths = operations.map(([, p]) => p);
-    for (const p of ['/events', '/visitors/enrichment', `/visitors/${'a'.repeat(24)}/details`, '/account/sites', '/account/api-keys']) expect(paths).toContain(p);
+    for (const p of ['/events', '/visitors/enrichment', `/visitors/${'a'.repeat(24)}/details`, '/account/sites', '/account/api-keys'])
+      expect(paths).toContain(p);
   });
 
   let siteKey: string;
@@ -139,7 +158,14 @@ describe('a site key elsewhere', () => {
   it.each(operations)('when %s %s is called with a site key, then it is 401 and nothing else', async (method, path) => {
     const client = api(gateway.url, siteKey);
     const body = method === 'POST' || method === 'PATCH' ? {} : undefined;
-    const res = method === 'GET' ? await client.get(path) : method === 'DELETE' ? await client.del(path) : method === 'POST' ? await client.post(path, body) : await client.patch(path, body);
+    const res =
+      method === 'GET'
+        ? await client.get(path)
+        : method === 'DELETE'
+          ? await client.del(path)
+          : method === 'POST'
+            ? await client.post(path, body)
+            : await client.patch(path, body);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });

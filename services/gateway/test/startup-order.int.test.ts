@@ -41,20 +41,27 @@ describe('gateway start-up order', () => {
     const { token } = await createTestAccount();
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    proc = spawnService('gateway', serviceEnv('gateway', {
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      KAFKAJS_NO_PARTITIONER_WARNING: '1',
-      KAFKA_BROKERS: `127.0.0.1:${kafka.port}`,
-      DATABASE_URL: through(testDatabaseUrl(), postgres),
-      REDIS_URL: through(redisUrl(), redisProxy),
-    }));
+    proc = spawnService(
+      'gateway',
+      serviceEnv('gateway', {
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        KAFKAJS_NO_PARTITIONER_WARNING: '1',
+        KAFKA_BROKERS: `127.0.0.1:${kafka.port}`,
+        DATABASE_URL: through(testDatabaseUrl(), postgres),
+        REDIS_URL: through(redisUrl(), redisProxy),
+      }),
+    );
 
     await waitForLog(proc, /kafka not reachable at start/);
     await waitFor(async () => (await request(`${base}/healthz`)).status === 200, { what: 'the gateway to listen', timeoutMs: 20_000 });
     const unready = await request(`${base}/readyz`);
     expect(unready.status).toBe(503);
-    expect(unready.body.checks).toMatchObject({ kafka: expect.stringMatching(/^failed: /), postgres: expect.stringMatching(/^degraded: /), redis: expect.stringMatching(/^degraded: /) });
+    expect(unready.body.checks).toMatchObject({
+      kafka: expect.stringMatching(/^failed: /),
+      postgres: expect.stringMatching(/^degraded: /),
+      redis: expect.stringMatching(/^degraded: /),
+    });
     const refused = await postEvent(base, token, { event: 'too_early', email: uniqueEmail() });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
@@ -63,10 +70,13 @@ describe('gateway start-up order', () => {
     expect(proc.child.exitCode).toBeNull();
 
     await Promise.all(proxies.map((p) => p.open()));
-    const ready = await waitFor(async () => {
-      const r = await request(`${base}/readyz`);
-      return r.status === 200 && r.body.checks.redis === 'ok' && r.body.checks.postgres === 'ok' && r;
-    }, { what: 'the gateway to turn ready', timeoutMs: 30_000 });
+    const ready = await waitFor(
+      async () => {
+        const r = await request(`${base}/readyz`);
+        return r.status === 200 && r.body.checks.redis === 'ok' && r.body.checks.postgres === 'ok' && r;
+      },
+      { what: 'the gateway to turn ready', timeoutMs: 30_000 },
+    );
     expect(ready.body.checks).toEqual({ kafka: 'ok', postgres: 'ok', redis: 'ok' });
     expect((await postEvent(base, token, { event: 'on_time', email: uniqueEmail() })).status).toBe(200);
   }, 90_000);

@@ -126,7 +126,10 @@ describe('the site tag in a browser', () => {
 
   it('when the collector answers 503 with Retry-After, then the same batch comes again after it; a 400 is not retried', async () => {
     let failures = 1;
-    receiver.answer = (post) => (failures-- > 0 ? { status: 503, headers: { 'Retry-After': '1' }, body: { error: 'unavailable' } } : { status: 200, body: { vid: RECEIVER_VID, accepted: post.body.events.length } });
+    receiver.answer = (post) =>
+      failures-- > 0
+        ? { status: 503, headers: { 'Retry-After': '1' }, body: { error: 'unavailable' } }
+        : { status: 200, body: { vid: RECEIVER_VID, accepted: post.body.events.length } };
     const { page, problems } = await openTab();
     await page.goto(`${site.origin}/retry`);
     await waitFor(async () => receiver.posts.length >= 2, { what: 'the retry' });
@@ -164,15 +167,31 @@ describe('the site tag in a browser', () => {
 
   it('when the page calls the queue stub and the API with anything at all, then nothing is thrown and the valid calls are sent', async () => {
     pageOptions = {
-      stubCalls: "glimpse('identify', {email: {toString: function () { throw new Error('boom'); }}}); glimpse('identify', {email: 'queued@example.com'}); glimpse();",
+      stubCalls:
+        "glimpse('identify', {email: {toString: function () { throw new Error('boom'); }}}); glimpse('identify', {email: 'queued@example.com'}); glimpse();",
     };
     const { page, problems } = await openTab();
     await page.goto(`${site.origin}/stub`);
     await waitForEvents('identify', 1);
     const thrown = await page.evaluate(() => {
       const glimpse = (window as unknown as { glimpse(...args: unknown[]): unknown }).glimpse;
-      const hostile = { toString: () => { throw new Error('boom'); } };
-      const calls: unknown[][] = [[], ['identify'], ['identify', null], ['identify', { email: hostile }], ['track'], ['track', hostile], ['track', 'ok', 'not an object'], ['track', 'listed', [1, 2]], ['unknown', 1], [hostile]];
+      const hostile = {
+        toString: () => {
+          throw new Error('boom');
+        },
+      };
+      const calls: unknown[][] = [
+        [],
+        ['identify'],
+        ['identify', null],
+        ['identify', { email: hostile }],
+        ['track'],
+        ['track', hostile],
+        ['track', 'ok', 'not an object'],
+        ['track', 'listed', [1, 2]],
+        ['unknown', 1],
+        [hostile],
+      ];
       return calls.filter((args) => {
         try {
           glimpse(...args);
@@ -185,7 +204,10 @@ describe('the site tag in a browser', () => {
     expect(thrown).toBe(0);
     await waitForEvents('track', 2);
     expect(eventsOf('identify').map((event) => event.email)).toEqual(['queued@example.com']);
-    expect(eventsOf('track').map((event) => [event.event, event.properties])).toEqual([['ok', {}], ['listed', {}]]);
+    expect(eventsOf('track').map((event) => [event.event, event.properties])).toEqual([
+      ['ok', {}],
+      ['listed', {}],
+    ]);
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -46,7 +46,8 @@ beforeEach(() => {
 /** A fresh context and tab that records what the page throws and logs as errors; `gpc` sets navigator.globalPrivacyControl. */
 async function openTab(options: { gpc?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
   const context = await browser.newContext();
-  if (options.gpc) await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true, configurable: true }));
+  if (options.gpc)
+    await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true, configurable: true }));
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(err.message));
@@ -61,7 +62,8 @@ const storageLengths = (page: Page) => page.evaluate(() => [localStorage.length,
 const posts = () => receiver.posts.filter((post) => post.body.site === siteKey);
 const events = () => posts().flatMap((post) => post.body.events);
 const eventsOf = (type: string) => events().filter((event) => event.type === type);
-const waitForEvents = (type: string, count: number, what = `${count} ${type} events`) => waitFor(async () => eventsOf(type).length >= count && eventsOf(type), { what, timeoutMs: 10_000 });
+const waitForEvents = (type: string, count: number, what = `${count} ${type} events`) =>
+  waitFor(async () => eventsOf(type).length >= count && eventsOf(type), { what, timeoutMs: 10_000 });
 /** The post that carried an event of this type (the first one). */
 const postWith = (type: string) => posts().find((post) => post.body.events.some((event) => event.type === type));
 const settle = () => new Promise((resolve) => setTimeout(resolve, 700));
@@ -134,7 +136,11 @@ describe('email links', () => {
     const views = eventsOf('pageview');
     expect(views).toHaveLength(1);
     expect(views[0]).toMatchObject({ url: `${site.origin}/offer?utm_source=mail&b=a%20b#terms`, path: '/offer', utm: { source: 'mail' } });
-    expect(posts().some((post) => post.raw.includes('tok_EN-123.x') && post.body.events.some((event) => event.type === 'pageview' && JSON.stringify(event).includes('gl=')))).toBe(false);
+    expect(
+      posts().some(
+        (post) => post.raw.includes('tok_EN-123.x') && post.body.events.some((event) => event.type === 'pageview' && JSON.stringify(event).includes('gl=')),
+      ),
+    ).toBe(false);
 
     // Alone in the query, nothing of it is left; the clean-up itself is no page view.
     await page.goto(`${site.origin}/solo?gl=second`);

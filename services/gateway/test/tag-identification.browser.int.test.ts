@@ -8,7 +8,17 @@ import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { RunningGateway } from '@glimpse/gateway';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import { launchChromium } from '../../../test/support/browser';
-import { closeTestDb, createTestAccount, createTestApiKey, request, startTestEnrichmentService, startTestGateway, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import {
+  closeTestDb,
+  createTestAccount,
+  createTestApiKey,
+  request,
+  startTestEnrichmentService,
+  startTestGateway,
+  testDb,
+  uniqueEmail,
+  waitFor,
+} from '../../../test/support/stack';
 import { startTestVisitorsService } from '../../../test/support/visitors';
 import { startTestSite, type PageOptions, type TestSite } from './tag-site';
 
@@ -26,14 +36,21 @@ let lookupKey: string;
 let userAgent: string;
 
 beforeAll(async () => {
-  [browser, visitors, enrichment] = await Promise.all([launchChromium("the site tag's identification tests"), startTestVisitorsService(), startTestEnrichmentService()]);
+  [browser, visitors, enrichment] = await Promise.all([
+    launchChromium("the site tag's identification tests"),
+    startTestVisitorsService(),
+    startTestEnrichmentService(),
+  ]);
   gateway = await startTestGateway({ VISITORS_URL: visitors.url, ENRICHMENT_URL: enrichment.url });
   site = await startTestSite(() => page);
   const probe = await browser.newContext();
   userAgent = (await (await probe.newPage()).evaluate(() => navigator.userAgent)).replace('HeadlessChrome', 'Chrome');
   await probe.close();
   const { accountId } = await createTestAccount('site tag identification');
-  [{ key: manageKey }, { key: lookupKey }] = await Promise.all([createTestApiKey(accountId, ['account:manage']), createTestApiKey(accountId, ['visitors:read'])]);
+  [{ key: manageKey }, { key: lookupKey }] = await Promise.all([
+    createTestApiKey(accountId, ['account:manage']),
+    createTestApiKey(accountId, ['visitors:read']),
+  ]);
 }, 60_000);
 
 afterAll(async () => {
@@ -74,8 +91,10 @@ async function openTab(options: { gpc?: boolean; userAgent?: string | null; forw
   });
   // Added to the posts as they leave (a header the page set itself would need a CORS preflight).
   const forwardedFor = options.forwardedFor;
-  if (forwardedFor) await context.route(`${gateway.url}/collect`, (route) => route.continue({ headers: { ...route.request().headers(), 'x-forwarded-for': forwardedFor } }));
-  if (options.gpc) await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true, configurable: true }));
+  if (forwardedFor)
+    await context.route(`${gateway.url}/collect`, (route) => route.continue({ headers: { ...route.request().headers(), 'x-forwarded-for': forwardedFor } }));
+  if (options.gpc)
+    await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true, configurable: true }));
   const tab = await context.newPage();
   const problems: string[] = [];
   const bodies: string[] = [];
@@ -91,21 +110,33 @@ const visitorId = (tab: Page) => tab.evaluate(() => (window as unknown as { glim
 const storageLengths = (tab: Page) => tab.evaluate(() => [localStorage.length, sessionStorage.length]);
 const visitorCookies = async (context: BrowserContext) => (await context.cookies()).filter((cookie) => cookie.name === '_glv');
 const details = (vid: string) => request(`${gateway.url}/visitors/${vid}/details`, { headers: { authorization: `Bearer ${lookupKey}` } });
-const waitForDetails = (vid: string, ready: (body: Record<string, any>) => boolean, what: string) => // eslint-disable-line @typescript-eslint/no-explicit-any
-  waitFor(async () => {
-    const answer = await details(vid);
-    return answer.status === 200 && ready(answer.body) && answer.body;
-  }, { what, timeoutMs: 30_000, intervalMs: 250 });
-const waitForRecord = (vid: string, ready: (body: Record<string, any>) => boolean, what: string) => // eslint-disable-line @typescript-eslint/no-explicit-any
-  waitFor(async () => {
-    const answer = await manage(`/account/visitors/${vid}`);
-    return answer.status === 200 && ready(answer.body) && answer.body;
-  }, { what, timeoutMs: 30_000, intervalMs: 250 });
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const waitForDetails = (vid: string, ready: (body: Record<string, any>) => boolean, what: string) =>
+  waitFor(
+    async () => {
+      const answer = await details(vid);
+      return answer.status === 200 && ready(answer.body) && answer.body;
+    },
+    { what, timeoutMs: 30_000, intervalMs: 250 },
+  );
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const waitForRecord = (vid: string, ready: (body: Record<string, any>) => boolean, what: string) =>
+  waitFor(
+    async () => {
+      const answer = await manage(`/account/visitors/${vid}`);
+      return answer.status === 200 && ready(answer.body) && answer.body;
+    },
+    { what, timeoutMs: 30_000, intervalMs: 250 },
+  );
 /** Returns a wait for the gateway to have accepted this many events of the tab's posts (its answers' `accepted`). */
 const answered = (tab: Page) => {
   let accepted = 0;
   tab.on('response', (res) => {
-    if (res.url() === `${gateway.url}/collect` && res.status() === 200) res.json().then((body: { accepted: number }) => (accepted += body.accepted), () => undefined);
+    if (res.url() === `${gateway.url}/collect` && res.status() === 200)
+      res.json().then(
+        (body: { accepted: number }) => (accepted += body.accepted),
+        () => undefined,
+      );
   });
   return (atLeast: number) => waitFor(async () => accepted >= atLeast, { what: `${atLeast} events accepted` });
 };
@@ -221,10 +252,14 @@ describe('identification through the gateway and the visitors service', () => {
     const record = await waitForRecord(vid, (body) => body.identityHistory?.length === 2, 'both links in the history');
     expect(record.email).toBe(second);
     // Each link with the page it was made on.
-    expect(record.identityHistory.map((link: { email: string; method: string; sourcePath: string }) => [link.email, link.method, link.sourcePath]).sort()).toEqual([
-      [first, 'identify', '/account'],
-      [second, 'identify', '/account/switch'],
-    ].sort());
+    expect(
+      record.identityHistory.map((link: { email: string; method: string; sourcePath: string }) => [link.email, link.method, link.sourcePath]).sort(),
+    ).toEqual(
+      [
+        [first, 'identify', '/account'],
+        [second, 'identify', '/account/switch'],
+      ].sort(),
+    );
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);
@@ -236,10 +271,13 @@ describe('identification through the gateway and the visitors service', () => {
     await tab.goto(`${site.origin}/crawled`);
     expect(await (await answer).json()).toEqual({ vid: null, accepted: 0, bot: true });
     expect(await visitorId(tab)).toBeNull();
-    const stats = await waitFor(async () => {
-      const answer = await manage(`/account/sites/${id}/stats`);
-      return answer.status === 200 && answer.body.bots >= 1 && answer.body;
-    }, { what: 'the bot counted', timeoutMs: 30_000, intervalMs: 250 });
+    const stats = await waitFor(
+      async () => {
+        const answer = await manage(`/account/sites/${id}/stats`);
+        return answer.status === 200 && answer.body.bots >= 1 && answer.body;
+      },
+      { what: 'the bot counted', timeoutMs: 30_000, intervalMs: 250 },
+    );
     expect(stats).toEqual({ page_views: 0, visitors: 0, identified_visitors: 0, bots: 1 });
     await context.close();
   }, 60_000);
@@ -250,7 +288,11 @@ describe('identification through the gateway and the visitors service', () => {
     const [a, b] = [1 + Math.floor(Math.random() * 250), Math.floor(Math.random() * 64) * 4];
     const range = `100.${64 + (a % 60)}.${a}.${b}/30`;
     const company = `Acme ${Date.now().toString(36)}`;
-    await testDb().$executeRawUnsafe(`INSERT INTO visitors.ip_ranges (range, company_name, company_domain) VALUES ($1::inet, $2, 'acme.example')`, range, company);
+    await testDb().$executeRawUnsafe(
+      `INSERT INTO visitors.ip_ranges (range, company_name, company_domain) VALUES ($1::inet, $2, 'acme.example')`,
+      range,
+      company,
+    );
     try {
       const { context, tab, problems } = await openTab({ forwardedFor: range.replace(/\.\d+\/30$/, `.${b + 2}`) });
       await tab.goto(`${site.origin}/pricing`);

@@ -36,9 +36,14 @@ const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};
 
 /** The page for a path: its title names the path, so page views can be told apart. */
 export function sitePage(path: string, options: PageOptions): { headers: Record<string, string>; html: string } {
-  const attributes = Object.entries(options.tagAttributes ?? {}).map(([name, value]) => ` ${name}="${escape(value)}"`).join('');
+  const attributes = Object.entries(options.tagAttributes ?? {})
+    .map(([name, value]) => ` ${name}="${escape(value)}"`)
+    .join('');
   const tag = options.snippet ?? `<script async src="${escape(options.collector)}/g.js" data-site="${escape(options.siteKey)}"${attributes}></script>`;
-  const stub = options.stubCalls === undefined ? '' : `<script>window.glimpse = window.glimpse || function(){(glimpse.q = glimpse.q || []).push(arguments)};${options.stubCalls}</script>`;
+  const stub =
+    options.stubCalls === undefined
+      ? ''
+      : `<script>window.glimpse = window.glimpse || function(){(glimpse.q = glimpse.q || []).push(arguments)};${options.stubCalls}</script>`;
   const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
   if (options.strictCsp) headers['content-security-policy'] = `script-src ${options.collector}`;
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Page ${escape(path)}</title>${stub}${tag}${options.twice ? tag : ''}</head><body><h1>${escape(path)}</h1>${options.body ?? ''}</body></html>`;
@@ -106,13 +111,29 @@ export async function startReceiver(allowedOrigin: () => string): Promise<Receiv
   });
   app.use(tagRouter());
   app.post('/collect', express.text({ type: () => true }), (req, res) => {
-    const post: CollectedPost = { origin: req.get('origin'), contentType: req.get('content-type'), secFetchMode: req.get('sec-fetch-mode'), body: JSON.parse(req.body as string), raw: req.body as string, at: Date.now() };
+    const post: CollectedPost = {
+      origin: req.get('origin'),
+      contentType: req.get('content-type'),
+      secFetchMode: req.get('sec-fetch-mode'),
+      body: JSON.parse(req.body as string),
+      raw: req.body as string,
+      at: Date.now(),
+    };
     receiver.posts.push(post);
     // As the gateway answers its sites: Retry-After is not a CORS-safelisted header, so it is exposed.
-    if (post.origin === allowedOrigin()) res.set({ 'Access-Control-Allow-Origin': post.origin, 'Access-Control-Allow-Credentials': 'true', 'Access-Control-Expose-Headers': 'Retry-After', Vary: 'Origin' });
+    if (post.origin === allowedOrigin())
+      res.set({
+        'Access-Control-Allow-Origin': post.origin,
+        'Access-Control-Allow-Credentials': 'true',
+        'Access-Control-Expose-Headers': 'Retry-After',
+        Vary: 'Origin',
+      });
     const { status, headers = {}, body } = receiver.answer(post);
     if (status === 0) return void req.socket.destroy();
-    res.status(status).set(headers).json(body ?? {});
+    res
+      .status(status)
+      .set(headers)
+      .json(body ?? {});
   });
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -126,4 +147,5 @@ export async function startReceiver(allowedOrigin: () => string): Promise<Receiv
 }
 
 /** Every event the receiver got, in order, with the request's origin. */
-export const receivedEvents = (receiver: Receiver): WireEvent[] => receiver.posts.flatMap((post) => post.body.events.map((event) => ({ ...event, origin: post.origin })));
+export const receivedEvents = (receiver: Receiver): WireEvent[] =>
+  receiver.posts.flatMap((post) => post.body.events.map((event) => ({ ...event, origin: post.origin })));

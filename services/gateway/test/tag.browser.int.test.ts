@@ -7,7 +7,16 @@ import { type Browser, type Page } from 'playwright-core';
 import type { RunningGateway } from '@glimpse/gateway';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import { launchChromium } from '../../../test/support/browser';
-import { closeTestDb, createTestAccount, createTestApiKey, request, startTestEnrichmentService, startTestGateway, uniqueEmail, waitFor } from '../../../test/support/stack';
+import {
+  closeTestDb,
+  createTestAccount,
+  createTestApiKey,
+  request,
+  startTestEnrichmentService,
+  startTestGateway,
+  uniqueEmail,
+  waitFor,
+} from '../../../test/support/stack';
 import { startTestVisitorsService } from '../../../test/support/visitors';
 import { startTestSite, type PageOptions, type TestSite } from './tag-site';
 
@@ -23,14 +32,21 @@ let lookupKey: string;
 let userAgent: string;
 
 beforeAll(async () => {
-  [browser, visitors, enrichment] = await Promise.all([launchChromium("the site tag's browser tests"), startTestVisitorsService(), startTestEnrichmentService()]);
+  [browser, visitors, enrichment] = await Promise.all([
+    launchChromium("the site tag's browser tests"),
+    startTestVisitorsService(),
+    startTestEnrichmentService(),
+  ]);
   gateway = await startTestGateway({ VISITORS_URL: visitors.url, ENRICHMENT_URL: enrichment.url });
   site = await startTestSite(() => page);
   const probe = await browser.newContext();
   userAgent = (await (await probe.newPage()).evaluate(() => navigator.userAgent)).replace('HeadlessChrome', 'Chrome');
   await probe.close();
   const { accountId } = await createTestAccount('site tag');
-  [{ key: manageKey }, { key: lookupKey }] = await Promise.all([createTestApiKey(accountId, ['account:manage']), createTestApiKey(accountId, ['visitors:read'])]);
+  [{ key: manageKey }, { key: lookupKey }] = await Promise.all([
+    createTestApiKey(accountId, ['account:manage']),
+    createTestApiKey(accountId, ['visitors:read']),
+  ]);
 }, 60_000);
 
 afterAll(async () => {
@@ -66,7 +82,12 @@ async function openTab(): Promise<{ tab: Page; problems: string[] }> {
 /** How many posts to /collect the gateway has answered 403 (its request metric). */
 async function forbiddenCollects(): Promise<number> {
   const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
-  const line = metrics.split('\n').find((l) => l.startsWith('http_request_duration_seconds_count{') && l.includes('route="/collect"') && l.includes('method="POST"') && l.includes('status="403"'));
+  const line = metrics
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('http_request_duration_seconds_count{') && l.includes('route="/collect"') && l.includes('method="POST"') && l.includes('status="403"'),
+    );
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
@@ -74,10 +95,13 @@ type Glimpse = { (...args: unknown[]): void; visitorId(): string | null };
 const visitorId = (tab: Page) => tab.evaluate(() => (window as unknown as { glimpse?: Glimpse }).glimpse?.visitorId?.() ?? null);
 const details = (vid: string) => request(`${gateway.url}/visitors/${vid}/details`, { headers: { authorization: `Bearer ${lookupKey}` } });
 const waitForDetails = (vid: string, ready: (body: Record<string, unknown>) => boolean, what: string) =>
-  waitFor(async () => {
-    const answer = await details(vid);
-    return answer.status === 200 && ready(answer.body) && answer.body;
-  }, { what, timeoutMs: 30_000, intervalMs: 250 });
+  waitFor(
+    async () => {
+      const answer = await details(vid);
+      return answer.status === 200 && ready(answer.body) && answer.body;
+    },
+    { what, timeoutMs: 30_000, intervalMs: 250 },
+  );
 
 describe('the site tag through the gateway and the visitors service', () => {
   it('when a visitor browses a site and identifies, then the details lookup returns the person and exactly the page views made, the same visitor after a reload, another in another browser', async () => {
@@ -140,7 +164,10 @@ describe('the site tag through the gateway and the visitors service', () => {
     const { tab: own } = await openTab();
     await own.goto(`${site.origin}/own`);
     await waitFor(() => visitorId(own), { what: 'the registered origin accepted' });
-    const traffic = async () => (await request(`${gateway.url}/account/sites/${id}/traffic`, { headers: { authorization: `Bearer ${manageKey}` } })).body as { hours: Array<{ pageViews: number; visitors: number }> };
+    const traffic = async () =>
+      (await request(`${gateway.url}/account/sites/${id}/traffic`, { headers: { authorization: `Bearer ${manageKey}` } })).body as {
+        hours: Array<{ pageViews: number; visitors: number }>;
+      };
     const total = (t: Awaited<ReturnType<typeof traffic>>) => t.hours.reduce((sum, hour) => sum + hour.pageViews, 0);
     await waitFor(async () => total(await traffic()) >= 1, { what: 'the own page view in the traffic' });
     await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -5,7 +5,16 @@
 import { createDb } from '@glimpse/db';
 import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { batchConsumerServiceReadiness, TOPICS, createAccountEventsConsumer, createErasedEmail, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import {
+  batchConsumerServiceReadiness,
+  TOPICS,
+  createAccountEventsConsumer,
+  createErasedEmail,
+  createBatchingProducer,
+  createKafka,
+  createKafkaHealthCheck,
+  kafkaSecurity,
+} from '@glimpse/messaging';
 import { applyAccountEvent } from './data/account-states.js';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
 import { cachedAccounts } from './data/batch-store.js';
@@ -32,7 +41,9 @@ export async function startPlaybookService(
   const base = createBaseApp({
     logger,
     ...batchConsumerServiceReadiness(() => consumer, kafkaHealth, {
-      postgres: async () => { await db.$queryRaw`SELECT 1`; },
+      postgres: async () => {
+        await db.$queryRaw`SELECT 1`;
+      },
       accounts: async () => accountsConsumer.check(),
     }),
   });
@@ -81,7 +92,11 @@ export async function startPlaybookService(
   });
   accountsConsumer.start(); // in the background, retrying until Kafka answers; /readyz shows it
   await consumer.start();
-  const purge = schedulePurge(db, { retentionHours: config.PLAYBOOK_PROCESSED_RETENTION_HOURS, intervalMs: config.PLAYBOOK_PROCESSED_PURGE_INTERVAL_MS, logger });
+  const purge = schedulePurge(db, {
+    retentionHours: config.PLAYBOOK_PROCESSED_RETENTION_HOURS,
+    intervalMs: config.PLAYBOOK_PROCESSED_PURGE_INTERVAL_MS,
+    logger,
+  });
   const sweep = scheduleEffectsSweep(db, producer, { intervalMs: config.PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS, logger });
 
   base.app.use(internalRouter({ db, internalTokens: config.INTERNAL_TOKENS, limits, erasedEmail }));

@@ -9,11 +9,34 @@ import { createPlaybook, suppressPerson, type RunningPlaybookService } from '@gl
 import { Registry } from 'prom-client';
 import { createLogger } from '@glimpse/logging';
 import { applyAccountEvent } from '../src/data/account-states';
-import { closeTestDb, createTestAccount, postEvent, request, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import {
+  closeTestDb,
+  createTestAccount,
+  postEvent,
+  request,
+  sendNamesOnce,
+  startTestGateway,
+  startTestPlaybookService,
+  testDb,
+  uniqueEmail,
+  waitFor,
+} from '../../../test/support/stack';
 import { produceRaw, testKafka } from '../../../test/support/kafka-helpers';
 
 // Every table of the playbook schema that holds an account's rows.
-const TABLES = ['playbooks', 'playbook_triggers', 'playbook_exits', 'enrollments', 'event_names', 'event_name_deltas', 'suppressions', 'processed_events', 'playbook_effects', 'event_receipts', 'erasures'] as const;
+const TABLES = [
+  'playbooks',
+  'playbook_triggers',
+  'playbook_exits',
+  'enrollments',
+  'event_names',
+  'event_name_deltas',
+  'suppressions',
+  'processed_events',
+  'playbook_effects',
+  'event_receipts',
+  'erasures',
+] as const;
 
 async function rowsOf(accountId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
@@ -54,10 +77,13 @@ afterAll(async () => {
 
 /** Publishes until the account's events are out (the test gateway's publisher may hold the lock for a round). */
 async function published(accountId: string): Promise<void> {
-  await waitFor(async () => {
-    await publishAccountEvents(testDb(), producer);
-    return (await accountEventsPending(testDb(), accountId)) === 0;
-  }, { what: `the account events of ${accountId} published` });
+  await waitFor(
+    async () => {
+      await publishAccountEvents(testDb(), producer);
+      return (await accountEventsPending(testDb(), accountId)) === 0;
+    },
+    { what: `the account events of ${accountId} published` },
+  );
 }
 
 describe('an account deleted in the identity part', () => {
@@ -77,13 +103,18 @@ describe('an account deleted in the identity part', () => {
       expect((await postEvent(gateway.url, a.token, { event: 'demo_booked', email: uniqueEmail('enrolled') })).status).toBe(200);
       await suppressPerson(testDb(), a.accountId, uniqueEmail('suppressed'));
     }
-    const before = await waitFor(async () => {
-      const rows = await rowsOf(account.accountId);
-      return rows.enrollments === 1 && rows.playbook_effects === 1 && rows.event_receipts === 1 && rows.event_names === 1 ? rows : false;
-    }, { what: 'the enrollment, its effect, receipt and the catalog' });
+    const before = await waitFor(
+      async () => {
+        const rows = await rowsOf(account.accountId);
+        return rows.enrollments === 1 && rows.playbook_effects === 1 && rows.event_receipts === 1 && rows.event_names === 1 ? rows : false;
+      },
+      { what: 'the enrollment, its effect, receipt and the catalog' },
+    );
     expect(before).toMatchObject({ playbooks: 1, playbook_triggers: 1, playbook_exits: 1, suppressions: 1 });
     expect(before.processed_events).toBeGreaterThanOrEqual(2);
-    const otherBefore = await waitFor(async () => ((await rowsOf(other.accountId)).enrollments === 1 ? rowsOf(other.accountId) : false), { what: "the other account's enrollment" });
+    const otherBefore = await waitFor(async () => ((await rowsOf(other.accountId)).enrollments === 1 ? rowsOf(other.accountId) : false), {
+      what: "the other account's enrollment",
+    });
 
     const { deletedAt } = await deleteAccount(testDb(), account.accountId);
     await published(account.accountId);

@@ -22,13 +22,21 @@ const event = (accountId: string, email: string, name: string, receivedAt = new 
 });
 
 async function seedCatalog(accountId: string, names: string[]) {
-  await applyBatch(testDb(), names.map((n) => event(accountId, uniqueEmail('seed'), n)), cachedAccounts(testDb(), 0));
+  await applyBatch(
+    testDb(),
+    names.map((n) => event(accountId, uniqueEmail('seed'), n)),
+    cachedAccounts(testDb(), 0),
+  );
 }
 
 async function stateOf(accountId: string) {
   const db = testDb();
   const [enrollments, effects, processed] = await Promise.all([
-    db.enrollment.findMany({ where: { accountId }, select: { id: true, playbookId: true, email: true, status: true, startEventId: true, stopEventId: true }, orderBy: [{ startedAt: 'asc' }, { id: 'asc' }] }),
+    db.enrollment.findMany({
+      where: { accountId },
+      select: { id: true, playbookId: true, email: true, status: true, startEventId: true, stopEventId: true },
+      orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
+    }),
     db.playbookEffect.findMany({ where: { accountId }, select: { id: true, eventId: true, playbookId: true, action: true }, orderBy: { id: 'asc' } }),
     db.processedEvent.count({ where: { accountId } }),
   ]);
@@ -46,7 +54,12 @@ describe('applyBatch', () => {
     const before = event(accountId, bo, 'form_submitted');
     await applyBatch(testDb(), [before], cachedAccounts(testDb(), 0));
 
-    const batch = [event(accountId, ada, 'signed_up'), event(accountId, bo, 'form_submitted'), event(accountId, ada, 'purchase'), event(accountId, ada, 'signed_up')];
+    const batch = [
+      event(accountId, ada, 'signed_up'),
+      event(accountId, bo, 'form_submitted'),
+      event(accountId, ada, 'purchase'),
+      event(accountId, ada, 'signed_up'),
+    ];
     const outcome = await applyBatch(testDb(), batch, cachedAccounts(testDb(), 0));
 
     expect(outcome).toMatchObject({ applied: 4, duplicates: 0, deletedAccount: 0 });
@@ -83,13 +96,21 @@ describe('applyBatch', () => {
     const first = await applyBatch(testDb(), batch, cachedAccounts(testDb(), 0));
     expect(first).toMatchObject({ applied: 30, duplicates: 0 });
     // Only some effects were published before the "crash".
-    await markEffectsPublished(testDb(), first.effects.slice(0, 10).map((e) => e.id));
+    await markEffectsPublished(
+      testDb(),
+      first.effects.slice(0, 10).map((e) => e.id),
+    );
     const after = await stateOf(accountId);
 
     const again = await applyBatch(testDb(), [...batch, batch[0]!], cachedAccounts(testDb(), 0));
 
     expect(again).toMatchObject({ applied: 0, duplicates: 31 });
-    expect(again.effects.map((e) => e.id).sort()).toEqual(first.effects.slice(10).map((e) => e.id).sort());
+    expect(again.effects.map((e) => e.id).sort()).toEqual(
+      first.effects
+        .slice(10)
+        .map((e) => e.id)
+        .sort(),
+    );
     expect(await stateOf(accountId)).toEqual(after);
     expect(after.catalog.find((c) => c.name === 'signed_up')?.count).toBe(31);
   });
@@ -194,7 +215,12 @@ describe('applyBatch: re-enrollment policies on the real Postgres', () => {
     ]);
     const after = await stateOf(accountId);
     expect(after.enrollments.filter((e) => e.playbookId === once.id).map((e) => e.status)).toEqual(['stopped']);
-    expect(after.enrollments.filter((e) => e.playbookId === restart.id).map((e) => e.status).sort()).toEqual(['active', 'stopped']);
+    expect(
+      after.enrollments
+        .filter((e) => e.playbookId === restart.id)
+        .map((e) => e.status)
+        .sort(),
+    ).toEqual(['active', 'stopped']);
 
     // One receipt per event that opts in: the last says once was left by its policy.
     const receipt = await testDb().eventReceipt.findUniqueOrThrow({ where: { eventId: again[0]!.eventId } });

@@ -7,7 +7,16 @@ import type { RunningGateway } from '@glimpse/gateway';
 import { createPlaybook, eventCatalog, listEnrollments, type RunningPlaybookService } from '@glimpse/playbook';
 import { cachedAccounts } from '../src/data/batch-store';
 import { applyBatch } from '../src/wiring/batch';
-import { closeTestDb, createTestAccount, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import {
+  closeTestDb,
+  createTestAccount,
+  sendNamesOnce,
+  startTestGateway,
+  startTestPlaybookService,
+  testDb,
+  uniqueEmail,
+  waitFor,
+} from '../../../test/support/stack';
 import { freshGroupAtEnd, produceRaw } from '../../../test/support/kafka-helpers';
 import { assertPlaybookBuild, startChildPlaybookService, type ChildService } from '../../../test/support/child-service';
 
@@ -159,9 +168,17 @@ describe('three replicas in one group, one killed, one joining and leaving', () 
       }
     }
     const total = stream.length;
-    const wave = (k: number) => produceRaw(TOPICS.eventsInbound, stream.slice((k * total) / WAVES, ((k + 1) * total) / WAVES).map((e) => ({ key: personKey(accountId, e.email), value: JSON.stringify(e) })));
+    const wave = (k: number) =>
+      produceRaw(
+        TOPICS.eventsInbound,
+        stream.slice((k * total) / WAVES, ((k + 1) * total) / WAVES).map((e) => ({ key: personKey(accountId, e.email), value: JSON.stringify(e) })),
+      );
     const until = (n: number, what: string) =>
-      waitFor(async () => children.every((c) => c.exit()?.signal === 'SIGKILL' || c.exit()?.code === 0 || alive(c)) && (await processed()) >= n, { intervalMs: 50, timeoutMs: 120_000, what });
+      waitFor(async () => children.every((c) => c.exit()?.signal === 'SIGKILL' || c.exit()?.code === 0 || alive(c)) && (await processed()) >= n, {
+        intervalMs: 50,
+        timeoutMs: 120_000,
+        what,
+      });
 
     const replicas = await Promise.all([startChild(groupId), startChild(groupId), startChild(groupId)]);
     await wave(0);
@@ -180,15 +197,25 @@ describe('three replicas in one group, one killed, one joining and leaving', () 
     await until(total, `all ${total} events applied`);
 
     // Every event applied once; the enrollments and effects are exactly an in-order replay per person.
-    const enrollments = await testDb().enrollment.findMany({ where: { playbookId: pb.id }, select: { email: true, status: true, startEventId: true, stopEventId: true } });
+    const enrollments = await testDb().enrollment.findMany({
+      where: { playbookId: pb.id },
+      select: { email: true, status: true, startEventId: true, stopEventId: true },
+    });
     const expected = people.map((p) => replay(p.email, p.events));
-    expect(enrollments.map(rowKey).sort()).toEqual(expected.flatMap((x) => x.enrollments).map(rowKey).sort());
+    expect(enrollments.map(rowKey).sort()).toEqual(
+      expected
+        .flatMap((x) => x.enrollments)
+        .map(rowKey)
+        .sort(),
+    );
     const effects = await testDb().playbookEffect.findMany({ where: { playbookId: pb.id }, select: { eventId: true, action: true } });
     const expectedEffects = expected.flatMap((x) => x.effects);
     expect(expectedEffects.length).toBeGreaterThan(total / 5); // the scenario really moves enrollments
     expect(effects.map((e) => `${e.eventId} ${e.action}`).sort()).toEqual(expectedEffects.sort());
     expect(new Set(effects.map((e) => e.eventId)).size).toBe(effects.length); // no event with two effects
     expect(await processed()).toBe(total);
-    await waitFor(async () => (await testDb().playbookEffect.count({ where: { playbookId: pb.id, publishedAt: null } })) === 0, { what: 'every effect published' });
+    await waitFor(async () => (await testDb().playbookEffect.count({ where: { playbookId: pb.id, publishedAt: null } })) === 0, {
+      what: 'every effect published',
+    });
   }, 240_000);
 });

@@ -5,7 +5,18 @@ import { AppError } from '@glimpse/errors';
 import { TOPICS, personKey, type InboundEvent } from '@glimpse/messaging';
 import type { RunningGateway } from '@glimpse/gateway';
 import { createPlaybook, eventCatalog, listEnrollments, listPlaybooks, type RunningPlaybookService } from '@glimpse/playbook';
-import { closeTestDb, createTestAccount, postEvent, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor, type TestAccount } from '../../../test/support/stack';
+import {
+  closeTestDb,
+  createTestAccount,
+  postEvent,
+  sendNamesOnce,
+  startTestGateway,
+  startTestPlaybookService,
+  testDb,
+  uniqueEmail,
+  waitFor,
+  type TestAccount,
+} from '../../../test/support/stack';
 import { endOffsets, freshGroupAtEnd, ofAccount, produceRaw, readTopic } from '../../../test/support/kafka-helpers';
 
 let gateway: RunningGateway;
@@ -174,7 +185,15 @@ describe('effects on playbook.effects', () => {
     const rows = await effectRows(account.accountId);
     expect(rows).toHaveLength(2);
     expect(mine.map((m) => m.json)).toEqual(
-      rows.map((r) => ({ effectId: r.id, eventId: r.eventId, accountId: account.accountId, playbookId: pb.id, email, action: r.action, at: r.at.toISOString() })),
+      rows.map((r) => ({
+        effectId: r.id,
+        eventId: r.eventId,
+        accountId: account.accountId,
+        playbookId: pb.id,
+        email,
+        action: r.action,
+        at: r.at.toISOString(),
+      })),
     );
     expect(mine.map((m) => m.json.action)).toEqual(['started', 'stopped']);
     for (const m of mine) {
@@ -218,13 +237,20 @@ describe('dead letters', () => {
 
     await waitFor(async () => (await processedCount(account.accountId)) > processedBefore, { what: 'the valid event behind the invalid ones applied' });
     expect(await enrollmentsOf(account.accountId, pb.id, email)).toEqual([{ status: 'active', startedBy: 'demo_booked', stoppedBy: null }]);
-    const dead = ofAccount(await readTopic(TOPICS.eventsDeadLetter, { from: dlqBefore, until: (read) => ofAccount(read, account.accountId).length >= 2 }), account.accountId);
+    const dead = ofAccount(
+      await readTopic(TOPICS.eventsDeadLetter, { from: dlqBefore, until: (read) => ofAccount(read, account.accountId).length >= 2 }),
+      account.accountId,
+    );
     expect(dead.map((m) => [m.key, m.value])).toEqual([
       [key, notJson],
       [key, badSchema],
     ]);
     for (const m of dead) {
-      expect(m.headers).toMatchObject({ 'x-source-topic': TOPICS.eventsInbound, 'x-source-partition': expect.stringMatching(/^\d+$/), 'x-source-offset': expect.stringMatching(/^\d+$/) });
+      expect(m.headers).toMatchObject({
+        'x-source-topic': TOPICS.eventsInbound,
+        'x-source-partition': expect.stringMatching(/^\d+$/),
+        'x-source-offset': expect.stringMatching(/^\d+$/),
+      });
       expect(m.headers['x-reason']).toBeTruthy();
     }
     expect(dead[0]!.headers['x-reason']).toBe('not JSON');

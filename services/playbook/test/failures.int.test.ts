@@ -12,7 +12,12 @@ import { endOffsets, produceRaw, readTopic } from '../../../test/support/kafka-h
 let playbook: RunningPlaybookService;
 
 beforeAll(async () => {
-  playbook = await startTestPlaybookService({ PLAYBOOK_STUCK_AFTER_MS: '1000', PLAYBOOK_LAG_POLL_MS: '200', PLAYBOOK_RETRY_BACKOFF_MS: '20', PLAYBOOK_RETRY_BACKOFF_MAX_MS: '200' });
+  playbook = await startTestPlaybookService({
+    PLAYBOOK_STUCK_AFTER_MS: '1000',
+    PLAYBOOK_LAG_POLL_MS: '200',
+    PLAYBOOK_RETRY_BACKOFF_MS: '20',
+    PLAYBOOK_RETRY_BACKOFF_MAX_MS: '200',
+  });
 });
 
 afterAll(async () => {
@@ -20,7 +25,14 @@ afterAll(async () => {
   await closeTestDb();
 });
 
-const inbound = (accountId: string, email: string, event: string): InboundEvent => ({ eventId: randomUUID(), accountId, event, email, properties: {}, receivedAt: new Date().toISOString() });
+const inbound = (accountId: string, email: string, event: string): InboundEvent => ({
+  eventId: randomUUID(),
+  accountId,
+  event,
+  email,
+  properties: {},
+  receivedAt: new Date().toISOString(),
+});
 
 async function accountWithPlaybook(name: string) {
   const { accountId } = await createTestAccount();
@@ -40,7 +52,10 @@ describe('a valid event that keeps failing', () => {
     events.splice(23, 0, poison);
     const dlqFrom = await endOffsets(TOPICS.eventsDeadLetter);
 
-    await produceRaw(TOPICS.eventsInbound, events.map((e) => ({ key, value: JSON.stringify(e) })));
+    await produceRaw(
+      TOPICS.eventsInbound,
+      events.map((e) => ({ key, value: JSON.stringify(e) })),
+    );
 
     await waitFor(async () => (await enrolled(pb.id)) === 40, { what: 'the 40 good events applied' });
     const dead = await readTopic(TOPICS.eventsDeadLetter, { from: dlqFrom, until: (read) => read.some((m) => m.json?.eventId === poison.eventId) });

@@ -36,13 +36,32 @@ async function legacyErasure() {
   const [erased, bystander] = [uniqueEmail('legacy'), uniqueEmail('live')];
   const legacy = `sha256:${sha256(`${accountId}:${erased}`)}`;
   const playbookId = (await createPlaybook(db, { accountId, name: 'Legacy', triggers: [], exits: [] })).id;
-  const enrollment = (email: string, status: string) => ({ playbookId, accountId, email, status, startedAt: new Date(), startedBy: 'signed_up', startEventId: randomUUID() });
+  const enrollment = (email: string, status: string) => ({
+    playbookId,
+    accountId,
+    email,
+    status,
+    startedAt: new Date(),
+    startedBy: 'signed_up',
+    startEventId: randomUUID(),
+  });
   await db.enrollment.createMany({ data: [enrollment(legacy, 'stopped'), enrollment(legacy, 'stopped'), enrollment(bystander, 'active')] });
-  const effect = (email: string) => ({ id: randomUUID(), eventId: randomUUID(), accountId, playbookId, email, action: 'started', eventName: 'signed_up', at: new Date() });
+  const effect = (email: string) => ({
+    id: randomUUID(),
+    eventId: randomUUID(),
+    accountId,
+    playbookId,
+    email,
+    action: 'started',
+    eventName: 'signed_up',
+    at: new Date(),
+  });
   const effects = [effect(legacy), effect(legacy), effect(bystander)];
   await db.playbookEffect.createMany({ data: effects });
   await db.erasure.create({ data: { accountId, emailHash: legacy, erasedAt: new Date() } });
-  const endpoint = await db.webhookEndpoint.create({ data: { accountId, url: 'https://example.com/hooks', events: ['enrollment.started', 'enrollment.stopped'], secret: 'whsec_test' } });
+  const endpoint = await db.webhookEndpoint.create({
+    data: { accountId, url: 'https://example.com/hooks', events: ['enrollment.started', 'enrollment.stopped'], secret: 'whsec_test' },
+  });
   const delivery = (email: string, personKey: string, effectId: string) => ({
     endpointId: endpoint.id,
     effectId,
@@ -68,7 +87,10 @@ async function rowsOf(accountId: string, endpointId: string) {
   return {
     enrollments: (await db.enrollment.findMany({ where: { accountId }, orderBy: { email: 'asc' } })).map((e) => e.email),
     effects: (await db.playbookEffect.findMany({ where: { accountId }, orderBy: { email: 'asc' } })).map((e) => e.email),
-    deliveries: (await db.webhookDelivery.findMany({ where: { endpointId }, orderBy: { seq: 'asc' } })).map((d) => ({ email: JSON.parse(d.payload).data.email as string, personKey: d.personKey })),
+    deliveries: (await db.webhookDelivery.findMany({ where: { endpointId }, orderBy: { seq: 'asc' } })).map((d) => ({
+      email: JSON.parse(d.payload).data.email as string,
+      personKey: d.personKey,
+    })),
     tombstones: await db.erasure.count({ where: { accountId } }),
   };
 }
@@ -95,7 +117,8 @@ describe('migration: legacy erasure hashes become random stand-ins', () => {
     });
     // Nothing left that a guess of the email could be checked against.
     const text = JSON.stringify(rows);
-    for (const trace of [legacy, legacy.slice('sha256:'.length), sha256(`${accountId}:${erased}`), sha256(`${accountId}:${legacy}`), erased]) expect(text).not.toContain(trace);
+    for (const trace of [legacy, legacy.slice('sha256:'.length), sha256(`${accountId}:${erased}`), sha256(`${accountId}:${legacy}`), erased])
+      expect(text).not.toContain(trace);
     // Another person's legacy hash gets a stand-in of its own.
     expect((await rowsOf(other.accountId, other.endpointId)).effects).not.toContain(standIn);
 

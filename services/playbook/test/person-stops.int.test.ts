@@ -11,7 +11,17 @@ import { DEV_ERASURE_KEY, createPlaybook, erasePerson, suppressPerson, type Runn
 import type { RunningGateway } from '@glimpse/gateway';
 import { cachedAccounts } from '../src/data/batch-store';
 import { applyBatch } from '../src/wiring/batch';
-import { closeTestDb, createTestAccount, postEvent, sendNamesOnce, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import {
+  closeTestDb,
+  createTestAccount,
+  postEvent,
+  sendNamesOnce,
+  startTestGateway,
+  startTestPlaybookService,
+  testDb,
+  uniqueEmail,
+  waitFor,
+} from '../../../test/support/stack';
 import { endOffsets, readTopic } from '../../../test/support/kafka-helpers';
 
 let gateway: RunningGateway;
@@ -20,7 +30,10 @@ const SECRET = `person-stops-test-erasure-secret-${randomUUID()}`;
 const erasedEmail = createErasedEmail(SECRET);
 
 beforeAll(async () => {
-  [gateway, playbook] = await Promise.all([startTestGateway(), startTestPlaybookService({ PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS: '200', PLAYBOOK_ERASURE_KEY: SECRET })]);
+  [gateway, playbook] = await Promise.all([
+    startTestGateway(),
+    startTestPlaybookService({ PLAYBOOK_EFFECTS_SWEEP_INTERVAL_MS: '200', PLAYBOOK_ERASURE_KEY: SECRET }),
+  ]);
 });
 
 afterAll(async () => {
@@ -36,7 +49,8 @@ async function enrolled(): Promise<{ accountId: string; email: string; playbookI
   const account = await createTestAccount('person stops');
   await sendNamesOnce(gateway.url, account, ['demo_booked']);
   const playbookIds: string[] = [];
-  for (const name of ['First', 'Second']) playbookIds.push((await createPlaybook(testDb(), { accountId: account.accountId, name, triggers: ['demo_booked'], exits: [] })).id);
+  for (const name of ['First', 'Second'])
+    playbookIds.push((await createPlaybook(testDb(), { accountId: account.accountId, name, triggers: ['demo_booked'], exits: [] })).id);
   const email = uniqueEmail('stopped');
   expect((await postEvent(gateway.url, account.token, { event: 'demo_booked', email })).status).toBe(200);
   await waitFor(async () => (await activeOf(account.accountId, email)) === 2, { what: 'enrolled in both playbooks' });
@@ -51,11 +65,15 @@ describe('stops by suppression and erasure', () => {
     const { suppression } = await suppressPerson(testDb(), accountId, email);
     expect(suppression.stoppedEnrollments).toBe(2);
 
-    const ours = (read: { json: unknown }[]) => read.map((m) => m.json as Record<string, unknown>).filter((j) => j?.accountId === accountId && j.cause === 'suppressed');
+    const ours = (read: { json: unknown }[]) =>
+      read.map((m) => m.json as Record<string, unknown>).filter((j) => j?.accountId === accountId && j.cause === 'suppressed');
     const messages = ours(await readTopic(TOPICS.playbookEffects, { from, until: (read) => ours(read).length >= 2 }));
     expect(messages.map((m) => m.playbookId).sort()).toEqual([...playbookIds].sort());
-    for (const m of messages) expect(m).toMatchObject({ action: 'stopped', email, cause: 'suppressed', effectId: expect.any(String), eventId: expect.any(String) });
-    await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId, cause: 'suppressed', publishedAt: null } })) === 0, { what: 'marked published' });
+    for (const m of messages)
+      expect(m).toMatchObject({ action: 'stopped', email, cause: 'suppressed', effectId: expect.any(String), eventId: expect.any(String) });
+    await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId, cause: 'suppressed', publishedAt: null } })) === 0, {
+      what: 'marked published',
+    });
   });
 
   it('when a person is erased through the service, then the stops go out under its keyed stand-in with the cause "erased", and no message carries the email', async () => {
@@ -68,11 +86,20 @@ describe('stops by suppression and erasure', () => {
     });
     const counts = (await res.json()) as { stoppedEnrollments: number; replacement: string };
     expect(res.status).toBe(200);
-    expect(counts).toEqual({ stoppedEnrollments: 2, hashedEnrollments: 2, hashedEffects: 2, deletedSuppressions: 0, replacement: erasedEmail(accountId, email) });
+    expect(counts).toEqual({
+      stoppedEnrollments: 2,
+      hashedEnrollments: 2,
+      hashedEffects: 2,
+      deletedSuppressions: 0,
+      replacement: erasedEmail(accountId, email),
+    });
     expect(counts.replacement).toMatch(ERASED_EMAIL_PATTERN);
     expect(counts.replacement).not.toBe(createErasedEmail(DEV_ERASURE_KEY)(accountId, email));
 
-    const read = await readTopic(TOPICS.playbookEffects, { from, until: (r) => r.filter((m) => (m.json as { cause?: string })?.cause === 'erased' && m.value?.includes(accountId)).length >= 2 });
+    const read = await readTopic(TOPICS.playbookEffects, {
+      from,
+      until: (r) => r.filter((m) => (m.json as { cause?: string })?.cause === 'erased' && m.value?.includes(accountId)).length >= 2,
+    });
     const erased = read.filter((m) => m.value?.includes(accountId));
     expect(erased.map((m) => m.json)).toEqual([
       expect.objectContaining({ action: 'stopped', cause: 'erased', email: erasedEmail(accountId, email) }),

@@ -1,5 +1,15 @@
 // The visitors service's environment, parsed once at start-up.
-import { groupIdEnv, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, secretRequiredInProduction, serviceEnv, sessionTimeoutEnv, z } from '@glimpse/config';
+import {
+  groupIdEnv,
+  internalTokensEnv,
+  internalTokensRequiredInProduction,
+  parseConfig,
+  port,
+  secretRequiredInProduction,
+  serviceEnv,
+  sessionTimeoutEnv,
+  z,
+} from '@glimpse/config';
 
 /** The development key of erasure tombstones: production must set its own. */
 export const DEV_ERASURE_KEY = 'glimpse-dev-visitors-erasure-key-not-for-production';
@@ -22,13 +32,21 @@ const schema = z
      * A fetch waits for this many bytes or VISITORS_FETCH_MAX_WAIT_MS: page views may wait that
      * long, so a consumer that keeps up applies fuller chunks (less CPU per page view). 1: no wait.
      */
-    VISITORS_FETCH_MIN_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+    VISITORS_FETCH_MIN_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024),
     VISITORS_FETCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(5000).default(200),
     /** Behind and without progress this long: the replica is unready. */
     VISITORS_STUCK_AFTER_MS: z.coerce.number().int().positive().default(60_000),
     /** Collected message ids (the dedupe) are kept this long: past any redelivery from visitors.collected (about 24.6 h). */
     VISITORS_COLLECTED_RETENTION_HOURS: z.coerce.number().int().min(25).default(48),
-    VISITORS_PURGE_INTERVAL_MS: z.coerce.number().int().positive().default(15 * 60_000),
+    VISITORS_PURGE_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(15 * 60_000),
     /** Erasure tombstones (dropping identifies of an erased person still in flight) are kept this long. */
     VISITORS_ERASURE_RETENTION_HOURS: z.coerce.number().int().min(25).default(72),
     /** The HMAC key of erasure tombstones (account|email is never stored, only its keyed hash). */

@@ -6,7 +6,15 @@
 import { createDb } from '@glimpse/db';
 import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { batchConsumerServiceReadiness, TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import {
+  batchConsumerServiceReadiness,
+  TOPICS,
+  createAccountEventsConsumer,
+  createBatchingProducer,
+  createKafka,
+  createKafkaHealthCheck,
+  kafkaSecurity,
+} from '@glimpse/messaging';
 import { createCollectedConsumer } from './consumer/collected-consumer.js';
 import { scheduleCollectedPurge } from './data/collected-retention.js';
 import { deleteAccountVisitors } from './data/visitor-repository.js';
@@ -31,7 +39,9 @@ export async function startVisitorsService(
   const base = createBaseApp({
     logger,
     ...batchConsumerServiceReadiness(() => consumer, kafkaHealth, {
-      postgres: async () => { await db.$queryRaw`SELECT 1`; },
+      postgres: async () => {
+        await db.$queryRaw`SELECT 1`;
+      },
       accounts: async () => accounts.check(),
     }),
   });
@@ -60,9 +70,21 @@ export async function startVisitorsService(
   });
   await consumer.start();
   accounts.start(); // in the background, retrying until Kafka answers; /readyz shows it
-  const purge = scheduleCollectedPurge(db, { retentionHours: config.VISITORS_COLLECTED_RETENTION_HOURS, erasureRetentionHours: config.VISITORS_ERASURE_RETENTION_HOURS, intervalMs: config.VISITORS_PURGE_INTERVAL_MS, logger });
+  const purge = scheduleCollectedPurge(db, {
+    retentionHours: config.VISITORS_COLLECTED_RETENTION_HOURS,
+    erasureRetentionHours: config.VISITORS_ERASURE_RETENTION_HOURS,
+    intervalMs: config.VISITORS_PURGE_INTERVAL_MS,
+    logger,
+  });
 
-  base.app.use(internalRouter({ db, internalTokens: config.INTERNAL_TOKENS, erasureSecret: config.VISITORS_ERASURE_KEY, pageRulesPerAccount: config.PAGE_RULES_PER_ACCOUNT }));
+  base.app.use(
+    internalRouter({
+      db,
+      internalTokens: config.INTERNAL_TOKENS,
+      erasureSecret: config.VISITORS_ERASURE_KEY,
+      pageRulesPerAccount: config.PAGE_RULES_PER_ACCOUNT,
+    }),
+  );
   return serveService({
     name: 'visitors',
     base,

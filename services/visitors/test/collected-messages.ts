@@ -13,7 +13,10 @@ export interface Site {
 
 export const newSite = (accountId: string = randomUUID()): Site => ({ accountId, siteId: randomUUID() });
 
-type Body<T extends CollectedMessage['type']> = Omit<Extract<CollectedMessage, { type: T }>, 'id' | 'accountId' | 'siteId' | 'visitorId' | 'receivedAt' | 'type'>;
+type Body<T extends CollectedMessage['type']> = Omit<
+  Extract<CollectedMessage, { type: T }>,
+  'id' | 'accountId' | 'siteId' | 'visitorId' | 'receivedAt' | 'type'
+>;
 
 export function message<T extends CollectedMessage['type']>(site: Site, visitorId: string, type: T, body: Body<T>, receivedAt = new Date()): CollectedMessage {
   return { id: newMessageId(), ...site, visitorId, receivedAt: receivedAt.toISOString(), type, ...body } as unknown as CollectedMessage;
@@ -40,6 +43,8 @@ export async function produceCollected(messages: readonly Collected[]): Promise<
   // Slice by slice: each is acknowledged before the next is handed over, so a visitor's messages keep their order.
   for (let i = 0; i < messages.length; i += 500) {
     const slice = messages.slice(i, i + 500);
-    await Promise.all(slice.map((m) => p.send(TOPICS.visitorsCollected, { key: visitorKey(m.siteId, m.type === 'bot' ? 'bot' : m.visitorId), value: JSON.stringify(m) })));
+    await Promise.all(
+      slice.map((m) => p.send(TOPICS.visitorsCollected, { key: visitorKey(m.siteId, m.type === 'bot' ? 'bot' : m.visitorId), value: JSON.stringify(m) })),
+    );
   }
 }

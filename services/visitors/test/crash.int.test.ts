@@ -34,7 +34,12 @@ function stream(site: ReturnType<typeof newSite>): Collected[] {
 }
 
 const sumPageViews = async (accountId: string) =>
-  (await testDb().$queryRawUnsafe<{ n: number }[]>(`SELECT coalesce(sum(page_views), 0)::int AS n FROM visitors.visitor_profiles WHERE account_id = $1::uuid`, accountId))[0]!.n;
+  (
+    await testDb().$queryRawUnsafe<{ n: number }[]>(
+      `SELECT coalesce(sum(page_views), 0)::int AS n FROM visitors.visitor_profiles WHERE account_id = $1::uuid`,
+      accountId,
+    )
+  )[0]!.n;
 
 it(`when the service is SIGKILLed mid-stream of ${PAGE_VIEWS} page views and restarted, then every aggregate equals a one-by-one replay of the messages sent`, async () => {
   const site = newSite();
@@ -54,7 +59,11 @@ it(`when the service is SIGKILLed mid-stream of ${PAGE_VIEWS} page views and res
     expect(atKill).toBeLessThan(PAGE_VIEWS);
 
     second = await startChildVisitorsService({ VISITORS_MAX_BATCH: '50', VISITORS_CONCURRENCY: '2', VISITORS_GROUP_ID: first.groupId });
-    await waitFor(async () => (await sumPageViews(site.accountId)) === PAGE_VIEWS, { what: `${PAGE_VIEWS} page views applied after the restart`, timeoutMs: 120_000, intervalMs: 200 });
+    await waitFor(async () => (await sumPageViews(site.accountId)) === PAGE_VIEWS, {
+      what: `${PAGE_VIEWS} page views applied after the restart`,
+      timeoutMs: 120_000,
+      intervalMs: 200,
+    });
   } finally {
     await first.kill('SIGKILL');
     await second?.kill('SIGTERM');
@@ -70,26 +79,39 @@ it(`when the service is SIGKILLed mid-stream of ${PAGE_VIEWS} page views and res
   const expected = replayOneByOne(ours);
 
   const db = testDb();
-  const profiles = (await db.$queryRawUnsafe<ProfileRow[]>(
-    `SELECT ${PROFILE_COLUMNS} FROM visitors.visitor_profiles WHERE account_id = $1::uuid ORDER BY id`,
-    site.accountId,
-  )).map(profileFromRow);
+  const profiles = (
+    await db.$queryRawUnsafe<ProfileRow[]>(`SELECT ${PROFILE_COLUMNS} FROM visitors.visitor_profiles WHERE account_id = $1::uuid ORDER BY id`, site.accountId)
+  ).map(profileFromRow);
   expect(profiles).toEqual([...expected.profiles.values()].sort((a, b) => (a.visitorId < b.visitorId ? -1 : 1)));
 
-  const sessions = await db.$queryRawUnsafe<{ visitor_id: string; number: number; started_at: Date; last_at: Date; page_views: number; landing_path: string | null; utm_campaign: string | null }[]>(
+  const sessions = await db.$queryRawUnsafe<
+    { visitor_id: string; number: number; started_at: Date; last_at: Date; page_views: number; landing_path: string | null; utm_campaign: string | null }[]
+  >(
     `SELECT visitor_id, number, started_at, last_at, page_views, landing_path, utm_campaign FROM visitors.visitor_sessions WHERE account_id = $1::uuid ORDER BY visitor_id, number`,
     site.accountId,
   );
   const expectedSessions = [...expected.sessions.values()]
     .sort((a, b) => (a.visitorId === b.visitorId ? a.number - b.number : a.visitorId < b.visitorId ? -1 : 1))
-    .map((s) => ({ visitor_id: s.visitorId, number: s.number, started_at: s.startedAt, last_at: s.lastAt, page_views: s.pageViews, landing_path: s.landingPath, utm_campaign: s.utmCampaign }));
-  expect(sessions.map((s) => ({ ...s, started_at: new Date(s.started_at).toISOString(), last_at: new Date(s.last_at).toISOString() }))).toEqual(expectedSessions);
+    .map((s) => ({
+      visitor_id: s.visitorId,
+      number: s.number,
+      started_at: s.startedAt,
+      last_at: s.lastAt,
+      page_views: s.pageViews,
+      landing_path: s.landingPath,
+      utm_campaign: s.utmCampaign,
+    }));
+  expect(sessions.map((s) => ({ ...s, started_at: new Date(s.started_at).toISOString(), last_at: new Date(s.last_at).toISOString() }))).toEqual(
+    expectedSessions,
+  );
 
   const hours = await db.$queryRawUnsafe<{ hour: Date; page_views: number; visitors: number; bots: number }[]>(
     `SELECT hour, page_views, visitors, bots FROM visitors.site_hours WHERE site_id = $1::uuid ORDER BY hour`,
     site.siteId,
   );
   expect(hours.map((h) => ({ hour: new Date(h.hour).toISOString(), pageViews: h.page_views, visitors: h.visitors, bots: h.bots }))).toEqual(
-    [...expected.hours.values()].sort((a, b) => a.hour.localeCompare(b.hour)).map(({ hour, pageViews, visitors, bots }) => ({ hour, pageViews, visitors, bots })),
+    [...expected.hours.values()]
+      .sort((a, b) => a.hour.localeCompare(b.hour))
+      .map(({ hour, pageViews, visitors, bots }) => ({ hour, pageViews, visitors, bots })),
   );
 });

@@ -30,7 +30,10 @@ const api = (site: Site, path: string, init?: RequestInit) => visitorsApi(servic
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
 const record = async (site: Site, v: string) => (await api(site, `/internal/visitors/${v}`)).body;
 const waitForPageViews = (site: Site, v: string, n: number) =>
-  waitFor(async () => (await api(site, `/internal/visitors/${v}/details`)).body?.visitor?.page_views === n, { what: `${n} page views of ${v}`, timeoutMs: 30_000 });
+  waitFor(async () => (await api(site, `/internal/visitors/${v}/details`)).body?.visitor?.page_views === n, {
+    what: `${n} page views of ${v}`,
+    timeoutMs: 30_000,
+  });
 
 async function* linesOf(lines: string[]): AsyncIterable<string> {
   yield* lines;
@@ -43,12 +46,20 @@ describe('identify methods', () => {
     const from = await endOffsets(TOPICS.visitorsIdentified);
     const form = message(site, v, 'identify', { email: `ann.${tag}@example.com`, method: 'form', path: '/contact' }, minutesAgo(5));
     const link = message(site, v, 'identify', { email: `bob.${tag}@example.com`, method: 'email_link' }, minutesAgo(4));
-    const batch: Collected[] = [message(site, v, 'pageview', { path: '/' }, minutesAgo(6)), form, link, message(site, v, 'pageview', { path: '/next' }, minutesAgo(3))];
+    const batch: Collected[] = [
+      message(site, v, 'pageview', { path: '/' }, minutesAgo(6)),
+      form,
+      link,
+      message(site, v, 'pageview', { path: '/next' }, minutesAgo(3)),
+    ];
     await produceCollected(batch);
     await waitForPageViews(site, v, 2);
 
     const details = (await api(site, `/internal/visitors/${v}/details`)).body;
-    expect(details).toMatchObject({ email: `bob.${tag}@example.com`, visitor: { identified_by: { method: 'email_link', confidence: 1, at: link.receivedAt } } });
+    expect(details).toMatchObject({
+      email: `bob.${tag}@example.com`,
+      visitor: { identified_by: { method: 'email_link', confidence: 1, at: link.receivedAt } },
+    });
     const r = await record(site, v);
     expect(r.identityHistory).toEqual([
       { email: `bob.${tag}@example.com`, method: 'email_link', confidence: 1, at: link.receivedAt, sourceId: link.id, sourcePath: null },
@@ -62,12 +73,19 @@ describe('identify methods', () => {
     await produceCollected([...batch, message(site, v, 'pageview', { path: '/last' }, minutesAgo(2))]);
     await waitForPageViews(site, v, 3);
     const read = ofAccount(await readTopic(TOPICS.visitorsIdentified, { from, to: await endOffsets(TOPICS.visitorsIdentified) }), site.accountId);
-    expect(new Set(read.map((m) => m.json.eventId))).toEqual(new Set([identifiedEventId(site.accountId, v, form.id), identifiedEventId(site.accountId, v, link.id)]));
+    expect(new Set(read.map((m) => m.json.eventId))).toEqual(
+      new Set([identifiedEventId(site.accountId, v, form.id), identifiedEventId(site.accountId, v, link.id)]),
+    );
     for (const m of read) {
       expect(visitorIdentifiedSchema.safeParse(m.json).success).toBe(true);
       expect(m.key).toBe(`${site.accountId}:${v}`);
     }
-    expect(read.find((m) => m.json.method === 'form')!.json).toMatchObject({ confidence: 0.9, siteId: site.siteId, visitorId: v, email: `ann.${tag}@example.com` });
+    expect(read.find((m) => m.json.method === 'form')!.json).toMatchObject({
+      confidence: 0.9,
+      siteId: site.siteId,
+      visitorId: v,
+      email: `ann.${tag}@example.com`,
+    });
 
     const identified = await api(site, '/internal/visitors?identified=true');
     expect(identified.body.items.map((i: { id: string }) => i.id)).toEqual([v]);
@@ -86,7 +104,10 @@ describe('identify methods', () => {
     await produceCollected([message(site, b, 'identify', { email }, minutesAgo(1)), message(site, b, 'pageview', { path: '/' }, minutesAgo(1))]);
     await waitForPageViews(site, b, 1);
     expect((await api(site, `/internal/visitors/${b}/details`)).body.email).toBeUndefined();
-    const tombstones = await testDb().$queryRawUnsafe<Record<string, unknown>[]>(`SELECT * FROM visitors.visitor_erasures WHERE account_id = $1::uuid`, site.accountId);
+    const tombstones = await testDb().$queryRawUnsafe<Record<string, unknown>[]>(
+      `SELECT * FROM visitors.visitor_erasures WHERE account_id = $1::uuid`,
+      site.accountId,
+    );
     expect(tombstones).toHaveLength(1);
     expect(JSON.stringify(tombstones)).not.toContain('erased.');
     expect(tombstones[0]!.email_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -114,13 +135,18 @@ describe('consent', () => {
     expect(r).toMatchObject({ pageViews: 3, sessions: 1, cookieless: false, consent: { state: 'granted', at: grant.receivedAt }, identityHistory: [] });
     expect(r.firstSeen).toBe(r.pages[2].at); // the first cookieless view's time
     expect(r.pages.map((p: { path: string }) => p.path)).toEqual(['/c', '/b', '/a']);
-    expect(r.sessionList.map((s: { number: number; pageViews: number; landingPath: string }) => [s.number, s.pageViews, s.landingPath])).toEqual([[1, 3, '/a']]);
+    expect(r.sessionList.map((s: { number: number; pageViews: number; landingPath: string }) => [s.number, s.pageViews, s.landingPath])).toEqual([
+      [1, 3, '/a'],
+    ]);
   });
 
   it('when consent is denied after an identification, then the links and email go and the consent is recorded', async () => {
     const site = newSite();
     const v = newVisitorId();
-    await produceCollected([message(site, v, 'pageview', { path: '/' }, minutesAgo(3)), message(site, v, 'identify', { email: `deny.${tag}@example.com` }, minutesAgo(2))]);
+    await produceCollected([
+      message(site, v, 'pageview', { path: '/' }, minutesAgo(3)),
+      message(site, v, 'identify', { email: `deny.${tag}@example.com` }, minutesAgo(2)),
+    ]);
     await waitForPageViews(site, v, 1);
     await produceCollected([message(site, v, 'consent', { state: 'denied' }, minutesAgo(1)), message(site, v, 'pageview', { path: '/x' })]);
     await waitForPageViews(site, v, 2);
@@ -131,7 +157,7 @@ describe('consent', () => {
 });
 
 describe('company from IP', () => {
-  it('when ranges are imported, then an unidentified visitor gets the most specific range\'s company (IPv4 and IPv6) and bad lines are reported', async () => {
+  it("when ranges are imported, then an unidentified visitor gets the most specific range's company (IPv4 and IPv6) and bad lines are reported", async () => {
     const site = newSite();
     const [v4, v6, known, none] = [newVisitorId(), newVisitorId(), newVisitorId(), newVisitorId()];
     const b = 64 + (parseInt(tag.slice(0, 2), 16) % 60);
@@ -170,7 +196,10 @@ describe('company from IP', () => {
     expect((await record(site, v4)).company).toMatchObject({ name: 'Narrow Inc', domain: `narrow.${tag}.example` });
     // Identified by a person method: no company lookup, and the person's method stays the reason.
     expect((await api(site, `/internal/visitors/${known}/details`)).body.visitor).toMatchObject({ identified_by: { method: 'identify', confidence: 1 } });
-    const stored = await testDb().$queryRawUnsafe<{ t: string }[]>(`SELECT row_to_json(p)::text AS t FROM visitors.visitor_profiles p WHERE account_id = $1::uuid`, site.accountId);
+    const stored = await testDb().$queryRawUnsafe<{ t: string }[]>(
+      `SELECT row_to_json(p)::text AS t FROM visitors.visitor_profiles p WHERE account_id = $1::uuid`,
+      site.accountId,
+    );
     expect(stored.map((s) => s.t).join()).not.toMatch(new RegExp(`100\\.${b}\\.|2001:db8`));
   });
 });
@@ -180,12 +209,32 @@ describe('page rules', () => {
     const site = newSite();
     const [v, anonymous] = [newVisitorId(), newVisitorId()];
     const email = `rules.${tag}@example.com`;
-    const created = await api(site, '/internal/page-rules', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pattern: '/pricing*', event: 'viewed_pricing' }) });
+    const created = await api(site, '/internal/page-rules', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pattern: '/pricing*', event: 'viewed_pricing' }),
+    });
     expect(created.status).toBe(201);
     const rule = created.body.id as string;
     expect((await api(site, '/internal/page-rules')).body.items).toEqual([created.body]);
-    expect((await api(site, '/internal/page-rules', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pattern: 'pricing', event: 'x' }) })).status).toBe(400);
-    expect((await api(site, '/internal/page-rules', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pattern: '/x', event: 'bad name!' }) })).status).toBe(400);
+    expect(
+      (
+        await api(site, '/internal/page-rules', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ pattern: 'pricing', event: 'x' }),
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await api(site, '/internal/page-rules', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ pattern: '/x', event: 'bad name!' }),
+        })
+      ).status,
+    ).toBe(400);
 
     const from = await endOffsets(TOPICS.eventsInbound);
     const batch: Collected[] = [
@@ -205,7 +254,8 @@ describe('page rules', () => {
     const first = read.find((m) => m.json.eventId === pageRuleEventId(rule, v, 1))!;
     expect(first.json).toMatchObject({ accountId: site.accountId, event: 'viewed_pricing', email, properties: { path: '/pricing', rule } });
     // Copies of one event are the same bytes (the playbook dedups them by eventId).
-    for (const id of [pageRuleEventId(rule, v, 1), pageRuleEventId(rule, v, 2)]) expect(new Set(read.filter((m) => m.json.eventId === id).map((m) => m.value)).size).toBe(1);
+    for (const id of [pageRuleEventId(rule, v, 1), pageRuleEventId(rule, v, 2)])
+      expect(new Set(read.filter((m) => m.json.eventId === id).map((m) => m.value)).size).toBe(1);
 
     expect((await api(site, `/internal/page-rules/${rule}`, { method: 'DELETE' })).status).toBe(204);
     expect((await api(site, `/internal/page-rules/${rule}`, { method: 'DELETE' })).status).toBe(404);

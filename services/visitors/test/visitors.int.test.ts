@@ -36,7 +36,21 @@ const waitForPageViews = (site: Site, visitorId: string, n: number) =>
 
 function visit(site: Site, visitorId: string): Collected[] {
   return [
-    message(site, visitorId, 'pageview', { path: '/', title: 'Home', referrer: 'https://search.example/q?term=x', utm: { source: 'news', campaign: 'spring' }, url: 'https://site.example/?utm_campaign=spring', userAgent: 'UA', ip: '203.0.113.9' }, minutesAgo(90)),
+    message(
+      site,
+      visitorId,
+      'pageview',
+      {
+        path: '/',
+        title: 'Home',
+        referrer: 'https://search.example/q?term=x',
+        utm: { source: 'news', campaign: 'spring' },
+        url: 'https://site.example/?utm_campaign=spring',
+        userAgent: 'UA',
+        ip: '203.0.113.9',
+      },
+      minutesAgo(90),
+    ),
     message(site, visitorId, 'engagement', { pageViewId: 'pageview01', seconds: 40 }, minutesAgo(89)),
     message(site, visitorId, 'pageview', { path: '/pricing', title: 'Pricing' }, minutesAgo(88)),
     // Past 30 idle minutes: a second session.
@@ -116,7 +130,11 @@ describe('identification and tracks', () => {
     const email = `ann.${randomUUID().slice(0, 8)}@example.com`;
     const from = await endOffsets(TOPICS.eventsInbound);
     const before = message(site, v, 'track', { event: 'viewed_pricing', properties: {} }, minutesAgo(3));
-    const messages = [before, message(site, v, 'identify', { email, path: '/signup?x=1' }, minutesAgo(2)), message(site, v, 'track', { event: 'upgraded', properties: { plan: 'pro', seats: 3 } }, minutesAgo(1))];
+    const messages = [
+      before,
+      message(site, v, 'identify', { email, path: '/signup?x=1' }, minutesAgo(2)),
+      message(site, v, 'track', { event: 'upgraded', properties: { plan: 'pro', seats: 3 } }, minutesAgo(1)),
+    ];
     const track = messages[2]!;
     await produceCollected(messages);
     const eventId = trackEventId(site.siteId, v, track.id);
@@ -148,8 +166,16 @@ describe('deletions', () => {
     const site = newSite();
     const [a, b, other] = [newVisitorId(), newVisitorId(), newVisitorId()];
     const email = `erase.${randomUUID().slice(0, 8)}@example.com`;
-    await produceCollected([...visit(site, a), message(site, a, 'identify', { email }), message(site, b, 'pageview', { path: '/' }), message(site, b, 'identify', { email }), message(site, other, 'pageview', { path: '/' })]);
-    await waitFor(async () => (await count('identity_links', site.accountId)) === 2 && (await pageViewsOf(site, other)) === 1, { what: 'links and the other visitor' });
+    await produceCollected([
+      ...visit(site, a),
+      message(site, a, 'identify', { email }),
+      message(site, b, 'pageview', { path: '/' }),
+      message(site, b, 'identify', { email }),
+      message(site, other, 'pageview', { path: '/' }),
+    ]);
+    await waitFor(async () => (await count('identity_links', site.accountId)) === 2 && (await pageViewsOf(site, other)) === 1, {
+      what: 'links and the other visitor',
+    });
 
     const res = await api(site, `/internal/persons/${encodeURIComponent(email.toUpperCase())}`, { method: 'DELETE' });
     expect(res).toEqual({ status: 200, body: { deletedVisitors: 2, deletedLinks: 2 } });
@@ -157,7 +183,11 @@ describe('deletions', () => {
     expect((await api(site, `/internal/visitors/${b}/details`)).status).toBe(404);
     expect(await pageViewsOf(site, other)).toBe(1);
     expect(await count('identity_links', site.accountId)).toBe(0);
-    const sessions = await testDb().$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM visitors.visitor_sessions WHERE account_id = $1::uuid AND visitor_id = ANY($2::text[])`, site.accountId, [a, b]);
+    const sessions = await testDb().$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM visitors.visitor_sessions WHERE account_id = $1::uuid AND visitor_id = ANY($2::text[])`,
+      site.accountId,
+      [a, b],
+    );
     expect(sessions[0]!.n).toBe(0);
   });
 
@@ -165,7 +195,11 @@ describe('deletions', () => {
     const site = newSite();
     const other = newSite(site.accountId);
     const [a, b] = [newVisitorId(), newVisitorId()];
-    await produceCollected([...visit(site, a), message(site, a, 'identify', { email: 'site.delete@example.com' }), message(other, b, 'pageview', { path: '/' })]);
+    await produceCollected([
+      ...visit(site, a),
+      message(site, a, 'identify', { email: 'site.delete@example.com' }),
+      message(other, b, 'pageview', { path: '/' }),
+    ]);
     await waitForPageViews(site, a, 3);
     await waitForPageViews(other, b, 1);
 
@@ -183,7 +217,9 @@ describe('deletions', () => {
     const v = newVisitorId();
     await produceCollected([...visit(site, v), message(site, v, 'identify', { email: 'account.delete@example.com' })]);
     await waitForPageViews(site, v, 3);
-    await produceRaw(TOPICS.accounts, [{ key: site.accountId, value: JSON.stringify({ type: 'account.deleted', accountId: site.accountId, at: new Date().toISOString() }) }]);
+    await produceRaw(TOPICS.accounts, [
+      { key: site.accountId, value: JSON.stringify({ type: 'account.deleted', accountId: site.accountId, at: new Date().toISOString() }) },
+    ]);
     await waitFor(async () => (await count('visitor_profiles', site.accountId)) === 0, { what: 'the account deletion applied' });
     for (const table of ['visitor_sessions', 'identity_links', 'site_hours']) expect(await count(table, site.accountId)).toBe(0);
   });
@@ -196,7 +232,18 @@ describe('invalid messages', () => {
     const from = await endOffsets(TOPICS.visitorsDeadLetter);
     const key = `${site.siteId}:${v}`;
     await produceRaw(TOPICS.visitorsCollected, [
-      { key, value: JSON.stringify({ type: 'pageview', id: 'invalid0001', accountId: site.accountId, siteId: site.siteId, visitorId: 'NOT-HEX', receivedAt: new Date().toISOString(), path: '/' }) },
+      {
+        key,
+        value: JSON.stringify({
+          type: 'pageview',
+          id: 'invalid0001',
+          accountId: site.accountId,
+          siteId: site.siteId,
+          visitorId: 'NOT-HEX',
+          receivedAt: new Date().toISOString(),
+          path: '/',
+        }),
+      },
       { key, value: 'not json at all' },
       { key, value: JSON.stringify(message(site, v, 'pageview', { path: '/' })) },
     ]);

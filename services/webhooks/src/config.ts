@@ -1,5 +1,17 @@
 // The webhooks service's environment, parsed once at start-up.
-import { groupIdEnv, internalTokenEnvFor, internalTokenRequiredInProduction, internalTokensEnv, internalTokensRequiredInProduction, parseConfig, port, secretRequiredInProduction, serviceEnv, sessionTimeoutEnv, z } from '@glimpse/config';
+import {
+  groupIdEnv,
+  internalTokenEnvFor,
+  internalTokenRequiredInProduction,
+  internalTokensEnv,
+  internalTokensRequiredInProduction,
+  parseConfig,
+  port,
+  secretRequiredInProduction,
+  serviceEnv,
+  sessionTimeoutEnv,
+  z,
+} from '@glimpse/config';
 
 const ms = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -7,7 +19,12 @@ const HOUR = 60 * 60 * 1000;
 const list = z
   .string()
   .optional()
-  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 
 /** The development key of the signing secrets' encryption: production must set its own (WEBHOOKS_SECRET_KEY). */
 export const DEV_WEBHOOKS_SECRET_KEY = 'glimpse-dev-webhooks-secret-key-not-for-production';

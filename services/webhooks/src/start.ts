@@ -33,7 +33,11 @@ export async function startWebhooksService(
   const producer = createBatchingProducer({ kafka });
   await producer.connect();
   const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.playbookEffects });
-  const policy = { blockPrivate: config.WEBHOOKS_BLOCK_PRIVATE_TARGETS, allowLoopback: config.WEBHOOKS_ALLOW_LOOPBACK, requireHttps: config.WEBHOOKS_REQUIRE_HTTPS };
+  const policy = {
+    blockPrivate: config.WEBHOOKS_BLOCK_PRIVATE_TARGETS,
+    allowLoopback: config.WEBHOOKS_ALLOW_LOOPBACK,
+    requireHttps: config.WEBHOOKS_REQUIRE_HTTPS,
+  };
   // Targets' names, at subscription and at each connection: off libuv's thread pool, bounded in time.
   const resolver = createResolver({ timeoutMs: config.WEBHOOKS_DNS_TIMEOUT_MS, servers: config.WEBHOOKS_DNS_SERVERS });
   if (!policy.blockPrivate) logger.warn('webhook targets are not checked for private addresses (WEBHOOKS_BLOCK_PRIVATE_TARGETS is off outside production)');
@@ -41,7 +45,9 @@ export async function startWebhooksService(
   const base = createBaseApp({
     logger,
     checks: {
-      postgres: async () => { await db.$queryRaw`SELECT 1`; },
+      postgres: async () => {
+        await db.$queryRaw`SELECT 1`;
+      },
       kafka: async () => {
         if (!consumer.isRunning()) throw new Error('consumer not running');
         if (!identified.isRunning()) throw new Error('visitors.identified consumer not running');
@@ -111,7 +117,11 @@ export async function startWebhooksService(
   const sealing = sealStoredSecrets(db, secrets, { stopped: () => stopping }).then(
     ({ sealed, unopenable }) => {
       if (sealed > 0) logger.info({ sealed }, 'webhook signing secrets sealed under the current WEBHOOKS_SECRET_KEY');
-      if (unopenable > 0) logger.error({ unopenable }, 'webhook signing secrets sealed under an unknown key: set the key that sealed them in WEBHOOKS_SECRET_KEY_PREVIOUS; their deliveries wait');
+      if (unopenable > 0)
+        logger.error(
+          { unopenable },
+          'webhook signing secrets sealed under an unknown key: set the key that sealed them in WEBHOOKS_SECRET_KEY_PREVIOUS; their deliveries wait',
+        );
     },
     (err: Error) => logger.warn({ err: err.message }, 'sealing stored webhook secrets failed; tried again at the next start'),
   );

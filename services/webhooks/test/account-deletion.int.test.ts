@@ -64,10 +64,13 @@ async function accountWithWebhooks(): Promise<{ accountId: string; endpointIds: 
   return { accountId, endpointIds };
 }
 
-const event = (type: AccountEventMessage['type'], accountId: string) => ({ key: accountId, value: JSON.stringify({ type, accountId, at: new Date().toISOString() }) });
+const event = (type: AccountEventMessage['type'], accountId: string) => ({
+  key: accountId,
+  value: JSON.stringify({ type, accountId, at: new Date().toISOString() }),
+});
 const gone = (accountId: string) => waitFor(async () => (await rowsOf(accountId)).endpoints === 0, { what: `account ${accountId}'s endpoints gone` });
 
-it('when account.deleted arrives after messages that are no account event, then the account\'s endpoints, deliveries and attempts are gone and another account\'s stay', async () => {
+it("when account.deleted arrives after messages that are no account event, then the account's endpoints, deliveries and attempts are gone and another account's stay", async () => {
   receiver.script([], 'ok');
   const deleted = await accountWithWebhooks();
   const kept = await accountWithWebhooks();

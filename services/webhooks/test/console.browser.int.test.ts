@@ -79,7 +79,10 @@ describe('console: webhooks', () => {
     const email = uniqueEmail('console-hook');
     const effectId = randomUUID();
     await produceRaw(TOPICS.playbookEffects, [
-      { key: personKey(accountId, email), value: JSON.stringify({ effectId, eventId: randomUUID(), accountId, playbookId: randomUUID(), email, action: 'started', at: new Date().toISOString() }) },
+      {
+        key: personKey(accountId, email),
+        value: JSON.stringify({ effectId, eventId: randomUUID(), accountId, playbookId: randomUUID(), email, action: 'started', at: new Date().toISOString() }),
+      },
     ]);
     await waitFor(async () => !(await testDb().webhookEndpoint.findFirstOrThrow({ where: { accountId } })).enabled, { what: 'the endpoint disabled' });
 
@@ -88,19 +91,26 @@ describe('console: webhooks', () => {
     await row.filter({ hasText: 'after failing continuously' }).waitFor();
     const deliveries = page.getByRole('table', { name: `Deliveries to ${receiver.url}` });
     await deliveries.waitFor();
-    expect(await deliveries.textContent()).toMatch(/enrollment\.started.*pending.*failed 500 \(endpoint answered 500\).*paused while the endpoint is disabled/s);
+    expect(await deliveries.textContent()).toMatch(
+      /enrollment\.started.*pending.*failed 500 \(endpoint answered 500\).*paused while the endpoint is disabled/s,
+    );
     await screenshot(page, 'webhooks-disabled');
 
     // The receiver recovers; re-enabling sends what was pending.
     receiver.script([], 'ok');
     await row.getByRole('button', { name: `Re-enable ${receiver.url}` }).click();
     await page.getByRole('status').filter({ hasText: 'enabled' }).waitFor();
-    const ok = await waitFor(async () => receiver.requests.find((r) => r.headers['webhook-id'] === effectId && r.answered === 'ok'), { what: 'the delivery after re-enabling' });
+    const ok = await waitFor(async () => receiver.requests.find((r) => r.headers['webhook-id'] === effectId && r.answered === 'ok'), {
+      what: 'the delivery after re-enabling',
+    });
     expect(() => new Webhook(secret).verify(ok.body, ok.headers)).not.toThrow();
-    await waitFor(async () => {
-      await page.getByRole('button', { name: 'Refresh deliveries' }).click();
-      return /delivered/.test((await deliveries.textContent()) ?? '');
-    }, { what: 'the delivery shown as delivered', intervalMs: 300 });
+    await waitFor(
+      async () => {
+        await page.getByRole('button', { name: 'Refresh deliveries' }).click();
+        return /delivered/.test((await deliveries.textContent()) ?? '');
+      },
+      { what: 'the delivery shown as delivered', intervalMs: 300 },
+    );
     expect(await deliveries.textContent()).toMatch(/ok 204/);
     expect(await row.textContent()).toMatch(/enabled/);
     await screenshot(page, 'webhooks');

@@ -65,7 +65,15 @@ describe('webhooks dead letters', () => {
     const endpointId = await subscribe(accountId, ['enrollment.started']);
     const email = uniqueEmail('dead-letter');
     const key = `${accountId}:${email}`;
-    const valid = playbookEffectSchema.parse({ effectId: randomUUID(), eventId: randomUUID(), accountId, playbookId: randomUUID(), email, action: 'started', at: new Date().toISOString() });
+    const valid = playbookEffectSchema.parse({
+      effectId: randomUUID(),
+      eventId: randomUUID(),
+      accountId,
+      playbookId: randomUUID(),
+      email,
+      action: 'started',
+      at: new Date().toISOString(),
+    });
     const from = await deadLetterOffsets();
 
     // One key, so one partition: the two poison messages come before the valid effect.
@@ -75,7 +83,10 @@ describe('webhooks dead letters', () => {
       { key, value: JSON.stringify(valid) },
     ]);
 
-    await waitFor(async () => (await testDb().webhookDelivery.count({ where: { endpointId } })) === 1 || undefined, { what: 'the valid effect scheduled', timeoutMs: 30_000 });
+    await waitFor(async () => (await testDb().webhookDelivery.count({ where: { endpointId } })) === 1 || undefined, {
+      what: 'the valid effect scheduled',
+      timeoutMs: 30_000,
+    });
     const letters = await deadLettersOf(key, 2, from);
     expect(letters.own.map((m) => m.headers['x-source-topic'])).toEqual([TOPICS.playbookEffects, TOPICS.playbookEffects]);
     expect(letters.own[0]!.headers['x-reason']).toMatch(/accountId/);

@@ -9,7 +9,17 @@ import { TOPICS, createErasedEmail, personKey } from '@glimpse/messaging';
 import { DEV_ERASURE_KEY, type RunningPlaybookService } from '@glimpse/playbook';
 import type { RunningWebhooksService } from '@glimpse/webhooks';
 import { api, createManager, type Manager } from '../../gateway/test/management-helpers';
-import { closeTestDb, postEvent, sendNamesOnce, startTestEnrichmentService, startTestGateway, startTestPlaybookService, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import {
+  closeTestDb,
+  postEvent,
+  sendNamesOnce,
+  startTestEnrichmentService,
+  startTestGateway,
+  startTestPlaybookService,
+  testDb,
+  uniqueEmail,
+  waitFor,
+} from '../../../test/support/stack';
 import { produceRaw } from '../../../test/support/kafka-helpers';
 import { startReceiver, startTestWebhooksService, type Receiver, type ReceivedRequest } from '../../../test/support/webhooks';
 import { startTestVisitorsService } from '../../../test/support/visitors';
@@ -28,7 +38,12 @@ const accounts: string[] = [];
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  [playbook, webhooks, visitors, enrichment] = await Promise.all([startTestPlaybookService(), startTestWebhooksService(), startTestVisitorsService(), startTestEnrichmentService()]);
+  [playbook, webhooks, visitors, enrichment] = await Promise.all([
+    startTestPlaybookService(),
+    startTestWebhooksService(),
+    startTestVisitorsService(),
+    startTestEnrichmentService(),
+  ]);
   gateway = await startTestGateway({ PLAYBOOK_URL: playbook.url, WEBHOOKS_URL: webhooks.url, VISITORS_URL: visitors.url, ENRICHMENT_URL: enrichment.url });
 });
 
@@ -58,7 +73,12 @@ async function subscribedAccount(): Promise<Subscribed> {
   return { manager, endpointId: created.body.id, secret: created.body.secret };
 }
 
-const payload = (r: ReceivedRequest) => JSON.parse(r.body) as { type: string; timestamp: string; data: { effectId: string; email: string; playbookId: string; eventId: string; reason?: string; at: string } };
+const payload = (r: ReceivedRequest) =>
+  JSON.parse(r.body) as {
+    type: string;
+    timestamp: string;
+    data: { effectId: string; email: string; playbookId: string; eventId: string; reason?: string; at: string };
+  };
 
 /** Requests whose effect belongs to one of these emails (the receiver is shared by the tests). */
 function requestsFor(emails: string[]): ReceivedRequest[] {
@@ -66,10 +86,17 @@ function requestsFor(emails: string[]): ReceivedRequest[] {
 }
 
 async function deliveredIds(emails: string[], count: number): Promise<Set<string>> {
-  return waitFor(async () => {
-    const ok = new Set(requestsFor(emails).filter((r) => r.answered === 'ok').map((r) => r.headers['webhook-id']!));
-    return ok.size >= count ? ok : undefined;
-  }, { what: `${count} deliveries answered 2xx`, timeoutMs: 45_000 });
+  return waitFor(
+    async () => {
+      const ok = new Set(
+        requestsFor(emails)
+          .filter((r) => r.answered === 'ok')
+          .map((r) => r.headers['webhook-id']!),
+      );
+      return ok.size >= count ? ok : undefined;
+    },
+    { what: `${count} deliveries answered 2xx`, timeoutMs: 45_000 },
+  );
 }
 
 describe('webhook delivery', () => {
@@ -79,8 +106,10 @@ describe('webhook delivery', () => {
     // The receiver hangs once, then fails until every effect is queued behind the failing starts.
     receiver.script(['hang'], 'fail');
 
-    for (const email of emails) expect((await postEvent(gateway.url, manager.token, { event: 'signed_up', email, properties: { plan: 'private-plan-value' } })).status).toBe(200);
-    for (const email of emails) expect((await postEvent(gateway.url, manager.token, { event: 'purchase', email, properties: { amount: 4242 } })).status).toBe(200);
+    for (const email of emails)
+      expect((await postEvent(gateway.url, manager.token, { event: 'signed_up', email, properties: { plan: 'private-plan-value' } })).status).toBe(200);
+    for (const email of emails)
+      expect((await postEvent(gateway.url, manager.token, { event: 'purchase', email, properties: { amount: 4242 } })).status).toBe(200);
     await waitFor(async () => (await testDb().webhookDelivery.count({ where: { endpointId } })) === 6, { what: 'six deliveries scheduled' });
     await waitFor(async () => requestsFor(emails).filter((r) => r.answered === 'fail').length >= 3 || undefined, { what: 'failed attempts' });
     expect(await testDb().webhookDelivery.count({ where: { endpointId, status: 'delivered' } })).toBe(0);
@@ -110,10 +139,13 @@ describe('webhook delivery', () => {
       expect(mine.filter((r) => r.answered === 'ok').map((r) => payload(r).type)).toEqual(['enrollment.started', 'enrollment.stopped']);
     }
     // Each attempt is visible through the API: the failures with their codes, the time-out, the success.
-    const page = await waitFor(async () => {
-      const res = await api(gateway.url, manager.key).get(`/account/webhooks/${endpointId}/deliveries`);
-      return res.body.items?.length === 6 && res.body.items.every((d: { status: string }) => d.status === 'delivered') ? res.body : undefined;
-    }, { what: 'six delivered deliveries in the API' });
+    const page = await waitFor(
+      async () => {
+        const res = await api(gateway.url, manager.key).get(`/account/webhooks/${endpointId}/deliveries`);
+        return res.body.items?.length === 6 && res.body.items.every((d: { status: string }) => d.status === 'delivered') ? res.body : undefined;
+      },
+      { what: 'six delivered deliveries in the API' },
+    );
     const attempts = page.items.flatMap((d: { attempts: unknown[] }) => d.attempts);
     expect(attempts).toContainEqual(expect.objectContaining({ succeeded: false, responseStatus: 500, error: 'endpoint answered 500' }));
     expect(attempts).toContainEqual(expect.objectContaining({ succeeded: false, responseStatus: null, error: expect.stringMatching(/timed out/) }));
@@ -128,7 +160,15 @@ describe('webhook delivery', () => {
     const { manager, endpointId } = await subscribedAccount();
     receiver.script([], 'ok');
     const email = uniqueEmail('dup');
-    const effect = { effectId: randomUUID(), eventId: randomUUID(), accountId: manager.accountId, playbookId: randomUUID(), email, action: 'started', at: new Date().toISOString() };
+    const effect = {
+      effectId: randomUUID(),
+      eventId: randomUUID(),
+      accountId: manager.accountId,
+      playbookId: randomUUID(),
+      email,
+      action: 'started',
+      at: new Date().toISOString(),
+    };
     const message = { key: personKey(manager.accountId, email), value: JSON.stringify(effect) };
 
     await produceRaw(TOPICS.playbookEffects, [message, message]);
@@ -167,7 +207,9 @@ describe('webhook delivery', () => {
     await postEvent(gateway.url, manager.token, { event: 'signed_up', email: startAfter });
     await deliveredIds([startAfter], 1);
 
-    await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId: manager.accountId, action: 'stopped' } })) === 1, { what: 'the stop effect' });
+    await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId: manager.accountId, action: 'stopped' } })) === 1, {
+      what: 'the stop effect',
+    });
     const types = (await testDb().webhookDelivery.findMany({ where: { endpointId } })).map((d) => d.type);
     expect(types).toEqual(['enrollment.started', 'enrollment.started']);
     expect(requestsFor([stopFirst, startAfter]).map((r) => payload(r).type)).toEqual(['enrollment.started', 'enrollment.started']);
@@ -189,7 +231,12 @@ describe('webhook delivery', () => {
     const stops = requestsFor([suppressed, hash]).filter((r) => payload(r).type === 'enrollment.stopped' && r.answered === 'ok');
     const wh = new Webhook(secret);
     for (const r of stops) wh.verify(r.body, r.headers);
-    expect(stops.map((r) => [payload(r).data.email, payload(r).data.reason]).sort()).toEqual([[suppressed, 'suppressed'], [hash, 'erased']].sort());
+    expect(stops.map((r) => [payload(r).data.email, payload(r).data.reason]).sort()).toEqual(
+      [
+        [suppressed, 'suppressed'],
+        [hash, 'erased'],
+      ].sort(),
+    );
     for (const r of stops.filter((x) => payload(x).data.reason === 'erased')) expect(r.body).not.toContain(erased);
   });
 });

@@ -60,10 +60,13 @@ describe('a failing endpoint', () => {
 
     const effectId = await produceEffect(manager.accountId);
 
-    const disabled = await waitFor(async () => {
-      const res = await client.get(`/account/webhooks/${endpointId}`);
-      return res.body.enabled === false ? res.body : undefined;
-    }, { what: 'the endpoint disabled' });
+    const disabled = await waitFor(
+      async () => {
+        const res = await client.get(`/account/webhooks/${endpointId}`);
+        return res.body.enabled === false ? res.body : undefined;
+      },
+      { what: 'the endpoint disabled' },
+    );
     expect(disabled).toMatchObject({ enabled: false, disabledReason: 'failing', disabledAt: expect.any(String), failingSince: expect.any(String) });
     const [delivery] = (await client.get(`/account/webhooks/${endpointId}/deliveries`)).body.items;
     expect(delivery).toMatchObject({ effectId, status: 'pending' });
@@ -76,7 +79,9 @@ describe('a failing endpoint', () => {
     expect(enabled.body).toMatchObject({ enabled: true, disabledReason: null, failingSince: null });
     const ok = await waitFor(async () => okFor(effectId), { what: 'the pending delivery after re-enabling' });
     expect(() => new Webhook(secret).verify(ok.body, ok.headers)).not.toThrow();
-    await waitFor(async () => (await client.get(`/account/webhooks/${endpointId}/deliveries?status=delivered`)).body.items.length === 1, { what: 'the delivery recorded as delivered' });
+    await waitFor(async () => (await client.get(`/account/webhooks/${endpointId}/deliveries?status=delivered`)).body.items.length === 1, {
+      what: 'the delivery recorded as delivered',
+    });
   });
 
   it('when the service restarts while a delivery is being retried, then the retry goes on from Postgres and it arrives', async () => {
@@ -93,10 +98,13 @@ describe('a failing endpoint', () => {
 
     await waitFor(async () => okFor(effectId), { what: 'the delivery after the restart' });
     // The receiver answered; the attempt is recorded just after.
-    const row = await waitFor(async () => {
-      const r = await testDb().webhookDelivery.findFirstOrThrow({ where: { endpointId, effectId } });
-      return r.status === 'delivered' ? r : undefined;
-    }, { what: 'the delivery recorded as delivered' });
+    const row = await waitFor(
+      async () => {
+        const r = await testDb().webhookDelivery.findFirstOrThrow({ where: { endpointId, effectId } });
+        return r.status === 'delivered' ? r : undefined;
+      },
+      { what: 'the delivery recorded as delivered' },
+    );
     expect(row.attempts).toBeGreaterThanOrEqual(2);
   });
 });

@@ -48,7 +48,10 @@ async function startHangingServer(): Promise<HangingServer> {
     state.received += 1;
     state.open.set(path, (state.open.get(path) ?? 0) + 1);
     state.peak.set(path, Math.max(state.peak.get(path) ?? 0, state.open.get(path)!));
-    state.peakTotal = Math.max(state.peakTotal, [...state.open.values()].reduce((a, b) => a + b, 0));
+    state.peakTotal = Math.max(
+      state.peakTotal,
+      [...state.open.values()].reduce((a, b) => a + b, 0),
+    );
     req.resume();
     req.socket.once('close', () => state.open.set(path, state.open.get(path)! - 1));
     // No answer, ever.
@@ -111,7 +114,11 @@ async function due(accountId: string, count: number): Promise<string[]> {
   for (let i = 0; i < count; i++) {
     const effectId = randomUUID();
     const at = new Date().toISOString();
-    const payload = JSON.stringify({ type: 'enrollment.started', timestamp: at, data: { effectId, eventId: randomUUID(), playbookId: randomUUID(), email: `p${i}.${effectId.slice(0, 8)}@example.com`, at } });
+    const payload = JSON.stringify({
+      type: 'enrollment.started',
+      timestamp: at,
+      data: { effectId, eventId: randomUUID(), playbookId: randomUUID(), email: `p${i}.${effectId.slice(0, 8)}@example.com`, at },
+    });
     await enqueueEffect(db, { accountId, effectId, personKey: randomUUID(), type: 'enrollment.started', payload, publishedAt: new Date() }, 86_400_000);
     ids.push(effectId);
   }
@@ -119,9 +126,11 @@ async function due(accountId: string, count: number): Promise<string[]> {
 }
 
 const attemptsOf = async (accountId: string) =>
-  (await db.$queryRaw<{ n: number }[]>`
+  (
+    await db.$queryRaw<{ n: number }[]>`
     SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
-    WHERE e.account_id = ${accountId}::uuid`)[0]!.n;
+    WHERE e.account_id = ${accountId}::uuid`
+  )[0]!.n;
 
 describe('fair fan-out', () => {
   it('when one account hangs with a backlog, then it holds at most its share of the slots, and another account is delivered within one claim round', async () => {
@@ -133,16 +142,25 @@ describe('fair fan-out', () => {
     const cEffects = await due(c.accountId, 10); // 10 to C's hanging endpoint, 10 to its healthy one
 
     // A fills its share (4: a turn per endpoint, then one more) and C's hanging endpoint its 2.
-    await waitFor(async () => (hanging.open.get('/c0') === 2 && ['/a0', '/a1', '/a2'].reduce((n, p) => n + (hanging.open.get(p) ?? 0), 0) === 4) || undefined, { what: 'A and C holding their share of slots', timeoutMs: 15_000 });
+    await waitFor(async () => (hanging.open.get('/c0') === 2 && ['/a0', '/a1', '/a2'].reduce((n, p) => n + (hanging.open.get(p) ?? 0), 0) === 4) || undefined, {
+      what: 'A and C holding their share of slots',
+      timeoutMs: 15_000,
+    });
     // C's healthy endpoint is served beside its hanging one (C's other 2 slots).
-    await waitFor(async () => cEffects.every((id) => receiver.requests.some((r) => r.path === '/c-healthy' && r.headers['webhook-id'] === id)) || undefined, { what: "C's healthy endpoint served while its other one hangs", timeoutMs: 15_000 });
+    await waitFor(async () => cEffects.every((id) => receiver.requests.some((r) => r.path === '/c-healthy' && r.headers['webhook-id'] === id)) || undefined, {
+      what: "C's healthy endpoint served while its other one hangs",
+      timeoutMs: 15_000,
+    });
 
     const t0 = Date.now();
     const bEffects = await due(b.accountId, 10);
-    const arrived = await waitFor(async () => {
-      const got = bEffects.map((id) => receiver.requests.find((r) => r.path === '/b' && r.headers['webhook-id'] === id));
-      return got.every(Boolean) ? Date.now() - t0 : undefined;
-    }, { what: "B's deliveries", timeoutMs: HANG_TIMEOUT_MS - 5000, intervalMs: 20 });
+    const arrived = await waitFor(
+      async () => {
+        const got = bEffects.map((id) => receiver.requests.find((r) => r.path === '/b' && r.headers['webhook-id'] === id));
+        return got.every(Boolean) ? Date.now() - t0 : undefined;
+      },
+      { what: "B's deliveries", timeoutMs: HANG_TIMEOUT_MS - 5000, intervalMs: 20 },
+    );
 
     // The bound: one claim round (the poll interval; a completion or a poke claims sooner) plus B's own delivery time.
     expect(arrived).toBeLessThan(POLL_INTERVAL_MS + SLACK_MS);
@@ -158,6 +176,8 @@ describe('fair fan-out', () => {
       WHERE e.account_id = ${a.accountId}::uuid AND d.leased_until > now()`;
     expect(leased[0]!.n).toBe(4);
     // B's deliveries are recorded delivered.
-    await waitFor(async () => (await db.webhookDelivery.count({ where: { endpointId: b.endpoints[0], status: 'delivered' } })) === 10 || undefined, { what: "B's deliveries recorded" });
+    await waitFor(async () => (await db.webhookDelivery.count({ where: { endpointId: b.endpoints[0], status: 'delivered' } })) === 10 || undefined, {
+      what: "B's deliveries recorded",
+    });
   });
 });

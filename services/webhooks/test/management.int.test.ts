@@ -72,7 +72,13 @@ describe('managing webhook endpoints', () => {
     const changed = await client.patch(`/account/webhooks/${created.id}`, { events: ['enrollment.stopped'], enabled: false });
 
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ url: PUBLIC_URL, events: ['enrollment.stopped'], enabled: false, disabledReason: 'user', disabledAt: expect.stringMatching(ISO_TIME) });
+    expect(changed.body).toMatchObject({
+      url: PUBLIC_URL,
+      events: ['enrollment.stopped'],
+      enabled: false,
+      disabledReason: 'user',
+      disabledAt: expect.stringMatching(ISO_TIME),
+    });
     const enabled = await client.patch(`/account/webhooks/${created.id}`, { enabled: true });
     expect(enabled.body).toMatchObject({ enabled: true, disabledReason: null, disabledAt: null });
   });
@@ -91,7 +97,10 @@ describe('managing webhook endpoints', () => {
     // Stored sealed (secrets.int.test.ts): they open to the new secret and the previous one.
     const row = await testDb().webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } });
     const box = createSecretBox(DEV_WEBHOOKS_SECRET_KEY);
-    expect({ secret: box.open(created.id, row.secret), previous: box.open(created.id, row.previousSecret!) }).toEqual({ secret: rotated.body.secret, previous: created.secret });
+    expect({ secret: box.open(created.id, row.secret), previous: box.open(created.id, row.previousSecret!) }).toEqual({
+      secret: rotated.body.secret,
+      previous: created.secret,
+    });
   });
 
   it('when an endpoint is deleted, then it is gone', async () => {
@@ -143,7 +152,8 @@ describe('managing webhook endpoints', () => {
   it('when an account has the most endpoints allowed, then one more is refused with 409', async () => {
     const m = await manager();
     const client = api(gateway.url, m.key);
-    for (let i = 0; i < MAX_ENDPOINTS; i++) expect((await client.post('/account/webhooks', { url: `${PUBLIC_URL}/${i}`, events: ['enrollment.started'] })).status).toBe(201);
+    for (let i = 0; i < MAX_ENDPOINTS; i++)
+      expect((await client.post('/account/webhooks', { url: `${PUBLIC_URL}/${i}`, events: ['enrollment.started'] })).status).toBe(201);
 
     const res = await client.post('/account/webhooks', { url: PUBLIC_URL, events: ['enrollment.started'] });
 
@@ -214,19 +224,39 @@ describe('SSRF guard', () => {
       // As if its name had been re-pointed after subscription: the row is written as it would be then.
       const m = await manager();
       const endpoint = await testDb().webhookEndpoint.create({
-        data: { accountId: m.accountId, url: `http://localhost:${receiver.port}/hooks`, events: ['enrollment.started'], secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}` },
+        data: {
+          accountId: m.accountId,
+          url: `http://localhost:${receiver.port}/hooks`,
+          events: ['enrollment.started'],
+          secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+        },
       });
       const email = uniqueEmail();
-      const effect = { effectId: randomUUID(), eventId: randomUUID(), accountId: m.accountId, playbookId: randomUUID(), email, action: 'started', at: new Date().toISOString() };
+      const effect = {
+        effectId: randomUUID(),
+        eventId: randomUUID(),
+        accountId: m.accountId,
+        playbookId: randomUUID(),
+        email,
+        action: 'started',
+        at: new Date().toISOString(),
+      };
 
       await produceRaw(TOPICS.playbookEffects, [{ key: personKey(m.accountId, email), value: JSON.stringify(effect) }]);
 
-      const page = await waitFor(async () => {
-        const res = await api(gateway.url, m.key).get(`/account/webhooks/${endpoint.id}/deliveries`);
-        return res.body.items?.[0]?.attempts?.length > 0 ? res.body : undefined;
-      }, { what: 'a refused attempt' });
+      const page = await waitFor(
+        async () => {
+          const res = await api(gateway.url, m.key).get(`/account/webhooks/${endpoint.id}/deliveries`);
+          return res.body.items?.[0]?.attempts?.length > 0 ? res.body : undefined;
+        },
+        { what: 'a refused attempt' },
+      );
       expect(page.items[0]).toMatchObject({ effectId: effect.effectId, type: 'enrollment.started' });
-      expect(page.items[0].attempts[0]).toMatchObject({ succeeded: false, responseStatus: null, error: 'target refused: the host must resolve to public addresses only' });
+      expect(page.items[0].attempts[0]).toMatchObject({
+        succeeded: false,
+        responseStatus: null,
+        error: 'target refused: the host must resolve to public addresses only',
+      });
       expect(receiver.requests).toEqual([]);
     });
   });

@@ -42,7 +42,15 @@ async function stop(service: RunningWebhooksService): Promise<void> {
 }
 
 function effect(email: string): { effectId: string; value: string } {
-  const message = playbookEffectSchema.parse({ effectId: randomUUID(), eventId: randomUUID(), accountId, playbookId: randomUUID(), email, action: 'started', at: new Date().toISOString() });
+  const message = playbookEffectSchema.parse({
+    effectId: randomUUID(),
+    eventId: randomUUID(),
+    accountId,
+    playbookId: randomUUID(),
+    email,
+    action: 'started',
+    at: new Date().toISOString(),
+  });
   return { effectId: message.effectId, value: JSON.stringify(message) };
 }
 
@@ -72,7 +80,10 @@ describe('webhooks consumer group without a committed offset', () => {
     // A group with no committed offset at all (a partition that moved before its first commit is the same case).
     await start({ WEBHOOKS_GROUP_ID: `glimpse-webhooks-new-${randomUUID()}` });
 
-    await waitFor(async () => receiver.requests.find((r) => r.headers['webhook-id'] === after.effectId), { what: 'the effect published after the endpoint delivered', timeoutMs: 120_000 });
+    await waitFor(async () => receiver.requests.find((r) => r.headers['webhook-id'] === after.effectId), {
+      what: 'the effect published after the endpoint delivered',
+      timeoutMs: 120_000,
+    });
     const scheduled = await testDb().webhookDelivery.findMany({ where: { endpointId }, select: { effectId: true } });
     expect(scheduled.map((d) => d.effectId)).toEqual([after.effectId]);
     expect(receiver.requests.filter((r) => r.headers['webhook-id'] === before.effectId)).toEqual([]);

@@ -92,16 +92,21 @@ describe('signing secrets at rest', () => {
   it('when a secret is stored in clear (from before encryption), then it signs, and the next start seals it', async () => {
     const m = await manager();
     const legacy = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-    const endpoint = await testDb().webhookEndpoint.create({ data: { accountId: m.accountId, url: receiver.url, events: ['enrollment.started'], secret: legacy } });
+    const endpoint = await testDb().webhookEndpoint.create({
+      data: { accountId: m.accountId, url: receiver.url, events: ['enrollment.started'], secret: legacy },
+    });
 
     const before = await delivered(await produceEffect(m.accountId));
     expect(() => new Webhook(legacy).verify(before.body, before.headers)).not.toThrow();
 
     await restartWith({});
-    const sealed = await waitFor(async () => {
-      const s = (await row(endpoint.id)).secret;
-      return s.startsWith('wsk1.') ? s : undefined;
-    }, { what: 'the clear secret sealed at start' });
+    const sealed = await waitFor(
+      async () => {
+        const s = (await row(endpoint.id)).secret;
+        return s.startsWith('wsk1.') ? s : undefined;
+      },
+      { what: 'the clear secret sealed at start' },
+    );
     expect(createSecretBox(DEV_WEBHOOKS_SECRET_KEY).open(endpoint.id, sealed)).toBe(legacy);
     const after = await delivered(await produceEffect(m.accountId));
     expect(() => new Webhook(legacy).verify(after.body, after.headers)).not.toThrow();
@@ -115,10 +120,13 @@ describe('signing secrets at rest', () => {
     try {
       await restartWith({ WEBHOOKS_SECRET_KEY: NEW_KEY, WEBHOOKS_SECRET_KEY_PREVIOUS: DEV_WEBHOOKS_SECRET_KEY });
 
-      const resealed = await waitFor(async () => {
-        const s = (await row(created.body.id)).secret;
-        return newBox.isCurrent(s) ? s : undefined;
-      }, { what: 'the secret sealed under the new key' });
+      const resealed = await waitFor(
+        async () => {
+          const s = (await row(created.body.id)).secret;
+          return newBox.isCurrent(s) ? s : undefined;
+        },
+        { what: 'the secret sealed under the new key' },
+      );
       expect(newBox.open(created.body.id, resealed)).toBe(secret);
       expect(() => oldBox.open(created.body.id, resealed)).toThrow();
       const r = await delivered(await produceEffect(m.accountId));

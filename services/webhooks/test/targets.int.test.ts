@@ -22,7 +22,10 @@ let receiver: Receiver;
 const accounts: string[] = [];
 
 beforeAll(async () => {
-  [dns, receiver] = await Promise.all([startDnsServer({ 'hooks.glimpse.test': ['127.0.0.1'], 'internal.glimpse.test': ['10.1.2.3', '93.184.216.34'], 'meta.glimpse.test': ['169.254.169.254'] }), startReceiver()]);
+  [dns, receiver] = await Promise.all([
+    startDnsServer({ 'hooks.glimpse.test': ['127.0.0.1'], 'internal.glimpse.test': ['10.1.2.3', '93.184.216.34'], 'meta.glimpse.test': ['169.254.169.254'] }),
+    startReceiver(),
+  ]);
 });
 
 afterAll(async () => {
@@ -41,7 +44,14 @@ interface Stack {
 async function stack(overrides: Record<string, string>): Promise<Stack> {
   const webhooks = await startTestWebhooksService(overrides);
   const gateway = await startTestGateway({ WEBHOOKS_URL: webhooks.url });
-  return { webhooks, gateway, stop: async () => { await gateway.stop(); await webhooks.stop(); } };
+  return {
+    webhooks,
+    gateway,
+    stop: async () => {
+      await gateway.stop();
+      await webhooks.stop();
+    },
+  };
 }
 
 async function manager(): Promise<Manager> {
@@ -66,11 +76,14 @@ interface Attempt {
 }
 
 async function attemptsOf(gatewayUrl: string, m: Manager, endpointId: string, effectId: string, count = 1): Promise<Attempt[]> {
-  return waitFor(async () => {
-    const res = await api(gatewayUrl, m.key).get(`/account/webhooks/${endpointId}/deliveries`);
-    const item = (res.body.items as { effectId: string; attempts: Attempt[] }[] | undefined)?.find((d) => d.effectId === effectId);
-    return item && item.attempts.length >= count ? item.attempts : undefined;
-  }, { what: `${count} attempt(s) of ${effectId}` });
+  return waitFor(
+    async () => {
+      const res = await api(gatewayUrl, m.key).get(`/account/webhooks/${endpointId}/deliveries`);
+      const item = (res.body.items as { effectId: string; attempts: Attempt[] }[] | undefined)?.find((d) => d.effectId === effectId);
+      return item && item.attempts.length >= count ? item.attempts : undefined;
+    },
+    { what: `${count} attempt(s) of ${effectId}` },
+  );
 }
 
 describe('names resolved by the service itself (dns.promises.Resolver), bounded in time', () => {
@@ -78,7 +91,12 @@ describe('names resolved by the service itself (dns.promises.Resolver), bounded 
   let running: Stack | undefined;
 
   beforeAll(async () => {
-    running = await stack({ WEBHOOKS_DNS_SERVERS: dns.address, WEBHOOKS_DNS_TIMEOUT_MS: String(DNS_TIMEOUT_MS), WEBHOOKS_TIMEOUT_MS: '5000', WEBHOOKS_RETRY_BASE_MS: '200' });
+    running = await stack({
+      WEBHOOKS_DNS_SERVERS: dns.address,
+      WEBHOOKS_DNS_TIMEOUT_MS: String(DNS_TIMEOUT_MS),
+      WEBHOOKS_TIMEOUT_MS: '5000',
+      WEBHOOKS_RETRY_BASE_MS: '200',
+    });
     gateway = running.gateway;
   });
 
@@ -95,7 +113,10 @@ describe('names resolved by the service itself (dns.promises.Resolver), bounded 
 
   it('when a target is a name only the configured name server knows, then it is subscribed and delivered to the address it answered', async () => {
     const m = await manager();
-    const created = await api(gateway.url, m.key).post('/account/webhooks', { url: `http://hooks.glimpse.test:${receiver.port}/hooks`, events: ['enrollment.started'] });
+    const created = await api(gateway.url, m.key).post('/account/webhooks', {
+      url: `http://hooks.glimpse.test:${receiver.port}/hooks`,
+      events: ['enrollment.started'],
+    });
     expect(created.status).toBe(201);
     expect(dns.queries).toContain('hooks.glimpse.test/A');
 
@@ -108,7 +129,10 @@ describe('names resolved by the service itself (dns.promises.Resolver), bounded 
 
   it('when the name server stops answering, then an attempt fails cleanly within the DNS timeout (not the request timeout), and goes out once it answers again', async () => {
     const m = await manager();
-    const created = await api(gateway.url, m.key).post('/account/webhooks', { url: `http://${freshName('slow')}:${receiver.port}/hooks`, events: ['enrollment.started'] });
+    const created = await api(gateway.url, m.key).post('/account/webhooks', {
+      url: `http://${freshName('slow')}:${receiver.port}/hooks`,
+      events: ['enrollment.started'],
+    });
     expect(created.status).toBe(201);
     dns.silent(true);
 
@@ -129,7 +153,10 @@ describe('names resolved by the service itself (dns.promises.Resolver), bounded 
     dns.silent(true);
     const m = await manager();
     const started = Date.now();
-    const res = await api(gateway.url, m.key).post('/account/webhooks', { url: `http://hooks.glimpse.test:${receiver.port}/hooks`, events: ['enrollment.started'] });
+    const res = await api(gateway.url, m.key).post('/account/webhooks', {
+      url: `http://hooks.glimpse.test:${receiver.port}/hooks`,
+      events: ['enrollment.started'],
+    });
     expect(Date.now() - started).toBeLessThan(DNS_TIMEOUT_MS + 1500);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'invalid_request', message: "url's host did not resolve in time; try again" });
@@ -194,7 +221,12 @@ describe('https only (WEBHOOKS_REQUIRE_HTTPS, always on in production)', () => {
     const m = await manager();
     // Written as it was before: an http URL (the local receiver) the service would have accepted.
     const endpoint = await testDb().webhookEndpoint.create({
-      data: { accountId: m.accountId, url: `http://localhost:${receiver.port}/hooks`, events: ['enrollment.started'], secret: `whsec_${Buffer.alloc(32, 2).toString('base64')}` },
+      data: {
+        accountId: m.accountId,
+        url: `http://localhost:${receiver.port}/hooks`,
+        events: ['enrollment.started'],
+        secret: `whsec_${Buffer.alloc(32, 2).toString('base64')}`,
+      },
     });
 
     const effectId = await produceEffect(m.accountId);

@@ -36,7 +36,12 @@ it("when a visitor identifies on the site, then the account's subscribed endpoin
   const site = newSite();
   accounts.push(site.accountId);
   const person = generatePerson(0, Math.floor(Math.random() * 1e9));
-  await importPersons((async function* () { yield JSON.stringify(person); })(), { db: testDb(), defaultPhoneRegion: 'US' });
+  await importPersons(
+    (async function* () {
+      yield JSON.stringify(person);
+    })(),
+    { db: testDb(), defaultPhoneRegion: 'US' },
+  );
   const email = person.traits.work_email as string;
   const subscribed = await request(`${webhooks.url}/internal/webhooks`, {
     method: 'POST',
@@ -46,9 +51,15 @@ it("when a visitor identifies on the site, then the account's subscribed endpoin
   expect(subscribed.status).toBe(201);
   const visitorId = newVisitorId();
 
-  await produceCollected([message(site, visitorId, 'pageview', { url: 'https://site.example/signup', path: '/signup' }), message(site, visitorId, 'identify', { email, path: '/signup' })]);
+  await produceCollected([
+    message(site, visitorId, 'pageview', { url: 'https://site.example/signup', path: '/signup' }),
+    message(site, visitorId, 'identify', { email, path: '/signup' }),
+  ]);
 
-  const received = await waitFor(async () => receiver.requests.find((r) => r.answered === 'ok' && (JSON.parse(r.body) as { data: { visitor_id: string } }).data.visitor_id === visitorId), { what: 'visitor.identified delivered', timeoutMs: 45_000 });
+  const received = await waitFor(
+    async () => receiver.requests.find((r) => r.answered === 'ok' && (JSON.parse(r.body) as { data: { visitor_id: string } }).data.visitor_id === visitorId),
+    { what: 'visitor.identified delivered', timeoutMs: 45_000 },
+  );
   const body = new Webhook(subscribed.body.secret).verify(received.body, received.headers);
   expect(body).toEqual({
     type: 'visitor.identified',

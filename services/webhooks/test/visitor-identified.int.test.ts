@@ -39,11 +39,19 @@ afterAll(async () => {
   await closeTestDb();
 });
 
-const internal = (accountId: string) => ({ [INTERNAL_HEADERS.token]: DEV_INTERNAL_TOKEN, [INTERNAL_HEADERS.account]: accountId, 'content-type': 'application/json' });
+const internal = (accountId: string) => ({
+  [INTERNAL_HEADERS.token]: DEV_INTERNAL_TOKEN,
+  [INTERNAL_HEADERS.account]: accountId,
+  'content-type': 'application/json',
+});
 
 /** An endpoint of the account (through the internal API, as the gateway subscribes it). */
 async function subscribe(accountId: string, events: string[]): Promise<{ id: string; secret: string }> {
-  const res = await request(`${webhooks.url}/internal/webhooks`, { method: 'POST', headers: internal(accountId), body: JSON.stringify({ url: receiver.url, events }) });
+  const res = await request(`${webhooks.url}/internal/webhooks`, {
+    method: 'POST',
+    headers: internal(accountId),
+    body: JSON.stringify({ url: receiver.url, events }),
+  });
   expect(res.status).toBe(201);
   return { id: res.body.id, secret: res.body.secret };
 }
@@ -69,12 +77,20 @@ function identification(accountId: string, email: string, fields: Partial<Visito
 }
 
 const publish = (...messages: VisitorIdentifiedMessage[]) =>
-  produceRaw(TOPICS.visitorsIdentified, messages.map((m) => ({ key: `${m.accountId}:${m.visitorId}`, value: JSON.stringify(m) })));
+  produceRaw(
+    TOPICS.visitorsIdentified,
+    messages.map((m) => ({ key: `${m.accountId}:${m.visitorId}`, value: JSON.stringify(m) })),
+  );
 
 /** A person enrichment knows, and the seven fields it answers for them. */
 async function knownPerson(): Promise<{ email: string; details: Record<string, string> }> {
   const person = generatePerson(0, Math.floor(Math.random() * 1e9));
-  await importPersons((async function* () { yield JSON.stringify(person); })(), { db: testDb(), defaultPhoneRegion: 'US' });
+  await importPersons(
+    (async function* () {
+      yield JSON.stringify(person);
+    })(),
+    { db: testDb(), defaultPhoneRegion: 'US' },
+  );
   return { email: person.traits.work_email as string, details: toVisitorDetails(normalizeRecord(person)) as Record<string, string> };
 }
 
@@ -108,10 +124,13 @@ describe('visitor.identified webhooks', () => {
     // Both endpoints' deliveries are scheduled by one statement: the other's absence is final.
     expect(await testDb().webhookDelivery.count({ where: { endpointId: other.id } })).toBe(0);
     // The attempt is recorded just after the receiver answers.
-    const rows = await waitFor(async () => {
-      const found = await testDb().webhookDelivery.findMany({ where: { endpointId: subscribed.id }, select: { effectId: true, type: true, status: true } });
-      return found.every((r) => r.status !== 'pending') ? found : undefined;
-    }, { what: 'the attempt recorded' });
+    const rows = await waitFor(
+      async () => {
+        const found = await testDb().webhookDelivery.findMany({ where: { endpointId: subscribed.id }, select: { effectId: true, type: true, status: true } });
+        return found.every((r) => r.status !== 'pending') ? found : undefined;
+      },
+      { what: 'the attempt recorded' },
+    );
     expect(rows).toEqual([{ effectId: message.eventId, type: 'visitor.identified', status: 'delivered' }]);
   });
 
@@ -144,8 +163,14 @@ describe('visitor.identified webhooks', () => {
     const attempts = requestsOf(message.eventId);
     expect(attempts.map((r) => r.answered)).toEqual(['fail', 'ok']);
     for (const r of attempts) expect(new Webhook(secret).verify(r.body, r.headers)).toEqual(expectedBody(message, {}));
-    const delivery = await waitFor(() => testDb().webhookDelivery.findFirst({ where: { endpointId, status: 'delivered' }, include: { attemptRows: { orderBy: { at: 'asc' } } } }), { what: 'the success recorded' });
-    expect(delivery.attemptRows.map((a) => [a.succeeded, a.responseStatus])).toEqual([[false, 500], [true, 204]]);
+    const delivery = await waitFor(
+      () => testDb().webhookDelivery.findFirst({ where: { endpointId, status: 'delivered' }, include: { attemptRows: { orderBy: { at: 'asc' } } } }),
+      { what: 'the success recorded' },
+    );
+    expect(delivery.attemptRows.map((a) => [a.succeeded, a.responseStatus])).toEqual([
+      [false, 500],
+      [true, 204],
+    ]);
   });
 
   it("when the person is erased, then their identified deliveries keep neither the email nor the person's fields", async () => {
@@ -157,7 +182,8 @@ describe('visitor.identified webhooks', () => {
     await publish(message);
     await delivered(message.eventId);
 
-    const erase = (body: unknown) => request(`${webhooks.url}/internal/persons/erase`, { method: 'POST', headers: internal(accountId), body: JSON.stringify(body) });
+    const erase = (body: unknown) =>
+      request(`${webhooks.url}/internal/persons/erase`, { method: 'POST', headers: internal(accountId), body: JSON.stringify(body) });
     // The stand-in comes from the playbook service (it holds the key), through the gateway.
     const replacement = createErasedEmail(`visitor-identified-test-secret-${randomUUID()}`)(accountId, email);
     for (const bad of [{ email }, { email, replacement: 'sha256:abc' }, { email, replacement: email }]) {

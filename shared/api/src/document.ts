@@ -30,7 +30,16 @@ import {
 } from './management.js';
 import { enrichedRecordSchema, visitorDetailsSchema } from './records.js';
 import { linkTokenCreatedSchema, linkTokenInputSchema, pageRuleInputSchema, pageRuleSchema, visitorRecordSchema } from './identification.js';
-import { collectAnswerSchema, collectRequestSchema, siteCreateSchema, siteSchema, siteStatsSchema, siteTrafficSchema, siteUpdateSchema, visitorSummarySchema } from './sites.js';
+import {
+  collectAnswerSchema,
+  collectRequestSchema,
+  siteCreateSchema,
+  siteSchema,
+  siteStatsSchema,
+  siteTrafficSchema,
+  siteUpdateSchema,
+  visitorSummarySchema,
+} from './sites.js';
 import {
   WEBHOOK_DELIVERY_STATUSES,
   webhookCreateSchema,
@@ -85,7 +94,10 @@ const idempotencyKey = z
   .string()
   .regex(/^[A-Za-z0-9._:-]{1,128}$/)
   .optional()
-  .meta({ description: 'Makes a retry safe for 24 h: the same key with the same body is answered as the first time and never applied or billed twice; with another body it is 422.' });
+  .meta({
+    description:
+      'Makes a retry safe for 24 h: the same key with the same body is answered as the first time and never applied or billed twice; with another body it is 422.',
+  });
 
 export function buildOpenApiDocument(): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
@@ -95,15 +107,26 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     description: 'An API key (glk_…) for the lookups, an event token (gle_…) for the events. A site key (glp_…) is refused (401) everywhere: it only collects.',
   });
   const security = [{ [bearer.name]: [] }];
-  registry.registerComponent('headers', 'RetryAfter', { required: true, description: 'seconds to wait before retrying', schema: { type: 'string', pattern: '^[0-9]+$' } });
-  registry.registerComponent('headers', 'RateLimitLimit', { description: 'requests (events, lookups) allowed in the window (IETF RateLimit fields draft)', schema: { type: 'string', pattern: '^[0-9]+$' } });
+  registry.registerComponent('headers', 'RetryAfter', {
+    required: true,
+    description: 'seconds to wait before retrying',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  });
+  registry.registerComponent('headers', 'RateLimitLimit', {
+    description: 'requests (events, lookups) allowed in the window (IETF RateLimit fields draft)',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  });
   registry.registerComponent('headers', 'RateLimitRemaining', { description: 'requests left in the window', schema: { type: 'string', pattern: '^[0-9]+$' } });
   registry.registerComponent('headers', 'RateLimitReset', { description: 'seconds until the window resets', schema: { type: 'string', pattern: '^[0-9]+$' } });
   registry.registerComponent('headers', 'CreditsRemaining', {
     description: 'enrichment credits the account has left; only when it has a credit limit',
     schema: { type: 'string', pattern: '^[0-9]+$' },
   });
-  registry.registerComponent('headers', 'EventId', { required: true, description: 'the id of the accepted event (the same for a retry with its Idempotency-Key)', schema: { type: 'string', format: 'uuid' } });
+  registry.registerComponent('headers', 'EventId', {
+    required: true,
+    description: 'the id of the accepted event (the same for a retry with its Idempotency-Key)',
+    schema: { type: 'string', format: 'uuid' },
+  });
 
   registry.registerPath({
     method: 'get',
@@ -112,7 +135,14 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     tags: ['Lookups'],
     summary: "A visitor's details (spec §4.1)",
     security,
-    request: { params: z.object({ visitorId: z.string().regex(/^[a-fA-F0-9]{24}$/).meta({ description: '24 hexadecimal characters, case-insensitive' }) }) },
+    request: {
+      params: z.object({
+        visitorId: z
+          .string()
+          .regex(/^[a-fA-F0-9]{24}$/)
+          .meta({ description: '24 hexadecimal characters, case-insensitive' }),
+      }),
+    },
     responses: {
       200: { description: 'visitor details', headers: RATE_HEADERS, content: { 'application/json': { schema: visitorDetailsSchema } } },
       ...errors([400, 401, 403, 404, 429, 500, 503], RATE_HEADERS),
@@ -125,9 +155,16 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     tags: ['Lookups'],
     summary: 'Enrich a person (spec §4.2); a match is billed as one identity match plus one enriched record',
     security,
-    request: { headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: { 'application/json': { schema: enrichmentInputSchema } } } },
+    request: {
+      headers: z.object({ 'Idempotency-Key': idempotencyKey }),
+      body: { required: true, content: { 'application/json': { schema: enrichmentInputSchema } } },
+    },
     responses: {
-      200: { description: 'the enriched record', headers: { ...RATE_HEADERS, ...CREDIT_HEADERS }, content: { 'application/json': { schema: enrichedRecordSchema } } },
+      200: {
+        description: 'the enriched record',
+        headers: { ...RATE_HEADERS, ...CREDIT_HEADERS },
+        content: { 'application/json': { schema: enrichedRecordSchema } },
+      },
       ...errors([400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 500, 503], { ...RATE_HEADERS, ...CREDIT_HEADERS }),
     },
   });
@@ -139,7 +176,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     summary: 'Up to 100 enrichments in one call, answered in order and billed per match exactly as single calls (402 per item once credits run out)',
     description: 'The rate limit counts the lookups of the call.',
     security,
-    request: { headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: { 'application/json': { schema: enrichmentBulkSchema(enrichmentInputSchema) } } } },
+    request: {
+      headers: z.object({ 'Idempotency-Key': idempotencyKey }),
+      body: { required: true, content: { 'application/json': { schema: enrichmentBulkSchema(enrichmentInputSchema) } } },
+    },
     responses: {
       200: {
         description: 'one result per lookup, in order',
@@ -159,7 +199,12 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         type: 'array',
         items: {
           oneOf: [
-            { type: 'object', required: ['status', 'record'], additionalProperties: false, properties: { status: { const: 200 }, record: ref('schemas', 'EnrichedRecord') } },
+            {
+              type: 'object',
+              required: ['status', 'record'],
+              additionalProperties: false,
+              properties: { status: { const: 200 }, record: ref('schemas', 'EnrichedRecord') },
+            },
             {
               type: 'object',
               required: ['status', 'error', 'message'],
@@ -178,9 +223,16 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     tags: ['Events'],
     summary: 'Post an event that starts or stops playbooks (spec §4.3); answered once Kafka has it (acks=all)',
     security,
-    request: { headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: { 'application/json': { schema: eventInputSchema } } } },
+    request: {
+      headers: z.object({ 'Idempotency-Key': idempotencyKey }),
+      body: { required: true, content: { 'application/json': { schema: eventInputSchema } } },
+    },
     responses: {
-      200: { description: 'accepted', headers: { 'X-Event-Id': ref('headers', 'EventId'), ...RATE_HEADERS }, content: { 'application/json': { schema: eventAckSchema } } },
+      200: {
+        description: 'accepted',
+        headers: { 'X-Event-Id': ref('headers', 'EventId'), ...RATE_HEADERS },
+        content: { 'application/json': { schema: eventAckSchema } },
+      },
       ...errors([400, 401, 403, 409, 413, 415, 422, 429, 500, 503], RATE_HEADERS),
     },
   });
@@ -193,7 +245,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     description:
       'Every accepted event is in Kafka (acks=all) before the answer. The rate limit counts events. With an Idempotency-Key a retry of the same batch accepts nothing twice. 503 when nothing could be recorded.',
     security,
-    request: { headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: { 'application/json': { schema: eventBatchSchema(eventInputSchema) } } } },
+    request: {
+      headers: z.object({ 'Idempotency-Key': idempotencyKey }),
+      body: { required: true, content: { 'application/json': { schema: eventBatchSchema(eventInputSchema) } } },
+    },
     responses: {
       200: { description: 'one result per event, in order', headers: RATE_HEADERS, content: { 'application/json': { schema: batchResultSchema } } },
       ...errors([400, 401, 403, 413, 415, 429, 500, 503], RATE_HEADERS),
@@ -220,9 +275,17 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: 'Lookups', description: 'Visitor details and enrichment, with an API key' },
       { name: 'Events', description: 'Events, with an event token' },
       { name: 'Collect', description: 'What the site tag sends from the browser, with the publishable site key (glp_…) in the body' },
-      { name: 'Sites', description: 'Sites with their tag, origins, identification settings and traffic, the visitors the tag has seen, email-link tokens and page rules; an API key with the account:manage scope' },
+      {
+        name: 'Sites',
+        description:
+          'Sites with their tag, origins, identification settings and traffic, the visitors the tag has seen, email-link tokens and page rules; an API key with the account:manage scope',
+      },
       { name: 'Account', description: 'The management API: an API key with the account:manage scope, acting on its own account' },
-      { name: 'Webhooks', description: 'Webhook endpoints that receive enrollment.started, enrollment.stopped and visitor.identified (a visitor linked to a person: visitor_id, site_id, method, confidence, email and the person\'s details fields that are known), their signing secrets and deliveries; an API key with the account:manage scope' },
+      {
+        name: 'Webhooks',
+        description:
+          "Webhook endpoints that receive enrollment.started, enrollment.stopped and visitor.identified (a visitor linked to a person: visitor_id, site_id, method, confidence, email and the person's details fields that are known), their signing secrets and deliveries; an API key with the account:manage scope",
+      },
     ],
   });
   // A plain JSON value: what is served and committed is exactly what a client parses.
@@ -235,9 +298,13 @@ type Method = 'get' | 'post' | 'patch' | 'delete';
 type Ok = { status: number; description: string; schema?: z.ZodType };
 
 const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
-const idParam = { params: z.object({ id: z.string().meta({ description: 'the id (a UUID); another account\'s is 404' }) }) };
+const idParam = { params: z.object({ id: z.string().meta({ description: "the id (a UUID); another account's is 404" }) }) };
 const page = z.object({
-  limit: z.string().regex(/^[0-9]+$/).optional().meta({ description: '1 to 200 (default 50)' }),
+  limit: z
+    .string()
+    .regex(/^[0-9]+$/)
+    .optional()
+    .meta({ description: '1 to 200 (default 50)' }),
   cursor: z.string().optional().meta({ description: 'nextCursor of the previous page' }),
 });
 const answer = (ok: Ok) => ({ description: ok.description, headers: RATE_HEADERS, ...(ok.schema ? { content: json(ok.schema) } : {}) });
@@ -247,7 +314,15 @@ const answer = (ok: Ok) => ({ description: ok.description, headers: RATE_HEADERS
  * `more` is either other successful answers (an array) or extra responses by status.
  */
 function managementOperations(registry: OpenAPIRegistry, security: Record<string, string[]>[], tag: string) {
-  return (method: Method, path: string, operationId: string, summary: string, ok: Ok, request: Record<string, unknown> = {}, more: Ok[] | Record<number, unknown> = {}) => {
+  return (
+    method: Method,
+    path: string,
+    operationId: string,
+    summary: string,
+    ok: Ok,
+    request: Record<string, unknown> = {},
+    more: Ok[] | Record<number, unknown> = {},
+  ) => {
     const also = Array.isArray(more) ? more : [];
     const extra = Array.isArray(more) ? {} : more;
     return registry.registerPath({
@@ -285,7 +360,14 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
     {},
     atCap('the account already has its maximum of active event tokens (50 by default); revoke one first'),
   );
-  op('get', '/account/event-tokens', 'account.listEventTokens', 'The event tokens, newest first (revoked ones too: the last 100 revoked)', { status: 200, description: 'a page of tokens (prefixes only)', schema: pageOf(eventTokenSchema) }, { query: page });
+  op(
+    'get',
+    '/account/event-tokens',
+    'account.listEventTokens',
+    'The event tokens, newest first (revoked ones too: the last 100 revoked)',
+    { status: 200, description: 'a page of tokens (prefixes only)', schema: pageOf(eventTokenSchema) },
+    { query: page },
+  );
   op('delete', '/account/event-tokens/{id}', 'account.revokeEventToken', 'Revoke an event token', { status: 204, description: 'revoked' }, idParam);
   op(
     'post',
@@ -296,7 +378,14 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
     { body: { required: true, content: json(apiKeyInputSchema) } },
     atCap('the account already has its maximum of active API keys (50 by default); revoke one first'),
   );
-  op('get', '/account/api-keys', 'account.listApiKeys', 'The API keys, newest first (revoked ones too: the last 100 revoked)', { status: 200, description: 'a page of keys (prefixes only)', schema: pageOf(apiKeySchema) }, { query: page });
+  op(
+    'get',
+    '/account/api-keys',
+    'account.listApiKeys',
+    'The API keys, newest first (revoked ones too: the last 100 revoked)',
+    { status: 200, description: 'a page of keys (prefixes only)', schema: pageOf(apiKeySchema) },
+    { query: page },
+  );
   op('delete', '/account/api-keys/{id}', 'account.revokeApiKey', 'Revoke an API key', { status: 204, description: 'revoked' }, idParam);
   op('get', '/account/playbooks', 'account.listPlaybooks', 'The playbooks', { status: 200, description: 'the playbooks', schema: listOf(playbookSchema) });
   op(
@@ -306,7 +395,9 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
     'Create a playbook',
     { status: 201, description: 'created', schema: playbookSchema },
     { body: { required: true, content: json(playbookCreateSchema) } },
-    atCap('the account already has its maximum of playbooks (200 by default), the playbook more than its maximum of triggers or exits (50 each by default), or a trigger is not in the full catalog'),
+    atCap(
+      'the account already has its maximum of playbooks (200 by default), the playbook more than its maximum of triggers or exits (50 each by default), or a trigger is not in the full catalog',
+    ),
   );
   op('get', '/account/playbooks/{id}', 'account.getPlaybook', 'A playbook', { status: 200, description: 'the playbook', schema: playbookSchema }, idParam);
   op(
@@ -319,25 +410,53 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
     atCap('more than the maximum of triggers or exits of a playbook (50 each by default), or a trigger is not in the full catalog'),
   );
   op('delete', '/account/playbooks/{id}', 'account.deletePlaybook', 'Delete a playbook with its enrollments', { status: 204, description: 'deleted' }, idParam);
-  op('get', '/account/playbooks/{id}/enrollments', 'account.listEnrollments', 'A playbook\'s enrollments, newest first', { status: 200, description: 'a page of enrollments', schema: pageOf(enrollmentSchema) }, {
-    ...idParam,
-    query: page.extend({ status: z.enum(['active', 'stopped']).optional() }),
-  });
+  op(
+    'get',
+    '/account/playbooks/{id}/enrollments',
+    'account.listEnrollments',
+    "A playbook's enrollments, newest first",
+    { status: 200, description: 'a page of enrollments', schema: pageOf(enrollmentSchema) },
+    {
+      ...idParam,
+      query: page.extend({ status: z.enum(['active', 'stopped']).optional() }),
+    },
+  );
   op(
     'get',
     '/account/events/catalog',
     'account.eventCatalog',
-    "The event names the account has sent, by name, with the playbooks opted in to each; at most maxNames (1000 by default): past it, an event with a new name is accepted and applied but its name is not added (full, refused)",
+    'The event names the account has sent, by name, with the playbooks opted in to each; at most maxNames (1000 by default): past it, an event with a new name is accepted and applied but its name is not added (full, refused)',
     { status: 200, description: 'a page of the catalog, with how full it is', schema: catalogPageSchema },
     { query: page.extend({ cursor: z.string().optional().meta({ description: 'nextCursor of the previous page (the last name it held)' }) }) },
   );
-  op('get', '/account/events/recent', 'account.recentEvents', 'The raw events of the last 24 h, newest first', { status: 200, description: 'a page of events', schema: recentEventsPageSchema }, { query: page });
-  op('post', '/account/events/dry-run', 'account.dryRunEvent', 'What an event would do for its person now (writes nothing)', { status: 200, description: 'per opted-in playbook: start, stop, restart or none, and why', schema: dryRunSchema }, {
-    body: { required: true, content: json(eventInputSchema) },
-  });
-  op('get', '/account/events/{eventId}', 'account.eventReceipt', 'What an accepted event did (its receipt; the id is X-Event-Id)', { status: 200, description: 'the receipt', schema: receiptSchema }, {
-    params: z.object({ eventId: z.string().meta({ description: 'the X-Event-Id of POST /events, or an id of a batch result' }) }),
-  });
+  op(
+    'get',
+    '/account/events/recent',
+    'account.recentEvents',
+    'The raw events of the last 24 h, newest first',
+    { status: 200, description: 'a page of events', schema: recentEventsPageSchema },
+    { query: page },
+  );
+  op(
+    'post',
+    '/account/events/dry-run',
+    'account.dryRunEvent',
+    'What an event would do for its person now (writes nothing)',
+    { status: 200, description: 'per opted-in playbook: start, stop, restart or none, and why', schema: dryRunSchema },
+    {
+      body: { required: true, content: json(eventInputSchema) },
+    },
+  );
+  op(
+    'get',
+    '/account/events/{eventId}',
+    'account.eventReceipt',
+    'What an accepted event did (its receipt; the id is X-Event-Id)',
+    { status: 200, description: 'the receipt', schema: receiptSchema },
+    {
+      params: z.object({ eventId: z.string().meta({ description: 'the X-Event-Id of POST /events, or an id of a batch result' }) }),
+    },
+  );
   op(
     'post',
     '/account/suppressions',
@@ -350,16 +469,37 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
       ...atCap('the account already has its maximum of suppressed people (100000 by default); lift one first'),
     },
   );
-  op('get', '/account/suppressions', 'account.listSuppressions', 'The suppressed people, newest first', { status: 200, description: 'a page of suppressions', schema: pageOf(suppressionSchema) }, { query: page });
+  op(
+    'get',
+    '/account/suppressions',
+    'account.listSuppressions',
+    'The suppressed people, newest first',
+    { status: 200, description: 'a page of suppressions', schema: pageOf(suppressionSchema) },
+    { query: page },
+  );
   const emailParam = { params: z.object({ email: z.string().meta({ description: 'the email (URL-encoded); trimmed and lower-cased' }) }) };
   op('delete', '/account/suppressions/{email}', 'account.unsuppress', 'Lift a suppression', { status: 204, description: 'lifted' }, emailParam);
-  op('delete', '/account/persons/{email}', 'account.erasePerson', "Erase a person: active enrollments stop, the email leaves the account's data in every service and Redis (a keyed stand-in stays in enrollments, effects and delivery records), Kafka's copies expire within 24 h", { status: 200, description: 'what was erased', schema: erasureSchema }, emailParam);
-  op('get', '/account/usage', 'account.usage', 'Billable usage by day', { status: 200, description: 'usage by day and in total', schema: usageSchema }, {
-    query: z.object({
-      from: z.string().optional().meta({ description: 'YYYY-MM-DD (default 30 days ago)' }),
-      to: z.string().optional().meta({ description: 'YYYY-MM-DD (default today); at most 366 days' }),
-    }),
-  });
+  op(
+    'delete',
+    '/account/persons/{email}',
+    'account.erasePerson',
+    "Erase a person: active enrollments stop, the email leaves the account's data in every service and Redis (a keyed stand-in stays in enrollments, effects and delivery records), Kafka's copies expire within 24 h",
+    { status: 200, description: 'what was erased', schema: erasureSchema },
+    emailParam,
+  );
+  op(
+    'get',
+    '/account/usage',
+    'account.usage',
+    'Billable usage by day',
+    { status: 200, description: 'usage by day and in total', schema: usageSchema },
+    {
+      query: z.object({
+        from: z.string().optional().meta({ description: 'YYYY-MM-DD (default 30 days ago)' }),
+        to: z.string().optional().meta({ description: 'YYYY-MM-DD (default today); at most 366 days' }),
+      }),
+    },
+  );
 }
 
 /** POST /collect: the tag's page views, engagement, identify and track calls; no bearer credential (the site key is in the body). */
@@ -384,11 +524,11 @@ function registerCollect(registry: OpenAPIRegistry): void {
       'The visitor id is body vid when valid, else the _glv cookie when valid, else minted (24 hex, ObjectId-shaped). A bot user agent is counted, never a visitor. ' +
       "Track names the site does not allow are dropped (accepted counts what was taken). Sent as text/plain (no preflight) or application/json (preflight answered for the site's origins). " +
       'The collector can be served from a CNAME of the site (e.g. t.example.com), so its cookie is first-party and not capped at seven days. ' +
-      "Consent: on a site with consent required (until consent granted), and for any visitor who denied it or sends GPC to a site honouring it, no cookie is set and the visitor is counted under a cookieless id, " +
+      'Consent: on a site with consent required (until consent granted), and for any visitor who denied it or sends GPC to a site honouring it, no cookie is set and the visitor is counted under a cookieless id, ' +
       'the first 24 hex of HMAC-SHA256(salt of the UTC day, site|IP|user agent): the same browser is one visitor for a day, never followed across days; the salt is random per day, kept 48 h in Redis and never with the data. ' +
-      'Such page views are marked cookieless and carry no address; identify, link and track are dropped. A consent item granted mints the persistent id (and cookie) and joins the day\'s cookieless page views to it; denied deletes the visitor\'s identity links. ' +
+      "Such page views are marked cookieless and carry no address; identify, link and track are dropped. A consent item granted mints the persistent id (and cookie) and joins the day's cookieless page views to it; denied deletes the visitor's identity links. " +
       "Identification: identify (confidence 1); identify with method form only on a site with capture_forms (0.9); link items with a token of POST /account/link-tokens of the site's account, not expired (email_link, 1); others dropped. " +
-      'Limits: per client address (IPv6 by /64) and then per site, so one address cannot spend a site\'s budget.',
+      "Limits: per client address (IPv6 by /64) and then per site, so one address cannot spend a site's budget.",
     request: {
       body: {
         required: true,
@@ -402,7 +542,11 @@ function registerCollect(registry: OpenAPIRegistry): void {
       403: refusal("the Origin is missing or not one of the site's origins; nothing was recorded"),
       413: refusal('the body is over 32 KB'),
       415: refusal('the body is neither text/plain nor application/json'),
-      429: { description: 'over the client address\'s or the site\'s rate limit; Retry-After says when to try again', headers: { 'Retry-After': ref('headers', 'RetryAfter') }, content: json(errorBodySchema) },
+      429: {
+        description: "over the client address's or the site's rate limit; Retry-After says when to try again",
+        headers: { 'Retry-After': ref('headers', 'RetryAfter') },
+        content: json(errorBodySchema),
+      },
       500: refusal(ERRORS[500]),
       503: { description: ERRORS[503], headers: { 'Retry-After': ref('headers', 'RetryAfter') }, content: json(errorBodySchema) },
     },
@@ -413,34 +557,113 @@ function registerCollect(registry: OpenAPIRegistry): void {
 function registerSites(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
   const op = managementOperations(registry, security, 'Sites');
   const atLimit = {
-    409: { description: 'the account already has its maximum of sites (50 by default; limit_reached); delete one first', headers: RATE_HEADERS, content: json(errorBodySchema) },
+    409: {
+      description: 'the account already has its maximum of sites (50 by default; limit_reached); delete one first',
+      headers: RATE_HEADERS,
+      content: json(errorBodySchema),
+    },
   };
-  op('post', '/account/sites', 'sites.create', 'Create a site: its publishable key and install snippet', { status: 201, description: 'created', schema: siteSchema }, {
-    body: { required: true, content: json(siteCreateSchema) },
-  }, atLimit);
+  op(
+    'post',
+    '/account/sites',
+    'sites.create',
+    'Create a site: its publishable key and install snippet',
+    { status: 201, description: 'created', schema: siteSchema },
+    {
+      body: { required: true, content: json(siteCreateSchema) },
+    },
+    atLimit,
+  );
   op('get', '/account/sites', 'sites.list', 'The sites, newest first', { status: 200, description: 'the sites', schema: listOf(siteSchema) });
   op('get', '/account/sites/{id}', 'sites.get', 'A site', { status: 200, description: 'the site', schema: siteSchema }, idParam);
-  op('patch', '/account/sites/{id}', 'sites.update', 'Change a site: its name, origins, allowed track names or identification settings', { status: 200, description: 'the site', schema: siteSchema }, {
-    ...idParam,
-    body: { required: true, content: json(siteUpdateSchema) },
+  op(
+    'patch',
+    '/account/sites/{id}',
+    'sites.update',
+    'Change a site: its name, origins, allowed track names or identification settings',
+    { status: 200, description: 'the site', schema: siteSchema },
+    {
+      ...idParam,
+      body: { required: true, content: json(siteUpdateSchema) },
+    },
+  );
+  op(
+    'delete',
+    '/account/sites/{id}',
+    'sites.delete',
+    'Delete a site; its key stops collecting and its visitors and traffic are deleted',
+    { status: 204, description: 'deleted' },
+    idParam,
+  );
+  op(
+    'get',
+    '/account/sites/{id}/traffic',
+    'sites.traffic',
+    'Page views, visitors and bots per hour over the last 24 hours',
+    { status: 200, description: 'the traffic', schema: siteTrafficSchema },
+    idParam,
+  );
+  op(
+    'get',
+    '/account/sites/{id}/stats',
+    'sites.stats',
+    'Page views, visitors, identified visitors and bots over the last 24 hours',
+    { status: 200, description: 'the counts', schema: siteStatsSchema },
+    idParam,
+  );
+  op(
+    'get',
+    '/account/visitors',
+    'sites.listVisitors',
+    'The visitors the tag has seen, the latest seen first (identified first when not filtered)',
+    { status: 200, description: 'a page of visitors', schema: pageOf(visitorSummarySchema) },
+    {
+      query: page.extend({
+        identified: z.enum(['true', 'false']).optional().meta({ description: 'only the identified visitors (true) or only the others (false)' }),
+      }),
+    },
+  );
+  const visitorParam = { params: z.object({ id: z.string().meta({ description: "the visitor id (24 hex); another account's is 404" }) }) };
+  op(
+    'get',
+    '/account/visitors/{id}',
+    'sites.getVisitor',
+    "A visitor's record: pages, sessions, identity history (with the page view of each match), consent and company",
+    { status: 200, description: 'the visitor', schema: visitorRecordSchema },
+    visitorParam,
+  );
+  op(
+    'post',
+    '/account/link-tokens',
+    'sites.createLinkToken',
+    'A token for campaign links (?gl=<token>) that identifies the visitor following it as the person (email_link)',
+    { status: 201, description: 'the token', schema: linkTokenCreatedSchema },
+    {
+      body: { required: true, content: json(linkTokenInputSchema) },
+    },
+  );
+  op('get', '/account/page-rules', 'sites.listPageRules', 'The page rules: page views of identified visitors that become events', {
+    status: 200,
+    description: 'the rules',
+    schema: listOf(pageRuleSchema),
   });
-  op('delete', '/account/sites/{id}', 'sites.delete', 'Delete a site; its key stops collecting and its visitors and traffic are deleted', { status: 204, description: 'deleted' }, idParam);
-  op('get', '/account/sites/{id}/traffic', 'sites.traffic', 'Page views, visitors and bots per hour over the last 24 hours', { status: 200, description: 'the traffic', schema: siteTrafficSchema }, idParam);
-  op('get', '/account/sites/{id}/stats', 'sites.stats', 'Page views, visitors, identified visitors and bots over the last 24 hours', { status: 200, description: 'the counts', schema: siteStatsSchema }, idParam);
-  op('get', '/account/visitors', 'sites.listVisitors', 'The visitors the tag has seen, the latest seen first (identified first when not filtered)', { status: 200, description: 'a page of visitors', schema: pageOf(visitorSummarySchema) }, {
-    query: page.extend({ identified: z.enum(['true', 'false']).optional().meta({ description: 'only the identified visitors (true) or only the others (false)' }) }),
-  });
-  const visitorParam = { params: z.object({ id: z.string().meta({ description: 'the visitor id (24 hex); another account\'s is 404' }) }) };
-  op('get', '/account/visitors/{id}', 'sites.getVisitor', "A visitor's record: pages, sessions, identity history (with the page view of each match), consent and company", { status: 200, description: 'the visitor', schema: visitorRecordSchema }, visitorParam);
-  op('post', '/account/link-tokens', 'sites.createLinkToken', 'A token for campaign links (?gl=<token>) that identifies the visitor following it as the person (email_link)', { status: 201, description: 'the token', schema: linkTokenCreatedSchema }, {
-    body: { required: true, content: json(linkTokenInputSchema) },
-  });
-  op('get', '/account/page-rules', 'sites.listPageRules', 'The page rules: page views of identified visitors that become events', { status: 200, description: 'the rules', schema: listOf(pageRuleSchema) });
-  op('post', '/account/page-rules', 'sites.createPageRule', "Make an identified visitor's matching page view an event for the person (once per rule per session), through the same pipeline as POST /events", { status: 201, description: 'created', schema: pageRuleSchema }, {
-    body: { required: true, content: json(pageRuleInputSchema) },
-  }, {
-    409: { description: 'the account already has its maximum of page rules (100 by default; limit_reached); delete one first', headers: RATE_HEADERS, content: json(errorBodySchema) },
-  });
+  op(
+    'post',
+    '/account/page-rules',
+    'sites.createPageRule',
+    "Make an identified visitor's matching page view an event for the person (once per rule per session), through the same pipeline as POST /events",
+    { status: 201, description: 'created', schema: pageRuleSchema },
+    {
+      body: { required: true, content: json(pageRuleInputSchema) },
+    },
+    {
+      409: {
+        description: 'the account already has its maximum of page rules (100 by default; limit_reached); delete one first',
+        headers: RATE_HEADERS,
+        content: json(errorBodySchema),
+      },
+    },
+  );
   op('delete', '/account/page-rules/{id}', 'sites.deletePageRule', 'Delete a page rule', { status: 204, description: 'deleted' }, idParam);
 }
 
@@ -448,10 +671,18 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
 function registerWebhooks(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
   const op = managementOperations(registry, security, 'Webhooks');
   const atLimit = {
-    409: { description: 'the account already has its maximum of webhook endpoints (limit_reached); delete one first', headers: RATE_HEADERS, content: json(errorBodySchema) },
+    409: {
+      description: 'the account already has its maximum of webhook endpoints (limit_reached); delete one first',
+      headers: RATE_HEADERS,
+      content: json(errorBodySchema),
+    },
   };
 
-  op('get', '/account/webhooks', 'webhooks.list', 'The webhook endpoints, oldest first (never their secrets)', { status: 200, description: 'the endpoints', schema: listOf(webhookEndpointSchema) });
+  op('get', '/account/webhooks', 'webhooks.list', 'The webhook endpoints, oldest first (never their secrets)', {
+    status: 200,
+    description: 'the endpoints',
+    schema: listOf(webhookEndpointSchema),
+  });
   op(
     'post',
     '/account/webhooks',
@@ -461,11 +692,25 @@ function registerWebhooks(registry: OpenAPIRegistry, security: Record<string, st
     { body: { required: true, content: json(webhookCreateSchema) } },
     atLimit,
   );
-  op('get', '/account/webhooks/{id}', 'webhooks.get', 'A webhook endpoint', { status: 200, description: 'the endpoint', schema: webhookEndpointSchema }, idParam);
-  op('patch', '/account/webhooks/{id}', 'webhooks.update', 'Change an endpoint: its url, its events, or pause and resume it', { status: 200, description: 'the endpoint', schema: webhookEndpointSchema }, {
-    ...idParam,
-    body: { required: true, content: json(webhookUpdateSchema) },
-  });
+  op(
+    'get',
+    '/account/webhooks/{id}',
+    'webhooks.get',
+    'A webhook endpoint',
+    { status: 200, description: 'the endpoint', schema: webhookEndpointSchema },
+    idParam,
+  );
+  op(
+    'patch',
+    '/account/webhooks/{id}',
+    'webhooks.update',
+    'Change an endpoint: its url, its events, or pause and resume it',
+    { status: 200, description: 'the endpoint', schema: webhookEndpointSchema },
+    {
+      ...idParam,
+      body: { required: true, content: json(webhookUpdateSchema) },
+    },
+  );
   op('delete', '/account/webhooks/{id}', 'webhooks.delete', 'Delete an endpoint with its deliveries', { status: 204, description: 'deleted' }, idParam);
   op(
     'post',
@@ -475,8 +720,15 @@ function registerWebhooks(registry: OpenAPIRegistry, security: Record<string, st
     { status: 200, description: 'the endpoint with its new secret', schema: webhookSecretRotatedSchema },
     idParam,
   );
-  op('get', '/account/webhooks/{id}/deliveries', 'webhooks.listDeliveries', "An endpoint's deliveries, newest first, each with every attempt", { status: 200, description: 'a page of deliveries', schema: pageOf(webhookDeliverySchema) }, {
-    ...idParam,
-    query: page.extend({ status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional() }),
-  });
+  op(
+    'get',
+    '/account/webhooks/{id}/deliveries',
+    'webhooks.listDeliveries',
+    "An endpoint's deliveries, newest first, each with every attempt",
+    { status: 200, description: 'a page of deliveries', schema: pageOf(webhookDeliverySchema) },
+    {
+      ...idParam,
+      query: page.extend({ status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional() }),
+    },
+  );
 }

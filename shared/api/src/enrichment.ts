@@ -5,7 +5,11 @@ import { z } from 'zod';
 export const MAX_REQUIRED = 50;
 export const MAX_BULK_ITEMS = 100;
 
-const text = (name: string, description: string) => z.string({ error: `${name} must be a string` }).optional().meta({ description });
+const text = (name: string, description: string) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .optional()
+    .meta({ description });
 
 export const enrichmentInputSchema = z
   .strictObject(
@@ -22,10 +26,15 @@ export const enrichmentInputSchema = z
     },
     {
       error: (i) =>
-        i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send email, phone, email_sha256 and/or pronet_url (and optionally required)` : 'body must be a JSON object',
+        i.code === 'unrecognized_keys'
+          ? `unknown field(s): ${i.keys.join(', ')}; send email, phone, email_sha256 and/or pronet_url (and optionally required)`
+          : 'body must be a JSON object',
     },
   )
-  .meta({ id: 'EnrichmentInput', description: 'At least one of email, phone, email_sha256, pronet_url; the first that matches wins, in that order (email, email_sha256, phone, pronet_url).' });
+  .meta({
+    id: 'EnrichmentInput',
+    description: 'At least one of email, phone, email_sha256, pronet_url; the first that matches wins, in that order (email, email_sha256, phone, pronet_url).',
+  });
 
 export type EnrichmentInput = z.infer<typeof enrichmentInputSchema>;
 

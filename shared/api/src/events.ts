@@ -22,7 +22,10 @@ export const eventInputSchema = z
         })
         .optional(),
     },
-    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; allowed: event, email, properties` : 'body must be a JSON object') },
+    {
+      error: (i) =>
+        i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; allowed: event, email, properties` : 'body must be a JSON object',
+    },
   )
   .meta({ id: 'EventInput', description: 'An event (spec §2.4, §4.3, §8); the email is trimmed and lower-cased.' });
 

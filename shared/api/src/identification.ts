@@ -29,10 +29,13 @@ export type LinkTokenInput = z.infer<typeof linkTokenInputSchema>;
 
 export const linkTokenCreatedSchema = z
   .object({
-    token: z.string().regex(/^[A-Za-z0-9_-]+$/).meta({
-      description:
-        "opaque and signed (AES-256-GCM): bound to this account, expiring, never the email in clear. Add it to a link to the site as ?gl=<token>: the tag sends it, removes it from the address bar, and the visitor is identified with method email_link",
-    }),
+    token: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .meta({
+        description:
+          'opaque and signed (AES-256-GCM): bound to this account, expiring, never the email in clear. Add it to a link to the site as ?gl=<token>: the tag sends it, removes it from the address bar, and the visitor is identified with method email_link',
+      }),
     expiresAt: at,
   })
   .meta({ id: 'LinkToken' });
@@ -84,4 +87,7 @@ export const visitorRecordSchema = visitorSummarySchema
       .nullable()
       .meta({ description: 'the company behind the address (ip_company, confidence 0.5), while no person is known' }),
   })
-  .meta({ id: 'VisitorRecord', description: "a visitor's full record: its pages, sessions, identity history with the page view that made each match, consent and company" });
+  .meta({
+    id: 'VisitorRecord',
+    description: "a visitor's full record: its pages, sessions, identity history with the page view that made each match, consent and company",
+  });

@@ -1,7 +1,14 @@
 export { MAX_BATCH_EVENTS, batchResultSchema, errorBodySchema, eventAckSchema, eventBatchSchema, eventInputSchema, type EventInput } from './events.js';
 export { MAX_BULK_ITEMS, MAX_REQUIRED, enrichmentBulkSchema, enrichmentInputSchema, type EnrichmentInput } from './enrichment.js';
 export { API_VERSION, buildOpenApiDocument } from './document.js';
-export { REENROLLMENT_POLICIES, UNCHANGED_REASONS, apiKeyInputSchema, playbookCreateSchema, playbookUpdateSchema, suppressionInputSchema } from './management.js';
+export {
+  REENROLLMENT_POLICIES,
+  UNCHANGED_REASONS,
+  apiKeyInputSchema,
+  playbookCreateSchema,
+  playbookUpdateSchema,
+  suppressionInputSchema,
+} from './management.js';
 export {
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_EVENT_TYPES,

@@ -21,13 +21,11 @@ const eventNames = (field: string) =>
   z.array(z.string({ error: `${field} must list event names as strings` }), { error: `${field} must be an array of event names` });
 
 export const REENROLLMENT_POLICIES = ['once', 'when_inactive', 'restart'] as const;
-const reenrollmentSchema = z
-  .enum(REENROLLMENT_POLICIES, { error: `reenrollment must be one of ${REENROLLMENT_POLICIES.join(', ')}` })
-  .meta({
-    id: 'ReenrollmentPolicy',
-    description:
-      'what a trigger does for a person enrolled before: once (never a second enrollment), when_inactive (the default: a new one only when none is active), restart (an active one is stopped and a new one started)',
-  });
+const reenrollmentSchema = z.enum(REENROLLMENT_POLICIES, { error: `reenrollment must be one of ${REENROLLMENT_POLICIES.join(', ')}` }).meta({
+  id: 'ReenrollmentPolicy',
+  description:
+    'what a trigger does for a person enrolled before: once (never a second enrollment), when_inactive (the default: a new one only when none is active), restart (an active one is stopped and a new one started)',
+});
 
 const playbookShape = {
   name: z.string({ error: (i) => (i.input === undefined ? 'name is required' : 'name must be a string') }),
@@ -37,7 +35,9 @@ const playbookShape = {
 };
 
 const playbookObjectError = (i: { code: string; keys?: string[] }) =>
-  i.code === 'unrecognized_keys' ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a playbook has name, triggers, exits and reenrollment` : 'body must be a JSON object';
+  i.code === 'unrecognized_keys'
+    ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a playbook has name, triggers, exits and reenrollment`
+    : 'body must be a JSON object';
 
 export const playbookCreateSchema = z.strictObject(playbookShape, { error: playbookObjectError }).meta({ id: 'PlaybookInput' });
 export const playbookUpdateSchema = z
@@ -49,19 +49,40 @@ const at = z.iso.datetime();
 const atOrNull = at.nullable();
 const cursor = z.string().nullable().meta({ description: 'give it as ?cursor= for the next page; null on the last page' });
 
-export const eventTokenCreatedSchema = z.object({ id, prefix: z.string(), token: z.string(), createdAt: at }).meta({ id: 'EventTokenCreated', description: 'the token is shown here only' });
+export const eventTokenCreatedSchema = z
+  .object({ id, prefix: z.string(), token: z.string(), createdAt: at })
+  .meta({ id: 'EventTokenCreated', description: 'the token is shown here only' });
 export const eventTokenSchema = z.object({ id, prefix: z.string(), createdAt: at, lastUsedAt: atOrNull, revokedAt: atOrNull }).meta({ id: 'EventToken' });
-export const apiKeyCreatedSchema = z.object({ id, prefix: z.string(), key: z.string(), scopes: z.array(z.enum(SCOPES)), createdAt: at }).meta({ id: 'ApiKeyCreated', description: 'the key is shown here only' });
-export const apiKeySchema = z.object({ id, prefix: z.string(), scopes: z.array(z.enum(SCOPES)), createdAt: at, lastUsedAt: atOrNull, revokedAt: atOrNull }).meta({ id: 'ApiKey' });
+export const apiKeyCreatedSchema = z
+  .object({ id, prefix: z.string(), key: z.string(), scopes: z.array(z.enum(SCOPES)), createdAt: at })
+  .meta({ id: 'ApiKeyCreated', description: 'the key is shown here only' });
+export const apiKeySchema = z
+  .object({ id, prefix: z.string(), scopes: z.array(z.enum(SCOPES)), createdAt: at, lastUsedAt: atOrNull, revokedAt: atOrNull })
+  .meta({ id: 'ApiKey' });
 export const playbookSchema = z
   .object({ id, name: z.string(), triggers: z.array(z.string()), exits: z.array(z.string()), reenrollment: reenrollmentSchema, createdAt: at, updatedAt: at })
   .meta({ id: 'Playbook' });
 export const enrollmentSchema = z
-  .object({ id, email: z.string(), status: z.enum(['active', 'stopped']), startedAt: at, startedBy: z.string().nullable(), stoppedAt: atOrNull, stoppedBy: z.string().nullable() })
+  .object({
+    id,
+    email: z.string(),
+    status: z.enum(['active', 'stopped']),
+    startedAt: at,
+    startedBy: z.string().nullable(),
+    stoppedAt: atOrNull,
+    stoppedBy: z.string().nullable(),
+  })
   .meta({ id: 'Enrollment' });
 const namedPlaybook = z.object({ id, name: z.string() });
 export const catalogEntrySchema = z
-  .object({ name: z.string(), firstSeenAt: at, lastSeenAt: at, count: z.number().int().min(0), triggers: z.array(namedPlaybook), exits: z.array(namedPlaybook) })
+  .object({
+    name: z.string(),
+    firstSeenAt: at,
+    lastSeenAt: at,
+    count: z.number().int().min(0),
+    triggers: z.array(namedPlaybook),
+    exits: z.array(namedPlaybook),
+  })
   .meta({ id: 'CatalogEntry' });
 /** The catalog, a page of names at a time, with how full it is and what its cap refused. */
 export const catalogPageSchema = z
@@ -71,7 +92,8 @@ export const catalogPageSchema = z
     names: z.number().int().min(0).meta({ description: 'event names in the catalog' }),
     maxNames: z.number().int().min(1).meta({ description: "the most names an account's catalog holds" }),
     full: z.boolean().meta({
-      description: 'names = maxNames: an event with a name not in the catalog is still accepted and applied (exits, receipts), but its name is not added, so it cannot become a trigger',
+      description:
+        'names = maxNames: an event with a name not in the catalog is still accepted and applied (exits, receipts), but its name is not added, so it cannot become a trigger',
     }),
     refused: z
       .object({
@@ -85,23 +107,26 @@ export const catalogPageSchema = z
   })
   .meta({ id: 'CatalogPage', description: 'the catalog by name, a page at a time' });
 export const recentEventSchema = z
-  .object({ eventId: id, event: z.string(), email: z.string(), properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), receivedAt: at })
+  .object({
+    eventId: id,
+    event: z.string(),
+    email: z.string(),
+    properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+    receivedAt: at,
+  })
   .meta({ id: 'RecentEvent' });
 const totals = z.object({ identityMatches: z.number().int().min(0), enrichedRecords: z.number().int().min(0) });
-export const usageSchema = z
-  .object({ items: z.array(totals.extend({ day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) })), totals })
-  .meta({ id: 'Usage' });
+export const usageSchema = z.object({ items: z.array(totals.extend({ day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) })), totals }).meta({ id: 'Usage' });
 
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: cursor });
 /** The recent raw events also say how many raw copies the account's budget dropped. */
 export const recentEventsPageSchema = pageOf(recentEventSchema)
   .extend({
-    dropped: z
-      .number()
-      .int()
-      .min(0)
-      .meta({ description: 'raw copies of this account deleted in the last 24 h, oldest first, to keep it within its raw budget (the events themselves were accepted and applied)' }),
+    dropped: z.number().int().min(0).meta({
+      description:
+        'raw copies of this account deleted in the last 24 h, oldest first, to keep it within its raw budget (the events themselves were accepted and applied)',
+    }),
   })
   .meta({ id: 'RecentEventsPage' });
 
@@ -111,17 +136,19 @@ export const dryRunSchema = z
   .object({
     event: z.string(),
     email: z.string(),
-    catalog: z
-      .enum(['known', 'new', 'full'])
-      .meta({ description: 'whether the name is already in the catalog (new: sending it would add it; full: it is not and the catalog is full, so sending it would be applied but not add it)' }),
+    catalog: z.enum(['known', 'new', 'full']).meta({
+      description:
+        'whether the name is already in the catalog (new: sending it would add it; full: it is not and the catalog is full, so sending it would be applied but not add it)',
+    }),
     playbooks: z.array(
       z.object({
         id,
         name: z.string(),
         outcome: z.enum(['start', 'stop', 'restart', 'none']),
-        reason: z
-          .enum(['trigger', 'exit', 'exit_and_trigger', ...UNCHANGED_REASONS])
-          .meta({ description: 'trigger, exit, exit_and_trigger (or reenrollment_policy for a restart); for none: already_active, not_active, suppressed or reenrollment_policy' }),
+        reason: z.enum(['trigger', 'exit', 'exit_and_trigger', ...UNCHANGED_REASONS]).meta({
+          description:
+            'trigger, exit, exit_and_trigger (or reenrollment_policy for a restart); for none: already_active, not_active, suppressed or reenrollment_policy',
+        }),
       }),
     ),
   })
@@ -140,7 +167,9 @@ export const suppressionCreatedSchema = suppressionSchema
 export const erasureSchema = z
   .object({
     stoppedEnrollments: z.number().int().min(0),
-    hashedEnrollments: z.number().int().min(0).meta({ description: 'enrollments kept for counts, the email replaced by a keyed stand-in (erased:<64 hex>, the same for the same person of the account)' }),
+    hashedEnrollments: z.number().int().min(0).meta({
+      description: 'enrollments kept for counts, the email replaced by a keyed stand-in (erased:<64 hex>, the same for the same person of the account)',
+    }),
     hashedEffects: z.number().int().min(0),
     deletedSuppressions: z.number().int().min(0),
     deletedRawEvents: z.number().int().min(0),
@@ -148,7 +177,7 @@ export const erasureSchema = z
     deletedVisitors: z.number().int().min(0).meta({ description: 'site visitors once tied to the person whose page-view aggregates were deleted' }),
     deletedVisitorLinks: z.number().int().min(0).meta({ description: 'identity links (visitor to person) deleted' }),
     deletedImportedVisitors: z.number().int().min(0).meta({ description: 'imported visitors (`glimpse import visitors`) matched to the person, deleted' }),
-    hashedImportedVisitors: z.number().int().min(0).meta({ description: "other imported visitors whose page views named the email, now naming the stand-in" }),
+    hashedImportedVisitors: z.number().int().min(0).meta({ description: 'other imported visitors whose page views named the email, now naming the stand-in' }),
   })
   .meta({
     id: 'Erasure',
@@ -164,7 +193,9 @@ export const receiptSchema = z
     appliedAt: at,
     started: z.array(playbookRef),
     stopped: z.array(playbookRef),
-    unchanged: z.array(playbookRef.extend({ reason: z.enum(UNCHANGED_REASONS) })).meta({ description: 'each opted-in playbook the event left as it was, and why' }),
+    unchanged: z
+      .array(playbookRef.extend({ reason: z.enum(UNCHANGED_REASONS) }))
+      .meta({ description: 'each opted-in playbook the event left as it was, and why' }),
     personErased: z.boolean().meta({ description: 'the person has been erased since' }),
   })
   .meta({ id: 'EventReceipt', description: 'what an accepted event did; playbook ids and reasons only, no property value' });

@@ -10,9 +10,17 @@ describe('the enriched record schema (spec §2.3)', () => {
       [shape.profile.shape.email, ['ada@acme.co', null], ['nope', 'a@b']],
       [shape.traits.shape.birth_date, ['1985-02-28', null], ['1985-13-01', '1985-02-30x', '1985-2-1']],
       [shape.experience.element.shape.end_date, ['2020-01', null], ['2020-13', '2020-1']],
-      [shape.organization.shape.latest_funding_round_date, ['2024-01-02T03:04:05Z', '2024-01-02T03:04:05.123+02:00', null], ['2024-01-02T03:04Z', '2024-01-02', '2024-01-02T03:04:05']],
+      [
+        shape.organization.shape.latest_funding_round_date,
+        ['2024-01-02T03:04:05Z', '2024-01-02T03:04:05.123+02:00', null],
+        ['2024-01-02T03:04Z', '2024-01-02', '2024-01-02T03:04:05'],
+      ],
       [shape.location.shape.geo, ['59.91,10.75', '-90,-180', null], ['91,0', '0,181', '59.91;10.75']],
-      [shape.traits.shape.photo_url, ['https://images.example/p.jpg', null], ['images.example/p.jpg', 'https://Images.example/p.jpg', 'ftp://images.example/p', 'https://localhost/']],
+      [
+        shape.traits.shape.photo_url,
+        ['https://images.example/p.jpg', null],
+        ['images.example/p.jpg', 'https://Images.example/p.jpg', 'ftp://images.example/p', 'https://localhost/'],
+      ],
     ];
     for (const [schema, good, bad] of cases) {
       for (const value of good) expect({ value, ok: accepts(schema, value) }).toEqual({ value, ok: true });
@@ -34,7 +42,18 @@ describe('the enriched record schema (spec §2.3)', () => {
   });
 
   it('when an object lacks a member or has one the spec does not name, then it fails', () => {
-    const location = { name: 'Oslo', locality: null, metro: null, region: null, country: null, continent: null, street_address: null, address_line_2: null, postal_code: null, geo: null };
+    const location = {
+      name: 'Oslo',
+      locality: null,
+      metro: null,
+      region: null,
+      country: null,
+      continent: null,
+      street_address: null,
+      address_line_2: null,
+      postal_code: null,
+      geo: null,
+    };
     expect(accepts(shape.experience.element.shape.company.shape.location, location)).toBe(true);
     expect(accepts(shape.experience.element.shape.company.shape.location, { ...location, city: 'Oslo' })).toBe(false);
     const { geo: _geo, ...withoutGeo } = location;
@@ -45,7 +64,15 @@ describe('the enriched record schema (spec §2.3)', () => {
 describe('the visitor details schema (spec §2.1)', () => {
   it('when every field is absent, then it passes; a null or a field outside the record fails', () => {
     expect(accepts(visitorDetailsSchema, {})).toBe(true);
-    expect(accepts(visitorDetailsSchema, { firstName: 'Ada', email: 'ada@acme.co', pronet_url: 'https://pronet.example/in/ada', page_views: 3, last_seen_at: '2026-01-02T03:04:05.000Z' })).toBe(true);
+    expect(
+      accepts(visitorDetailsSchema, {
+        firstName: 'Ada',
+        email: 'ada@acme.co',
+        pronet_url: 'https://pronet.example/in/ada',
+        page_views: 3,
+        last_seen_at: '2026-01-02T03:04:05.000Z',
+      }),
+    ).toBe(true);
     expect(accepts(visitorDetailsSchema, { firstName: null })).toBe(false);
     expect(accepts(visitorDetailsSchema, { nickname: 'A' })).toBe(false);
     expect(accepts(visitorDetailsSchema, { identified_by: { method: 'form', at: '2026-01-02T03:04:05Z', confidence: 0.9 } })).toBe(true);

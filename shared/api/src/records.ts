@@ -42,7 +42,10 @@ const str = z.string().nullable().meta({ id: 'Str' });
 const int = z.int().nullable().meta({ id: 'Int' });
 const bool = z.boolean().nullable().meta({ id: 'Bool' });
 /** A field the spec shows only as null: its type is not shown, so any JSON scalar is kept. */
-const unshown = z.union([z.string(), z.number(), z.boolean()]).nullable().meta({ id: 'Unshown', description: 'shown only as null in the spec; its type is not shown' });
+const unshown = z
+  .union([z.string(), z.number(), z.boolean()])
+  .nullable()
+  .meta({ id: 'Unshown', description: 'shown only as null in the spec; its type is not shown' });
 const strings = z.array(z.string()).meta({ id: 'Strings' });
 // An array whose element type the spec does not give: any JSON values. Typed as JsonValue[] (a
 // recursive z.json() is beyond zod-to-openapi); the values come from JSON.parse, so they are JSON.
@@ -277,7 +280,11 @@ export const visitorDetailsSchema = z
     pronet_url: servedUrl.meta({ format: 'uri' }).optional(),
     page_views: z.int().min(0).optional(),
     last_seen_at: timestamp.meta({ format: 'date-time' }).optional(),
-    sessions: z.int().min(0).meta({ description: 'visits of a visitor seen by the site tag (a new one after 30 idle minutes or a new UTM campaign)' }).optional(),
+    sessions: z
+      .int()
+      .min(0)
+      .meta({ description: 'visits of a visitor seen by the site tag (a new one after 30 idle minutes or a new UTM campaign)' })
+      .optional(),
     first_seen: timestamp.meta({ format: 'date-time', description: "the tag's first page view of the visitor" }).optional(),
     last_seen: timestamp.meta({ format: 'date-time', description: "the tag's last page view or engagement of the visitor" }).optional(),
     last_page: z.string().meta({ description: "the path of the visitor's last page view (no query)" }).optional(),
@@ -290,7 +297,7 @@ export const visitorDetailsSchema = z
       })
       .meta({
         description:
-          'how, when and how surely the visitor was tied to a person or a company: method identify (confidence 1), email_link (1), form (0.9), ip_company (0.5: the company behind the address; the person\'s fields absent)',
+          "how, when and how surely the visitor was tied to a person or a company: method identify (confidence 1), email_link (1), form (0.9), ip_company (0.5: the company behind the address; the person's fields absent)",
       })
       .optional(),
   })

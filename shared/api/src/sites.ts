@@ -27,9 +27,14 @@ const origins = z
   .max(MAX_SITE_ORIGINS, `a site has at most ${MAX_SITE_ORIGINS} origins`)
   .meta({ description: 'scheme://host[:port] (http or https, no path); lower-cased, the default port dropped' });
 const trackEvents = z
-  .array(z.string({ error: 'track_events must list event names as strings' }).regex(EVENT_NAME_PATTERN, 'each track event must be 1 to 64 characters: letters, digits, _ . : -'), {
-    error: 'track_events must be an array of event names',
-  })
+  .array(
+    z
+      .string({ error: 'track_events must list event names as strings' })
+      .regex(EVENT_NAME_PATTERN, 'each track event must be 1 to 64 characters: letters, digits, _ . : -'),
+    {
+      error: 'track_events must be an array of event names',
+    },
+  )
   .max(MAX_TRACK_EVENTS, `a site allows at most ${MAX_TRACK_EVENTS} track events`)
   .meta({ description: "the names the site's browsers may send with glimpse('track', …); others are dropped (default: none)" });
 
@@ -38,15 +43,14 @@ export type SiteConsentMode = (typeof SITE_CONSENT_MODES)[number];
 /** A site's identification settings when not given: what the snippet leaves out. */
 export const SITE_SETTING_DEFAULTS = { capture_forms: false, consent: 'implied', honor_gpc: true } as const;
 
-const captureForms = z
-  .boolean({ error: 'capture_forms must be true or false' })
-  .meta({ description: 'the tag sends the email of submitted forms (never a password field, never inside data-glimpse-ignore); identified with method form (default false)' });
-const consent = z
-  .enum(SITE_CONSENT_MODES, { error: 'consent must be "implied" or "required"' })
-  .meta({
-    description:
-      "implied (default): a persistent visitor id at once; required: cookieless (a daily-salted hash of site, IP and user agent; no cookie, no storage, nothing identified) until glimpse('consent', 'granted')",
-  });
+const captureForms = z.boolean({ error: 'capture_forms must be true or false' }).meta({
+  description:
+    'the tag sends the email of submitted forms (never a password field, never inside data-glimpse-ignore); identified with method form (default false)',
+});
+const consent = z.enum(SITE_CONSENT_MODES, { error: 'consent must be "implied" or "required"' }).meta({
+  description:
+    "implied (default): a persistent visitor id at once; required: cookieless (a daily-salted hash of site, IP and user agent; no cookie, no storage, nothing identified) until glimpse('consent', 'granted')",
+});
 const honorGpc = z
   .boolean({ error: 'honor_gpc must be true or false' })
   .meta({ description: "a browser's Global Privacy Control signal keeps its visitor cookieless and unidentifiable, like a denial (default true)" });
@@ -58,7 +62,14 @@ const siteObjectError = (i: { code: string; keys?: string[] }) =>
 
 export const siteCreateSchema = z
   .strictObject(
-    { name, origins, track_events: trackEvents.optional(), capture_forms: captureForms.optional(), consent: consent.optional(), honor_gpc: honorGpc.optional() },
+    {
+      name,
+      origins,
+      track_events: trackEvents.optional(),
+      capture_forms: captureForms.optional(),
+      consent: consent.optional(),
+      honor_gpc: honorGpc.optional(),
+    },
     { error: siteObjectError },
   )
   .meta({ id: 'SiteInput' });
@@ -95,7 +106,10 @@ export const siteSchema = z
     snippet: z
       .object({
         html: z.string().meta({ description: 'the tag to put in every page' }),
-        integrity: z.string().regex(/^sha384-[A-Za-z0-9+/]+=*$/).meta({ description: "the tag's Subresource Integrity hash" }),
+        integrity: z
+          .string()
+          .regex(/^sha384-[A-Za-z0-9+/]+=*$/)
+          .meta({ description: "the tag's Subresource Integrity hash" }),
       })
       .meta({ description: 'the install snippet; it carries data-capture-forms, data-consent and data-honor-gpc only when they differ from the defaults' }),
   })
@@ -112,7 +126,7 @@ export const siteStatsSchema = z
 
 export const siteTrafficSchema = z
   .object({
-    firstPageViewAt: at.nullable().meta({ description: 'when the site\'s first page view was received; null before' }),
+    firstPageViewAt: at.nullable().meta({ description: "when the site's first page view was received; null before" }),
     hours: z
       .array(z.object({ hour: at, pageViews: z.int().min(0), visitors: z.int().min(0), bots: z.int().min(0) }))
       .meta({ description: 'the last 24 hours, oldest first, zero-filled' }),
@@ -144,7 +158,9 @@ export const visitorSummarySchema = z
   .meta({ id: 'VisitorSummary' });
 
 // POST /collect: the wire format of the tag. One level of traits and properties, like events.
-const propertyValue = z.union([z.string().max(1024), z.number().finite(), z.boolean()], { error: 'values must be strings, numbers or booleans (one level deep)' });
+const propertyValue = z.union([z.string().max(1024), z.number().finite(), z.boolean()], {
+  error: 'values must be strings, numbers or booleans (one level deep)',
+});
 const flat = z.record(z.string().min(1).max(128), propertyValue).refine((o) => Object.keys(o).length <= 50, 'at most 50 properties');
 const collectedId = z.string({ error: 'id is required' }).regex(COLLECTED_ID_PATTERN, 'id must be 8 to 64 letters, digits, _ or -');
 const utm = z.strictObject({
@@ -188,13 +204,16 @@ export const collectEventSchema = z
           path: z.string().max(2048).optional(),
         })
         .meta({ description: "identifies the visitor with method email_link when the token is intact, this site's account's and not expired (else dropped)" }),
-      z
-        .strictObject({ type: z.literal('consent'), id: collectedId, state: z.enum(['granted', 'denied']) })
-        .meta({
-          description:
-            "granted: the visitor gets its persistent id (and cookie) and the day's cookieless page views join it; denied: the visitor's identity links are deleted and its cookie cleared",
-        }),
-      z.strictObject({ type: z.literal('track'), id: collectedId, event: z.string().regex(EVENT_NAME_PATTERN, 'event must be 1 to 64 characters: letters, digits, _ . : -'), properties: flat.optional() }),
+      z.strictObject({ type: z.literal('consent'), id: collectedId, state: z.enum(['granted', 'denied']) }).meta({
+        description:
+          "granted: the visitor gets its persistent id (and cookie) and the day's cookieless page views join it; denied: the visitor's identity links are deleted and its cookie cleared",
+      }),
+      z.strictObject({
+        type: z.literal('track'),
+        id: collectedId,
+        event: z.string().regex(EVENT_NAME_PATTERN, 'event must be 1 to 64 characters: letters, digits, _ . : -'),
+        properties: flat.optional(),
+      }),
     ],
     { error: 'each event needs a type: pageview, engagement, identify, link, consent or track' },
   )
@@ -209,13 +228,19 @@ export const collectRequestSchema = z
         description:
           "the visitor's consent as the tag knows it (absent: implied). On a site with consent required, until granted (and always when denied) no cookie is set, page views are counted under a daily-salted hash of site, IP and user agent, and identify, link and track are dropped",
       }),
-      gpc: z.boolean().optional().meta({ description: "the browser's Global Privacy Control signal; when the site honours it, the visitor is treated as having denied consent" }),
+      gpc: z
+        .boolean()
+        .optional()
+        .meta({ description: "the browser's Global Privacy Control signal; when the site honours it, the visitor is treated as having denied consent" }),
       events: z
         .array(collectEventSchema, { error: (i) => (i.input === undefined ? 'events is required' : 'events must be an array') })
         .min(1, 'events must hold at least one event')
         .max(MAX_COLLECT_EVENTS, `a request holds at most ${MAX_COLLECT_EVENTS} events`),
     },
-    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {site, vid, consent, gpc, events}` : 'body must be a JSON object') },
+    {
+      error: (i) =>
+        i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {site, vid, consent, gpc, events}` : 'body must be a JSON object',
+    },
   )
   .meta({ id: 'CollectRequest', description: 'What the tag sends, as text/plain (a CORS simple request) or application/json; at most 32 KB.' });
 export type CollectRequest = z.infer<typeof collectRequestSchema>;
@@ -223,11 +248,13 @@ export type CollectEvent = z.infer<typeof collectEventSchema>;
 
 export const collectAnswerSchema = z
   .strictObject({
-    vid: z.string().regex(VISITOR_ID_PATTERN).nullable().meta({ description: 'the visitor id (also in the _glv cookie); null for a bot and for a cookieless visitor (consent required and not given, denied, or GPC)' }),
-    accepted: z
-      .int()
-      .min(0)
-      .meta({ description: 'the events recorded (dropped: track names the site does not allow, invalid emails and link tokens, form captures the site does not take, anything identifying from a cookieless visitor)' }),
+    vid: z.string().regex(VISITOR_ID_PATTERN).nullable().meta({
+      description: 'the visitor id (also in the _glv cookie); null for a bot and for a cookieless visitor (consent required and not given, denied, or GPC)',
+    }),
+    accepted: z.int().min(0).meta({
+      description:
+        'the events recorded (dropped: track names the site does not allow, invalid emails and link tokens, form captures the site does not take, anything identifying from a cookieless visitor)',
+    }),
     bot: z.literal(true).optional(),
   })
   .meta({ id: 'CollectAnswer' });

@@ -18,7 +18,8 @@ const events = z
   .min(1, { error: `subscribe to at least one event: ${WEBHOOK_EVENT_TYPES.join(', ')}` })
   .meta({ description: 'the event types to receive (duplicates are dropped)' });
 const unknownKeys = (fields: string) => ({
-  error: (i: { code: string; keys?: string[] }) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${(i.keys ?? []).join(', ')}; send ${fields}` : 'body must be a JSON object'),
+  error: (i: { code: string; keys?: string[] }) =>
+    i.code === 'unrecognized_keys' ? `unknown field(s): ${(i.keys ?? []).join(', ')}; send ${fields}` : 'body must be a JSON object',
 });
 
 /** POST /account/webhooks {url, events}. */
@@ -29,7 +30,10 @@ export const webhookUpdateSchema = z
     {
       url: url.optional(),
       events: events.optional(),
-      enabled: z.boolean({ error: 'enabled must be true or false' }).optional().meta({ description: 'false pauses deliveries; true resumes them (and the pending ones, with a fresh retry window)' }),
+      enabled: z
+        .boolean({ error: 'enabled must be true or false' })
+        .optional()
+        .meta({ description: 'false pauses deliveries; true resumes them (and the pending ones, with a fresh retry window)' }),
     },
     unknownKeys('any of {url, events, enabled}'),
   )
@@ -49,7 +53,10 @@ const endpointShape = {
   url: z.string(),
   events: z.array(eventType),
   enabled: z.boolean(),
-  disabledReason: z.enum(['failing', 'user']).nullable().meta({ description: 'failing: disabled after a day of failed attempts; user: disabled by a change; null while enabled' }),
+  disabledReason: z
+    .enum(['failing', 'user'])
+    .nullable()
+    .meta({ description: 'failing: disabled after a day of failed attempts; user: disabled by a change; null while enabled' }),
   disabledAt: atOrNull,
   failingSince: atOrNull.meta({ description: 'the first failed attempt since the last success, while attempts are failing' }),
   createdAt: at,
@@ -57,7 +64,9 @@ const endpointShape = {
 };
 
 export const webhookEndpointSchema = z.object(endpointShape).meta({ id: 'WebhookEndpoint' });
-export const webhookEndpointCreatedSchema = z.object({ ...endpointShape, secret }).meta({ id: 'WebhookEndpointCreated', description: 'the secret is shown here only' });
+export const webhookEndpointCreatedSchema = z
+  .object({ ...endpointShape, secret })
+  .meta({ id: 'WebhookEndpointCreated', description: 'the secret is shown here only' });
 export const webhookSecretRotatedSchema = z
   .object({ ...endpointShape, secret, previousSecretExpiresAt: at.meta({ description: 'until then, deliveries are signed with the previous secret too' }) })
   .meta({ id: 'WebhookSecretRotated', description: 'the new secret is shown here only' });
@@ -68,15 +77,20 @@ export const webhookAttemptSchema = z
   .object({
     at,
     succeeded: z.boolean(),
-    responseStatus: z.number().int().min(100).max(999).nullable().meta({ description: 'the receiver\'s HTTP status; null when it did not answer' }),
-    error: z.string().nullable().meta({ description: 'why the attempt failed (the status it answered, a timeout, a refused connection or address, …); null when it succeeded' }),
+    responseStatus: z.number().int().min(100).max(999).nullable().meta({ description: "the receiver's HTTP status; null when it did not answer" }),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'why the attempt failed (the status it answered, a timeout, a refused connection or address, …); null when it succeeded' }),
     durationMs: z.number().int().min(0),
   })
   .meta({ id: 'WebhookAttempt' });
 export const webhookDeliverySchema = z
   .object({
     id,
-    effectId: id.meta({ description: 'the playbook effect delivered (for visitor.identified: the identification\'s id); the webhook-id header of every attempt' }),
+    effectId: id.meta({
+      description: "the playbook effect delivered (for visitor.identified: the identification's id); the webhook-id header of every attempt",
+    }),
     type: eventType,
     status: z.enum(WEBHOOK_DELIVERY_STATUSES),
     createdAt: at,

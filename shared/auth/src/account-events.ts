@@ -47,7 +47,11 @@ export function accountEventMessage(row: { accountId: string; type: string; at: 
  * published (0 as well when another publisher holds the lock). Throws when a send fails, after
  * marking the rows sent before the first failure.
  */
-export async function publishAccountEvents(db: Db, producer: AccountEventProducer, { limit = 100, transactionTimeoutMs = 15_000 }: PublishAccountEventsOptions = {}): Promise<number> {
+export async function publishAccountEvents(
+  db: Db,
+  producer: AccountEventProducer,
+  { limit = 100, transactionTimeoutMs = 15_000 }: PublishAccountEventsOptions = {},
+): Promise<number> {
   return withAdvisoryLock(
     db,
     'accountEventsPublisher',
@@ -58,7 +62,12 @@ export async function publishAccountEvents(db: Db, producer: AccountEventProduce
       if (rows.length === 0) return 0;
       // All handed to the producer at once (one batch, in this order); per partition Kafka keeps it.
       const outcomes = await Promise.allSettled(
-        rows.map((r) => producer.send(TOPICS.accounts, { key: r.account_id, value: JSON.stringify(accountEventMessage({ accountId: r.account_id, type: r.type, at: r.at })) })),
+        rows.map((r) =>
+          producer.send(TOPICS.accounts, {
+            key: r.account_id,
+            value: JSON.stringify(accountEventMessage({ accountId: r.account_id, type: r.type, at: r.at })),
+          }),
+        ),
       );
       const firstFailure = outcomes.findIndex((o) => o.status === 'rejected');
       const sent = firstFailure === -1 ? rows : rows.slice(0, firstFailure);

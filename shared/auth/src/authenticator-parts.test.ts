@@ -96,10 +96,14 @@ describe('createCredentialFetcher', () => {
 
   it('when the database is unreachable, then the failure is reported; another error is not', async () => {
     const unreachable = Object.assign(new Error("Can't reach database server"), { name: 'PrismaClientKnownRequestError', code: 'P1001' });
-    const down = setup(async () => { throw unreachable; });
+    const down = setup(async () => {
+      throw unreachable;
+    });
     await expect(down.fetcher.fetch('event_token', 'h')).rejects.toBe(unreachable);
     expect(down.onDependencyFailure).toHaveBeenCalledTimes(1);
-    const bug = setup(async () => { throw new TypeError('bug'); });
+    const bug = setup(async () => {
+      throw new TypeError('bug');
+    });
     await expect(bug.fetcher.fetch('event_token', 'h')).rejects.toThrow('bug');
     expect(bug.onDependencyFailure).not.toHaveBeenCalled();
   });

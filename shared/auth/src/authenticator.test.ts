@@ -37,7 +37,16 @@ const eventToken = { kind: 'event_token' } as const;
 
 function tokenRow(accountNo: number): { plain: string; row: Row } {
   const token = generateCredential('event_token');
-  return { plain: token.plain, row: { id: `0d8c4a9e-51a2-4c3e-9c1f-6f1d2a3b4c${String(accountNo).padStart(2, '0')}`, accountId: `a1b2c3d4-0000-4000-8000-0000000000${String(accountNo).padStart(2, '0')}`, hash: token.hash, revokedAt: null, account: { workflows: true } } };
+  return {
+    plain: token.plain,
+    row: {
+      id: `0d8c4a9e-51a2-4c3e-9c1f-6f1d2a3b4c${String(accountNo).padStart(2, '0')}`,
+      accountId: `a1b2c3d4-0000-4000-8000-0000000000${String(accountNo).padStart(2, '0')}`,
+      hash: token.hash,
+      revokedAt: null,
+      account: { workflows: true },
+    },
+  };
 }
 
 describe('authenticator cache', () => {
@@ -84,7 +93,11 @@ describe('authenticator cache', () => {
     expect((await auth.authenticate(bearer(plain), eventToken)).accountId).toBe(row.accountId);
     expect(outcomes).toContain('stale_served');
     await sleep(180);
-    await expect(auth.authenticate(bearer(plain), eventToken)).rejects.toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'Retry-After': '1' } });
+    await expect(auth.authenticate(bearer(plain), eventToken)).rejects.toMatchObject({
+      code: 'service_unavailable',
+      status: 503,
+      headers: { 'Retry-After': '1' },
+    });
   });
 
   it('when the database hangs after having failed, then a known token is answered from the cache at once, not after the hung query', async () => {
@@ -127,7 +140,10 @@ describe('authenticator cache', () => {
     await auth.authenticate(bearer(plain), eventToken, { ip: '203.0.113.9' });
     allowed = false;
     const reads = state.reads;
-    await expect(auth.authenticate(bearer(tokenRow(5).plain), eventToken, { ip: '203.0.113.9' })).rejects.toMatchObject({ status: 429, headers: { 'Retry-After': '3' } });
+    await expect(auth.authenticate(bearer(tokenRow(5).plain), eventToken, { ip: '203.0.113.9' })).rejects.toMatchObject({
+      status: 429,
+      headers: { 'Retry-After': '3' },
+    });
     expect(state.reads).toBe(reads);
     expect((await auth.authenticate(bearer(plain), eventToken, { ip: '203.0.113.9' })).accountId).toBe(row.accountId);
     expect(seen).toEqual(['203.0.113.9', '203.0.113.9']);

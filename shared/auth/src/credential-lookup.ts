@@ -20,10 +20,11 @@ export async function lookupCredential(db: Db, kind: CredentialKind, hash: strin
  * forget: a slow or failing write must never slow or fail the request it came from.
  */
 export function touchCredential(db: Db, { kind, credentialId }: Principal): void {
-  const write = kind === 'event_token'
-    ? db.$executeRaw`UPDATE event_tokens SET last_used_at = now()
+  const write =
+    kind === 'event_token'
+      ? db.$executeRaw`UPDATE event_tokens SET last_used_at = now()
         WHERE id = ${credentialId}::uuid AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`
-    : db.$executeRaw`UPDATE api_keys SET last_used_at = now()
+      : db.$executeRaw`UPDATE api_keys SET last_used_at = now()
         WHERE id = ${credentialId}::uuid AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
   write.catch(() => undefined);
 }

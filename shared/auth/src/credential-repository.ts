@@ -5,7 +5,6 @@ import { generateCredential, type Scope } from './credentials.js';
 import { isUuid } from '@glimpse/validation';
 import { recordAccountEvent } from './account-events.js';
 
-
 export interface CreatedCredential {
   id: string;
   prefix: string;
@@ -33,7 +32,11 @@ export interface ApiKeySummary extends EventTokenSummary {
  * `glimpse account create`, the one way an installation creates accounts, grants it only with
  * --workflows, and a row inserted any other way has none (the column's default).
  */
-export async function createAccount(db: Db, name: string, { workflows = true }: { workflows?: boolean } = {}): Promise<{ id: string; name: string; workflows: boolean }> {
+export async function createAccount(
+  db: Db,
+  name: string,
+  { workflows = true }: { workflows?: boolean } = {},
+): Promise<{ id: string; name: string; workflows: boolean }> {
   return db.$transaction(async (tx) => {
     const account = await tx.account.create({ data: { name, workflows }, select: { id: true, name: true, createdAt: true } });
     await recordAccountEvent(tx, account.id, 'account.created', account.createdAt);
@@ -105,7 +108,10 @@ async function createCredential(
   return db.$transaction(async (tx) => {
     const locked = await tx.$queryRawUnsafe<{ id: string }[]>(`SELECT id::text AS id FROM accounts WHERE id = $1::uuid FOR NO KEY UPDATE`, accountId);
     if (locked.length === 0) throw new AppError('not_found', `account ${accountId} does not exist`);
-    const [row] = await tx.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE account_id = $1::uuid AND revoked_at IS NULL`, accountId);
+    const [row] = await tx.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM ${table} WHERE account_id = $1::uuid AND revoked_at IS NULL`,
+      accountId,
+    );
     if ((row?.n ?? 0) >= max) {
       throw new AppError('limit_reached', `an account has at most ${max} active ${noun}; revoke one first`);
     }
@@ -139,9 +145,10 @@ export async function revokeCredential(db: Db, kind: 'event_token' | 'api_key', 
   const data = { revokedAt: new Date() };
   const { count } = kind === 'event_token' ? await db.eventToken.updateMany({ where, data }) : await db.apiKey.updateMany({ where, data });
   if (count === 0) {
-    const exists = kind === 'event_token'
-      ? await db.eventToken.findFirst({ where: { id, accountId }, select: { id: true } })
-      : await db.apiKey.findFirst({ where: { id, accountId }, select: { id: true } });
+    const exists =
+      kind === 'event_token'
+        ? await db.eventToken.findFirst({ where: { id, accountId }, select: { id: true } })
+        : await db.apiKey.findFirst({ where: { id, accountId }, select: { id: true } });
     if (!exists) throw new AppError('not_found', `${kind.replace('_', ' ')} ${id} does not exist in account ${accountId}`);
   }
 }
@@ -188,6 +195,11 @@ export async function eventTokenPage(db: Db, accountId: string, { limit, after: 
 
 /** A page of the account's API keys, revoked ones included, newest first. */
 export async function apiKeyPage(db: Db, accountId: string, { limit, after: cursor }: CredentialPageQuery): Promise<CredentialPage<ApiKeySummary>> {
-  const rows = await db.apiKey.findMany({ where: { accountId, ...after(cursor) }, select: { ...summary, scopes: true }, orderBy: [...newestFirst], take: limit + 1 });
+  const rows = await db.apiKey.findMany({
+    where: { accountId, ...after(cursor) },
+    select: { ...summary, scopes: true },
+    orderBy: [...newestFirst],
+    take: limit + 1,
+  });
   return toPage(rows, limit);
 }

@@ -13,7 +13,11 @@ const unavailable = (cause?: unknown) =>
   new AppError('service_unavailable', 'credentials cannot be checked right now; retry later', { cause, headers: { 'Retry-After': '1' } });
 
 /** Throws 429 when a new look-up from this address is not admitted. */
-export function requireAdmission(admitLookup: AuthenticatorOptions['admitLookup'], clientIp: string | undefined, observe: (outcome: AuthOutcome) => void): void {
+export function requireAdmission(
+  admitLookup: AuthenticatorOptions['admitLookup'],
+  clientIp: string | undefined,
+  observe: (outcome: AuthOutcome) => void,
+): void {
   const admission = admitLookup?.(clientIp);
   if (!admission || admission.allowed) return;
   observe('limited');
@@ -34,7 +38,15 @@ export interface CredentialResolverOptions {
 
 export type CredentialResolver = (kind: CredentialKind, hash: string, clientIp: string | undefined) => Promise<Principal | null>;
 
-export function createCredentialResolver({ known, unknown, fetcher, dbWindow, cacheTtlMs, admitLookup, observe }: CredentialResolverOptions): CredentialResolver {
+export function createCredentialResolver({
+  known,
+  unknown,
+  fetcher,
+  dbWindow,
+  cacheTtlMs,
+  admitLookup,
+  observe,
+}: CredentialResolverOptions): CredentialResolver {
   /** Known a moment ago and the database is failing: the last answer stands, for a bounded time; else 503. */
   function staleOrUnavailable(entry: KnownCredential | undefined, cause?: unknown): Principal {
     if (entry) {
@@ -59,13 +71,16 @@ export function createCredentialResolver({ known, unknown, fetcher, dbWindow, ca
   return async function resolve(kind: CredentialKind, hash: string, clientIp: string | undefined): Promise<Principal | null> {
     const now = Date.now();
     const entry = known.get(hash);
-    const decision = decideFromCache({
-      entryAgeMs: entry && now - entry.fetchedAt,
-      negative: unknown?.has(hash) ?? false,
-      inFlight: fetcher.isInFlight(hash),
-      dbSuspect: dbWindow.isSuspect(now),
-      dbFailing: dbWindow.isFailing(now),
-    }, cacheTtlMs);
+    const decision = decideFromCache(
+      {
+        entryAgeMs: entry && now - entry.fetchedAt,
+        negative: unknown?.has(hash) ?? false,
+        inFlight: fetcher.isInFlight(hash),
+        dbSuspect: dbWindow.isSuspect(now),
+        dbFailing: dbWindow.isFailing(now),
+      },
+      cacheTtlMs,
+    );
     switch (decision.action) {
       case 'serve_cached':
         observe('cached');

@@ -4,7 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@glimpse/errors';
 import { TOPICS, accountEventSchema, createBatchingProducer, type BatchingProducer } from '@glimpse/messaging';
-import { AccountEventsPublishError, accountEventsPending, createAccount, createEventToken, deleteAccount, publishAccountEvents, type AccountEventProducer } from '@glimpse/auth';
+import {
+  AccountEventsPublishError,
+  accountEventsPending,
+  createAccount,
+  createEventToken,
+  deleteAccount,
+  publishAccountEvents,
+  type AccountEventProducer,
+} from '@glimpse/auth';
 import { closeTestDb, testDb, waitFor } from '../../../test/support/stack';
 import { endOffsets, readTopic, testKafka } from '../../../test/support/kafka-helpers';
 
@@ -24,10 +32,13 @@ const eventsOf = (accountId: string) => testDb().accountEvent.findMany({ where: 
 
 /** Publishes until the account has nothing pending (a gateway of another test may hold the publisher lock for a round). */
 async function publishAll(accountId: string, p: AccountEventProducer = producer): Promise<void> {
-  await waitFor(async () => {
-    await publishAccountEvents(testDb(), p, { limit: 500 });
-    return (await accountEventsPending(testDb(), accountId)) === 0;
-  }, { what: `the events of ${accountId} published` });
+  await waitFor(
+    async () => {
+      await publishAccountEvents(testDb(), p, { limit: 500 });
+      return (await accountEventsPending(testDb(), accountId)) === 0;
+    },
+    { what: `the events of ${accountId} published` },
+  );
 }
 
 describe('the account outbox', () => {
@@ -94,15 +105,18 @@ describe('the account outbox', () => {
           await producer.send(topic, message);
         },
       };
-      const outcome = await waitFor(async () => {
-        try {
-          await publishAccountEvents(testDb(), failing, { limit: 10_000 });
-        } catch (err) {
-          return { err };
-        }
-        // Published without reaching the failure: another publisher took these rows (or held the lock).
-        return (await accountEventsPending(testDb(), failed.id)) === 0 ? { err: undefined } : false;
-      }, { what: 'a round over the failing event' });
+      const outcome = await waitFor(
+        async () => {
+          try {
+            await publishAccountEvents(testDb(), failing, { limit: 10_000 });
+          } catch (err) {
+            return { err };
+          }
+          // Published without reaching the failure: another publisher took these rows (or held the lock).
+          return (await accountEventsPending(testDb(), failed.id)) === 0 ? { err: undefined } : false;
+        },
+        { what: 'a round over the failing event' },
+      );
       if (!outcome.err) continue;
 
       expect(outcome.err).toBeInstanceOf(AccountEventsPublishError);

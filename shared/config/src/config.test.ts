@@ -1,6 +1,23 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { baseEnv, DATABASE_ROLES, DEV_INTERNAL_TOKEN, groupIdEnv, serviceEnv, sessionTimeoutEnv, devInternalToken, internalTokenEnv, internalTokenEnvFor, internalTokenRequiredInProduction, internalTokensEnv, internalTokensRequiredInProduction, isDevInternalToken, parseConfig, port, secretRequiredInProduction } from './config';
+import {
+  baseEnv,
+  DATABASE_ROLES,
+  DEV_INTERNAL_TOKEN,
+  groupIdEnv,
+  serviceEnv,
+  sessionTimeoutEnv,
+  devInternalToken,
+  internalTokenEnv,
+  internalTokenEnvFor,
+  internalTokenRequiredInProduction,
+  internalTokensEnv,
+  internalTokensRequiredInProduction,
+  isDevInternalToken,
+  parseConfig,
+  port,
+  secretRequiredInProduction,
+} from './config';
 
 const schema = z.object({ ...baseEnv, PORT: port(8080), ...internalTokenEnv }).refine(...internalTokenRequiredInProduction);
 
@@ -25,7 +42,7 @@ describe('per-caller internal tokens', () => {
   const callee = z.object({ ...baseEnv, ...internalTokensEnv(['gateway', 'webhooks']) }).refine(...internalTokensRequiredInProduction);
   const sha = (t: string) => createHash('sha256').update(t).digest('hex');
 
-  it('when nothing is set outside production, then each caller\'s derived development token is accepted, each a different one', () => {
+  it("when nothing is set outside production, then each caller's derived development token is accepted, each a different one", () => {
     const { INTERNAL_TOKENS } = parseConfig(callee, {});
     expect(INTERNAL_TOKENS).toEqual({ gateway: sha(devInternalToken('gateway')), webhooks: sha(devInternalToken('webhooks')) });
     expect(devInternalToken('gateway')).not.toBe(devInternalToken('webhooks'));
@@ -33,21 +50,38 @@ describe('per-caller internal tokens', () => {
 
   it('when production runs without INTERNAL_TOKENS or with a development token in it, then it refuses to start', () => {
     expect(() => parseConfig(callee, { NODE_ENV: 'production' })).toThrow(/INTERNAL_TOKENS must be set in production/);
-    expect(() => parseConfig(callee, { NODE_ENV: 'production', INTERNAL_TOKENS: `gateway=${'g'.repeat(32)},webhooks=${devInternalToken('webhooks')}` })).toThrow(/INTERNAL_TOKENS must be set/);
-    expect(() => parseConfig(callee, { NODE_ENV: 'production', INTERNAL_TOKENS: `gateway=sha256:${sha(DEV_INTERNAL_TOKEN)}` })).toThrow(/INTERNAL_TOKENS must be set/);
-    const parsed = parseConfig(callee, { NODE_ENV: 'production', INTERNAL_TOKENS: `gateway=${'g'.repeat(32)}, webhooks=sha256:${sha('w'.repeat(32)).toUpperCase()}` });
+    expect(() =>
+      parseConfig(callee, { NODE_ENV: 'production', INTERNAL_TOKENS: `gateway=${'g'.repeat(32)},webhooks=${devInternalToken('webhooks')}` }),
+    ).toThrow(/INTERNAL_TOKENS must be set/);
+    expect(() => parseConfig(callee, { NODE_ENV: 'production', INTERNAL_TOKENS: `gateway=sha256:${sha(DEV_INTERNAL_TOKEN)}` })).toThrow(
+      /INTERNAL_TOKENS must be set/,
+    );
+    const parsed = parseConfig(callee, {
+      NODE_ENV: 'production',
+      INTERNAL_TOKENS: `gateway=${'g'.repeat(32)}, webhooks=sha256:${sha('w'.repeat(32)).toUpperCase()}`,
+    });
     expect(parsed.INTERNAL_TOKENS).toEqual({ gateway: sha('g'.repeat(32)), webhooks: sha('w'.repeat(32)) });
   });
 
   it('when INTERNAL_TOKENS names a known caller this service does not accept, then that entry is left out', () => {
     const gatewayOnly = z.object({ ...baseEnv, ...internalTokensEnv(['gateway']) });
-    expect(parseConfig(gatewayOnly, { INTERNAL_TOKENS: `gateway=${'g'.repeat(32)},webhooks=${'w'.repeat(32)}` }).INTERNAL_TOKENS).toEqual({ gateway: sha('g'.repeat(32)) });
+    expect(parseConfig(gatewayOnly, { INTERNAL_TOKENS: `gateway=${'g'.repeat(32)},webhooks=${'w'.repeat(32)}` }).INTERNAL_TOKENS).toEqual({
+      gateway: sha('g'.repeat(32)),
+    });
     expect(() => parseConfig(gatewayOnly, { INTERNAL_TOKENS: `webhooks=${'w'.repeat(32)}` })).toThrow(/no caller this service accepts/);
   });
 
   it('when INTERNAL_TOKENS is malformed, then start-up fails naming the entry but never a token', () => {
     const secret = 's'.repeat(32);
-    for (const value of [`playbook=${secret}`, secret, `gateway=${secret},gateway=${'t'.repeat(32)}`, `gateway=${secret},webhooks=${secret}`, 'gateway=short', 'gateway=sha256:abc', '']) {
+    for (const value of [
+      `playbook=${secret}`,
+      secret,
+      `gateway=${secret},gateway=${'t'.repeat(32)}`,
+      `gateway=${secret},webhooks=${secret}`,
+      'gateway=short',
+      'gateway=sha256:abc',
+      '',
+    ]) {
       let message = '';
       try {
         parseConfig(callee, { INTERNAL_TOKENS: value });

@@ -12,10 +12,7 @@ export class ConfigError extends Error {
   }
 }
 
-export function parseConfig<S extends z.ZodType>(
-  schema: S,
-  env: Record<string, string | undefined> = process.env,
-): z.infer<S> {
+export function parseConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
   const problems = result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
@@ -31,9 +28,17 @@ export const baseEnv = {
   KAFKA_BROKERS: z
     .string()
     .default(LOCAL_DEFAULTS.KAFKA_BROKERS)
-    .transform((s) => s.split(',').map((b) => b.trim()).filter(Boolean)),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((b) => b.trim())
+        .filter(Boolean),
+    ),
   /** TLS to the brokers; the CA comes from the system store plus NODE_EXTRA_CA_CERTS. */
-  KAFKA_SSL: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  KAFKA_SSL: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   /** SASL over the connection (with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD); unset: none. */
   KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
   KAFKA_SASL_USERNAME: z.string().min(1).optional(),
@@ -82,7 +87,6 @@ export interface KafkaConnectionConfig {
   KAFKA_SASL_USERNAME?: string;
   KAFKA_SASL_PASSWORD?: string;
 }
-
 
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
@@ -140,7 +144,10 @@ export const internalTokenRequiredInProduction: [(c: { NODE_ENV: string; INTERNA
 ];
 
 /** Arguments for `.refine(...)`: production must set `name` to a secret of its own, never the development default. */
-export function secretRequiredInProduction<K extends string>(name: K, devDefault: string): [(c: { NODE_ENV: string } & Record<K, string>) => boolean, { message: string; path: string[] }] {
+export function secretRequiredInProduction<K extends string>(
+  name: K,
+  devDefault: string,
+): [(c: { NODE_ENV: string } & Record<K, string>) => boolean, { message: string; path: string[] }] {
   return [(c) => c.NODE_ENV !== 'production' || c[name] !== devDefault, { message: `${name} must be set in production`, path: [name] }];
 }
 
@@ -155,11 +162,15 @@ export type InternalTokenDigests = Partial<Record<InternalCaller, string>>;
 export function parseInternalTokens(value: string, accepted: readonly InternalCaller[]): InternalTokenDigests {
   const digests: InternalTokenDigests = {};
   const known: readonly string[] = INTERNAL_CALLERS;
-  for (const entry of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const at = entry.indexOf('=');
     const caller = entry.slice(0, Math.max(at, 0)).trim() as InternalCaller;
     const token = entry.slice(at + 1).trim();
-    if (at <= 0 || !known.includes(caller)) throw new Error(`"${entry.slice(0, Math.max(at, 0)) || '(no name)'}": expected caller=token with a caller among ${INTERNAL_CALLERS.join(', ')}`);
+    if (at <= 0 || !known.includes(caller))
+      throw new Error(`"${entry.slice(0, Math.max(at, 0)) || '(no name)'}": expected caller=token with a caller among ${INTERNAL_CALLERS.join(', ')}`);
     if (digests[caller]) throw new Error(`${caller} is named twice`);
     let digest: string;
     if (token.startsWith('sha256:')) {
@@ -198,7 +209,10 @@ export function internalTokensEnv(accepted: readonly InternalCaller[]) {
 }
 
 /** Arguments for `.refine(...)` on a callee's schema: production must not accept a development token. */
-export const internalTokensRequiredInProduction: [(c: { NODE_ENV: string; INTERNAL_TOKENS: InternalTokenDigests }) => boolean, { message: string; path: string[] }] = [
+export const internalTokensRequiredInProduction: [
+  (c: { NODE_ENV: string; INTERNAL_TOKENS: InternalTokenDigests }) => boolean,
+  { message: string; path: string[] },
+] = [
   (c) => c.NODE_ENV !== 'production' || !Object.values(c.INTERNAL_TOKENS).some((d) => d !== undefined && DEV_TOKEN_DIGESTS.has(d)),
   { message: 'INTERNAL_TOKENS must be set in production (caller=token for each caller; the development tokens are refused)', path: ['INTERNAL_TOKENS'] },
 ];

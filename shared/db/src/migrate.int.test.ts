@@ -38,7 +38,10 @@ async function withTempDb(fn: (databaseUrl: string) => Promise<void>): Promise<v
 
 async function migrationNames(): Promise<string[]> {
   const entries = await readdir(migrationsDir, { withFileTypes: true });
-  return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 }
 
 interface Row {
@@ -72,9 +75,11 @@ describe('migrate', () => {
         expect(row).toMatchObject({ applied_steps_count: 1, logs: null, rolled_back_at: null });
       }
       // Prisma's exact history table shape.
-      const columns = await query(databaseUrl,
+      const columns = await query(
+        databaseUrl,
         `SELECT column_name, data_type, character_maximum_length AS len, is_nullable, column_default
-           FROM information_schema.columns WHERE table_name = '_prisma_migrations' ORDER BY ordinal_position`);
+           FROM information_schema.columns WHERE table_name = '_prisma_migrations' ORDER BY ordinal_position`,
+      );
       expect(columns).toEqual([
         { column_name: 'id', data_type: 'character varying', len: 36, is_nullable: 'NO', column_default: null },
         { column_name: 'checksum', data_type: 'character varying', len: 64, is_nullable: 'NO', column_default: null },
@@ -102,9 +107,10 @@ describe('migrate', () => {
   it('is blocked by a previously failed migration (P3009), naming it', () =>
     withTempDb(async (databaseUrl) => {
       await migrate({ databaseUrl, migrationsDir });
-      await query(databaseUrl,
-        `INSERT INTO _prisma_migrations (id, checksum, migration_name, logs) VALUES ($1, $2, 'x_failed_one', 'boom')`,
-        ['00000000-0000-4000-8000-000000000000', '0'.repeat(64)]);
+      await query(databaseUrl, `INSERT INTO _prisma_migrations (id, checksum, migration_name, logs) VALUES ($1, $2, 'x_failed_one', 'boom')`, [
+        '00000000-0000-4000-8000-000000000000',
+        '0'.repeat(64),
+      ]);
       await expect(migrate({ databaseUrl, migrationsDir })).rejects.toThrow(/P3009[\s\S]*`x_failed_one`[\s\S]*boom/);
     }));
 

@@ -46,7 +46,10 @@ function checksumMatches(script: string, checksum: string): boolean {
 
 export async function migrate({ databaseUrl, migrationsDir, log = () => {} }: MigrateOptions): Promise<{ applied: string[] }> {
   const entries = await readdir(migrationsDir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const client = new pg.Client({ connectionString: databaseUrl });
   client.on('error', () => {}); // a dropped connection surfaces through the pending query instead
   await client.connect();
@@ -97,7 +100,9 @@ async function initializeHistory(client: pg.Client): Promise<void> {
   );
   if (rows.some((r) => r.table_name === '_prisma_migrations')) return;
   if (rows.length > 0) {
-    throw new Error(`P3005: the database schema is not empty (tables: ${rows.map((r) => r.table_name).join(', ')}) and has no _prisma_migrations; baseline it first`);
+    throw new Error(
+      `P3005: the database schema is not empty (tables: ${rows.map((r) => r.table_name).join(', ')}) and has no _prisma_migrations; baseline it first`,
+    );
   }
   await client.query(CREATE_MIGRATIONS_TABLE);
 }
@@ -108,15 +113,13 @@ async function applyOne(client: pg.Client, name: string, script: string): Promis
   const id = randomUUID();
   await client.query('BEGIN');
   try {
-    await client.query(
-      'INSERT INTO _prisma_migrations (id, checksum, started_at, migration_name) VALUES ($1, $2, clock_timestamp(), $3)',
-      [id, migrationChecksum(script), name],
-    );
+    await client.query('INSERT INTO _prisma_migrations (id, checksum, started_at, migration_name) VALUES ($1, $2, clock_timestamp(), $3)', [
+      id,
+      migrationChecksum(script),
+      name,
+    ]);
     await client.query(script);
-    await client.query(
-      'UPDATE _prisma_migrations SET applied_steps_count = applied_steps_count + 1, finished_at = clock_timestamp() WHERE id = $1',
-      [id],
-    );
+    await client.query('UPDATE _prisma_migrations SET applied_steps_count = applied_steps_count + 1, finished_at = clock_timestamp() WHERE id = $1', [id]);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});

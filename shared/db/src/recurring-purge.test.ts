@@ -36,7 +36,10 @@ describe('scheduleRecurringPurge', () => {
 
   it('logs a failure as a short message at warn and runs again next round', async () => {
     const { logger, lines } = recordingLogger();
-    const purge = jest.fn().mockRejectedValueOnce(new Error(`x`.repeat(500))).mockResolvedValue(1);
+    const purge = jest
+      .fn()
+      .mockRejectedValueOnce(new Error(`x`.repeat(500)))
+      .mockResolvedValue(1);
     const schedule = scheduleRecurringPurge({ purge, intervalMs: 1_000, logger, details: {}, ...messages });
 
     await jest.advanceTimersByTimeAsync(1_000); // the first round and the first interval

@@ -21,7 +21,7 @@ function migrationCheck(schema?: string): Promise<{ code: number; output: string
 }
 
 describe('prisma/schema.prisma and prisma/migrations', () => {
-  it('when the migrations are applied to a new database, then Prisma\'s engine finds nothing left to do for the schema', async () => {
+  it("when the migrations are applied to a new database, then Prisma's engine finds nothing left to do for the schema", async () => {
     const { code, output } = await migrationCheck();
     expect(output).toMatch(/they produce exactly prisma\/schema\.prisma/);
     expect(code).toBe(0);

@@ -42,7 +42,9 @@ async function outcome(client: pg.Client, sql: string): Promise<string> {
 let tables: Table[] = [];
 
 beforeAll(async () => {
-  const { rows } = await (await asOwner()).query<Table>(
+  const { rows } = await (
+    await asOwner()
+  ).query<Table>(
     `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
      WHERE table_type = 'BASE TABLE' AND table_schema = ANY($1) ORDER BY 1, 2`,
     [OWNED_SCHEMAS],
@@ -55,8 +57,10 @@ afterAll(async () => {
 });
 
 describe('a schema per service', () => {
-  it('when the migrations have run, then every table of the application is in one of the services\' schemas, and each schema has tables', async () => {
-    const { rows } = await (await asOwner()).query<{ schema: string; name: string }>(
+  it("when the migrations have run, then every table of the application is in one of the services' schemas, and each schema has tables", async () => {
+    const { rows } = await (
+      await asOwner()
+    ).query<{ schema: string; name: string }>(
       `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
        WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') AND NOT (table_schema = ANY($1))`,
       [OWNED_SCHEMAS],
@@ -97,13 +101,17 @@ describe('a schema per service', () => {
   });
 
   it('when the foreign keys are listed, then none crosses from one schema to another', async () => {
-    const { rows } = await (await asOwner()).query<{ name: string }>(
+    const { rows } = await (
+      await asOwner()
+    ).query<{ name: string }>(
       `SELECT c.conname AS name FROM pg_constraint c
        JOIN pg_class src ON src.oid = c.conrelid JOIN pg_class dst ON dst.oid = c.confrelid
        WHERE c.contype = 'f' AND src.relnamespace <> dst.relnamespace`,
     );
     expect(rows).toEqual([]);
-    const { rows: [within] } = await (await asOwner()).query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_constraint WHERE contype = 'f'`);
+    const {
+      rows: [within],
+    } = await (await asOwner()).query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_constraint WHERE contype = 'f'`);
     expect(within!.n).toBeGreaterThan(0); // the query does see foreign keys: the ones inside a schema
   });
 });

@@ -20,13 +20,21 @@ describe('toAppError', () => {
   it.each([
     ['Postgres unreachable through Prisma', prismaUnreachable, 'unreachable'],
     ['a statement timeout through Prisma', prismaStatementTimeout, 'timed out'],
-    ['a pg connection timeout (a server that accepts and never answers)', libraryError('Error', 'Connection terminated due to connection timeout'), 'timed out'],
+    [
+      'a pg connection timeout (a server that accepts and never answers)',
+      libraryError('Error', 'Connection terminated due to connection timeout'),
+      'timed out',
+    ],
     ['a pg query read timeout', libraryError('Error', 'Query read timeout'), 'timed out'],
     ['a refused socket', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), 'connection refused'],
     ['Redis without a connection', new Error("Stream isn't writeable and enableOfflineQueue options is false"), 'unavailable'],
     ['a Redis command timeout', new Error('Command timed out'), 'timed out'],
     ['a Kafka request timeout', libraryError('KafkaJSRequestTimeoutError', 'Request Produce(key: 0, version: 7) timed out'), 'timed out'],
-    ['an internal service that does not answer', libraryError('HeadersTimeoutError', 'Headers Timeout Error', { code: 'UND_ERR_HEADERS_TIMEOUT' }), 'timed out'],
+    [
+      'an internal service that does not answer',
+      libraryError('HeadersTimeoutError', 'Headers Timeout Error', { code: 'UND_ERR_HEADERS_TIMEOUT' }),
+      'timed out',
+    ],
     ['a failure wrapped in another error', new Error('lookup failed', { cause: prismaUnreachable }), 'unreachable'],
   ])('when the error is %s, then it is 503 service_unavailable with Retry-After and a short reason', (_what, err, reason) => {
     const app = toAppError(err);
@@ -36,10 +44,25 @@ describe('toAppError', () => {
   });
 
   it.each([
-    ['an undecodable path parameter (express router)', Object.assign(new Error("Failed to decode param '%ZZ'"), { status: 400, statusCode: 400 }), 400, 'invalid_request'],
+    [
+      'an undecodable path parameter (express router)',
+      Object.assign(new Error("Failed to decode param '%ZZ'"), { status: 400, statusCode: 400 }),
+      400,
+      'invalid_request',
+    ],
     ['a URIError', new URIError('URI malformed'), 400, 'invalid_request'],
-    ['a body shorter than its Content-Length', Object.assign(new Error('request size did not match content length'), { type: 'request.size.invalid', status: 400 }), 400, 'invalid_request'],
-    ['an unsupported charset', Object.assign(new Error('unsupported charset "UTF-7"'), { type: 'charset.unsupported', status: 415 }), 415, 'unsupported_media_type'],
+    [
+      'a body shorter than its Content-Length',
+      Object.assign(new Error('request size did not match content length'), { type: 'request.size.invalid', status: 400 }),
+      400,
+      'invalid_request',
+    ],
+    [
+      'an unsupported charset',
+      Object.assign(new Error('unsupported charset "UTF-7"'), { type: 'charset.unsupported', status: 415 }),
+      415,
+      'unsupported_media_type',
+    ],
     ['an unknown http-errors 4xx', Object.assign(new Error('odd'), { status: 418 }), 400, 'invalid_request'],
   ])('when the error is %s, then it is the client error %p', (_what, err, status, code) => {
     const app = toAppError(err);

@@ -96,11 +96,15 @@ export function toAppError(err: unknown): AppError {
   // http-errors from express's router (e.g. a path parameter that is not valid percent-encoding) and
   // body parser: a client's mistake, whatever its message says.
   if (Number.isInteger(status) && status >= 400 && status < 500) {
-    if (/decode param/i.test(String((err as Error).message))) return new AppError('invalid_request', 'the path has an invalid percent-encoding', { cause: err });
+    if (/decode param/i.test(String((err as Error).message)))
+      return new AppError('invalid_request', 'the path has an invalid percent-encoding', { cause: err });
     return clientErrorByStatus(status, err);
   }
   if (isDependencyFailure(err)) {
-    return new AppError('service_unavailable', 'a service this request needs is unavailable; retry later', { cause: err, headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
+    return new AppError('service_unavailable', 'a service this request needs is unavailable; retry later', {
+      cause: err,
+      headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+    });
   }
   return new AppError('internal_error', 'an unexpected error occurred', { cause: err });
 }

@@ -4,7 +4,18 @@
 // hosts or file paths).
 
 /** Node socket errors: the peer is down, unreachable or gone. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED', 'ESOCKETTIMEDOUT']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+  'ESOCKETTIMEDOUT',
+]);
 
 /**
  * Prisma's codes for "the database is not there or not answering": P1001 unreachable, P1002
@@ -14,7 +25,15 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1003', 'P1008', 'P1017', 'P2024', 'P2037']);
 
 /** Prisma's driver-adapter error kinds that mean the same. */
-const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'DatabaseDoesNotExist', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'DatabaseAccessDenied', 'AuthenticationFailed']);
+const ADAPTER_KINDS = new Set([
+  'DatabaseNotReachable',
+  'DatabaseDoesNotExist',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+  'DatabaseAccessDenied',
+  'AuthenticationFailed',
+]);
 
 /**
  * SQLSTATE classes of an unavailable server: 08 connection exception, 53 insufficient resources,
@@ -26,7 +45,13 @@ const SQLSTATE_CLASSES = new Set(['08', '53', '57', '58']);
 const PG_MESSAGES = [/^Connection terminated/, /^Query read timeout/, /^timeout exceeded when trying to connect/, /is not queryable/, /^Client was closed/];
 
 /** ioredis, when Redis is down or slow (enableOfflineQueue: false, commandTimeout). */
-const REDIS_MESSAGES = [/^Connection is closed/, /^Stream isn't writeable/, /^Command timed out/, /^Reached the max retries per request limit/, /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN) /];
+const REDIS_MESSAGES = [
+  /^Connection is closed/,
+  /^Stream isn't writeable/,
+  /^Command timed out/,
+  /^Reached the max retries per request limit/,
+  /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN) /,
+];
 
 export type DependencyReason = 'connection refused' | 'timed out' | 'connection lost' | 'unreachable' | 'overloaded' | 'unavailable';
 

@@ -19,7 +19,8 @@ export function errorHandler(logger: MinimalLogger): ErrorRequestHandler {
     } else if (appError.status >= 500) {
       logger.error({ err: appError.cause ?? appError, code: appError.code }, 'request failed');
     }
-    const headers = appError.status === 503 && !('Retry-After' in appError.headers) ? { ...appError.headers, 'Retry-After': RETRY_AFTER_SECONDS } : appError.headers;
+    const headers =
+      appError.status === 503 && !('Retry-After' in appError.headers) ? { ...appError.headers, 'Retry-After': RETRY_AFTER_SECONDS } : appError.headers;
     res.status(appError.status).set(headers).json(appError.toBody());
   };
 }

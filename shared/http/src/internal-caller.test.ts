@@ -15,10 +15,13 @@ let base: string;
 beforeAll(async () => {
   const app = express();
   const router = express.Router();
-  router.use('/internal', internalCallers({
-    tokens: { gateway: digest(GATEWAY), webhooks: digest(WEBHOOKS) },
-    routes: { gateway: '*', webhooks: ['POST /internal/persons/details', 'GET /internal/things/:id'] },
-  }));
+  router.use(
+    '/internal',
+    internalCallers({
+      tokens: { gateway: digest(GATEWAY), webhooks: digest(WEBHOOKS) },
+      routes: { gateway: '*', webhooks: ['POST /internal/persons/details', 'GET /internal/things/:id'] },
+    }),
+  );
   router.all('/internal/{*rest}', (_req, res) => res.json({ caller: res.locals.caller, accountId: res.locals.accountId }));
   app.use(router);
   app.use(errorHandler(createLogger({ service: 'test', level: 'silent' })));

@@ -24,12 +24,18 @@ interface CompiledRoute {
 function compileRoute(route: string): CompiledRoute {
   const [method, path, extra] = route.trim().split(/\s+/);
   if (!method || !path?.startsWith('/internal/') || extra !== undefined) throw new Error(`internal route "${route}": expected "METHOD /internal/…"`);
-  return { method: method.toUpperCase(), segments: path.split('/').slice(1).map((s) => (s.startsWith(':') ? null : s)) };
+  return {
+    method: method.toUpperCase(),
+    segments: path
+      .split('/')
+      .slice(1)
+      .map((s) => (s.startsWith(':') ? null : s)),
+  };
 }
 
 function matches(route: CompiledRoute, method: string, segments: readonly string[]): boolean {
   if (route.method !== method || route.segments.length !== segments.length) return false;
-  return route.segments.every((s, i) => s === null ? segments[i]!.length > 0 : s === segments[i]);
+  return route.segments.every((s, i) => (s === null ? segments[i]!.length > 0 : s === segments[i]));
 }
 
 /** The caller whose token digest this is, comparing with every caller's in constant time (no early exit). */
@@ -56,7 +62,7 @@ export function internalCallers({ tokens, routes }: InternalCallersOptions): Req
     .filter((e): e is [string, string] => typeof e[1] === 'string')
     .map(([caller, hex]) => [caller, Buffer.from(hex, 'hex')]);
   for (const [caller, digest] of digests) if (digest.length !== 32) throw new Error(`internal token of ${caller}: not a SHA-256 digest`);
-  const table = new Map(Object.entries(routes).map(([caller, allowed]) => [caller, allowed === '*' ? '*' as const : allowed.map(compileRoute)]));
+  const table = new Map(Object.entries(routes).map(([caller, allowed]) => [caller, allowed === '*' ? ('*' as const) : allowed.map(compileRoute)]));
   return (req, res, next) => {
     const caller = callerOf(req.get(INTERNAL_HEADERS.token), digests);
     if (caller === undefined) throw new AppError('unauthorized', 'internal endpoint: no or an unknown internal token');

@@ -30,7 +30,9 @@ export interface ObservabilityOptions {
 function withTimeout(check: ReadinessCheck, ms: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    check().then(resolve, reject).finally(() => clearTimeout(timer));
+    check()
+      .then(resolve, reject)
+      .finally(() => clearTimeout(timer));
   });
 }
 
@@ -53,7 +55,10 @@ export function observabilityRouter(options: ObservabilityOptions): Router {
  * The three routes on `app` itself (createBaseApp's way): three path tests for every other
  * request, where a router of their own is entered and left by each.
  */
-export function addObservabilityRoutes(router: IRouter, { registry, checks, checkTimeoutMs = 2000, detail, servesMetrics = () => true }: ObservabilityOptions): void {
+export function addObservabilityRoutes(
+  router: IRouter,
+  { registry, checks, checkTimeoutMs = 2000, detail, servesMetrics = () => true }: ObservabilityOptions,
+): void {
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -10,7 +10,6 @@ export interface Cursor {
 
 export const PAGE_LIMIT = { default: 50, min: 1, max: 200 } as const;
 
-
 export function encodeCursor({ at, id }: Cursor): string {
   return Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
 }

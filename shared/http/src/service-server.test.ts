@@ -18,7 +18,17 @@ describe('serveService', () => {
       host: '127.0.0.1',
       logger,
       drain: [step('timer'), step('consumer'), async () => order.push(`server up: ${(await fetch(`${service.url}/healthz`)).status}`)],
-      close: [async () => order.push(`server down: ${await fetch(`${service.url}/healthz`).then(() => 'no', () => 'yes')}`), step('producer'), step('db')],
+      close: [
+        async () =>
+          order.push(
+            `server down: ${await fetch(`${service.url}/healthz`).then(
+              () => 'no',
+              () => 'yes',
+            )}`,
+          ),
+        step('producer'),
+        step('db'),
+      ],
     });
     expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
     await service.stop();

@@ -17,7 +17,12 @@ describe('logger', () => {
   it('when a line carries personal data, then emails, phones, properties and credentials are redacted', () => {
     const { lines, logger } = capture();
     logger.info(
-      { email: 'ann@example.com', event: { email: 'bob@example.com', properties: { plan: 'pro' } }, headers: { authorization: 'Bearer glet_secret' }, phone: '+14155550134' },
+      {
+        email: 'ann@example.com',
+        event: { email: 'bob@example.com', properties: { plan: 'pro' } },
+        headers: { authorization: 'Bearer glet_secret' },
+        phone: '+14155550134',
+      },
       'received',
     );
     const out = lines.join('');
@@ -28,7 +33,10 @@ describe('logger', () => {
   it("when a line carries what the site tag collected, then the visitor's address, user agent, referrer, traits and cookies are redacted", () => {
     const { lines, logger } = capture();
     logger.warn(
-      { message: { ip: '203.0.113.7', userAgent: 'Mozilla/5.0 Secret', referrer: 'https://mail.example/?u=ann', traits: { plan: 'gold' } }, headers: { 'set-cookie': '_glv=abc123', 'x-forwarded-for': '198.51.100.9' } },
+      {
+        message: { ip: '203.0.113.7', userAgent: 'Mozilla/5.0 Secret', referrer: 'https://mail.example/?u=ann', traits: { plan: 'gold' } },
+        headers: { 'set-cookie': '_glv=abc123', 'x-forwarded-for': '198.51.100.9' },
+      },
       'collected',
     );
     const out = lines.join('');

@@ -5,7 +5,22 @@ import { currentContext } from './request-context.js';
 export type Logger = pino.Logger;
 
 /** Keys whose values are personal data or secrets; redacted wherever they appear (two levels). */
-const SENSITIVE = ['authorization', 'email', 'phone', 'properties', 'traits', 'token', 'key', 'password', 'cookie', 'set-cookie', 'ip', 'referrer', 'userAgent', 'x-forwarded-for'];
+const SENSITIVE = [
+  'authorization',
+  'email',
+  'phone',
+  'properties',
+  'traits',
+  'token',
+  'key',
+  'password',
+  'cookie',
+  'set-cookie',
+  'ip',
+  'referrer',
+  'userAgent',
+  'x-forwarded-for',
+];
 export const REDACT_PATHS = SENSITIVE.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
 
 export interface CreateLoggerOptions {

@@ -34,8 +34,17 @@ describe('createEventApplier', () => {
     const pauses: number[] = [];
     const logger = quietLogger();
     const apply = createEventApplier({
-      ...handlers, logger, applied, failures, health, retryFirstMs: 100, retryMaxMs: 300,
-      pause: async (ms) => { pauses.push(ms); }, isStopping: stopping,
+      ...handlers,
+      logger,
+      applied,
+      failures,
+      health,
+      retryFirstMs: 100,
+      retryMaxMs: 300,
+      pause: async (ms) => {
+        pauses.push(ms);
+      },
+      isStopping: stopping,
     });
     return { apply, applied, failures, health, pauses, logger, heartbeat: jest.fn(async () => undefined) };
   }
@@ -61,7 +70,14 @@ describe('createEventApplier', () => {
   });
 
   it('when the service is stopping while an event fails, then it is abandoned (throws, uncommitted), not skipped', async () => {
-    const t = setup({ onDeleted: async () => { throw new Error('down'); } }, () => true);
+    const t = setup(
+      {
+        onDeleted: async () => {
+          throw new Error('down');
+        },
+      },
+      () => true,
+    );
     await expect(t.apply(deleted, 0, '1', t.heartbeat)).rejects.toThrow('stopping');
     expect(t.pauses).toEqual([]);
   });
@@ -138,7 +154,9 @@ describe('superviseConsumer', () => {
         throw new Error('kafka unreachable');
       },
       isStopping: () => stopping,
-      pause: async (ms) => { pauses.push(ms); },
+      pause: async (ms) => {
+        pauses.push(ms);
+      },
       firstMs: 1000,
       maxMs: 3000,
       onRestart,
@@ -161,7 +179,9 @@ describe('superviseConsumer', () => {
         if (runs === 3) clock += 10_000; // the third life ran a good while
       },
       isStopping: () => runs >= 4,
-      pause: async (ms) => { pauses.push(ms); },
+      pause: async (ms) => {
+        pauses.push(ms);
+      },
       firstMs: 1000,
       maxMs: 3000,
       onRestart: () => undefined,

@@ -15,7 +15,16 @@ export interface SupervisorOptions {
   now?(): number;
 }
 
-export async function superviseConsumer({ runOnce, isStopping, pause, firstMs, maxMs, onRestart, onStartFailure, now = Date.now }: SupervisorOptions): Promise<void> {
+export async function superviseConsumer({
+  runOnce,
+  isStopping,
+  pause,
+  firstMs,
+  maxMs,
+  onRestart,
+  onStartFailure,
+  now = Date.now,
+}: SupervisorOptions): Promise<void> {
   for (let delay = firstMs, first = true; !isStopping(); first = false) {
     if (!first) onRestart();
     const since = now();

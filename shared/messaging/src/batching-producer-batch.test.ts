@@ -41,7 +41,10 @@ describe('takeBatch', () => {
   it('when the bytes would pass the bound, then the request ends before the message that does not fit, and the rest keeps its order', () => {
     const queue = ['a', 'b', 'c', 'd', 'e'].map((v) => waiting(v, { bytes: 300 }));
     const first = takeBatch(queue, limits);
-    expect([names(first.batch), names(first.rest)]).toEqual([['a', 'b', 'c'], ['d', 'e']]);
+    expect([names(first.batch), names(first.rest)]).toEqual([
+      ['a', 'b', 'c'],
+      ['d', 'e'],
+    ]);
     // Exactly at the bound still fits.
     expect(names(takeBatch(queue, { ...limits, maxBytes: 900 }).batch)).toEqual(['a', 'b', 'c']);
   });
@@ -61,7 +64,10 @@ describe('takeBatch', () => {
   it('when the count bound is reached first, then the request ends there', () => {
     const queue = Array.from({ length: 5 }, (_, i) => waiting(String(i), { bytes: 1 }));
     const { batch, rest } = takeBatch(queue, { ...limits, maxMessages: 2 });
-    expect([names(batch), names(rest)]).toEqual([['0', '1'], ['2', '3', '4']]);
+    expect([names(batch), names(rest)]).toEqual([
+      ['0', '1'],
+      ['2', '3', '4'],
+    ]);
   });
 
   it('when sends have too little time left for the request budget, then they are taken out as late and do not count', () => {

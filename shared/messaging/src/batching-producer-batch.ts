@@ -15,7 +15,8 @@ const RECORD_OVERHEAD_BYTES = 5 + 1 + 10 + 5 + 5 + 5 + 5;
 /** A header's key length and value length varints. */
 const HEADER_OVERHEAD_BYTES = 5 + 5;
 
-const byteLength = (data: Buffer | string | null | undefined): number => (data === null || data === undefined ? 0 : typeof data === 'string' ? Buffer.byteLength(data) : data.length);
+const byteLength = (data: Buffer | string | null | undefined): number =>
+  data === null || data === undefined ? 0 : typeof data === 'string' ? Buffer.byteLength(data) : data.length;
 
 function headersSize(headers: IHeaders | undefined): number {
   if (!headers) return 0;

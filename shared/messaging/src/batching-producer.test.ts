@@ -103,7 +103,10 @@ describe('batching producer', () => {
     batches[0]!.settle();
     await tick();
     expect(settled).toEqual(['a', 'b']);
-    expect(names()).toEqual([['a', 'b'], ['c', 'd']]);
+    expect(names()).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
     batches[1]!.settle();
     await tick();
     expect(names()).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
@@ -116,7 +119,11 @@ describe('batching producer', () => {
     const { kafka, producers } = fakeKafka();
     const producer = createBatchingProducer({ kafka, lingerMs: 1, maxBatchBytes: 2 * encodedSize({ value: 'x'.repeat(300) }) });
     await producer.connect();
-    const sendAll = (names: string[]) => Promise.all(names.map((n) => producer.send('t', { value: n.padEnd(300, '.') }))).then(() => 'ok', (e: unknown) => e);
+    const sendAll = (names: string[]) =>
+      Promise.all(names.map((n) => producer.send('t', { value: n.padEnd(300, '.') }))).then(
+        () => 'ok',
+        (e: unknown) => e,
+      );
     const first = sendAll(['a1', 'a2']);
     const second = sendAll(['b1', 'b2']); // the second of the three requests
     await tick();
@@ -129,7 +136,9 @@ describe('batching producer', () => {
 
   it('when it is not connected, then a send fails at once, unsent', async () => {
     const { kafka } = fakeKafka();
-    const err = await createBatchingProducer({ kafka, lingerMs: 1 }).send('t', { value: 'a' }).catch((e: unknown) => e);
+    const err = await createBatchingProducer({ kafka, lingerMs: 1 })
+      .send('t', { value: 'a' })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'KafkaUnavailableError', handedOver: false });
   });
 });
@@ -154,14 +163,22 @@ describe('keyHashPartitioner', () => {
   });
 
   it('when messages with and without keys or partitions are placed, then each goes where the DefaultPartitioner puts it', () => {
-    const partitionMetadata = Array.from({ length: 12 }, (_, partitionId) => ({ partitionId, leader: partitionId % 3, replicas: [0], isr: [0], partitionErrorCode: 0 }));
+    const partitionMetadata = Array.from({ length: 12 }, (_, partitionId) => ({
+      partitionId,
+      leader: partitionId % 3,
+      replicas: [0],
+      isr: [0],
+      partitionErrorCode: 0,
+    }));
     const ours = keyHashPartitioner();
     const theirs = Partitioners.DefaultPartitioner();
     for (const key of keys) {
       const args = { topic: 't', partitionMetadata, message: { key, value: 'v' } } as PartitionerArgs;
       expect([key, ours(args)]).toEqual([key, theirs(args)]);
     }
-    expect(ours({ topic: 't', partitionMetadata, message: { key: Buffer.from('x'), value: 'v' } })).toBe(theirs({ topic: 't', partitionMetadata, message: { key: Buffer.from('x'), value: 'v' } }));
+    expect(ours({ topic: 't', partitionMetadata, message: { key: Buffer.from('x'), value: 'v' } })).toBe(
+      theirs({ topic: 't', partitionMetadata, message: { key: Buffer.from('x'), value: 'v' } }),
+    );
     expect(ours({ topic: 't', partitionMetadata, message: { key: 'x', partition: 7, value: 'v' } })).toBe(7);
     // Without a key: round robin over the partitions that have a leader.
     const unkeyed = Array.from({ length: 24 }, () => ours({ topic: 't', partitionMetadata, message: { value: 'v' } }));

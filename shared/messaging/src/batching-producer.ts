@@ -106,7 +106,9 @@ export function createBatchingProducer({
   onLateAcknowledgement,
 }: BatchingProducerOptions): BatchingProducer {
   const connection = createProducerConnection(kafka, retry ?? defaultRetry(sendTimeoutMs));
-  const expiry = createExpiryWatch<Pending>(sendTimeoutMs, (p) => settle(p, new KafkaUnavailableError(`kafka did not acknowledge within ${sendTimeoutMs} ms`, p.handedOver)));
+  const expiry = createExpiryWatch<Pending>(sendTimeoutMs, (p) =>
+    settle(p, new KafkaUnavailableError(`kafka did not acknowledge within ${sendTimeoutMs} ms`, p.handedOver)),
+  );
   let queue: Pending[] = [];
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
@@ -173,7 +175,16 @@ export function createBatchingProducer({
     },
     send(topic, message) {
       return new Promise<void>((resolve, reject) => {
-        const pending: Pending = { topic, message, bytes: encodedSize(message), deadline: Date.now() + sendTimeoutMs, settled: false, handedOver: false, resolve, reject };
+        const pending: Pending = {
+          topic,
+          message,
+          bytes: encodedSize(message),
+          deadline: Date.now() + sendTimeoutMs,
+          settled: false,
+          handedOver: false,
+          resolve,
+          reject,
+        };
         expiry.watch(pending);
         queue.push(pending);
         if (queue.length >= maxBatch) flush();

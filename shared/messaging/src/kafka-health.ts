@@ -9,7 +9,17 @@ export interface KafkaHealthCheck {
   close(): Promise<void>;
 }
 
-export function createKafkaHealthCheck({ kafka, topic, timeoutMs = 1500, cacheMs = 1000 }: { kafka: Kafka; topic: string; timeoutMs?: number; cacheMs?: number }): KafkaHealthCheck {
+export function createKafkaHealthCheck({
+  kafka,
+  topic,
+  timeoutMs = 1500,
+  cacheMs = 1000,
+}: {
+  kafka: Kafka;
+  topic: string;
+  timeoutMs?: number;
+  cacheMs?: number;
+}): KafkaHealthCheck {
   let admin: Admin | undefined;
   let last: { at: number; result: Promise<void> } | undefined;
 

@@ -94,7 +94,15 @@ export function kafkaSecurity(config: KafkaConnectionConfig): KafkaSecurity {
   return { ssl, sasl: { mechanism, username, password } };
 }
 
-export function createKafka({ brokers, clientId, logger, retry = DEFAULT_RETRY, connectionTimeoutMs = 3000, requestTimeoutMs = 10_000, security }: CreateKafkaOptions): Kafka {
+export function createKafka({
+  brokers,
+  clientId,
+  logger,
+  retry = DEFAULT_RETRY,
+  connectionTimeoutMs = 3000,
+  requestTimeoutMs = 10_000,
+  security,
+}: CreateKafkaOptions): Kafka {
   const kafkaLogger = logger.child({ component: 'kafkajs' });
   return new Kafka({
     clientId,
@@ -106,10 +114,12 @@ export function createKafka({ brokers, clientId, logger, retry = DEFAULT_RETRY, 
     requestTimeout: requestTimeoutMs,
     retry,
     logLevel: logLevel.WARN,
-    logCreator: () => ({ namespace, level, log }: LogEntry) => {
-      const { message, ...extra } = log;
-      if (EXPECTED_WARNINGS.some((p) => p.test(message))) return;
-      kafkaLogger[LEVELS[level] ?? 'info']({ namespace, ...extra }, message);
-    },
+    logCreator:
+      () =>
+      ({ namespace, level, log }: LogEntry) => {
+        const { message, ...extra } = log;
+        if (EXPECTED_WARNINGS.some((p) => p.test(message))) return;
+        kafkaLogger[LEVELS[level] ?? 'info']({ namespace, ...extra }, message);
+      },
   });
 }

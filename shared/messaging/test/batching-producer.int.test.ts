@@ -50,7 +50,10 @@ describe('the batching producer with large messages on the real broker', () => {
     expect(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
 
     const to = await endOffsets(TOPICS.eventsInbound);
-    const mine = ofAccount(await readTopic(TOPICS.eventsInbound, { from, to, until: (m) => ofAccount(m, accountId).length >= CALLERS * PER_CALLER }), accountId);
+    const mine = ofAccount(
+      await readTopic(TOPICS.eventsInbound, { from, to, until: (m) => ofAccount(m, accountId).length >= CALLERS * PER_CALLER }),
+      accountId,
+    );
     expect(mine).toHaveLength(CALLERS * PER_CALLER);
     // One partition, and each caller's messages in the order it sent them.
     expect(new Set(mine.map((m) => m.partition)).size).toBe(1);
@@ -75,7 +78,9 @@ describe('POST /events/batch with large events, several at once', () => {
   it('when three batches of 100 events of 4 KB for one person come at once, then all three are answered 200', async () => {
     const account = await createTestAccount('large batches');
     const email = uniqueEmail('large');
-    const batch = (caller: number) => ({ events: Array.from({ length: PER_CALLER }, (_, n) => ({ event: 'large_batch', email, properties: { caller, n, padding: 'x'.repeat(PROPERTY_CHARS) } })) });
+    const batch = (caller: number) => ({
+      events: Array.from({ length: PER_CALLER }, (_, n) => ({ event: 'large_batch', email, properties: { caller, n, padding: 'x'.repeat(PROPERTY_CHARS) } })),
+    });
     const from = await endOffsets(TOPICS.eventsInbound);
 
     const answers = await Promise.all(
@@ -90,7 +95,10 @@ describe('POST /events/batch with large events, several at once', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(CALLERS).fill(200));
 
     const to = await endOffsets(TOPICS.eventsInbound);
-    const mine = ofAccount(await readTopic(TOPICS.eventsInbound, { from, to, until: (m) => ofAccount(m, account.accountId).length >= CALLERS * PER_CALLER }), account.accountId);
+    const mine = ofAccount(
+      await readTopic(TOPICS.eventsInbound, { from, to, until: (m) => ofAccount(m, account.accountId).length >= CALLERS * PER_CALLER }),
+      account.accountId,
+    );
     expect(mine).toHaveLength(CALLERS * PER_CALLER);
   });
 });

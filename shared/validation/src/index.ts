@@ -21,7 +21,11 @@ export const EMAIL_MAX_LENGTH = 254;
  * An email as events and lookups take it: trimmed, lower-cased, at most 254 characters, a valid
  * address — so one person has one key everywhere. `base` may carry the caller's type messages.
  */
-export function emailSchema({ base = z.string(), tooLong = 'email must be at most 254 characters', invalid = 'email must be a valid email address' }: { base?: z.ZodString; tooLong?: string; invalid?: string } = {}) {
+export function emailSchema({
+  base = z.string(),
+  tooLong = 'email must be at most 254 characters',
+  invalid = 'email must be a valid email address',
+}: { base?: z.ZodString; tooLong?: string; invalid?: string } = {}) {
   return base.trim().toLowerCase().max(EMAIL_MAX_LENGTH, tooLong).pipe(z.email(invalid));
 }
 

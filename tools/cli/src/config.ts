@@ -16,7 +16,10 @@ const schema = z.object({
   GLIMPSE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
   GLIMPSE_OPERATOR_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
   /** Region for phone numbers in imports written without a country code. */
-  DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/).default('US'),
+  DEFAULT_PHONE_REGION: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .default('US'),
 });
 
 export type CliConfig = z.infer<typeof schema>;

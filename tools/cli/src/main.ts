@@ -26,7 +26,7 @@ function overview(): string {
     "Environment: GLIMPSE_URL (or --url) and GLIMPSE_OPERATOR_TOKEN: every command goes through a gateway's operator API",
     "(/operator, the gateway's OPERATOR_TOKEN), held to the services' rules and configured caps; the imports ask it whether",
     "--account exists. The imports (and set-credits, usage) write or read the enrichment service's data through its own",
-    "code, as its role: ENRICHMENT_DATABASE_URL (default: DATABASE_URL, postgresql://postgres@127.0.0.1:5432/glimpse, as",
+    'code, as its role: ENRICHMENT_DATABASE_URL (default: DATABASE_URL, postgresql://postgres@127.0.0.1:5432/glimpse, as',
     "glimpse_enrichment); import ip-ranges writes the visitors service's ranges through its code, as glimpse_visitors;",
     'DEFAULT_PHONE_REGION (US).',
   ].join('\n');
@@ -89,5 +89,7 @@ export async function run(argv: string[], io: Io, dbFactory?: (service: CliServi
 
 export function main(): void {
   const io: Io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
-  run(process.argv.slice(2), io).then((code) => { process.exitCode = code; });
+  run(process.argv.slice(2), io).then((code) => {
+    process.exitCode = code;
+  });
 }

@@ -44,9 +44,15 @@ describe('the CLI imports no service internals', () => {
   const files = sourceFiles(SRC);
 
   it('finds the CLI sources and the service packages (the check below checks something)', () => {
-    expect(files.map((f) => path.relative(SRC, f))).toEqual(expect.arrayContaining(['main.ts', 'commands/playbooks.ts', 'commands/accounts.ts', 'commands/imports.ts']));
+    expect(files.map((f) => path.relative(SRC, f))).toEqual(
+      expect.arrayContaining(['main.ts', 'commands/playbooks.ts', 'commands/accounts.ts', 'commands/imports.ts']),
+    );
     expect(servicePackages).toEqual(expect.arrayContaining(['@glimpse/gateway', '@glimpse/playbook', '@glimpse/enrichment', '@glimpse/visitors']));
-    expect(specifiers("import { a } from '@glimpse/playbook';\nexport { b } from \"../x.js\";\nawait import('@glimpse/auth');")).toEqual(['@glimpse/playbook', '../x.js', '@glimpse/auth']);
+    expect(specifiers("import { a } from '@glimpse/playbook';\nexport { b } from \"../x.js\";\nawait import('@glimpse/auth');")).toEqual([
+      '@glimpse/playbook',
+      '../x.js',
+      '@glimpse/auth',
+    ]);
   });
 
   it.each(files.map((f) => [path.relative(SRC, f).split(path.sep).join('/'), f]))('%s imports only the services it is allowed', (name, file) => {

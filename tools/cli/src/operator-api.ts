@@ -37,7 +37,12 @@ export function operatorApi(config: Pick<CliConfig, 'GLIMPSE_URL' | 'GLIMPSE_OPE
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
       if (body !== undefined) headers['content-type'] = 'application/json';
       try {
-        res = await fetch(`${root}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS) });
+        res = await fetch(`${root}${path}`, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        });
       } catch (err) {
         const cause = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
         throw new Error(`the operator API at ${root} did not answer: ${cause}`, { cause: err });

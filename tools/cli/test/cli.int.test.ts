@@ -34,7 +34,16 @@ describe('glimpse CLI', () => {
   it('when asked for --help, then it lists every command; a command with --help shows its usage', async () => {
     const overview = await cli('--help');
     expect(overview.code).toBe(0);
-    for (const words of ['account create', 'account delete', 'event-token create', 'event-token revoke', 'playbook create', 'playbook list', 'playbook enrollments', 'events catalog']) {
+    for (const words of [
+      'account create',
+      'account delete',
+      'event-token create',
+      'event-token revoke',
+      'playbook create',
+      'playbook list',
+      'playbook enrollments',
+      'events catalog',
+    ]) {
       expect(overview.stdout).toContain(words);
     }
     const usage = await cli('playbook', 'create', '--help');
@@ -66,7 +75,7 @@ describe('glimpse CLI', () => {
     expect((await testDb().eventToken.findUniqueOrThrow({ where: { id: body.id } })).revokedAt).not.toBeNull();
   });
 
-  it("when a token of another account is revoked, then it is not found and stays valid", async () => {
+  it('when a token of another account is revoked, then it is not found and stays valid', async () => {
     const owner = await newAccount();
     const other = await newAccount();
     const { id } = (await cli('event-token', 'create', '--account', owner, '--json')).json();
@@ -95,15 +104,40 @@ describe('glimpse CLI', () => {
     await testDb().eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 2n } });
     const { id: playbookId } = (await cli('playbook', 'create', '--account', accountId, '--name', 'Onboarding', '--trigger', 'signed_up', '--json')).json();
     await testDb().enrollment.create({
-      data: { playbookId, accountId, email: 'ann@example.com', status: 'active', startedAt: now, startedBy: 'signed_up', startEventId: '00000000-0000-4000-8000-000000000001' },
+      data: {
+        playbookId,
+        accountId,
+        email: 'ann@example.com',
+        status: 'active',
+        startedAt: now,
+        startedBy: 'signed_up',
+        startEventId: '00000000-0000-4000-8000-000000000001',
+      },
     });
 
     const catalog = await cli('events', 'catalog', '--account', accountId, '--json');
     // As GET /account/events/catalog answers it: with the playbooks each name triggers and exits.
-    expect(catalog.json()).toEqual([{ name: 'signed_up', firstSeenAt: now.toISOString(), lastSeenAt: now.toISOString(), count: 2, triggers: [{ id: playbookId, name: 'Onboarding' }], exits: [] }]);
+    expect(catalog.json()).toEqual([
+      {
+        name: 'signed_up',
+        firstSeenAt: now.toISOString(),
+        lastSeenAt: now.toISOString(),
+        count: 2,
+        triggers: [{ id: playbookId, name: 'Onboarding' }],
+        exits: [],
+      },
+    ]);
     const enrollments = await cli('playbook', 'enrollments', '--account', accountId, '--playbook', playbookId, '--json');
     expect(enrollments.json()).toEqual([
-      { id: expect.any(String), email: 'ann@example.com', status: 'active', startedAt: now.toISOString(), startedBy: 'signed_up', stoppedAt: null, stoppedBy: null },
+      {
+        id: expect.any(String),
+        email: 'ann@example.com',
+        status: 'active',
+        startedAt: now.toISOString(),
+        startedBy: 'signed_up',
+        stoppedAt: null,
+        stoppedBy: null,
+      },
     ]);
     const human = await cli('playbook', 'enrollments', '--account', accountId, '--playbook', playbookId);
     expect(human.stdout).toMatch(/email\s+status/);
@@ -129,12 +163,19 @@ describe('glimpse CLI', () => {
     const { id: playbookId } = (await cli('playbook', 'create', '--account', accountId, '--name', 'Onboarding', '--trigger', 'signed_up', '--json')).json();
     const run = await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', ' Ann@Example.com', '--json');
     expect(run.code).toBe(0);
-    expect(run.json()).toEqual({ event: 'signed_up', email: 'ann@example.com', catalog: 'known', playbooks: [{ id: playbookId, name: 'Onboarding', outcome: 'start', reason: 'trigger' }] });
+    expect(run.json()).toEqual({
+      event: 'signed_up',
+      email: 'ann@example.com',
+      catalog: 'known',
+      playbooks: [{ id: playbookId, name: 'Onboarding', outcome: 'start', reason: 'trigger' }],
+    });
     const human = await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', 'ann@example.com');
     expect(human.stdout).toMatch(/Onboarding\s+start\s+trigger/);
     expect(await testDb().enrollment.count({ where: { accountId } })).toBe(0);
     expect(await testDb().processedEvent.count({ where: { accountId } })).toBe(0);
-    expect((await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', 'nope')).stderr).toContain('email must be a valid email address');
+    expect((await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', 'nope')).stderr).toContain(
+      'email must be a valid email address',
+    );
   });
 
   it('when a person is suppressed, listed and lifted from the CLI, then their active enrollment stops and the list follows', async () => {
@@ -142,7 +183,17 @@ describe('glimpse CLI', () => {
     const now = new Date();
     await testDb().eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 1n } });
     const { id: playbookId } = (await cli('playbook', 'create', '--account', accountId, '--name', 'Onboarding', '--trigger', 'signed_up', '--json')).json();
-    await testDb().enrollment.create({ data: { playbookId, accountId, email: 'bo@example.com', status: 'active', startedAt: now, startedBy: 'signed_up', startEventId: '00000000-0000-4000-8000-000000000002' } });
+    await testDb().enrollment.create({
+      data: {
+        playbookId,
+        accountId,
+        email: 'bo@example.com',
+        status: 'active',
+        startedAt: now,
+        startedBy: 'signed_up',
+        startEventId: '00000000-0000-4000-8000-000000000002',
+      },
+    });
     const added = await cli('suppression', 'add', '--account', accountId, '--email', 'Bo@Example.com', '--json');
     expect(added.json()).toMatchObject({ email: 'bo@example.com', stoppedEnrollments: 1 });
     expect((await testDb().enrollment.findFirstOrThrow({ where: { accountId } })).stoppedBy).toBe('suppressed');
@@ -191,7 +242,10 @@ describe('glimpse account delete', () => {
     expect(await testDb().account.findUnique({ where: { id: accountId } })).toBeNull();
     expect(await testDb().eventToken.findUnique({ where: { id: token.id } })).toBeNull();
     const rows = await testDb().accountEvent.findMany({ where: { accountId }, orderBy: { seq: 'asc' } });
-    expect(rows.map((r) => [r.type, r.publishedAt !== null])).toEqual([['account.created', true], ['account.deleted', true]]);
+    expect(rows.map((r) => [r.type, r.publishedAt !== null])).toEqual([
+      ['account.created', true],
+      ['account.deleted', true],
+    ]);
     const messages = await readTopic(TOPICS.accounts, { from, until: (read) => read.some((m) => m.key === accountId && m.json?.type === 'account.deleted') });
     expect(messages.filter((m) => m.key === accountId).at(-1)!.json).toEqual({ type: 'account.deleted', accountId, at: deleted.json().deletedAt });
   });

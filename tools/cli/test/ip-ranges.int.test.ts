@@ -15,7 +15,8 @@ const tag = randomBytes(4).toString('hex');
 // without them: 046f would come back as 46f, and 0000 as nothing).
 const group = (parseInt(tag.slice(0, 4), 16) | 0x1000).toString(16);
 const dbs = new Map<CliService, Db>();
-const roleDb = (service: CliService) => dbs.get(service) ?? (dbs.set(service, createDb({ databaseUrl: serviceDatabaseUrl(service), poolSize: 1 })), dbs.get(service)!);
+const roleDb = (service: CliService) =>
+  dbs.get(service) ?? (dbs.set(service, createDb({ databaseUrl: serviceDatabaseUrl(service), poolSize: 1 })), dbs.get(service)!);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glimpse-ip-ranges-'));
 
 async function cli(...argv: string[]) {

@@ -22,14 +22,23 @@ export interface CliStack {
 const ENV = ['GLIMPSE_URL', 'GLIMPSE_OPERATOR_TOKEN'] as const;
 
 /** The services and a gateway with OPERATOR_TOKEN; the CLI's environment points at it until stop(). */
-export async function startCliStack({ gateway: gatewayEnv = {}, playbook: playbookEnv = {} }: { gateway?: Record<string, string>; playbook?: Record<string, string> } = {}): Promise<CliStack> {
+export async function startCliStack({
+  gateway: gatewayEnv = {},
+  playbook: playbookEnv = {},
+}: { gateway?: Record<string, string>; playbook?: Record<string, string> } = {}): Promise<CliStack> {
   const token = randomBytes(32).toString('hex');
   const saved = Object.fromEntries(ENV.map((name) => [name, process.env[name]]));
   let playbook: RunningPlaybookService | undefined;
   let enrichment: RunningEnrichmentService | undefined;
   let visitors: RunningVisitorsService | undefined;
   [playbook, enrichment, visitors] = await Promise.all([startTestPlaybookService(playbookEnv), startTestEnrichmentService(), startTestVisitorsService()]);
-  const gateway = await startTestGateway({ OPERATOR_TOKEN: token, PLAYBOOK_URL: playbook.url, ENRICHMENT_URL: enrichment.url, VISITORS_URL: visitors.url, ...gatewayEnv });
+  const gateway = await startTestGateway({
+    OPERATOR_TOKEN: token,
+    PLAYBOOK_URL: playbook.url,
+    ENRICHMENT_URL: enrichment.url,
+    VISITORS_URL: visitors.url,
+    ...gatewayEnv,
+  });
   process.env.GLIMPSE_URL = gateway.url;
   process.env.GLIMPSE_OPERATOR_TOKEN = token;
   return {

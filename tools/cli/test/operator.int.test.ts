@@ -65,7 +65,12 @@ describe('glimpse account workflows through the operator API', () => {
     expect(help.stdout).toContain('GLIMPSE_URL (or --url) and GLIMPSE_OPERATOR_TOKEN: every command goes through a gateway');
     const commandHelp = await cli('account', 'workflows', '--help');
     expect(commandHelp.code).toBe(0);
-    for (const text of ['glimpse account workflows --account ID [--on | --off] [--url URL]', 'addon_required', 'GLIMPSE_OPERATOR_TOKEN', '/operator/accounts/ID']) {
+    for (const text of [
+      'glimpse account workflows --account ID [--on | --off] [--url URL]',
+      'addon_required',
+      'GLIMPSE_OPERATOR_TOKEN',
+      '/operator/accounts/ID',
+    ]) {
       expect(commandHelp.stdout).toContain(text);
     }
     expect((await cli('account', 'create', '--help')).stdout).toContain('--workflows');
@@ -116,11 +121,14 @@ describe('glimpse account workflows through the operator API', () => {
     expect((await cli('account', 'workflows', '--account', id, '--on', '--off')).code).toBe(2);
   });
 
-  it('relays the gateway\'s refusals: an unknown account, a bad id, a wrong token, a gateway without the operator API, none at all', async () => {
+  it("relays the gateway's refusals: an unknown account, a bad id, a wrong token, a gateway without the operator API, none at all", async () => {
     const id = await newAccount();
     configure({ GLIMPSE_URL: gateway.url, GLIMPSE_OPERATOR_TOKEN: TOKEN });
     const missing = await cli('account', 'workflows', '--account', '00000000-0000-4000-8000-000000000000', '--on');
-    expect([missing.code, missing.stderr]).toEqual([1, expect.stringMatching(/^error: not_found: account 00000000-0000-4000-8000-000000000000 does not exist\n$/)]);
+    expect([missing.code, missing.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^error: not_found: account 00000000-0000-4000-8000-000000000000 does not exist\n$/),
+    ]);
     const bad = await cli('account', 'workflows', '--account', 'not-an-id');
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('error: invalid_request: the account id must be a UUID')]);
 

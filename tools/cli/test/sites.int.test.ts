@@ -26,29 +26,69 @@ describe('glimpse sites', () => {
     for (const words of ['sites create', 'sites list', 'sites delete']) expect(overview.stdout).toContain(words);
     const usage = await cli('sites', 'create', '--help');
     expect(usage.code).toBe(0);
-    expect(usage.stdout).toContain('Usage: glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--capture-forms] [--consent implied|required] [--no-honor-gpc] [--url URL] [--json]');
+    expect(usage.stdout).toContain(
+      'Usage: glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--capture-forms] [--consent implied|required] [--no-honor-gpc] [--url URL] [--json]',
+    );
   });
 
   it('when a site is created with --json, then stdout is {id, key} and the site is stored with normalised origins', async () => {
     const accountId = await newAccount();
-    const created = await cli('sites', 'create', '--account', accountId, '--name', 'Shop', '--origin', 'HTTPS://Shop.Test', '--origin', 'http://localhost:3000/', '--track-event', 'signup', '--json');
+    const created = await cli(
+      'sites',
+      'create',
+      '--account',
+      accountId,
+      '--name',
+      'Shop',
+      '--origin',
+      'HTTPS://Shop.Test',
+      '--origin',
+      'http://localhost:3000/',
+      '--track-event',
+      'signup',
+      '--json',
+    );
     expect(created.code).toBe(0);
     expect(created.json()).toEqual({ id: expect.any(String), key: expect.stringMatching(/^glp_[A-Za-z0-9_-]{32}$/) });
     const stored = await testDb().site.findUniqueOrThrow({ where: { id: created.json().id } });
     expect(stored).toMatchObject({ accountId, name: 'Shop', origins: ['https://shop.test', 'http://localhost:3000'], trackEvents: ['signup'] });
 
     const listed = await cli('sites', 'list', '--account', accountId, '--json');
-    expect(listed.json().items).toEqual([expect.objectContaining({ id: created.json().id, key: created.json().key, origins: ['https://shop.test', 'http://localhost:3000'] })]);
+    expect(listed.json().items).toEqual([
+      expect.objectContaining({ id: created.json().id, key: created.json().key, origins: ['https://shop.test', 'http://localhost:3000'] }),
+    ]);
     expect((await cli('sites', 'list', '--account', accountId)).stdout).toContain(created.json().key);
   });
 
   it('when a site is created with --capture-forms --consent required --no-honor-gpc, then it is stored with those settings; without them the defaults', async () => {
     const accountId = await newAccount();
-    const created = await cli('sites', 'create', '--account', accountId, '--name', 'Strict', '--origin', 'https://strict.test', '--capture-forms', '--consent', 'required', '--no-honor-gpc', '--json');
+    const created = await cli(
+      'sites',
+      'create',
+      '--account',
+      accountId,
+      '--name',
+      'Strict',
+      '--origin',
+      'https://strict.test',
+      '--capture-forms',
+      '--consent',
+      'required',
+      '--no-honor-gpc',
+      '--json',
+    );
     expect(created.code).toBe(0);
-    expect(await testDb().site.findUniqueOrThrow({ where: { id: created.json().id } })).toMatchObject({ captureForms: true, consent: 'required', honorGpc: false });
+    expect(await testDb().site.findUniqueOrThrow({ where: { id: created.json().id } })).toMatchObject({
+      captureForms: true,
+      consent: 'required',
+      honorGpc: false,
+    });
     const plain = await cli('sites', 'create', '--account', accountId, '--name', 'Plain', '--origin', 'https://plain.test', '--json');
-    expect(await testDb().site.findUniqueOrThrow({ where: { id: plain.json().id } })).toMatchObject({ captureForms: false, consent: 'implied', honorGpc: true });
+    expect(await testDb().site.findUniqueOrThrow({ where: { id: plain.json().id } })).toMatchObject({
+      captureForms: false,
+      consent: 'implied',
+      honorGpc: true,
+    });
     const bad = await cli('sites', 'create', '--account', accountId, '--name', 'Bad', '--origin', 'https://bad.test', '--consent', 'maybe');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('consent must be "implied" or "required"');

@@ -164,7 +164,13 @@ export class GlimpseClient {
   }
 
   /** One call, retried while it fails retryably, with the same Idempotency-Key every time. */
-  private async call<T>(method: 'GET' | 'POST', path: string, credential: string | undefined, body: unknown, idempotencyKey: string | undefined): Promise<Answer<T>> {
+  private async call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    credential: string | undefined,
+    body: unknown,
+    idempotencyKey: string | undefined,
+  ): Promise<Answer<T>> {
     if (!credential) throw new GlimpseError('unauthorized', `no credential configured for ${path} (apiKey for lookups, eventToken for events)`, 0);
     const headers: Record<string, string> = { authorization: `Bearer ${credential}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';

@@ -1,4 +1,14 @@
-export { GlimpseClient, createGlimpseClient, type BulkEnrichmentResult, type CallOptions, type EnrichedRecord, type EnrichmentInput, type EventReceipt, type GlimpseClientOptions, type VisitorDetails } from './client.js';
+export {
+  GlimpseClient,
+  createGlimpseClient,
+  type BulkEnrichmentResult,
+  type CallOptions,
+  type EnrichedRecord,
+  type EnrichmentInput,
+  type EventReceipt,
+  type GlimpseClientOptions,
+  type VisitorDetails,
+} from './client.js';
 export { GlimpseError, NotFoundError, PaymentRequiredError, RateLimitedError, type ErrorCode } from './errors.js';
 export type { BatchResult, EventInput, EventQueueOptions } from './event-queue.js';
 export type { components, paths } from './api-types.js';

@@ -42,7 +42,10 @@ function recordingFetch(seen: Seen[], loseFirstAnswerOf?: string): typeof fetch 
       lost = true;
       await res.text();
       seen.push({ method: init?.method ?? 'GET', path: url.pathname, status: 503, idempotencyKey });
-      return new Response(JSON.stringify({ error: 'service_unavailable', message: 'answer lost on the way' }), { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '0' } });
+      return new Response(JSON.stringify({ error: 'service_unavailable', message: 'answer lost on the way' }), {
+        status: 503,
+        headers: { 'content-type': 'application/json', 'retry-after': '0' },
+      });
     }
     seen.push({ method: init?.method ?? 'GET', path: url.pathname, status: res.status, idempotencyKey });
     return res;

@@ -52,16 +52,28 @@ export async function openCopyPersonWriter(databaseUrl: string): Promise<PersonW
       const fresh = rows.filter((r) => !existing.has(r.id));
       const again = rows.filter((r) => existing.has(r.id));
       if (fresh.length > 0) {
-        await copyIn(client, 'COPY persons (id, record, details, updated_at) FROM STDIN', fresh.map((r) => copyRow([r.id, r.record, r.details, at])));
+        await copyIn(
+          client,
+          'COPY persons (id, record, details, updated_at) FROM STDIN',
+          fresh.map((r) => copyRow([r.id, r.record, r.details, at])),
+        );
       }
       if (again.length > 0) {
-        await copyIn(client, 'COPY import_persons (id, record, details) FROM STDIN', again.map((r) => copyRow([r.id, r.record, r.details])));
+        await copyIn(
+          client,
+          'COPY import_persons (id, record, details) FROM STDIN',
+          again.map((r) => copyRow([r.id, r.record, r.details])),
+        );
         await client.query('UPDATE persons p SET record = s.record, details = s.details, updated_at = $1 FROM import_persons s WHERE p.id = s.id', [at]);
         // A re-imported person is re-indexed: identities it no longer has must stop finding it.
         await client.query('DELETE FROM identities WHERE person_id = ANY($1::text[])', [[...existing]]);
       }
       if (identities.length > 0) {
-        await copyIn(client, 'COPY import_identities (kind, value, person_id) FROM STDIN', identities.map((i) => copyRow([i.kind, i.value, i.personId])));
+        await copyIn(
+          client,
+          'COPY import_identities (kind, value, person_id) FROM STDIN',
+          identities.map((i) => copyRow([i.kind, i.value, i.personId])),
+        );
         await client.query(`
           INSERT INTO identities (kind, value, person_id) SELECT kind, value, person_id FROM import_identities
           ON CONFLICT (kind, value) DO UPDATE SET person_id = EXCLUDED.person_id`);

@@ -62,7 +62,12 @@ export async function findRecord(db: Db, keys: IdentityKey[], charge?: Charge): 
 
 /** Bills one lookup on its own (a lookup with `required` reads the record before it bills). */
 export async function appendCharge(db: Db, charge: Charge): Promise<void> {
-  await db.$executeRawUnsafe('INSERT INTO usage_ledger (account_id, day, lease_id) VALUES ($1::uuid, $2::date, $3::uuid)', charge.accountId, charge.day, charge.leaseId);
+  await db.$executeRawUnsafe(
+    'INSERT INTO usage_ledger (account_id, day, lease_id) VALUES ($1::uuid, $2::date, $3::uuid)',
+    charge.accountId,
+    charge.day,
+    charge.leaseId,
+  );
 }
 
 export interface StoredVisitor {

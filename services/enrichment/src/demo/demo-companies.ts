@@ -14,7 +14,13 @@ export interface DemoCompany {
 }
 
 export function slugify(text: string): string {
-  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/'/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/'/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 /** "12.5M", "850K", "1.2B": how funding and revenue are printed. */
@@ -48,7 +54,13 @@ export function companyLocation(city: City): CompanyLocation {
 }
 
 // Millions raised per round, by stage (Seed, Series A, …).
-const ROUND_MILLIONS: readonly [number, number][] = [[0.5, 3], [5, 15], [15, 40], [30, 80], [50, 150]];
+const ROUND_MILLIONS: readonly [number, number][] = [
+  [0.5, 3],
+  [5, 15],
+  [15, 40],
+  [30, 80],
+  [50, 150],
+];
 const DAY_MS = 86_400_000;
 
 function fundingHistory(random: Random, slug: string, salt: number, founded: number): { events: FundingEvent[]; total: number } {
@@ -168,7 +180,11 @@ function buildCompany(n: number, seed: number): DemoCompany {
     postal_code: hq.postalCode,
     country: 'United States',
     owned_by_organization_id: objectIdFor('holding', seed, n % COMPANY_PREFIXES.length),
-    owned_by_organization: { id: objectIdFor('holding', seed, n % COMPANY_PREFIXES.length), name: parent, website_url: `https://www.${slugify(parent).replace(/-/g, '')}.example` },
+    owned_by_organization: {
+      id: objectIdFor('holding', seed, n % COMPANY_PREFIXES.length),
+      name: parent,
+      website_url: `https://www.${slugify(parent).replace(/-/g, '')}.example`,
+    },
     short_description: `${name} ${sector.does}.`,
     suborganizations: [],
     num_suborganizations: 0,

@@ -6,7 +6,11 @@ import { toVisitorDetails } from '../domain/visitor-details.js';
 const COUNT = 10_000;
 const people = Array.from({ length: COUNT }, (_, i) => generatePerson(i));
 // Field-by-field checks are slower: a sample, including far indexes and another seed.
-const sample = [...people.slice(0, 1500), ...[123_456, 1_000_000, 2 ** 40].map((i) => generatePerson(i)), ...Array.from({ length: 100 }, (_, i) => generatePerson(i, 31))];
+const sample = [
+  ...people.slice(0, 1500),
+  ...[123_456, 1_000_000, 2 ** 40].map((i) => generatePerson(i)),
+  ...Array.from({ length: 100 }, (_, i) => generatePerson(i, 31)),
+];
 
 describe('generatePerson', () => {
   it('when called twice with the same index and seed, then the records are equal', () => {
@@ -23,7 +27,13 @@ describe('generatePerson', () => {
   });
 
   it('when people of two seeds are generated, then their ids and emails do not overlap', () => {
-    const keys = (seed: number) => Array.from({ length: 500 }, (_, i) => generatePerson(i, seed)).flatMap((p) => [p.profile.id, ...identitiesOf(p, 'US').filter((x) => x.kind === 'email').map((x) => x.value)]);
+    const keys = (seed: number) =>
+      Array.from({ length: 500 }, (_, i) => generatePerson(i, seed)).flatMap((p) => [
+        p.profile.id,
+        ...identitiesOf(p, 'US')
+          .filter((x) => x.kind === 'email')
+          .map((x) => x.value),
+      ]);
     const first = new Set(keys(1));
     expect(keys(2).filter((k) => first.has(k))).toEqual([]);
   });

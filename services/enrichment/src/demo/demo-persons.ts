@@ -3,8 +3,32 @@
 // seed on every run. Within one seed, ids, emails and phones are unique per index (phones for
 // the first ~1.3 million indexes); other seeds give other people and other emails.
 import type { EnrichedRecord, Experience } from '../domain/enriched-record.js';
-import { AREA_CODES, CITIES, FEMALE_FIRST_NAMES, INTERESTS, LAST_NAMES, MALE_FIRST_NAMES, PERSONAL_EMAIL_DOMAINS, ROLES, SENIORITIES, STREET_NAMES, STREET_TYPES, type City, type Seniority } from './demo-pools.js';
-import { COMPANY_COUNT, companyAt, companyLocation, copyJson, companySummary, experienceCompany, locationName, slugify, type DemoCompany } from './demo-companies.js';
+import {
+  AREA_CODES,
+  CITIES,
+  FEMALE_FIRST_NAMES,
+  INTERESTS,
+  LAST_NAMES,
+  MALE_FIRST_NAMES,
+  PERSONAL_EMAIL_DOMAINS,
+  ROLES,
+  SENIORITIES,
+  STREET_NAMES,
+  STREET_TYPES,
+  type City,
+  type Seniority,
+} from './demo-pools.js';
+import {
+  COMPANY_COUNT,
+  companyAt,
+  companyLocation,
+  copyJson,
+  companySummary,
+  experienceCompany,
+  locationName,
+  slugify,
+  type DemoCompany,
+} from './demo-companies.js';
 import { combineSeeds, mix32, objectIdFor, seededRandom, type Random } from './seeded-random.js';
 
 /** Work histories are dated back from June 2025, not from the clock, so output never changes. */
@@ -44,7 +68,12 @@ interface Position {
 
 /** The current position first, then earlier ones, each ending shortly before the next began. */
 function workHistory(random: Random, seed: number, current: DemoCompany, city: City, seniority: Seniority): Position[] {
-  const count = random.weighted([[1, 25], [2, 35], [3, 25], [4, 15]] as const);
+  const count = random.weighted([
+    [1, 25],
+    [2, 35],
+    [3, 25],
+    [4, 15],
+  ] as const);
   const positions: Position[] = [{ company: current, city, seniority, start: REFERENCE_MONTH - random.int(3, 60), end: null }];
   const used = new Set([current.organization.id]);
   let level = SENIORITIES.findIndex((s) => s.seniority === seniority);
@@ -156,6 +185,12 @@ export function generatePerson(index: number, seed = 0): EnrichedRecord {
     experience,
     interests: random.sample(INTERESTS, random.int(2, 5)),
     skills: random.sample(role.skills, random.int(3, 6)),
-    device: { type: random.weighted([['desktop', 60], ['mobile', 32], ['tablet', 8]] as const) },
+    device: {
+      type: random.weighted([
+        ['desktop', 60],
+        ['mobile', 32],
+        ['tablet', 8],
+      ] as const),
+    },
   };
 }

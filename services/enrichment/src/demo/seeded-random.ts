@@ -98,5 +98,10 @@ export function objectIdFor(namespace: string, seed: number, index: number): str
   // 0x5e000000..0x65ffffff: object-id timestamps between 2020 and 2024.
   const time = 0x5e000000 + (salt % 0x08000000);
   const offset = (BigInt(mix32(salt ^ 0x5bd1e995)) << 32n) | BigInt(salt);
-  return time.toString(16).padStart(8, '0') + permute64(BigInt(index) + offset).toString(16).padStart(16, '0');
+  return (
+    time.toString(16).padStart(8, '0') +
+    permute64(BigInt(index) + offset)
+      .toString(16)
+      .padStart(16, '0')
+  );
 }

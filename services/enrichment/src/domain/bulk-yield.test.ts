@@ -6,7 +6,14 @@ import type { CreditKeeper } from './credits.js';
 import { enrichBulk, type LookupDeps } from './lookups.js';
 
 // Items refused before any query: the database and the credits must not be reached.
-const unreachable = new Proxy({}, { get: (_, name) => { throw new Error(`not expected: ${String(name)}`); } });
+const unreachable = new Proxy(
+  {},
+  {
+    get: (_, name) => {
+      throw new Error(`not expected: ${String(name)}`);
+    },
+  },
+);
 const deps: LookupDeps = { db: unreachable as Db, credits: unreachable as CreditKeeper, defaultPhoneRegion: 'US' };
 
 /** Runs `work` and counts the event-loop turns (setImmediate callbacks) that happen meanwhile. */

@@ -12,14 +12,31 @@ const contact = z.strictObject({
   emails: z.array(z.strictObject({ address: z.email().nullable(), type: z.string().nullable() })),
   tagIds: z.record(z.string(), z.string()),
   site: z.string().nullable().meta({ format: 'uri' }),
-  home: z.strictObject({ city: z.string().nullable(), geo: z.string().regex(/^-?[0-9]+,-?[0-9]+$/).nullable() }),
+  home: z.strictObject({
+    city: z.string().nullable(),
+    geo: z
+      .string()
+      .regex(/^-?[0-9]+,-?[0-9]+$/)
+      .nullable(),
+  }),
 });
 const conform = conformerOf(contact);
 
 describe('conformerOf', () => {
   it('when fields are missing, then scalars are null, lists empty and objects all-null, and the result passes the schema', () => {
     const result = conform({});
-    expect(result).toEqual({ name: null, born: null, active: null, extra: null, phones: [], tags: [], emails: [], tagIds: {}, site: null, home: { city: null, geo: null } });
+    expect(result).toEqual({
+      name: null,
+      born: null,
+      active: null,
+      extra: null,
+      phones: [],
+      tags: [],
+      emails: [],
+      tagIds: {},
+      site: null,
+      home: { city: null, geo: null },
+    });
     expect(contact.safeParse(result).success).toBe(true);
   });
 
@@ -29,12 +46,31 @@ describe('conformerOf', () => {
   });
 
   it('when a value cannot be read without loss, then it becomes null or is dropped', () => {
-    const result = conform({ name: { first: 'A' }, born: 1985.5, active: 'yes', extra: { nested: true }, phones: ['ok', { no: 1 }, 3], emails: ['not an object', { address: 'a@b.co' }], home: 'Paris' });
-    expect(result).toMatchObject({ name: null, born: null, active: null, extra: null, phones: ['ok', '3'], emails: [{ address: 'a@b.co', type: null }], home: { city: null, geo: null } });
+    const result = conform({
+      name: { first: 'A' },
+      born: 1985.5,
+      active: 'yes',
+      extra: { nested: true },
+      phones: ['ok', { no: 1 }, 3],
+      emails: ['not an object', { address: 'a@b.co' }],
+      home: 'Paris',
+    });
+    expect(result).toMatchObject({
+      name: null,
+      born: null,
+      active: null,
+      extra: null,
+      phones: ['ok', '3'],
+      emails: [{ address: 'a@b.co', type: null }],
+      home: { city: null, geo: null },
+    });
   });
 
   it('when a string is out of the format its schema states, then it is null', () => {
-    expect(conform({ emails: [{ address: 'nope', type: 'work' }], home: { city: 'Oslo', geo: 'north' } })).toMatchObject({ emails: [{ address: null, type: 'work' }], home: { city: 'Oslo', geo: null } });
+    expect(conform({ emails: [{ address: 'nope', type: 'work' }], home: { city: 'Oslo', geo: 'north' } })).toMatchObject({
+      emails: [{ address: null, type: 'work' }],
+      home: { city: 'Oslo', geo: null },
+    });
     expect(conform({ home: { geo: '59,10' } })).toMatchObject({ home: { geo: '59,10' } });
   });
 
@@ -80,7 +116,14 @@ describe('inSchemaOrder', () => {
 
 describe('findNullTypedFields', () => {
   it('when typed fields are null, then their paths are listed, fields shown only as null excepted', () => {
-    const value = conform({ name: 'Ann', born: 1990, active: true, site: 'https://a.example/', emails: [{ address: 'a@b.co' }], home: { city: 'Oslo', geo: '1,2' } });
+    const value = conform({
+      name: 'Ann',
+      born: 1990,
+      active: true,
+      site: 'https://a.example/',
+      emails: [{ address: 'a@b.co' }],
+      home: { city: 'Oslo', geo: '1,2' },
+    });
     expect(findNullTypedFields(value, contact)).toEqual(['emails[0].type']);
   });
 });

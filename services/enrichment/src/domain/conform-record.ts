@@ -209,7 +209,9 @@ export function findNullTypedFields(value: unknown, schema: z.ZodType, path = '(
   const def = defOf(schema);
   const at = (key: string) => (path === '(record)' ? key : `${path}.${key}`);
   if (value === null || value === undefined) return def.type === 'nullable' && defOf(def.innerType!).type === 'union' ? [] : [path];
-  if (def.type === 'object' && isPlainObject(value)) return Object.entries(def.shape!).flatMap(([key, field]) => findNullTypedFields(value[key], field, at(key)));
-  if (def.type === 'array' && defOf(def.element!).type === 'object' && Array.isArray(value)) return value.flatMap((item, i) => findNullTypedFields(item, def.element!, `${path}[${i}]`));
+  if (def.type === 'object' && isPlainObject(value))
+    return Object.entries(def.shape!).flatMap(([key, field]) => findNullTypedFields(value[key], field, at(key)));
+  if (def.type === 'array' && defOf(def.element!).type === 'object' && Array.isArray(value))
+    return value.flatMap((item, i) => findNullTypedFields(item, def.element!, `${path}[${i}]`));
   return [];
 }

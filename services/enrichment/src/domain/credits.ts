@@ -111,7 +111,10 @@ export class CreditKeeper {
       accountId,
       outcome.kind === 'unlimited'
         ? { kind: 'unlimited', until: this.now() + this.unlimitedForMs }
-        : { kind: 'lease', lease: { id: outcome.leaseId, left: outcome.granted, beyond: outcome.remaining ?? 0, inFlight: 0, usableUntil: this.now() + this.useForMs } },
+        : {
+            kind: 'lease',
+            lease: { id: outcome.leaseId, left: outcome.granted, beyond: outcome.remaining ?? 0, inFlight: 0, usableUntil: this.now() + this.useForMs },
+          },
     );
     return 'credit';
   }

@@ -12,14 +12,40 @@ const unshown = (schema: { shape: Record<string, { _zod: { def: { type: string; 
 describe('the §2.3 schema', () => {
   it('when read, then it has exactly the spec members, in the spec order', () => {
     expect(keysOf(enrichedRecordSchema)).toEqual([
-      'profile', 'traits', 'social', 'company', 'organization', 'job', 'location',
-      'location_names', 'street_addresses', 'regions', 'experience', 'interests', 'skills', 'device',
+      'profile',
+      'traits',
+      'social',
+      'company',
+      'organization',
+      'job',
+      'location',
+      'location_names',
+      'street_addresses',
+      'regions',
+      'experience',
+      'interests',
+      'skills',
+      'device',
     ]);
   });
 
   it('when read, then the three location variants differ only as the spec says', () => {
     const top = keysOf(locationSchema);
-    expect(top).toEqual(['name', 'city', 'state', 'locality', 'metro', 'region', 'country', 'continent', 'street_address', 'address_line_2', 'postal_code', 'geo', 'last_updated']);
+    expect(top).toEqual([
+      'name',
+      'city',
+      'state',
+      'locality',
+      'metro',
+      'region',
+      'country',
+      'continent',
+      'street_address',
+      'address_line_2',
+      'postal_code',
+      'geo',
+      'last_updated',
+    ]);
     expect(keysOf(companyLocationSchema)).toEqual(top.filter((k) => k !== 'last_updated'));
     expect(keysOf(experienceLocationSchema)).toEqual(top.filter((k) => !['city', 'state', 'last_updated'].includes(k)));
     expect(shape.company.shape.location).toBe(companyLocationSchema);
@@ -27,10 +53,23 @@ describe('the §2.3 schema', () => {
   });
 
   it('when read, then fields shown only as null take any JSON scalar', () => {
-    expect(unshown(shape.traits)).toEqual(['middle_initial', 'middle_name', 'home_owner', 'married', 'children', 'email_status', 'extrapolated_email_confidence']);
+    expect(unshown(shape.traits)).toEqual([
+      'middle_initial',
+      'middle_name',
+      'home_owner',
+      'married',
+      'children',
+      'email_status',
+      'extrapolated_email_confidence',
+    ]);
     expect(unshown(shape.organization)).toEqual([
-      'funding_url', 'traffic_ranking', 'publicly_traded_symbol', 'publicly_traded_exchange',
-      'organization_headcount_six_month_growth', 'organization_headcount_twelve_month_growth', 'organization_headcount_twenty_four_month_growth',
+      'funding_url',
+      'traffic_ranking',
+      'publicly_traded_symbol',
+      'publicly_traded_exchange',
+      'organization_headcount_six_month_growth',
+      'organization_headcount_twelve_month_growth',
+      'organization_headcount_twenty_four_month_growth',
     ]);
     expect(unshown(shape.job)).toEqual(['sub_role']);
     expect(unshown(shape.experience.element.shape.title)).toEqual(['sub_role']);
@@ -81,7 +120,9 @@ describe('normalizeRecord', () => {
   });
 
   it('when experience elements are partial, then each is normalized to the element shape', () => {
-    const record = normalizeRecord({ experience: [{ company: { name: 'Acme', location: { name: 'Oslo', city: 'Oslo' } }, start_date: '2020-01', is_primary: true, bonus: 1 }, 'junk'] });
+    const record = normalizeRecord({
+      experience: [{ company: { name: 'Acme', location: { name: 'Oslo', city: 'Oslo' } }, start_date: '2020-01', is_primary: true, bonus: 1 }, 'junk'],
+    });
     expect(record.experience).toHaveLength(1);
     const [job] = record.experience;
     expect(job!.company.name).toBe('Acme');
@@ -170,7 +211,14 @@ describe('isServedRecord', () => {
     expect(recordViolations(person)).toEqual([]);
     const wrong = { ...person, traits: { ...person.traits, birth_year: '1985', phone_numbers: null }, profile: { ...person.profile, email: 'nope' }, extra: 1 };
     const violations = recordViolations(wrong);
-    expect(violations).toEqual(expect.arrayContaining([expect.stringMatching(/^traits\.birth_year: /), expect.stringMatching(/^traits\.phone_numbers: /), expect.stringMatching(/^profile\.email: /), expect.stringMatching(/extra/)]));
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^traits\.birth_year: /),
+        expect.stringMatching(/^traits\.phone_numbers: /),
+        expect.stringMatching(/^profile\.email: /),
+        expect.stringMatching(/extra/),
+      ]),
+    );
     expect(violations).toHaveLength(4);
   });
 });

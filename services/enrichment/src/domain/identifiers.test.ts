@@ -87,7 +87,12 @@ describe('identitiesOf', () => {
 
 describe('normalizePronetUrl and normalizeSha256', () => {
   it('when a profile URL is written in any of its usual forms, then it normalizes to one key', () => {
-    for (const url of ['https://www.pronet.example/in/jane', 'http://pronet.example/in/Jane/', ' pronet.example/in/jane?trk=x#top ', 'HTTPS://WWW.PRONET.EXAMPLE/in/jane//']) {
+    for (const url of [
+      'https://www.pronet.example/in/jane',
+      'http://pronet.example/in/Jane/',
+      ' pronet.example/in/jane?trk=x#top ',
+      'HTTPS://WWW.PRONET.EXAMPLE/in/jane//',
+    ]) {
       expect(normalizePronetUrl(url)).toBe('pronet.example/in/jane');
     }
   });
@@ -162,7 +167,34 @@ describe('normalizePronetUrl without backtracking', () => {
 
   it('when the input is any of 20,000 generated strings of URL characters, then it gives what the regex version gave', () => {
     const random = seededRandom(21);
-    const pieces = ['a', 'B', 'z', '0', '.', '.', '/', '/', '//', '?', '#', ' ', '\t', '\n', '\r', '\u2028', '\u00a0', 'www.', 'https://', 'h:', ':', '-', '+', '%2f', 'İ', 'pronet.example/in/'];
+    const pieces = [
+      'a',
+      'B',
+      'z',
+      '0',
+      '.',
+      '.',
+      '/',
+      '/',
+      '//',
+      '?',
+      '#',
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '\u2028',
+      '\u00a0',
+      'www.',
+      'https://',
+      'h:',
+      ':',
+      '-',
+      '+',
+      '%2f',
+      'İ',
+      'pronet.example/in/',
+    ];
     const differing: string[] = [];
     let keys = 0;
     for (let i = 0; i < 20_000; i++) {
@@ -179,7 +211,13 @@ describe('normalizePronetUrl without backtracking', () => {
   it('when the input is 2 KB of slashes, dots or query marks, then it is answered in linear time', () => {
     // A behavioural bound, not a benchmark: the regex version took about 18 ms per call on the
     // first of these; 100 calls of a linear scan over 2 KB stay far below a second on any machine.
-    const inputs = ['a' + '/'.repeat(2046) + 'x', 'a.'.repeat(1023) + ' ', 'a' + '.'.repeat(2040) + ' /x', 'a.b/c' + '?\n'.repeat(1000), 'pronet.example/in/' + '/'.repeat(2000) + ' '];
+    const inputs = [
+      'a' + '/'.repeat(2046) + 'x',
+      'a.'.repeat(1023) + ' ',
+      'a' + '.'.repeat(2040) + ' /x',
+      'a.b/c' + '?\n'.repeat(1000),
+      'pronet.example/in/' + '/'.repeat(2000) + ' ',
+    ];
     const started = performance.now();
     for (let i = 0; i < 100; i++) for (const input of inputs) normalizePronetUrl(input);
     expect(performance.now() - started).toBeLessThan(1000);

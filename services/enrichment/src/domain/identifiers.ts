@@ -59,7 +59,11 @@ const SLASH = 0x2f;
  */
 export function normalizePronetUrl(input: string | null | undefined): string | null {
   if (typeof input !== 'string' || input.length > 2048) return null;
-  const value = input.trim().toLowerCase().replace(URL_SCHEME, '').replace(/^www\./, '');
+  const value = input
+    .trim()
+    .toLowerCase()
+    .replace(URL_SCHEME, '')
+    .replace(/^www\./, '');
   // A line break left inside is whitespace, which no profile key has: the old steps refused it too.
   if (LINE_TERMINATOR.test(value)) return null;
   let end = value.length;

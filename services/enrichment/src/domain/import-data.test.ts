@@ -58,6 +58,8 @@ describe('importVisitors', () => {
     const lines = Array.from({ length: 9 }, (_, i) => JSON.stringify({ visitorId: VISITOR(i), email: `v${i}@example.com` }));
     const { db } = fakeDb({ known: new Set(lines.map((_, i) => `v${i}@example.com`)), failOnBatch: 1 });
 
-    await expect(importVisitors(linesOf(lines), '00000000-0000-4000-8000-000000000000', { db, defaultPhoneRegion: 'US', batchSize: 3 })).rejects.toThrow('connection lost');
+    await expect(importVisitors(linesOf(lines), '00000000-0000-4000-8000-000000000000', { db, defaultPhoneRegion: 'US', batchSize: 3 })).rejects.toThrow(
+      'connection lost',
+    );
   });
 });

@@ -97,7 +97,11 @@ export function importVisitors(lines: AsyncIterable<string>, accountId: string, 
       return { ok: true, row: { visitorId: visitorId.toLowerCase(), email: normalized, pageViews: Object.keys(pageViews).length > 0 ? pageViews : undefined } };
     },
     async (batch) => {
-      const unknown = await upsertVisitors(db, accountId, batch.map((b) => b.row));
+      const unknown = await upsertVisitors(
+        db,
+        accountId,
+        batch.map((b) => b.row),
+      );
       return batch.filter((b) => unknown.has(b.row.email)).map((b) => ({ line: b.line, message: 'no imported person has this email' }));
     },
     options,

@@ -1,7 +1,12 @@
 import { PersonChunk, personRow, type PersonRow } from './import-persons.js';
 import { generatePerson } from '../demo/demo-persons.js';
 
-const row = (id: string, identities: [string, string][], record = '{}'): PersonRow => ({ id, record, details: '{}', identities: identities.map(([kind, value]) => ({ kind, value })) });
+const row = (id: string, identities: [string, string][], record = '{}'): PersonRow => ({
+  id,
+  record,
+  details: '{}',
+  identities: identities.map(([kind, value]) => ({ kind, value })),
+});
 
 describe('PersonChunk', () => {
   it('when a person appears twice, then the later line replaces the earlier one', () => {
@@ -10,13 +15,21 @@ describe('PersonChunk', () => {
     chunk.add(row('b', []));
     chunk.add(row('a', [], '{"v":2}'));
     expect(chunk.lines).toBe(3);
-    expect(chunk.rows().map((r) => [r.id, r.record])).toEqual([['b', '{}'], ['a', '{"v":2}']]);
+    expect(chunk.rows().map((r) => [r.id, r.record])).toEqual([
+      ['b', '{}'],
+      ['a', '{"v":2}'],
+    ]);
   });
 
   it('when two persons name the same email, then the person of the later line owns it, even when an earlier person is repeated after', () => {
     const chunk = new PersonChunk();
     chunk.add(row('a', [['email', 'e@x.example']]));
-    chunk.add(row('b', [['email', 'e@x.example'], ['phone', '+14155550134']]));
+    chunk.add(
+      row('b', [
+        ['email', 'e@x.example'],
+        ['phone', '+14155550134'],
+      ]),
+    );
     expect(chunk.identities()).toEqual([
       { kind: 'email', value: 'e@x.example', personId: 'b' },
       { kind: 'phone', value: '+14155550134', personId: 'b' },

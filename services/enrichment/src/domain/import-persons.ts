@@ -96,7 +96,10 @@ export interface PersonImportOptions extends ImportRun {
   chunkSize?: number;
 }
 
-export async function importPersonLines(lines: AsyncIterable<string>, { openWriter, defaultPhoneRegion, chunkSize = 5000, onProgress, maxErrors = 1000 }: PersonImportOptions): Promise<ImportReport> {
+export async function importPersonLines(
+  lines: AsyncIterable<string>,
+  { openWriter, defaultPhoneRegion, chunkSize = 5000, onProgress, maxErrors = 1000 }: PersonImportOptions,
+): Promise<ImportReport> {
   const report = newReport();
   const fail = (line: number, message: string) => {
     report.skipped += 1;
@@ -113,10 +116,12 @@ export async function importPersonLines(lines: AsyncIterable<string>, { openWrit
     const current = chunk;
     chunk = new PersonChunk();
     writer ??= openWriter();
-    writing = writer.then((w) => w.write(current.rows(), current.identities())).then(() => {
-      report.imported += current.lines;
-      onProgress?.(report);
-    });
+    writing = writer
+      .then((w) => w.write(current.rows(), current.identities()))
+      .then(() => {
+        report.imported += current.lines;
+        onProgress?.(report);
+      });
     // Handled where it is awaited (the next flush); this only keeps it from counting as unhandled meanwhile.
     writing.catch(() => undefined);
   };

@@ -3,7 +3,13 @@ import { missingField, parseLookup } from './lookups.js';
 describe('parseLookup', () => {
   it('when every way of matching is given, then the keys come in the order email, email_sha256, phone, pronet_url, normalized', () => {
     const { keys, required } = parseLookup(
-      { pronet_url: 'https://www.pronet.example/in/Ada/', phone: '(415) 555-0134', email_sha256: 'AB'.repeat(32), email: ' Ada@Example.com ', required: ['job.title', 'job.title'] },
+      {
+        pronet_url: 'https://www.pronet.example/in/Ada/',
+        phone: '(415) 555-0134',
+        email_sha256: 'AB'.repeat(32),
+        email: ' Ada@Example.com ',
+        required: ['job.title', 'job.title'],
+      },
       'US',
     );
     expect(keys).toEqual([

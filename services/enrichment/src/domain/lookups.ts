@@ -30,7 +30,6 @@ export async function visitorDetails({ db }: Pick<LookupDeps, 'db'>, accountId: 
   return servedDetails(details, found.pageViews);
 }
 
-
 /** The field paths of the §2.3 record ("job.title", "company.name"): what `required` may name. */
 function fieldPaths(value: unknown, prefix = '', out = new Set<string>()): Set<string> {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
@@ -72,7 +71,8 @@ export function parseLookup(body: unknown, defaultPhoneRegion: string): LookupRe
   }
   if (phone !== undefined) {
     const value = normalizePhone(phone, defaultPhoneRegion);
-    if (!value) throw new AppError('invalid_request', `phone is not a phone number we can parse (numbers without a country code are read as ${defaultPhoneRegion})`);
+    if (!value)
+      throw new AppError('invalid_request', `phone is not a phone number we can parse (numbers without a country code are read as ${defaultPhoneRegion})`);
     keys.push({ kind: 'phone', value });
   }
   if (pronetUrl !== undefined) {
@@ -81,7 +81,11 @@ export function parseLookup(body: unknown, defaultPhoneRegion: string): LookupRe
     keys.push({ kind: 'pronet_url', value });
   }
   const unknown = required.find((path) => !FIELD_PATHS.has(path));
-  if (unknown !== undefined) throw new AppError('invalid_request', `required names an unknown field path: ${JSON.stringify(unknown).slice(0, 140)} (paths of the enriched record, such as "job.title" or "company.name")`);
+  if (unknown !== undefined)
+    throw new AppError(
+      'invalid_request',
+      `required names an unknown field path: ${JSON.stringify(unknown).slice(0, 140)} (paths of the enriched record, such as "job.title" or "company.name")`,
+    );
   return { keys, required: [...new Set(required)] };
 }
 
@@ -95,7 +99,8 @@ export function missingField(record: string, required: string[]): string | null 
   const parsed: unknown = JSON.parse(record);
   for (const path of required) {
     let value: unknown = parsed;
-    for (const part of path.split('.')) value = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[part] : undefined;
+    for (const part of path.split('.'))
+      value = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[part] : undefined;
     if (isEmpty(value)) return path;
   }
   return null;
@@ -191,4 +196,7 @@ export function parseBulk(body: unknown): unknown[] {
 }
 
 const notFound = (required: string[] = []) =>
-  new AppError('not_found', required.length > 0 ? 'no person matches with every required field (not billed)' : 'no person matches that email or phone (not billed)');
+  new AppError(
+    'not_found',
+    required.length > 0 ? 'no person matches with every required field (not billed)' : 'no person matches that email or phone (not billed)',
+  );

@@ -77,8 +77,17 @@ describe('toVisitorDetails', () => {
   });
 
   it('when page views are given, then page_views and last_seen_at are added after the seven fields', () => {
-    const record = normalizeRecord({ traits: { first_name: 'Ada', last_name: 'Lovelace', full_name: 'Ada Lovelace', work_email: 'ada@x.example' }, company: { name: 'X' }, job: { title: 'CTO' }, social: { pronet: { url: 'pronet.example/in/ada' } } });
-    const details = toVisitorDetails(record, [{ at: '2025-01-02T10:00:00Z', url: '/a' }, { at: '2025-03-04T09:30:00.000Z', url: '/b' }, '2024-12-01T00:00:00Z']);
+    const record = normalizeRecord({
+      traits: { first_name: 'Ada', last_name: 'Lovelace', full_name: 'Ada Lovelace', work_email: 'ada@x.example' },
+      company: { name: 'X' },
+      job: { title: 'CTO' },
+      social: { pronet: { url: 'pronet.example/in/ada' } },
+    });
+    const details = toVisitorDetails(record, [
+      { at: '2025-01-02T10:00:00Z', url: '/a' },
+      { at: '2025-03-04T09:30:00.000Z', url: '/b' },
+      '2024-12-01T00:00:00Z',
+    ]);
     expect(Object.keys(details)).toEqual([...DETAIL_KEYS, 'page_views', 'last_seen_at']);
     expect(details).toMatchObject({ page_views: 3, last_seen_at: '2025-03-04T09:30:00.000Z' });
   });
@@ -87,7 +96,12 @@ describe('toVisitorDetails', () => {
     expect(toVisitorDetails(normalizeRecord({ traits: { first_name: 'Ada' } }), 4)).toEqual({ firstName: 'Ada', name: 'Ada', page_views: 4 });
     const stored = JSON.stringify(toVisitorDetails(normalizeRecord({ traits: { first_name: 'Ada' } })));
     expect(JSON.parse(servedDetails(stored, 4))).toEqual({ firstName: 'Ada', name: 'Ada', page_views: 4 });
-    expect(JSON.parse(servedDetails(stored, { count: 2, last_seen_at: '2026-01-02T03:04:05Z' }))).toEqual({ firstName: 'Ada', name: 'Ada', page_views: 2, last_seen_at: '2026-01-02T03:04:05.000Z' });
+    expect(JSON.parse(servedDetails(stored, { count: 2, last_seen_at: '2026-01-02T03:04:05Z' }))).toEqual({
+      firstName: 'Ada',
+      name: 'Ada',
+      page_views: 2,
+      last_seen_at: '2026-01-02T03:04:05.000Z',
+    });
     expect(JSON.parse(servedDetails('{}', 1))).toEqual({ page_views: 1 });
     expect(servedDetails(stored, undefined)).toBe(stored);
   });
@@ -98,7 +112,10 @@ describe('readPageViews', () => {
     expect(readPageViews(12)).toEqual({ count: 12, lastSeenAt: null });
     expect(readPageViews({ count: 4, last_seen_at: '2025-05-01T08:00:00+02:00' })).toEqual({ count: 4, lastSeenAt: '2025-05-01T06:00:00.000Z' });
     expect(readPageViews({ page_views: 2, lastSeenAt: 'not a date' })).toEqual({ count: 2, lastSeenAt: null });
-    expect(readPageViews({ pageViews: [{ at: '2025-02-01T00:00:00Z' }, { viewed_at: '2025-01-01T00:00:00Z' }] })).toEqual({ count: 2, lastSeenAt: '2025-02-01T00:00:00.000Z' });
+    expect(readPageViews({ pageViews: [{ at: '2025-02-01T00:00:00Z' }, { viewed_at: '2025-01-01T00:00:00Z' }] })).toEqual({
+      count: 2,
+      lastSeenAt: '2025-02-01T00:00:00.000Z',
+    });
   });
 
   it('when there is nothing usable, then there are no page views', () => {

@@ -14,7 +14,10 @@ import { absoluteHttpUrl } from './urls.js';
  * when the visitor has page-view data, so a client reading only the seven fields sees exactly §2.1.
  * The fields the site tag adds (sessions, identified_by, …) are the gateway's (visitorDetailsSchema).
  */
-export type VisitorDetails = Pick<DetailsRecord, 'firstName' | 'lastName' | 'name' | 'email' | 'company' | 'company_role' | 'pronet_url' | 'page_views' | 'last_seen_at'>;
+export type VisitorDetails = Pick<
+  DetailsRecord,
+  'firstName' | 'lastName' | 'name' | 'email' | 'company' | 'company_role' | 'pronet_url' | 'page_views' | 'last_seen_at'
+>;
 
 export interface PageViews {
   count: number;
@@ -33,7 +36,12 @@ function isoTimestamp(value: unknown): string | null {
 }
 
 function latest(timestamps: (string | null)[]): string | null {
-  return timestamps.filter((t): t is string => t !== null).sort().at(-1) ?? null;
+  return (
+    timestamps
+      .filter((t): t is string => t !== null)
+      .sort()
+      .at(-1) ?? null
+  );
 }
 
 /**

@@ -43,41 +43,64 @@ export function internalRouter({ internalTokens, ...deps }: LookupDeps & { inter
   router.use('/internal', internalCallers({ tokens: internalTokens, routes: INTERNAL_ROUTES }));
   const account = (res: Response) => res.locals.accountId as string;
 
-  router.get('/internal/visitors/:visitorId/details', handle(async (req, res) => {
-    sendJson(res, await visitorDetails(deps, account(res), req.params.visitorId as string));
-  }));
+  router.get(
+    '/internal/visitors/:visitorId/details',
+    handle(async (req, res) => {
+      sendJson(res, await visitorDetails(deps, account(res), req.params.visitorId as string));
+    }),
+  );
   const sendEnriched = (res: Response, { record, creditsLeft }: Enriched) => {
     if (creditsLeft !== null) res.setHeader(CREDITS_HEADER, String(creditsLeft));
     sendJson(res, record);
   };
-  router.post('/internal/enrichment', express.json({ limit: '32kb', strict: false }), handle(async (req, res) => {
-    sendEnriched(res, await enrichPerson(deps, account(res), req.body));
-  }));
-  router.post('/internal/enrichment/bulk', express.json({ limit: '512kb', strict: false }), handle(async (req, res) => {
-    sendEnriched(res, await enrichBulk(deps, account(res), req.body));
-  }));
+  router.post(
+    '/internal/enrichment',
+    express.json({ limit: '32kb', strict: false }),
+    handle(async (req, res) => {
+      sendEnriched(res, await enrichPerson(deps, account(res), req.body));
+    }),
+  );
+  router.post(
+    '/internal/enrichment/bulk',
+    express.json({ limit: '512kb', strict: false }),
+    handle(async (req, res) => {
+      sendEnriched(res, await enrichBulk(deps, account(res), req.body));
+    }),
+  );
   // The §2.1 fields of the person behind an email, for the details of a visitor the account's own
   // site tag identified: not billed (no usage row), unlike an enrichment.
-  router.post('/internal/persons/details', express.json({ limit: '4kb', strict: false }), handle(async (req, res) => {
-    const email = normalizeEmail((req.body as { email?: unknown } | null)?.email);
-    if (!email) throw new AppError('invalid_request', 'email must be a valid email address');
-    const record = await findRecord(deps.db, [{ kind: 'email', value: email }]);
-    if (record === null) throw new AppError('not_found', 'nobody with this email');
-    res.json({ details: toVisitorDetails(normalizeRecord(JSON.parse(record))) });
-  }));
+  router.post(
+    '/internal/persons/details',
+    express.json({ limit: '4kb', strict: false }),
+    handle(async (req, res) => {
+      const email = normalizeEmail((req.body as { email?: unknown } | null)?.email);
+      if (!email) throw new AppError('invalid_request', 'email must be a valid email address');
+      const record = await findRecord(deps.db, [{ kind: 'email', value: email }]);
+      if (record === null) throw new AppError('not_found', 'nobody with this email');
+      res.json({ details: toVisitorDetails(normalizeRecord(JSON.parse(record))) });
+    }),
+  );
   // An account's erasure of a person (DELETE /account/persons/{email} at the gateway): the account's
   // visitors matched to the person go, and the email leaves the page views of its other visitors
   // (replaced by the playbook service's stand-in, which the gateway passes on). Idempotent.
-  router.post('/internal/persons/erase', express.json({ limit: '4kb', strict: false }), handle(async (req, res) => {
-    const body = req.body as { email?: unknown; replacement?: unknown } | null;
-    const email = normalizeEmail(body?.email);
-    if (!email) throw new AppError('invalid_request', 'email must be a valid email address');
-    const replacement = body?.replacement;
-    if (typeof replacement !== 'string' || !ERASED_EMAIL_PATTERN.test(replacement)) throw new AppError('invalid_request', 'replacement must be an erased email stand-in (erased: and 64 hex digits)');
-    res.json(await erasePersonOfAccount(deps.db, account(res), email, replacement));
-  }));
-  router.get('/internal/usage', handle(async (req, res) => {
-    res.json(await accountUsage(deps.db, account(res), req.query as Record<string, unknown>));
-  }));
+  router.post(
+    '/internal/persons/erase',
+    express.json({ limit: '4kb', strict: false }),
+    handle(async (req, res) => {
+      const body = req.body as { email?: unknown; replacement?: unknown } | null;
+      const email = normalizeEmail(body?.email);
+      if (!email) throw new AppError('invalid_request', 'email must be a valid email address');
+      const replacement = body?.replacement;
+      if (typeof replacement !== 'string' || !ERASED_EMAIL_PATTERN.test(replacement))
+        throw new AppError('invalid_request', 'replacement must be an erased email stand-in (erased: and 64 hex digits)');
+      res.json(await erasePersonOfAccount(deps.db, account(res), email, replacement));
+    }),
+  );
+  router.get(
+    '/internal/usage',
+    handle(async (req, res) => {
+      res.json(await accountUsage(deps.db, account(res), req.query as Record<string, unknown>));
+    }),
+  );
   return router;
 }

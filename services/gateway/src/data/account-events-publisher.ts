@@ -26,10 +26,29 @@ export interface AccountEventsPublisher {
 
 const MAX_BATCHES_PER_ROUND = 50;
 
-export function startAccountEventsPublisher({ db, producer, intervalMs, logger, registry, batchSize = 200 }: AccountEventsPublisherOptions): AccountEventsPublisher {
-  const published = new Counter({ name: 'glimpse_account_events_published_total', help: 'Account events (outbox rows) this replica published to the accounts topic', registers: [registry] });
-  const failures = new Counter({ name: 'glimpse_account_events_publish_failures_total', help: 'Rounds of the account events publisher that failed (retried next round)', registers: [registry] });
-  const unpublished = new Gauge({ name: 'glimpse_account_events_unpublished', help: 'Account events waiting in the outbox, as of this replica\'s last round', registers: [registry] });
+export function startAccountEventsPublisher({
+  db,
+  producer,
+  intervalMs,
+  logger,
+  registry,
+  batchSize = 200,
+}: AccountEventsPublisherOptions): AccountEventsPublisher {
+  const published = new Counter({
+    name: 'glimpse_account_events_published_total',
+    help: 'Account events (outbox rows) this replica published to the accounts topic',
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'glimpse_account_events_publish_failures_total',
+    help: 'Rounds of the account events publisher that failed (retried next round)',
+    registers: [registry],
+  });
+  const unpublished = new Gauge({
+    name: 'glimpse_account_events_unpublished',
+    help: "Account events waiting in the outbox, as of this replica's last round",
+    registers: [registry],
+  });
 
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

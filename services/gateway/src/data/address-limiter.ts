@@ -20,7 +20,15 @@ interface Bucket {
   at: number;
 }
 
-export function createAddressLimiter({ perSecond, burst, maxAddresses = 100_000 }: { perSecond: number; burst: number; maxAddresses?: number }): AddressLimiter {
+export function createAddressLimiter({
+  perSecond,
+  burst,
+  maxAddresses = 100_000,
+}: {
+  perSecond: number;
+  burst: number;
+  maxAddresses?: number;
+}): AddressLimiter {
   const buckets = new LRUCache<string, Bucket>({ max: maxAddresses });
 
   function refill(address: string, now: number): Bucket {

@@ -17,8 +17,24 @@ export interface EnrichmentClient {
   close(): Promise<void>;
 }
 
-export function createEnrichmentClient({ baseUrl, internalToken, timeoutMs, connections }: { baseUrl: string; internalToken: string; timeoutMs: number; connections?: number }): EnrichmentClient {
-  const service = createInternalService({ baseUrl, internalToken, timeoutMs, connections, unavailableMessage: 'the lookup service is unavailable; retry later' });
+export function createEnrichmentClient({
+  baseUrl,
+  internalToken,
+  timeoutMs,
+  connections,
+}: {
+  baseUrl: string;
+  internalToken: string;
+  timeoutMs: number;
+  connections?: number;
+}): EnrichmentClient {
+  const service = createInternalService({
+    baseUrl,
+    internalToken,
+    timeoutMs,
+    connections,
+    unavailableMessage: 'the lookup service is unavailable; retry later',
+  });
   return {
     visitorDetails: (accountId, visitorId) => service.call('GET', `/internal/visitors/${encodeURIComponent(visitorId)}/details`, accountId),
     personDetails: (accountId, email) => service.call('POST', '/internal/persons/details', accountId, { email }),

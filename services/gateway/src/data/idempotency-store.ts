@@ -53,7 +53,14 @@ export interface IdempotencyStoreOptions {
   keysShare?: number;
 }
 
-export function createIdempotencyStore({ redis, pendingTtlMs, onFailure, keyOf = rawEventKeys.idempotency, memoryGuard, keysShare = 0.9 }: IdempotencyStoreOptions): IdempotencyStore {
+export function createIdempotencyStore({
+  redis,
+  pendingTtlMs,
+  onFailure,
+  keyOf = rawEventKeys.idempotency,
+  memoryGuard,
+  keysShare = 0.9,
+}: IdempotencyStoreOptions): IdempotencyStore {
   if (!('glimpseIdemClaim' in redis)) {
     redis.defineCommand('glimpseIdemClaim', { numberOfKeys: 1, lua: CLAIM });
     redis.defineCommand('glimpseIdemRelease', { numberOfKeys: 1, lua: RELEASE });

@@ -25,7 +25,13 @@ export interface PlaybookClient {
 }
 
 export function createPlaybookClient({ baseUrl, internalToken, timeoutMs }: { baseUrl: string; internalToken: string; timeoutMs: number }): PlaybookClient {
-  const service = createInternalService({ baseUrl, internalToken, timeoutMs, connections: 16, unavailableMessage: 'the playbook service is unavailable; retry later' });
+  const service = createInternalService({
+    baseUrl,
+    internalToken,
+    timeoutMs,
+    connections: 16,
+    unavailableMessage: 'the playbook service is unavailable; retry later',
+  });
   const one = (playbookId: string) => `/internal/playbooks/${encodeURIComponent(playbookId)}`;
   return {
     list: (accountId) => service.call('GET', '/internal/playbooks', accountId),

@@ -50,7 +50,16 @@ export function rateLimitKey(name: string, subjectKind: string, subject: string,
   return `glimpse:{${subjectKind}:${subject}}:rate:${name}:${window}`;
 }
 
-export function createRateLimiter({ redis, name, subjectKind, perSecond, failClosedAfterMs, onFailure, onLocal, now = Date.now }: RateLimiterOptions): RateLimiter {
+export function createRateLimiter({
+  redis,
+  name,
+  subjectKind,
+  perSecond,
+  failClosedAfterMs,
+  onFailure,
+  onLocal,
+  now = Date.now,
+}: RateLimiterOptions): RateLimiter {
   if (!('glimpseRateTake' in redis)) redis.defineCommand('glimpseRateTake', { numberOfKeys: 1, lua: TAKE });
   const client = redis as WithTake;
   const local = new LRUCache<string, number>({ max: 100_000, ttl: 2000 });
@@ -58,7 +67,12 @@ export function createRateLimiter({ redis, name, subjectKind, perSecond, failClo
   // A failure after a quiet while (no request of the subject in between) starts a new outage.
   const failingSince = new LRUCache<string, number>({ max: 100_000, ttl: 2000, updateAgeOnGet: false });
 
-  const decide = (count: number): RateDecision => ({ allowed: count <= perSecond, limit: perSecond, remaining: Math.max(0, perSecond - count), resetSeconds: 1 });
+  const decide = (count: number): RateDecision => ({
+    allowed: count <= perSecond,
+    limit: perSecond,
+    remaining: Math.max(0, perSecond - count),
+    resetSeconds: 1,
+  });
 
   return {
     limit: perSecond,

@@ -29,7 +29,10 @@ describe('the compact form of a raw event', () => {
     expect(encodeRawEvent(event({ email: 'x@y.io' })).split(FIELD_SEPARATOR)[2]).toBe('x@y.io');
   });
 
-  it.each([['not a value'], ['a\x1fb\x1fc\x1fd'], [`short\x1fsigned_up\x1fa@b.c\x1f{}\x1f1`], [`${'A'.repeat(22)}\x1fe\x1fa@b.c\x1f{bad\x1f1`]])('when %j is read, then it is not an event', (value) => {
-    expect(decodeRawEvent(value)).toBeNull();
-  });
+  it.each([['not a value'], ['a\x1fb\x1fc\x1fd'], [`short\x1fsigned_up\x1fa@b.c\x1f{}\x1f1`], [`${'A'.repeat(22)}\x1fe\x1fa@b.c\x1f{bad\x1f1`]])(
+    'when %j is read, then it is not an event',
+    (value) => {
+      expect(decodeRawEvent(value)).toBeNull();
+    },
+  );
 });

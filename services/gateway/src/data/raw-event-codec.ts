@@ -20,7 +20,9 @@ function base64urlToUuid(value: string): string {
 }
 
 export function encodeRawEvent(event: StoredEvent): string {
-  return [uuidToBase64url(event.eventId), event.event, event.email, JSON.stringify(event.properties), Date.parse(event.receivedAt).toString(36)].join(FIELD_SEPARATOR);
+  return [uuidToBase64url(event.eventId), event.event, event.email, JSON.stringify(event.properties), Date.parse(event.receivedAt).toString(36)].join(
+    FIELD_SEPARATOR,
+  );
 }
 
 /** Null for a value that is not one (never written by this codec). */
@@ -32,7 +34,13 @@ export function decodeRawEvent(value: string): StoredEvent | null {
   const ms = parseInt(receivedAt, 36);
   if (!Number.isFinite(ms)) return null;
   try {
-    return { eventId: base64urlToUuid(id), event, email, properties: JSON.parse(properties) as StoredEvent['properties'], receivedAt: new Date(ms).toISOString() };
+    return {
+      eventId: base64urlToUuid(id),
+      event,
+      email,
+      properties: JSON.parse(properties) as StoredEvent['properties'],
+      receivedAt: new Date(ms).toISOString(),
+    };
   } catch {
     return null;
   }

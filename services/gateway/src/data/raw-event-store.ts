@@ -170,8 +170,27 @@ redis.call('HINCRBY', meta, 'N', -removed)
 return removed`;
 
 interface Scripts {
-  glimpseRawSave(meta: string, stream: string, value: string, bucket: number, expireAt: number, maxBytes: number, maxCount: number, cutoff: number, prefix: string, metaTtl: number): Promise<number>;
-  glimpseRawRecent(meta: string, prefix: string, cutoff: number, newest: number, fromBucket: string, fromId: string, want: number): Promise<(string | number)[]>;
+  glimpseRawSave(
+    meta: string,
+    stream: string,
+    value: string,
+    bucket: number,
+    expireAt: number,
+    maxBytes: number,
+    maxCount: number,
+    cutoff: number,
+    prefix: string,
+    metaTtl: number,
+  ): Promise<number>;
+  glimpseRawRecent(
+    meta: string,
+    prefix: string,
+    cutoff: number,
+    newest: number,
+    fromBucket: string,
+    fromId: string,
+    want: number,
+  ): Promise<(string | number)[]>;
   glimpseRawErase(meta: string, stream: string, bucket: number, email: string, expireAt: number): Promise<number>;
 }
 
@@ -236,12 +255,20 @@ export function recentPage(flat: readonly (string | number)[], limit: number): R
 
 /** The buckets rawmeta lists (its `n:<bucket>` fields) that have not expired yet. */
 export function liveBuckets(metaFields: readonly string[], cutoff: number): number[] {
-  return metaFields.filter((f) => f.startsWith('n:')).map((f) => Number(f.slice(2))).filter((b) => b >= cutoff);
+  return metaFields
+    .filter((f) => f.startsWith('n:'))
+    .map((f) => Number(f.slice(2)))
+    .filter((b) => b >= cutoff);
 }
 
-type SaveOptions = Required<Pick<RawEventStoreOptions, 'maxPerAccount' | 'maxBytesPerAccount'>> & Omit<RawEventStoreOptions, 'redis' | 'maxPerAccount' | 'maxBytesPerAccount'>;
+type SaveOptions = Required<Pick<RawEventStoreOptions, 'maxPerAccount' | 'maxBytesPerAccount'>> &
+  Omit<RawEventStoreOptions, 'redis' | 'maxPerAccount' | 'maxBytesPerAccount'>;
 
-async function saveRawEvent(client: ScriptedRedis, { maxPerAccount, maxBytesPerAccount, memoryGuard, onFailure, onMissed, onDropped }: SaveOptions, event: InboundEvent): Promise<boolean> {
+async function saveRawEvent(
+  client: ScriptedRedis,
+  { maxPerAccount, maxBytesPerAccount, memoryGuard, onFailure, onMissed, onDropped }: SaveOptions,
+  event: InboundEvent,
+): Promise<boolean> {
   const receivedAtMs = Date.parse(event.receivedAt);
   const bucket = bucketOf(receivedAtMs);
   const stream = rawEventKeys.bucket(event.accountId, bucket);
@@ -271,7 +298,12 @@ async function saveRawEvent(client: ScriptedRedis, { maxPerAccount, maxBytesPerA
   }
 }
 
-async function readRecent(client: ScriptedRedis, onFailure: RawEventStoreOptions['onFailure'], accountId: string, { limit, cursor }: { limit: number; cursor: string | null }): Promise<RecentEvents> {
+async function readRecent(
+  client: ScriptedRedis,
+  onFailure: RawEventStoreOptions['onFailure'],
+  accountId: string,
+  { limit, cursor }: { limit: number; cursor: string | null },
+): Promise<RecentEvents> {
   const from = cursor === null ? null : decodeRecentCursor(cursor);
   const now = Date.now();
   try {
@@ -304,7 +336,10 @@ async function eraseRawPerson(client: ScriptedRedis, onFailure: RawEventStoreOpt
     return deleted;
   } catch (err) {
     onFailure('erase', err);
-    throw new AppError('service_unavailable', 'the raw events cannot be erased right now; retry later (erasing again is safe)', { cause: err, headers: { 'Retry-After': '1' } });
+    throw new AppError('service_unavailable', 'the raw events cannot be erased right now; retry later (erasing again is safe)', {
+      cause: err,
+      headers: { 'Retry-After': '1' },
+    });
   }
 }
 

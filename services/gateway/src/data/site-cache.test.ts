@@ -1,7 +1,16 @@
 import { createSiteCache } from './site-cache';
 import type { CollectSite } from './site-repository';
 
-const site: CollectSite = { id: 'site-1', accountId: 'acc-1', origins: ['https://a.com'], trackEvents: [], captureForms: false, consent: 'implied', honorGpc: true, workflows: true };
+const site: CollectSite = {
+  id: 'site-1',
+  accountId: 'acc-1',
+  origins: ['https://a.com'],
+  trackEvents: [],
+  captureForms: false,
+  consent: 'implied',
+  honorGpc: true,
+  workflows: true,
+};
 
 function cache(load: (key: string) => Promise<CollectSite | null>, overrides: Partial<Parameters<typeof createSiteCache>[0]> = {}) {
   return createSiteCache({ load, ttlMs: 1000, negativeTtlMs: 1000, staleIfErrorMs: 10_000, maxEntries: 2, ...overrides });

@@ -20,7 +20,17 @@ export interface SiteRecord extends SiteFields {
 export type CollectSite = Pick<SiteRecord, 'id' | 'accountId' | 'origins' | 'trackEvents' | 'captureForms' | 'consent' | 'honorGpc'> & { workflows: boolean };
 
 const settingColumns = { captureForms: true, consent: true, honorGpc: true } as const;
-const columns = { id: true, accountId: true, name: true, key: true, origins: true, trackEvents: true, ...settingColumns, createdAt: true, updatedAt: true } as const;
+const columns = {
+  id: true,
+  accountId: true,
+  name: true,
+  key: true,
+  origins: true,
+  trackEvents: true,
+  ...settingColumns,
+  createdAt: true,
+  updatedAt: true,
+} as const;
 
 /** The column is text (checked by the API's schema on the way in); anything else reads as the stricter mode. */
 const consentMode = (value: string): SiteConsentMode => (value === 'implied' ? 'implied' : 'required');
@@ -28,7 +38,12 @@ const toRecord = <T extends { consent: string }>(row: T): Omit<T, 'consent'> & {
 
 const notFound = (id: string) => new AppError('not_found', `site ${id} does not exist in this account`);
 
-export async function createSite(db: Db, accountId: string, fields: SiteFields, { maxPerAccount = MAX_SITES_PER_ACCOUNT }: { maxPerAccount?: number } = {}): Promise<SiteRecord> {
+export async function createSite(
+  db: Db,
+  accountId: string,
+  fields: SiteFields,
+  { maxPerAccount = MAX_SITES_PER_ACCOUNT }: { maxPerAccount?: number } = {},
+): Promise<SiteRecord> {
   return db.$transaction(async (tx) => {
     // The account row's lock serialises creations of one account, so the cap holds under concurrency.
     const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
@@ -64,7 +79,10 @@ export async function deleteSite(db: Db, accountId: string, id: string): Promise
 }
 
 export async function findSiteByKey(db: Db, key: string): Promise<CollectSite | null> {
-  const site = await db.site.findUnique({ where: { key }, select: { id: true, accountId: true, origins: true, trackEvents: true, ...settingColumns, account: { select: { workflows: true } } } });
+  const site = await db.site.findUnique({
+    where: { key },
+    select: { id: true, accountId: true, origins: true, trackEvents: true, ...settingColumns, account: { select: { workflows: true } } },
+  });
   if (!site) return null;
   const { account, ...fields } = site;
   return { ...toRecord(fields), workflows: account.workflows };

@@ -7,7 +7,23 @@ export interface VisitorsClient {
   close(): Promise<void>;
 }
 
-export function createVisitorsClient({ baseUrl, internalToken, timeoutMs, connections = 16 }: { baseUrl: string; internalToken: string; timeoutMs: number; connections?: number }): VisitorsClient {
-  const service = createInternalService({ baseUrl, internalToken, timeoutMs, connections, unavailableMessage: 'the visitors service is unavailable; retry later' });
+export function createVisitorsClient({
+  baseUrl,
+  internalToken,
+  timeoutMs,
+  connections = 16,
+}: {
+  baseUrl: string;
+  internalToken: string;
+  timeoutMs: number;
+  connections?: number;
+}): VisitorsClient {
+  const service = createInternalService({
+    baseUrl,
+    internalToken,
+    timeoutMs,
+    connections,
+    unavailableMessage: 'the visitors service is unavailable; retry later',
+  });
   return { call: (method, path, accountId, body) => service.call(method, path, accountId, body), close: () => service.close() };
 }

@@ -8,6 +8,12 @@ export interface WebhooksClient {
 }
 
 export function createWebhooksClient({ baseUrl, internalToken, timeoutMs }: { baseUrl: string; internalToken: string; timeoutMs: number }): WebhooksClient {
-  const service = createInternalService({ baseUrl, internalToken, timeoutMs, connections: 8, unavailableMessage: 'the webhooks service is unavailable; retry later' });
+  const service = createInternalService({
+    baseUrl,
+    internalToken,
+    timeoutMs,
+    connections: 8,
+    unavailableMessage: 'the webhooks service is unavailable; retry later',
+  });
   return { call: (method, path, accountId, body) => service.call(method, path, accountId, body), close: () => service.close() };
 }

@@ -61,9 +61,13 @@ export async function acceptBatch(deps: AcceptEventDeps, { accountId, items, ide
   const accepted = results.filter((r) => 'ok' in r).length;
   // Nothing recorded because Kafka could not take it: the whole batch is the client's to retry.
   if (accepted === 0 && results.some((r) => 'error' in r && r.error === 'service_unavailable')) {
-    throw new AppError('service_unavailable', 'the events could not be recorded right now; nothing was accepted, retry later (with the same Idempotency-Key a retry is never applied twice)', {
-      headers: { 'Retry-After': '1' },
-    });
+    throw new AppError(
+      'service_unavailable',
+      'the events could not be recorded right now; nothing was accepted, retry later (with the same Idempotency-Key a retry is never applied twice)',
+      {
+        headers: { 'Retry-After': '1' },
+      },
+    );
   }
   return { accepted, rejected: results.length - accepted, results };
 }

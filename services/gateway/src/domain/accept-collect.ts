@@ -8,13 +8,17 @@ export async function recordCollected(producer: BatchingProducer, messages: read
   try {
     await Promise.all(
       messages.map((m) =>
-        producer.send(TOPICS.visitorsCollected, { key: m.type === 'bot' ? visitorKey(m.siteId, 'bot') : visitorKey(m.siteId, m.visitorId), value: JSON.stringify(m) }),
+        producer.send(TOPICS.visitorsCollected, {
+          key: m.type === 'bot' ? visitorKey(m.siteId, 'bot') : visitorKey(m.siteId, m.visitorId),
+          value: JSON.stringify(m),
+        }),
       ),
     );
   } catch (err) {
-    const message = err instanceof KafkaUnavailableError && !err.handedOver
-      ? 'the events could not be recorded right now; retry later'
-      : 'Kafka did not confirm the events in time; retry later (a retried event is counted once)';
+    const message =
+      err instanceof KafkaUnavailableError && !err.handedOver
+        ? 'the events could not be recorded right now; retry later'
+        : 'Kafka did not confirm the events in time; retry later (a retried event is counted once)';
     throw new AppError('service_unavailable', message, { cause: err, headers: { 'Retry-After': '1' } });
   }
 }

@@ -33,7 +33,9 @@ export type AcceptEventResult = { status: 'accepted' | 'duplicate'; eventId: str
 /** The event as its content, independent of JSON key order: what an Idempotency-Key is bound to. */
 export function eventFingerprint(input: EventInput): string {
   const properties = Object.entries(input.properties ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash('sha256').update(JSON.stringify([input.event, input.email, properties])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([input.event, input.email, properties]))
+    .digest('base64url');
 }
 
 /**
@@ -52,7 +54,9 @@ export function eventIdFor(accountId: string, idempotencyKey: string | undefined
 const eventKeyErrors = {
   reused: () => new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different event; use a new key for a new event'),
   inFlight: () =>
-    new AppError('idempotency_key_in_flight', 'an event with this Idempotency-Key is still being recorded; retry shortly with the same key', { headers: { 'Retry-After': '1' } }),
+    new AppError('idempotency_key_in_flight', 'an event with this Idempotency-Key is still being recorded; retry shortly with the same key', {
+      headers: { 'Retry-After': '1' },
+    }),
 };
 
 export async function acceptEvent(deps: AcceptEventDeps, { accountId, input, idempotencyKey }: AcceptEventCommand): Promise<AcceptEventResult> {
@@ -68,7 +72,13 @@ export async function acceptEvent(deps: AcceptEventDeps, { accountId, input, ide
   };
   if (idempotencyKey) {
     const claimed = await claimIdempotencyKey({
-      store: idempotency, accountId, key: idempotencyKey, fingerprint, waitMs: deps.inFlightWaitMs, withoutRedis: 'proceed', errors: eventKeyErrors,
+      store: idempotency,
+      accountId,
+      key: idempotencyKey,
+      fingerprint,
+      waitMs: deps.inFlightWaitMs,
+      withoutRedis: 'proceed',
+      errors: eventKeyErrors,
     });
     if (claimed.state === 'done') return { status: 'duplicate', eventId: event.eventId };
   }
@@ -78,9 +88,10 @@ export async function acceptEvent(deps: AcceptEventDeps, { accountId, input, ide
     if (idempotencyKey) await idempotency.release(accountId, idempotencyKey, fingerprint);
     // A request that reached a broker which then went silent may still be written when it wakes:
     // the client is told so, and that the same Idempotency-Key makes a retry safe either way.
-    const message = err instanceof KafkaUnavailableError && !err.handedOver
-      ? 'the event could not be recorded right now; nothing was accepted, retry later (with the same Idempotency-Key a retry is never applied twice)'
-      : 'Kafka did not confirm the event in time; it may not have been recorded: retry later with the same Idempotency-Key, which is never applied twice';
+    const message =
+      err instanceof KafkaUnavailableError && !err.handedOver
+        ? 'the event could not be recorded right now; nothing was accepted, retry later (with the same Idempotency-Key a retry is never applied twice)'
+        : 'Kafka did not confirm the event in time; it may not have been recorded: retry later with the same Idempotency-Key, which is never applied twice';
     throw new AppError('service_unavailable', message, { cause: err, headers: { 'Retry-After': '1' } });
   }
   if (idempotencyKey) await idempotency.complete(accountId, idempotencyKey, fingerprint);

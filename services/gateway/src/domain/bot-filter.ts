@@ -18,7 +18,12 @@ export function detectBot(userAgent: string | undefined): BotVerdict | null {
 export function createReasonLabels(max = 50): (reason: string) => string {
   const seen = new Set<string>();
   return (reason) => {
-    const label = reason.toLowerCase().replace(/[^a-z]+/g, '_').replace(/^_|_$/g, '').slice(0, 32) || 'other';
+    const label =
+      reason
+        .toLowerCase()
+        .replace(/[^a-z]+/g, '_')
+        .replace(/^_|_$/g, '')
+        .slice(0, 32) || 'other';
     if (seen.has(label)) return label;
     if (seen.size >= max) return 'other';
     seen.add(label);

@@ -22,7 +22,14 @@ const errors = {
 const refuse = { refuse: () => new AppError('service_unavailable', 'no redis') };
 
 const options = (store: IdempotencyStore, more: Partial<ClaimIdempotencyKeyOptions> = {}): ClaimIdempotencyKeyOptions => ({
-  store, accountId: 'acc', key: 'k', fingerprint: 'fp', waitMs: 500, withoutRedis: 'proceed', errors, ...more,
+  store,
+  accountId: 'acc',
+  key: 'k',
+  fingerprint: 'fp',
+  waitMs: 500,
+  withoutRedis: 'proceed',
+  errors,
+  ...more,
 });
 
 describe('claimIdempotencyKey', () => {
@@ -36,12 +43,18 @@ describe('claimIdempotencyKey', () => {
   });
 
   it('when the key is held for another fingerprint, then it is reused; an unknown (old) fingerprint is taken as this one', async () => {
-    await expect(claimIdempotencyKey(options(storeAnswering({ state: 'done', fingerprint: 'other' })))).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    await expect(claimIdempotencyKey(options(storeAnswering({ state: 'done', fingerprint: 'other' })))).rejects.toMatchObject({
+      code: 'idempotency_key_reused',
+    });
     await expect(claimIdempotencyKey(options(storeAnswering({ state: 'done', fingerprint: null })))).resolves.toEqual({ state: 'done', answer: undefined });
   });
 
   it('when the first request is in flight and then done, then the retry polls and gets its answer', async () => {
-    const store = storeAnswering({ state: 'pending', fingerprint: 'fp' }, { state: 'pending', fingerprint: 'fp' }, { state: 'done', fingerprint: 'fp', answer: 'a' });
+    const store = storeAnswering(
+      { state: 'pending', fingerprint: 'fp' },
+      { state: 'pending', fingerprint: 'fp' },
+      { state: 'done', fingerprint: 'fp', answer: 'a' },
+    );
     await expect(claimIdempotencyKey(options(store))).resolves.toEqual({ state: 'done', answer: 'a' });
     expect(store.claims).toBe(3);
   });

@@ -28,7 +28,15 @@ export interface ClaimIdempotencyKeyOptions {
   errors: { reused(): AppError; inFlight(): AppError };
 }
 
-export async function claimIdempotencyKey({ store, accountId, key, fingerprint, waitMs, withoutRedis, errors }: ClaimIdempotencyKeyOptions): Promise<ClaimedKey> {
+export async function claimIdempotencyKey({
+  store,
+  accountId,
+  key,
+  fingerprint,
+  waitMs,
+  withoutRedis,
+  errors,
+}: ClaimIdempotencyKeyOptions): Promise<ClaimedKey> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const holder = await store.claim(accountId, key, fingerprint);

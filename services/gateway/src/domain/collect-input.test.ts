@@ -1,6 +1,16 @@
 import { AppError } from '@glimpse/errors';
 import { collectedSchema } from '@glimpse/messaging';
-import { botMessages, collectedMessages, cookieValue, decideConsent, mintVisitorId, parseCollectRequest, visitorCookie, visitorIdOf, type CollectContext } from './collect-input';
+import {
+  botMessages,
+  collectedMessages,
+  cookieValue,
+  decideConsent,
+  mintVisitorId,
+  parseCollectRequest,
+  visitorCookie,
+  visitorIdOf,
+  type CollectContext,
+} from './collect-input';
 import { createLinkTokens } from './link-token';
 
 const ctx: CollectContext = {
@@ -15,14 +25,27 @@ const ctx: CollectContext = {
   cookieless: false,
   verifyLink: () => ({ ok: false, reason: 'link_invalid' }),
 };
-const pageview = { type: 'pageview', id: 'pv_00000001', url: 'https://a.test/p?q=1#h', path: '/p', title: 'P', referrer: 'https://ref.test/', utm: { campaign: 'fall' } } as const;
+const pageview = {
+  type: 'pageview',
+  id: 'pv_00000001',
+  url: 'https://a.test/p?q=1#h',
+  path: '/p',
+  title: 'P',
+  referrer: 'https://ref.test/',
+  utm: { campaign: 'fall' },
+} as const;
 
 describe('collect input', () => {
   it('when a body holds every kind of event, then it parses; the wire format refuses the rest with the path', () => {
     const body = {
       site: 'glp_' + 'x'.repeat(32),
       vid: null,
-      events: [pageview, { type: 'engagement', id: 'en_00000001', pageViewId: 'pv_00000001', seconds: 12 }, { type: 'identify', id: 'id_00000001', email: 'A@B.co', traits: { plan: 'pro' } }, { type: 'track', id: 'tr_00000001', event: 'signup', properties: { n: 1 } }],
+      events: [
+        pageview,
+        { type: 'engagement', id: 'en_00000001', pageViewId: 'pv_00000001', seconds: 12 },
+        { type: 'identify', id: 'id_00000001', email: 'A@B.co', traits: { plan: 'pro' } },
+        { type: 'track', id: 'tr_00000001', event: 'signup', properties: { n: 1 } },
+      ],
     };
     expect(parseCollectRequest(body).events).toHaveLength(4);
     for (const [bad, message] of [
@@ -64,12 +87,25 @@ describe('collect input', () => {
   it('when events become messages, then each is a valid collected message, the email normalised, the page view with who and where', () => {
     const { events } = parseCollectRequest({
       site: 'k',
-      events: [pageview, { type: 'engagement', id: 'en_00000001', pageViewId: 'pv_00000001', seconds: 5 }, { type: 'identify', id: 'id_00000001', email: ' Ann@Example.COM ', path: '/p' }, { type: 'track', id: 'tr_00000001', event: 'signup' }],
+      events: [
+        pageview,
+        { type: 'engagement', id: 'en_00000001', pageViewId: 'pv_00000001', seconds: 5 },
+        { type: 'identify', id: 'id_00000001', email: ' Ann@Example.COM ', path: '/p' },
+        { type: 'track', id: 'tr_00000001', event: 'signup' },
+      ],
     });
     const { messages, dropped } = collectedMessages(events, ctx);
     expect(dropped).toEqual({});
     for (const m of messages) expect(collectedSchema.safeParse(m).success).toBe(true);
-    expect(messages[0]).toEqual({ ...pageview, accountId: ctx.accountId, siteId: ctx.siteId, visitorId: ctx.visitorId, receivedAt: ctx.receivedAt, userAgent: 'Mozilla/5.0', ip: '203.0.113.9' });
+    expect(messages[0]).toEqual({
+      ...pageview,
+      accountId: ctx.accountId,
+      siteId: ctx.siteId,
+      visitorId: ctx.visitorId,
+      receivedAt: ctx.receivedAt,
+      userAgent: 'Mozilla/5.0',
+      ip: '203.0.113.9',
+    });
     expect(messages[2]).toMatchObject({ type: 'identify', email: 'ann@example.com' });
     expect(messages[3]).toMatchObject({ type: 'track', event: 'signup', properties: {} });
   });
@@ -77,14 +113,19 @@ describe('collect input', () => {
   it('when a track name is not allowed or an identify has no valid email, then that event is dropped and counted, the rest kept', () => {
     const { events } = parseCollectRequest({
       site: 'k',
-      events: [pageview, { type: 'track', id: 'tr_00000001', event: 'purchase' }, { type: 'track', id: 'tr_00000002', event: 'other' }, { type: 'identify', id: 'id_00000001', email: 'nope' }],
+      events: [
+        pageview,
+        { type: 'track', id: 'tr_00000001', event: 'purchase' },
+        { type: 'track', id: 'tr_00000002', event: 'other' },
+        { type: 'identify', id: 'id_00000001', email: 'nope' },
+      ],
     });
     const { messages, dropped } = collectedMessages(events, ctx);
     expect(messages.map((m) => m.type)).toEqual(['pageview']);
     expect(dropped).toEqual({ track_not_allowed: 2, invalid_email: 1 });
   });
 
-  it("when a bot sends events, then each page view becomes a bot message with the reason and nothing else", () => {
+  it('when a bot sends events, then each page view becomes a bot message with the reason and nothing else', () => {
     const { events } = parseCollectRequest({ site: 'k', events: [pageview, { type: 'engagement', id: 'en_00000001', pageViewId: 'pv_00000001', seconds: 5 }] });
     const bots = botMessages(events, ctx, 'x'.repeat(300));
     expect(bots).toEqual([{ type: 'bot', id: pageview.id, accountId: ctx.accountId, siteId: ctx.siteId, receivedAt: ctx.receivedAt, reason: 'x'.repeat(128) }]);
@@ -99,7 +140,10 @@ describe('identification and consent in collect', () => {
   const events = (...items: unknown[]) => parseCollectRequest({ site: 'k', events: items }).events;
 
   it('when a form capture arrives, then it is kept (method form) only when the site captures forms; an identify is method identify', () => {
-    expect(collectedMessages(events(identify, form), ctx)).toEqual({ messages: [expect.objectContaining({ method: 'identify' })], dropped: { form_capture_off: 1 } });
+    expect(collectedMessages(events(identify, form), ctx)).toEqual({
+      messages: [expect.objectContaining({ method: 'identify' })],
+      dropped: { form_capture_off: 1 },
+    });
     const on = collectedMessages(events(form), { ...ctx, captureForms: true });
     expect(on.messages).toEqual([expect.objectContaining({ type: 'identify', email: 'ann@example.com', method: 'form' })]);
     expect(collectedSchema.safeParse(on.messages[0]).success).toBe(true);
@@ -110,7 +154,11 @@ describe('identification and consent in collect', () => {
     const mine = linkTokens.issue(ctx.accountId, 'bob@example.com', 30).token;
     const theirs = linkTokens.issue('33333333-3333-4333-8333-333333333333', 'eve@example.com', 30).token;
     const out = collectedMessages(
-      events({ type: 'link', id: 'ln_00000001', token: mine }, { type: 'link', id: 'ln_00000002', token: theirs }, { type: 'link', id: 'ln_00000003', token: 'x'.repeat(40) }),
+      events(
+        { type: 'link', id: 'ln_00000001', token: mine },
+        { type: 'link', id: 'ln_00000002', token: theirs },
+        { type: 'link', id: 'ln_00000003', token: 'x'.repeat(40) },
+      ),
       { ...ctx, verifyLink },
     );
     expect(out.messages).toEqual([expect.objectContaining({ type: 'identify', id: 'ln_00000001', email: 'bob@example.com', method: 'email_link' })]);
@@ -119,7 +167,10 @@ describe('identification and consent in collect', () => {
   });
 
   it('when the visitor is cookieless, then page views are marked cookieless without the address, and identify, link and track are dropped', () => {
-    const out = collectedMessages(events(pageview, identify, { type: 'link', id: 'ln_00000001', token: 'abc' }, { type: 'track', id: 'tr_00000001', event: 'signup' }), { ...ctx, cookieless: true });
+    const out = collectedMessages(
+      events(pageview, identify, { type: 'link', id: 'ln_00000001', token: 'abc' }, { type: 'track', id: 'tr_00000001', event: 'signup' }),
+      { ...ctx, cookieless: true },
+    );
     expect(out.messages).toHaveLength(1);
     expect(out.messages[0]).toMatchObject({ type: 'pageview', cookieless: true });
     expect(out.messages[0]).not.toHaveProperty('ip');
@@ -132,7 +183,9 @@ describe('identification and consent in collect', () => {
     expect(granted.messages).toEqual([expect.objectContaining({ type: 'consent', state: 'granted', cookielessId: 'b'.repeat(24), visitorId: ctx.visitorId })]);
     expect(collectedSchema.safeParse(granted.messages[0]).success).toBe(true);
     const deny = events({ type: 'consent', id: 'cs_00000002', state: 'denied' });
-    expect(collectedMessages(deny, { ...ctx, cookieless: true, priorVisitorId: 'c'.repeat(24) }).messages).toEqual([expect.objectContaining({ type: 'consent', state: 'denied', visitorId: 'c'.repeat(24) })]);
+    expect(collectedMessages(deny, { ...ctx, cookieless: true, priorVisitorId: 'c'.repeat(24) }).messages).toEqual([
+      expect.objectContaining({ type: 'consent', state: 'denied', visitorId: 'c'.repeat(24) }),
+    ]);
     expect(collectedMessages(deny, { ...ctx, cookieless: true }).dropped).toEqual({ consent_without_visitor: 1 });
   });
 

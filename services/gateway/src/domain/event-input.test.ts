@@ -84,15 +84,22 @@ describe('the hand-checked path', () => {
     42,
   ];
 
-  it.each(bodies.map((b) => [JSON.stringify(b), b] as const))('when the body is %s, then it gives what the schema gives, or leaves it to the schema', (_label, body) => {
-    const plain = plainEventInput(body);
-    const parsed = eventInputSchema.safeParse(body);
-    if (plain !== null) expect(plain).toStrictEqual(parsed.data);
-    if (!parsed.success) expect(plain).toBeNull();
-  });
+  it.each(bodies.map((b) => [JSON.stringify(b), b] as const))(
+    'when the body is %s, then it gives what the schema gives, or leaves it to the schema',
+    (_label, body) => {
+      const plain = plainEventInput(body);
+      const parsed = eventInputSchema.safeParse(body);
+      if (plain !== null) expect(plain).toStrictEqual(parsed.data);
+      if (!parsed.success) expect(plain).toBeNull();
+    },
+  );
 
   it('when the body is ordinary, then the hand-checked path takes it (the schema is not needed)', () => {
-    expect(plainEventInput({ event: 'signup', email: 'Ann@Example.com', properties: { plan: 'pro' } })).toStrictEqual({ event: 'signup', email: 'ann@example.com', properties: { plan: 'pro' } });
+    expect(plainEventInput({ event: 'signup', email: 'Ann@Example.com', properties: { plan: 'pro' } })).toStrictEqual({
+      event: 'signup',
+      email: 'ann@example.com',
+      properties: { plan: 'pro' },
+    });
     expect(plainEventInput(valid)).toStrictEqual(valid);
   });
 });

@@ -21,7 +21,9 @@ function canonical(value: unknown): string {
 }
 
 export function lookupFingerprint(path: string, body: unknown): string {
-  return createHash('sha256').update(`${path}\n${canonical(body)}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${path}\n${canonical(body)}`)
+    .digest('base64url');
 }
 
 /** An answer that depends on the body alone, kept for retries (402, 429 and 5xx may change). */
@@ -30,12 +32,16 @@ const isKeptForRetries = (status: number) => status < 500 && status !== 402 && s
 const lookupKeyErrors = {
   reused: () => new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different lookup; use a new key for a new lookup'),
   inFlight: () =>
-    new AppError('idempotency_key_in_flight', 'a lookup with this Idempotency-Key is still being answered; retry shortly with the same key', { headers: { 'Retry-After': '1' } }),
+    new AppError('idempotency_key_in_flight', 'a lookup with this Idempotency-Key is still being answered; retry shortly with the same key', {
+      headers: { 'Retry-After': '1' },
+    }),
 };
 /** Without Redis a retry could not be told from a new lookup, which would be made and billed twice. */
 const refuseWithoutRedis = {
   refuse: () =>
-    new AppError('service_unavailable', 'lookups with an Idempotency-Key cannot be served right now; retry later (or without the key)', { headers: { 'Retry-After': '1' } }),
+    new AppError('service_unavailable', 'lookups with an Idempotency-Key cannot be served right now; retry later (or without the key)', {
+      headers: { 'Retry-After': '1' },
+    }),
 };
 
 export interface IdempotentLookupOptions {
@@ -53,7 +59,10 @@ interface KeptAnswer {
   raw: string;
 }
 
-export async function idempotentLookup({ store, accountId, key, fingerprint, waitMs }: IdempotentLookupOptions, lookup: () => Promise<UpstreamResponse>): Promise<UpstreamResponse> {
+export async function idempotentLookup(
+  { store, accountId, key, fingerprint, waitMs }: IdempotentLookupOptions,
+  lookup: () => Promise<UpstreamResponse>,
+): Promise<UpstreamResponse> {
   if (key === undefined) return lookup();
   const claimed = await claimIdempotencyKey({ store, accountId, key, fingerprint, waitMs, withoutRedis: refuseWithoutRedis, errors: lookupKeyErrors });
   if (claimed.state === 'done') {

@@ -74,7 +74,9 @@ describe('site input', () => {
     expect(strict.html).toBe(
       `<script async src="https://t.test/g.js" data-site="${key}" data-capture-forms="true" data-consent="required" data-honor-gpc="false" integrity="sha384-abc" crossorigin="anonymous"></script>`,
     );
-    expect(siteSnippet('https://t.test', key, 'sha384-abc', { captureForms: false, consent: 'required', honorGpc: true }).html).toContain(' data-consent="required" integrity=');
+    expect(siteSnippet('https://t.test', key, 'sha384-abc', { captureForms: false, consent: 'required', honorGpc: true }).html).toContain(
+      ' data-consent="required" integrity=',
+    );
   });
 
   it('when settings are given or left out, then create fills the defaults and update changes only what was given', () => {

@@ -1,7 +1,15 @@
 // The rules of a site: its body (name, origins, allowed track names, identification settings),
 // origins in one spelling, its publishable key and the install snippet. The schemas are @glimpse/api's (the OpenAPI document's).
 import { randomBytes } from 'node:crypto';
-import { siteCreateSchema, siteUpdateSchema, SITE_KEY_PATTERN, SITE_SETTING_DEFAULTS, type SiteConsentMode, type SiteCreateInput, type SiteUpdateInput } from '@glimpse/api';
+import {
+  siteCreateSchema,
+  siteUpdateSchema,
+  SITE_KEY_PATTERN,
+  SITE_SETTING_DEFAULTS,
+  type SiteConsentMode,
+  type SiteCreateInput,
+  type SiteUpdateInput,
+} from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import type { z } from 'zod';
 
@@ -47,7 +55,8 @@ function origins(given: string[]): string[] {
   const out = new Set<string>();
   for (const o of given) {
     const origin = normalizeOrigin(o);
-    if (origin === null) throw new AppError('invalid_request', `"${o.slice(0, 100)}" is not an origin: give scheme://host[:port], http or https, without a path`);
+    if (origin === null)
+      throw new AppError('invalid_request', `"${o.slice(0, 100)}" is not an origin: give scheme://host[:port], http or https, without a path`);
     out.add(origin);
   }
   return [...out];

@@ -31,7 +31,11 @@ export async function authenticateRequest(
   }
 }
 
-export function authenticate(authenticator: Authenticator, required: { kind: CredentialKind; scope?: Scope }, options: AuthenticateOptions = {}): RequestHandler {
+export function authenticate(
+  authenticator: Authenticator,
+  required: { kind: CredentialKind; scope?: Scope },
+  options: AuthenticateOptions = {},
+): RequestHandler {
   return async (req, res, next) => {
     await authenticateRequest(authenticator, required, req, res, options);
     next();

@@ -88,7 +88,17 @@ function parseText(text: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-export function collectRouter({ sites, producer, rateLimiter, addressRateLimiter, salt, linkTokens, onAccepted, onBot, onDropped }: CollectRouteOptions): Router {
+export function collectRouter({
+  sites,
+  producer,
+  rateLimiter,
+  addressRateLimiter,
+  salt,
+  linkTokens,
+  onAccepted,
+  onBot,
+  onDropped,
+}: CollectRouteOptions): Router {
   const router = express.Router();
   const siteOf = async (key: unknown): Promise<CollectSite> => {
     const site = isSiteKey(key) ? await sites.get(key) : null;

@@ -14,7 +14,8 @@ beforeAll(async () => {
 describe('console bundle', () => {
   it('when the modules are bundled, then one script remains that imports and exports nothing', () => {
     expect(bundle.length).toBeGreaterThan(10_000);
-    expect(bundle.split('\n').filter((line) => /^(?:import|export)\b/.test(line.trimStart()))).toEqual([]);
+    // A statement, not an object's `import:` key (a line of its own once the sources are formatted).
+    expect(bundle.split('\n').filter((line) => /^(?:import|export)\b(?!\s*:)/.test(line.trimStart()))).toEqual([]);
     expect(bundle).not.toMatch(/\bimport\s*\(/);
   });
 

@@ -9,13 +9,9 @@ import { bundleConsole } from './console-bundle.js';
 // static files and writes console.js, the bundle of src/console/app).
 const DEFAULT_ROOT = path.join(__dirname, '..', 'console');
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "object-src 'none'",
-].join('; ');
+export const CONTENT_SECURITY_POLICY = ["default-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'", "object-src 'none'"].join(
+  '; ',
+);
 
 export const securityHeaders: RequestHandler = (_req, res, next) => {
   res.set({

@@ -21,9 +21,12 @@ describe('idempotencyKeyOf', () => {
     expect(idempotencyKeyOf(withKey(key))).toBe(key);
   });
 
-  it.each([[''], ['x'.repeat(129)], ['has space'], ['a/b'], ['one, two'], ['é'], [['a', 'b']]])('when the key is %j, then it is a 400 invalid_request', (key) => {
-    const err = refusal(key);
-    expect(err).toBeInstanceOf(AppError);
-    expect(err).toMatchObject({ code: 'invalid_request', message: 'Idempotency-Key must be 1 to 128 letters, digits or . _ : -' });
-  });
+  it.each([[''], ['x'.repeat(129)], ['has space'], ['a/b'], ['one, two'], ['é'], [['a', 'b']]])(
+    'when the key is %j, then it is a 400 invalid_request',
+    (key) => {
+      const err = refusal(key);
+      expect(err).toBeInstanceOf(AppError);
+      expect(err).toMatchObject({ code: 'invalid_request', message: 'Idempotency-Key must be 1 to 128 letters, digits or . _ : -' });
+    },
+  );
 });

@@ -10,6 +10,7 @@ export function idempotencyKeyOf(req: { headers: IncomingHttpHeaders }): string 
   const key = req.headers['idempotency-key'];
   if (key === undefined) return undefined;
   // Node joins a repeated header with ", ", which the pattern refuses; an array never comes for this name.
-  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 128 letters, digits or . _ : -');
+  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))
+    throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 128 letters, digits or . _ : -');
   return key;
 }

@@ -78,7 +78,9 @@ describe('jsonBodyParser against body-parser', () => {
   function exchange(port: number, head: string, body: Buffer): Promise<string> {
     return new Promise((resolve, reject) => {
       let text = '';
-      const socket = net.connect(port, '127.0.0.1', () => socket.write(Buffer.concat([Buffer.from(`POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${head}\r\n`), body])));
+      const socket = net.connect(port, '127.0.0.1', () =>
+        socket.write(Buffer.concat([Buffer.from(`POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${head}\r\n`), body])),
+      );
       socket.on('data', (d) => (text += d.toString('latin1')));
       socket.on('end', () => {
         const [status] = text.split('\r\n');
@@ -92,7 +94,8 @@ describe('jsonBodyParser against body-parser', () => {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     return [`Content-Type: ${type}\r\nContent-Length: ${bytes.length}\r\n${extra}`, bytes] as const;
   };
-  const chunked = (body: string) => [`Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n`, Buffer.from(`${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`)] as const;
+  const chunked = (body: string) =>
+    [`Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n`, Buffer.from(`${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`)] as const;
 
   it.each([
     ['a plain event', json('{"event":"e","email":"a@b.co"}')],
@@ -118,7 +121,7 @@ describe('jsonBodyParser against body-parser', () => {
     ['an unknown Content-Encoding', json('{"a":1}', 'Content-Encoding: snappy\r\n')],
     ['a chunked body', chunked('{"a":1}')],
     ['a chunked body over the limit', chunked(`{"a":"${'x'.repeat(LIMIT)}"}`)],
-  ])('when the request has %s, then the answer is body-parser\'s', async (_what, [head, body]) => {
+  ])("when the request has %s, then the answer is body-parser's", async (_what, [head, body]) => {
     const [mine, expected] = await Promise.all([exchange(ours, head, body), exchange(theirs, head, body)]);
     expect(mine).toBe(expected);
   });

@@ -55,7 +55,12 @@ const unavailable = (message: string) => new AppError('service_unavailable', mes
  * imported visitor, or 404). The visitors service unreachable: enrichment's imported visitor
  * still answers, but a 404 is not told (the tag may know the visitor): 503 with Retry-After.
  */
-async function visitorDetailsAnswer(res: Response, { enrichment, visitors }: Pick<LookupsRouteOptions, 'enrichment' | 'visitors'>, accountId: string, visitorId: string): Promise<void> {
+async function visitorDetailsAnswer(
+  res: Response,
+  { enrichment, visitors }: Pick<LookupsRouteOptions, 'enrichment' | 'visitors'>,
+  accountId: string,
+  visitorId: string,
+): Promise<void> {
   // A malformed id is enrichment's 400, as it always was.
   if (!VISITOR_ID.test(visitorId)) return relayLookup(res, await enrichment.visitorDetails(accountId, visitorId));
   const [seen, imported] = await Promise.allSettled([
@@ -82,7 +87,10 @@ async function visitorDetailsAnswer(res: Response, { enrichment, visitors }: Pic
 export function lookupsRouter({ authenticator, enrichment, visitors, bodyLimitBytes, limits, idempotency, inFlightWaitMs }: LookupsRouteOptions): Router {
   const router = express.Router();
   router.use('/visitors', addressRateHeaders(limits.perAddress));
-  const apiKey = (scope: Scope) => [authenticate(authenticator, { kind: 'api_key', scope }, { rateHeaders: limits.perAddress }), perCredentialLimit(limits.perKey, 'lookup', limits.perAccount)];
+  const apiKey = (scope: Scope) => [
+    authenticate(authenticator, { kind: 'api_key', scope }, { rateHeaders: limits.perAddress }),
+    perCredentialLimit(limits.perKey, 'lookup', limits.perAccount),
+  ];
 
   router.get('/visitors/:visitorId/details', ...apiKey('visitors:read'), async (req, res) => {
     await visitorDetailsAnswer(res, { enrichment, visitors }, res.locals.accountId as string, req.params.visitorId as string);

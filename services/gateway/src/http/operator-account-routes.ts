@@ -64,7 +64,8 @@ async function publishNow(db: Db, producer: BatchingProducer, accountId: string,
 
 function newAccountInput(body: unknown): { name: string; workflows: boolean } {
   const { name, workflows = false } = (body ?? {}) as { name?: unknown; workflows?: unknown };
-  if (typeof name !== 'string' || name.trim().length === 0 || name.length > 200) throw new AppError('invalid_request', 'name must be a non-empty string of at most 200 characters');
+  if (typeof name !== 'string' || name.trim().length === 0 || name.length > 200)
+    throw new AppError('invalid_request', 'name must be a non-empty string of at most 200 characters');
   if (typeof workflows !== 'boolean') throw new AppError('invalid_request', 'workflows must be true or false');
   return { name, workflows };
 }

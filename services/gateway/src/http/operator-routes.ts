@@ -69,24 +69,30 @@ async function operatorAccount(db: Db, id: string): Promise<OperatorAccount> {
 
 export function operatorRouter({ token, db, addressLimiter, logger, accounts }: OperatorRouterOptions): Router {
   const router = express.Router();
-  router.use('/operator', (_req, res, next) => {
-    // Answers about accounts' entitlements: never kept by a shared cache.
-    res.setHeader('Cache-Control', 'no-store');
-    next();
-  }, operatorAuth(token, addressLimiter));
+  router.use(
+    '/operator',
+    (_req, res, next) => {
+      // Answers about accounts' entitlements: never kept by a shared cache.
+      res.setHeader('Cache-Control', 'no-store');
+      next();
+    },
+    operatorAuth(token, addressLimiter),
+  );
 
   router.get('/operator/accounts/:id', async (req, res) => {
     res.json(await operatorAccount(db, accountId(req)));
   });
 
   // PUT grants, DELETE removes; both idempotent, both answer the account as it is afterwards.
-  const setWorkflows = (workflows: boolean): RequestHandler => async (req, res) => {
-    const id = accountId(req);
-    await setWorkflowsAddon(db, id, workflows);
-    // An audit line: account ids only, never a credential.
-    logger.info({ accountId: id, addon: 'workflows', granted: workflows }, 'operator changed an add-on');
-    res.json(await operatorAccount(db, id));
-  };
+  const setWorkflows =
+    (workflows: boolean): RequestHandler =>
+    async (req, res) => {
+      const id = accountId(req);
+      await setWorkflowsAddon(db, id, workflows);
+      // An audit line: account ids only, never a credential.
+      logger.info({ accountId: id, addon: 'workflows', granted: workflows }, 'operator changed an add-on');
+      res.json(await operatorAccount(db, id));
+    };
   router.put('/operator/accounts/:id/addons/workflows', setWorkflows(true));
   router.delete('/operator/accounts/:id/addons/workflows', setWorkflows(false));
   if (accounts) {

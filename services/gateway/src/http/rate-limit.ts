@@ -40,7 +40,12 @@ export function perCredentialLimit(limiter: RateLimiter, what: string, perAccoun
  * Counts `count` requests against the key's limit and, only when the key has room, against its
  * account's; the headers describe whichever leaves less. A refusal names the limit that refused.
  */
-export async function takeCredentialAndAccount(res: Response, { perKey, perAccount }: { perKey: RateLimiter; perAccount?: RateLimiter }, what: string, count = 1): Promise<void> {
+export async function takeCredentialAndAccount(
+  res: Response,
+  { perKey, perAccount }: { perKey: RateLimiter; perAccount?: RateLimiter },
+  what: string,
+  count = 1,
+): Promise<void> {
   const byKey = await perKey.take(res.locals.credentialId as string, count);
   if (!byKey.allowed || perAccount === undefined) {
     setRateLimitHeaders(res, byKey);

@@ -247,7 +247,8 @@
   /** The page's API: glimpse('identify', {email, ...traits}), glimpse('track', name, properties), glimpse('consent', 'granted' | 'denied'). */
   function glimpse(/** @type {string} */ command, /** @type {any} */ a, /** @type {any} */ b) {
     try {
-      if (command === 'identify' && a && a.email) personal({ type: 'identify', email: String(a.email), traits: flat(a, 'email'), path: cut(location.pathname, 2048) });
+      if (command === 'identify' && a && a.email)
+        personal({ type: 'identify', email: String(a.email), traits: flat(a, 'email'), path: cut(location.pathname, 2048) });
       if (command === 'track' && a) personal({ type: 'track', event: String(a), properties: flat(b) });
       if (command === 'consent') {
         if (a === 'denied' && consent !== 'denied') deny();

@@ -6,7 +6,9 @@ import { countOutcome, createChunkApplier } from './apply-chunk';
 const NOW = new Date('2026-01-01T00:00:00.000Z');
 const turn: Turn = { partition: 0, keepGoing: () => true, pause: async () => undefined };
 const item = (eventId: string): BatchItem<InboundEvent> =>
-  ({ value: { eventId, accountId: 'a1', event: 'signed_up', email: 'a@example.com', properties: {}, receivedAt: NOW.toISOString() } }) as unknown as BatchItem<InboundEvent>;
+  ({
+    value: { eventId, accountId: 'a1', event: 'signed_up', email: 'a@example.com', properties: {}, receivedAt: NOW.toISOString() },
+  }) as unknown as BatchItem<InboundEvent>;
 const effect: EffectRecord = { id: 'f1', eventId: 'e1', accountId: 'a1', playbookId: 'p1', email: 'a@example.com', action: 'started', at: NOW };
 const outcome = (o: Partial<BatchOutcome>): BatchOutcome => ({ applied: 0, duplicates: 0, deletedAccount: 0, erased: 0, effects: [], ...o });
 

@@ -34,7 +34,10 @@ export function countOutcome(processed: Pick<Counter<'outcome'>, 'inc'>, outcome
 export function createChunkApplier(parts: ChunkApplierParts): (items: BatchItem<InboundEvent>[], turn: Turn) => Promise<void> {
   const now = parts.now ?? (() => new Date());
   return async (items, turn) => {
-    const outcome = await parts.apply(items.map((i) => i.value), now());
+    const outcome = await parts.apply(
+      items.map((i) => i.value),
+      now(),
+    );
     countOutcome(parts.processed, outcome);
     if (outcome.applied) parts.kickFold();
     if (outcome.effects.length === 0) return;

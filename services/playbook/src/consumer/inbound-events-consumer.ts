@@ -10,7 +10,15 @@
 // poller) are @glimpse/messaging's.
 import type { Consumer } from 'kafkajs';
 import type { Db } from '@glimpse/db';
-import { TOPICS, createBatchConsumer, createProcessedCounter, outageCheck, type BatchConsumerSettings, type InboundEvent, type PartitionLag } from '@glimpse/messaging';
+import {
+  TOPICS,
+  createBatchConsumer,
+  createProcessedCounter,
+  outageCheck,
+  type BatchConsumerSettings,
+  type InboundEvent,
+  type PartitionLag,
+} from '@glimpse/messaging';
 import { cachedAccounts, createBatchStore, foldCatalog, markEffectsPublished } from '../data/batch-store.js';
 import { sendEffects } from '../data/effects-outbox.js';
 import { applyBatch } from '../domain/apply-batch.js';

@@ -15,7 +15,11 @@ describe('parseInboundEvent', () => {
     expect(parseInboundEvent(message(JSON.stringify(valid)))).toEqual(valid);
   });
 
-  it.each([['{', 'not JSON'], [null, 'not JSON'], ['', 'not JSON']])('when the value is %p, then it is invalid: %s', (value, reason) => {
+  it.each([
+    ['{', 'not JSON'],
+    [null, 'not JSON'],
+    ['', 'not JSON'],
+  ])('when the value is %p, then it is invalid: %s', (value, reason) => {
     expect(parseInboundEvent(message(value))).toEqual({ invalid: reason });
   });
 

@@ -1,12 +1,23 @@
 import type { EffectRecord } from '../domain/batch-store';
 import { effectsPublisher } from './publish-effects';
 
-const effect = (id: string): EffectRecord => ({ id, eventId: 'e1', accountId: 'a1', playbookId: 'p1', email: 'a@example.com', action: 'started', at: new Date(0) });
+const effect = (id: string): EffectRecord => ({
+  id,
+  eventId: 'e1',
+  accountId: 'a1',
+  playbookId: 'p1',
+  email: 'a@example.com',
+  action: 'started',
+  at: new Date(0),
+});
 
 describe('effectsPublisher', () => {
   it('when every send is acknowledged, then the effects are marked published, once', async () => {
     const calls: string[] = [];
-    const publish = effectsPublisher({ send: async (effects) => void calls.push(`send ${effects.map((e) => e.id)}`), markPublished: async (ids) => void calls.push(`mark ${ids}`) });
+    const publish = effectsPublisher({
+      send: async (effects) => void calls.push(`send ${effects.map((e) => e.id)}`),
+      markPublished: async (ids) => void calls.push(`mark ${ids}`),
+    });
     await publish([effect('f1'), effect('f2')]);
     expect(calls).toEqual(['send f1,f2', 'mark f1,f2']);
   });

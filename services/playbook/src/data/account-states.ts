@@ -6,7 +6,17 @@ import type { Db } from '@glimpse/db';
 import type { AccountEventMessage } from '@glimpse/messaging';
 
 /** The tables holding an account's rows, by account_id (playbook_triggers, playbook_exits and enrollments go with playbooks). */
-export const ACCOUNT_TABLES = ['playbooks', 'event_names', 'event_name_deltas', 'suppressions', 'processed_events', 'playbook_effects', 'event_receipts', 'erasures', 'catalog_refusals'] as const;
+export const ACCOUNT_TABLES = [
+  'playbooks',
+  'event_names',
+  'event_name_deltas',
+  'suppressions',
+  'processed_events',
+  'playbook_effects',
+  'event_receipts',
+  'erasures',
+  'catalog_refusals',
+] as const;
 
 const SQL = {
   created: `INSERT INTO account_states (account_id, created_at) VALUES ($1::uuid, $2::timestamptz)

@@ -160,7 +160,16 @@ export interface EffectRow {
 }
 
 export function effectFromRow(r: EffectRow): EffectRecord {
-  return { id: r.id, eventId: r.event_id, accountId: r.account_id, playbookId: r.playbook_id, email: r.email, action: r.action, at: new Date(r.at), cause: r.cause };
+  return {
+    id: r.id,
+    eventId: r.event_id,
+    accountId: r.account_id,
+    playbookId: r.playbook_id,
+    email: r.email,
+    action: r.action,
+    at: new Date(r.at),
+    cause: r.cause,
+  };
 }
 
 /** The batch apply's storage in Postgres (see the top of this file). */
@@ -188,7 +197,11 @@ type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 function batchTransaction(tx: Tx): BatchTransaction {
   return {
     async claimNew(events) {
-      const rows = await tx.$queryRawUnsafe<{ id: string }[]>(SQL.dedupe, events.map((e) => e.eventId), events.map((e) => e.accountId));
+      const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+        SQL.dedupe,
+        events.map((e) => e.eventId),
+        events.map((e) => e.accountId),
+      );
       return new Set(rows.map((r) => r.id));
     },
     planState: (events) => loadPlanState(tx, events),
@@ -206,7 +219,13 @@ async function writePlan(tx: Tx, plan: BatchPlan, at: string): Promise<void> {
 }
 
 async function writeStops(tx: Tx, s: BatchPlan['stops'], at: string): Promise<void> {
-  await tx.$executeRawUnsafe(SQL.stop, s.map((x) => x.enrollmentId), s.map((x) => x.stoppedBy), s.map((x) => x.stopEventId), at);
+  await tx.$executeRawUnsafe(
+    SQL.stop,
+    s.map((x) => x.enrollmentId),
+    s.map((x) => x.stoppedBy),
+    s.map((x) => x.stopEventId),
+    at,
+  );
 }
 
 async function writeStarts(tx: Tx, s: BatchPlan['starts'], at: string): Promise<void> {
@@ -253,7 +272,14 @@ async function writeReceipts(tx: Tx, r: BatchPlan['receipts'], at: string): Prom
 }
 
 async function appendCatalogChanges(tx: Tx, c: BatchPlan['catalog']): Promise<void> {
-  await tx.$executeRawUnsafe(SQL.catalog, c.map((x) => x.accountId), c.map((x) => x.name), c.map((x) => x.firstSeenAt), c.map((x) => x.lastSeenAt), c.map((x) => x.count));
+  await tx.$executeRawUnsafe(
+    SQL.catalog,
+    c.map((x) => x.accountId),
+    c.map((x) => x.name),
+    c.map((x) => x.firstSeenAt),
+    c.map((x) => x.lastSeenAt),
+    c.map((x) => x.count),
+  );
 }
 
 /** Queries only: the batch apply runs it in its transaction, the dry run in a read-only one. */
@@ -262,7 +288,9 @@ type Reader = Pick<Db, '$queryRawUnsafe'>;
 /** The two reads of a batch: the opted-in playbooks (with their policies) of its names, and its people's enrollments in them. */
 export async function loadPlanState(tx: Reader, events: readonly BatchEvent[]): Promise<PlanState> {
   const pairs = uniquePairs(events, (e) => e.name);
-  const rows = await tx.$queryRawUnsafe<{ kind: 'exit' | 'trigger'; account_id: string; event_name: string; playbook_id: string; reenrollment: string | null }[]>(
+  const rows = await tx.$queryRawUnsafe<
+    { kind: 'exit' | 'trigger'; account_id: string; event_name: string; playbook_id: string; reenrollment: string | null }[]
+  >(
     SQL.optedIn,
     pairs.map((p) => p[0]),
     pairs.map((p) => p[1]),

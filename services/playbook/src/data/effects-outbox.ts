@@ -22,7 +22,15 @@ export interface EffectsProducer {
 
 /** An outbox row as playbook.effects carries it. */
 function toMessage(e: EffectRecord): PlaybookEffectMessage {
-  const message: PlaybookEffectMessage = { effectId: e.id, eventId: e.eventId, accountId: e.accountId, playbookId: e.playbookId, email: e.email, action: e.action as PlaybookEffectMessage['action'], at: e.at.toISOString() };
+  const message: PlaybookEffectMessage = {
+    effectId: e.id,
+    eventId: e.eventId,
+    accountId: e.accountId,
+    playbookId: e.playbookId,
+    email: e.email,
+    action: e.action as PlaybookEffectMessage['action'],
+    at: e.at.toISOString(),
+  };
   if (e.cause === 'suppressed' || e.cause === 'erased') message.cause = e.cause;
   return message;
 }
@@ -33,19 +41,35 @@ export async function sendEffects(producer: EffectsProducer, effects: readonly E
 }
 
 /** Publishes pending effects (see above) and marks them; returns how many. 0 when another replica holds the sweep. */
-export async function sweepEffects(db: Db, producer: EffectsProducer, { graceMs = 30_000, limit = 500 }: { graceMs?: number; limit?: number } = {}): Promise<number> {
-  const published = await withAdvisoryLock(db, 'effectsSweep', async (tx) => {
-    const effects = (await tx.$queryRawUnsafe<EffectRow[]>(PENDING, graceMs, limit)).map(effectFromRow);
-    if (effects.length === 0) return 0;
-    await sendEffects(producer, effects);
-    await tx.$executeRawUnsafe(MARK, effects.map((e) => e.id));
-    return effects.length;
-  }, { timeout: 30_000 });
+export async function sweepEffects(
+  db: Db,
+  producer: EffectsProducer,
+  { graceMs = 30_000, limit = 500 }: { graceMs?: number; limit?: number } = {},
+): Promise<number> {
+  const published = await withAdvisoryLock(
+    db,
+    'effectsSweep',
+    async (tx) => {
+      const effects = (await tx.$queryRawUnsafe<EffectRow[]>(PENDING, graceMs, limit)).map(effectFromRow);
+      if (effects.length === 0) return 0;
+      await sendEffects(producer, effects);
+      await tx.$executeRawUnsafe(
+        MARK,
+        effects.map((e) => e.id),
+      );
+      return effects.length;
+    },
+    { timeout: 30_000 },
+  );
   return published ?? 0;
 }
 
 /** Sweeps every `intervalMs`; stop() ends it (and waits for a sweep under way). */
-export function scheduleEffectsSweep(db: Db, producer: EffectsProducer, { intervalMs, logger }: { intervalMs: number; logger: Logger }): { stop(): Promise<void> } {
+export function scheduleEffectsSweep(
+  db: Db,
+  producer: EffectsProducer,
+  { intervalMs, logger }: { intervalMs: number; logger: Logger },
+): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     running = sweepEffects(db, producer).then(

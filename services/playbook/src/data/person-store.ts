@@ -31,7 +31,15 @@ const SQL = {
 /** Stops the person's active enrollments and records each stop as an effect with its cause; returns how many stopped. */
 async function stopActive(tx: Tx, accountId: string, email: string, cause: 'suppressed' | 'erased', effectEmail: string): Promise<number> {
   const stopped = await tx.$queryRawUnsafe<{ playbook_id: string }[]>(SQL.stopActive, accountId, email, cause);
-  if (stopped.length > 0) await tx.$executeRawUnsafe(SQL.stopEffects, accountId, randomUUID(), cause, effectEmail, stopped.map((r) => r.playbook_id));
+  if (stopped.length > 0)
+    await tx.$executeRawUnsafe(
+      SQL.stopEffects,
+      accountId,
+      randomUUID(),
+      cause,
+      effectEmail,
+      stopped.map((r) => r.playbook_id),
+    );
   return stopped.length;
 }
 

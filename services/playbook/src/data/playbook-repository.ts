@@ -24,7 +24,15 @@ const playbookSelect = {
   exits: { select: { eventName: true }, orderBy: { eventName: 'asc' } },
 } as const;
 
-type PlaybookRow = { id: string; name: string; reenrollment: string; createdAt: Date; updatedAt: Date; triggers: { eventName: string }[]; exits: { eventName: string }[] };
+type PlaybookRow = {
+  id: string;
+  name: string;
+  reenrollment: string;
+  createdAt: Date;
+  updatedAt: Date;
+  triggers: { eventName: string }[];
+  exits: { eventName: string }[];
+};
 
 function toView(row: PlaybookRow): PlaybookView {
   return {
@@ -69,7 +77,12 @@ const CATALOG = `WITH c AS (
   catalog AS (SELECT name, first_seen_at, last_seen_at, count FROM ranked WHERE folded OR have + rank <= $2::int)`;
 
 type CatalogRow = { name: string; first_seen_at: Date | string; last_seen_at: Date | string; count: bigint | number | string };
-const toEntry = (r: CatalogRow): CatalogEntry => ({ name: r.name, firstSeenAt: new Date(r.first_seen_at), lastSeenAt: new Date(r.last_seen_at), count: Number(r.count) });
+const toEntry = (r: CatalogRow): CatalogEntry => ({
+  name: r.name,
+  firstSeenAt: new Date(r.first_seen_at),
+  lastSeenAt: new Date(r.last_seen_at),
+  count: Number(r.count),
+});
 
 /** Which of the names are in the account's catalog (with `maxNames` its cap). */
 export async function namesInCatalog(db: Pick<Db, '$queryRawUnsafe'>, accountId: string, names: string[], maxNames: number): Promise<Set<string>> {
@@ -209,7 +222,10 @@ export async function withUsage(db: Db, accountId: string, entries: CatalogEntry
   if (entries.length === 0) return [];
   const names = entries.map((e) => e.name);
   const [triggers, exits] = await Promise.all([
-    db.playbookTrigger.findMany({ where: { accountId, eventName: { in: names } }, select: { eventName: true, playbook: { select: { id: true, name: true } } } }),
+    db.playbookTrigger.findMany({
+      where: { accountId, eventName: { in: names } },
+      select: { eventName: true, playbook: { select: { id: true, name: true } } },
+    }),
     db.playbookExit.findMany({ where: { accountId, eventName: { in: names } }, select: { eventName: true, playbook: { select: { id: true, name: true } } } }),
   ]);
   const group = (rows: { eventName: string; playbook: PlaybookRef }[]) => {

@@ -14,19 +14,27 @@ const PURGE = `DELETE FROM processed_events WHERE event_id IN (
 
 /** Deletes processed event ids older than `retentionHours`; returns how many. Skips (0) when another replica holds the purge. */
 export async function purgeProcessedEvents(db: Db, retentionHours: number): Promise<number> {
-  const deleted = await withAdvisoryLock(db, 'processedEventsPurge', async (tx) => {
-    let total = 0;
-    for (let n = CHUNK; n === CHUNK; total += n) n = await tx.$executeRawUnsafe(PURGE, retentionHours);
-    // An erasure is remembered only while an event of the person from before it can still arrive
-    // (the same window as the event ids: events.inbound keeps a message at most about 24.6 h).
-    await tx.$executeRawUnsafe(`DELETE FROM erasures WHERE erased_at < now() - make_interval(hours => $1::int)`, retentionHours);
-    return total;
-  }, { timeout: 60_000 });
+  const deleted = await withAdvisoryLock(
+    db,
+    'processedEventsPurge',
+    async (tx) => {
+      let total = 0;
+      for (let n = CHUNK; n === CHUNK; total += n) n = await tx.$executeRawUnsafe(PURGE, retentionHours);
+      // An erasure is remembered only while an event of the person from before it can still arrive
+      // (the same window as the event ids: events.inbound keeps a message at most about 24.6 h).
+      await tx.$executeRawUnsafe(`DELETE FROM erasures WHERE erased_at < now() - make_interval(hours => $1::int)`, retentionHours);
+      return total;
+    },
+    { timeout: 60_000 },
+  );
   return deleted ?? 0;
 }
 
 /** Runs the purge now and every `intervalMs`; stop() ends it. */
-export function schedulePurge(db: Db, { retentionHours, intervalMs, logger }: { retentionHours: number; intervalMs: number; logger: Logger }): { stop(): void } {
+export function schedulePurge(
+  db: Db,
+  { retentionHours, intervalMs, logger }: { retentionHours: number; intervalMs: number; logger: Logger },
+): { stop(): void } {
   return scheduleRecurringPurge({
     purge: () => purgeProcessedEvents(db, retentionHours),
     intervalMs,

@@ -102,7 +102,16 @@ describe('applyBatch', () => {
   });
 
   it('when a batch is redelivered, then nothing is written and the unpublished effects of its events are returned', async () => {
-    const pending: EffectRecord = { id: 'f1', eventId: 'e1', accountId: LIVE, playbookId: 'pb1', email: 'a@example.com', action: 'started', at: NOW, cause: null };
+    const pending: EffectRecord = {
+      id: 'f1',
+      eventId: 'e1',
+      accountId: LIVE,
+      playbookId: 'pb1',
+      email: 'a@example.com',
+      action: 'started',
+      at: NOW,
+      cause: null,
+    };
     const { store, writes } = fakeStore({ seen: ['e1'], unpublished: [pending] });
     const outcome = await applyBatch(deps(store), [ev('e1'), ev('e1')], NOW);
     expect(outcome).toEqual({ applied: 0, duplicates: 2, deletedAccount: 0, erased: 0, effects: [pending] });

@@ -93,5 +93,13 @@ export async function erasedBefore(store: Pick<BatchStore, 'erasedAt'>, events: 
 
 /** The plan's effects as the outbox holds them, to publish right after the commit. */
 function plannedEffects(plan: BatchPlan | undefined, at: Date): EffectRecord[] {
-  return (plan?.effects ?? []).map((e) => ({ id: e.id, eventId: e.eventId, accountId: e.accountId, playbookId: e.playbookId, email: e.email, action: e.action, at }));
+  return (plan?.effects ?? []).map((e) => ({
+    id: e.id,
+    eventId: e.eventId,
+    accountId: e.accountId,
+    playbookId: e.playbookId,
+    email: e.email,
+    action: e.action,
+    at,
+  }));
 }

@@ -22,7 +22,9 @@ describe('decideEffects', () => {
   });
 
   it('when one event exits one playbook and triggers another, then it does both jobs and touches nothing else', () => {
-    expect(decideEffects({ exitPlaybookIds: ['nurture'], triggerPlaybookIds: ['onboarding', 'onboarding'], activePlaybookIds: ['nurture', 'other'] })).toMatchObject({
+    expect(
+      decideEffects({ exitPlaybookIds: ['nurture'], triggerPlaybookIds: ['onboarding', 'onboarding'], activePlaybookIds: ['nurture', 'other'] }),
+    ).toMatchObject({
       stop: ['nurture'],
       start: ['onboarding'],
     });
@@ -44,7 +46,11 @@ describe('decideEffects: re-enrollment policies', () => {
   ] as const);
 
   it('when a once playbook is triggered for someone never enrolled, then it starts', () => {
-    expect(decideEffects({ exitPlaybookIds: [], triggerPlaybookIds: ['o'], activePlaybookIds: [], policies, everEnrolledPlaybookIds: [] })).toEqual({ stop: [], start: ['o'], unchanged: [] });
+    expect(decideEffects({ exitPlaybookIds: [], triggerPlaybookIds: ['o'], activePlaybookIds: [], policies, everEnrolledPlaybookIds: [] })).toEqual({
+      stop: [],
+      start: ['o'],
+      unchanged: [],
+    });
   });
 
   it('when a once playbook is triggered for someone enrolled before (now stopped), then nothing starts, by the policy', () => {
@@ -56,13 +62,29 @@ describe('decideEffects: re-enrollment policies', () => {
   });
 
   it('when a once playbook both exits and triggers on the name for an active person, then it only stops', () => {
-    expect(decideEffects({ exitPlaybookIds: ['o'], triggerPlaybookIds: ['o'], activePlaybookIds: ['o'], policies, everEnrolledPlaybookIds: ['o'] })).toEqual({ stop: ['o'], start: [], unchanged: [] });
+    expect(decideEffects({ exitPlaybookIds: ['o'], triggerPlaybookIds: ['o'], activePlaybookIds: ['o'], policies, everEnrolledPlaybookIds: ['o'] })).toEqual({
+      stop: ['o'],
+      start: [],
+      unchanged: [],
+    });
   });
 
   it('when a restart playbook is triggered while active, then it stops and starts again; while inactive it just starts', () => {
-    expect(decideEffects({ exitPlaybookIds: [], triggerPlaybookIds: ['r'], activePlaybookIds: ['r'], policies })).toEqual({ stop: ['r'], start: ['r'], unchanged: [] });
-    expect(decideEffects({ exitPlaybookIds: ['r'], triggerPlaybookIds: ['r'], activePlaybookIds: ['r'], policies })).toEqual({ stop: ['r'], start: ['r'], unchanged: [] });
-    expect(decideEffects({ exitPlaybookIds: [], triggerPlaybookIds: ['r'], activePlaybookIds: [], policies })).toEqual({ stop: [], start: ['r'], unchanged: [] });
+    expect(decideEffects({ exitPlaybookIds: [], triggerPlaybookIds: ['r'], activePlaybookIds: ['r'], policies })).toEqual({
+      stop: ['r'],
+      start: ['r'],
+      unchanged: [],
+    });
+    expect(decideEffects({ exitPlaybookIds: ['r'], triggerPlaybookIds: ['r'], activePlaybookIds: ['r'], policies })).toEqual({
+      stop: ['r'],
+      start: ['r'],
+      unchanged: [],
+    });
+    expect(decideEffects({ exitPlaybookIds: [], triggerPlaybookIds: ['r'], activePlaybookIds: [], policies })).toEqual({
+      stop: [],
+      start: ['r'],
+      unchanged: [],
+    });
   });
 
   it('when the person is suppressed, then no policy starts anything, and exits still stop', () => {

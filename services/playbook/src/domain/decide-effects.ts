@@ -34,7 +34,14 @@ export interface EffectDecision {
   unchanged: { playbookId: string; reason: UnchangedReason }[];
 }
 
-export function decideEffects({ exitPlaybookIds, triggerPlaybookIds, activePlaybookIds, policies, everEnrolledPlaybookIds = [], suppressed = false }: EffectInputs): EffectDecision {
+export function decideEffects({
+  exitPlaybookIds,
+  triggerPlaybookIds,
+  activePlaybookIds,
+  policies,
+  everEnrolledPlaybookIds = [],
+  suppressed = false,
+}: EffectInputs): EffectDecision {
   const active = new Set(activePlaybookIds);
   const ever = new Set(everEnrolledPlaybookIds);
   const exits = new Set(exitPlaybookIds);

@@ -9,7 +9,16 @@ import { REENROLLMENT_POLICIES, type ReenrollmentPolicy } from './decide-effects
 import { assertListCap, DEFAULT_LIMITS } from './limits.js';
 import type { CatalogEntry, CatalogRefusals, CatalogUsage, EnrollmentItem, EnrollmentView, PlaybookStore, PlaybookView } from './playbook-store.js';
 
-export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, CatalogRefusals, PlaybookRef, PlaybookStore } from './playbook-store.js';
+export type {
+  PlaybookView,
+  EnrollmentView,
+  EnrollmentItem,
+  CatalogEntry,
+  CatalogUsage,
+  CatalogRefusals,
+  PlaybookRef,
+  PlaybookStore,
+} from './playbook-store.js';
 
 function assertUuid(value: string, what: string): void {
   if (!isUuid(value)) throw new AppError('not_found', `${what} ${value} does not exist`);
@@ -121,7 +130,11 @@ export async function getPlaybook(store: PlaybookStore, accountId: string, playb
 }
 
 /** PATCH semantics: only the given fields change; a given list replaces the old one (opting in or out = adding or removing a name). */
-export async function updatePlaybook(store: PlaybookStore, input: { accountId: string; playbookId: string } & PlaybookChanges, caps: PlaybookCaps = {}): Promise<PlaybookView> {
+export async function updatePlaybook(
+  store: PlaybookStore,
+  input: { accountId: string; playbookId: string } & PlaybookChanges,
+  caps: PlaybookCaps = {},
+): Promise<PlaybookView> {
   const { accountId, playbookId } = input;
   const { maxTriggers, maxExits, maxCatalogNames } = capsOf(caps);
   const changes: PlaybookChanges = {};
@@ -177,13 +190,21 @@ export async function enrollmentPage(
 }
 
 /** The whole catalog by name (at most its cap of names): the CLI's view. */
-export async function eventCatalog(store: PlaybookStore, accountId: string, { maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxNames?: number } = {}): Promise<CatalogEntry[]> {
+export async function eventCatalog(
+  store: PlaybookStore,
+  accountId: string,
+  { maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxNames?: number } = {},
+): Promise<CatalogEntry[]> {
   await assertAccount(store, accountId);
   return store.findCatalog(accountId, maxNames);
 }
 
 /** The catalog with, for each name, the playbooks it triggers and the playbooks it exits. */
-export async function eventCatalogUsage(store: PlaybookStore, accountId: string, { maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxNames?: number } = {}): Promise<CatalogUsage[]> {
+export async function eventCatalogUsage(
+  store: PlaybookStore,
+  accountId: string,
+  { maxNames = DEFAULT_LIMITS.catalogNamesPerAccount }: { maxNames?: number } = {},
+): Promise<CatalogUsage[]> {
   assertUuid(accountId, 'account');
   return store.withUsage(accountId, await store.findCatalog(accountId, maxNames));
 }

@@ -53,7 +53,11 @@ export interface PersonStore {
    * before), stops their active enrollments, each stop an effect with cause "suppressed". Null when
    * the person is not suppressed (the cap refused them): nothing changed.
    */
-  suppress(accountId: string, email: string, maxPerAccount: number): Promise<{ created: boolean; suppression: SuppressionView & { stoppedEnrollments: number } } | null>;
+  suppress(
+    accountId: string,
+    email: string,
+    maxPerAccount: number,
+  ): Promise<{ created: boolean; suppression: SuppressionView & { stoppedEnrollments: number } } | null>;
   /** Deletes the suppression; how many were deleted (0 or 1). */
   unsuppress(accountId: string, email: string): Promise<number>;
   /** Up to `limit` suppressions, newest first (createdAt, then id), strictly after `after`. */

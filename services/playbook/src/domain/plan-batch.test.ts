@@ -51,10 +51,23 @@ describe('planBatch: a batch in memory', () => {
     const plan = planBatch({ events: [start, stop], optedIn, active: [], newId: ids() });
 
     expect(plan.starts).toEqual([
-      { id: 'id1', playbookId: 'onboarding', accountId: ACCOUNT, email: 'ada@x', startedBy: 'signed_up', startEventId: start.eventId, status: 'stopped', stoppedBy: 'purchase', stopEventId: stop.eventId },
+      {
+        id: 'id1',
+        playbookId: 'onboarding',
+        accountId: ACCOUNT,
+        email: 'ada@x',
+        startedBy: 'signed_up',
+        startEventId: start.eventId,
+        status: 'stopped',
+        stoppedBy: 'purchase',
+        stopEventId: stop.eventId,
+      },
     ]);
     expect(plan.stops).toEqual([]);
-    expect(plan.effects.map((e) => `${e.eventId} ${e.playbookId} ${e.action}`)).toEqual([`${start.eventId} onboarding started`, `${stop.eventId} onboarding stopped`]);
+    expect(plan.effects.map((e) => `${e.eventId} ${e.playbookId} ${e.action}`)).toEqual([
+      `${start.eventId} onboarding started`,
+      `${stop.eventId} onboarding stopped`,
+    ]);
   });
 
   it('when the same person is triggered twice in one batch, then only the first starts an enrollment', () => {
@@ -95,7 +108,12 @@ describe('planBatch: a batch in memory', () => {
   });
 
   it('when names repeat, then the catalog has one row per (account, name) with the count and the earliest and latest receive times, sorted', () => {
-    const events = [ev('a@x', 'zeta', 'z1', '2026-01-01T00:00:05.000Z'), ev('b@x', 'alpha', 'a1', '2026-01-01T00:00:09.000Z'), ev('c@x', 'zeta', 'z2', '2026-01-01T00:00:01.000Z'), { ...ev('c@x', 'alpha', 'b1'), accountId: 'acc-0' }];
+    const events = [
+      ev('a@x', 'zeta', 'z1', '2026-01-01T00:00:05.000Z'),
+      ev('b@x', 'alpha', 'a1', '2026-01-01T00:00:09.000Z'),
+      ev('c@x', 'zeta', 'z2', '2026-01-01T00:00:01.000Z'),
+      { ...ev('c@x', 'alpha', 'b1'), accountId: 'acc-0' },
+    ];
     const plan = planBatch({ events, optedIn, active: [], newId: ids() });
     expect(plan.catalog.map((c) => [c.accountId, c.name, c.count, c.firstSeenAt, c.lastSeenAt])).toEqual([
       ['acc-0', 'alpha', 1, events[3]!.receivedAt, events[3]!.receivedAt],
@@ -107,7 +125,7 @@ describe('planBatch: a batch in memory', () => {
 
   it('when a random batch over a few people is planned, then its effects are those of applying the events one by one', () => {
     let s = 7;
-    const rnd = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const names = ['signed_up', 'purchase', 'form_submitted', 'other'];
     for (let round = 0; round < 50; round++) {
       const events = Array.from({ length: 40 }, () => ev(`p${Math.floor(rnd() * 4)}@x`, names[Math.floor(rnd() * names.length)]!));
@@ -136,7 +154,13 @@ describe('planBatch: re-enrollment policies', () => {
     for (const policies of [undefined, policy('when_inactive')]) {
       const plan = planBatch({ events: [a, b, c, d], optedIn: welcome, active: [], policies, newId: ids() });
       expect(actions(plan)).toEqual([`${a.eventId} started`, `${c.eventId} stopped`, `${d.eventId} started`]);
-      expect(plan.receipts.find((r) => r.eventId === b.eventId)).toEqual({ eventId: b.eventId, accountId: ACCOUNT, eventName: 'signed_up', changed: [], unchanged: [{ playbookId: 'welcome', reason: 'already_active' }] });
+      expect(plan.receipts.find((r) => r.eventId === b.eventId)).toEqual({
+        eventId: b.eventId,
+        accountId: ACCOUNT,
+        eventName: 'signed_up',
+        changed: [],
+        unchanged: [{ playbookId: 'welcome', reason: 'already_active' }],
+      });
     }
   });
 
@@ -148,12 +172,30 @@ describe('planBatch: re-enrollment policies', () => {
 
     // A later batch: the stopped enrollment, loaded with the active ones, keeps the person out.
     const later = ev('o@x', 'signed_up');
-    const next = planBatch({ events: [later], optedIn: welcome, active: [], enrolledBefore: [{ playbookId: 'welcome', accountId: ACCOUNT, email: 'o@x' }], policies: policy('once'), newId: ids() });
+    const next = planBatch({
+      events: [later],
+      optedIn: welcome,
+      active: [],
+      enrolledBefore: [{ playbookId: 'welcome', accountId: ACCOUNT, email: 'o@x' }],
+      policies: policy('once'),
+      newId: ids(),
+    });
     expect(next.effects).toEqual([]);
     expect(next.starts).toEqual([]);
     // Someone else was never enrolled: they start.
     const other = ev('o2@x', 'signed_up');
-    expect(actions(planBatch({ events: [other], optedIn: welcome, active: [], enrolledBefore: [{ playbookId: 'welcome', accountId: ACCOUNT, email: 'o@x' }], policies: policy('once'), newId: ids() }))).toEqual([`${other.eventId} started`]);
+    expect(
+      actions(
+        planBatch({
+          events: [other],
+          optedIn: welcome,
+          active: [],
+          enrolledBefore: [{ playbookId: 'welcome', accountId: ACCOUNT, email: 'o@x' }],
+          policies: policy('once'),
+          newId: ids(),
+        }),
+      ),
+    ).toEqual([`${other.eventId} started`]);
   });
 
   it('restart: a trigger while active stops the enrollment and starts a new one, whether active before the batch or started in it', () => {
@@ -181,9 +223,18 @@ describe('planBatch: re-enrollment policies', () => {
 
   it('when the person is suppressed, then their trigger starts nothing and the receipt says suppressed', () => {
     const a = ev('s@x', 'signed_up');
-    const plan = planBatch({ events: [a], optedIn: welcome, active: [], policies: policy('restart'), suppressed: new Set([pairKey(ACCOUNT, 's@x')]), newId: ids() });
+    const plan = planBatch({
+      events: [a],
+      optedIn: welcome,
+      active: [],
+      policies: policy('restart'),
+      suppressed: new Set([pairKey(ACCOUNT, 's@x')]),
+      newId: ids(),
+    });
     expect(plan.effects).toEqual([]);
-    expect(plan.receipts).toEqual([{ eventId: a.eventId, accountId: ACCOUNT, eventName: 'signed_up', changed: [], unchanged: [{ playbookId: 'welcome', reason: 'suppressed' }] }]);
+    expect(plan.receipts).toEqual([
+      { eventId: a.eventId, accountId: ACCOUNT, eventName: 'signed_up', changed: [], unchanged: [{ playbookId: 'welcome', reason: 'suppressed' }] },
+    ]);
     expect(plan.catalog).toHaveLength(1);
   });
 });

@@ -168,7 +168,17 @@ export function planBatch({ events, optedIn, active, policies, enrolledBefore = 
       effect(playbookId, 'stopped');
     }
     for (const playbookId of decision.start) {
-      const started: NewEnrollment = { id: newId(), playbookId, accountId, email, startedBy: name, startEventId: eventId, status: 'active', stoppedBy: null, stopEventId: null };
+      const started: NewEnrollment = {
+        id: newId(),
+        playbookId,
+        accountId,
+        email,
+        startedBy: name,
+        startEventId: eventId,
+        status: 'active',
+        stoppedBy: null,
+        stopEventId: null,
+      };
       plan.starts.push(started);
       held.set(playbookId, { started });
       everIn.add(playbookId);

@@ -91,7 +91,10 @@ export interface PlaybookStore {
   /** Every enrollment of the playbook, oldest first. */
   findEnrollments(playbookId: string): Promise<EnrollmentView[]>;
   /** Up to `limit` enrollments, newest first (startedAt desc, id desc), strictly after `after`. */
-  findEnrollmentPage(playbookId: string, query: { status?: 'active' | 'stopped'; limit: number; after: { at: Date; id: string } | null }): Promise<EnrollmentItem[]>;
+  findEnrollmentPage(
+    playbookId: string,
+    query: { status?: 'active' | 'stopped'; limit: number; after: { at: Date; id: string } | null },
+  ): Promise<EnrollmentItem[]>;
   /** The whole catalog by name (bounded by its cap). */
   findCatalog(accountId: string, maxNames: number): Promise<CatalogEntry[]>;
   /** Up to `limit` names of the catalog by name, strictly after `after`, with the catalog's size. */

@@ -43,7 +43,10 @@ export interface ReceiptStore {
 }
 
 const notFound = (eventId: string) =>
-  new AppError('not_found', `event ${eventId} is not known in this account: not applied yet (retry in a moment), or an event no playbook opted in to, older than 72 h`);
+  new AppError(
+    'not_found',
+    `event ${eventId} is not known in this account: not applied yet (retry in a moment), or an event no playbook opted in to, older than 72 h`,
+  );
 
 export async function getReceipt(store: ReceiptStore, accountId: string, eventId: string): Promise<ReceiptView> {
   if (!isUuid(eventId)) throw notFound(eventId);

@@ -23,7 +23,12 @@ export interface InternalRouterOptions {
 export function internalRouter({ db, internalTokens, erasedEmail, limits: given = {} }: InternalRouterOptions): Router {
   const router = express.Router();
   const limits = limitsWith(given);
-  const caps = { maxPerAccount: limits.playbooksPerAccount, maxTriggers: limits.triggersPerPlaybook, maxExits: limits.exitsPerPlaybook, maxCatalogNames: limits.catalogNamesPerAccount };
+  const caps = {
+    maxPerAccount: limits.playbooksPerAccount,
+    maxTriggers: limits.triggersPerPlaybook,
+    maxExits: limits.exitsPerPlaybook,
+    maxCatalogNames: limits.catalogNamesPerAccount,
+  };
   // The gateway has already enforced 32 KB on the client's body; this only bounds what it forwards.
   const json = express.json({ limit: '64kb', strict: false });
   router.use('/internal', internalCallers({ tokens: internalTokens, routes: { gateway: '*' } }));
@@ -69,7 +74,9 @@ export function internalRouter({ db, internalTokens, erasedEmail, limits: given 
     res.json(await getReceipt(db, account(res), req.params.eventId as string));
   });
   router.post('/internal/suppressions', json, async (req, res) => {
-    const { created, suppression } = await suppressPerson(db, account(res), parseSuppressionInput(req.body).email, { maxPerAccount: limits.suppressionsPerAccount });
+    const { created, suppression } = await suppressPerson(db, account(res), parseSuppressionInput(req.body).email, {
+      maxPerAccount: limits.suppressionsPerAccount,
+    });
     res.status(created ? 201 : 200).json(suppression);
   });
   router.get('/internal/suppressions', async (req, res) => {

@@ -38,7 +38,14 @@ export function parseCollected(message: KafkaMessage): ParseResult<Collected> {
   try {
     const parsed = collectedSchema.safeParse(JSON.parse(message.value?.toString('utf8') ?? ''));
     // Paths and codes only: a message's values (emails, addresses) never reach a dead letter's reason.
-    return parsed.success ? parsed.data : { invalid: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.code}`).join('; ').slice(0, 500) };
+    return parsed.success
+      ? parsed.data
+      : {
+          invalid: parsed.error.issues
+            .map((i) => `${i.path.join('.')}: ${i.code}`)
+            .join('; ')
+            .slice(0, 500),
+        };
   } catch {
     return { invalid: 'not JSON' };
   }
@@ -49,7 +56,16 @@ function inboundEvent(f: TrackForward): InboundEvent {
 }
 
 function identifiedMessage(i: IdentifiedMessage): VisitorIdentifiedMessage {
-  return visitorIdentifiedSchema.parse({ eventId: i.eventId, accountId: i.accountId, siteId: i.siteId, visitorId: i.visitorId, method: i.method, confidence: i.confidence, email: i.email, at: i.at });
+  return visitorIdentifiedSchema.parse({
+    eventId: i.eventId,
+    accountId: i.accountId,
+    siteId: i.siteId,
+    visitorId: i.visitorId,
+    method: i.method,
+    confidence: i.confidence,
+    email: i.email,
+    at: i.at,
+  });
 }
 
 /** The chunk's sends after its transaction: tracks and page-rule events to events.inbound, new links to visitors.identified. */
@@ -57,7 +73,9 @@ function sendsOf(plan: CollectedPlan, producer: BatchingProducer): () => Promise
   return async () => {
     await Promise.all([
       ...plan.forwards.map((f) => producer.send(TOPICS.eventsInbound, { key: personKey(f.accountId, f.email), value: JSON.stringify(inboundEvent(f)) })),
-      ...plan.identified.map((i) => producer.send(TOPICS.visitorsIdentified, { key: `${i.accountId}:${i.visitorId}`, value: JSON.stringify(identifiedMessage(i)) })),
+      ...plan.identified.map((i) =>
+        producer.send(TOPICS.visitorsIdentified, { key: `${i.accountId}:${i.visitorId}`, value: JSON.stringify(identifiedMessage(i)) }),
+      ),
     ]);
   };
 }
@@ -65,7 +83,11 @@ function sendsOf(plan: CollectedPlan, producer: BatchingProducer): () => Promise
 export function createCollectedConsumer(options: CollectedConsumerOptions): BatchConsumer {
   const { db, producer } = options;
   const store = collectedStore(db, { erasureSecret: options.erasureSecret });
-  const processed = createProcessedCounter(options.registry, 'glimpse_collected_processed_total', 'Collected messages handled by the visitors service, by outcome');
+  const processed = createProcessedCounter(
+    options.registry,
+    'glimpse_collected_processed_total',
+    'Collected messages handled by the visitors service, by outcome',
+  );
   const batch = createBatchConsumer<Collected>({
     ...options,
     topic: TOPICS.visitorsCollected,
@@ -74,7 +96,10 @@ export function createCollectedConsumer(options: CollectedConsumerOptions): Batc
     stuckSetting: 'VISITORS_STUCK_AFTER_MS',
     parse: parseCollected,
     async apply(items, turn) {
-      const plan = await applyCollected(store, items.map((i) => i.value));
+      const plan = await applyCollected(
+        store,
+        items.map((i) => i.value),
+      );
       const { applied, duplicates, bots, tracksUnidentified, identifiesDropped, rulesFired, withoutAddon } = plan.counts;
       if (applied - bots) processed.inc({ outcome: 'applied' }, applied - bots);
       if (bots) processed.inc({ outcome: 'bot' }, bots);

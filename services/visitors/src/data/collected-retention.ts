@@ -15,11 +15,16 @@ const PURGE_ERASURES = `DELETE FROM visitor_erasures WHERE erased_at < now() - m
 
 /** Deletes collected ids older than `retentionHours` (and tombstones older than `erasureRetentionHours`); returns how many. Skips (0) when another replica holds the purge. */
 export async function purgeCollectedIds(db: Db, retentionHours: number, erasureRetentionHours = 72): Promise<number> {
-  const deleted = await withAdvisoryLock(db, 'collectedMessagesPurge', async (tx) => {
-    let total = await tx.$executeRawUnsafe(PURGE_ERASURES, erasureRetentionHours);
-    for (let n = CHUNK; n === CHUNK; total += n) n = await tx.$executeRawUnsafe(PURGE, retentionHours);
-    return total;
-  }, { timeout: 60_000 });
+  const deleted = await withAdvisoryLock(
+    db,
+    'collectedMessagesPurge',
+    async (tx) => {
+      let total = await tx.$executeRawUnsafe(PURGE_ERASURES, erasureRetentionHours);
+      for (let n = CHUNK; n === CHUNK; total += n) n = await tx.$executeRawUnsafe(PURGE, retentionHours);
+      return total;
+    },
+    { timeout: 60_000 },
+  );
   return deleted ?? 0;
 }
 

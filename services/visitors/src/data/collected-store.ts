@@ -14,7 +14,19 @@
 import type { Db } from '@glimpse/db';
 import type { Utm } from '@glimpse/messaging';
 import { ConcurrentApplyError, type ChunkRequest, type ChunkState, type CollectedStore, type CollectedTransaction } from '../domain/apply-collected.js';
-import { collectedKey, erasureKey, linkKey, profileKey, type CollectedPlan, type Company, type ConsentState, type FiringRow, type PageEntry, type PageRule, type VisitorState } from '../domain/plan-collected.js';
+import {
+  collectedKey,
+  erasureKey,
+  linkKey,
+  profileKey,
+  type CollectedPlan,
+  type Company,
+  type ConsentState,
+  type FiringRow,
+  type PageEntry,
+  type PageRule,
+  type VisitorState,
+} from '../domain/plan-collected.js';
 import { erasureHash } from './erasure-hash.js';
 import { lookupAddress } from './ip-address.js';
 
@@ -184,7 +196,16 @@ async function loadRules(tx: Tx, request: ChunkRequest, visitors: ChunkRequest['
     ruled.map((v) => v.visitorId),
     request.since,
   );
-  return { rules, firings: fired.map((f) => ({ accountId: f.account_id, visitorId: f.visitor_id, sessionNumber: f.session_number, ruleId: f.rule_id, at: new Date(f.at).toISOString() })) };
+  return {
+    rules,
+    firings: fired.map((f) => ({
+      accountId: f.account_id,
+      visitorId: f.visitor_id,
+      sessionNumber: f.session_number,
+      ruleId: f.rule_id,
+      at: new Date(f.at).toISOString(),
+    })),
+  };
 }
 
 async function loadCompanies(tx: Tx, ips: string[]): Promise<Map<string, Company>> {
@@ -206,7 +227,11 @@ async function loadErasures(tx: Tx, erasureSecret: string, identifies: ChunkRequ
   const byHash = new Map<string, string>();
   for (const i of identifies) byHash.set(`${i.accountId}\n${erasureHash(erasureSecret, i.accountId, i.email)}`, erasureKey(i.accountId, i.email));
   const keys = [...byHash.keys()].map((k) => k.split('\n') as [string, string]);
-  const rows = await tx.$queryRawUnsafe<{ account_id: string; email_hash: string; erased_at: Date }[]>(SQL.erasures, keys.map((k) => k[0]), keys.map((k) => k[1]));
+  const rows = await tx.$queryRawUnsafe<{ account_id: string; email_hash: string; erased_at: Date }[]>(
+    SQL.erasures,
+    keys.map((k) => k[0]),
+    keys.map((k) => k[1]),
+  );
   for (const r of rows) {
     const key = byHash.get(`${r.account_id}\n${r.email_hash}`);
     if (key) out.set(key, new Date(r.erased_at).toISOString());
@@ -218,15 +243,34 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
   return {
     async load(request): Promise<ChunkState> {
       const { visitors, ids } = request;
-      const found = await tx.$queryRawUnsafe<{ visitor_id: string; id: string }[]>(SQL.collected, ids.map((i) => i.visitorId), ids.map((i) => i.id));
-      const rows = visitors.length === 0 ? [] : await tx.$queryRawUnsafe<ProfileRow[]>(SQL.profiles, visitors.map((v) => v.accountId), visitors.map((v) => v.visitorId));
+      const found = await tx.$queryRawUnsafe<{ visitor_id: string; id: string }[]>(
+        SQL.collected,
+        ids.map((i) => i.visitorId),
+        ids.map((i) => i.id),
+      );
+      const rows =
+        visitors.length === 0
+          ? []
+          : await tx.$queryRawUnsafe<ProfileRow[]>(
+              SQL.profiles,
+              visitors.map((v) => v.accountId),
+              visitors.map((v) => v.visitorId),
+            );
       const collected = new Set(found.map((r) => collectedKey(r.visitor_id, r.id)));
       const { rules, firings } = await loadRules(tx, request, visitors);
       const companies = await loadCompanies(tx, request.ips);
       const erasures = await loadErasures(tx, erasureSecret, request.identifies);
       // Redelivered identifies: those whose link exists announce it again.
       const again = request.identifies.filter((i) => collected.has(collectedKey(i.visitorId, i.id)));
-      const linked = again.length === 0 ? [] : await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; source_id: string }[]>(SQL.existingLinks, again.map((i) => i.accountId), again.map((i) => i.visitorId), again.map((i) => i.id));
+      const linked =
+        again.length === 0
+          ? []
+          : await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; source_id: string }[]>(
+              SQL.existingLinks,
+              again.map((i) => i.accountId),
+              again.map((i) => i.visitorId),
+              again.map((i) => i.id),
+            );
       return {
         collected,
         visitors: new Map(rows.map((r) => [profileKey(r.account_id, r.id), profileFromRow(r)])),
@@ -240,18 +284,39 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
     async write(plan: CollectedPlan) {
       const c = plan.collected;
       if (c.length === 0) return;
-      const recorded = await tx.$executeRawUnsafe(SQL.recordIds, c.map((x) => x.visitorId), c.map((x) => x.id), c.map((x) => x.at));
+      const recorded = await tx.$executeRawUnsafe(
+        SQL.recordIds,
+        c.map((x) => x.visitorId),
+        c.map((x) => x.id),
+        c.map((x) => x.at),
+      );
       if (recorded !== c.length) throw new ConcurrentApplyError('collected ids');
       const g = plan.merges;
       if (g.length > 0) {
-        await tx.$executeRawUnsafe(SQL.moveSessions, g.map((x) => x.accountId), g.map((x) => x.from), g.map((x) => x.to), g.map((x) => x.sessionOffset));
-        await tx.$executeRawUnsafe(SQL.deleteMerged, g.map((x) => x.accountId), g.map((x) => x.from));
+        await tx.$executeRawUnsafe(
+          SQL.moveSessions,
+          g.map((x) => x.accountId),
+          g.map((x) => x.from),
+          g.map((x) => x.to),
+          g.map((x) => x.sessionOffset),
+        );
+        await tx.$executeRawUnsafe(
+          SQL.deleteMerged,
+          g.map((x) => x.accountId),
+          g.map((x) => x.from),
+        );
       }
       const u = plan.unlinks;
-      if (u.length > 0) await tx.$executeRawUnsafe(SQL.unlink, u.map((x) => x.accountId), u.map((x) => x.visitorId));
+      if (u.length > 0)
+        await tx.$executeRawUnsafe(
+          SQL.unlink,
+          u.map((x) => x.accountId),
+          u.map((x) => x.visitorId),
+        );
       const fresh = plan.profiles.filter((p) => p.isNew);
       const known = plan.profiles.filter((p) => !p.isNew);
-      if (fresh.length > 0 && (await tx.$executeRawUnsafe(SQL.insertProfiles, ...profileColumns(fresh))) !== fresh.length) throw new ConcurrentApplyError('new visitors');
+      if (fresh.length > 0 && (await tx.$executeRawUnsafe(SQL.insertProfiles, ...profileColumns(fresh))) !== fresh.length)
+        throw new ConcurrentApplyError('new visitors');
       if (known.length > 0) await tx.$executeRawUnsafe(SQL.updateProfiles, ...profileColumns(known));
       const s = plan.sessions;
       if (s.length > 0) {
@@ -271,13 +336,40 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
       }
       const l = plan.links;
       if (l.length > 0) {
-        await tx.$executeRawUnsafe(SQL.links, l.map((x) => x.accountId), l.map((x) => x.visitorId), l.map((x) => x.siteId), l.map((x) => x.email), l.map((x) => x.method), l.map((x) => x.confidence), l.map((x) => x.at), l.map((x) => x.sourceId), l.map((x) => x.sourcePath));
+        await tx.$executeRawUnsafe(
+          SQL.links,
+          l.map((x) => x.accountId),
+          l.map((x) => x.visitorId),
+          l.map((x) => x.siteId),
+          l.map((x) => x.email),
+          l.map((x) => x.method),
+          l.map((x) => x.confidence),
+          l.map((x) => x.at),
+          l.map((x) => x.sourceId),
+          l.map((x) => x.sourcePath),
+        );
       }
       const f = plan.firings;
-      if (f.length > 0) await tx.$executeRawUnsafe(SQL.firingsInsert, f.map((x) => x.accountId), f.map((x) => x.visitorId), f.map((x) => x.sessionNumber), f.map((x) => x.ruleId), f.map((x) => x.at));
+      if (f.length > 0)
+        await tx.$executeRawUnsafe(
+          SQL.firingsInsert,
+          f.map((x) => x.accountId),
+          f.map((x) => x.visitorId),
+          f.map((x) => x.sessionNumber),
+          f.map((x) => x.ruleId),
+          f.map((x) => x.at),
+        );
       const h = plan.siteHours;
       if (h.length > 0) {
-        await tx.$executeRawUnsafe(SQL.siteHours, h.map((x) => x.siteId), h.map((x) => x.hour), h.map((x) => x.accountId), h.map((x) => x.pageViews), h.map((x) => x.visitors), h.map((x) => x.bots));
+        await tx.$executeRawUnsafe(
+          SQL.siteHours,
+          h.map((x) => x.siteId),
+          h.map((x) => x.hour),
+          h.map((x) => x.accountId),
+          h.map((x) => x.pageViews),
+          h.map((x) => x.visitors),
+          h.map((x) => x.bots),
+        );
       }
     },
   };

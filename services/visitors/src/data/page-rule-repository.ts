@@ -15,12 +15,20 @@ type Row = { id: string; pattern: string; event: string; created_at: Date };
 const record = (r: Row): PageRuleRecord => ({ id: r.id, pattern: r.pattern, event: r.event, createdAt: new Date(r.created_at).toISOString() });
 
 export async function listPageRules(db: Db, accountId: string): Promise<PageRuleRecord[]> {
-  const rows = await db.$queryRawUnsafe<Row[]>(`SELECT id::text AS id, pattern, event, created_at FROM page_rules WHERE account_id = $1::uuid ORDER BY created_at DESC, id`, accountId);
+  const rows = await db.$queryRawUnsafe<Row[]>(
+    `SELECT id::text AS id, pattern, event, created_at FROM page_rules WHERE account_id = $1::uuid ORDER BY created_at DESC, id`,
+    accountId,
+  );
   return rows.map(record);
 }
 
 /** The new rule, or null when the account has `max` already (checked under a per-account lock). */
-export async function createPageRule(db: Db, accountId: string, rule: { pattern: string; event: string }, max = PAGE_RULES_MAX): Promise<PageRuleRecord | null> {
+export async function createPageRule(
+  db: Db,
+  accountId: string,
+  rule: { pattern: string; event: string },
+  max = PAGE_RULES_MAX,
+): Promise<PageRuleRecord | null> {
   return db.$transaction(async (tx) => {
     await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended('page_rules:' || $1::text, 0))`, accountId);
     const rows = await tx.$queryRawUnsafe<Row[]>(

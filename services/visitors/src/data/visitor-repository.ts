@@ -11,7 +11,13 @@ export async function findVisitor(db: Db, accountId: string, visitorId: string):
 }
 
 /** One more than `limit` when there is a next page. */
-export async function visitorPage(db: Db, accountId: string, limit: number, after: VisitorCursor | null, identified: boolean | null = null): Promise<VisitorState[]> {
+export async function visitorPage(
+  db: Db,
+  accountId: string,
+  limit: number,
+  after: VisitorCursor | null,
+  identified: boolean | null = null,
+): Promise<VisitorState[]> {
   const rows = await db.$queryRawUnsafe<ProfileRow[]>(
     `SELECT ${COLUMNS} FROM visitor_profiles
      WHERE account_id = $1::uuid AND ($2::int IS NULL OR ((email IS NOT NULL)::int, last_seen, id) < ($2::int, $3::timestamptz, $4::text))
@@ -55,14 +61,14 @@ export async function siteHours(db: Db, accountId: string, siteId: string, since
 /** A site's visitors (first seen on it), their sessions and links, and the site's hours. */
 export async function deleteSiteData(db: Db, accountId: string, siteId: string): Promise<number> {
   return db.$executeRawUnsafe(
-      `WITH gone AS (DELETE FROM visitor_profiles WHERE account_id = $1::uuid AND site_id = $2::uuid RETURNING id),
+    `WITH gone AS (DELETE FROM visitor_profiles WHERE account_id = $1::uuid AND site_id = $2::uuid RETURNING id),
        s AS (DELETE FROM visitor_sessions WHERE account_id = $1::uuid AND (site_id = $2::uuid OR visitor_id IN (SELECT id FROM gone))),
        l AS (DELETE FROM identity_links WHERE account_id = $1::uuid AND (site_id = $2::uuid OR visitor_id IN (SELECT id FROM gone))),
        f AS (DELETE FROM page_rule_firings WHERE account_id = $1::uuid AND visitor_id IN (SELECT id FROM gone))
        DELETE FROM site_hours WHERE account_id = $1::uuid AND site_id = $2::uuid`,
-      accountId,
-      siteId,
-    );
+    accountId,
+    siteId,
+  );
 }
 
 /** A session as the history shows it: the row the apply writes, without the account and visitor it is asked for by. */
@@ -80,7 +86,18 @@ export interface LinkRow {
 /** A visitor's sessions (newest first, at most `limit`) and identity history (newest first). */
 export async function visitorHistory(db: Db, accountId: string, visitorId: string, limit = 100): Promise<{ sessions: SessionRow[]; links: LinkRow[] }> {
   const [sessions, links] = await Promise.all([
-    db.$queryRawUnsafe<{ number: number; site_id: string; started_at: Date; last_at: Date; page_views: number; landing_path: string | null; referrer: string | null; utm_campaign: string | null }[]>(
+    db.$queryRawUnsafe<
+      {
+        number: number;
+        site_id: string;
+        started_at: Date;
+        last_at: Date;
+        page_views: number;
+        landing_path: string | null;
+        referrer: string | null;
+        utm_campaign: string | null;
+      }[]
+    >(
       `SELECT number, site_id::text AS site_id, started_at, last_at, page_views, landing_path, referrer, utm_campaign FROM visitor_sessions
        WHERE account_id = $1::uuid AND visitor_id = $2 ORDER BY number DESC LIMIT $3::int`,
       accountId,
@@ -104,12 +121,24 @@ export async function visitorHistory(db: Db, accountId: string, visitorId: strin
       referrer: s.referrer,
       utmCampaign: s.utm_campaign,
     })),
-    links: links.map((l) => ({ email: l.email, method: l.method, confidence: l.confidence, at: new Date(l.at).toISOString(), sourceId: l.source_id, sourcePath: l.source_path })),
+    links: links.map((l) => ({
+      email: l.email,
+      method: l.method,
+      confidence: l.confidence,
+      at: new Date(l.at).toISOString(),
+      sourceId: l.source_id,
+      sourcePath: l.source_path,
+    })),
   };
 }
 
 /** A site's last 24 hours: page views and bots from its hours, visitors (and identified ones) seen since. */
-export async function siteStats(db: Db, accountId: string, siteId: string, since: Date): Promise<{ page_views: number; visitors: number; identified_visitors: number; bots: number }> {
+export async function siteStats(
+  db: Db,
+  accountId: string,
+  siteId: string,
+  since: Date,
+): Promise<{ page_views: number; visitors: number; identified_visitors: number; bots: number }> {
   const rows = await db.$queryRawUnsafe<{ page_views: number; bots: number; visitors: number; identified: number }[]>(
     `SELECT
        (SELECT coalesce(sum(page_views), 0)::int FROM site_hours WHERE site_id = $1::uuid AND account_id = $2::uuid AND hour >= date_trunc('hour', $3::timestamptz)) AS page_views,

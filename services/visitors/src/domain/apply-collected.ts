@@ -2,7 +2,16 @@
 // its visitors, which of its ids are already collected, its accounts' page rules and firings, the
 // companies of its addresses, erasures of its emails), plans in memory, and writes the plan.
 import type { Collected } from '@glimpse/messaging';
-import { collectedRef, planCollected, profileKey, type CollectedPlan, type Company, type FiringRow, type PageRule, type VisitorState } from './plan-collected.js';
+import {
+  collectedRef,
+  planCollected,
+  profileKey,
+  type CollectedPlan,
+  type Company,
+  type FiringRow,
+  type PageRule,
+  type VisitorState,
+} from './plan-collected.js';
 
 export interface VisitorRef {
   accountId: string;

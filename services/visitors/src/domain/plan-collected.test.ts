@@ -10,14 +10,53 @@ const VID = 'a'.repeat(24);
 const T0 = Date.UTC(2026, 0, 1, 10, 0, 0);
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 let seq = 0;
-const base = (minutes: number, visitorId = VID) => ({ id: `msg${String(++seq).padStart(6, '0')}`, accountId: ACCOUNT, siteId: SITE, visitorId, receivedAt: at(minutes) });
-const pv = (minutes: number, path: string, extra: Partial<Extract<CollectedMessage, { type: 'pageview' }>> = {}, visitorId = VID): CollectedMessage => ({ ...base(minutes, visitorId), type: 'pageview', path, ...extra });
-const eng = (minutes: number, seconds: number, visitorId = VID): CollectedMessage => ({ ...base(minutes, visitorId), type: 'engagement', pageViewId: 'pageview01', seconds });
-const identify = (minutes: number, email: string, visitorId = VID, method?: PersonMethod): CollectedMessage => ({ ...base(minutes, visitorId), type: 'identify', email, path: '/signup', ...(method ? { method } : {}) });
-const consent = (minutes: number, state: 'granted' | 'denied', visitorId = VID, cookielessId?: string): CollectedMessage => ({ ...base(minutes, visitorId), type: 'consent', state, ...(cookielessId ? { cookielessId } : {}) });
+const base = (minutes: number, visitorId = VID) => ({
+  id: `msg${String(++seq).padStart(6, '0')}`,
+  accountId: ACCOUNT,
+  siteId: SITE,
+  visitorId,
+  receivedAt: at(minutes),
+});
+const pv = (minutes: number, path: string, extra: Partial<Extract<CollectedMessage, { type: 'pageview' }>> = {}, visitorId = VID): CollectedMessage => ({
+  ...base(minutes, visitorId),
+  type: 'pageview',
+  path,
+  ...extra,
+});
+const eng = (minutes: number, seconds: number, visitorId = VID): CollectedMessage => ({
+  ...base(minutes, visitorId),
+  type: 'engagement',
+  pageViewId: 'pageview01',
+  seconds,
+});
+const identify = (minutes: number, email: string, visitorId = VID, method?: PersonMethod): CollectedMessage => ({
+  ...base(minutes, visitorId),
+  type: 'identify',
+  email,
+  path: '/signup',
+  ...(method ? { method } : {}),
+});
+const consent = (minutes: number, state: 'granted' | 'denied', visitorId = VID, cookielessId?: string): CollectedMessage => ({
+  ...base(minutes, visitorId),
+  type: 'consent',
+  state,
+  ...(cookielessId ? { cookielessId } : {}),
+});
 const RULE = { id: '00000000-0000-4000-8000-0000000000a1', accountId: ACCOUNT, pattern: '/pricing*', event: 'viewed_pricing' };
-const track = (minutes: number, event: string, visitorId = VID): CollectedMessage => ({ ...base(minutes, visitorId), type: 'track', event, properties: { plan: 'pro' } });
-const bot = (minutes: number): Collected => ({ type: 'bot', id: `bot${++seq}xxxxx`, accountId: ACCOUNT, siteId: SITE, receivedAt: at(minutes), reason: 'Googlebot' });
+const track = (minutes: number, event: string, visitorId = VID): CollectedMessage => ({
+  ...base(minutes, visitorId),
+  type: 'track',
+  event,
+  properties: { plan: 'pro' },
+});
+const bot = (minutes: number): Collected => ({
+  type: 'bot',
+  id: `bot${++seq}xxxxx`,
+  accountId: ACCOUNT,
+  siteId: SITE,
+  receivedAt: at(minutes),
+  reason: 'Googlebot',
+});
 
 const profile = (t: ReturnType<typeof emptyTables>, visitorId = VID) => t.profiles.get(profileKey(ACCOUNT, visitorId))!;
 
@@ -33,13 +72,20 @@ describe('planCollected', () => {
   });
 
   it('when a page view carries a new UTM campaign, then it opens a new session', () => {
-    const t = replayOneByOne([pv(0, '/', { utm: { campaign: 'spring' } }), pv(1, '/a'), pv(2, '/b', { utm: { campaign: 'summer' } }), pv(3, '/c', { utm: { campaign: 'summer' } })]);
+    const t = replayOneByOne([
+      pv(0, '/', { utm: { campaign: 'spring' } }),
+      pv(1, '/a'),
+      pv(2, '/b', { utm: { campaign: 'summer' } }),
+      pv(3, '/c', { utm: { campaign: 'summer' } }),
+    ]);
     expect(profile(t).sessions).toBe(2);
     expect(profile(t).firstUtm).toEqual({ campaign: 'spring' });
   });
 
   it('keeps the last 20 pages newest first, the first referrer without its query, and engaged seconds', () => {
-    const views = Array.from({ length: 25 }, (_, i) => pv(i, `/p${i}?secret=1`, { title: `P${i}`, referrer: i === 0 ? 'https://news.example/item?id=7#c' : `https://site.example/p${i - 1}` }));
+    const views = Array.from({ length: 25 }, (_, i) =>
+      pv(i, `/p${i}?secret=1`, { title: `P${i}`, referrer: i === 0 ? 'https://news.example/item?id=7#c' : `https://site.example/p${i - 1}` }),
+    );
     const t = replayOneByOne([...views, eng(25, 12), eng(26, 30)]);
     const p = profile(t);
     expect(p.lastPages).toHaveLength(20);
@@ -97,7 +143,7 @@ describe('planCollected, chunked against one by one', () => {
   // A small deterministic generator, so a failure replays.
   function rng(seed: number) {
     let s = seed >>> 0;
-    return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
   }
 
   const WORLD: Partial<ReplayWorld> = {
@@ -117,11 +163,26 @@ describe('planCollected, chunked against one by one', () => {
       const vid = visitors[Math.floor(rand() * visitors.length)]!;
       const r = rand();
       const path = rand() < 0.2 ? '/pricing' : `/p${Math.floor(rand() * 30)}`;
-      if (r < 0.4) out.push(pv(minutes, path, { title: 'T', ...(rand() < 0.15 ? { utm: { campaign: `c${Math.floor(rand() * 3)}` } } : {}), ...(rand() < 0.3 ? { referrer: 'https://r.example/x?q=1' } : {}), ...(rand() < 0.3 ? { ip: '198.51.100.7' } : {}) }, vid));
+      if (r < 0.4)
+        out.push(
+          pv(
+            minutes,
+            path,
+            {
+              title: 'T',
+              ...(rand() < 0.15 ? { utm: { campaign: `c${Math.floor(rand() * 3)}` } } : {}),
+              ...(rand() < 0.3 ? { referrer: 'https://r.example/x?q=1' } : {}),
+              ...(rand() < 0.3 ? { ip: '198.51.100.7' } : {}),
+            },
+            vid,
+          ),
+        );
       else if (r < 0.5) out.push(pv(minutes, path, { cookieless: true }, cookieless[Math.floor(rand() * cookieless.length)]!));
       else if (r < 0.62) out.push(eng(minutes, Math.floor(rand() * 100), rand() < 0.2 ? cookieless[0]! : vid));
-      else if (r < 0.75) out.push(identify(minutes, `p${Math.floor(rand() * 3)}@example.com`, rand() < 0.1 ? cookieless[1]! : vid, methods[Math.floor(rand() * 3)]));
-      else if (r < 0.8) out.push(consent(minutes, rand() < 0.6 ? 'granted' : 'denied', vid, rand() < 0.7 ? cookieless[Math.floor(rand() * cookieless.length)] : undefined));
+      else if (r < 0.75)
+        out.push(identify(minutes, `p${Math.floor(rand() * 3)}@example.com`, rand() < 0.1 ? cookieless[1]! : vid, methods[Math.floor(rand() * 3)]));
+      else if (r < 0.8)
+        out.push(consent(minutes, rand() < 0.6 ? 'granted' : 'denied', vid, rand() < 0.7 ? cookieless[Math.floor(rand() * cookieless.length)] : undefined));
       else if (r < 0.93) out.push(track(minutes, 'clicked', vid));
       else out.push(bot(minutes));
     }
@@ -139,32 +200,40 @@ describe('planCollected, chunked against one by one', () => {
     identified: t.identified.map((i) => `${i.eventId} ${i.method} ${i.confidence}`),
   });
 
-  it.each(Array.from({ length: 40 }, (_, i) => i + 1))('seed %i: chunks of random sizes with redelivered duplicates end in the state of one-by-one application', (seed) => {
-    const rand = rng(seed);
-    const messages = randomMessages(rand, 150);
-    const expected = state(replayOneByOne(messages, emptyTables(WORLD)));
-    expect(expected.identified.length).toBeGreaterThan(0);
+  it.each(Array.from({ length: 40 }, (_, i) => i + 1))(
+    'seed %i: chunks of random sizes with redelivered duplicates end in the state of one-by-one application',
+    (seed) => {
+      const rand = rng(seed);
+      const messages = randomMessages(rand, 150);
+      const expected = state(replayOneByOne(messages, emptyTables(WORLD)));
+      expect(expected.identified.length).toBeGreaterThan(0);
 
-    const t = emptyTables(WORLD);
-    let i = 0;
-    while (i < messages.length) {
-      const size = 1 + Math.floor(rand() * 40);
-      // A redelivery: the chunk starts again some messages back (a crash before the commit of offsets).
-      const from = rand() < 0.3 ? Math.max(0, i - Math.floor(rand() * 20)) : i;
-      const chunk = messages.slice(from, i + size);
-      // And sometimes a message repeated inside the chunk.
-      if (chunk.length > 1 && rand() < 0.3) chunk.splice(Math.floor(rand() * chunk.length), 0, chunk[0]!);
-      applyChunk(t, chunk);
-      i += size;
-    }
-    expect(state(t)).toEqual(expected);
-  });
+      const t = emptyTables(WORLD);
+      let i = 0;
+      while (i < messages.length) {
+        const size = 1 + Math.floor(rand() * 40);
+        // A redelivery: the chunk starts again some messages back (a crash before the commit of offsets).
+        const from = rand() < 0.3 ? Math.max(0, i - Math.floor(rand() * 20)) : i;
+        const chunk = messages.slice(from, i + size);
+        // And sometimes a message repeated inside the chunk.
+        if (chunk.length > 1 && rand() < 0.3) chunk.splice(Math.floor(rand() * chunk.length), 0, chunk[0]!);
+        applyChunk(t, chunk);
+        i += size;
+      }
+      expect(state(t)).toEqual(expected);
+    },
+  );
 });
 
 describe('identification', () => {
   it('when a visitor identifies by form then by an email link with another email, then it is re-linked to the newest and keeps both links', () => {
     const t = emptyTables();
-    const plan = applyChunk(t, [pv(0, '/'), identify(1, 'ann@example.com', VID, 'form'), identify(2, 'bob@example.com', VID, 'email_link'), identify(3, 'bob@example.com', VID, 'email_link')]);
+    const plan = applyChunk(t, [
+      pv(0, '/'),
+      identify(1, 'ann@example.com', VID, 'form'),
+      identify(2, 'bob@example.com', VID, 'email_link'),
+      identify(3, 'bob@example.com', VID, 'email_link'),
+    ]);
     expect(profile(t)).toMatchObject({ email: 'bob@example.com', identifiedMethod: 'email_link', identifiedAt: at(2), identifiedConfidence: 1 });
     expect([...t.links.values()].map((l) => [l.email, l.method, l.confidence])).toEqual([
       ['ann@example.com', 'form', 0.9],
@@ -190,7 +259,12 @@ describe('identification', () => {
   it('when consent is granted with a cookieless id, then the cookieless visitor folds into the new one and goes', () => {
     const cookieless = 'c'.repeat(24);
     const t = emptyTables();
-    applyChunk(t, [pv(0, '/a', { cookieless: true }, cookieless), pv(50, '/b', { cookieless: true }, cookieless), eng(51, 10, cookieless), identify(52, 'x@example.com', cookieless)]);
+    applyChunk(t, [
+      pv(0, '/a', { cookieless: true }, cookieless),
+      pv(50, '/b', { cookieless: true }, cookieless),
+      eng(51, 10, cookieless),
+      identify(52, 'x@example.com', cookieless),
+    ]);
     expect(t.links.size).toBe(0); // never identified while cookieless
     applyChunk(t, [consent(53, 'granted', VID, cookieless), pv(54, '/c')]);
     expect(t.profiles.has(profileKey(ACCOUNT, cookieless))).toBe(false);
@@ -220,7 +294,9 @@ describe('identification', () => {
     const t = emptyTables({ rules: [RULE] });
     const chunk = [identify(0, 'ann@example.com'), pv(1, '/pricing'), pv(2, '/pricing/teams'), pv(3, '/docs')];
     const plan = applyChunk(t, chunk);
-    expect(plan.forwards.map((f) => [f.event, f.properties, f.eventId])).toEqual([['viewed_pricing', { path: '/pricing', rule: RULE.id }, pageRuleEventId(RULE.id, VID, 1)]]);
+    expect(plan.forwards.map((f) => [f.event, f.properties, f.eventId])).toEqual([
+      ['viewed_pricing', { path: '/pricing', rule: RULE.id }, pageRuleEventId(RULE.id, VID, 1)],
+    ]);
     expect(applyChunk(t, chunk).forwards.map((f) => [f.eventId, f.redelivered])).toEqual([[pageRuleEventId(RULE.id, VID, 1), true]]);
     // A new session: fires again.
     expect(applyChunk(t, [pv(60, '/pricing')]).forwards.map((f) => f.eventId)).toEqual([pageRuleEventId(RULE.id, VID, 2)]);
@@ -250,7 +326,10 @@ describe('an account without the workflows add-on (workflows: false from the gat
       ['upgraded', expect.any(String)],
     ]);
     // A message without the marker (collected before the change, or by an older gateway) has the add-on.
-    expect(applyChunk(emptyTables({ rules: [RULE] }), [identify(0, 'bo@example.com'), pv(1, '/pricing')]).counts).toMatchObject({ rulesFired: 1, withoutAddon: 0 });
+    expect(applyChunk(emptyTables({ rules: [RULE] }), [identify(0, 'bo@example.com'), pv(1, '/pricing')]).counts).toMatchObject({
+      rulesFired: 1,
+      withoutAddon: 0,
+    });
   });
 });
 

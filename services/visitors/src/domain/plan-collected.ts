@@ -167,7 +167,15 @@ export interface CollectedPlan {
   forwards: TrackForward[];
   identified: IdentifiedMessage[];
   /** withoutAddon: tracks and matching page views of an account without the workflows add-on (kept as visits, no event). */
-  counts: { applied: number; duplicates: number; bots: number; tracksUnidentified: number; identifiesDropped: number; rulesFired: number; withoutAddon: number };
+  counts: {
+    applied: number;
+    duplicates: number;
+    bots: number;
+    tracksUnidentified: number;
+    identifiesDropped: number;
+    rulesFired: number;
+    withoutAddon: number;
+  };
 }
 
 export interface PlanCollectedInput {
@@ -193,7 +201,8 @@ export const profileKey = (accountId: string, visitorId: string) => `${accountId
 export const collectedKey = (visitorId: string, id: string) => `${visitorId}\n${id}`;
 export const erasureKey = (accountId: string, email: string) => `${accountId}\n${email}`;
 export const linkKey = (accountId: string, visitorId: string, sourceId: string) => `${profileKey(accountId, visitorId)}\n${sourceId}`;
-export const firingKey = (accountId: string, visitorId: string, session: number, ruleId: string) => `${profileKey(accountId, visitorId)}\n${session}\n${ruleId}`;
+export const firingKey = (accountId: string, visitorId: string, session: number, ruleId: string) =>
+  `${profileKey(accountId, visitorId)}\n${session}\n${ruleId}`;
 export const sessionKey = (accountId: string, visitorId: string, number: number) => `${profileKey(accountId, visitorId)}\n${number}`;
 
 /** The dedupe row of any message: (visitor, id), a bot's (BOT_VISITOR, site:id). */
@@ -321,7 +330,12 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
     }
     return entry.v;
   };
-  const touchSession = (v: VisitorState, at: string, open: Omit<SessionWrite, 'accountId' | 'visitorId' | 'number' | 'startedAt' | 'lastAt' | 'pageViews'> | null, pageViews: number) => {
+  const touchSession = (
+    v: VisitorState,
+    at: string,
+    open: Omit<SessionWrite, 'accountId' | 'visitorId' | 'number' | 'startedAt' | 'lastAt' | 'pageViews'> | null,
+    pageViews: number,
+  ) => {
     if (open) {
       v.sessions += 1;
       v.sessionStartedAt = at;
@@ -337,7 +351,15 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
     } else {
       // An open session's row exists already: only page_views (added) and last_at (raised) count.
       const base = open ?? { siteId: v.siteId, landingPath: null, referrer: null, utmCampaign: v.sessionCampaign };
-      sessions.set(key, { accountId: v.accountId, visitorId: v.visitorId, number: v.sessions, startedAt: v.sessionStartedAt!, lastAt: v.sessionLastAt!, pageViews, ...base });
+      sessions.set(key, {
+        accountId: v.accountId,
+        visitorId: v.visitorId,
+        number: v.sessions,
+        startedAt: v.sessionStartedAt!,
+        lastAt: v.sessionLastAt!,
+        pageViews,
+        ...base,
+      });
     }
   };
   const fireRules = (m: Extract<CollectedMessage, { type: 'pageview' }>, v: VisitorState, path: string, at: string) => {
@@ -441,10 +463,21 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
           touchSession(v, at, null, 0);
           break;
         }
-        plan.links.push({ accountId: m.accountId, visitorId: m.visitorId, siteId: m.siteId, email: m.email, method, confidence, at, sourceId: m.id, sourcePath: m.path ? cleanPath(m.path) : null });
+        plan.links.push({
+          accountId: m.accountId,
+          visitorId: m.visitorId,
+          siteId: m.siteId,
+          email: m.email,
+          method,
+          confidence,
+          at,
+          sourceId: m.id,
+          sourcePath: m.path ? cleanPath(m.path) : null,
+        });
         plan.identified.push(identified(m, at, false));
         // The newest link wins (by its time, so a late identify does not undo a newer one); older ones stay as history.
-        if (v.identifiedAt === null || ms(at) >= ms(v.identifiedAt)) Object.assign(v, { email: m.email, identifiedMethod: method, identifiedAt: at, identifiedConfidence: confidence });
+        if (v.identifiedAt === null || ms(at) >= ms(v.identifiedAt))
+          Object.assign(v, { email: m.email, identifiedMethod: method, identifiedAt: at, identifiedConfidence: confidence });
         touchSession(v, at, null, 0);
         break;
       }
@@ -503,14 +536,49 @@ function rulesByAccount(rules: readonly PageRule[]): Map<string, CompiledRule[]>
 }
 
 function forward(m: Extract<CollectedMessage, { type: 'track' }>, email: string, at: string, redelivered: boolean): TrackForward {
-  return { eventId: trackEventId(m.siteId, m.visitorId, m.id), accountId: m.accountId, event: m.event, email, properties: m.properties, receivedAt: at, redelivered };
+  return {
+    eventId: trackEventId(m.siteId, m.visitorId, m.id),
+    accountId: m.accountId,
+    event: m.event,
+    email,
+    properties: m.properties,
+    receivedAt: at,
+    redelivered,
+  };
 }
 
-function ruleForward(rule: PageRule, accountId: string, visitorId: string, session: number, email: string, path: string, at: string, redelivered: boolean): TrackForward {
-  return { eventId: pageRuleEventId(rule.id, visitorId, session), accountId, event: rule.event, email, properties: { path, rule: rule.id }, receivedAt: at, redelivered };
+function ruleForward(
+  rule: PageRule,
+  accountId: string,
+  visitorId: string,
+  session: number,
+  email: string,
+  path: string,
+  at: string,
+  redelivered: boolean,
+): TrackForward {
+  return {
+    eventId: pageRuleEventId(rule.id, visitorId, session),
+    accountId,
+    event: rule.event,
+    email,
+    properties: { path, rule: rule.id },
+    receivedAt: at,
+    redelivered,
+  };
 }
 
 function identified(m: Extract<CollectedMessage, { type: 'identify' }>, at: string, redelivered: boolean): IdentifiedMessage {
   const method = m.method ?? 'identify';
-  return { eventId: identifiedEventId(m.accountId, m.visitorId, m.id), accountId: m.accountId, siteId: m.siteId, visitorId: m.visitorId, method, confidence: IDENTIFICATION_CONFIDENCE[method], email: m.email, at, redelivered };
+  return {
+    eventId: identifiedEventId(m.accountId, m.visitorId, m.id),
+    accountId: m.accountId,
+    siteId: m.siteId,
+    visitorId: m.visitorId,
+    method,
+    confidence: IDENTIFICATION_CONFIDENCE[method],
+    email: m.email,
+    at,
+    redelivered,
+  };
 }

@@ -18,7 +18,19 @@ function identifiedFilter(value: unknown): boolean | null {
   throw new AppError('invalid_request', 'identified must be true or false');
 }
 
-export function internalRouter({ db, internalTokens, erasureSecret, pageRulesPerAccount, now = () => new Date() }: { db: Db; internalTokens: Partial<Record<string, string>>; erasureSecret: string; pageRulesPerAccount?: number; now?: () => Date }): Router {
+export function internalRouter({
+  db,
+  internalTokens,
+  erasureSecret,
+  pageRulesPerAccount,
+  now = () => new Date(),
+}: {
+  db: Db;
+  internalTokens: Partial<Record<string, string>>;
+  erasureSecret: string;
+  pageRulesPerAccount?: number;
+  now?: () => Date;
+}): Router {
   const router = express.Router();
   router.use('/internal', internalCallers({ tokens: internalTokens, routes: { gateway: '*' } }));
   const account = (res: express.Response) => res.locals.accountId as string;

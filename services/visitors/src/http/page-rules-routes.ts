@@ -12,7 +12,9 @@ import { PAGE_RULE_PATTERN_MAX, validPageRulePattern } from '../domain/page-rule
 import { createPageRule, deletePageRule, listPageRules, PAGE_RULES_MAX } from '../data/page-rule-repository.js';
 
 const ruleBody = z.object({
-  pattern: z.string().refine(validPageRulePattern, `pattern must start with '/' and be at most ${PAGE_RULE_PATTERN_MAX} characters (use * for any run of characters)`),
+  pattern: z
+    .string()
+    .refine(validPageRulePattern, `pattern must start with '/' and be at most ${PAGE_RULE_PATTERN_MAX} characters (use * for any run of characters)`),
   event: z.string().regex(EVENT_NAME_PATTERN, 'event must be 1-64 characters of letters, digits, _ . : -'),
 });
 
@@ -26,7 +28,8 @@ export function pageRulesRouter({ db, maxPerAccount = PAGE_RULES_MAX }: { db: Db
 
   router.post('/internal/page-rules', express.json({ limit: '4kb' }), async (req, res) => {
     const parsed = ruleBody.strict().safeParse(req.body);
-    if (!parsed.success) throw new AppError('invalid_request', parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
+    if (!parsed.success)
+      throw new AppError('invalid_request', parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
     const rule = await createPageRule(db, account(res), parsed.data, maxPerAccount);
     if (!rule) throw new AppError('limit_reached', `an account has at most ${maxPerAccount} page rules: delete one first`);
     res.status(201).json(rule);

@@ -61,6 +61,9 @@ export async function claimDue(db: Db, { limit, leaseMs, accountCap, endpointCap
     attempts: r.attempts,
     expiresAt: r.expires_at,
     url: r.url,
-    sealedSecrets: [r.secret, ...(r.previous_secret && r.previous_secret_expires_at && r.previous_secret_expires_at.getTime() > now ? [r.previous_secret] : [])],
+    sealedSecrets: [
+      r.secret,
+      ...(r.previous_secret && r.previous_secret_expires_at && r.previous_secret_expires_at.getTime() > now ? [r.previous_secret] : []),
+    ],
   }));
 }

@@ -20,7 +20,17 @@ export interface EndpointView {
   updatedAt: Date;
 }
 
-const VIEW = { id: true, url: true, events: true, enabled: true, disabledReason: true, disabledAt: true, failingSince: true, createdAt: true, updatedAt: true } as const;
+const VIEW = {
+  id: true,
+  url: true,
+  events: true,
+  enabled: true,
+  disabledReason: true,
+  disabledAt: true,
+  failingSince: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
 
 const asView = (row: Omit<EndpointView, 'events'> & { events: string[] }): EndpointView => ({ ...row, events: row.events as WebhookEventType[] });
 
@@ -35,7 +45,11 @@ export async function findEndpoint(db: Db, accountId: string, id: string): Promi
 }
 
 /** Inserts unless the account already has `max` endpoints (checked under a per-account lock); null then. `secret` is sealed for `id`. */
-export async function insertEndpoint(db: Db, input: { id: string; accountId: string; url: string; events: WebhookEventType[]; secret: string }, max: number): Promise<EndpointView | null> {
+export async function insertEndpoint(
+  db: Db,
+  input: { id: string; accountId: string; url: string; events: WebhookEventType[]; secret: string },
+  max: number,
+): Promise<EndpointView | null> {
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('webhook_endpoints'), hashtext(${input.accountId}))`;
     if ((await tx.webhookEndpoint.count({ where: { accountId: input.accountId } })) >= max) return null;
@@ -53,7 +67,14 @@ export interface StoredChanges {
  * Applies the changes. Enabling clears the failure state and resumes the endpoint's pending
  * deliveries now, each with a fresh retry window; disabling by the user records it as such.
  */
-export async function changeEndpoint(db: Db, accountId: string, id: string, changes: StoredChanges, retryWindowMs: number, now = new Date()): Promise<EndpointView | null> {
+export async function changeEndpoint(
+  db: Db,
+  accountId: string,
+  id: string,
+  changes: StoredChanges,
+  retryWindowMs: number,
+  now = new Date(),
+): Promise<EndpointView | null> {
   return db.$transaction(async (tx) => {
     const current = await tx.webhookEndpoint.findFirst({ where: { id, accountId }, select: { enabled: true } });
     if (!current) return null;
@@ -70,7 +91,10 @@ export async function changeEndpoint(db: Db, accountId: string, id: string, chan
       select: VIEW,
     });
     if (enabling) {
-      await tx.webhookDelivery.updateMany({ where: { endpointId: id, status: 'pending' }, data: { nextAttemptAt: now, expiresAt: new Date(now.getTime() + retryWindowMs) } });
+      await tx.webhookDelivery.updateMany({
+        where: { endpointId: id, status: 'pending' },
+        data: { nextAttemptAt: now, expiresAt: new Date(now.getTime() + retryWindowMs) },
+      });
     }
     return asView(row);
   });
@@ -85,7 +109,9 @@ export async function rotateSecret(db: Db, accountId: string, id: string, secret
   return db.$transaction(async (tx) => {
     const current = await tx.webhookEndpoint.findFirst({ where: { id, accountId }, select: { secret: true } });
     if (!current) return null;
-    return asView(await tx.webhookEndpoint.update({ where: { id }, data: { secret, previousSecret: current.secret, previousSecretExpiresAt: graceUntil }, select: VIEW }));
+    return asView(
+      await tx.webhookEndpoint.update({ where: { id }, data: { secret, previousSecret: current.secret, previousSecretExpiresAt: graceUntil }, select: VIEW }),
+    );
   });
 }
 

@@ -44,11 +44,42 @@ export interface Dispatcher {
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
-export function createDispatcher({ db, sender, secrets, logger, registry, concurrency, accountConcurrency, endpointConcurrency, pollIntervalMs, leaseMs, policy, retentionMs }: DispatcherOptions): Dispatcher {
-  const attempts = new Counter({ name: 'glimpse_webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'] as const, registers: [registry] });
-  const disabled = new Counter({ name: 'glimpse_webhook_endpoints_disabled_total', help: 'Endpoints disabled after continuous failures', registers: [registry] });
-  const duration = new Histogram({ name: 'glimpse_webhook_attempt_duration_seconds', help: 'Time of one delivery attempt', buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry] });
-  const busy = new Gauge({ name: 'glimpse_webhook_deliveries_in_flight', help: 'Deliveries being attempted by this instance (at most WEBHOOKS_CONCURRENCY)', registers: [registry] });
+export function createDispatcher({
+  db,
+  sender,
+  secrets,
+  logger,
+  registry,
+  concurrency,
+  accountConcurrency,
+  endpointConcurrency,
+  pollIntervalMs,
+  leaseMs,
+  policy,
+  retentionMs,
+}: DispatcherOptions): Dispatcher {
+  const attempts = new Counter({
+    name: 'glimpse_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const disabled = new Counter({
+    name: 'glimpse_webhook_endpoints_disabled_total',
+    help: 'Endpoints disabled after continuous failures',
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'glimpse_webhook_attempt_duration_seconds',
+    help: 'Time of one delivery attempt',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const busy = new Gauge({
+    name: 'glimpse_webhook_deliveries_in_flight',
+    help: 'Deliveries being attempted by this instance (at most WEBHOOKS_CONCURRENCY)',
+    registers: [registry],
+  });
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let claiming: Promise<void> | undefined;
@@ -60,7 +91,12 @@ export function createDispatcher({ db, sender, secrets, logger, registry, concur
   async function deliver(d: ClaimedDelivery): Promise<void> {
     // A secret that does not open (sealed under a key this instance lacks) throws here: nothing is
     // sent unsigned, and the delivery is due again after its lease.
-    const headers = signDelivery(d.sealedSecrets.map((s) => secrets.open(d.endpointId, s)), d.effectId, new Date(), d.payload);
+    const headers = signDelivery(
+      d.sealedSecrets.map((s) => secrets.open(d.endpointId, s)),
+      d.effectId,
+      new Date(),
+      d.payload,
+    );
     const result = await sender.send({ url: d.url, headers: { ...headers }, body: d.payload });
     duration.observe(result.durationMs / 1000);
     const outcome = await recordAttempt(db, d, result, policy);
@@ -69,7 +105,11 @@ export function createDispatcher({ db, sender, secrets, logger, registry, concur
       disabled.inc();
       logger.warn({ endpointId: d.endpointId }, 'webhook endpoint disabled after continuous failures');
     }
-    if (!result.succeeded) logger.debug({ deliveryId: d.id, endpointId: d.endpointId, status: result.responseStatus, error: result.error, next: outcome.delivery }, 'webhook attempt failed');
+    if (!result.succeeded)
+      logger.debug(
+        { deliveryId: d.id, endpointId: d.endpointId, status: result.responseStatus, error: result.error, next: outcome.delivery },
+        'webhook attempt failed',
+      );
   }
 
   function launch(d: ClaimedDelivery): void {

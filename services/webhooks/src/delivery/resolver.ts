@@ -52,17 +52,32 @@ export function createResolver({ timeoutMs, servers = [] }: ResolverOptions): Ho
 
   return {
     async resolve(hostname) {
-      const name = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+      const name = hostname
+        .replace(/^\[(.*)\]$/, '$1')
+        .replace(/\.$/, '')
+        .toLowerCase();
       if (net.isIP(name)) return [name];
       if (name === 'localhost' || name.endsWith('.localhost')) return [...LOOPBACK];
       // Both families at once; at the deadline, what has arrived is the answer (a server that
       // never answers AAAA does not hide the A records it gave).
       const results: (string[] | Error | undefined)[] = [undefined, undefined];
       const queries = [family(resolver.resolve4(name)), family(resolver.resolve6(name))].map((q, i) =>
-        q.then((list) => { results[i] = list; }, (err: Error) => { results[i] = err; }),
+        q.then(
+          (list) => {
+            results[i] = list;
+          },
+          (err: Error) => {
+            results[i] = err;
+          },
+        ),
       );
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(queries), new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); })]);
+      await Promise.race([
+        Promise.all(queries),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, timeoutMs);
+        }),
+      ]);
       clearTimeout(timer);
       const addresses = results.flatMap((r) => (Array.isArray(r) ? r : []));
       if (addresses.length > 0) return addresses;
@@ -70,7 +85,10 @@ export function createResolver({ timeoutMs, servers = [] }: ResolverOptions): Ho
         throw new ResolveError(`no answer for the name within ${timeoutMs} ms`, 'ETIMEOUT');
       }
       const failed = results.find((r): r is Error => r instanceof Error);
-      throw new ResolveError(failed ? `the name could not be resolved (${(failed as { code?: string }).code ?? 'error'})` : 'the name has no address', 'ENOTFOUND');
+      throw new ResolveError(
+        failed ? `the name could not be resolved (${(failed as { code?: string }).code ?? 'error'})` : 'the name has no address',
+        'ENOTFOUND',
+      );
     },
   };
 }

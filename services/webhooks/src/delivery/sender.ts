@@ -45,7 +45,9 @@ function resolvingLookup(resolver: HostResolver, policy: TargetPolicy): LookupFu
         if (policy.blockPrivate && list.some((a) => refusedAddress(a.address, policy))) return fail(new RefusedTargetError(REFUSED_NAME));
         const usable = list.filter((a) => !wanted || a.family === wanted);
         if (usable.length === 0) {
-          return fail(policy.blockPrivate ? new RefusedTargetError(REFUSED_NAME) : Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }));
+          return fail(
+            policy.blockPrivate ? new RefusedTargetError(REFUSED_NAME) : Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }),
+          );
         }
         if (options.all) return (callback as unknown as (e: null, a: Address[]) => void)(null, usable);
         return callback(null, usable[0]!.address, usable[0]!.family);
@@ -65,7 +67,13 @@ function describe(err: unknown, timeoutMs: number): string {
   if (e.cause instanceof RefusedTargetError) return e.cause.message;
   const dnsError = e instanceof ResolveError ? e : e.cause instanceof ResolveError ? e.cause : null;
   if (dnsError) return dnsError.code === 'ETIMEOUT' ? `DNS: ${dnsError.message}` : 'request failed: ENOTFOUND';
-  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    e.name === 'TimeoutError' ||
+    e.name === 'AbortError' ||
+    e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e.code === 'UND_ERR_BODY_TIMEOUT' ||
+    e.code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return `timed out after ${timeoutMs} ms`;
   }
   const code = e.code ?? (e.cause as { code?: string } | undefined)?.code;

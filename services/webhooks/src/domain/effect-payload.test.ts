@@ -26,7 +26,7 @@ describe('webhook payloads', () => {
     });
   });
 
-  it('when a stop was made by a suppression, then the payload says so as its reason; an event\'s stop has none', () => {
+  it("when a stop was made by a suppression, then the payload says so as its reason; an event's stop has none", () => {
     expect(payloadOf({ ...effect, cause: 'suppressed' }).data).toEqual({ ...payloadOf(effect).data, reason: 'suppressed' });
     expect(payloadOf(effect).data).not.toHaveProperty('reason');
   });

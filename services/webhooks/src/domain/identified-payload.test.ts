@@ -19,13 +19,38 @@ describe('visitor.identified payload', () => {
     expect(identifiedPayloadOf(m, { name: 'Ada Lovelace', company: 'Engines' })).toEqual({
       type: 'visitor.identified',
       timestamp: m.at,
-      data: { visitor_id: m.visitorId, site_id: m.siteId, method: 'form', confidence: 0.9, email: 'ada@example.com', details: { name: 'Ada Lovelace', company: 'Engines' } },
+      data: {
+        visitor_id: m.visitorId,
+        site_id: m.siteId,
+        method: 'form',
+        confidence: 0.9,
+        email: 'ada@example.com',
+        details: { name: 'Ada Lovelace', company: 'Engines' },
+      },
     });
   });
 
   it('when enrichment answers more than the seven fields, or a field that is not a string, then only the seven strings are kept', () => {
-    const answer = { firstName: 'Ada', lastName: 'Lovelace', name: 'Ada Lovelace', email: 'ada@work.example', company: 'Engines', company_role: 'Analyst', pronet_url: 'https://pronet.example/ada', page_views: 3, last_seen_at: '2026-11-29T10:00:00.000Z' };
-    expect(personDetailsOf(answer)).toEqual({ firstName: 'Ada', lastName: 'Lovelace', name: 'Ada Lovelace', email: 'ada@work.example', company: 'Engines', company_role: 'Analyst', pronet_url: 'https://pronet.example/ada' });
+    const answer = {
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      name: 'Ada Lovelace',
+      email: 'ada@work.example',
+      company: 'Engines',
+      company_role: 'Analyst',
+      pronet_url: 'https://pronet.example/ada',
+      page_views: 3,
+      last_seen_at: '2026-11-29T10:00:00.000Z',
+    };
+    expect(personDetailsOf(answer)).toEqual({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      name: 'Ada Lovelace',
+      email: 'ada@work.example',
+      company: 'Engines',
+      company_role: 'Analyst',
+      pronet_url: 'https://pronet.example/ada',
+    });
     expect(personDetailsOf({ name: null, company: 7 })).toEqual({});
     expect(personDetailsOf(undefined)).toEqual({});
   });

@@ -39,7 +39,11 @@ async function allowedUrl(deps: ManageDeps, value: string): Promise<string> {
 export async function createEndpoint(deps: ManageDeps, accountId: string, input: NewEndpoint): Promise<endpoints.EndpointView & { secret: string }> {
   const url = await allowedUrl(deps, input.url);
   const [id, secret] = [randomUUID(), newSecret()];
-  const created = await endpoints.insertEndpoint(deps.db, { id, accountId, url, events: input.events, secret: deps.secrets.seal(id, secret) }, deps.maxEndpoints);
+  const created = await endpoints.insertEndpoint(
+    deps.db,
+    { id, accountId, url, events: input.events, secret: deps.secrets.seal(id, secret) },
+    deps.maxEndpoints,
+  );
   if (!created) throw new AppError('limit_reached', `an account has at most ${deps.maxEndpoints} webhook endpoints; delete one first`);
   return { ...created, secret };
 }
@@ -63,7 +67,11 @@ export async function deleteEndpoint(deps: ManageDeps, accountId: string, id: st
 }
 
 /** A new secret, returned once; the previous one keeps signing alongside it for the grace period. */
-export async function rotateEndpointSecret(deps: ManageDeps, accountId: string, id: string): Promise<endpoints.EndpointView & { secret: string; previousSecretExpiresAt: Date }> {
+export async function rotateEndpointSecret(
+  deps: ManageDeps,
+  accountId: string,
+  id: string,
+): Promise<endpoints.EndpointView & { secret: string; previousSecretExpiresAt: Date }> {
   if (!UUID.test(id)) throw notFound(id);
   const secret = newSecret();
   const graceUntil = new Date(Date.now() + deps.rotationGraceMs);
@@ -77,7 +85,12 @@ export interface DeliveryPageQuery {
   status?: 'pending' | 'delivered' | 'failed';
 }
 
-export async function deliveryPage(deps: ManageDeps, accountId: string, id: string, query: DeliveryPageQuery): Promise<{ items: DeliveryItem[]; next: { at: Date; id: string } | null }> {
+export async function deliveryPage(
+  deps: ManageDeps,
+  accountId: string,
+  id: string,
+  query: DeliveryPageQuery,
+): Promise<{ items: DeliveryItem[]; next: { at: Date; id: string } | null }> {
   await getEndpoint(deps, accountId, id);
   const rows = await findDeliveryPage(deps.db, id, { ...query, limit: query.limit + 1 });
   const items = rows.slice(0, query.limit);

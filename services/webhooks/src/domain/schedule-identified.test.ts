@@ -44,7 +44,16 @@ describe('scheduling visitor.identified', () => {
 
   it('when enrichment cannot be reached, then it throws and nothing is scheduled (the message comes back)', async () => {
     const { s, enqueued } = store(true);
-    await expect(scheduleIdentified(message, { store: s, persons: { details: async () => { throw new Error('connect ECONNREFUSED'); } } })).rejects.toThrow('ECONNREFUSED');
+    await expect(
+      scheduleIdentified(message, {
+        store: s,
+        persons: {
+          details: async () => {
+            throw new Error('connect ECONNREFUSED');
+          },
+        },
+      }),
+    ).rejects.toThrow('ECONNREFUSED');
     expect(enqueued).toEqual([]);
   });
 });

@@ -18,7 +18,10 @@ export interface PersonDirectory {
   details(accountId: string, email: string): Promise<PersonDetails | null>;
 }
 
-export async function scheduleIdentified(message: VisitorIdentifiedMessage, { store, persons }: { store: IdentifiedDeliveryStore; persons: PersonDirectory }): Promise<number> {
+export async function scheduleIdentified(
+  message: VisitorIdentifiedMessage,
+  { store, persons }: { store: IdentifiedDeliveryStore; persons: PersonDirectory },
+): Promise<number> {
   // Most accounts subscribe to nothing: enrichment is asked only when someone will receive the answer.
   if (!(await store.hasSubscribers(message.accountId, TYPE))) return 0;
   const details = (await persons.details(message.accountId, message.email)) ?? {};

@@ -51,13 +51,16 @@ describe('webhook target policy', () => {
   });
 
   it('when a name resolves to any private address, to nothing, or not at all, then it is refused in the same words, naming no address', async () => {
-    const refusal = async (resolve: () => Promise<string[]>) => (await checkTarget(new URL('https://name.example/'), guarded, resolve).catch((e: AppError) => e))?.message;
+    const refusal = async (resolve: () => Promise<string[]>) =>
+      (await checkTarget(new URL('https://name.example/'), guarded, resolve).catch((e: AppError) => e))?.message;
     const answers = await Promise.all([
       refusal(async () => ['93.184.216.34', '10.0.0.5']),
       refusal(async () => ['169.254.169.254']),
       refusal(async () => ['fd00::1']),
       refusal(async () => []),
-      refusal(async () => { throw Object.assign(new Error('queryA ENOTFOUND name.example'), { code: 'ENOTFOUND' }); }),
+      refusal(async () => {
+        throw Object.assign(new Error('queryA ENOTFOUND name.example'), { code: 'ENOTFOUND' });
+      }),
     ]);
     expect(answers).toEqual(Array(5).fill(NAME_REFUSED));
     for (const a of answers) expect(a).not.toMatch(/\d\.\d|::|private|linkLocal|uniqueLocal/);
@@ -65,7 +68,9 @@ describe('webhook target policy', () => {
   });
 
   it('when the resolver does not answer in time, then the 400 says to try again', async () => {
-    const timedOut = async () => { throw Object.assign(new Error('no answer'), { code: 'ETIMEOUT' }); };
+    const timedOut = async () => {
+      throw Object.assign(new Error('no answer'), { code: 'ETIMEOUT' });
+    };
     await expect(checkTarget(new URL('https://slow.example/'), guarded, timedOut)).rejects.toThrow(/did not resolve in time/);
   });
 
@@ -90,7 +95,8 @@ describe('webhook target policy', () => {
     it('when loopback targets are allowed, then http to a loopback host stays allowed, and to nothing else', () => {
       const local = { requireHttps: true, allowLoopback: true };
       for (const url of ['http://127.0.0.1:9/x', 'http://[::1]:9/x', 'http://localhost:9/x']) expect(refusedScheme(new URL(url), local)).toBeNull();
-      for (const url of ['http://10.0.0.1/x', 'http://hooks.example/x', 'http://127.0.0.1.nip.io/x']) expect(refusedScheme(new URL(url), local)).toBe('url must use https');
+      for (const url of ['http://10.0.0.1/x', 'http://hooks.example/x', 'http://127.0.0.1.nip.io/x'])
+        expect(refusedScheme(new URL(url), local)).toBe('url must use https');
     });
   });
 });

@@ -50,7 +50,10 @@ export function refusedScheme(url: URL, policy: Pick<TargetPolicy, 'requireHttps
 }
 
 /** The URL as it will be stored, or a 400 saying what is wrong with it (no DNS here: see checkTarget). */
-export function parseTargetUrl(value: string, policy: Pick<TargetPolicy, 'requireHttps' | 'allowLoopback'> = { requireHttps: false, allowLoopback: false }): URL {
+export function parseTargetUrl(
+  value: string,
+  policy: Pick<TargetPolicy, 'requireHttps' | 'allowLoopback'> = { requireHttps: false, allowLoopback: false },
+): URL {
   if (value.length > MAX_URL_LENGTH) throw new AppError('invalid_request', `url must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
@@ -58,7 +61,8 @@ export function parseTargetUrl(value: string, policy: Pick<TargetPolicy, 'requir
   } catch {
     throw new AppError('invalid_request', 'url must be an absolute http or https URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new AppError('invalid_request', policy.requireHttps ? HTTPS_REQUIRED : 'url must use http or https');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new AppError('invalid_request', policy.requireHttps ? HTTPS_REQUIRED : 'url must use http or https');
   const scheme = refusedScheme(url, policy);
   if (scheme) throw new AppError('invalid_request', scheme);
   if (url.username || url.password) throw new AppError('invalid_request', 'url must not contain credentials');

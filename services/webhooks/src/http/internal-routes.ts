@@ -7,14 +7,25 @@ import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
 import { normalizeEmail } from '@glimpse/validation';
 import { parseEndpointChanges, parseNewEndpoint } from '../domain/endpoint-input.js';
 import { erasePersonFromDeliveries } from '../data/delivery-repository.js';
-import { createEndpoint, deleteEndpoint, deliveryPage, getEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint, type DeliveryPageQuery, type ManageDeps } from '../domain/manage-endpoints.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  deliveryPage,
+  getEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  updateEndpoint,
+  type DeliveryPageQuery,
+  type ManageDeps,
+} from '../domain/manage-endpoints.js';
 
 const STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 function parseDeliveryQuery(query: Record<string, unknown>): DeliveryPageQuery {
   const { limit, cursor, others } = parsePageQuery(query, ['status']);
   const { status } = others;
-  if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) throw new AppError('invalid_request', `status must be one of ${STATUSES.join(', ')}`);
+  if (status !== undefined && !(STATUSES as readonly string[]).includes(status))
+    throw new AppError('invalid_request', `status must be one of ${STATUSES.join(', ')}`);
   return { limit, after: cursor, ...(status ? { status: status as DeliveryPageQuery['status'] } : {}) };
 }
 
@@ -55,7 +66,8 @@ export function internalRouter({ deps, internalTokens }: { deps: ManageDeps; int
     const email = typeof req.body?.email === 'string' ? normalizeEmail(req.body.email) : null;
     if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
     const replacement = req.body?.replacement;
-    if (typeof replacement !== 'string' || !ERASED_EMAIL_PATTERN.test(replacement)) throw new AppError('invalid_request', 'replacement must be an erased email stand-in (erased: and 64 hex digits)');
+    if (typeof replacement !== 'string' || !ERASED_EMAIL_PATTERN.test(replacement))
+      throw new AppError('invalid_request', 'replacement must be an erased email stand-in (erased: and 64 hex digits)');
     res.json({ hashedDeliveries: await erasePersonFromDeliveries(deps.db, account(res), email, replacement) });
   });
   return router;

@@ -36,7 +36,12 @@ function ipv6Bytes(address: string): Buffer {
   const h = head ? head.split(':') : [];
   const t = tail ? tail.split(':') : [];
   const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
-  return Buffer.from(groups.flatMap((g) => { const n = parseInt(g, 16); return [n >> 8, n & 0xff]; }));
+  return Buffer.from(
+    groups.flatMap((g) => {
+      const n = parseInt(g, 16);
+      return [n >> 8, n & 0xff];
+    }),
+  );
 }
 
 export async function startDnsServer(records: Record<string, string[]> = {}): Promise<DnsServer> {

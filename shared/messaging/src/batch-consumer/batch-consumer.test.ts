@@ -67,7 +67,12 @@ describe('createUntilDone', () => {
 
   it('when the partition is no longer ours, then it gives up with StoppedError (the chunk is redelivered)', async () => {
     const untilDone = createUntilDone({ backoffMs: () => 1, logger: silent });
-    await expect(untilDone(() => Promise.reject(new Error('down')), turn(() => false))).rejects.toBeInstanceOf(StoppedError);
+    await expect(
+      untilDone(
+        () => Promise.reject(new Error('down')),
+        turn(() => false),
+      ),
+    ).rejects.toBeInstanceOf(StoppedError);
   });
 });
 

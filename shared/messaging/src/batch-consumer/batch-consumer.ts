@@ -88,7 +88,10 @@ export interface BatchConsumerOptions<T> {
  * timings) with the clients it shares (Kafka, producer, logger, registry); the rest of
  * BatchConsumerOptions (topic, parse, apply, outage check) is the service's own code.
  */
-export type BatchConsumerSettings = Omit<BatchConsumerOptions<never>, 'topic' | 'deadLetterTopic' | 'processed' | 'parse' | 'apply' | 'isOutage' | 'reason' | 'stuckSetting' | 'onStop'>;
+export type BatchConsumerSettings = Omit<
+  BatchConsumerOptions<never>,
+  'topic' | 'deadLetterTopic' | 'processed' | 'parse' | 'apply' | 'isOutage' | 'reason' | 'stuckSetting' | 'onStop'
+>;
 
 export interface BatchConsumer {
   start(): Promise<void>;
@@ -189,7 +192,10 @@ async function runBatch(payload: EachBatchPayload, o: { maxBatch: number; tracke
 }
 
 /** Parses a chunk (invalid messages dead-lettered at once) and applies the rest, bisecting failures. */
-function chunkApplier<T>(options: BatchConsumerOptions<T>, o: { metrics: ConsumerMetrics; deadLetter: DeadLetter; backoffMs(attempt: number): number }): ApplyChunk {
+function chunkApplier<T>(
+  options: BatchConsumerOptions<T>,
+  o: { metrics: ConsumerMetrics; deadLetter: DeadLetter; backoffMs(attempt: number): number },
+): ApplyChunk {
   const { logger } = options;
   return async (chunk, turn, resolve) => {
     const valid: BatchItem<T>[] = [];

@@ -24,7 +24,12 @@ export function createConsumerMetrics({ registry, tracker, stuckSetting = 'stuck
     labelNames: ['kind'] as const,
     registers: [registry],
   });
-  const batchSize = new Histogram({ name: 'glimpse_consumer_batch_size', help: 'Messages per applied chunk', buckets: [1, 10, 50, 100, 250, 500, 1000, 2500], registers: [registry] });
+  const batchSize = new Histogram({
+    name: 'glimpse_consumer_batch_size',
+    help: 'Messages per applied chunk',
+    buckets: [1, 10, 50, 100, 250, 500, 1000, 2500],
+    registers: [registry],
+  });
   lagGauges(registry, tracker, stuckSetting);
   return { retries, batchSize };
 }

@@ -6,7 +6,13 @@ import type { BatchingProducer } from '../batching-producer.js';
 import type { Turn, UntilDone } from './turn.js';
 
 export function deadLetterHeaders(sourceTopic: string, partition: number, message: KafkaMessage, reason: string, attempts: number): Record<string, string> {
-  return { 'x-source-topic': sourceTopic, 'x-source-partition': String(partition), 'x-source-offset': message.offset, 'x-reason': reason, 'x-attempts': String(attempts) };
+  return {
+    'x-source-topic': sourceTopic,
+    'x-source-partition': String(partition),
+    'x-source-offset': message.offset,
+    'x-reason': reason,
+    'x-attempts': String(attempts),
+  };
 }
 
 export interface DeadLettersOptions {
@@ -26,7 +32,15 @@ export function createDeadLetters(o: DeadLettersOptions): DeadLetter {
   return async (message, reason, attempts, turn) => {
     const { partition } = turn;
     o.logger.warn({ topic: o.topic, partition, offset: message.offset, reason, attempts }, 'message sent to dead-letter topic');
-    await o.untilDone(() => o.producer.send(o.deadLetterTopic, { key: message.key, value: message.value, headers: deadLetterHeaders(o.topic, partition, message, reason, attempts) }), turn);
+    await o.untilDone(
+      () =>
+        o.producer.send(o.deadLetterTopic, {
+          key: message.key,
+          value: message.value,
+          headers: deadLetterHeaders(o.topic, partition, message, reason, attempts),
+        }),
+      turn,
+    );
     o.onDeadLetter?.();
   };
 }

@@ -3,7 +3,12 @@ export function failureReason(err: unknown): string {
   const parts: string[] = [];
   let e: unknown = err;
   for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
-    const x = e as { name?: unknown; code?: unknown; meta?: { code?: unknown; driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown; code?: unknown } } }; cause?: unknown };
+    const x = e as {
+      name?: unknown;
+      code?: unknown;
+      meta?: { code?: unknown; driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown; code?: unknown } } };
+      cause?: unknown;
+    };
     if (typeof x.name === 'string' && x.name !== 'Error') parts.push(x.name);
     if (typeof x.code === 'string' || typeof x.code === 'number') parts.push(String(x.code));
     const adapter = x.meta?.driverAdapterError?.cause;

@@ -24,9 +24,15 @@ describe('batchConsumerServiceReadiness', () => {
   it('is unready while the consumer is not running or a partition is stuck', async () => {
     const kafkaHealth = { check: jest.fn(async () => undefined) } as unknown as KafkaHealthCheck;
     const ok = async () => undefined;
-    const stopped = batchConsumerServiceReadiness(() => ({ isRunning: () => false, lags: () => [], stuck: () => [] }), kafkaHealth, { postgres: ok, accounts: ok });
+    const stopped = batchConsumerServiceReadiness(() => ({ isRunning: () => false, lags: () => [], stuck: () => [] }), kafkaHealth, {
+      postgres: ok,
+      accounts: ok,
+    });
     await expect(stopped.checks.kafka()).rejects.toThrow('consumer not running');
-    const stuck = batchConsumerServiceReadiness(() => ({ isRunning: () => true, lags: () => [], stuck: () => [lag(4, 900, 61_000)] }), kafkaHealth, { postgres: ok, accounts: ok });
+    const stuck = batchConsumerServiceReadiness(() => ({ isRunning: () => true, lags: () => [], stuck: () => [lag(4, 900, 61_000)] }), kafkaHealth, {
+      postgres: ok,
+      accounts: ok,
+    });
     await expect(stuck.checks.consumer()).rejects.toThrow('stuck: partition 4, 900 behind, no progress for 61 s');
   });
 });

@@ -22,11 +22,19 @@ export function batchConsumerReadiness(consumer: () => ObservedConsumer, kafkaHe
         await kafkaHealth.check();
       },
       consumer: async () => {
-        const [worst] = consumer().stuck().sort((a, b) => b.lag - a.lag);
+        const [worst] = consumer()
+          .stuck()
+          .sort((a, b) => b.lag - a.lag);
         if (worst) throw new Error(`stuck: partition ${worst.partition}, ${worst.lag} behind, no progress for ${Math.round(worst.sinceProgressMs / 1000)} s`);
       },
     },
-    readinessDetail: () => ({ lag: Object.fromEntries(consumer().lags().map((l) => [l.partition, l.lag])) }),
+    readinessDetail: () => ({
+      lag: Object.fromEntries(
+        consumer()
+          .lags()
+          .map((l) => [l.partition, l.lag]),
+      ),
+    }),
   };
 }
 

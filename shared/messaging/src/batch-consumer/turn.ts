@@ -49,7 +49,8 @@ export function createUntilDone(o: { backoffMs(attempt: number): number; logger:
         if (err instanceof StoppedError) throw err;
         o.onRetry?.();
         if (!turn.keepGoing()) throw new StoppedError();
-        if (attempt === 1 || attempt % 10 === 0) o.logger.warn({ err: (err as Error).message?.slice(0, 200), attempt, partition: turn.partition }, 'publishing failed; retrying');
+        if (attempt === 1 || attempt % 10 === 0)
+          o.logger.warn({ err: (err as Error).message?.slice(0, 200), attempt, partition: turn.partition }, 'publishing failed; retrying');
         await turn.pause(o.backoffMs(attempt));
       }
     }

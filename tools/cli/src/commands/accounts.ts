@@ -11,9 +11,7 @@ import { configuredApi, type OperatorAccount } from '../operator-api.js';
 export type AccountEventDelivery = 'published' | 'queued';
 
 function eventLine(type: string, delivery: AccountEventDelivery): string {
-  return delivery === 'published'
-    ? `${type} published on the accounts topic`
-    : `${type} queued: not published now; the gateway's outbox publisher sends it`;
+  return delivery === 'published' ? `${type} published on the accounts topic` : `${type} queued: not published now; the gateway's outbox publisher sends it`;
 }
 
 export const accountCommands: Command[] = [
@@ -24,7 +22,9 @@ export const accountCommands: Command[] = [
     options: { name: { type: 'string' }, workflows: { type: 'boolean' }, ...urlOption },
     async run({ values }) {
       const name = required(values, 'name');
-      const created = (await configuredApi(values).call('POST', '/operator/accounts', { name, workflows: values.workflows === true })) as OperatorAccount & { event: AccountEventDelivery };
+      const created = (await configuredApi(values).call('POST', '/operator/accounts', { name, workflows: values.workflows === true })) as OperatorAccount & {
+        event: AccountEventDelivery;
+      };
       return { id: created.id, workflows: created.addons.workflows, event: created.event };
     },
     human: (r) => {
@@ -42,13 +42,13 @@ export const accountCommands: Command[] = [
       'The workflows add-on covers POST /events and /events/batch, event-token creation, playbooks (and',
       'their dry run) and page rules; without it they answer 403 {"error": "addon_required"}. Without',
       '--on or --off: shows whether the account has it. After --off, tokens and keys already issued lose',
-      'those endpoints within the gateway\'s credential cache window (AUTH_CACHE_TTL_MS, 2 s by default);',
+      "those endpoints within the gateway's credential cache window (AUTH_CACHE_TTL_MS, 2 s by default);",
       'events already accepted are still applied to the playbooks.',
       '',
-      'Goes through a gateway\'s operator API (GET /operator/accounts/ID, PUT or DELETE',
+      "Goes through a gateway's operator API (GET /operator/accounts/ID, PUT or DELETE",
       '/operator/accounts/ID/addons/workflows), never the database:',
       '  --url URL                 the gateway (default: GLIMPSE_URL)',
-      '  GLIMPSE_OPERATOR_TOKEN    the operator token, the gateway\'s OPERATOR_TOKEN (environment only,',
+      "  GLIMPSE_OPERATOR_TOKEN    the operator token, the gateway's OPERATOR_TOKEN (environment only,",
       '                            so it is not in the process list or the shell history)',
     ].join('\n'),
     options: { account: { type: 'string' }, on: { type: 'boolean' }, off: { type: 'boolean' }, ...urlOption },
@@ -72,7 +72,11 @@ export const accountCommands: Command[] = [
     options: { account: { type: 'string' }, ...urlOption },
     async run({ values }) {
       const id = accountId(values);
-      const deleted = (await configuredApi(values).call('DELETE', `/operator/accounts/${id}`)) as { id: string; deletedAt: string; event: AccountEventDelivery };
+      const deleted = (await configuredApi(values).call('DELETE', `/operator/accounts/${id}`)) as {
+        id: string;
+        deletedAt: string;
+        event: AccountEventDelivery;
+      };
       return { id: deleted.id, deleted: true, deletedAt: deleted.deletedAt, event: deleted.event };
     },
     human: (r) => {

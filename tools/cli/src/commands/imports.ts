@@ -30,7 +30,11 @@ function progress(io: CommandContext['io'], what: string) {
 }
 
 /** Runs one import with its progress on stderr, and a last progress line when done; the report is the command's result. */
-async function withProgress<R extends ImportReport>(io: CommandContext['io'], what: string, run: (onProgress: (r: ImportReport) => void) => Promise<R>): Promise<R> {
+async function withProgress<R extends ImportReport>(
+  io: CommandContext['io'],
+  what: string,
+  run: (onProgress: (r: ImportReport) => void) => Promise<R>,
+): Promise<R> {
   const show = progress(io, what);
   const report = await run(show);
   show(report, true);
@@ -73,14 +77,19 @@ export const importCommands: Command[] = [
     options: regionOption,
     run: ({ positionals, values, io }) =>
       withProgress(io, 'persons', (onProgress) =>
-        importPersons(fileLines(positionals[0]), { databaseUrl: serviceDatabaseUrl(loadConfig(), 'enrichment'), defaultPhoneRegion: region(values), onProgress }),
+        importPersons(fileLines(positionals[0]), {
+          databaseUrl: serviceDatabaseUrl(loadConfig(), 'enrichment'),
+          defaultPhoneRegion: region(values),
+          onProgress,
+        }),
       ),
     human: summary,
   },
   {
     words: ['import', 'visitors'],
     summary: "import an account's visitors from an NDJSON file ({visitorId, email, …page views})",
-    usage: "glimpse import visitors --account ID FILE.ndjson [--url URL] [--json]\n\nThe account is checked through a gateway's operator API (--url or GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN);\nthe visitors are written by the enrichment service's import, as its role (ENRICHMENT_DATABASE_URL).",
+    usage:
+      "glimpse import visitors --account ID FILE.ndjson [--url URL] [--json]\n\nThe account is checked through a gateway's operator API (--url or GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN);\nthe visitors are written by the enrichment service's import, as its role (ENRICHMENT_DATABASE_URL).",
     options: { account: { type: 'string' }, ...urlOption },
     run: ({ positionals, values, db, io }) =>
       withProgress(io, 'visitors', async (onProgress) => {
@@ -105,7 +114,8 @@ export const importCommands: Command[] = [
   {
     words: ['demo'],
     summary: 'generate and import a deterministic synthetic dataset (and visitors for an account)',
-    usage: "glimpse demo --persons N [--seed S] [--account ID [--url URL]] [--json]\n\nWith --account, the account is checked through a gateway's operator API (--url or GLIMPSE_URL,\nGLIMPSE_OPERATOR_TOKEN). The data is written by the enrichment service's import, as its role.",
+    usage:
+      "glimpse demo --persons N [--seed S] [--account ID [--url URL]] [--json]\n\nWith --account, the account is checked through a gateway's operator API (--url or GLIMPSE_URL,\nGLIMPSE_OPERATOR_TOKEN). The data is written by the enrichment service's import, as its role.",
     options: { persons: { type: 'string' }, seed: { type: 'string' }, account: { type: 'string' }, ...urlOption },
     async run({ values, db, io }) {
       const count = Number(required(values, 'persons'));
@@ -114,8 +124,14 @@ export const importCommands: Command[] = [
       if (!Number.isInteger(seed)) throw new UsageError('--seed takes a whole number');
       // Checked first, so a mistyped account fails before any person is written.
       const accountId = values.account === undefined ? undefined : await existingAccountId(values);
-      const persons = await importPersons(demoLines(count, seed), { databaseUrl: serviceDatabaseUrl(loadConfig(), 'enrichment'), defaultPhoneRegion: 'US', onProgress: progress(io, 'persons') });
-      const visitors = accountId ? await importVisitors(demoVisitorLines(accountId, count, seed), accountId, { db: db('enrichment'), defaultPhoneRegion: 'US', batchSize: 1000 }) : undefined;
+      const persons = await importPersons(demoLines(count, seed), {
+        databaseUrl: serviceDatabaseUrl(loadConfig(), 'enrichment'),
+        defaultPhoneRegion: 'US',
+        onProgress: progress(io, 'persons'),
+      });
+      const visitors = accountId
+        ? await importVisitors(demoVisitorLines(accountId, count, seed), accountId, { db: db('enrichment'), defaultPhoneRegion: 'US', batchSize: 1000 })
+        : undefined;
       return { persons: persons.imported, visitors: visitors?.imported ?? 0, seed };
     },
     human: (r) => {

@@ -9,7 +9,10 @@ import { configuredApi } from '../operator-api.js';
 
 /** --scopes: a usage error (exit 2) before any call for a scope that does not exist. */
 function parseScopes(value: string): string[] {
-  const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = scopes.find((s) => !isScope(s));
   if (bad !== undefined || scopes.length === 0) throw new UsageError(`--scopes takes a comma-separated list of: ${SCOPES.join(', ')}`);
   return [...new Set(scopes)];
@@ -23,7 +26,11 @@ export const lookupCommands: Command[] = [
     options: { account: { type: 'string' }, scopes: { type: 'string' }, ...urlOption },
     async run({ values }) {
       const scopes = parseScopes(required(values, 'scopes'));
-      const created = (await configuredApi(values).forAccount(accountId(values), 'POST', '/api-keys', { scopes })) as { id: string; key: string; scopes: string[] };
+      const created = (await configuredApi(values).forAccount(accountId(values), 'POST', '/api-keys', { scopes })) as {
+        id: string;
+        key: string;
+        scopes: string[];
+      };
       return { id: created.id, key: created.key, scopes: created.scopes };
     },
     human: (r) => {

@@ -10,13 +10,21 @@ const asList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : [])
 
 const PAGE = 200;
 
-interface Page { items: Record<string, unknown>[]; nextCursor: string | null }
+interface Page {
+  items: Record<string, unknown>[];
+  nextCursor: string | null;
+}
 
 /**
  * The items of a paged list: the first PAGE of them, or every page with `all`. Says on stderr
  * when there are more than were fetched.
  */
-async function pagedItems(api: OperatorApi, account: string, path: string, { all, io }: { all: boolean; io: CommandContext['io'] }): Promise<Record<string, unknown>[]> {
+async function pagedItems(
+  api: OperatorApi,
+  account: string,
+  path: string,
+  { all, io }: { all: boolean; io: CommandContext['io'] },
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let cursor: string | null = null;
   do {
@@ -37,10 +45,16 @@ export const playbookCommands: Command[] = [
     words: ['playbook', 'create'],
     summary: 'create a playbook; triggers must be event names already sent (rule 3)',
     usage: help(
-      'glimpse playbook create --account ID --name NAME [--trigger EVENT]... [--exit EVENT]... [--reenrollment once|when_inactive|restart] [--url URL] [--json]\n\nHeld to the playbook service\'s configured caps (PLAYBOOKS_PER_ACCOUNT, TRIGGERS_PER_PLAYBOOK, EXITS_PER_PLAYBOOK), as on POST /account/playbooks.',
+      "glimpse playbook create --account ID --name NAME [--trigger EVENT]... [--exit EVENT]... [--reenrollment once|when_inactive|restart] [--url URL] [--json]\n\nHeld to the playbook service's configured caps (PLAYBOOKS_PER_ACCOUNT, TRIGGERS_PER_PLAYBOOK, EXITS_PER_PLAYBOOK), as on POST /account/playbooks.",
       'POST /operator/accounts/ID/account/playbooks',
     ),
-    options: { ...accountOptions, name: { type: 'string' }, trigger: { type: 'string', multiple: true }, exit: { type: 'string', multiple: true }, reenrollment: { type: 'string' } },
+    options: {
+      ...accountOptions,
+      name: { type: 'string' },
+      trigger: { type: 'string', multiple: true },
+      exit: { type: 'string', multiple: true },
+      reenrollment: { type: 'string' },
+    },
     async run({ values }) {
       const body = {
         name: required(values, 'name'),
@@ -56,7 +70,10 @@ export const playbookCommands: Command[] = [
   {
     words: ['playbook', 'update'],
     summary: "change a playbook's name or re-enrollment policy",
-    usage: help('glimpse playbook update --account ID --playbook PLAYBOOK_ID [--name NAME] [--reenrollment once|when_inactive|restart] [--url URL] [--json]', 'PATCH /operator/accounts/ID/account/playbooks/PLAYBOOK_ID'),
+    usage: help(
+      'glimpse playbook update --account ID --playbook PLAYBOOK_ID [--name NAME] [--reenrollment once|when_inactive|restart] [--url URL] [--json]',
+      'PATCH /operator/accounts/ID/account/playbooks/PLAYBOOK_ID',
+    ),
     options: { ...accountOptions, playbook: { type: 'string' }, name: { type: 'string' }, reenrollment: { type: 'string' } },
     run: async ({ values }) =>
       configuredApi(values).forAccount(accountId(values), 'PATCH', `/playbooks/${encodeURIComponent(required(values, 'playbook'))}`, {
@@ -76,10 +93,16 @@ export const playbookCommands: Command[] = [
   {
     words: ['playbook', 'enrollments'],
     summary: "list a playbook's enrollments (the first 200, or every one with --all)",
-    usage: help('glimpse playbook enrollments --account ID --playbook PLAYBOOK_ID [--all] [--url URL] [--json]', 'GET /operator/accounts/ID/account/playbooks/PLAYBOOK_ID/enrollments'),
+    usage: help(
+      'glimpse playbook enrollments --account ID --playbook PLAYBOOK_ID [--all] [--url URL] [--json]',
+      'GET /operator/accounts/ID/account/playbooks/PLAYBOOK_ID/enrollments',
+    ),
     options: { ...accountOptions, playbook: { type: 'string' }, all: { type: 'boolean' } },
     run: async ({ values, io }) =>
-      pagedItems(configuredApi(values), accountId(values), `/playbooks/${encodeURIComponent(required(values, 'playbook'))}/enrollments`, { all: values.all === true, io }),
+      pagedItems(configuredApi(values), accountId(values), `/playbooks/${encodeURIComponent(required(values, 'playbook'))}/enrollments`, {
+        all: values.all === true,
+        io,
+      }),
     human: (r) => table(r as Record<string, unknown>[], ['email', 'status', 'startedAt', 'startedBy', 'stoppedAt', 'stoppedBy']),
   },
   {
@@ -95,10 +118,13 @@ export const playbookCommands: Command[] = [
     summary: 'what an event would do for a person now, per opted-in playbook (writes nothing)',
     usage: help('glimpse events dry-run --account ID --event NAME --email EMAIL [--url URL] [--json]', 'POST /operator/accounts/ID/account/events/dry-run'),
     options: { ...accountOptions, event: { type: 'string' }, email: { type: 'string' } },
-    run: async ({ values }) => configuredApi(values).forAccount(accountId(values), 'POST', '/events/dry-run', { event: required(values, 'event'), email: required(values, 'email') }),
+    run: async ({ values }) =>
+      configuredApi(values).forAccount(accountId(values), 'POST', '/events/dry-run', { event: required(values, 'event'), email: required(values, 'email') }),
     human: (r) => {
       const run = r as { catalog: string; playbooks: Record<string, unknown>[] };
-      const catalog = { known: 'in the catalog', new: 'not yet in the catalog', full: 'not in the catalog, which is full: it would not be added' }[run.catalog] ?? run.catalog;
+      const catalog =
+        { known: 'in the catalog', new: 'not yet in the catalog', full: 'not in the catalog, which is full: it would not be added' }[run.catalog] ??
+        run.catalog;
       return `${table(run.playbooks, ['name', 'outcome', 'reason', 'id'])}\n(event name ${catalog}; nothing was written)`;
     },
   },
@@ -109,7 +135,12 @@ export const playbookCommands: Command[] = [
     options: { ...accountOptions, 'event-id': { type: 'string' } },
     run: async ({ values }) => configuredApi(values).forAccount(accountId(values), 'GET', `/events/${encodeURIComponent(required(values, 'event-id'))}`),
     human: (r) => {
-      const receipt = r as { event: string | null; started: { name: string | null; id: string }[]; stopped: { name: string | null; id: string }[]; unchanged: { name: string | null; id: string; reason: string }[] };
+      const receipt = r as {
+        event: string | null;
+        started: { name: string | null; id: string }[];
+        stopped: { name: string | null; id: string }[];
+        unchanged: { name: string | null; id: string; reason: string }[];
+      };
       const rows = [
         ...receipt.started.map((p) => ({ playbook: p.name ?? p.id, what: 'started' })),
         ...receipt.stopped.map((p) => ({ playbook: p.name ?? p.id, what: 'stopped' })),
@@ -121,7 +152,10 @@ export const playbookCommands: Command[] = [
   {
     words: ['suppression', 'add'],
     summary: 'suppress a person: their events start nothing; their active enrollments stop (suppressed)',
-    usage: help('glimpse suppression add --account ID --email EMAIL [--url URL] [--json]\n\nHeld to the playbook service\'s SUPPRESSIONS_PER_ACCOUNT, as on POST /account/suppressions.', 'POST /operator/accounts/ID/account/suppressions'),
+    usage: help(
+      "glimpse suppression add --account ID --email EMAIL [--url URL] [--json]\n\nHeld to the playbook service's SUPPRESSIONS_PER_ACCOUNT, as on POST /account/suppressions.",
+      'POST /operator/accounts/ID/account/suppressions',
+    ),
     options: { ...accountOptions, email: { type: 'string' } },
     run: async ({ values }) => configuredApi(values).forAccount(accountId(values), 'POST', '/suppressions', { email: required(values, 'email') }),
     human: (r) => `suppressed: ${(r as { email: string }).email} (${(r as { stoppedEnrollments: number }).stoppedEnrollments} active enrollment(s) stopped)`,

@@ -76,7 +76,8 @@ export const siteCommands: Command[] = [
       const { items } = (await configuredApi(values).forAccount(accountId(values), 'GET', '/sites')) as { items: SiteAnswer[] };
       return { items: items.map(summary) };
     },
-    human: (r) => table((r as { items: Record<string, unknown>[] }).items, ['id', 'name', 'key', 'origins', 'trackEvents', 'captureForms', 'consent', 'honorGpc']),
+    human: (r) =>
+      table((r as { items: Record<string, unknown>[] }).items, ['id', 'name', 'key', 'origins', 'trackEvents', 'captureForms', 'consent', 'honorGpc']),
   },
   {
     words: ['sites', 'delete'],

@@ -26,7 +26,12 @@ export async function api<T = unknown>(method: Method, path: string, body?: unkn
 
 // The status too, where it tells something (POST /account/suppressions: 201 new, 200 already).
 export async function call<T = unknown>(method: Method, path: string, body?: unknown): Promise<{ status: number; data: T }> {
-  const init: RequestInit & { headers: Record<string, string> } = { method, headers: { authorization: `Bearer ${currentKey()}` }, cache: 'no-store', credentials: 'omit' };
+  const init: RequestInit & { headers: Record<string, string> } = {
+    method,
+    headers: { authorization: `Bearer ${currentKey()}` },
+    cache: 'no-store',
+    credentials: 'omit',
+  };
   if (body !== undefined) {
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);

@@ -15,13 +15,29 @@ export function table(caption: string, columns: readonly string[], rows: readonl
     'table',
     {},
     h('caption', { class: 'visually-hidden' }, caption),
-    h('thead', {}, h('tr', {}, columns.map((c, i) => h('th', { scope: 'col', class: numeric.includes(i) ? 'num' : null }, c)))),
-    h('tbody', {}, rows.map((cells) => tableRow(cells, numeric))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        columns.map((c, i) => h('th', { scope: 'col', class: numeric.includes(i) ? 'num' : null }, c)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      rows.map((cells) => tableRow(cells, numeric)),
+    ),
   );
 }
 
 export function tableRow(cells: readonly Child[], numeric: readonly number[] = []): HTMLTableRowElement {
-  return h('tr', {}, cells.map((c, i) => h(i === 0 ? 'th' : 'td', { scope: i === 0 ? 'row' : null, class: numeric.includes(i) ? 'num' : null }, c)));
+  return h(
+    'tr',
+    {},
+    cells.map((c, i) => h(i === 0 ? 'th' : 'td', { scope: i === 0 ? 'row' : null, class: numeric.includes(i) ? 'num' : null }, c)),
+  );
 }
 
 /** A wide table in smaller type (sites, visitors). */
@@ -46,7 +62,18 @@ export function secretBox(title: string, secret: string, onDismiss: () => void):
       'div',
       { class: 'actions' },
       copyButton('Copy', value),
-      h('button', { type: 'button', class: 'secondary', onclick: () => { box.remove(); onDismiss(); } }, 'Done, hide it'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: () => {
+            box.remove();
+            onDismiss();
+          },
+        },
+        'Done, hide it',
+      ),
     ),
   );
   return box;

@@ -46,7 +46,11 @@ export const hidden = (text: string): HTMLSpanElement => h('span', { class: 'vis
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 // The SVG counterpart of h(): attributes and children only (no style attributes, no markup strings).
-export function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: (Node | string)[]): SVGElementTagNameMap[K] {
+export function s<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number> = {},
+  ...children: (Node | string)[]
+): SVGElementTagNameMap[K] {
   const el = document.createElementNS(SVG_NS, tag);
   for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
   el.append(...children);

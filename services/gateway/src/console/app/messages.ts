@@ -17,7 +17,14 @@ export const say = (text: string): void => {
 export function fail(err: unknown): void {
   if (err instanceof ApiError && err.code === 'addon_required') addonNotice();
   // A bug in this script: its stack for whoever debugs, never its message (it could quote data).
-  if (!(err instanceof ApiError)) console.error(`Console error (${err instanceof Error ? err.name : typeof err})`, String(err instanceof Error ? (err.stack ?? '') : '').split('\n').slice(1).join('\n'));
+  if (!(err instanceof ApiError))
+    console.error(
+      `Console error (${err instanceof Error ? err.name : typeof err})`,
+      String(err instanceof Error ? (err.stack ?? '') : '')
+        .split('\n')
+        .slice(1)
+        .join('\n'),
+    );
   const message = err instanceof ApiError ? err.message : 'Something went wrong in the console; reload the page and try again.';
   if (err instanceof ApiError && err.status === 401 && isSignedIn()) {
     signOut();

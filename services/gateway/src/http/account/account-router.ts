@@ -40,7 +40,19 @@ export interface AccountRouterOptions {
   credentialCaps?: Partial<CredentialCaps>;
 }
 
-export function accountRouter({ authenticator, db, playbooks, enrichment, rawStore, webhooks, visitors, linkTokens, sites, limits, credentialCaps }: AccountRouterOptions): Router {
+export function accountRouter({
+  authenticator,
+  db,
+  playbooks,
+  enrichment,
+  rawStore,
+  webhooks,
+  visitors,
+  linkTokens,
+  sites,
+  limits,
+  credentialCaps,
+}: AccountRouterOptions): Router {
   const router = express.Router();
   router.use(
     '/account',

@@ -63,7 +63,10 @@ export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, raw
     const { deletedVisitors, deletedLinks } = visitorData.body as { deletedVisitors: number; deletedLinks: number };
     const imported = await enrichment.erasePerson(account(res), email, replacement);
     if (imported.status !== 200) return relay(res, imported);
-    const { deletedVisitors: deletedImportedVisitors, hashedVisitors: hashedImportedVisitors } = imported.body as { deletedVisitors: number; hashedVisitors: number };
+    const { deletedVisitors: deletedImportedVisitors, hashedVisitors: hashedImportedVisitors } = imported.body as {
+      deletedVisitors: number;
+      hashedVisitors: number;
+    };
     res.json({
       ...playbookCounts,
       deletedRawEvents,

@@ -9,7 +9,10 @@ export function recentEventsRoute({ rawStore }: { rawStore: RawEventStore }): Ro
   router.get('/account/events/recent', async (req, res) => {
     // This list's cursor is a position in Redis (not a time and an id): the store reads it.
     const { limit, cursor } = queryStrings(req.query as Record<string, unknown>, ['limit', 'cursor']);
-    const page = await rawStore.recent(res.locals.accountId as string, { limit: parsePageQuery(limit === undefined ? {} : { limit }).limit, cursor: cursor ?? null });
+    const page = await rawStore.recent(res.locals.accountId as string, {
+      limit: parsePageQuery(limit === undefined ? {} : { limit }).limit,
+      cursor: cursor ?? null,
+    });
     res.json({ items: page.items, nextCursor: page.next, dropped: page.dropped });
   });
   return router;

@@ -16,6 +16,8 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksClient }): Route
   router.patch('/account/webhooks/:id', jsonBody, async (req, res) => relay(res, await webhooks.call('PATCH', one(req), account(res), req.body)));
   router.delete('/account/webhooks/:id', async (req, res) => relay(res, await webhooks.call('DELETE', one(req), account(res))));
   router.post('/account/webhooks/:id/rotate-secret', async (req, res) => relay(res, await webhooks.call('POST', `${one(req)}/rotate-secret`, account(res))));
-  router.get('/account/webhooks/:id/deliveries', async (req, res) => relay(res, await webhooks.call('GET', `${one(req)}/deliveries${rawSearch(req)}`, account(res))));
+  router.get('/account/webhooks/:id/deliveries', async (req, res) =>
+    relay(res, await webhooks.call('GET', `${one(req)}/deliveries${rawSearch(req)}`, account(res))),
+  );
   return router;
 }

@@ -22,7 +22,12 @@ export const apiKeysPage = credentialsPage({
       {},
       h('legend', {}, 'Scopes of the new key'),
       SCOPES.map(([scope, what]) =>
-        h('div', { class: 'check' }, h('input', { type: 'checkbox', name: 'scope', value: scope, id: `scope-${scope}` }), h('label', { for: `scope-${scope}` }, h('code', {}, scope), ` — ${what}`)),
+        h(
+          'div',
+          { class: 'check' },
+          h('input', { type: 'checkbox', name: 'scope', value: scope, id: `scope-${scope}` }),
+          h('label', { for: `scope-${scope}` }, h('code', {}, scope), ` — ${what}`),
+        ),
       ),
     ),
   body: (form) => {

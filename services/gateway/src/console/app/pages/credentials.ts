@@ -25,7 +25,17 @@ export interface CredentialsPage {
   extraCells?: (row: Credential) => Child[];
 }
 
-export function credentialsPage({ path, title, intro, noun, secretField, extraFields = () => null, body = () => undefined, extraColumns = [], extraCells = () => [] }: CredentialsPage): PageRender {
+export function credentialsPage({
+  path,
+  title,
+  intro,
+  noun,
+  secretField,
+  extraFields = () => null,
+  body = () => undefined,
+  extraColumns = [],
+  extraCells = () => [],
+}: CredentialsPage): PageRender {
   return (root) => {
     const slot = h('div');
     const list = h('div', {}, loading());
@@ -50,7 +60,8 @@ export function credentialsPage({ path, title, intro, noun, secretField, extraFi
         caption: title,
         columns: ['Prefix', ...extraColumns, 'Created', 'Last used', 'Status', 'Actions'],
         empty: `No ${noun}s yet.`,
-        fetchPage: (cursor) => api<Paged<Credential>>('GET', `${path}?${new URLSearchParams({ limit: String(CREDENTIALS_PAGE_SIZE), ...(cursor ? { cursor } : {}) })}`),
+        fetchPage: (cursor) =>
+          api<Paged<Credential>>('GET', `${path}?${new URLSearchParams({ limit: String(CREDENTIALS_PAGE_SIZE), ...(cursor ? { cursor } : {}) })}`),
         row: (c) => [
           h('code', {}, `${c.prefix}…`),
           ...extraCells(c),

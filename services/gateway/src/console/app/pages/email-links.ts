@@ -58,7 +58,13 @@ export function emailLinksPage(root: HTMLElement): void {
       'section',
       { class: 'secret-box', 'aria-labelledby': 'link-title', tabindex: '-1' },
       h('h2', { id: 'link-title' }, 'Link parameter'),
-      h('p', {}, 'Append this to the campaign link (use & instead of ? if the link has a query already). A visitor who opens it is identified with method “email link”; the tag removes it from the address bar. It expires ', when(expiresAt), '.'),
+      h(
+        'p',
+        {},
+        'Append this to the campaign link (use & instead of ? if the link has a query already). A visitor who opens it is identified with method “email link”; the tag removes it from the address bar. It expires ',
+        when(expiresAt),
+        '.',
+      ),
       h('p', {}, param),
       h('div', { class: 'actions' }, copyButton('Copy parameter', param)),
       full && [h('p', {}, full), h('div', { class: 'actions' }, copyButton('Copy link', full))],
@@ -68,7 +74,10 @@ export function emailLinksPage(root: HTMLElement): void {
   }
 
   root.append(
-    ...pageHeading('Email links', 'A link parameter for one recipient of a campaign: it is opaque and signed, bound to your account, expires, and never contains the email in clear.'),
+    ...pageHeading(
+      'Email links',
+      'A link parameter for one recipient of a campaign: it is opaque and signed, bound to your account, expires, and never contains the email in clear.',
+    ),
     form,
     slot,
   );

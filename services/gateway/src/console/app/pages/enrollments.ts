@@ -25,8 +25,16 @@ export async function enrollmentsPage(root: HTMLElement, params: URLSearchParams
     return;
   }
   const wanted = params.get('playbook');
-  const playbookSelect = h('select', {}, playbooks.map((p) => h('option', { value: p.id, selected: p.id === wanted }, p.name)));
-  const statusSelect = h('select', {}, STATUSES.map(([value, label]) => h('option', { value, selected: value === (params.get('status') ?? '') }, label)));
+  const playbookSelect = h(
+    'select',
+    {},
+    playbooks.map((p) => h('option', { value: p.id, selected: p.id === wanted }, p.name)),
+  );
+  const statusSelect = h(
+    'select',
+    {},
+    STATUSES.map(([value, label]) => h('option', { value, selected: value === (params.get('status') ?? '') }, label)),
+  );
   const results = h('div', { class: 'results' });
   const show = action(async () => {
     const id = playbookSelect.value;
@@ -38,14 +46,31 @@ export async function enrollmentsPage(root: HTMLElement, params: URLSearchParams
       caption: `Enrollments in ${name}`,
       columns: ['Email', 'Status', 'Started', 'Started by', 'Stopped', 'Stopped by'],
       empty: status ? `No ${status} enrollments in “${name}”.` : `No one is enrolled in “${name}” yet.`,
-      fetchPage: (cursor) => api<Paged<Enrollment>>('GET', `playbooks/${encodeURIComponent(id)}/enrollments?${new URLSearchParams({ limit: '50', ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) })}`),
-      row: (e) => [e.email, h('span', { class: `badge ${e.status}` }, e.status), when(e.startedAt), e.startedBy ? h('code', {}, e.startedBy) : '–', when(e.stoppedAt), e.stoppedBy ? h('code', {}, e.stoppedBy) : '–'],
+      fetchPage: (cursor) =>
+        api<Paged<Enrollment>>(
+          'GET',
+          `playbooks/${encodeURIComponent(id)}/enrollments?${new URLSearchParams({ limit: '50', ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) })}`,
+        ),
+      row: (e) => [
+        e.email,
+        h('span', { class: `badge ${e.status}` }, e.status),
+        when(e.startedAt),
+        e.startedBy ? h('code', {}, e.startedBy) : '–',
+        when(e.stoppedAt),
+        e.stoppedBy ? h('code', {}, e.stoppedBy) : '–',
+      ],
     });
     results.replaceChildren(h('h2', {}, `Enrollments in “${name}”`), paged.element);
     await paged.load();
   });
   root.append(
-    h('form', { class: 'filters', onsubmit: show }, field('enrollments-playbook', 'Playbook', playbookSelect), field('enrollments-status', 'Status', statusSelect), h('button', { type: 'submit' }, 'Show enrollments')),
+    h(
+      'form',
+      { class: 'filters', onsubmit: show },
+      field('enrollments-playbook', 'Playbook', playbookSelect),
+      field('enrollments-status', 'Status', statusSelect),
+      h('button', { type: 'submit' }, 'Show enrollments'),
+    ),
     results,
   );
   if (wanted) await show();

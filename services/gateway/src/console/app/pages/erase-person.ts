@@ -13,13 +13,28 @@ export function erasureForm(erased: (counts: Erasure) => Promise<void>): HTMLEle
     const email = eraseInput.value.trim();
     if (!email) throw invalid('Enter the email of the person to erase.');
     const title = h('h3', { id: 'erase-confirm-title' }, `Erase ${email}?`);
-    const cancel = h('button', { type: 'button', class: 'secondary', onclick: () => { eraseStep.replaceChildren(); eraseInput.focus(); } }, 'Cancel');
+    const cancel = h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        onclick: () => {
+          eraseStep.replaceChildren();
+          eraseInput.focus();
+        },
+      },
+      'Cancel',
+    );
     const confirmButton = h('button', { type: 'button', class: 'danger-solid', onclick: action(() => erase(email)) }, `Erase ${email}`);
     const box = h(
       'section',
       { class: 'confirm-box', 'aria-labelledby': 'erase-confirm-title', tabindex: '-1' },
       title,
-      h('p', {}, 'Their active enrollments stop; their email is replaced by a keyed hash in enrollments, effects and webhook deliveries (so counts stay right), and their suppression, raw events, visitor identity links and the page-view data of the site visitors and imported visitors tied to them are deleted. This cannot be undone.'),
+      h(
+        'p',
+        {},
+        'Their active enrollments stop; their email is replaced by a keyed hash in enrollments, effects and webhook deliveries (so counts stay right), and their suppression, raw events, visitor identity links and the page-view data of the site visitors and imported visitors tied to them are deleted. This cannot be undone.',
+      ),
       h('div', { class: 'actions' }, confirmButton, cancel),
     );
     eraseStep.replaceChildren(box);
@@ -36,7 +51,15 @@ export function erasureForm(erased: (counts: Erasure) => Promise<void>): HTMLEle
     say(`${email} erased.`);
     await erased(counts);
   }
-  return [h('form', { class: 'filters', onsubmit: askErase }, field('erase-email', 'Email to erase', eraseInput), h('button', { type: 'submit', class: 'danger' }, 'Erase…')), eraseStep];
+  return [
+    h(
+      'form',
+      { class: 'filters', onsubmit: askErase },
+      field('erase-email', 'Email to erase', eraseInput),
+      h('button', { type: 'submit', class: 'danger' }, 'Erase…'),
+    ),
+    eraseStep,
+  ];
 }
 
 function erasureRows(counts: Erasure): [string, string][] {

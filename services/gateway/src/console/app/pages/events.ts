@@ -30,7 +30,10 @@ export async function eventsPage(root: HTMLElement): Promise<void> {
     await current.load();
   });
   root.append(
-    ...pageHeading('Recent events', 'Events received in the last 24 hours, newest first. Raw events are deleted after 24 hours; only their effects on playbooks and the catalog of names are kept.'),
+    ...pageHeading(
+      'Recent events',
+      'Events received in the last 24 hours, newest first. Raw events are deleted after 24 hours; only their effects on playbooks and the catalog of names are kept.',
+    ),
     h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: refresh }, 'Refresh')),
     results,
   );

@@ -63,7 +63,10 @@ export async function pageRulesPage(root: HTMLElement): Promise<void> {
   }
 
   root.append(
-    ...pageHeading('Page rules', 'A page view of an identified visitor that matches a rule becomes that event for the person, at most once per rule per session, through the same pipeline as your events: a playbook can start on “viewed pricing”.'),
+    ...pageHeading(
+      'Page rules',
+      'A page view of an identified visitor that matches a rule becomes that event for the person, at most once per rule per session, through the same pipeline as your events: a playbook can start on “viewed pricing”.',
+    ),
     form,
     listHeading,
     list,

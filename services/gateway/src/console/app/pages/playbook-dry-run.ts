@@ -11,8 +11,19 @@ import { DRY_RUN_OUTCOMES, reasonText } from './playbook-terms';
  * The dry run's heading, form and result for `playbook`. `policyOf` answers a playbook's
  * re-enrollment policy as currently listed (the reasons name it); `close` is the Close button's.
  */
-export function dryRunForm(playbook: Playbook, policyOf: (id: string) => string | undefined, close: () => void): { elements: HTMLElement[]; focus: () => void } {
-  const eventInput = h('input', { type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', value: playbook.triggers[0] ?? playbook.exits[0] ?? '', list: 'dry-run-names' });
+export function dryRunForm(
+  playbook: Playbook,
+  policyOf: (id: string) => string | undefined,
+  close: () => void,
+): { elements: HTMLElement[]; focus: () => void } {
+  const eventInput = h('input', {
+    type: 'text',
+    required: true,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    value: playbook.triggers[0] ?? playbook.exits[0] ?? '',
+    list: 'dry-run-names',
+  });
   const emailInput = h('input', { type: 'text', inputmode: 'email', required: true, autocomplete: 'off', spellcheck: 'false', placeholder: 'ada@example.com' });
   const result = h('div', { 'aria-live': 'polite' });
   const heading = h('h2', { tabindex: '-1', id: 'dry-run-title' }, `Test a trigger of “${playbook.name}”`);
@@ -22,7 +33,11 @@ export function dryRunForm(playbook: Playbook, policyOf: (id: string) => string 
     if (!result.isConnected) return;
     const mine = answer.playbooks.filter((p) => p.id === playbook.id);
     const others = answer.playbooks.filter((p) => p.id !== playbook.id);
-    const rows = [...mine, ...others].map((p) => [p.name, h('span', { class: `badge ${p.outcome === 'none' ? 'stopped' : 'active'}` }, DRY_RUN_OUTCOMES[p.outcome] ?? p.outcome), reasonText(p.reason, policyOf(p.id))]);
+    const rows = [...mine, ...others].map((p) => [
+      p.name,
+      h('span', { class: `badge ${p.outcome === 'none' ? 'stopped' : 'active'}` }, DRY_RUN_OUTCOMES[p.outcome] ?? p.outcome),
+      reasonText(p.reason, policyOf(p.id)),
+    ]);
     result.replaceChildren(
       ...present(
         h('h3', {}, 'If ', h('code', {}, answer.event), ' came now for ', answer.email),
@@ -44,7 +59,11 @@ export function dryRunForm(playbook: Playbook, policyOf: (id: string) => string 
       'form',
       { class: 'filters', 'aria-labelledby': 'dry-run-title', onsubmit: run },
       field('dry-run-event', 'Event name', eventInput),
-      h('datalist', { id: 'dry-run-names' }, [...playbook.triggers, ...playbook.exits].map((n) => h('option', { value: n }))),
+      h(
+        'datalist',
+        { id: 'dry-run-names' },
+        [...playbook.triggers, ...playbook.exits].map((n) => h('option', { value: n })),
+      ),
       field('dry-run-email', 'Email', emailInput),
       h('button', { type: 'submit' }, 'Run dry run'),
       h('button', { type: 'button', class: 'secondary', onclick: close }, 'Close'),

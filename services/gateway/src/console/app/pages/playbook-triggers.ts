@@ -19,7 +19,10 @@ export interface TriggerPicker {
 export function triggerPicker(): TriggerPicker {
   const picker = h('div', { class: 'picker', id: 'trigger-picker' });
   const boxes = () => [...picker.querySelectorAll<HTMLInputElement>('input[name=trigger]')];
-  const checked = () => boxes().filter((b) => b.checked).map((b) => b.value);
+  const checked = () =>
+    boxes()
+      .filter((b) => b.checked)
+      .map((b) => b.value);
 
   // Every page of the catalog (at most its cap of names, 200 a page).
   async function load() {
@@ -36,7 +39,12 @@ export function triggerPicker(): TriggerPicker {
     picker.replaceChildren(
       ...(items.length
         ? items.map(({ name }, i) =>
-            h('div', { class: 'check' }, h('input', { type: 'checkbox', name: 'trigger', value: name, id: `trigger-${i}`, checked: chosen.has(name) }), h('label', { for: `trigger-${i}` }, name)),
+            h(
+              'div',
+              { class: 'check' },
+              h('input', { type: 'checkbox', name: 'trigger', value: name, id: `trigger-${i}`, checked: chosen.has(name) }),
+              h('label', { for: `trigger-${i}` }, name),
+            ),
           )
         : [h('p', { class: 'muted' }, 'No events received yet. Send one with an event token, then refresh the names.')]),
       ...present(page.full ? catalogFull(page) : null),

@@ -48,11 +48,20 @@ export async function playbooksPage(root: HTMLElement): Promise<void> {
       'fieldset',
       { 'aria-describedby': 'triggers-hint' },
       h('legend', {}, 'Triggers'),
-      h('p', { class: 'hint', id: 'triggers-hint' }, 'An event with one of these names starts an enrollment. Only names this account has already sent are offered.'),
+      h(
+        'p',
+        { class: 'hint', id: 'triggers-hint' },
+        'An event with one of these names starts an enrollment. Only names this account has already sent are offered.',
+      ),
       picker.element,
       h('button', { type: 'button', class: 'secondary', onclick: action(picker.load) }, 'Refresh event names'),
     ),
-    field('playbook-exits', 'Exits', exitsInput, 'Comma-separated event names that stop an enrollment, e.g. demo_booked, purchase. They need not have been sent yet.'),
+    field(
+      'playbook-exits',
+      'Exits',
+      exitsInput,
+      'Comma-separated event names that stop an enrollment, e.g. demo_booked, purchase. They need not have been sent yet.',
+    ),
     policies,
     h('div', { class: 'actions' }, submit, cancel),
   );
@@ -71,7 +80,10 @@ export async function playbooksPage(root: HTMLElement): Promise<void> {
   }
 
   async function save() {
-    const exits = exitsInput.value.split(',').map((s) => s.trim()).filter(Boolean);
+    const exits = exitsInput.value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const bad = exits.find((n) => !EVENT_NAME.test(n));
     if (bad !== undefined) {
       exitsInput.setAttribute('aria-invalid', 'true');
@@ -116,7 +128,9 @@ export async function playbooksPage(root: HTMLElement): Promise<void> {
         h('button', { type: 'button', class: 'danger', onclick: action(() => remove(p)) }, 'Delete', hidden(` ${p.name}`)),
       ),
     ]);
-    list.replaceChildren(playbooks.length ? table('Playbooks', ['Name', 'Triggers', 'Exits', 'Re-enrollment', 'Updated', 'Actions'], rows) : h('p', {}, 'No playbooks yet.'));
+    list.replaceChildren(
+      playbooks.length ? table('Playbooks', ['Name', 'Triggers', 'Exits', 'Re-enrollment', 'Updated', 'Actions'], rows) : h('p', {}, 'No playbooks yet.'),
+    );
   }
 
   function test(playbook: Playbook) {

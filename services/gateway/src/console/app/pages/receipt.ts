@@ -21,11 +21,19 @@ export async function receiptPage(root: HTMLElement, params: URLSearchParams): P
     results.replaceChildren(...receiptView(receipt));
   });
   root.append(
-    ...pageHeading('Event receipt', 'What an accepted event did: the playbooks it started and stopped, and why it left each other playbook that opts in to its name as it was.'),
+    ...pageHeading(
+      'Event receipt',
+      'What an accepted event did: the playbooks it started and stopped, and why it left each other playbook that opts in to its name as it was.',
+    ),
     h(
       'form',
       { class: 'filters', onsubmit: show },
-      field('receipt-event', 'Event id', idInput, 'The X-Event-Id header of the answer to POST /events, or an eventId of a batch result. A receipt exists once the event is applied, usually within a second.'),
+      field(
+        'receipt-event',
+        'Event id',
+        idInput,
+        'The X-Event-Id header of the answer to POST /events, or an eventId of a batch result. A receipt exists once the event is applied, usually within a second.',
+      ),
       h('button', { type: 'submit' }, 'Show receipt'),
     ),
     results,
@@ -38,7 +46,10 @@ export async function receiptPage(root: HTMLElement, params: URLSearchParams): P
 }
 
 function receiptView(r: Receipt): (Node | string)[] {
-  const playbook = (p: ReceiptPlaybook): Child => (p.name === null ? ['a deleted playbook ', h('code', {}, `${p.id.slice(0, 8)}…`)] : h('a', { href: `#/enrollments?playbook=${encodeURIComponent(p.id)}` }, p.name));
+  const playbook = (p: ReceiptPlaybook): Child =>
+    p.name === null
+      ? ['a deleted playbook ', h('code', {}, `${p.id.slice(0, 8)}…`)]
+      : h('a', { href: `#/enrollments?playbook=${encodeURIComponent(p.id)}` }, p.name);
   const stoppedIds = new Set(r.stopped.map((p) => p.id));
   const startedIds = new Set(r.started.map((p) => p.id));
   const rows = [

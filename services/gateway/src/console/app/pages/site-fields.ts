@@ -7,7 +7,11 @@ import { EVENT_NAME, notAnEventName } from '../event-name';
 
 // Origins typed one per line, or separated by commas or spaces (an origin has none); event names
 // by commas or lines only, so a name typed with a space is refused rather than split in two.
-const splitList = (text: string, separators = /[\s,]+/): string[] => text.split(separators).map((s) => s.trim()).filter(Boolean);
+const splitList = (text: string, separators = /[\s,]+/): string[] =>
+  text
+    .split(separators)
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** The body of POST /account/sites and PATCH /account/sites/{id}. */
 export interface SiteInput {
@@ -31,28 +35,63 @@ export function siteFields(prefix: string, site: Site | null): SiteFields {
   const name = h('input', { type: 'text', required: true, maxlength: '100', autocomplete: 'off', value: site?.name ?? '' });
   const origins = h('textarea', { rows: '3', required: true, spellcheck: 'false', autocomplete: 'off', placeholder: 'https://www.example.com' });
   origins.value = site?.origins.join('\n') ?? '';
-  const events = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'signup_started, demo_requested', value: site?.track_events.join(', ') ?? '' });
-  const captureForms = h('input', { type: 'checkbox', id: `${prefix}-capture-forms`, checked: site?.capture_forms === true, 'aria-describedby': `${prefix}-capture-forms-hint` });
+  const events = h('input', {
+    type: 'text',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: 'signup_started, demo_requested',
+    value: site?.track_events.join(', ') ?? '',
+  });
+  const captureForms = h('input', {
+    type: 'checkbox',
+    id: `${prefix}-capture-forms`,
+    checked: site?.capture_forms === true,
+    'aria-describedby': `${prefix}-capture-forms-hint`,
+  });
   const consent = h(
     'select',
     {},
     h('option', { value: 'implied', selected: site?.consent !== 'required' }, 'Implied: a visitor id at once'),
     h('option', { value: 'required', selected: site?.consent === 'required' }, 'Required: cookieless until the visitor consents'),
   );
-  const honorGpc = h('input', { type: 'checkbox', id: `${prefix}-honor-gpc`, checked: site?.honor_gpc !== false, 'aria-describedby': `${prefix}-honor-gpc-hint` });
+  const honorGpc = h('input', {
+    type: 'checkbox',
+    id: `${prefix}-honor-gpc`,
+    checked: site?.honor_gpc !== false,
+    'aria-describedby': `${prefix}-honor-gpc-hint`,
+  });
   const check = (input: HTMLInputElement, label: string, hint: string) =>
     h('div', { class: 'check' }, input, h('div', {}, h('label', { for: input.id }, label), h('p', { class: 'hint', id: `${input.id}-hint` }, hint)));
   return {
     elements: [
       field(`${prefix}-name`, 'Name', name),
-      field(`${prefix}-origins`, 'Origins', origins, 'One per line, scheme and host (and port if not the default), e.g. https://www.example.com. Page views from any other origin are refused.'),
-      field(`${prefix}-events`, 'Events the browser may track', events, 'Comma-separated names the tag may send with glimpse(\'track\', name, properties); others are dropped. Empty: none.'),
+      field(
+        `${prefix}-origins`,
+        'Origins',
+        origins,
+        'One per line, scheme and host (and port if not the default), e.g. https://www.example.com. Page views from any other origin are refused.',
+      ),
+      field(
+        `${prefix}-events`,
+        'Events the browser may track',
+        events,
+        "Comma-separated names the tag may send with glimpse('track', name, properties); others are dropped. Empty: none.",
+      ),
       h(
         'fieldset',
         { class: 'policies' },
         h('legend', {}, 'Identification and privacy'),
-        check(captureForms, 'Capture forms', 'When a visitor submits a form with an email field, identify them by it (method “form”). Password fields and fields marked data-glimpse-ignore are never sent.'),
-        field(`${prefix}-consent`, 'Consent', consent, 'Required: no cookie and no storage until glimpse(\'consent\', \'granted\'); page views are counted cookieless until then.'),
+        check(
+          captureForms,
+          'Capture forms',
+          'When a visitor submits a form with an email field, identify them by it (method “form”). Password fields and fields marked data-glimpse-ignore are never sent.',
+        ),
+        field(
+          `${prefix}-consent`,
+          'Consent',
+          consent,
+          "Required: no cookie and no storage until glimpse('consent', 'granted'); page views are counted cookieless until then.",
+        ),
         check(honorGpc, 'Honour Global Privacy Control', 'A browser sending the GPC signal stays cookieless and is never identified.'),
       ),
     ],
@@ -65,7 +104,14 @@ export function siteFields(prefix: string, site: Site | null): SiteFields {
         throw invalid(notAnEventName(bad));
       }
       events.removeAttribute('aria-invalid');
-      return { name: name.value.trim(), origins: splitList(origins.value), track_events: trackEvents, capture_forms: captureForms.checked, consent: consent.value, honor_gpc: honorGpc.checked };
+      return {
+        name: name.value.trim(),
+        origins: splitList(origins.value),
+        track_events: trackEvents,
+        capture_forms: captureForms.checked,
+        consent: consent.value,
+        honor_gpc: honorGpc.checked,
+      };
     },
     focus: () => name.focus(),
   };

@@ -20,7 +20,13 @@ export function installSection(site: Site): HTMLElement {
     'section',
     { class: 'install', 'aria-labelledby': 'install-title' },
     h('h2', { id: 'install-title', tabindex: '-1' }, `Install “${site.name}”`),
-    h('p', {}, 'Paste this tag into the ', h('code', {}, '<head>'), ' of every page of the site. It needs no inline script, so it works under a strict Content Security Policy.'),
+    h(
+      'p',
+      {},
+      'Paste this tag into the ',
+      h('code', {}, '<head>'),
+      ' of every page of the site. It needs no inline script, so it works under a strict Content Security Policy.',
+    ),
     h('pre', { class: 'snippet' }, snippet),
     h('div', { class: 'actions' }, copyButton('Copy snippet', snippet)),
     h(
@@ -63,7 +69,9 @@ export function installSection(site: Site): HTMLElement {
         check.className = 'check-status ok';
         check.replaceChildren('✓ First page view received ', when(traffic.firstPageViewAt), '.');
       } else if (!received) {
-        check.replaceChildren(`Waiting for the first page view… Open a page of the site with the tag on it; this checks every ${FIRST_VIEW_POLL_MS / 1000} seconds.`);
+        check.replaceChildren(
+          `Waiting for the first page view… Open a page of the site with the tag on it; this checks every ${FIRST_VIEW_POLL_MS / 1000} seconds.`,
+        );
       }
       chart.replaceChildren(...trafficChart(traffic.hours));
       return true;

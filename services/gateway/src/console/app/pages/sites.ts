@@ -14,7 +14,13 @@ export async function sitesPage(root: HTMLElement, params: URLSearchParams): Pro
   const sitesList = h('div', {}, loading());
   const listHeading = h('h2', { tabindex: '-1' }, 'Your sites');
   const create = siteFields('site', null);
-  const form = h('form', { class: 'site-form', onsubmit: action(add) }, h('h2', {}, 'Add a site'), ...create.elements, h('button', { type: 'submit' }, 'Add site'));
+  const form = h(
+    'form',
+    { class: 'site-form', onsubmit: action(add) },
+    h('h2', {}, 'Add a site'),
+    ...create.elements,
+    h('button', { type: 'submit' }, 'Add site'),
+  );
 
   async function add() {
     const site = await api<Site>('POST', 'sites', create.read());
@@ -31,7 +37,11 @@ export async function sitesPage(root: HTMLElement, params: URLSearchParams): Pro
     const rows = items.map((s, i) => [
       s.name,
       h('code', {}, s.key),
-      h('ul', { class: 'plain' }, s.origins.map((o) => h('li', {}, h('code', {}, o)))),
+      h(
+        'ul',
+        { class: 'plain' },
+        s.origins.map((o) => h('li', {}, h('code', {}, o))),
+      ),
       names(s.track_events),
       siteSettings(s),
       stats[i]?.element,
@@ -44,25 +54,55 @@ export async function sitesPage(root: HTMLElement, params: URLSearchParams): Pro
         h('button', { type: 'button', class: 'danger', onclick: action(() => remove(s)) }, 'Delete', hidden(` ${s.name}`)),
       ),
     ]);
-    sitesList.replaceChildren(items.length ? h('div', { class: 'table-scroll' }, compact(table('Sites', ['Name', 'Site key', 'Origins', 'Tracked events', 'Identification', 'Stats (24 h)', 'Created', 'Actions'], rows))) : h('p', {}, 'No sites yet: add one above to get its tag.'));
+    sitesList.replaceChildren(
+      items.length
+        ? h(
+            'div',
+            { class: 'table-scroll' },
+            compact(table('Sites', ['Name', 'Site key', 'Origins', 'Tracked events', 'Identification', 'Stats (24 h)', 'Created', 'Actions'], rows)),
+          )
+        : h('p', {}, 'No sites yet: add one above to get its tag.'),
+    );
     await Promise.all(stats.map((x) => x.load()));
   }
 
   function edit(site: Site) {
     const fields = siteFields('edit-site', site);
     const heading = h('h2', { id: 'edit-site-title' }, `Edit “${site.name}”`);
-    const cancel = h('button', { type: 'button', class: 'secondary', onclick: () => { detail.replaceChildren(); listHeading.focus(); } }, 'Cancel');
+    const cancel = h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        onclick: () => {
+          detail.replaceChildren();
+          listHeading.focus();
+        },
+      },
+      'Cancel',
+    );
     const save = action(async () => {
       const saved = await api<Site>('PATCH', `sites/${encodeURIComponent(site.id)}`, fields.read());
       await Promise.all([load(), show(saved)]);
       say(`Site “${saved.name}” saved.`);
     });
-    detail.replaceChildren(h('form', { class: 'site-form', 'aria-labelledby': 'edit-site-title', onsubmit: save }, heading, ...fields.elements, h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save changes'), cancel)));
+    detail.replaceChildren(
+      h(
+        'form',
+        { class: 'site-form', 'aria-labelledby': 'edit-site-title', onsubmit: save },
+        heading,
+        ...fields.elements,
+        h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save changes'), cancel),
+      ),
+    );
     fields.focus();
   }
 
   async function remove(site: Site) {
-    if (!confirm(`Delete the site “${site.name}”? Its key stops collecting at once, and its visitors’ page views and traffic are deleted. This cannot be undone.`)) return;
+    if (
+      !confirm(`Delete the site “${site.name}”? Its key stops collecting at once, and its visitors’ page views and traffic are deleted. This cannot be undone.`)
+    )
+      return;
     await api('DELETE', `sites/${encodeURIComponent(site.id)}`);
     if (detail.dataset.site === site.id) detail.replaceChildren();
     await load();
@@ -78,7 +118,10 @@ export async function sitesPage(root: HTMLElement, params: URLSearchParams): Pro
   }
 
   root.append(
-    ...pageHeading('Sites', 'A site is a website you put the Glimpse tag on. Its key is public by design: it can only send page views, and only from the site’s origins.'),
+    ...pageHeading(
+      'Sites',
+      'A site is a website you put the Glimpse tag on. Its key is public by design: it can only send page views, and only from the site’s origins.',
+    ),
     form,
     detail,
     listHeading,
@@ -96,7 +139,9 @@ function siteStats(site: Site): { element: HTMLElement; load: () => Promise<void
     try {
       const st = await api<SiteStats>('GET', `sites/${encodeURIComponent(site.id)}/stats`);
       element.className = 'site-stats';
-      element.replaceChildren(`${plural(st.page_views, 'page view')}, ${plural(st.visitors, 'visitor')}, ${st.identified_visitors} identified, ${plural(st.bots, 'bot page view')}`);
+      element.replaceChildren(
+        `${plural(st.page_views, 'page view')}, ${plural(st.visitors, 'visitor')}, ${st.identified_visitors} identified, ${plural(st.bots, 'bot page view')}`,
+      );
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) throw err;
       element.replaceChildren('unavailable');

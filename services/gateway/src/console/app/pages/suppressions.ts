@@ -21,8 +21,13 @@ export async function suppressionsPage(root: HTMLElement): Promise<void> {
       caption: 'Suppressed people',
       columns: ['Email', 'Suppressed since', 'Actions'],
       empty: 'No one is suppressed.',
-      fetchPage: (cursor) => api<Paged<Suppression>>('GET', `suppressions?${new URLSearchParams({ limit: String(SUPPRESSIONS_PAGE_SIZE), ...(cursor ? { cursor } : {}) })}`),
-      row: (s) => [s.email, when(s.createdAt), h('button', { type: 'button', class: 'secondary', onclick: action(() => lift(s.email)) }, 'Lift', hidden(` the suppression of ${s.email}`))],
+      fetchPage: (cursor) =>
+        api<Paged<Suppression>>('GET', `suppressions?${new URLSearchParams({ limit: String(SUPPRESSIONS_PAGE_SIZE), ...(cursor ? { cursor } : {}) })}`),
+      row: (s) => [
+        s.email,
+        when(s.createdAt),
+        h('button', { type: 'button', class: 'secondary', onclick: action(() => lift(s.email)) }, 'Lift', hidden(` the suppression of ${s.email}`)),
+      ],
     });
     list.replaceChildren(current.element);
     await current.load();
@@ -44,10 +49,17 @@ export async function suppressionsPage(root: HTMLElement): Promise<void> {
   }
 
   root.append(
-    ...pageHeading('Suppressions', 'A suppressed person’s events are still accepted, but start no playbook (exits still stop). Suppressing someone stops their active enrollments now.'),
+    ...pageHeading(
+      'Suppressions',
+      'A suppressed person’s events are still accepted, but start no playbook (exits still stop). Suppressing someone stops their active enrollments now.',
+    ),
     h('form', { class: 'filters', onsubmit: suppress }, field('suppress-email', 'Email to suppress', emailInput), h('button', { type: 'submit' }, 'Suppress')),
     h('h2', {}, 'Erase a person'),
-    h('p', { class: 'intro' }, 'For a request to be forgotten: removes the email from every playbook table, the recent events and the site visitors tied to it.'),
+    h(
+      'p',
+      { class: 'intro' },
+      'For a request to be forgotten: removes the email from every playbook table, the recent events and the site visitors tied to it.',
+    ),
     // An erasure that deleted a suppression changes the list below.
     ...erasureForm(async (counts) => {
       if (counts.deletedSuppressions) await load();

@@ -41,7 +41,8 @@ export function trafficChart(hours: readonly TrafficHour[]): (HTMLElement | SVGE
   grid.append(s('text', { x: pad.left, y: pad.top - 10, 'text-anchor': 'start', class: 'axis-title' }, 'page views and visitors per hour'));
   const xAxis = s('g', { class: 'x-axis' }, s('line', { x1: pad.left, x2: W - pad.right, y1: y(0), y2: y(0) }));
   hours.forEach((x, i) => {
-    if ((hours.length - 1 - i) % 3 === 0) xAxis.append(s('text', { x: cx(i), y: H - pad.bottom + 18, 'text-anchor': 'middle' }, hourLabel.format(new Date(x.hour))));
+    if ((hours.length - 1 - i) % 3 === 0)
+      xAxis.append(s('text', { x: cx(i), y: H - pad.bottom + 18, 'text-anchor': 'middle' }, hourLabel.format(new Date(x.hour))));
   });
   xAxis.append(s('text', { x: pad.left + plotW / 2, y: H - 6, 'text-anchor': 'middle', class: 'axis-title' }, 'hour starting (your time)'));
 
@@ -51,13 +52,30 @@ export function trafficChart(hours: readonly TrafficHour[]): (HTMLElement | SVGE
     bars.append(
       s(
         'rect',
-        { class: 'bar', x: cx(i) - barW / 2, y: y(x.pageViews), width: barW, height: y(0) - y(x.pageViews), 'data-hour': x.hour, 'data-page-views': x.pageViews },
-        s('title', {}, `${range(x)}: ${plural(x.pageViews, 'page view')}, ${plural(x.visitors, 'visitor')}${x.bots ? `, ${plural(x.bots, 'bot page view')} filtered` : ''}`),
+        {
+          class: 'bar',
+          x: cx(i) - barW / 2,
+          y: y(x.pageViews),
+          width: barW,
+          height: y(0) - y(x.pageViews),
+          'data-hour': x.hour,
+          'data-page-views': x.pageViews,
+        },
+        s(
+          'title',
+          {},
+          `${range(x)}: ${plural(x.pageViews, 'page view')}, ${plural(x.visitors, 'visitor')}${x.bots ? `, ${plural(x.bots, 'bot page view')} filtered` : ''}`,
+        ),
       ),
     );
   });
   const points = hours.map((x, i) => `${cx(i)},${y(x.visitors)}`).join(' ');
-  const visitors = s('g', { class: 'visitors-line' }, s('polyline', { points }), ...hours.map((x, i) => s('circle', { cx: cx(i), cy: y(x.visitors), r: x.visitors ? 3.5 : 2, 'data-visitors': x.visitors })));
+  const visitors = s(
+    'g',
+    { class: 'visitors-line' },
+    s('polyline', { points }),
+    ...hours.map((x, i) => s('circle', { cx: cx(i), cy: y(x.visitors), r: x.visitors ? 3.5 : 2, 'data-visitors': x.visitors })),
+  );
   svg.append(grid, bars, visitors, xAxis);
 
   const total = (key: 'pageViews' | 'visitors' | 'bots') => hours.reduce((sum, x) => sum + x[key], 0);
@@ -65,7 +83,9 @@ export function trafficChart(hours: readonly TrafficHour[]): (HTMLElement | SVGE
   const summary = h(
     'p',
     { id: 'traffic-summary', class: 'chart-summary' },
-    total('pageViews') ? `${plural(total('pageViews'), 'page view')} in the last 24 hours; at most ${plural(busiest, 'visitor')} in an hour.` : 'No page views in the last 24 hours.',
+    total('pageViews')
+      ? `${plural(total('pageViews'), 'page view')} in the last 24 hours; at most ${plural(busiest, 'visitor')} in an hour.`
+      : 'No page views in the last 24 hours.',
     total('bots') ? ` ${plural(total('bots'), 'bot page view')} filtered out.` : '',
   );
   const legend = h(
@@ -78,7 +98,12 @@ export function trafficChart(hours: readonly TrafficHour[]): (HTMLElement | SVGE
     'details',
     {},
     h('summary', {}, 'Traffic as a table'),
-    table('Traffic per hour, last 24 hours', ['Hour', 'Page views', 'Visitors', 'Bots'], hours.map((x) => [range(x), String(x.pageViews), String(x.visitors), String(x.bots)]), [1, 2, 3]),
+    table(
+      'Traffic per hour, last 24 hours',
+      ['Hour', 'Page views', 'Visitors', 'Bots'],
+      hours.map((x) => [range(x), String(x.pageViews), String(x.visitors), String(x.bots)]),
+      [1, 2, 3],
+    ),
   );
   return [summary, svg, legend, asTable];
 }

@@ -17,7 +17,12 @@ export async function usagePage(root: HTMLElement): Promise<void> {
     const { items, totals } = await api<Usage>('GET', `usage?${new URLSearchParams({ from: from.value, to: to.value })}`);
     if (!results.isConnected) return;
     const days = items.filter((u) => u.identityMatches > 0 || u.enrichedRecords > 0);
-    const t = table('Usage by day (UTC)', ['Day', 'Identity matches', 'Enriched records'], days.map((u) => [u.day, String(u.identityMatches), String(u.enrichedRecords)]), [1, 2]);
+    const t = table(
+      'Usage by day (UTC)',
+      ['Day', 'Identity matches', 'Enriched records'],
+      days.map((u) => [u.day, String(u.identityMatches), String(u.enrichedRecords)]),
+      [1, 2],
+    );
     t.classList.add('narrow');
     t.append(h('tfoot', {}, tableRow(['Total', String(totals.identityMatches), String(totals.enrichedRecords)], [1, 2])));
     const note = days.length ? 'Days without lookups are left out.' : 'No billable lookups in this period.';
@@ -25,7 +30,13 @@ export async function usagePage(root: HTMLElement): Promise<void> {
   });
   root.append(
     ...pageHeading('Usage', 'Billable lookups per day (UTC): identity matches and enriched records.'),
-    h('form', { class: 'filters', onsubmit: show }, field('usage-from', 'From', from), field('usage-to', 'To', to), h('button', { type: 'submit' }, 'Show usage')),
+    h(
+      'form',
+      { class: 'filters', onsubmit: show },
+      field('usage-from', 'From', from),
+      field('usage-to', 'To', to),
+      h('button', { type: 'submit' }, 'Show usage'),
+    ),
     results,
   );
   await show();

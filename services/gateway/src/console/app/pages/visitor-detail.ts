@@ -6,7 +6,13 @@ import { loading, table } from '../components';
 import { h, type Child } from '../dom';
 import { confidence, duration, when } from '../format';
 
-const METHOD_NAMES: Readonly<Record<string, string>> = { identify: 'identify call', form: 'form submitted', email_link: 'email link', ip_company: 'company from IP', import: 'import' };
+const METHOD_NAMES: Readonly<Record<string, string>> = {
+  identify: 'identify call',
+  form: 'form submitted',
+  email_link: 'email link',
+  ip_company: 'company from IP',
+  import: 'import',
+};
 const methodName = (method: string): string => METHOD_NAMES[method] ?? method;
 
 /** Fills `slot` with visitor `id`; its Close link goes back to the list with `filter`. */
@@ -19,7 +25,8 @@ export async function showVisitor(slot: HTMLElement, id: string, filter: string)
   const identities = v.identityHistory ?? [];
   const identifiedBy = v.identifiedBy;
   // The newest person link's page: the reason line says where the match happened.
-  const trigger = identifiedBy && identifiedBy.method !== 'ip_company' ? identities.find((l) => l.method === identifiedBy.method && l.at === identifiedBy.at) : null;
+  const trigger =
+    identifiedBy && identifiedBy.method !== 'ip_company' ? identities.find((l) => l.method === identifiedBy.method && l.at === identifiedBy.at) : null;
   const company = typeof v.company === 'string' ? { name: v.company, domain: null, at: null } : v.company; // {name, domain, at} | null
   const consent = typeof v.consent === 'string' ? { state: v.consent, at: null } : (v.consent ?? { state: 'implied', at: null });
   const close = h('a', { href: filter === 'all' ? '#/visitors' : `#/visitors?filter=${filter}` }, 'Close');
@@ -35,7 +42,11 @@ export async function showVisitor(slot: HTMLElement, id: string, filter: string)
       h('dt', {}, 'Identified by'),
       h('dd', { id: 'visitor-reason' }, identifiedBy ? reason({ ...identifiedBy, sourcePath: trigger?.sourcePath }) : 'not identified'),
       h('dt', {}, 'Company (from IP)'),
-      h('dd', { id: 'visitor-company' }, company?.name ? [company.name, company.domain ? [' (', h('code', {}, company.domain), ')'] : '', company.at ? [', ', when(company.at)] : ''] : '–'),
+      h(
+        'dd',
+        { id: 'visitor-company' },
+        company?.name ? [company.name, company.domain ? [' (', h('code', {}, company.domain), ')'] : '', company.at ? [', ', when(company.at)] : ''] : '–',
+      ),
       h('dt', {}, 'Consent'),
       h('dd', { id: 'visitor-consent' }, consent.state, consent.at ? [' since ', when(consent.at)] : '', v.cookieless ? ' (cookieless)' : ''),
       h('dt', {}, 'Page views'),
@@ -52,7 +63,13 @@ export async function showVisitor(slot: HTMLElement, id: string, filter: string)
       ? table(
           'Identity history, newest first',
           ['Email', 'Method', 'Confidence', 'When', 'Triggered on page'],
-          identities.map((l) => [l.email, methodName(l.method), confidence(l.confidence), when(l.at), l.sourcePath ? h('code', { class: 'wrap' }, l.sourcePath) : '–']),
+          identities.map((l) => [
+            l.email,
+            methodName(l.method),
+            confidence(l.confidence),
+            when(l.at),
+            l.sourcePath ? h('code', { class: 'wrap' }, l.sourcePath) : '–',
+          ]),
           [2],
         )
       : h('p', { class: 'muted' }, 'Never identified by a person method.'),
@@ -61,12 +78,26 @@ export async function showVisitor(slot: HTMLElement, id: string, filter: string)
       ? table(
           'Sessions, newest first',
           ['Session', 'Started', 'Last activity', 'Page views', 'Landing page', 'Referrer', 'Campaign'],
-          sessions.map((x) => [String(x.number), when(x.startedAt), when(x.lastAt), String(x.pageViews), x.landingPath ? h('code', { class: 'wrap' }, x.landingPath) : '–', x.referrer ?? '–', x.utmCampaign ?? '–']),
+          sessions.map((x) => [
+            String(x.number),
+            when(x.startedAt),
+            when(x.lastAt),
+            String(x.pageViews),
+            x.landingPath ? h('code', { class: 'wrap' }, x.landingPath) : '–',
+            x.referrer ?? '–',
+            x.utmCampaign ?? '–',
+          ]),
           [3],
         )
       : h('p', { class: 'muted' }, 'No sessions.'),
     h('h3', {}, 'Pages, newest first'),
-    pages.length ? table('Pages', ['Page', 'Title', 'When'], pages.map((p) => [h('code', { class: 'wrap' }, p.path), p.title ?? '–', when(p.at)])) : h('p', { class: 'muted' }, 'No page views.'),
+    pages.length
+      ? table(
+          'Pages',
+          ['Page', 'Title', 'When'],
+          pages.map((p) => [h('code', { class: 'wrap' }, p.path), p.title ?? '–', when(p.at)]),
+        )
+      : h('p', { class: 'muted' }, 'No page views.'),
     h('p', {}, close),
   );
   slot.replaceChildren(section);
@@ -76,5 +107,10 @@ export async function showVisitor(slot: HTMLElement, id: string, filter: string)
 // "form submitted on /contact, confidence 0.90, Nov 28 10:01": the reason a visitor is who we say.
 function reason(by: Identification & { sourcePath?: string | null }): Child {
   const path = by.sourcePath;
-  return [methodName(by.method), path ? [' on ', h('code', {}, path)] : '', typeof by.confidence === 'number' ? `, confidence ${confidence(by.confidence)}` : '', by.at ? [', ', when(by.at)] : ''];
+  return [
+    methodName(by.method),
+    path ? [' on ', h('code', {}, path)] : '',
+    typeof by.confidence === 'number' ? `, confidence ${confidence(by.confidence)}` : '',
+    by.at ? [', ', when(by.at)] : '',
+  ];
 }

@@ -44,14 +44,24 @@ export async function visitorsPage(root: HTMLElement, params: URLSearchParams): 
   const columns = ['Visitor', 'Email', 'Page views', 'Sessions', 'Engaged time', 'Last page', 'First seen', 'Last seen', 'Identified by'];
   const row = (v: VisitorRow): Child[] => [
     h('a', { href: visitorHref(v.id, filter), 'aria-label': `Open visitor ${v.id}` }, h('code', {}, v.id)),
-    v.email ?? (v.company ? ['anonymous, ', h('span', { class: 'company' }, typeof v.company === 'string' ? v.company : v.company.name)] : h('span', { class: 'muted' }, 'anonymous')),
+    v.email ??
+      (v.company
+        ? ['anonymous, ', h('span', { class: 'company' }, typeof v.company === 'string' ? v.company : v.company.name)]
+        : h('span', { class: 'muted' }, 'anonymous')),
     String(v.pageViews),
     String(v.sessions),
     duration(v.engagedSeconds),
     v.lastPage ? h('code', { class: 'wrap' }, v.lastPage) : '–',
     when(v.firstSeen, '–', recentTime),
     when(v.lastSeen, '–', recentTime),
-    v.identifiedBy ? [v.identifiedBy.method, ', ', when(v.identifiedBy.at, '–', recentTime), typeof v.identifiedBy.confidence === 'number' ? `, confidence ${confidence(v.identifiedBy.confidence)}` : ''] : '–',
+    v.identifiedBy
+      ? [
+          v.identifiedBy.method,
+          ', ',
+          when(v.identifiedBy.at, '–', recentTime),
+          typeof v.identifiedBy.confidence === 'number' ? `, confidence ${confidence(v.identifiedBy.confidence)}` : '',
+        ]
+      : '–',
   ];
   async function load() {
     const identified = VISITOR_FILTERS.find(([v]) => v === filter)?.[2];
@@ -59,13 +69,22 @@ export async function visitorsPage(root: HTMLElement, params: URLSearchParams): 
     const { items } = await api<List<VisitorRow>>('GET', `visitors?${query}`);
     if (!results.isConnected) return false;
     const empty = filter === 'all' ? 'No visitors yet. Install a site’s tag (Sites) and they appear here.' : `No ${filter} visitors yet.`;
-    results.replaceChildren(items.length ? h('div', { class: 'table-scroll' }, compact(table('Latest visitors', columns, items.map(row), [2, 3, 4]))) : h('p', {}, empty));
-    updated.replaceChildren('Updated ', when(new Date().toISOString(), '–', dateTimeSeconds), `; refreshes every ${VISITORS_POLL_MS / 1000} seconds while this tab is shown.`);
+    results.replaceChildren(
+      items.length ? h('div', { class: 'table-scroll' }, compact(table('Latest visitors', columns, items.map(row), [2, 3, 4]))) : h('p', {}, empty),
+    );
+    updated.replaceChildren(
+      'Updated ',
+      when(new Date().toISOString(), '–', dateTimeSeconds),
+      `; refreshes every ${VISITORS_POLL_MS / 1000} seconds while this tab is shown.`,
+    );
     return true;
   }
   const poller = poll(results, load, () => VISITORS_POLL_MS);
   root.append(
-    ...pageHeading('Visitors', `The ${VISITORS_LIMIT} latest visitors seen by your sites’ tags: identified ones first, then the most recently seen. Open one to see why it was identified.`),
+    ...pageHeading(
+      'Visitors',
+      `The ${VISITORS_LIMIT} latest visitors seen by your sites’ tags: identified ones first, then the most recently seen. Open one to see why it was identified.`,
+    ),
     detail,
     h('div', { class: 'filters' }, field('visitors-filter', 'Show', filterSelect)),
     h('div', { class: 'actions' }, updated, h('button', { type: 'button', class: 'secondary', onclick: action(async () => poller.now()) }, 'Refresh now')),

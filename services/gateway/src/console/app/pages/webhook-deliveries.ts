@@ -6,7 +6,8 @@ import { dateTimeSeconds, when } from '../format';
 import { action } from '../messages';
 import { pagedTable } from '../paged-table';
 
-const attemptText = (a: Attempt): string => `${a.succeeded ? 'ok' : 'failed'}${a.responseStatus ? ` ${a.responseStatus}` : ''}${a.error && !a.succeeded ? ` (${a.error})` : ''}, ${a.durationMs} ms`;
+const attemptText = (a: Attempt): string =>
+  `${a.succeeded ? 'ok' : 'failed'}${a.responseStatus ? ` ${a.responseStatus}` : ''}${a.error && !a.succeeded ? ` (${a.error})` : ''}, ${a.durationMs} ms`;
 
 /** Fills `slot` with the deliveries to endpoint `endpointId` and a button that refreshes them. */
 export async function deliveriesView(slot: HTMLElement, endpointId: string): Promise<void> {
@@ -15,12 +16,22 @@ export async function deliveriesView(slot: HTMLElement, endpointId: string): Pro
     caption: `Deliveries to ${endpoint.url}`,
     columns: ['Scheduled', 'Event', 'Status', 'Attempts', 'Next attempt'],
     empty: 'Nothing delivered to this endpoint yet.',
-    fetchPage: (cursor) => api<Paged<Delivery>>('GET', `webhooks/${encodeURIComponent(endpointId)}/deliveries?${new URLSearchParams({ limit: '50', ...(cursor ? { cursor } : {}) })}`),
+    fetchPage: (cursor) =>
+      api<Paged<Delivery>>(
+        'GET',
+        `webhooks/${encodeURIComponent(endpointId)}/deliveries?${new URLSearchParams({ limit: '50', ...(cursor ? { cursor } : {}) })}`,
+      ),
     row: (d) => [
       when(d.createdAt, '–', dateTimeSeconds),
       h('code', {}, d.type),
       h('span', { class: `badge ${d.status === 'delivered' ? 'active' : 'stopped'}` }, d.status),
-      d.attempts.length ? h('ol', { class: 'attempts' }, d.attempts.map((a) => h('li', {}, when(a.at, '–', dateTimeSeconds), ': ', attemptText(a)))) : 'none yet',
+      d.attempts.length
+        ? h(
+            'ol',
+            { class: 'attempts' },
+            d.attempts.map((a) => h('li', {}, when(a.at, '–', dateTimeSeconds), ': ', attemptText(a))),
+          )
+        : 'none yet',
       d.status === 'pending' && !endpoint.enabled ? 'paused while the endpoint is disabled' : when(d.nextAttemptAt, '–', dateTimeSeconds),
     ],
   });

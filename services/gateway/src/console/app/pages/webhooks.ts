@@ -30,7 +30,12 @@ export async function webhooksPage(root: HTMLElement, params: URLSearchParams): 
       {},
       h('legend', {}, 'Events to send'),
       WEBHOOK_EVENTS.map(([type, what, byDefault = true]) =>
-        h('div', { class: 'check' }, h('input', { type: 'checkbox', name: 'webhook-event', value: type, id: `event-${type}`, checked: byDefault }), h('label', { for: `event-${type}` }, h('code', {}, type), ` — ${what}`)),
+        h(
+          'div',
+          { class: 'check' },
+          h('input', { type: 'checkbox', name: 'webhook-event', value: type, id: `event-${type}`, checked: byDefault }),
+          h('label', { for: `event-${type}` }, h('code', {}, type), ` — ${what}`),
+        ),
       ),
     ),
     createButton,
@@ -63,7 +68,12 @@ export async function webhooksPage(root: HTMLElement, params: URLSearchParams): 
         'div',
         { class: 'row-actions' },
         h('a', { href: `#/webhooks?endpoint=${encodeURIComponent(w.id)}` }, 'Deliveries', hidden(` to ${w.url}`)),
-        h('button', { type: 'button', class: 'secondary', onclick: action(() => setEnabled(w, !w.enabled)) }, w.enabled ? 'Disable' : 'Re-enable', hidden(` ${w.url}`)),
+        h(
+          'button',
+          { type: 'button', class: 'secondary', onclick: action(() => setEnabled(w, !w.enabled)) },
+          w.enabled ? 'Disable' : 'Re-enable',
+          hidden(` ${w.url}`),
+        ),
         h('button', { type: 'button', class: 'secondary', onclick: action(() => rotate(w)) }, 'Rotate secret', hidden(` of ${w.url}`)),
         h('button', { type: 'button', class: 'danger', onclick: action(() => remove(w)) }, 'Delete', hidden(` ${w.url}`)),
       ),
@@ -91,7 +101,10 @@ export async function webhooksPage(root: HTMLElement, params: URLSearchParams): 
   }
 
   root.append(
-    ...pageHeading('Webhooks', 'Glimpse sends each playbook start and stop to your endpoints, signed with the endpoint’s secret, and retries failures for 24 hours.'),
+    ...pageHeading(
+      'Webhooks',
+      'Glimpse sends each playbook start and stop to your endpoints, signed with the endpoint’s secret, and retries failures for 24 hours.',
+    ),
     form,
     slot,
     listHeading,
@@ -105,5 +118,9 @@ export async function webhooksPage(root: HTMLElement, params: URLSearchParams): 
 function status(w: Webhook): Child {
   return w.enabled
     ? [h('span', { class: 'badge active' }, 'enabled'), w.failingSince ? [' failing since ', when(w.failingSince)] : '']
-    : [h('span', { class: 'badge stopped' }, 'disabled'), ' ', w.disabledReason === 'failing' ? ['after failing continuously, ', when(w.disabledAt)] : ['by hand, ', when(w.disabledAt)]];
+    : [
+        h('span', { class: 'badge stopped' }, 'disabled'),
+        ' ',
+        w.disabledReason === 'failing' ? ['after failing continuously, ', when(w.disabledAt)] : ['by hand, ', when(w.disabledAt)],
+      ];
 }
