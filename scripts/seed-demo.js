@@ -120,7 +120,7 @@ async function seedDemo({ databaseUrl, gatewayUrl, siteOrigin }) {
   }
 }
 
-function describe(demo, gatewayUrl) {
+function describe(demo, gatewayUrl, operatorToken) {
   const lines = [
     '',
     'Demo account',
@@ -141,7 +141,11 @@ function describe(demo, gatewayUrl) {
       : []),
     `  curl -s -X POST ${gatewayUrl}/events -H 'Authorization: Bearer ${demo.token}' \\`,
     `       -H 'Content-Type: application/json' -d '{"event":"signed_up","email":"ada@example.com"}'`,
-    `  npx glimpse playbook enrollments --account ${demo.accountId} --playbook ${demo.playbooks[0]?.id}`,
+    ...(operatorToken
+      ? [
+          `  GLIMPSE_URL=${gatewayUrl} GLIMPSE_OPERATOR_TOKEN=${operatorToken} npx glimpse playbook enrollments --account ${demo.accountId} --playbook ${demo.playbooks[0]?.id}`,
+        ]
+      : []),
     `  curl -s ${gatewayUrl}/visitors/${demo.sample.visitorId}/details -H 'Authorization: Bearer ${demo.apiKey}'`,
     `  curl -s -X POST ${gatewayUrl}/visitors/enrichment -H 'Authorization: Bearer ${demo.apiKey}' \\`,
     `       -H 'Content-Type: application/json' -d '{"email":"${demo.sample.email}"}'`,

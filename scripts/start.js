@@ -33,6 +33,8 @@ const env = {
   WEBHOOKS_PORT: process.env.WEBHOOKS_PORT || '8083',
   VISITORS_PORT: process.env.VISITORS_PORT || '8084',
   KAFKAJS_NO_PARTITIONER_WARNING: '1',
+  // The operator API (and so the CLI, which goes through it): a fresh token each run unless one is given.
+  OPERATOR_TOKEN: process.env.OPERATOR_TOKEN || require('node:crypto').randomBytes(24).toString('hex'),
 };
 env.ENRICHMENT_URL = process.env.ENRICHMENT_URL || `http://127.0.0.1:${env.ENRICHMENT_PORT}`;
 env.PLAYBOOK_URL = process.env.PLAYBOOK_URL || `http://127.0.0.1:${env.PLAYBOOK_PORT}`;
@@ -110,9 +112,10 @@ async function main() {
     // A small website with the tag installed, so the visitor half can be tried in a browser.
     const site = await require('./demo-site.js').startDemoSite({ port: DEMO_SITE_PORT, gatewayUrl, siteKey: demo.site.key, sampleEmail: demo.sample.email });
     demoSite = site;
-    console.log(require('./seed-demo.js').describe({ ...demo, siteUrl: site.url }, gatewayUrl));
+    console.log(require('./seed-demo.js').describe({ ...demo, siteUrl: site.url }, gatewayUrl, env.OPERATOR_TOKEN));
   }
   console.log(`Glimpse is running on node ${process.version}: gateway http://127.0.0.1:${env.PORT}  (Ctrl-C stops it)`);
+  console.log(`The CLI (npx glimpse) talks to it with: export GLIMPSE_URL=http://127.0.0.1:${env.PORT} GLIMPSE_OPERATOR_TOKEN=${env.OPERATOR_TOKEN}`);
 }
 
 // A fresh clone: npm ci first (node_modules absent or from another lockfile), then on Node 24.
