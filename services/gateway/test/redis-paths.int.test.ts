@@ -186,8 +186,9 @@ describe.each([
       const limiters = [0, 1].map(() =>
         createRateLimiter({ redis, name: 'events', subjectKind: 'a', perSecond: 10, onFailure: (err) => onFailure('rate', err) }),
       );
-      // Start at the beginning of a second, so all fall in one window.
-      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
+      // Start just after the beginning of a second, so all fall in one window (a timer may fire a
+      // millisecond early: without the margin the first take could land in the second before).
+      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
       const decisions = [];
       for (let i = 0; i < 12; i++) decisions.push(await limiters[i % 2]!.take(subject));
       expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
