@@ -64,6 +64,18 @@ export function startTestEnrichmentService(overrides: Record<string, string> = {
   return startEnrichmentService(enrichmentConfig(env), silent('enrichment'));
 }
 
+/** Sets these environment variables; the function returned puts back what was there before. */
+function setEnv(values: Record<string, string>): () => void {
+  const before = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, values);
+  return () => {
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
+
 /**
  * The enrichment and visitors services and a gateway that forwards lookups to them (the details
  * lookup asks both: without the visitors service an unknown visitor is 503, not 404).
@@ -74,14 +86,16 @@ export async function startLookupStack(
   const [enrichment, visitors] = await Promise.all([startTestEnrichmentService(), startTestVisitorsService()]);
   const operatorToken = randomUUID() + randomUUID();
   const gateway = await startTestGateway({ ENRICHMENT_URL: enrichment.url, VISITORS_URL: visitors.url, OPERATOR_TOKEN: operatorToken, ...gatewayOverrides });
-  // The CLI (set-credits, usage, the imports' --account check) goes through this gateway's operator API.
-  process.env.GLIMPSE_URL = gateway.url;
-  process.env.GLIMPSE_OPERATOR_TOKEN = gatewayOverrides.OPERATOR_TOKEN ?? operatorToken;
+  // The CLI (set-credits, usage, the imports' --account check) is configured by its environment, as
+  // for a user: it goes through this gateway's operator API until stop() puts the environment back,
+  // so a later test file in the same jest worker does not inherit a stopped gateway's address.
+  const restoreCliEnv = setEnv({ GLIMPSE_URL: gateway.url, GLIMPSE_OPERATOR_TOKEN: gatewayOverrides.OPERATOR_TOKEN ?? operatorToken });
   return {
     gateway,
     enrichment,
     visitors,
     async stop() {
+      restoreCliEnv();
       await gateway.stop();
       await Promise.all([enrichment.stop(), visitors.stop()]);
     },
