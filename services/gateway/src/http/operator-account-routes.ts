@@ -70,7 +70,8 @@ function newAccountInput(body: unknown): { name: string; workflows: boolean } {
   return { name, workflows };
 }
 
-function accountParam(req: Request): string {
+/** The account id of an /operator/accounts/{id} path, lower-cased; 400 unless a UUID. */
+export function operatorAccountId(req: Request): string {
   const id = req.params.id as string;
   if (!isUuid(id)) throw new AppError('invalid_request', 'the account id must be a UUID');
   return id.toLowerCase();
@@ -87,7 +88,7 @@ export function operatorAccountLifecycle({ db, producer, logger }: Pick<Operator
     res.status(201).json({ id: account.id, name: account.name, addons: { workflows: account.workflows }, event });
   });
   router.delete('/operator/accounts/:id', async (req, res) => {
-    const { id, deletedAt } = await deleteAccount(db, accountParam(req));
+    const { id, deletedAt } = await deleteAccount(db, operatorAccountId(req));
     logger.info({ accountId: id }, 'operator deleted an account');
     const event = await publishNow(db, producer, id, logger);
     res.json({ id, deleted: true, deletedAt, event });
@@ -103,7 +104,7 @@ export function operatorAccountLifecycle({ db, producer, logger }: Pick<Operator
 export function operatorActingRouter({ db, playbooks, enrichment, webhooks, visitors, rawStore, sites, credentialCaps }: OperatorAccountOptions): Router {
   const router = express.Router();
   router.use('/operator/accounts/:id/account', async (req, res, next) => {
-    const account = await accountAddons(db, accountParam(req));
+    const account = await accountAddons(db, operatorAccountId(req));
     if (!account) throw new AppError('not_found', `account ${req.params.id as string} does not exist`);
     res.locals.accountId = account.id;
     res.locals.workflows = account.workflows;

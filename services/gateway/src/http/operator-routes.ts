@@ -5,15 +5,14 @@
 // all, so /operator answers 404 like any path that does not exist. Not in the public OpenAPI
 // document: customers read that one.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import express, { type Request, type RequestHandler, type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import { accountAddons, parseBearer, setWorkflowsAddon } from '@glimpse/auth';
 import type { Db } from '@glimpse/db';
 import { AppError } from '@glimpse/errors';
 import type { Logger } from '@glimpse/logging';
-import { isUuid } from '@glimpse/validation';
 import type { AddressLimiter } from '../data/address-limiter.js';
 import { refusal, setRateLimitHeaders } from './rate-limit.js';
-import { operatorAccountLifecycle, operatorActingRouter, type OperatorAccountOptions } from './operator-account-routes.js';
+import { operatorAccountId, operatorAccountLifecycle, operatorActingRouter, type OperatorAccountOptions } from './operator-account-routes.js';
 
 export interface OperatorRouterOptions {
   /** The operator token (at least 16 characters; production wants 32, see config.ts). */
@@ -55,12 +54,6 @@ export function operatorAuth(token: string, limiter: AddressLimiter): RequestHan
   };
 }
 
-function accountId(req: Request): string {
-  const id = req.params.id as string;
-  if (!isUuid(id)) throw new AppError('invalid_request', 'the account id must be a UUID');
-  return id.toLowerCase();
-}
-
 async function operatorAccount(db: Db, id: string): Promise<OperatorAccount> {
   const account = await accountAddons(db, id);
   if (!account) throw new AppError('not_found', `account ${id} does not exist`);
@@ -80,14 +73,14 @@ export function operatorRouter({ token, db, addressLimiter, logger, accounts }: 
   );
 
   router.get('/operator/accounts/:id', async (req, res) => {
-    res.json(await operatorAccount(db, accountId(req)));
+    res.json(await operatorAccount(db, operatorAccountId(req)));
   });
 
   // PUT grants, DELETE removes; both idempotent, both answer the account as it is afterwards.
   const setWorkflows =
     (workflows: boolean): RequestHandler =>
     async (req, res) => {
-      const id = accountId(req);
+      const id = operatorAccountId(req);
       await setWorkflowsAddon(db, id, workflows);
       // An audit line: account ids only, never a credential.
       logger.info({ accountId: id, addon: 'workflows', granted: workflows }, 'operator changed an add-on');
