@@ -48,10 +48,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await gateway?.stop();
   await Promise.all([playbook?.stop(), webhooks?.stop(), visitors?.stop(), enrichment?.stop()]);
   await receiver?.close();
+  // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
+  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 

@@ -32,9 +32,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await gateway?.stop();
   await webhooks?.stop();
+  // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
+  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 

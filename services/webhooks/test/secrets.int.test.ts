@@ -30,10 +30,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await gateway?.stop();
   await webhooks?.stop();
   await receiver?.close();
+  // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
+  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 

@@ -24,11 +24,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await Promise.all([webhooks?.stop(), visitors?.stop()]);
   await enrichment?.stop();
   await receiver?.close();
   await closeProducer();
+  // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
+  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 

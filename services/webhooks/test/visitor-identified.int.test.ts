@@ -31,11 +31,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await webhooks?.stop();
   await proxy?.close();
   await enrichment?.stop();
   await receiver?.close();
+  // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
+  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 
