@@ -44,6 +44,21 @@ const INFRASTRUCTURE = ['kafkajs', 'ioredis', 'pg', 'pg-copy-streams', '@prisma/
 /** Node's I/O modules: a leaf computes, it does not open files, sockets or processes. */
 const NODE_IO = ['fs', 'fs/promises', 'net', 'tls', 'dgram', 'http', 'https', 'http2', 'child_process', 'cluster', 'worker_threads'];
 
+/**
+ * Each service's Prisma client holds only its schema's models (@glimpse/db/<schema>); a package may
+ * import the client of its own schema alone, so another service's tables stay out of reach. The
+ * gateway's shared/auth works on the gateway's identity schema.
+ */
+const DB_CLIENTS = ['identity', 'playbook', 'enrichment', 'webhooks', 'visitors'];
+const OWN_DB_CLIENT = {
+  '@glimpse/gateway': 'identity',
+  '@glimpse/auth': 'identity',
+  '@glimpse/playbook': 'playbook',
+  '@glimpse/enrichment': 'enrichment',
+  '@glimpse/webhooks': 'webhooks',
+  '@glimpse/visitors': 'visitors',
+};
+
 const escape = (name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A no-restricted-imports pattern for these package names and their subpaths (`pg`, `pg/lib/…`, never `pg-pool`). */
 function packagesPattern(names, message, options = {}) {
@@ -62,6 +77,14 @@ function dependencyRestrictions(pkg) {
       ),
     );
   }
+  const own = OWN_DB_CLIENT[pkg.name];
+  const otherClients = DB_CLIENTS.filter((schema) => schema !== own);
+  patterns.push({
+    regex: `^@glimpse/db/(?:${otherClients.join('|')})$`,
+    message: own
+      ? `${pkg.name} uses the ${own} schema's Prisma client (@glimpse/db/${own}) only: another service's tables are that service's, reached over its API or its events (issue 22)`
+      : `${pkg.name} owns no schema: it may not open a service's Prisma client (issue 22)`,
+  });
   if (LEAVES.includes(pkg.name)) {
     const nonLeaves = PACKAGES.filter((p) => p.group === 'shared' && !LEAVES.includes(p.name)).map((p) => escape(p.name));
     patterns.push(

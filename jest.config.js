@@ -12,6 +12,8 @@ for (const group of ['shared', 'services', 'tools']) {
     if (!fs.existsSync(pkg)) continue;
     const { name } = JSON.parse(fs.readFileSync(pkg, 'utf8'));
     moduleNameMapper[`^${name}$`] = `<rootDir>/${group}/${dir}/src/index.ts`;
+    // A subpath (@glimpse/db/playbook) is the module of that name at the top of src.
+    moduleNameMapper[`^${name}/([\\w-]+)$`] = `<rootDir>/${group}/${dir}/src/$1.ts`;
   }
 }
 

@@ -157,7 +157,7 @@ async function run(argv) {
   const defaults = DEFAULTED.every((k) => opts[k] === NUMERIC[k][0]);
 
   await suite.runPhases({ ...begun, progress, reportCleanupErrors: false }, async () => {
-    const { databaseUrl, db, sql, pg } = await suite.setUpInfraAndDatabase({
+    const { databaseUrl, dbs, sql, pg } = await suite.setUpInfraAndDatabase({
       env,
       name: BENCH_DB,
       poolSize: 2,
@@ -237,8 +237,8 @@ async function run(argv) {
     };
 
     // An account, a key that may manage it, and a site made through the front door.
-    const account = await createAccount(db, `bench collect ${stamp}`);
-    const apiKey = await createApiKey(db, account.id, ['account:manage']);
+    const account = await createAccount(dbs.identity, `bench collect ${stamp}`);
+    const apiKey = await createApiKey(dbs.identity, account.id, ['account:manage']);
     const created = await fetch(`${gatewayUrl}/account/sites`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey.secret}` },

@@ -137,7 +137,7 @@ async function run(argv) {
     opts['paced-rate'] === NUMERIC['paced-rate'][0];
 
   await suite.runPhases({ ...begun, progress, reportCleanupErrors: false }, async () => {
-    const { databaseUrl, db, sql } = await suite.setUpInfraAndDatabase({
+    const { databaseUrl, dbs, sql } = await suite.setUpInfraAndDatabase({
       env,
       name: BENCH_DB,
       poolSize: 2,
@@ -179,12 +179,12 @@ async function run(argv) {
 
     /** A new account whose names are in the catalog, with one playbook per name triggered by it. */
     async function accountWithPlaybooks(names) {
-      const account = await createAccount(db, `bench effects ${randomUUID()}`);
+      const account = await createAccount(dbs.identity, `bench effects ${randomUUID()}`);
       await sql.query('INSERT INTO event_names (account_id, name, first_seen_at, last_seen_at, count) SELECT $1, unnest($2::text[]), now(), now(), 1', [
         account.id,
         names,
       ]);
-      for (const name of names) await createPlaybook(db, { accountId: account.id, name: `bench ${name}`, triggers: [name] });
+      for (const name of names) await createPlaybook(dbs.playbook, { accountId: account.id, name: `bench ${name}`, triggers: [name] });
       return account;
     }
 
@@ -297,7 +297,7 @@ async function run(argv) {
 
     // Phase 2: the gateway's saturated accept rate (no consumer running).
     const account = await accountWithPlaybooks(['bench_paced']);
-    const token = await createEventToken(db, account.id);
+    const token = await createEventToken(dbs.identity, account.id);
     const [gatewayPort] = await suite.freePorts(1);
     const gatewayUrl = suite.urlOf(gatewayPort);
     children.gateway = startChild({

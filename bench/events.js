@@ -152,7 +152,7 @@ async function run(argv) {
   const { opts, env, startedAt, stamp, machine, problems, children, shutdown, cleanups, result } = begun;
 
   await suite.runPhases({ ...begun, progress, reportCleanupErrors: false }, async () => {
-    const { databaseUrl, db, sql } = await suite.setUpInfraAndDatabase({
+    const { databaseUrl, dbs, sql } = await suite.setUpInfraAndDatabase({
       env,
       name: BENCH_DB,
       poolSize: 2,
@@ -166,8 +166,8 @@ async function run(argv) {
     const { createPlaybook, eventCatalog } = require('../services/playbook/dist/index.js');
     const { TOPICS } = require('../shared/messaging/dist/index.js');
 
-    const account = await createAccount(db, `bench events ${startedAt.toISOString()}`);
-    const token = await createEventToken(db, account.id);
+    const account = await createAccount(dbs.identity, `bench events ${startedAt.toISOString()}`);
+    const token = await createEventToken(dbs.identity, account.id);
 
     const [gatewayPort, playbookPort, barePort] = await suite.freePorts(3);
     // POST /events never uses INTERNAL_TOKEN.
@@ -252,12 +252,12 @@ async function run(argv) {
     ).catch((err) => {
       throw new Error(`${err.message} (last answer: ${lastAnswer})`);
     });
-    await waitUntil(async () => (await eventCatalog(db, account.id)).some((e) => e.name === EVENT_NAME), {
+    await waitUntil(async () => (await eventCatalog(dbs.playbook, account.id)).some((e) => e.name === EVENT_NAME), {
       timeoutMs: opts['drain-timeout'] * 1000,
       intervalMs: 200,
       what: `"${EVENT_NAME}" in the catalog (is the playbook consumer running?)`,
     });
-    const playbook = await createPlaybook(db, { accountId: account.id, name: 'bench: every signup', triggers: [EVENT_NAME] });
+    const playbook = await createPlaybook(dbs.playbook, { accountId: account.id, name: 'bench: every signup', triggers: [EVENT_NAME] });
     const enrollmentsSince = async (sinceMs) => {
       const { rows } = await sql.query("SELECT email, started_at FROM enrollments WHERE playbook_id = $1 AND status = 'active' AND started_at >= $2", [
         playbook.id,

@@ -211,7 +211,7 @@ async function run(argv) {
   const profileDir = path.join(RESULTS_DIR, `profiles-lookups-${stamp}`);
 
   await suite.runPhases({ ...begun, progress, reportCleanupErrors: true }, async () => {
-    const { databaseUrl, db, sql, createDb, pg } = await suite.setUpInfraAndDatabase({
+    const { databaseUrl, dbs, sql, pg } = await suite.setUpInfraAndDatabase({
       env,
       name: BENCH_DB,
       poolSize: 4,
@@ -243,10 +243,10 @@ async function run(argv) {
     };
 
     // 1. An account with an API key, and the services (idle while the dataset is imported).
-    const account = await createAccount(db, `bench lookups ${startedAt.toISOString()}`);
+    const account = await createAccount(dbs.identity, `bench lookups ${startedAt.toISOString()}`);
     // The account goes at the end with its visitors, key and usage (ON DELETE CASCADE), so runs do not pile up.
     cleanups.push(() => sql.query('DELETE FROM accounts WHERE id = $1', [account.id]));
-    const apiKey = await createApiKey(db, account.id, SCOPES);
+    const apiKey = await createApiKey(dbs.identity, account.id, SCOPES);
     const [gatewayPort, enrichmentPort, barePort] = await suite.freePorts(3);
     const serviceEnv = suite.serviceEnvBase(databaseUrl);
     const prof = (name) => suite.cpuProfArgs(opts.profile, path.join(profileDir, name));
@@ -354,7 +354,7 @@ async function run(argv) {
           JSON.stringify({ visitorId: s.visitorId, email: s.email, page_views: 1 + (s.index % 17), last_seen_at: '2026-11-20T10:00:00.000Z' }),
         ),
         account.id,
-        { db, defaultPhoneRegion: 'US', batchSize: 1000 },
+        { db: dbs.enrichment, defaultPhoneRegion: 'US', batchSize: 1000 },
       );
       if (report.imported !== fresh.length)
         throw new Error(`visitors: ${report.imported} of ${fresh.length} imported (first error: ${JSON.stringify(report.errors[0])})`);
@@ -386,7 +386,7 @@ async function run(argv) {
       );
     };
 
-    await db.$queryRaw`SELECT 1`;
+    await dbs.enrichment.$queryRaw`SELECT 1`;
     const present = opts.reimport || growth ? { ok: false, count: null } : await holdsDataset(sql, enrichment, opts);
     if (present.ok) {
       const sliceSeed = (opts.seed + 1) >>> 0;
@@ -578,7 +578,7 @@ async function run(argv) {
       maxOps: opts['db-queries'],
       warmupOps: 2000,
     };
-    const prisma = createDb({ databaseUrl, poolSize: opts['db-pool'] });
+    const prisma = require('../shared/db/dist/enrichment.js').createDb({ databaseUrl, poolSize: opts['db-pool'] });
     cleanups.push(() => prisma.$disconnect());
     const pool = new pg.Pool({ connectionString: databaseUrl, max: opts['db-pool'] });
     cleanups.push(() => pool.end());

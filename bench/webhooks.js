@@ -100,7 +100,7 @@ async function run(argv) {
   const defaults = opts.effects === NUMERIC.effects[0] && opts['idle-seconds'] === NUMERIC['idle-seconds'][0];
 
   await suite.runPhases({ ...begun, progress, reportCleanupErrors: false }, async () => {
-    const { databaseUrl, db, sql } = await suite.setUpInfraAndDatabase({
+    const { databaseUrl, dbs, sql } = await suite.setUpInfraAndDatabase({
       env,
       name: BENCH_DB,
       poolSize: 2,
@@ -153,7 +153,7 @@ async function run(argv) {
     await waitReady(children.webhooks, `${suite.urlOf(port)}/readyz`, 120_000);
     const pid = children.webhooks.pid;
 
-    const account = await createAccount(db, `bench webhooks ${randomUUID()}`);
+    const account = await createAccount(dbs.identity, `bench webhooks ${randomUUID()}`);
     const res = await fetch(`${suite.urlOf(port)}/internal/webhooks`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-glimpse-internal-token': base.INTERNAL_TOKEN, 'x-glimpse-account-id': account.id },

@@ -3,7 +3,7 @@
 // visitors of the account. Rule 3 holds here too: the trigger names are sent through the running
 // gateway first, so they are in the catalog when the playbooks are created.
 'use strict';
-const { createDb } = require('../shared/db/dist/index.js');
+const { openServiceDbs } = require('./service-dbs.js');
 const {
   createAccount,
   createApiKey,
@@ -27,7 +27,7 @@ async function* lines(count, line) {
 }
 
 /** Persons are shared by all accounts; the visitors belong to the demo account. */
-async function seedDataset(db, databaseUrl, accountId) {
+async function seedDataset(enrichmentDb, databaseUrl, accountId) {
   const persons = Array.from({ length: DEMO_PERSONS }, (_, i) => generatePerson(i, DEMO_SEED));
   await importPersons(
     lines(DEMO_PERSONS, (i) => persons[i]),
@@ -36,7 +36,7 @@ async function seedDataset(db, databaseUrl, accountId) {
   await importVisitors(
     lines(DEMO_PERSONS, (i) => ({ visitorId: demoVisitorId(accountId, i), email: persons[i].traits.work_email, page_views: 3 + (i % 11) })),
     accountId,
-    { db, defaultPhoneRegion: 'US' },
+    { db: enrichmentDb, defaultPhoneRegion: 'US' },
   );
   return { visitorId: demoVisitorId(accountId, 0), email: persons[1].traits.work_email, phone: persons[2].traits.mobile_phone };
 }
@@ -77,33 +77,34 @@ async function seedSite(gatewayUrl, apiKey, origin) {
 }
 
 async function seedDemo({ databaseUrl, gatewayUrl, siteOrigin }) {
-  const db = createDb({ databaseUrl, poolSize: 2 });
+  const dbs = openServiceDbs(databaseUrl);
   try {
-    const existing = await db.account.findFirst({ where: { name: DEMO_ACCOUNT }, orderBy: { createdAt: 'asc' } });
-    const accountId = existing ? existing.id : (await createAccount(db, DEMO_ACCOUNT, { workflows: true })).id;
+    const existing = await dbs.identity.account.findFirst({ where: { name: DEMO_ACCOUNT }, orderBy: { createdAt: 'asc' } });
+    const accountId = existing ? existing.id : (await createAccount(dbs.identity, DEMO_ACCOUNT, { workflows: true })).id;
     // The demo shows events and playbooks: the demo account has the workflows add-on (again, if an operator removed it).
-    if (existing && !existing.workflows) await setWorkflowsAddon(db, accountId, true);
+    if (existing && !existing.workflows) await setWorkflowsAddon(dbs.identity, accountId, true);
     // Each start prints a new token and key and revokes the ones it printed before: the demo stays
     // far below the per-account caps of active credentials however often it is started.
-    for (const old of await listEventTokens(db, accountId)) if (!old.revokedAt) await revokeCredential(db, 'event_token', accountId, old.id);
-    for (const old of await listApiKeys(db, accountId)) if (!old.revokedAt) await revokeCredential(db, 'api_key', accountId, old.id);
-    const token = await createEventToken(db, accountId);
-    const apiKey = await createApiKey(db, accountId, [...SCOPES]);
-    const sample = await seedDataset(db, databaseUrl, accountId);
-    const have = new Set((await listPlaybooks(db, accountId)).map((p) => p.name));
+    for (const old of await listEventTokens(dbs.identity, accountId))
+      if (!old.revokedAt) await revokeCredential(dbs.identity, 'event_token', accountId, old.id);
+    for (const old of await listApiKeys(dbs.identity, accountId)) if (!old.revokedAt) await revokeCredential(dbs.identity, 'api_key', accountId, old.id);
+    const token = await createEventToken(dbs.identity, accountId);
+    const apiKey = await createApiKey(dbs.identity, accountId, [...SCOPES]);
+    const sample = await seedDataset(dbs.enrichment, databaseUrl, accountId);
+    const have = new Set((await listPlaybooks(dbs.playbook, accountId)).map((p) => p.name));
     const missing = PLAYBOOKS.filter((p) => !have.has(p.name));
     const names = [...new Set(missing.flatMap((p) => p.triggers))];
     for (const name of names) await postEvent(gatewayUrl, token.secret, name);
     const deadline = Date.now() + 30_000;
     while (names.length > 0) {
-      const catalog = new Set((await eventCatalog(db, accountId)).map((e) => e.name));
+      const catalog = new Set((await eventCatalog(dbs.playbook, accountId)).map((e) => e.name));
       if (names.every((n) => catalog.has(n))) break;
       if (Date.now() > deadline) throw new Error('seed events did not reach the catalog within 30 s');
       await new Promise((r) => setTimeout(r, 200));
     }
-    for (const p of missing) await createPlaybook(db, { accountId, ...p });
+    for (const p of missing) await createPlaybook(dbs.playbook, { accountId, ...p });
     const site = siteOrigin ? await seedSite(gatewayUrl, apiKey.secret, siteOrigin) : undefined;
-    const { workflows } = await db.account.findUniqueOrThrow({ where: { id: accountId }, select: { workflows: true } });
+    const { workflows } = await dbs.identity.account.findUniqueOrThrow({ where: { id: accountId }, select: { workflows: true } });
     return {
       site,
       accountId,
@@ -113,10 +114,10 @@ async function seedDemo({ databaseUrl, gatewayUrl, siteOrigin }) {
       apiKeyId: apiKey.id,
       apiKey: apiKey.secret,
       sample,
-      playbooks: await listPlaybooks(db, accountId),
+      playbooks: await listPlaybooks(dbs.playbook, accountId),
     };
   } finally {
-    await db.$disconnect();
+    await dbs.disconnect();
   }
 }
 

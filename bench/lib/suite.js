@@ -7,6 +7,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { openServiceDbs } = require('../../scripts/service-dbs.js');
 const { parseArgs } = require('node:util');
 const { readEnv, isLocalHost, serviceDatabaseUrl } = require('../../scripts/infra/env.js');
 const { machineInfo, formatMachine } = require('./machine.js');
@@ -133,8 +134,8 @@ function build(filters, progress) {
 
 /**
  * Infra up, the build (unless `doBuild` is false), then database `name` ensured and migrated, with a
- * Prisma client of `poolSize` and a pg client, both closed by `cleanups`. Returns
- * { databaseUrl, db, sql, createDb, pg }.
+ * Prisma client per service (`dbs.identity`, `dbs.playbook` …, opened on first use, pools of
+ * `poolSize`) and a pg client, all closed by `cleanups`. Returns { databaseUrl, dbs, sql, pg }.
  */
 async function setUpInfraAndDatabase({ env, name, poolSize, buildFilters, doBuild, progress, cleanups }) {
   progress('infra up');
@@ -142,19 +143,19 @@ async function setUpInfraAndDatabase({ env, name, poolSize, buildFilters, doBuil
   if (doBuild) build(buildFilters, progress);
 
   // Required only now: dist/ exists after the build.
-  const { createDb, ensureDatabase, migrate } = require('../../shared/db/dist/index.js');
+  const { ensureDatabase, migrate } = require('../../shared/db/dist/index.js');
   const pg = require('pg');
   const databaseUrl = databaseUrlFor(env.databaseUrl, name);
   const { created } = await ensureDatabase(databaseUrl);
   const { applied } = await migrate({ databaseUrl, migrationsDir: path.join(REPO_ROOT, 'prisma', 'migrations') });
   progress(`database ${name}: ${created ? 'created' : 'exists'}, ${applied.length} migration(s) applied`);
 
-  const db = createDb({ databaseUrl, poolSize });
-  cleanups.push(() => db.$disconnect());
+  const dbs = openServiceDbs(databaseUrl, poolSize);
+  cleanups.push(() => dbs.disconnect());
   const sql = new pg.Client({ connectionString: databaseUrl });
   await sql.connect();
   cleanups.push(() => sql.end());
-  return { databaseUrl, db, sql, createDb, pg };
+  return { databaseUrl, dbs, sql, pg };
 }
 
 /**

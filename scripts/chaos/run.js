@@ -16,6 +16,7 @@ const { createRegistry, startNodeService, createPrivatePostgres, createPrivateRe
 const { createEventLoad, createLookupLoad, createCollectLoad, sendBurst } = require('./load');
 const { deliveryChecks, visitorsChecks, logChecks, kafkaPurgeCheck, redisPurgeCheck, groupLag, parseMetrics, readRawCopies, readTopic } = require('./checks');
 const { startHealthyReceiver, startHangingReceiver, webhooksChecks, expectedEffects } = require('./webhooks');
+const { openServiceDbs } = require('../service-dbs');
 
 const HELP = `Usage: npm run chaos -- [--short | --full] [options]
 
@@ -287,7 +288,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   await stack.pg.start();
   await Promise.all([stack.redis.start(), stack.kafka.start()]);
   const databaseUrl = stack.pg.url('glimpse');
-  const { ensureDatabase, migrate, createDb } = require('../../shared/db/dist/index.js');
+  const { ensureDatabase, migrate } = require('../../shared/db/dist/index.js');
   await ensureDatabase(databaseUrl);
   await migrate({ databaseUrl, migrationsDir: path.join(REPO_ROOT, 'prisma', 'migrations'), log: () => {} });
   log('infrastructure up, migrations applied');
@@ -421,20 +422,20 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   await Promise.all(['gateway-1', 'gateway-2'].map((n) => waitHttp(`${specs[n].url}/readyz`, n)));
 
   // ---- accounts, dataset, playbooks
-  const db = createDb({ databaseUrl, poolSize: 2 });
+  const dbs = openServiceDbs(databaseUrl);
   const { createAccount, createApiKey, createEventToken, SCOPES } = require('../../shared/auth/dist/index.js');
   const { generatePerson, importPersons, importVisitors } = require('../../services/enrichment/dist/index.js');
   const { demoVisitorId } = require('../../tools/cli/dist/commands/imports.js');
-  const account = await createAccount(db, `chaos load ${runId}`);
-  const token = (await createEventToken(db, account.id)).secret;
-  const apiKey = (await createApiKey(db, account.id, [...SCOPES])).secret;
-  const fuzzAccount = await createAccount(db, `chaos fuzz ${runId}`);
-  const fuzzToken = (await createEventToken(db, fuzzAccount.id)).secret;
-  const fuzzKey = (await createApiKey(db, fuzzAccount.id, [...SCOPES])).secret;
+  const account = await createAccount(dbs.identity, `chaos load ${runId}`);
+  const token = (await createEventToken(dbs.identity, account.id)).secret;
+  const apiKey = (await createApiKey(dbs.identity, account.id, [...SCOPES])).secret;
+  const fuzzAccount = await createAccount(dbs.identity, `chaos fuzz ${runId}`);
+  const fuzzToken = (await createEventToken(dbs.identity, fuzzAccount.id)).secret;
+  const fuzzKey = (await createApiKey(dbs.identity, fuzzAccount.id, [...SCOPES])).secret;
   // The webhooks' second account: its endpoints never answer (fairness under the faults).
-  const hangAccount = await createAccount(db, `chaos hang ${runId}`);
-  const hangToken = (await createEventToken(db, hangAccount.id)).secret;
-  const hangKey = (await createApiKey(db, hangAccount.id, [...SCOPES])).secret;
+  const hangAccount = await createAccount(dbs.identity, `chaos hang ${runId}`);
+  const hangToken = (await createEventToken(dbs.identity, hangAccount.id)).secret;
+  const hangKey = (await createApiKey(dbs.identity, hangAccount.id, [...SCOPES])).secret;
   // The Redis failover: the master that owns the load account's slot is the one killed; the burst's
   // account is one whose keys live on that same master (accounts are made until one hashes there).
   const loadRawKey = `glimpse:{a:${account.id}}:raw`;
@@ -442,12 +443,12 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   const loadMaster = await stack.redis.slotMaster(loadSlot);
   let burstAccount = null;
   for (let i = 0; i < 40 && !burstAccount; i++) {
-    const candidate = await createAccount(db, `chaos burst ${runId} ${i}`);
+    const candidate = await createAccount(dbs.identity, `chaos burst ${runId} ${i}`);
     if ((await stack.redis.masterOf(`glimpse:{a:${candidate.id}}:raw`)) === loadMaster) burstAccount = candidate;
   }
   if (!burstAccount) throw new Error(`no account of 40 hashed to ${loadMaster}, the master of the load account's slot ${loadSlot}`);
-  const burstToken = (await createEventToken(db, burstAccount.id)).secret;
-  const burstKey = (await createApiKey(db, burstAccount.id, [...SCOPES])).secret;
+  const burstToken = (await createEventToken(dbs.identity, burstAccount.id)).secret;
+  const burstKey = (await createApiKey(dbs.identity, burstAccount.id, [...SCOPES])).secret;
   log(
     `the load account's keys are in slot ${loadSlot} on ${loadMaster}; the burst account's slot ${await stack.redis.keySlot(`glimpse:{a:${burstAccount.id}}:raw`)} is on the same master`,
   );
@@ -462,14 +463,14 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
   await importVisitors(
     lines(persons.length, (i) => ({ visitorId: demoVisitorId(account.id, i), email: persons[i].traits.work_email, page_views: 3 })),
     account.id,
-    { db, defaultPhoneRegion: 'US' },
+    { db: dbs.enrichment, defaultPhoneRegion: 'US' },
   );
   await importVisitors(
     lines(5, (i) => ({ visitorId: demoVisitorId(fuzzAccount.id, i), email: persons[i].traits.work_email, page_views: 1 })),
     fuzzAccount.id,
-    { db, defaultPhoneRegion: 'US' },
+    { db: dbs.enrichment, defaultPhoneRegion: 'US' },
   );
-  await db.$disconnect();
+  await dbs.disconnect();
   const lookupPersons = persons
     .map((p, i) => ({ visitorId: demoVisitorId(account.id, i), email: p.traits.work_email, phone: p.traits.mobile_phone }))
     .filter((p) => p.email && p.phone);

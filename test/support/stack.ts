@@ -2,7 +2,11 @@
 // helpers integration tests share: accounts with credentials, posting events, waiting.
 import { randomUUID } from 'node:crypto';
 import { createAccount, createApiKey, createEventToken, type Scope } from '@glimpse/auth';
-import { createDb, type Db } from '@glimpse/db';
+import * as identityDb from '@glimpse/db/identity';
+import * as playbookDb from '@glimpse/db/playbook';
+import * as enrichmentDb from '@glimpse/db/enrichment';
+import * as webhooksDb from '@glimpse/db/webhooks';
+import * as visitorsDb from '@glimpse/db/visitors';
 import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@glimpse/gateway';
 import { eventCatalog, loadConfig as playbookConfig, startPlaybookService, type RunningPlaybookService } from '@glimpse/playbook';
 import { loadConfig as enrichmentConfig, startEnrichmentService, type RunningEnrichmentService } from '@glimpse/enrichment';
@@ -102,13 +106,31 @@ export async function startLookupStack(
   };
 }
 
-let db: Db | undefined;
-export function testDb(): Db {
-  return (db ??= createDb({ databaseUrl: testDatabaseUrl(), poolSize: 4 }));
+/** Each service's Prisma client (its schema's models only), as the tests open them: the test role reaches every schema. */
+const CLIENTS = {
+  identity: identityDb.createDb,
+  playbook: playbookDb.createDb,
+  enrichment: enrichmentDb.createDb,
+  webhooks: webhooksDb.createDb,
+  visitors: visitorsDb.createDb,
+};
+type TestDbs = { [S in keyof typeof CLIENTS]: ReturnType<(typeof CLIENTS)[S]> };
+let dbs: Partial<TestDbs> = {};
+
+/** The test role's client for one service's models (opened on first use, closed by closeTestDb). */
+export function testDb<S extends keyof TestDbs>(service: S): TestDbs[S] {
+  return (dbs[service] ??= CLIENTS[service]({ databaseUrl: testDatabaseUrl(), poolSize: 4 }) as TestDbs[S]);
 }
+
+/** Raw SQL across every service's schema (row counts, scans for a value): any client will do. */
+export function testSql(): identityDb.Db {
+  return testDb('identity');
+}
+
 export async function closeTestDb(): Promise<void> {
-  await db?.$disconnect();
-  db = undefined;
+  const open = Object.values(dbs);
+  dbs = {};
+  await Promise.all(open.map((db) => db.$disconnect()));
 }
 
 export interface TestAccount {
@@ -118,8 +140,8 @@ export interface TestAccount {
 }
 
 export async function createTestAccount(name = 'test account'): Promise<TestAccount> {
-  const { id: accountId } = await createAccount(testDb(), name);
-  const { id: tokenId, secret: token } = await createEventToken(testDb(), accountId);
+  const { id: accountId } = await createAccount(testDb('identity'), name);
+  const { id: tokenId, secret: token } = await createEventToken(testDb('identity'), accountId);
   return { accountId, token, tokenId };
 }
 
@@ -173,7 +195,7 @@ export async function waitFor<T>(
 export const uniqueEmail = (tag = 'person') => `${tag}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@example.com`;
 
 export async function createTestApiKey(accountId: string, scopes: Scope[]): Promise<{ id: string; key: string }> {
-  const { id, secret } = await createApiKey(testDb(), accountId, scopes);
+  const { id, secret } = await createApiKey(testDb('identity'), accountId, scopes);
   return { id, key: secret };
 }
 
@@ -227,7 +249,7 @@ export async function sendNamesOnce(gatewayUrl: string, { accountId, token }: Te
   }
   await waitFor(
     async () => {
-      const known = new Set((await eventCatalog(testDb(), accountId)).map((e) => e.name));
+      const known = new Set((await eventCatalog(testDb('playbook'), accountId)).map((e) => e.name));
       return names.every((n) => known.has(n));
     },
     { what: `${names.join(', ')} in the catalog`, timeoutMs: 20_000 },

@@ -1,7 +1,11 @@
 // The services' tables as the tests that scan "everything in Postgres" see them: every table of
 // every service's schema (identity, playbook, enrichment, webhooks), qualified.
 import { DATABASE_SCHEMAS } from '@glimpse/config';
-import type { Db } from '@glimpse/db';
+
+/** Raw queries are all these need: any service's client (the test role reaches every schema). */
+interface Db {
+  $queryRawUnsafe<T>(query: string, ...values: unknown[]): PromiseLike<T>;
+}
 
 const SCHEMAS = Object.values(DATABASE_SCHEMAS);
 

@@ -108,6 +108,27 @@ const BAD: { what: string; filePath: string; code: string; rule: string; says: R
     says: /must not import a service/,
   },
   {
+    what: "a service opens another service's Prisma client",
+    filePath: 'services/playbook/src/data/bad.ts',
+    code: "import { createDb } from '@glimpse/db/enrichment';\nexport const c = createDb;\n",
+    rule: 'no-restricted-imports',
+    says: /uses the playbook schema's Prisma client \(@glimpse\/db\/playbook\) only/,
+  },
+  {
+    what: "the gateway's auth package opens the webhooks client (types only)",
+    filePath: 'shared/auth/src/bad.ts',
+    code: "import type { Db } from '@glimpse/db/webhooks';\nexport type D = Db;\n",
+    rule: 'no-restricted-imports',
+    says: /uses the identity schema's Prisma client/,
+  },
+  {
+    what: 'a shared package that owns no schema opens a client',
+    filePath: 'shared/messaging/src/bad.ts',
+    code: "import type { Db } from '@glimpse/db/identity';\nexport type D = Db;\n",
+    rule: 'no-restricted-imports',
+    says: /owns no schema/,
+  },
+  {
     what: 'a shared package imports a service (types only)',
     filePath: 'shared/messaging/src/bad.ts',
     code: "import type { RunningGateway } from '@glimpse/gateway';\nexport type G = RunningGateway;\n",
@@ -164,6 +185,11 @@ const GOOD: { what: string; filePath: string; code: string }[] = [
     what: 'a shared infrastructure package imports another and a leaf',
     filePath: 'shared/auth/src/good.ts',
     code: "import { createKafka } from '@glimpse/messaging';\nimport { isScope } from '@glimpse/validation';\nexport const all = [createKafka, isScope];\n",
+  },
+  {
+    what: "a service opens its own schema's Prisma client and the service-neutral database helpers",
+    filePath: 'services/webhooks/src/data/good.ts',
+    code: "import { createDb } from '@glimpse/db/webhooks';\nimport { withAdvisoryLock } from '@glimpse/db';\nexport const all = [createDb, withAdvisoryLock];\n",
   },
   {
     what: "a service's integration test composes other services (tests are not held to the rules)",

@@ -2,7 +2,7 @@
 // stays up while Postgres is down (unready, lookups 503) and is ready again when it returns.
 // A consumer of the accounts topic removes a deleted account's data; lookups do not need Kafka,
 // so the service starts and stays ready without it (/readyz shows the consumer as degraded).
-import { createDb } from '@glimpse/db';
+import { createDb } from '@glimpse/db/enrichment';
 import { createBaseApp, createServiceServer, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { TOPICS, createAccountEventsConsumer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';

@@ -38,7 +38,7 @@ const lookup = (base: string, accountId: string): Promise<HttpResult> =>
 type Counts = Record<'visitors' | 'usage_ledger' | 'usage_days' | 'enrichment_credits' | 'credit_leases', number>;
 
 async function rowsOf(accountId: string): Promise<Counts> {
-  const [row] = await testDb().$queryRaw<Counts[]>`
+  const [row] = await testDb('enrichment').$queryRaw<Counts[]>`
     SELECT (SELECT count(*) FROM visitors WHERE account_id = ${accountId}::uuid)::int AS visitors,
            (SELECT count(*) FROM usage_ledger WHERE account_id = ${accountId}::uuid)::int AS usage_ledger,
            (SELECT count(*) FROM usage_days WHERE account_id = ${accountId}::uuid)::int AS usage_days,
@@ -56,9 +56,10 @@ async function accountWithData(): Promise<{ accountId: string; counts: Counts }>
       { visitorId: randomObjectId(), email },
     ]),
   ).toMatchObject({ imported: 2 });
-  await setCreditLimit(testDb(), accountId, 100);
+  await setCreditLimit(testDb('enrichment'), accountId, 100);
   expect((await lookup(service.url, accountId)).status).toBe(200);
-  await testDb().$executeRaw`INSERT INTO usage_days (account_id, day, identity_matches, enriched_records) VALUES (${accountId}::uuid, DATE '2026-01-01', 3, 3)`;
+  await testDb('enrichment')
+    .$executeRaw`INSERT INTO usage_days (account_id, day, identity_matches, enriched_records) VALUES (${accountId}::uuid, DATE '2026-01-01', 3, 3)`;
   const counts = await rowsOf(accountId);
   expect(counts).toEqual({ visitors: 2, usage_ledger: 1, usage_days: 1, enrichment_credits: 1, credit_leases: 1 });
   return { accountId, counts };

@@ -33,7 +33,7 @@ async function newAccountKey(credits?: number): Promise<{ accountId: string; key
   return { accountId, key };
 }
 
-const billed = async (accountId: string) => (await usageTotals(testDb(), accountId)).enrichedRecords;
+const billed = async (accountId: string) => (await usageTotals(testDb('enrichment'), accountId)).enrichedRecords;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function bulk(key: string, items: unknown[], headers: Record<string, string> = {}): Promise<HttpResult> {

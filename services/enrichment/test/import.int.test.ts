@@ -141,7 +141,7 @@ describe('glimpse import persons', () => {
     expect(res.body.skills).toEqual([]);
     expect(res.body.traits.recommended_personal_email).toBeNull();
     expect(await foundBy({ email: newEmail.toUpperCase() })).toBe(before.profile.id);
-    expect(await testDb().person.count({ where: { id: { in: [before.profile.id!, before.profile.id!.toUpperCase()] } } })).toBe(1);
+    expect(await testDb('enrichment').person.count({ where: { id: { in: [before.profile.id!, before.profile.id!.toUpperCase()] } } })).toBe(1);
   });
 
   it('when one file holds the same person twice, or a later person claims an email, then the later line wins', async () => {
@@ -225,7 +225,7 @@ describe('an account that does not exist', () => {
     const demo = await cli('demo', '--persons', '3', '--seed', String(demoSeed), '--account', account, '--json');
     expect(demo.code).toBe(1);
     expect(demo.stderr).toContain(`not_found: account ${account} does not exist`);
-    expect(await testDb().person.count({ where: { id: generatePerson(0, demoSeed).profile.id! } })).toBe(0);
+    expect(await testDb('enrichment').person.count({ where: { id: generatePerson(0, demoSeed).profile.id! } })).toBe(0);
   });
 });
 
@@ -237,7 +237,7 @@ describe('glimpse demo', () => {
     expect(result.code).toBe(0);
     expect(result.json()).toEqual({ persons: 50, visitors: 50, seed: demoSeed });
     const people = Array.from({ length: 50 }, (_, i) => generatePerson(i, demoSeed));
-    expect(await testDb().person.count({ where: { id: { in: people.map((p) => p.profile.id!) } } })).toBe(50);
+    expect(await testDb('enrichment').person.count({ where: { id: { in: people.map((p) => p.profile.id!) } } })).toBe(50);
 
     const answers = await Promise.all(people.map((_, i) => details(url, key, demoVisitorId(accountId, i))));
     answers.forEach((res, i) => {

@@ -21,7 +21,7 @@ export function importPersonRecords(records: unknown[]): Promise<ImportReport> {
 }
 
 export function importVisitorRows(accountId: string, rows: unknown[]): Promise<ImportReport> {
-  return importVisitors(linesOf(rows), accountId, { db: testDb(), defaultPhoneRegion: 'US' });
+  return importVisitors(linesOf(rows), accountId, { db: testDb('enrichment'), defaultPhoneRegion: 'US' });
 }
 
 const bearer = (key: string | undefined): Record<string, string> => (key === undefined ? {} : { authorization: `Bearer ${key}` });

@@ -34,7 +34,7 @@ async function accountWithKey(scopes: Parameters<typeof createTestApiKey>[1] = [
 
 /** Usage and the credit limit: credits used are the enriched records billed. */
 async function billing(accountId: string) {
-  return { ...(await usageTotals(testDb(), accountId)), creditLimit: await creditLimitOf(testDb(), accountId) };
+  return { ...(await usageTotals(testDb('enrichment'), accountId)), creditLimit: await creditLimitOf(testDb('enrichment'), accountId) };
 }
 
 beforeAll(async () => {
@@ -65,7 +65,7 @@ describe('credentials (spec §5)', () => {
 
   it.each(lookups)('when %s gets no, a malformed, an unknown, a revoked key, an event token or another scheme, then 401 unauthorized', async (_name, call) => {
     const revoked = await accountWithKey();
-    await revokeCredential(testDb(), 'api_key', revoked.accountId, revoked.keyId);
+    await revokeCredential(testDb('identity'), 'api_key', revoked.accountId, revoked.keyId);
     const attempts: [string, Record<string, string>][] = [
       ['no Authorization header', {}],
       ['an empty bearer', { authorization: 'Bearer ' }],
@@ -221,7 +221,7 @@ describe('the enrichment lookup (spec §4.2)', () => {
 
   it('when an account has used up its credit limit, then a matching lookup is 402 payment_required', async () => {
     const account = await accountWithKey(['enrichment:read']);
-    await setCreditLimit(testDb(), account.accountId, 1);
+    await setCreditLimit(testDb('enrichment'), account.accountId, 1);
     expect((await enrich(url, account.key, { email: workEmail })).status).toBe(200);
     expectErrorBody(await enrich(url, account.key, { email: workEmail }), 402, 'payment_required');
     // Nobody to bill for: no match is still 404, not 402.
@@ -234,8 +234,8 @@ describe('billing of failures', () => {
     const account = await accountWithKey(['enrichment:read']);
     const detailsOnly = await createTestApiKey(account.accountId, ['visitors:read']);
     const revoked = await createTestApiKey(account.accountId, ['enrichment:read']);
-    await revokeCredential(testDb(), 'api_key', account.accountId, revoked.id);
-    await setCreditLimit(testDb(), account.accountId, 1);
+    await revokeCredential(testDb('identity'), 'api_key', account.accountId, revoked.id);
+    await setCreditLimit(testDb('enrichment'), account.accountId, 1);
     expect((await enrich(url, account.key, { email: workEmail })).status).toBe(200);
     const before = await billing(account.accountId);
     expect(before).toEqual({ identityMatches: 1, enrichedRecords: 1, creditLimit: 1 });

@@ -17,7 +17,7 @@ it('when an imported person is enriched by email, then the gateway answers 200 w
   async function* one() {
     yield JSON.stringify(person);
   }
-  await importPersons(one(), { db: testDb(), defaultPhoneRegion: 'US' });
+  await importPersons(one(), { db: testDb('enrichment'), defaultPhoneRegion: 'US' });
   const { accountId } = await createTestAccount();
   const { key } = await createTestApiKey(accountId, ['enrichment:read']);
   const res = await request(`${stack.gateway.url}/visitors/enrichment`, {

@@ -46,7 +46,7 @@ async function twoPersons() {
 }
 
 const visitorsOf = async (accountId: string) =>
-  (await testDb().visitor.findMany({ where: { accountId }, select: { id: true, pageViews: true }, orderBy: { id: 'asc' } })).map((v) => ({
+  (await testDb('enrichment').visitor.findMany({ where: { accountId }, select: { id: true, pageViews: true }, orderBy: { id: 'asc' } })).map((v) => ({
     id: v.id,
     pageViews: v.pageViews,
   }));
@@ -67,7 +67,7 @@ describe('enrichment: erasure of a person of an account', () => {
     ).toMatchObject({ imported: 3 });
     expect(await importVisitorRows(otherAccount, [{ visitorId: theirs, email }])).toMatchObject({ imported: 1 });
     expect((await details(accountId, byWork)).status).toBe(200);
-    const dataset = await testDb().identity.count({ where: { value: { in: [email, personal] } } });
+    const dataset = await testDb('enrichment').identity.count({ where: { value: { in: [email, personal] } } });
     expect(dataset).toBe(2);
 
     const replacement = erasedEmail(accountId, email);
@@ -81,7 +81,7 @@ describe('enrichment: erasure of a person of an account', () => {
     expect(JSON.stringify(left).toLowerCase()).not.toContain(email);
     // Another account's visitor of the same person, and the operator's dataset, stay.
     expect((await details(otherAccount, theirs)).status).toBe(200);
-    expect(await testDb().identity.count({ where: { value: { in: [email, personal] } } })).toBe(dataset);
+    expect(await testDb('enrichment').identity.count({ where: { value: { in: [email, personal] } } })).toBe(dataset);
 
     // Erasing again (a retried DELETE) finds nothing and changes nothing.
     expect(await erase(accountId, { email, replacement })).toMatchObject({ status: 200, body: { deletedVisitors: 0, hashedVisitors: 0 } });

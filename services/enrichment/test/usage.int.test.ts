@@ -33,7 +33,7 @@ async function newAccountKey(): Promise<{ accountId: string; key: string }> {
 async function usage(accountId: string): Promise<{ identityMatches: number; enrichedRecords: number }> {
   const result = await cli('usage', '--account', accountId, '--json');
   expect(result.code).toBe(0);
-  expect(result.json()).toEqual(await usageTotals(testDb(), accountId));
+  expect(result.json()).toEqual(await usageTotals(testDb('enrichment'), accountId));
   return result.json();
 }
 

@@ -1,7 +1,7 @@
 // Wires the gateway's HTTP app from what it is given; start.ts builds the real dependencies.
 import { Counter, Registry } from 'prom-client';
 import type { Authenticator } from '@glimpse/auth';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import type { Logger } from '@glimpse/logging';
 import { createBaseApp, type OptionalCheck, type ReadinessCheck } from '@glimpse/http';
 import type { BatchingProducer } from '@glimpse/messaging';

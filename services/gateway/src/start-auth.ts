@@ -2,7 +2,7 @@
 // per-address limiter (the same one the routes use), outcomes counted.
 import { Counter, type Registry } from 'prom-client';
 import { createAuthenticator, type Authenticator, type LookupAdmission } from '@glimpse/auth';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import type { GatewayConfig } from './config.js';
 import { createAddressLimiter, type AddressLimiter } from './data/address-limiter.js';
 import type { RateDecision } from './data/rate-limiter.js';

@@ -3,7 +3,7 @@
 // It starts whatever is down: the HTTP server listens at once, /readyz says what is missing, and
 // Kafka, Redis and Postgres are connected when they come.
 import { Registry } from 'prom-client';
-import { createDb, type Db } from '@glimpse/db';
+import { createDb, type Db } from '@glimpse/db/identity';
 import { createHttpServer } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import { createGatewayApp } from './app.js';

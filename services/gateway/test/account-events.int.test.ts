@@ -20,9 +20,9 @@ afterAll(async () => {
 describe('the gateway publishing account events', () => {
   it('when an account is created and deleted, then without anyone else publishing the gateway sends both in order and marks them; /metrics counts them', async () => {
     const from = await endOffsets(TOPICS.accounts);
-    const { id } = await createAccount(testDb(), 'Published by the gateway');
-    await deleteAccount(testDb(), id);
-    await waitFor(async () => (await accountEventsPending(testDb(), id)) === 0, { what: 'the gateway to publish the events' });
+    const { id } = await createAccount(testDb('identity'), 'Published by the gateway');
+    await deleteAccount(testDb('identity'), id);
+    await waitFor(async () => (await accountEventsPending(testDb('identity'), id)) === 0, { what: 'the gateway to publish the events' });
     const messages = await readTopic(TOPICS.accounts, { from, until: (read) => read.filter((m) => m.key === id).length >= 2 });
     expect(messages.filter((m) => m.key === id).map((m) => m.json.type)).toEqual(['account.created', 'account.deleted']);
 

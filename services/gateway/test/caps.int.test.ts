@@ -85,12 +85,12 @@ function expectExactly(answers: HttpResult[], created: number, capWords: string,
 describe('caps per account under concurrent creations (20 at once, 5 short of the cap)', () => {
   it('event tokens: exactly 5 are created; a revoked one does not count', async () => {
     const m = await manager(); // it has one token already
-    for (let i = 1; i < CAP - 5; i++) await createEventToken(testDb(), m.accountId);
+    for (let i = 1; i < CAP - 5; i++) await createEventToken(testDb('identity'), m.accountId);
     const answers = await atOnce(20, () => m.client.post('/account/event-tokens'));
     expectExactly(answers, 5, `at most ${CAP} active event tokens`);
-    expect(await testDb().eventToken.count({ where: { accountId: m.accountId, revokedAt: null } })).toBe(CAP);
+    expect(await testDb('identity').eventToken.count({ where: { accountId: m.accountId, revokedAt: null } })).toBe(CAP);
 
-    await revokeCredential(testDb(), 'event_token', m.accountId, m.tokenId);
+    await revokeCredential(testDb('identity'), 'event_token', m.accountId, m.tokenId);
     expect((await m.client.post('/account/event-tokens')).status).toBe(201);
     expect((await m.client.post('/account/event-tokens')).status).toBe(409);
   });
@@ -100,7 +100,7 @@ describe('caps per account under concurrent creations (20 at once, 5 short of th
     for (let i = 1; i < CAP - 5; i++) await createTestApiKey(m.accountId, ['visitors:read']);
     const answers = await atOnce(20, () => m.client.post('/account/api-keys', { scopes: ['visitors:read'] }));
     expectExactly(answers, 5, `at most ${CAP} active API keys`);
-    expect(await testDb().apiKey.count({ where: { accountId: m.accountId, revokedAt: null } })).toBe(CAP);
+    expect(await testDb('identity').apiKey.count({ where: { accountId: m.accountId, revokedAt: null } })).toBe(CAP);
   });
 
   it('playbooks: exactly 5 are created', async () => {
@@ -108,7 +108,7 @@ describe('caps per account under concurrent creations (20 at once, 5 short of th
     for (let i = 0; i < CAP - 5; i++) expect((await m.client.post('/account/playbooks', { name: `before ${i}` })).status).toBe(201);
     const answers = await atOnce(20, (i) => m.client.post('/account/playbooks', { name: `at once ${i}` }));
     expectExactly(answers, 5, `${CAP} playbooks`);
-    expect(await testDb().playbook.count({ where: { accountId: m.accountId } })).toBe(CAP);
+    expect(await testDb('playbook').playbook.count({ where: { accountId: m.accountId } })).toBe(CAP);
   });
 
   it("a playbook's triggers and exits: more than the cap is 409; 20 changes at once leave exactly one change's lists", async () => {
@@ -129,7 +129,7 @@ describe('caps per account under concurrent creations (20 at once, 5 short of th
     const lists = Array.from({ length: 20 }, (_, i) => Array.from({ length: 5 }, (_, j) => `exit_${i}_${j}`));
     const answers = await atOnce(20, (i) => m.client.patch(`/account/playbooks/${id}`, { exits: lists[i] }));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
-    const exits = (await testDb().playbookExit.findMany({ where: { playbookId: id }, select: { eventName: true } })).map((e) => e.eventName).sort();
+    const exits = (await testDb('playbook').playbookExit.findMany({ where: { playbookId: id }, select: { eventName: true } })).map((e) => e.eventName).sort();
     expect(exits).toHaveLength(5);
     expect(lists.map((l) => [...l].sort())).toContainEqual(exits);
   });
@@ -141,7 +141,7 @@ describe('caps per account under concurrent creations (20 at once, 5 short of th
     for (let i = 1; i < CAP - 5; i++) expect((await m.client.post('/account/suppressions', { email: uniqueEmail('before') })).status).toBe(201);
     const answers = await atOnce(20, () => m.client.post('/account/suppressions', { email: uniqueEmail('at-once') }));
     expectExactly(answers, 5, `${CAP} suppressed people`);
-    expect(await testDb().suppression.count({ where: { accountId: m.accountId } })).toBe(CAP);
+    expect(await testDb('playbook').suppression.count({ where: { accountId: m.accountId } })).toBe(CAP);
     expect((await m.client.post('/account/suppressions', { email: first })).status).toBe(200);
   });
 
@@ -150,7 +150,7 @@ describe('caps per account under concurrent creations (20 at once, 5 short of th
     for (let i = 0; i < CAP - 5; i++) expect((await m.client.post('/account/sites', { name: `Site ${i}`, origins: [`https://s${i}.test`] })).status).toBe(201);
     const answers = await atOnce(20, (i) => m.client.post('/account/sites', { name: `At once ${i}`, origins: [`https://a${i}.test`] }));
     expectExactly(answers, 5, `at most ${CAP} sites`);
-    expect(await testDb().site.count({ where: { accountId: m.accountId } })).toBe(CAP);
+    expect(await testDb('identity').site.count({ where: { accountId: m.accountId } })).toBe(CAP);
   });
 
   it('page rules: exactly 5 are created', async () => {
@@ -175,20 +175,20 @@ describe('caps per account under concurrent creations (20 at once, 5 short of th
     const m = await manager();
     const caps = { revokedKept: 3 };
     for (let i = 0; i < 6; i++) {
-      const { id } = await createApiKey(testDb(), m.accountId, ['visitors:read'], caps);
-      await revokeCredential(testDb(), 'api_key', m.accountId, id);
+      const { id } = await createApiKey(testDb('identity'), m.accountId, ['visitors:read'], caps);
+      await revokeCredential(testDb('identity'), 'api_key', m.accountId, id);
     }
-    await createApiKey(testDb(), m.accountId, ['visitors:read'], caps);
+    await createApiKey(testDb('identity'), m.accountId, ['visitors:read'], caps);
     // Its own active key, the new one, and the 3 revoked last.
-    expect(await testDb().apiKey.count({ where: { accountId: m.accountId, revokedAt: { not: null } } })).toBe(3);
-    expect(await testDb().apiKey.count({ where: { accountId: m.accountId } })).toBe(5);
+    expect(await testDb('identity').apiKey.count({ where: { accountId: m.accountId, revokedAt: { not: null } } })).toBe(3);
+    expect(await testDb('identity').apiKey.count({ where: { accountId: m.accountId } })).toBe(5);
   });
 });
 
 describe('token and key lists, a page at a time', () => {
   it('when an account has more tokens than a page, then the pages hold each once, newest first, and a bad cursor is 400', async () => {
     const m = await manager();
-    for (let i = 0; i < 6; i++) await createEventToken(testDb(), m.accountId);
+    for (let i = 0; i < 6; i++) await createEventToken(testDb('identity'), m.accountId);
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -199,7 +199,7 @@ describe('token and key lists, a page at a time', () => {
       cursor = res.body.nextCursor;
       pages += 1;
     } while (cursor);
-    const all = await testDb().eventToken.findMany({
+    const all = await testDb('identity').eventToken.findMany({
       where: { accountId: m.accountId },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       select: { id: true },
@@ -219,7 +219,7 @@ describe('the event catalog past its cap', () => {
     const res = await postEvent(gateway.url, m.token, { event, email });
     expect(res.status).toBe(200);
     const eventId = res.headers.get('x-event-id')!;
-    await waitFor(async () => (await testDb().processedEvent.count({ where: { eventId } })) === 1, { what: `${event} applied` });
+    await waitFor(async () => (await testDb('playbook').processedEvent.count({ where: { eventId } })) === 1, { what: `${event} applied` });
     return eventId;
   }
 
@@ -240,10 +240,10 @@ describe('the event catalog past its cap', () => {
     const sent = await atOnce(20, (i) => postEvent(gateway.url, m.token, { event: names[i], email: uniqueEmail('burst') }));
     expect(sent.map((r) => r.status)).toEqual(Array(20).fill(200));
     const ids = sent.map((r) => r.headers.get('x-event-id')!);
-    await waitFor(async () => (await testDb().processedEvent.count({ where: { eventId: { in: ids } } })) === 20, { what: 'the burst applied' });
+    await waitFor(async () => (await testDb('playbook').processedEvent.count({ where: { eventId: { in: ids } } })) === 20, { what: 'the burst applied' });
     const refusedAll = await waitFor(
       async () => {
-        const row = await testDb().catalogRefusal.findUnique({ where: { accountId: m.accountId } });
+        const row = await testDb('playbook').catalogRefusal.findUnique({ where: { accountId: m.accountId } });
         return row && Number(row.events) === 19 && row;
       },
       { what: '19 refused names' },
@@ -262,7 +262,7 @@ describe('the event catalog past its cap', () => {
       { what: 'the exit name refused too' },
     );
     expect(page.body).toMatchObject({ names: CATALOG_CAP, maxNames: CATALOG_CAP, full: true, refused: { events: 20, lastName: 'left_after_full' } });
-    const catalog = await testDb().eventName.findMany({ where: { accountId: m.accountId }, select: { name: true } });
+    const catalog = await testDb('playbook').eventName.findMany({ where: { accountId: m.accountId }, select: { name: true } });
     expect(catalog).toHaveLength(CATALOG_CAP);
     expect(catalog.filter((c) => names.includes(c.name))).toHaveLength(1);
     expect(catalog.some((c) => c.name === 'left_after_full')).toBe(false);

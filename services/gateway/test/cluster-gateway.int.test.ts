@@ -173,7 +173,7 @@ describe('a gateway on the Redis Cluster', () => {
       (async function* () {
         yield JSON.stringify(person);
       })(),
-      { db: testDb(), defaultPhoneRegion: 'US' },
+      { db: testDb('enrichment'), defaultPhoneRegion: 'US' },
     );
     const { key: lookupKey } = await createTestApiKey(manager.accountId, ['enrichment:read']);
     const key = `lookup-${randomUUID()}`;

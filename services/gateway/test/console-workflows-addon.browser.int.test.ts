@@ -32,7 +32,7 @@ afterAll(async () => {
 
 async function signedIn(workflows: boolean): Promise<{ page: Page; problems: string[] }> {
   const { accountId } = await createTestAccount('console add-on');
-  if (!workflows) await setWorkflowsAddon(testDb(), accountId, false);
+  if (!workflows) await setWorkflowsAddon(testDb('identity'), accountId, false);
   const { key } = await createTestApiKey(accountId, ['account:manage']);
   const context = await browser.newContext({ viewport: { width: 1100, height: 720 }, colorScheme: 'light', reducedMotion: 'reduce' });
   const page = await context.newPage();

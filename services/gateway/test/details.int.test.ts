@@ -62,7 +62,7 @@ describe('details of a visitor seen by the tag', () => {
       (async function* () {
         yield JSON.stringify(person);
       })(),
-      { db: testDb(), defaultPhoneRegion: 'US' },
+      { db: testDb('enrichment'), defaultPhoneRegion: 'US' },
     );
     const email = person.traits.work_email as string;
     const view = pageview('/signup');

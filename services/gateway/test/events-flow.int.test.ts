@@ -10,6 +10,7 @@ import {
   startTestGateway,
   startTestPlaybookService,
   testDb,
+  testSql,
   uniqueEmail,
   waitFor,
 } from '../../../test/support/stack';
@@ -34,7 +35,9 @@ afterAll(async () => {
 });
 
 async function seen(accountId: string, name: string, count = 1) {
-  return waitFor(async () => (await eventCatalog(testDb(), accountId)).find((e) => e.name === name && e.count >= count), { what: `${name} in the catalog` });
+  return waitFor(async () => (await eventCatalog(testDb('playbook'), accountId)).find((e) => e.name === name && e.count >= count), {
+    what: `${name} in the catalog`,
+  });
 }
 
 describe('POST /events end to end', () => {
@@ -113,10 +116,10 @@ describe('POST /events end to end', () => {
     expect(res.status).toBe(200);
     await seen(accountId, 'quote_requested');
 
-    const columns = await applicationColumns(testDb());
+    const columns = await applicationColumns(testSql());
     expect(columns.length).toBeGreaterThan(50); // every column of every service's schema
     for (const { table, column, qualified } of columns) {
-      const rows = await testDb().$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${qualified} WHERE "${column}"::text LIKE $1`, `%${marker}%`);
+      const rows = await testSql().$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${qualified} WHERE "${column}"::text LIKE $1`, `%${marker}%`);
       expect({ table, column, n: Number(rows[0]!.n) }).toEqual({ table, column, n: 0 });
     }
   });
@@ -126,12 +129,12 @@ describe('POST /events end to end', () => {
     const email = uniqueEmail();
     await postEvent(gateway.url, token, { event: 'demo_booked', email: uniqueEmail() });
     await seen(accountId, 'demo_booked');
-    const pb = await createPlaybook(testDb(), { accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
+    const pb = await createPlaybook(testDb('playbook'), { accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
 
     expect((await postEvent(gateway.url, token, { event: 'demo_booked', email })).status).toBe(200);
     const enrollments = await waitFor(
       async () => {
-        const list = await listEnrollments(testDb(), accountId, pb.id);
+        const list = await listEnrollments(testDb('playbook'), accountId, pb.id);
         return list.length > 0 && list;
       },
       { what: 'an enrollment' },

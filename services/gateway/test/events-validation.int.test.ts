@@ -99,8 +99,8 @@ const refusals: RefusalCase[] = [
     error: 'unauthorized',
     message: /unknown or revoked/,
     async send(url, a, email) {
-      const extra = await createEventToken(testDb(), a.accountId);
-      await revokeCredential(testDb(), 'event_token', a.accountId, extra.id);
+      const extra = await createEventToken(testDb('identity'), a.accountId);
+      await revokeCredential(testDb('identity'), 'event_token', a.accountId, extra.id);
       return postEvent(url, extra.secret, valid(email));
     },
   },
@@ -110,7 +110,7 @@ const refusals: RefusalCase[] = [
     error: 'unauthorized',
     message: /this endpoint takes an event token/,
     async send(url, a, email) {
-      const key = await createApiKey(testDb(), a.accountId, ['visitors:read', 'enrichment:read', 'account:manage']);
+      const key = await createApiKey(testDb('identity'), a.accountId, ['visitors:read', 'enrichment:read', 'account:manage']);
       return postEvent(url, key.secret, valid(email));
     },
   },
@@ -345,7 +345,7 @@ describe('POST /events accepted at the edges of the rules', () => {
     const { accountId, token, tokenId } = await createTestAccount();
     expect((await postEvent(gateway.url, token, valid(uniqueEmail()))).status).toBe(200);
 
-    await revokeCredential(testDb(), 'event_token', accountId, tokenId);
+    await revokeCredential(testDb('identity'), 'event_token', accountId, tokenId);
     const res = await postEvent(gateway.url, token, valid(uniqueEmail()));
 
     expect(res.status).toBe(401);
@@ -413,8 +413,8 @@ describe('POST /events Idempotency-Key', () => {
     expect(messages.map((m) => m.json?.event)).toEqual(['order_placed', 'order_placed', 'sentinel']);
     expect((await rawCopies(accountId)).map((c) => c.event)).toEqual(['order_placed', 'order_placed', 'sentinel']);
 
-    await waitFor(async () => (await eventCatalog(testDb(), accountId)).some((e) => e.name === 'sentinel'), { what: 'the sentinel in the catalog' });
-    const catalog = await eventCatalog(testDb(), accountId);
+    await waitFor(async () => (await eventCatalog(testDb('playbook'), accountId)).some((e) => e.name === 'sentinel'), { what: 'the sentinel in the catalog' });
+    const catalog = await eventCatalog(testDb('playbook'), accountId);
     expect(catalog.find((e) => e.name === 'order_placed')?.count).toBe(2); // order-1001 once, order-1002 once
   });
 });

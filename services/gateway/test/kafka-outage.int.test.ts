@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 async function catalogNames(accountId: string): Promise<string[]> {
-  return (await eventCatalog(testDb(), accountId)).map((e) => e.name);
+  return (await eventCatalog(testDb('playbook'), accountId)).map((e) => e.name);
 }
 
 describe('POST /events while Kafka is down', () => {
@@ -145,7 +145,7 @@ describe('POST /events while Kafka is down', () => {
     // The gateway's account-events publisher shares the producer: a request of its in flight when the
     // broker freezes would hold the event back unsent (answered "nothing was accepted", also true, but
     // not the case under test). Nothing is left for it to publish once the new account's event is out.
-    await waitFor(async () => (await testDb().accountEvent.count({ where: { publishedAt: null } })) === 0, {
+    await waitFor(async () => (await testDb('identity').accountEvent.count({ where: { publishedAt: null } })) === 0, {
       timeoutMs: 30_000,
       what: 'the account events published',
     });
@@ -179,7 +179,7 @@ describe('POST /events while Kafka is down', () => {
     // The same person throughout, so one partition: once this is applied, everything before it was too.
     expect((await postEvent(gateway.url, token, { event: 'after_freeze', email })).status).toBe(200);
     await waitFor(async () => (await catalogNames(accountId)).includes('after_freeze'), { timeoutMs: 60_000, what: 'after_freeze in the catalog' });
-    const frozen = (await eventCatalog(testDb(), accountId)).find((e) => e.name === 'frozen_send');
+    const frozen = (await eventCatalog(testDb('playbook'), accountId)).find((e) => e.name === 'frozen_send');
     expect(frozen?.count).toBe(1);
   }, 120_000);
 });

@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import { TOPICS } from '@glimpse/messaging';
 import { eventCatalog } from '@glimpse/playbook';
-import { closeTestDb, postEvent, sendNamesOnce, startManagementStack, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { closeTestDb, postEvent, sendNamesOnce, startManagementStack, testDb, testSql, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { applicationTables } from '../../../test/support/tables';
 import { endOffsets } from '../../../test/support/kafka-helpers';
 import { redisUrl } from '../../../test/config';
@@ -24,7 +24,7 @@ afterAll(async () => {
 
 /** Posts events and waits until they are applied and their effects published. */
 async function send(manager: Manager, email: string, ...events: string[]) {
-  const db = testDb();
+  const db = testDb('playbook');
   const before = await db.processedEvent.count({ where: { accountId: manager.accountId } });
   for (const event of events) expect((await postEvent(stack.gateway.url, manager.token, { event, email })).status).toBe(200);
   await waitFor(async () => (await db.processedEvent.count({ where: { accountId: manager.accountId } })) >= before + events.length, { what: 'events applied' });
@@ -35,7 +35,7 @@ async function send(manager: Manager, email: string, ...events: string[]) {
 
 /** Everything a dry run could write: row counts of every table (the catalog as the API reads it, since a fold moves its rows), Kafka end offsets, Redis keys. */
 async function everything(accountId: string) {
-  const db = testDb();
+  const db = testSql();
   // account_states follows the accounts topic: the stack's consumers apply other tests' account
   // events to it at their own pace, so it may grow during the dry run without the dry run writing.
   const tables = (await applicationTables(db)).filter((t) => !['event_names', 'event_name_deltas', 'account_states'].includes(t.table));
@@ -55,7 +55,7 @@ async function everything(accountId: string) {
   } while (cursor !== '0');
   return {
     counts,
-    catalog: await eventCatalog(db, accountId),
+    catalog: await eventCatalog(testDb('playbook'), accountId),
     inbound: Object.fromEntries(await endOffsets(TOPICS.eventsInbound)),
     effects: Object.fromEntries(await endOffsets(TOPICS.playbookEffects)),
     keys: keys.sort(),
@@ -122,7 +122,10 @@ describe('management API: dry run', () => {
     ]);
     const email = uniqueEmail('returning');
     await send(manager, email, 'signed_up');
-    await testDb().enrollment.updateMany({ where: { playbookId: ids.once, email }, data: { status: 'stopped', stoppedAt: new Date(), stoppedBy: 'manual' } });
+    await testDb('playbook').enrollment.updateMany({
+      where: { playbookId: ids.once, email },
+      data: { status: 'stopped', stoppedAt: new Date(), stoppedBy: 'manual' },
+    });
     const returning = await client.post('/account/events/dry-run', { event: 'signed_up', email });
     expect(returning.body.playbooks.find((p: { id: string }) => p.id === ids.once)).toMatchObject({ outcome: 'none', reason: 'reenrollment_policy' });
     const notIn = await client.post('/account/events/dry-run', { event: 'purchase', email: uniqueEmail('never') });

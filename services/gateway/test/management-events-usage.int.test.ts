@@ -194,7 +194,7 @@ describe('management API: usage', () => {
 
   it('when usage was recorded on some days, then the range lists every day (zeros elsewhere) and the totals', async () => {
     const { accountId, key } = await createManager();
-    await testDb().usageDay.createMany({
+    await testDb('enrichment').usageDay.createMany({
       data: [
         { accountId, day: new Date('2026-01-01T00:00:00Z'), identityMatches: 2, enrichedRecords: 2 },
         { accountId, day: new Date('2026-01-03T00:00:00Z'), identityMatches: 1, enrichedRecords: 1 },
@@ -220,7 +220,7 @@ describe('management API: usage', () => {
       (async function* () {
         yield JSON.stringify(person);
       })(),
-      { db: testDb(), defaultPhoneRegion: 'US' },
+      { db: testDb('enrichment'), defaultPhoneRegion: 'US' },
     );
     const { key: lookupKey } = await createTestApiKey(accountId, ['enrichment:read']);
     const enriched = await request(`${stack.gateway.url}/visitors/enrichment`, {

@@ -46,7 +46,7 @@ export function api(baseUrl: string, key: string | undefined): Api {
 
 /** Puts names in the account's catalog as if they had been sent (the pipeline itself is tested elsewhere). */
 export async function seedCatalog(accountId: string, names: string[], at = new Date()): Promise<void> {
-  await testDb().eventName.createMany({ data: names.map((name) => ({ accountId, name, firstSeenAt: at, lastSeenAt: at, count: 1n })) });
+  await testDb('playbook').eventName.createMany({ data: names.map((name) => ({ accountId, name, firstSeenAt: at, lastSeenAt: at, count: 1n })) });
 }
 
 export async function seedEnrollment(
@@ -55,7 +55,7 @@ export async function seedEnrollment(
   { email, startedAt, status = 'active', startedBy = 'signed_up' }: { email: string; startedAt: Date; status?: 'active' | 'stopped'; startedBy?: string },
 ) {
   const stopped = status === 'stopped' ? { stoppedAt: new Date(startedAt.getTime() + 1000), stoppedBy: 'purchase', stopEventId: randomUUID() } : {};
-  return testDb().enrollment.create({
+  return testDb('playbook').enrollment.create({
     data: { accountId, playbookId, email, status, startedAt, startedBy, startEventId: randomUUID(), ...stopped },
   });
 }

@@ -8,7 +8,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { generatePerson, importPersons, importVisitors } from '@glimpse/enrichment';
 import { ERASED_EMAIL_PATTERN, TOPIC_DEFINITIONS, createErasedEmail } from '@glimpse/messaging';
 import { DEV_ERASURE_KEY, eventCatalog } from '@glimpse/playbook';
-import { closeTestDb, postEvent, request, sendNamesOnce, startManagementStack, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { closeTestDb, postEvent, request, sendNamesOnce, startManagementStack, testDb, testSql, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { applicationColumns } from '../../../test/support/tables';
 import { kafkaBrokers, redisUrl } from '../../../test/config';
 import { rawKeysOf } from '../../../test/support/raw-copies';
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 async function send(manager: Manager, email: string, ...events: string[]) {
-  const db = testDb();
+  const db = testDb('playbook');
   const before = await db.processedEvent.count({ where: { accountId: manager.accountId } });
   for (const event of events)
     expect((await postEvent(stack.gateway.url, manager.token, { event, email, properties: { note: `about ${email}` } })).status).toBe(200);
@@ -49,7 +49,7 @@ const enrollmentsOf = async (client: Api, playbookId: string, email: string) =>
     .filter((e) => e.email === email)
     .map((e) => [e.status, e.stoppedBy]);
 
-const catalogCount = async (accountId: string, name: string) => (await eventCatalog(testDb(), accountId)).find((e) => e.name === name)?.count ?? 0;
+const catalogCount = async (accountId: string, name: string) => (await eventCatalog(testDb('playbook'), accountId)).find((e) => e.name === name)?.count ?? 0;
 
 describe('management API: suppressions', () => {
   it('when a person is suppressed, then their active enrollments stop (suppressed), their events are counted but start nothing, until the suppression is lifted', async () => {
@@ -104,13 +104,13 @@ describe('management API: suppressions', () => {
     const res = await client.post('/account/suppressions', body);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'invalid_request', message: expect.stringContaining(message) });
-    expect(await testDb().suppression.count({ where: { accountId: manager.accountId } })).toBe(0);
+    expect(await testDb('playbook').suppression.count({ where: { accountId: manager.accountId } })).toBe(0);
   });
 });
 
 /** Every text, varchar and json column of every table in which `needle` appears, as table.column. */
 async function postgresHolding(needle: string): Promise<string[]> {
-  const db = testDb();
+  const db = testSql();
   const columns = await applicationColumns(db, { textual: true });
   expect(columns.length).toBeGreaterThan(20); // the scan does see the services' schemas
   const found: string[] = [];
@@ -274,7 +274,7 @@ describe('management API: erasure', () => {
     const [person, other] = [generatePerson(0, Date.now() % 1e9), generatePerson(1, Date.now() % 1e9)];
     person.traits.work_email = email;
     other.traits.work_email = bystander;
-    expect(await importPersons(lines([person, other]), { db: testDb(), defaultPhoneRegion: 'US' })).toMatchObject({ imported: 2 });
+    expect(await importPersons(lines([person, other]), { db: testDb('enrichment'), defaultPhoneRegion: 'US' })).toMatchObject({ imported: 2 });
     const stamp = Date.now().toString(16).slice(-8).padStart(8, '0');
     const [importedVisitor, importedBystander] = [`${'a1'.repeat(8)}${stamp}`, `${'b2'.repeat(8)}${stamp}`];
     expect(
@@ -284,7 +284,7 @@ describe('management API: erasure', () => {
           { visitorId: importedBystander, email: bystander, pages: [`/team/${email}`] },
         ]),
         manager.accountId,
-        { db: testDb(), defaultPhoneRegion: 'US' },
+        { db: testDb('enrichment'), defaultPhoneRegion: 'US' },
       ),
     ).toMatchObject({ imported: 2 });
     // And the site tag saw the person: a page view, then an identify (visitors service).
@@ -301,11 +301,11 @@ describe('management API: erasure', () => {
     await send(manager, email, 'signed_up', 'purchase', 'signed_up', 'demo_booked');
     await send(manager, bystander, 'signed_up');
     expect((await client.post('/account/suppressions', { email })).status).toBe(201);
-    await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId: manager.accountId, publishedAt: null } })) === 0, {
+    await waitFor(async () => (await testDb('playbook').playbookEffect.count({ where: { accountId: manager.accountId, publishedAt: null } })) === 0, {
       what: 'effects published',
     });
-    const effectsOf = await testDb().playbookEffect.count({ where: { accountId: manager.accountId } });
-    await waitFor(async () => (await testDb().webhookDelivery.count({ where: { endpointId: endpoint.body.id } })) === effectsOf + 1, {
+    const effectsOf = await testDb('playbook').playbookEffect.count({ where: { accountId: manager.accountId } });
+    await waitFor(async () => (await testDb('webhooks').webhookDelivery.count({ where: { endpointId: endpoint.body.id } })) === effectsOf + 1, {
       what: 'every effect and the identification recorded as a delivery',
       timeoutMs: 60_000,
     });
@@ -329,8 +329,8 @@ describe('management API: erasure', () => {
     const earlier = await kafkaHolding(kafkaStart, kafkaBefore, email, manager.accountId);
     expect(earlier.topics.sort()).toEqual(['events.inbound', 'playbook.effects', 'visitors.collected', 'visitors.identified']);
     const counts = async () => ({
-      enrollments: await testDb().enrollment.count({ where: { accountId: manager.accountId } }),
-      effects: await testDb().playbookEffect.count({ where: { accountId: manager.accountId } }),
+      enrollments: await testDb('playbook').enrollment.count({ where: { accountId: manager.accountId } }),
+      effects: await testDb('playbook').playbookEffect.count({ where: { accountId: manager.accountId } }),
     });
     const before = await counts();
 
@@ -372,7 +372,9 @@ describe('management API: erasure', () => {
     // The bystander's data is untouched (their imported visitor's page views now name the stand-in).
     expect(await postgresHolding(bystander)).toEqual(expect.arrayContaining(['enrollments.email', 'playbook_effects.email']));
     expect((await client.get('/account/events/recent')).body.items.map((e: { email: string }) => e.email)).toContain(bystander);
-    expect((await testDb().visitor.findUnique({ where: { accountId_id: { accountId: manager.accountId, id: importedBystander } } }))?.pageViews).toEqual({
+    expect(
+      (await testDb('enrichment').visitor.findUnique({ where: { accountId_id: { accountId: manager.accountId, id: importedBystander } } }))?.pageViews,
+    ).toEqual({
       pages: [`/team/${standIn}`],
     });
 
@@ -380,10 +382,10 @@ describe('management API: erasure', () => {
     // no message written from the erasure on names the email, while the account's messages flow.
     await send(manager, bystander, 'purchase');
     expect((await collect([{ type: 'pageview', id: messageId('pv'), url: `${ORIGIN}/pricing`, path: '/pricing' }], vid)).status).toBe(200);
-    await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId: manager.accountId, publishedAt: null } })) === 0, {
+    await waitFor(async () => (await testDb('playbook').playbookEffect.count({ where: { accountId: manager.accountId, publishedAt: null } })) === 0, {
       what: 'effects published',
     });
-    await waitFor(async () => (await testDb().webhookDelivery.count({ where: { endpointId: endpoint.body.id } })) === effectsOf + 2, {
+    await waitFor(async () => (await testDb('webhooks').webhookDelivery.count({ where: { endpointId: endpoint.body.id } })) === effectsOf + 2, {
       what: "the bystander's stop recorded as a delivery",
       timeoutMs: 60_000,
     });
@@ -423,7 +425,7 @@ describe('management API: erasure', () => {
     await send(manager, email, 'signed_up', 'demo_booked');
     const res = await client.del(`/account/persons/${encodeURIComponent(email)}`);
     expect(res.body).toMatchObject({ stoppedEnrollments: 2, hashedEnrollments: 2, deletedRawEvents: 2 });
-    const rows = await testDb().enrollment.findMany({ where: { accountId: manager.accountId, email: { startsWith: 'erased:' } } });
+    const rows = await testDb('playbook').enrollment.findMany({ where: { accountId: manager.accountId, email: { startsWith: 'erased:' } } });
     expect(rows.map((r) => [r.status, r.stoppedBy])).toEqual([
       ['stopped', 'erased'],
       ['stopped', 'erased'],

@@ -131,7 +131,7 @@ describe('management API: playbooks', () => {
     expect(res.body).toBe('');
     expect((await client.get(`/account/playbooks/${created.id}`)).status).toBe(404);
     expect((await client.get(`/account/playbooks/${created.id}/enrollments`)).status).toBe(404);
-    expect(await testDb().enrollment.count({ where: { playbookId: created.id } })).toBe(0);
+    expect(await testDb('playbook').enrollment.count({ where: { playbookId: created.id } })).toBe(0);
     expect((await client.del(`/account/playbooks/${created.id}`)).status).toBe(404);
   });
 

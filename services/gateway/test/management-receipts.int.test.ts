@@ -17,7 +17,7 @@ async function send(manager: Manager, email: string, event: string, properties: 
   const res = await postEvent(stack.gateway.url, manager.token, { event, email, properties });
   expect(res.status).toBe(200);
   const eventId = res.headers.get('x-event-id')!;
-  await waitFor(async () => (await testDb().processedEvent.count({ where: { eventId } })) === 1, { what: 'the event applied' });
+  await waitFor(async () => (await testDb('playbook').processedEvent.count({ where: { eventId } })) === 1, { what: 'the event applied' });
   return eventId;
 }
 
@@ -139,7 +139,7 @@ describe('management API: event receipts', () => {
     expect(res.status).toBe(200);
     const eventIds = (res.body.results as { eventId: string }[]).map((r) => r.eventId);
     expect(eventIds).toHaveLength(2);
-    await waitFor(async () => (await testDb().processedEvent.count({ where: { eventId: { in: eventIds } } })) === 2, { what: 'the batch applied' });
+    await waitFor(async () => (await testDb('playbook').processedEvent.count({ where: { eventId: { in: eventIds } } })) === 2, { what: 'the batch applied' });
     for (const id of eventIds) expect((await receipt(client, id)).body.started).toEqual(expect.arrayContaining([{ id: ids.welcome, name: 'Welcome' }]));
   });
 });

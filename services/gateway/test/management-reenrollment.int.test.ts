@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 async function processed(accountId: string): Promise<number> {
-  return testDb().processedEvent.count({ where: { accountId } });
+  return testDb('playbook').processedEvent.count({ where: { accountId } });
 }
 
 describe('management API: re-enrollment policy', () => {

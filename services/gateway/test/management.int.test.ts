@@ -133,7 +133,7 @@ describe('management API: event tokens', () => {
       expect(res.status).toBe(404);
       expect(res.body.error).toBe('not_found');
     }
-    expect((await testDb().eventToken.findUniqueOrThrow({ where: { id: owner.tokenId } })).revokedAt).toBeNull();
+    expect((await testDb('identity').eventToken.findUniqueOrThrow({ where: { id: owner.tokenId } })).revokedAt).toBeNull();
     expect((await postEvent(stack.gateway.url, owner.token, { event: 'signed_up', email: 'a@example.com' })).status).toBe(200);
   });
 });

@@ -61,12 +61,12 @@ describe('POST and DELETE /operator/accounts', () => {
     expect(created.status).toBe(201);
     const { id } = created.body as { id: string };
     expect(created.body).toEqual({ id, name: 'Acme', addons: { workflows: true }, event: 'published' });
-    expect(await testDb().account.findUniqueOrThrow({ where: { id } })).toMatchObject({ name: 'Acme', workflows: true });
+    expect(await testDb('identity').account.findUniqueOrThrow({ where: { id } })).toMatchObject({ name: 'Acme', workflows: true });
 
     const deleted = await operator('DELETE', `/operator/accounts/${id}`);
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ id, deleted: true, deletedAt: expect.any(String), event: 'published' });
-    expect(await testDb().account.findUnique({ where: { id } })).toBeNull();
+    expect(await testDb('identity').account.findUnique({ where: { id } })).toBeNull();
     const messages = await readTopic(TOPICS.accounts, { from, until: (read) => read.some((m) => m.key === id && m.json?.type === 'account.deleted') });
     expect(messages.filter((m) => m.key === id).map((m) => m.json?.type)).toEqual(['account.created', 'account.deleted']);
 
@@ -75,7 +75,7 @@ describe('POST and DELETE /operator/accounts', () => {
   });
 
   it('refuses a missing name or a non-boolean workflows (400), and anything without the operator token (401)', async () => {
-    const count = await testDb().account.count();
+    const count = await testDb('identity').account.count();
     for (const body of [{}, { name: '' }, { name: 'x', workflows: 'yes' }]) {
       expect((await operator('POST', '/operator/accounts', body)).body).toMatchObject({ error: 'invalid_request' });
     }
@@ -83,8 +83,8 @@ describe('POST and DELETE /operator/accounts', () => {
     expect((await operator('POST', '/operator/accounts', { name: 'x' }, randomBytes(32).toString('hex'))).status).toBe(401);
     const id = await newAccount();
     expect((await operator('DELETE', `/operator/accounts/${id}`, undefined, null)).status).toBe(401);
-    expect(await testDb().account.findUnique({ where: { id } })).not.toBeNull();
-    expect(await testDb().account.count()).toBeGreaterThanOrEqual(count + 1);
+    expect(await testDb('identity').account.findUnique({ where: { id } })).not.toBeNull();
+    expect(await testDb('identity').account.count()).toBeGreaterThanOrEqual(count + 1);
   });
 
   it('is not in the public OpenAPI document', async () => {
@@ -119,7 +119,7 @@ describe('/operator/accounts/{id}/account/…: the management API acted on by th
     const other = await newAccount();
     expect((await operator('DELETE', `/operator/accounts/${other}/account/event-tokens/${ids[0]}`)).status).toBe(404);
     expect((await operator('DELETE', `/operator/accounts/${id}/account/event-tokens/${ids[0]}`)).status).toBe(204);
-    expect((await testDb().eventToken.findUniqueOrThrow({ where: { id: ids[0]! } })).revokedAt).not.toBeNull();
+    expect((await testDb('identity').eventToken.findUniqueOrThrow({ where: { id: ids[0]! } })).revokedAt).not.toBeNull();
   });
 
   it('refuses the workflows paths for an account without the add-on (403), an unknown account (404) and a bad id (400)', async () => {

@@ -75,7 +75,7 @@ const eventsOf = (read: ReadMessage[], email: string) =>
     .sort();
 
 it('without the add-on, page rule matches and tracks of the tag become no events; visits collected before the removal still do; granted again, they do again', async () => {
-  const { id: accountId } = await createAccount(testDb(), 'operator collect test');
+  const { id: accountId } = await createAccount(testDb('identity'), 'operator collect test');
   const { key } = await createTestApiKey(accountId, ['account:manage']);
   const manage = api(gateway.url, key);
   const site = await manage.post('/account/sites', { name: 'Shop', origins: [ORIGIN], track_events: ['signup'] });

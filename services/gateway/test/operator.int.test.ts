@@ -34,7 +34,7 @@ function operator(base: string, method: string, path: string, token: string | nu
 
 describe('the operator credential', () => {
   it('without a token, or with another one, every operator path answers 401 and says nothing of the account', async () => {
-    const { id } = await createAccount(testDb(), 'operator auth test');
+    const { id } = await createAccount(testDb('identity'), 'operator auth test');
     for (const [method, path] of [
       ['GET', `/operator/accounts/${id}`],
       ['PUT', `/operator/accounts/${id}/addons/workflows`],
@@ -50,14 +50,14 @@ describe('the operator credential', () => {
       }
     }
     // Nothing changed: the account still has the add-on the library gave it.
-    expect((await testDb().account.findUniqueOrThrow({ where: { id } })).workflows).toBe(true);
+    expect((await testDb('identity').account.findUniqueOrThrow({ where: { id } })).workflows).toBe(true);
     // An account's own credentials are not operator tokens.
     const account = await createTestAccount('operator auth test');
     expect((await operator(gateway.url, 'GET', `/operator/accounts/${account.accountId}`, account.token)).status).toBe(401);
   });
 
   it('when OPERATOR_TOKEN is unset, then /operator does not exist (404), whatever the token', async () => {
-    const { id } = await createAccount(testDb(), 'operator absent test');
+    const { id } = await createAccount(testDb('identity'), 'operator absent test');
     for (const token of [null, TOKEN]) {
       const res = await operator(without.url, 'PUT', `/operator/accounts/${id}/addons/workflows`, token);
       expect([res.status, res.body.error]).toEqual([404, 'not_found']);
@@ -68,7 +68,7 @@ describe('the operator credential', () => {
   it('when an address keeps sending wrong tokens, then it is refused 429 with Retry-After, the right token too, until its budget refills', async () => {
     const limited = await startTestGateway({ OPERATOR_TOKEN: TOKEN, AUTH_LOOKUPS_PER_IP_BURST: '3', AUTH_LOOKUPS_PER_IP_PER_SECOND: '1' });
     try {
-      const { id } = await createAccount(testDb(), 'operator limit test');
+      const { id } = await createAccount(testDb('identity'), 'operator limit test');
       const path = `/operator/accounts/${id}`;
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push((await operator(limited.url, 'GET', path, 'w'.repeat(40))).status);
@@ -87,7 +87,7 @@ describe('the operator credential', () => {
 
 describe('the workflows add-on through the operator API', () => {
   it('reads an account, removes and grants the add-on idempotently, and answers 404 and 400 as {error, message}', async () => {
-    const { id } = await createAccount(testDb(), 'operator round trip');
+    const { id } = await createAccount(testDb('identity'), 'operator round trip');
     const read = await operator(gateway.url, 'GET', `/operator/accounts/${id}`);
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ id, name: 'operator round trip', addons: { workflows: true } });
@@ -96,7 +96,7 @@ describe('the workflows add-on through the operator API', () => {
     for (let i = 0; i < 2; i++) {
       const removed = await operator(gateway.url, 'DELETE', `/operator/accounts/${id}/addons/workflows`);
       expect([removed.status, removed.body]).toEqual([200, { id, name: 'operator round trip', addons: { workflows: false } }]);
-      expect((await testDb().account.findUniqueOrThrow({ where: { id } })).workflows).toBe(false);
+      expect((await testDb('identity').account.findUniqueOrThrow({ where: { id } })).workflows).toBe(false);
     }
     for (let i = 0; i < 2; i++) {
       const granted = await operator(gateway.url, 'PUT', `/operator/accounts/${id.toUpperCase()}/addons/workflows`);

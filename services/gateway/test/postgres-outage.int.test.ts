@@ -3,7 +3,7 @@
 // unknown credential and the management API answer 503 with Retry-After, never 500 or 401, and
 // the gateway stays ready. A Postgres that hangs costs a bounded wait, not a hung request.
 import { createAccount, createApiKey, createEventToken, generateCredential } from '@glimpse/auth';
-import { createDb, type Db } from '@glimpse/db';
+import { createDb, type Db } from '@glimpse/db/identity';
 import { TOPICS } from '@glimpse/messaging';
 import { postEvent, request, startTestEnrichmentService, startTestGateway, uniqueEmail, waitFor, type HttpResult } from '../../../test/support/stack';
 import { endOffsets, ofAccount, readTopic } from '../../../test/support/kafka-helpers';

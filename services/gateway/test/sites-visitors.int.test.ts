@@ -50,7 +50,7 @@ it("when a site has page views, then its traffic and the account's visitors show
   expect(list.body.items).toEqual([expect.objectContaining({ id: sent.body.vid, siteId: site.id, pageViews: 2, lastPage: '/b' })]);
 
   expect((await client.del(`/account/sites/${site.id}`)).status).toBe(204);
-  expect(await testDb().site.count({ where: { id: site.id } })).toBe(0);
+  expect(await testDb('identity').site.count({ where: { id: site.id } })).toBe(0);
   expect((await client.get('/account/visitors')).body.items).toEqual([]);
   expect((await client.get(`/account/sites/${site.id}`)).status).toBe(404);
 });

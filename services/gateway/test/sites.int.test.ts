@@ -46,7 +46,7 @@ describe('sites API', () => {
     expect(res.body.snippet.html).toBe(
       `<script async src="${gateway.url}/g.js" data-site="${res.body.key}" integrity="${integrity}" crossorigin="anonymous"></script>`,
     );
-    const stored = await testDb().site.findUniqueOrThrow({ where: { id: res.body.id } });
+    const stored = await testDb('identity').site.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(stored.key).toBe(res.body.key);
   });
 
@@ -83,7 +83,7 @@ describe('sites API', () => {
     const res = await api(gateway.url, manager.key).post('/account/sites', body);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'invalid_request', message: expect.stringContaining(message) });
-    expect(await testDb().site.count({ where: { accountId: manager.accountId } })).toBe(0);
+    expect(await testDb('identity').site.count({ where: { accountId: manager.accountId } })).toBe(0);
   });
 
   it('when the body is not JSON, then it is 415', async () => {
@@ -97,7 +97,7 @@ describe('sites API', () => {
 
   it('when an account has 50 sites, then a 51st is 409 limit_reached', async () => {
     const manager = await createManager();
-    await testDb().site.createMany({
+    await testDb('identity').site.createMany({
       data: Array.from({ length: 49 }, (_, i) => ({ accountId: manager.accountId, name: `s${i}`, key: generateSiteKey(), origins: ['https://a.test'] })),
     });
     const client = api(gateway.url, manager.key);
@@ -105,7 +105,7 @@ describe('sites API', () => {
     const over = await client.post('/account/sites', { name: 'too many', origins: ['https://a.test'] });
     expect(over.status).toBe(409);
     expect(over.body).toEqual({ error: 'limit_reached', message: expect.stringContaining('50 sites') });
-    expect(await testDb().site.count({ where: { accountId: manager.accountId } })).toBe(50);
+    expect(await testDb('identity').site.count({ where: { accountId: manager.accountId } })).toBe(50);
   });
 
   it("when another account's site is read, changed, deleted or its traffic asked, then it is 404 and the site is unchanged", async () => {

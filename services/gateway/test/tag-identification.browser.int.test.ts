@@ -288,7 +288,7 @@ describe('identification through the gateway and the visitors service', () => {
     const [a, b] = [1 + Math.floor(Math.random() * 250), Math.floor(Math.random() * 64) * 4];
     const range = `100.${64 + (a % 60)}.${a}.${b}/30`;
     const company = `Acme ${Date.now().toString(36)}`;
-    await testDb().$executeRawUnsafe(
+    await testDb('visitors').$executeRawUnsafe(
       `INSERT INTO visitors.ip_ranges (range, company_name, company_domain) VALUES ($1::inet, $2, 'acme.example')`,
       range,
       company,
@@ -303,7 +303,7 @@ describe('identification through the gateway and the visitors service', () => {
       expect(problems).toEqual([]);
       await context.close();
     } finally {
-      await testDb().$executeRawUnsafe(`DELETE FROM visitors.ip_ranges WHERE range = $1::inet`, range);
+      await testDb('visitors').$executeRawUnsafe(`DELETE FROM visitors.ip_ranges WHERE range = $1::inet`, range);
     }
   }, 60_000);
 });

@@ -52,7 +52,7 @@ async function gatedCalls(m: Api, token: string): Promise<Record<string, { statu
 describe('the workflows add-on', () => {
   it('without it, every gated endpoint answers 403 addon_required naming the add-on; the rest of the API still works', async () => {
     const m = await createManager();
-    await setWorkflowsAddon(testDb(), m.accountId, false);
+    await setWorkflowsAddon(testDb('identity'), m.accountId, false);
     const answers = await gatedCalls(api(url(), m.key), m.token);
     for (const [endpoint, res] of Object.entries(answers)) {
       expect({ endpoint, status: res.status, error: res.body.error }).toEqual({ endpoint, status: 403, error: 'addon_required' });
@@ -98,7 +98,7 @@ describe('the workflows add-on', () => {
     const email = uniqueEmail('queued');
     expect((await postEvent(url(), m.token, { event: 'signed_up', email })).status).toBe(200);
 
-    await setWorkflowsAddon(testDb(), m.accountId, false);
+    await setWorkflowsAddon(testDb('identity'), m.accountId, false);
     const removedAt = Date.now();
     await sleep(CACHE_MS + 50);
     const refusedEvent = await postEvent(url(), m.token, { event: 'signed_up', email: uniqueEmail() });
@@ -108,24 +108,24 @@ describe('the workflows add-on', () => {
     expect([refusedList.status, refusedList.body.error]).toEqual([403, 'addon_required']);
 
     // Nothing queued is lost: the event accepted before the removal still enrolls the person.
-    await waitFor(async () => (await listEnrollments(testDb(), m.accountId, created.body.id)).some((e: { email: string }) => e.email === email), {
+    await waitFor(async () => (await listEnrollments(testDb('playbook'), m.accountId, created.body.id)).some((e: { email: string }) => e.email === email), {
       what: 'the event accepted before the removal to be applied',
     });
 
     // Granted again: working again within the window.
-    await setWorkflowsAddon(testDb(), m.accountId, true);
+    await setWorkflowsAddon(testDb('identity'), m.accountId, true);
     await sleep(CACHE_MS + 50);
     expect((await postEvent(url(), m.token, { event: 'signed_up', email: uniqueEmail() })).status).toBe(200);
   });
 
   it('the library grants it by default; without it an account can still get an API key', async () => {
-    const without = await createAccount(testDb(), 'no add-on', { workflows: false });
+    const without = await createAccount(testDb('identity'), 'no add-on', { workflows: false });
     expect(without.workflows).toBe(false);
-    expect((await testDb().account.findUniqueOrThrow({ where: { id: without.id } })).workflows).toBe(false);
+    expect((await testDb('identity').account.findUniqueOrThrow({ where: { id: without.id } })).workflows).toBe(false);
     const { key } = await createTestApiKey(without.id, ['account:manage']);
     const res = await api(url(), key).post('/account/event-tokens');
     expect([res.status, res.body.error]).toEqual([403, 'addon_required']);
-    expect((await createAccount(testDb(), 'default')).workflows).toBe(true);
+    expect((await createAccount(testDb('identity'), 'default')).workflows).toBe(true);
   });
 });
 
@@ -133,11 +133,11 @@ describe('the demo seed', () => {
   it('gives the demo account the workflows add-on, again if it was removed', async () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { seedDemo } = require(path.join(__dirname, '..', '..', '..', 'scripts', 'seed-demo.js'));
-    const existing = await testDb().account.findFirst({ where: { name: 'Glimpse demo' }, orderBy: { createdAt: 'asc' } });
-    if (existing) await setWorkflowsAddon(testDb(), existing.id, false);
+    const existing = await testDb('identity').account.findFirst({ where: { name: 'Glimpse demo' }, orderBy: { createdAt: 'asc' } });
+    if (existing) await setWorkflowsAddon(testDb('identity'), existing.id, false);
     const demo = await seedDemo({ databaseUrl: testDatabaseUrl(), gatewayUrl: url() });
     expect(demo.workflows).toBe(true);
-    expect((await testDb().account.findUniqueOrThrow({ where: { id: demo.accountId } })).workflows).toBe(true);
+    expect((await testDb('identity').account.findUniqueOrThrow({ where: { id: demo.accountId } })).workflows).toBe(true);
     expect((await postEvent(url(), demo.token, { event: 'signed_up', email: uniqueEmail() })).status).toBe(200);
   }, 120_000);
 });

@@ -2,7 +2,7 @@
 // topic (deletions remove an account's data) and an HTTP port for the internal management API
 // (called by the gateway), health, readiness and metrics. On stop it leaves the groups cleanly and
 // flushes the effects producer.
-import { createDb } from '@glimpse/db';
+import { createDb } from '@glimpse/db/playbook';
 import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import {

@@ -41,13 +41,13 @@ const TABLES = [
 async function rowsOf(accountId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const table of TABLES) {
-    const [row] = await testDb().$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${table} WHERE account_id = $1::uuid`, accountId);
+    const [row] = await testDb('playbook').$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${table} WHERE account_id = $1::uuid`, accountId);
     out[table] = Number(row!.n);
   }
   return out;
 }
 
-const stateOf = (accountId: string) => testDb().accountState.findUnique({ where: { accountId } });
+const stateOf = (accountId: string) => testDb('playbook').accountState.findUnique({ where: { accountId } });
 
 const inboundEvent = (accountId: string, email: string, event: string): InboundEvent => ({
   eventId: randomUUID(),
@@ -79,8 +79,8 @@ afterAll(async () => {
 async function published(accountId: string): Promise<void> {
   await waitFor(
     async () => {
-      await publishAccountEvents(testDb(), producer);
-      return (await accountEventsPending(testDb(), accountId)) === 0;
+      await publishAccountEvents(testDb('identity'), producer);
+      return (await accountEventsPending(testDb('identity'), accountId)) === 0;
     },
     { what: `the account events of ${accountId} published` },
   );
@@ -99,9 +99,9 @@ describe('an account deleted in the identity part', () => {
     // Playbook data of both accounts: a playbook with an enrollment (and its effect and receipt), a suppression, the catalog.
     for (const a of [account, other]) {
       await sendNamesOnce(gateway.url, a, ['demo_booked']);
-      await createPlaybook(testDb(), { accountId: a.accountId, name: 'Demo follow-up', triggers: ['demo_booked'], exits: ['purchase'] });
+      await createPlaybook(testDb('playbook'), { accountId: a.accountId, name: 'Demo follow-up', triggers: ['demo_booked'], exits: ['purchase'] });
       expect((await postEvent(gateway.url, a.token, { event: 'demo_booked', email: uniqueEmail('enrolled') })).status).toBe(200);
-      await suppressPerson(testDb(), a.accountId, uniqueEmail('suppressed'));
+      await suppressPerson(testDb('playbook'), a.accountId, uniqueEmail('suppressed'));
     }
     const before = await waitFor(
       async () => {
@@ -116,7 +116,7 @@ describe('an account deleted in the identity part', () => {
       what: "the other account's enrollment",
     });
 
-    const { deletedAt } = await deleteAccount(testDb(), account.accountId);
+    const { deletedAt } = await deleteAccount(testDb('identity'), account.accountId);
     await published(account.accountId);
     await waitFor(async () => (await stateOf(account.accountId))?.deletedAt, { what: 'account.deleted applied' });
 
@@ -134,8 +134,8 @@ describe('an account deleted in the identity part', () => {
       { key: personKey(account.accountId, email), value: JSON.stringify(late), partition: 0 },
       { key: personKey(other.accountId, sentinel.email), value: JSON.stringify(sentinel), partition: 0 },
     ]);
-    await waitFor(async () => testDb().processedEvent.findUnique({ where: { eventId: sentinel.eventId } }), { what: 'the sentinel applied' });
-    expect(await testDb().processedEvent.findUnique({ where: { eventId: late.eventId } })).toBeNull();
+    await waitFor(async () => testDb('playbook').processedEvent.findUnique({ where: { eventId: sentinel.eventId } }), { what: 'the sentinel applied' });
+    expect(await testDb('playbook').processedEvent.findUnique({ where: { eventId: late.eventId } })).toBeNull();
     await waitFor(async () => (await rowsOf(account.accountId)).event_name_deltas === 0, { what: 'the catalog folded' });
     expect(await rowsOf(account.accountId)).toEqual(Object.fromEntries(TABLES.map((t) => [t, 0])));
   });
@@ -144,11 +144,11 @@ describe('an account deleted in the identity part', () => {
     const id = randomUUID(); // no identity account: nothing else publishes events of it meanwhile
     const at = new Date().toISOString();
     const deleted = { type: 'account.deleted' as const, accountId: id, at };
-    await applyAccountEvent(testDb(), deleted);
-    await suppressPerson(testDb(), id, uniqueEmail('late-suppression'));
-    const again = await applyAccountEvent(testDb(), { ...deleted, at: new Date(Date.now() + 1000).toISOString() });
+    await applyAccountEvent(testDb('playbook'), deleted);
+    await suppressPerson(testDb('playbook'), id, uniqueEmail('late-suppression'));
+    const again = await applyAccountEvent(testDb('playbook'), { ...deleted, at: new Date(Date.now() + 1000).toISOString() });
     expect(again.removed?.suppressions).toBe(1);
-    await applyAccountEvent(testDb(), { type: 'account.created', accountId: id, at });
+    await applyAccountEvent(testDb('playbook'), { type: 'account.created', accountId: id, at });
     const state = await stateOf(id);
     expect(state?.deletedAt?.toISOString()).toBe(at); // the first deletion's time stays
     expect(state?.createdAt?.toISOString()).toBe(at);
@@ -157,7 +157,7 @@ describe('an account deleted in the identity part', () => {
 
   it('when a consumer group is new to the accounts topic, then it reads from the beginning and learns of a deletion published before it existed', async () => {
     const account = await createTestAccount('deleted before the group');
-    await deleteAccount(testDb(), account.accountId);
+    await deleteAccount(testDb('identity'), account.accountId);
     await published(account.accountId);
 
     const seen: string[] = [];
@@ -168,7 +168,7 @@ describe('an account deleted in the identity part', () => {
       logger: createLogger({ service: 'playbook', level: 'silent' }),
       registry: new Registry(),
       onDeleted: async (id, event) => {
-        await applyAccountEvent(testDb(), event);
+        await applyAccountEvent(testDb('playbook'), event);
         seen.push(id);
         return 0;
       },

@@ -23,14 +23,14 @@ const event = (accountId: string, email: string, name: string, receivedAt = new 
 
 async function seedCatalog(accountId: string, names: string[]) {
   await applyBatch(
-    testDb(),
+    testDb('playbook'),
     names.map((n) => event(accountId, uniqueEmail('seed'), n)),
-    cachedAccounts(testDb(), 0),
+    cachedAccounts(testDb('playbook'), 0),
   );
 }
 
 async function stateOf(accountId: string) {
-  const db = testDb();
+  const db = testDb('playbook');
   const [enrollments, effects, processed] = await Promise.all([
     db.enrollment.findMany({
       where: { accountId },
@@ -47,12 +47,12 @@ describe('applyBatch', () => {
   it('when a batch holds a trigger and an exit of one person and a restart of another, then the rows are those of applying them one by one', async () => {
     const { accountId } = await createTestAccount();
     await seedCatalog(accountId, ['signed_up', 'form_submitted']);
-    const onboarding = await createPlaybook(testDb(), { accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['purchase'] });
-    const form = await createPlaybook(testDb(), { accountId, name: 'Form', triggers: ['form_submitted'], exits: ['form_submitted'] });
+    const onboarding = await createPlaybook(testDb('playbook'), { accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['purchase'] });
+    const form = await createPlaybook(testDb('playbook'), { accountId, name: 'Form', triggers: ['form_submitted'], exits: ['form_submitted'] });
     const [ada, bo] = [uniqueEmail('ada'), uniqueEmail('bo')];
     // Bo is in Form before the batch.
     const before = event(accountId, bo, 'form_submitted');
-    await applyBatch(testDb(), [before], cachedAccounts(testDb(), 0));
+    await applyBatch(testDb('playbook'), [before], cachedAccounts(testDb('playbook'), 0));
 
     const batch = [
       event(accountId, ada, 'signed_up'),
@@ -60,7 +60,7 @@ describe('applyBatch', () => {
       event(accountId, ada, 'purchase'),
       event(accountId, ada, 'signed_up'),
     ];
-    const outcome = await applyBatch(testDb(), batch, cachedAccounts(testDb(), 0));
+    const outcome = await applyBatch(testDb('playbook'), batch, cachedAccounts(testDb('playbook'), 0));
 
     expect(outcome).toMatchObject({ applied: 4, duplicates: 0, deletedAccount: 0 });
     expect(outcome.effects.map((e) => [e.eventId, e.playbookId, e.action])).toEqual([
@@ -91,18 +91,18 @@ describe('applyBatch', () => {
   it('when the batch is delivered again after its commit, then nothing changes and its unpublished effects are handed back to publish', async () => {
     const { accountId } = await createTestAccount();
     await seedCatalog(accountId, ['signed_up']);
-    await createPlaybook(testDb(), { accountId, name: 'Onboarding', triggers: ['signed_up'] });
+    await createPlaybook(testDb('playbook'), { accountId, name: 'Onboarding', triggers: ['signed_up'] });
     const batch = Array.from({ length: 30 }, (_, i) => event(accountId, `p${i}.${uniqueEmail()}`, 'signed_up'));
-    const first = await applyBatch(testDb(), batch, cachedAccounts(testDb(), 0));
+    const first = await applyBatch(testDb('playbook'), batch, cachedAccounts(testDb('playbook'), 0));
     expect(first).toMatchObject({ applied: 30, duplicates: 0 });
     // Only some effects were published before the "crash".
     await markEffectsPublished(
-      testDb(),
+      testDb('playbook'),
       first.effects.slice(0, 10).map((e) => e.id),
     );
     const after = await stateOf(accountId);
 
-    const again = await applyBatch(testDb(), [...batch, batch[0]!], cachedAccounts(testDb(), 0));
+    const again = await applyBatch(testDb('playbook'), [...batch, batch[0]!], cachedAccounts(testDb('playbook'), 0));
 
     expect(again).toMatchObject({ applied: 0, duplicates: 31 });
     expect(again.effects.map((e) => e.id).sort()).toEqual(
@@ -118,24 +118,28 @@ describe('applyBatch', () => {
   it('when events of a deleted account are in the batch, then they are skipped and the rest applied', async () => {
     const { accountId } = await createTestAccount();
     const deleted = randomUUID();
-    await testDb().accountState.create({ data: { accountId: deleted, deletedAt: new Date() } });
-    const outcome = await applyBatch(testDb(), [event(deleted, uniqueEmail(), 'x'), event(accountId, uniqueEmail(), 'x')], cachedAccounts(testDb(), 0));
+    await testDb('playbook').accountState.create({ data: { accountId: deleted, deletedAt: new Date() } });
+    const outcome = await applyBatch(
+      testDb('playbook'),
+      [event(deleted, uniqueEmail(), 'x'), event(accountId, uniqueEmail(), 'x')],
+      cachedAccounts(testDb('playbook'), 0),
+    );
     expect(outcome).toMatchObject({ applied: 1, deletedAccount: 1, duplicates: 0 });
   });
 
   it('when an event names an account this service has not heard of yet, then it is applied (the gateway authenticated it)', async () => {
-    const outcome = await applyBatch(testDb(), [event(randomUUID(), uniqueEmail(), 'x')], cachedAccounts(testDb(), 0));
+    const outcome = await applyBatch(testDb('playbook'), [event(randomUUID(), uniqueEmail(), 'x')], cachedAccounts(testDb('playbook'), 0));
     expect(outcome).toMatchObject({ applied: 1, deletedAccount: 0 });
   });
 
   it('when one event of a batch has a value Postgres refuses, then the whole batch changes nothing', async () => {
     const { accountId } = await createTestAccount();
     await seedCatalog(accountId, ['x']);
-    await createPlaybook(testDb(), { accountId, name: 'X', triggers: ['x'] });
+    await createPlaybook(testDb('playbook'), { accountId, name: 'X', triggers: ['x'] });
     const processedBefore = (await stateOf(accountId)).processed;
     const good = event(accountId, uniqueEmail(), 'x');
     const poison = event(accountId, 'nul\u0000byte@example.com', 'x');
-    await expect(applyBatch(testDb(), [good, poison], cachedAccounts(testDb(), 0))).rejects.toThrow();
+    await expect(applyBatch(testDb('playbook'), [good, poison], cachedAccounts(testDb('playbook'), 0))).rejects.toThrow();
     expect((await stateOf(accountId)).processed).toBe(processedBefore);
   });
 });
@@ -144,12 +148,12 @@ describe('processed_events retention', () => {
   it('when the purge runs, then ids older than the retention are deleted and newer ones kept', async () => {
     const { accountId } = await createTestAccount();
     const [old, recent] = [event(accountId, uniqueEmail(), 'x'), event(accountId, uniqueEmail(), 'x')];
-    await applyBatch(testDb(), [old, recent], cachedAccounts(testDb(), 0));
-    await testDb().$executeRawUnsafe(`UPDATE processed_events SET processed_at = now() - interval '73 hours' WHERE event_id = $1::uuid`, old.eventId);
+    await applyBatch(testDb('playbook'), [old, recent], cachedAccounts(testDb('playbook'), 0));
+    await testDb('playbook').$executeRawUnsafe(`UPDATE processed_events SET processed_at = now() - interval '73 hours' WHERE event_id = $1::uuid`, old.eventId);
 
-    expect(await purgeProcessedEvents(testDb(), 72)).toBeGreaterThanOrEqual(1);
+    expect(await purgeProcessedEvents(testDb('playbook'), 72)).toBeGreaterThanOrEqual(1);
 
-    const left = await testDb().processedEvent.findMany({ where: { accountId }, select: { eventId: true } });
+    const left = await testDb('playbook').processedEvent.findMany({ where: { accountId }, select: { eventId: true } });
     expect(left.map((r) => r.eventId)).toEqual([recent.eventId]);
   });
 });
@@ -157,10 +161,13 @@ describe('processed_events retention', () => {
 describe('playbooks per account', () => {
   it('when an account has as many playbooks as it may, then creating one more is refused with limit_reached and nothing is created', async () => {
     const { accountId } = await createTestAccount();
-    await createPlaybook(testDb(), { accountId, name: 'one' }, { maxPerAccount: 2 });
-    await createPlaybook(testDb(), { accountId, name: 'two' }, { maxPerAccount: 2 });
-    await expect(createPlaybook(testDb(), { accountId, name: 'three' }, { maxPerAccount: 2 })).rejects.toMatchObject({ code: 'limit_reached', status: 409 });
-    expect(await testDb().playbook.count({ where: { accountId } })).toBe(2);
+    await createPlaybook(testDb('playbook'), { accountId, name: 'one' }, { maxPerAccount: 2 });
+    await createPlaybook(testDb('playbook'), { accountId, name: 'two' }, { maxPerAccount: 2 });
+    await expect(createPlaybook(testDb('playbook'), { accountId, name: 'three' }, { maxPerAccount: 2 })).rejects.toMatchObject({
+      code: 'limit_reached',
+      status: 409,
+    });
+    expect(await testDb('playbook').playbook.count({ where: { accountId } })).toBe(2);
   });
 });
 
@@ -168,21 +175,29 @@ describe('the catalog fold', () => {
   it('when batches have appended catalog changes, then the catalog reads the same before and after they are folded, and a fold moves each change once', async () => {
     const { accountId } = await createTestAccount();
     const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
-    await applyBatch(testDb(), [event(accountId, uniqueEmail(), 'a', t(5)), event(accountId, uniqueEmail(), 'b', t(6))], cachedAccounts(testDb(), 0));
-    await foldCatalog(testDb());
-    await applyBatch(testDb(), [event(accountId, uniqueEmail(), 'a', t(1)), event(accountId, uniqueEmail(), 'a', t(9))], cachedAccounts(testDb(), 0));
-    const before = await eventCatalog(testDb(), accountId);
+    await applyBatch(
+      testDb('playbook'),
+      [event(accountId, uniqueEmail(), 'a', t(5)), event(accountId, uniqueEmail(), 'b', t(6))],
+      cachedAccounts(testDb('playbook'), 0),
+    );
+    await foldCatalog(testDb('playbook'));
+    await applyBatch(
+      testDb('playbook'),
+      [event(accountId, uniqueEmail(), 'a', t(1)), event(accountId, uniqueEmail(), 'a', t(9))],
+      cachedAccounts(testDb('playbook'), 0),
+    );
+    const before = await eventCatalog(testDb('playbook'), accountId);
     expect(before.map((c) => [c.name, c.count, c.firstSeenAt.toISOString(), c.lastSeenAt.toISOString()])).toEqual([
       ['a', 3, t(1), t(9)],
       ['b', 1, t(6), t(6)],
     ]);
 
-    await foldCatalog(testDb());
-    await foldCatalog(testDb());
+    await foldCatalog(testDb('playbook'));
+    await foldCatalog(testDb('playbook'));
 
-    expect(await eventCatalog(testDb(), accountId)).toEqual(before);
-    expect(await testDb().eventNameDelta.count({ where: { accountId } })).toBe(0);
-    expect((await testDb().eventName.findMany({ where: { accountId }, orderBy: { name: 'asc' } })).map((r) => [r.name, Number(r.count)])).toEqual([
+    expect(await eventCatalog(testDb('playbook'), accountId)).toEqual(before);
+    expect(await testDb('playbook').eventNameDelta.count({ where: { accountId } })).toBe(0);
+    expect((await testDb('playbook').eventName.findMany({ where: { accountId }, orderBy: { name: 'asc' } })).map((r) => [r.name, Number(r.count)])).toEqual([
       ['a', 3],
       ['b', 1],
     ]);
@@ -190,10 +205,10 @@ describe('the catalog fold', () => {
 
   it('when the account was deleted before its changes are folded, then they are dropped and the fold goes on', async () => {
     const { accountId } = await createTestAccount();
-    await applyBatch(testDb(), [event(accountId, uniqueEmail(), 'gone')], cachedAccounts(testDb(), 0));
-    await testDb().account.delete({ where: { id: accountId } });
-    await foldCatalog(testDb());
-    expect(await testDb().eventNameDelta.count({ where: { accountId } })).toBe(0);
+    await applyBatch(testDb('playbook'), [event(accountId, uniqueEmail(), 'gone')], cachedAccounts(testDb('playbook'), 0));
+    await testDb('identity').account.delete({ where: { id: accountId } });
+    await foldCatalog(testDb('playbook'));
+    expect(await testDb('playbook').eventNameDelta.count({ where: { accountId } })).toBe(0);
   });
 });
 
@@ -201,14 +216,14 @@ describe('applyBatch: re-enrollment policies on the real Postgres', () => {
   it('when a once playbook meets a person enrolled in an earlier batch, then a new trigger starts nothing; restart restarts; a redelivery of either changes nothing', async () => {
     const { accountId } = await createTestAccount();
     await seedCatalog(accountId, ['signed_up']);
-    const once = await createPlaybook(testDb(), { accountId, name: 'Once', triggers: ['signed_up'], exits: ['purchase'], reenrollment: 'once' });
-    const restart = await createPlaybook(testDb(), { accountId, name: 'Restart', triggers: ['signed_up'], reenrollment: 'restart' });
+    const once = await createPlaybook(testDb('playbook'), { accountId, name: 'Once', triggers: ['signed_up'], exits: ['purchase'], reenrollment: 'once' });
+    const restart = await createPlaybook(testDb('playbook'), { accountId, name: 'Restart', triggers: ['signed_up'], reenrollment: 'restart' });
     const ada = uniqueEmail('ada');
-    const accounts = cachedAccounts(testDb(), 0);
+    const accounts = cachedAccounts(testDb('playbook'), 0);
 
-    await applyBatch(testDb(), [event(accountId, ada, 'signed_up'), event(accountId, ada, 'purchase')], accounts);
+    await applyBatch(testDb('playbook'), [event(accountId, ada, 'signed_up'), event(accountId, ada, 'purchase')], accounts);
     const again = [event(accountId, ada, 'signed_up')];
-    const outcome = await applyBatch(testDb(), again, accounts);
+    const outcome = await applyBatch(testDb('playbook'), again, accounts);
     expect(outcome.effects.map((e) => [e.playbookId, e.action])).toEqual([
       [restart.id, 'stopped'],
       [restart.id, 'started'],
@@ -223,7 +238,7 @@ describe('applyBatch: re-enrollment policies on the real Postgres', () => {
     ).toEqual(['active', 'stopped']);
 
     // One receipt per event that opts in: the last says once was left by its policy.
-    const receipt = await testDb().eventReceipt.findUniqueOrThrow({ where: { eventId: again[0]!.eventId } });
+    const receipt = await testDb('playbook').eventReceipt.findUniqueOrThrow({ where: { eventId: again[0]!.eventId } });
     expect(receipt).toMatchObject({
       accountId,
       eventName: 'signed_up',
@@ -233,12 +248,12 @@ describe('applyBatch: re-enrollment policies on the real Postgres', () => {
       ],
       unchanged: [{ playbookId: once.id, reason: 'reenrollment_policy' }],
     });
-    const receipts = await testDb().eventReceipt.count({ where: { accountId } });
+    const receipts = await testDb('playbook').eventReceipt.count({ where: { accountId } });
 
-    const redelivered = await applyBatch(testDb(), again, accounts);
+    const redelivered = await applyBatch(testDb('playbook'), again, accounts);
     expect(redelivered).toMatchObject({ applied: 0, duplicates: 1 });
     expect(await stateOf(accountId)).toEqual(after);
-    expect(await testDb().eventReceipt.count({ where: { accountId } })).toBe(receipts);
-    expect(await testDb().eventReceipt.findUniqueOrThrow({ where: { eventId: again[0]!.eventId } })).toEqual(receipt);
+    expect(await testDb('playbook').eventReceipt.count({ where: { accountId } })).toBe(receipts);
+    expect(await testDb('playbook').eventReceipt.findUniqueOrThrow({ where: { eventId: again[0]!.eventId } })).toEqual(receipt);
   });
 });

@@ -32,12 +32,12 @@ afterAll(async () => {
 });
 
 async function processedIds(accountId: string): Promise<string[]> {
-  const rows = await testDb().processedEvent.findMany({ where: { accountId }, select: { eventId: true } });
+  const rows = await testDb('playbook').processedEvent.findMany({ where: { accountId }, select: { eventId: true } });
   return rows.map((r) => r.eventId);
 }
 
 async function countOf(table: 'processed_events' | 'playbook_effects', accountId: string): Promise<number> {
-  const [row] = await testDb().$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${table} WHERE account_id = $1::uuid`, accountId);
+  const [row] = await testDb('playbook').$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${table} WHERE account_id = $1::uuid`, accountId);
   return Number(row!.n);
 }
 
@@ -62,7 +62,7 @@ describe('a message delivered twice', () => {
   it('when the same event (same eventId) is on events.inbound twice, then it is applied once: one enrollment, one effect, one catalog count', async () => {
     const account = await createTestAccount();
     await sendNamesOnce(gateway.url, account, ['demo_booked']);
-    const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
+    const pb = await createPlaybook(testDb('playbook'), { accountId: account.accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
     const email = uniqueEmail();
     const key = personKey(account.accountId, email);
     const event = inboundEvent(account.accountId, email, 'demo_booked');
@@ -74,10 +74,12 @@ describe('a message delivered twice', () => {
     await produceRaw(TOPICS.eventsInbound, [{ key, value: JSON.stringify(sentinel) }]);
     await waitFor(async () => (await processedIds(account.accountId)).includes(sentinel.eventId), { what: 'the sentinel applied' });
 
-    expect(await listEnrollments(testDb(), account.accountId, pb.id)).toEqual([expect.objectContaining({ email, status: 'active', startedBy: 'demo_booked' })]);
-    const effects = await testDb().playbookEffect.findMany({ where: { accountId: account.accountId } });
+    expect(await listEnrollments(testDb('playbook'), account.accountId, pb.id)).toEqual([
+      expect.objectContaining({ email, status: 'active', startedBy: 'demo_booked' }),
+    ]);
+    const effects = await testDb('playbook').playbookEffect.findMany({ where: { accountId: account.accountId } });
     expect(effects.map((e) => [e.eventId, e.playbookId, e.action])).toEqual([[event.eventId, pb.id, 'started']]);
-    expect((await eventCatalog(testDb(), account.accountId)).find((e) => e.name === 'demo_booked')?.count).toBe(2); // the catalog send, plus this one once
+    expect((await eventCatalog(testDb('playbook'), account.accountId)).find((e) => e.name === 'demo_booked')?.count).toBe(2); // the catalog send, plus this one once
   });
 });
 
@@ -150,8 +152,8 @@ describe('three replicas in one group, one killed, one joining and leaving', () 
 
   it('when 20,000 events over 1,000 people flow through 3 replicas while one is SIGKILLed and restarted and a 4th joins and leaves, then every person ends exactly as an in-order replay, and no event has two effects', async () => {
     const { accountId } = await createTestAccount();
-    await applyBatch(testDb(), [inboundEvent(accountId, uniqueEmail('seed'), 'go')], cachedAccounts(testDb(), 0)); // rule 3: "go" must be in the catalog
-    const pb = await createPlaybook(testDb(), { accountId, name: 'Journey', triggers: ['go'], exits: ['stop'] });
+    await applyBatch(testDb('playbook'), [inboundEvent(accountId, uniqueEmail('seed'), 'go')], cachedAccounts(testDb('playbook'), 0)); // rule 3: "go" must be in the catalog
+    const pb = await createPlaybook(testDb('playbook'), { accountId, name: 'Journey', triggers: ['go'], exits: ['stop'] });
     const groupId = await freshGroupAtEnd(TOPICS.eventsInbound, 'glimpse-playbook-test-replicas');
     const processedBefore = await countOf('processed_events', accountId);
     const processed = async () => (await countOf('processed_events', accountId)) - processedBefore;
@@ -197,7 +199,7 @@ describe('three replicas in one group, one killed, one joining and leaving', () 
     await until(total, `all ${total} events applied`);
 
     // Every event applied once; the enrollments and effects are exactly an in-order replay per person.
-    const enrollments = await testDb().enrollment.findMany({
+    const enrollments = await testDb('playbook').enrollment.findMany({
       where: { playbookId: pb.id },
       select: { email: true, status: true, startEventId: true, stopEventId: true },
     });
@@ -208,13 +210,13 @@ describe('three replicas in one group, one killed, one joining and leaving', () 
         .map(rowKey)
         .sort(),
     );
-    const effects = await testDb().playbookEffect.findMany({ where: { playbookId: pb.id }, select: { eventId: true, action: true } });
+    const effects = await testDb('playbook').playbookEffect.findMany({ where: { playbookId: pb.id }, select: { eventId: true, action: true } });
     const expectedEffects = expected.flatMap((x) => x.effects);
     expect(expectedEffects.length).toBeGreaterThan(total / 5); // the scenario really moves enrollments
     expect(effects.map((e) => `${e.eventId} ${e.action}`).sort()).toEqual(expectedEffects.sort());
     expect(new Set(effects.map((e) => e.eventId)).size).toBe(effects.length); // no event with two effects
     expect(await processed()).toBe(total);
-    await waitFor(async () => (await testDb().playbookEffect.count({ where: { playbookId: pb.id, publishedAt: null } })) === 0, {
+    await waitFor(async () => (await testDb('playbook').playbookEffect.count({ where: { playbookId: pb.id, publishedAt: null } })) === 0, {
       what: 'every effect published',
     });
   }, 240_000);

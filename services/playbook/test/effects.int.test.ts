@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 async function processedCount(accountId: string): Promise<number> {
-  const [row] = await testDb().$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM processed_events WHERE account_id = ${accountId}::uuid`;
+  const [row] = await testDb('playbook').$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM processed_events WHERE account_id = ${accountId}::uuid`;
   return Number(row!.n);
 }
 
@@ -49,20 +49,20 @@ async function send({ accountId, token }: TestAccount, email: string, ...events:
 }
 
 async function enrollmentsOf(accountId: string, playbookId: string, email: string) {
-  return (await listEnrollments(testDb(), accountId, playbookId))
+  return (await listEnrollments(testDb('playbook'), accountId, playbookId))
     .filter((e) => e.email === email)
     .map(({ status, startedBy, stoppedBy }) => ({ status, startedBy, stoppedBy }));
 }
 
 async function effectRows(accountId: string) {
-  return testDb().playbookEffect.findMany({ where: { accountId }, orderBy: [{ at: 'asc' }, { action: 'desc' }] });
+  return testDb('playbook').playbookEffect.findMany({ where: { accountId }, orderBy: [{ at: 'asc' }, { action: 'desc' }] });
 }
 
 describe('event effects on playbooks', () => {
   it('when an event names a playbook trigger, then the person gets an active enrollment', async () => {
     const account = await createTestAccount();
     await sendNamesOnce(gateway.url, account, ['demo_booked']);
-    const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
+    const pb = await createPlaybook(testDb('playbook'), { accountId: account.accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
     const email = uniqueEmail();
 
     await send(account, email, 'demo_booked');
@@ -73,7 +73,7 @@ describe('event effects on playbooks', () => {
   it('when an event names the exit of a playbook the person is in, then that enrollment stops', async () => {
     const account = await createTestAccount();
     await sendNamesOnce(gateway.url, account, ['signed_up']);
-    const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['purchase'] });
+    const pb = await createPlaybook(testDb('playbook'), { accountId: account.accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['purchase'] });
     const email = uniqueEmail();
     await send(account, email, 'signed_up');
 
@@ -85,8 +85,13 @@ describe('event effects on playbooks', () => {
   it('when one event exits one playbook and triggers another, then it does both', async () => {
     const account = await createTestAccount();
     await sendNamesOnce(gateway.url, account, ['signed_up', 'demo_booked']);
-    const nurture = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Nurture', triggers: ['signed_up'], exits: ['demo_booked'] });
-    const demo = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Demo prep', triggers: ['demo_booked'] });
+    const nurture = await createPlaybook(testDb('playbook'), {
+      accountId: account.accountId,
+      name: 'Nurture',
+      triggers: ['signed_up'],
+      exits: ['demo_booked'],
+    });
+    const demo = await createPlaybook(testDb('playbook'), { accountId: account.accountId, name: 'Demo prep', triggers: ['demo_booked'] });
     const email = uniqueEmail();
     await send(account, email, 'signed_up');
 
@@ -99,7 +104,12 @@ describe('event effects on playbooks', () => {
   it('when a name is both the exit and the trigger of a playbook the person is in, then the old enrollment stops and a new one starts', async () => {
     const account = await createTestAccount();
     await sendNamesOnce(gateway.url, account, ['form_submitted']);
-    const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Form reply', triggers: ['form_submitted'], exits: ['form_submitted'] });
+    const pb = await createPlaybook(testDb('playbook'), {
+      accountId: account.accountId,
+      name: 'Form reply',
+      triggers: ['form_submitted'],
+      exits: ['form_submitted'],
+    });
     const email = uniqueEmail();
     await send(account, email, 'form_submitted');
 
@@ -115,8 +125,13 @@ describe('event effects on playbooks', () => {
   it('when a playbook has not opted in to a name, then events of that name leave it untouched', async () => {
     const account = await createTestAccount();
     await sendNamesOnce(gateway.url, account, ['signed_up', 'demo_booked']);
-    const onboarding = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['unsubscribed'] });
-    const demo = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Demo prep', triggers: ['demo_booked'], exits: ['purchase'] });
+    const onboarding = await createPlaybook(testDb('playbook'), {
+      accountId: account.accountId,
+      name: 'Onboarding',
+      triggers: ['signed_up'],
+      exits: ['unsubscribed'],
+    });
+    const demo = await createPlaybook(testDb('playbook'), { accountId: account.accountId, name: 'Demo prep', triggers: ['demo_booked'], exits: ['purchase'] });
     const email = uniqueEmail();
     await send(account, email, 'signed_up');
 
@@ -130,7 +145,7 @@ describe('event effects on playbooks', () => {
   it('when a trigger arrives again while the person is active, then nothing new starts', async () => {
     const account = await createTestAccount();
     await sendNamesOnce(gateway.url, account, ['demo_booked']);
-    const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
+    const pb = await createPlaybook(testDb('playbook'), { accountId: account.accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
     const email = uniqueEmail();
     await send(account, email, 'demo_booked');
 
@@ -146,21 +161,21 @@ describe('rule 3: triggers come from the catalog', () => {
     const account = await createTestAccount();
     await sendNamesOnce(gateway.url, account, ['signed_up']);
 
-    const attempt = createPlaybook(testDb(), { accountId: account.accountId, name: 'Too early', triggers: ['signed_up', 'never_sent_yet'] });
+    const attempt = createPlaybook(testDb('playbook'), { accountId: account.accountId, name: 'Too early', triggers: ['signed_up', 'never_sent_yet'] });
 
     await expect(attempt).rejects.toBeInstanceOf(AppError);
     await expect(attempt).rejects.toMatchObject({ code: 'unknown_event_name', status: 422, message: expect.stringContaining('never_sent_yet') });
-    expect(await listPlaybooks(testDb(), account.accountId)).toEqual([]);
+    expect(await listPlaybooks(testDb('playbook'), account.accountId)).toEqual([]);
   });
 
   it('when a playbook exits on a name never sent, then it is created, and the name stops it once it is sent', async () => {
     const account = await createTestAccount();
     await sendNamesOnce(gateway.url, account, ['signed_up']);
 
-    const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['churned'] });
+    const pb = await createPlaybook(testDb('playbook'), { accountId: account.accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['churned'] });
 
     expect(pb).toMatchObject({ triggers: ['signed_up'], exits: ['churned'] });
-    expect((await listPlaybooks(testDb(), account.accountId)).map((p) => p.id)).toEqual([pb.id]);
+    expect((await listPlaybooks(testDb('playbook'), account.accountId)).map((p) => p.id)).toEqual([pb.id]);
     const email = uniqueEmail();
     await send(account, email, 'signed_up', 'churned');
     expect(await enrollmentsOf(account.accountId, pb.id, email)).toEqual([{ status: 'stopped', startedBy: 'signed_up', stoppedBy: 'churned' }]);
@@ -171,7 +186,7 @@ describe('effects on playbook.effects', () => {
   it('when an event starts and another stops a playbook, then both effects are published with exactly the effect fields and no properties', async () => {
     const account = await createTestAccount();
     await sendNamesOnce(gateway.url, account, ['signed_up']);
-    const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['purchase'] });
+    const pb = await createPlaybook(testDb('playbook'), { accountId: account.accountId, name: 'Onboarding', triggers: ['signed_up'], exits: ['purchase'] });
     const email = uniqueEmail();
     const marker = `private-${randomUUID()}`;
     const before = await endOffsets(TOPICS.playbookEffects);
@@ -219,7 +234,7 @@ describe('dead letters', () => {
   it('when a message on events.inbound fails validation, then it goes to the dead-letter topic and the events behind it are still applied', async () => {
     const account = await createTestAccount();
     await sendNamesOnce(gateway.url, account, ['demo_booked']);
-    const pb = await createPlaybook(testDb(), { accountId: account.accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
+    const pb = await createPlaybook(testDb('playbook'), { accountId: account.accountId, name: 'Demo follow-up', triggers: ['demo_booked'] });
     const email = uniqueEmail();
     const key = personKey(account.accountId, email);
     const notJson = `{"accountId":"${account.accountId}", truncated`;
@@ -255,6 +270,6 @@ describe('dead letters', () => {
     }
     expect(dead[0]!.headers['x-reason']).toBe('not JSON');
     expect(dead[1]!.headers['x-reason']).toMatch(/eventId/);
-    expect((await eventCatalog(testDb(), account.accountId)).find((e) => e.name === 'demo_booked')?.count).toBe(2);
+    expect((await eventCatalog(testDb('playbook'), account.accountId)).find((e) => e.name === 'demo_booked')?.count).toBe(2);
   });
 });

@@ -36,12 +36,12 @@ const inbound = (accountId: string, email: string, event: string): InboundEvent 
 
 async function accountWithPlaybook(name: string) {
   const { accountId } = await createTestAccount();
-  await applyBatch(testDb(), [inbound(accountId, uniqueEmail('seed'), name)], cachedAccounts(testDb(), 0));
-  const pb = await createPlaybook(testDb(), { accountId, name: 'P', triggers: [name] });
+  await applyBatch(testDb('playbook'), [inbound(accountId, uniqueEmail('seed'), name)], cachedAccounts(testDb('playbook'), 0));
+  const pb = await createPlaybook(testDb('playbook'), { accountId, name: 'P', triggers: [name] });
   return { accountId, pb };
 }
 
-const enrolled = (playbookId: string) => testDb().enrollment.count({ where: { playbookId } });
+const enrolled = (playbookId: string) => testDb('playbook').enrollment.count({ where: { playbookId } });
 
 describe('a valid event that keeps failing', () => {
   it('when one event of a batch is refused by Postgres, then it goes to the dead-letter topic with its reason after its attempts, and the rest of the partition is applied', async () => {
@@ -63,7 +63,7 @@ describe('a valid event that keeps failing', () => {
     expect(letter.headers).toMatchObject({ 'x-source-topic': TOPICS.eventsInbound, 'x-attempts': '3' });
     expect(letter.headers['x-reason']).toMatch(/^apply failed: .*22021/);
     expect(letter.headers['x-reason']).not.toContain('nul');
-    expect(await testDb().processedEvent.count({ where: { eventId: poison.eventId } })).toBe(0);
+    expect(await testDb('playbook').processedEvent.count({ where: { eventId: poison.eventId } })).toBe(0);
     const metrics = await (await fetch(`${playbook.url}/metrics`)).text();
     expect(metrics).toMatch(/glimpse_events_processed_total\{outcome="dead_letter"\} [1-9]/);
     expect(metrics).toMatch(/glimpse_consumer_retries_total\{kind="split"\} [1-9]/);
@@ -73,7 +73,7 @@ describe('a valid event that keeps failing', () => {
 describe('a consumer that cannot progress', () => {
   it('when its partition is behind and nothing moves for longer than PLAYBOOK_STUCK_AFTER_MS, then /readyz is 503 naming the partition and /metrics counts it; once it moves, ready again', async () => {
     const { accountId, pb } = await accountWithPlaybook('blocked');
-    const db = testDb();
+    const db = testDb('playbook');
     // Holds the dedupe table locked, as a stuck database would: the consumer's transaction waits on it.
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));

@@ -31,7 +31,7 @@ async function runMigration(): Promise<void> {
 
 /** An account with a person erased the old way (two enrollments, two effects, two deliveries, a tombstone) and a live bystander. */
 async function legacyErasure() {
-  const db = testDb();
+  const db = testDb('playbook');
   const accountId = randomUUID();
   const [erased, bystander] = [uniqueEmail('legacy'), uniqueEmail('live')];
   const legacy = `sha256:${sha256(`${accountId}:${erased}`)}`;
@@ -59,7 +59,7 @@ async function legacyErasure() {
   const effects = [effect(legacy), effect(legacy), effect(bystander)];
   await db.playbookEffect.createMany({ data: effects });
   await db.erasure.create({ data: { accountId, emailHash: legacy, erasedAt: new Date() } });
-  const endpoint = await db.webhookEndpoint.create({
+  const endpoint = await testDb('webhooks').webhookEndpoint.create({
     data: { accountId, url: 'https://example.com/hooks', events: ['enrollment.started', 'enrollment.stopped'], secret: 'whsec_test' },
   });
   const delivery = (email: string, personKey: string, effectId: string) => ({
@@ -71,7 +71,7 @@ async function legacyErasure() {
     nextAttemptAt: new Date(),
     expiresAt: new Date(Date.now() + 86_400_000),
   });
-  await db.webhookDelivery.createMany({
+  await testDb('webhooks').webhookDelivery.createMany({
     data: [
       // An effect of the person before the erasure (its key from the email), then the erasure's stop (its key from the legacy value).
       delivery(legacy, sha256(`${accountId}:${erased}`), effects[0]!.id),
@@ -83,11 +83,11 @@ async function legacyErasure() {
 }
 
 async function rowsOf(accountId: string, endpointId: string) {
-  const db = testDb();
+  const db = testDb('playbook');
   return {
     enrollments: (await db.enrollment.findMany({ where: { accountId }, orderBy: { email: 'asc' } })).map((e) => e.email),
     effects: (await db.playbookEffect.findMany({ where: { accountId }, orderBy: { email: 'asc' } })).map((e) => e.email),
-    deliveries: (await db.webhookDelivery.findMany({ where: { endpointId }, orderBy: { seq: 'asc' } })).map((d) => ({
+    deliveries: (await testDb('webhooks').webhookDelivery.findMany({ where: { endpointId }, orderBy: { seq: 'asc' } })).map((d) => ({
       email: JSON.parse(d.payload).data.email as string,
       personKey: d.personKey,
     })),

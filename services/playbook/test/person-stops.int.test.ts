@@ -42,7 +42,7 @@ afterAll(async () => {
   await closeTestDb();
 });
 
-const activeOf = (accountId: string, email: string) => testDb().enrollment.count({ where: { accountId, email, status: 'active' } });
+const activeOf = (accountId: string, email: string) => testDb('playbook').enrollment.count({ where: { accountId, email, status: 'active' } });
 
 /** An account with two playbooks triggered by demo_booked and the person enrolled in both. */
 async function enrolled(): Promise<{ accountId: string; email: string; playbookIds: string[] }> {
@@ -50,7 +50,7 @@ async function enrolled(): Promise<{ accountId: string; email: string; playbookI
   await sendNamesOnce(gateway.url, account, ['demo_booked']);
   const playbookIds: string[] = [];
   for (const name of ['First', 'Second'])
-    playbookIds.push((await createPlaybook(testDb(), { accountId: account.accountId, name, triggers: ['demo_booked'], exits: [] })).id);
+    playbookIds.push((await createPlaybook(testDb('playbook'), { accountId: account.accountId, name, triggers: ['demo_booked'], exits: [] })).id);
   const email = uniqueEmail('stopped');
   expect((await postEvent(gateway.url, account.token, { event: 'demo_booked', email })).status).toBe(200);
   await waitFor(async () => (await activeOf(account.accountId, email)) === 2, { what: 'enrolled in both playbooks' });
@@ -62,7 +62,7 @@ describe('stops by suppression and erasure', () => {
     const { accountId, email, playbookIds } = await enrolled();
     const from = await endOffsets(TOPICS.playbookEffects);
 
-    const { suppression } = await suppressPerson(testDb(), accountId, email);
+    const { suppression } = await suppressPerson(testDb('playbook'), accountId, email);
     expect(suppression.stoppedEnrollments).toBe(2);
 
     const ours = (read: { json: unknown }[]) =>
@@ -71,7 +71,7 @@ describe('stops by suppression and erasure', () => {
     expect(messages.map((m) => m.playbookId).sort()).toEqual([...playbookIds].sort());
     for (const m of messages)
       expect(m).toMatchObject({ action: 'stopped', email, cause: 'suppressed', effectId: expect.any(String), eventId: expect.any(String) });
-    await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId, cause: 'suppressed', publishedAt: null } })) === 0, {
+    await waitFor(async () => (await testDb('playbook').playbookEffect.count({ where: { accountId, cause: 'suppressed', publishedAt: null } })) === 0, {
       what: 'marked published',
     });
   });
@@ -111,16 +111,24 @@ describe('stops by suppression and erasure', () => {
   it('when an event of an erased person was accepted before the erasure and arrives after it, then it is dropped; one accepted after applies', async () => {
     const { accountId, email } = await enrolled();
     const acceptedBefore = new Date().toISOString();
-    const counts = await erasePerson(testDb(), erasedEmail, accountId, email);
+    const counts = await erasePerson(testDb('playbook'), erasedEmail, accountId, email);
     expect(counts.replacement).toBe(erasedEmail(accountId, email));
-    expect(await testDb().erasure.findMany({ where: { accountId }, select: { emailHash: true } })).toEqual([{ emailHash: erasedEmail(accountId, email) }]);
+    expect(await testDb('playbook').erasure.findMany({ where: { accountId }, select: { emailHash: true } })).toEqual([
+      { emailHash: erasedEmail(accountId, email) },
+    ]);
     const event = (receivedAt: string): InboundEvent => ({ eventId: randomUUID(), accountId, event: 'demo_booked', email, properties: {}, receivedAt });
 
-    const late = await applyBatch(testDb(), [event(acceptedBefore)], cachedAccounts(testDb(), 0), new Date(), erasedEmail);
+    const late = await applyBatch(testDb('playbook'), [event(acceptedBefore)], cachedAccounts(testDb('playbook'), 0), new Date(), erasedEmail);
     expect(late).toMatchObject({ applied: 0, erased: 1 });
-    expect(await testDb().enrollment.count({ where: { accountId, email } })).toBe(0);
+    expect(await testDb('playbook').enrollment.count({ where: { accountId, email } })).toBe(0);
 
-    const fresh = await applyBatch(testDb(), [event(new Date(Date.now() + 1000).toISOString())], cachedAccounts(testDb(), 0), new Date(), erasedEmail);
+    const fresh = await applyBatch(
+      testDb('playbook'),
+      [event(new Date(Date.now() + 1000).toISOString())],
+      cachedAccounts(testDb('playbook'), 0),
+      new Date(),
+      erasedEmail,
+    );
     expect(fresh).toMatchObject({ applied: 1, erased: 0 });
     expect(await activeOf(accountId, email)).toBe(2);
   });

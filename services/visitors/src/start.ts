@@ -3,7 +3,7 @@
 // consumer of the accounts topic (a deletion removes the account's visitors), the periodic purge of
 // old collected ids, and an HTTP port for the internal API, health, readiness and metrics (lag
 // included). On stop it leaves the groups (the chunk in hand finished and committed), then closes.
-import { createDb } from '@glimpse/db';
+import { createDb } from '@glimpse/db/visitors';
 import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
 import {

@@ -35,7 +35,7 @@ function stream(site: ReturnType<typeof newSite>): Collected[] {
 
 const sumPageViews = async (accountId: string) =>
   (
-    await testDb().$queryRawUnsafe<{ n: number }[]>(
+    await testDb('visitors').$queryRawUnsafe<{ n: number }[]>(
       `SELECT coalesce(sum(page_views), 0)::int AS n FROM visitors.visitor_profiles WHERE account_id = $1::uuid`,
       accountId,
     )
@@ -78,7 +78,7 @@ it(`when the service is SIGKILLed mid-stream of ${PAGE_VIEWS} page views and res
   expect(ours).toHaveLength(messages.length);
   const expected = replayOneByOne(ours);
 
-  const db = testDb();
+  const db = testDb('visitors');
   const profiles = (
     await db.$queryRawUnsafe<ProfileRow[]>(`SELECT ${PROFILE_COLUMNS} FROM visitors.visitor_profiles WHERE account_id = $1::uuid ORDER BY id`, site.accountId)
   ).map(profileFromRow);

@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await testDb().$executeRawUnsafe(`DELETE FROM visitors.ip_ranges WHERE company_domain LIKE $1`, `%.${tag}.example`);
+  await testDb('visitors').$executeRawUnsafe(`DELETE FROM visitors.ip_ranges WHERE company_domain LIKE $1`, `%.${tag}.example`);
   await service?.stop();
   await closeProducer();
   await closeTestDb();
@@ -104,7 +104,7 @@ describe('identify methods', () => {
     await produceCollected([message(site, b, 'identify', { email }, minutesAgo(1)), message(site, b, 'pageview', { path: '/' }, minutesAgo(1))]);
     await waitForPageViews(site, b, 1);
     expect((await api(site, `/internal/visitors/${b}/details`)).body.email).toBeUndefined();
-    const tombstones = await testDb().$queryRawUnsafe<Record<string, unknown>[]>(
+    const tombstones = await testDb('visitors').$queryRawUnsafe<Record<string, unknown>[]>(
       `SELECT * FROM visitors.visitor_erasures WHERE account_id = $1::uuid`,
       site.accountId,
     );
@@ -196,7 +196,7 @@ describe('company from IP', () => {
     expect((await record(site, v4)).company).toMatchObject({ name: 'Narrow Inc', domain: `narrow.${tag}.example` });
     // Identified by a person method: no company lookup, and the person's method stays the reason.
     expect((await api(site, `/internal/visitors/${known}/details`)).body.visitor).toMatchObject({ identified_by: { method: 'identify', confidence: 1 } });
-    const stored = await testDb().$queryRawUnsafe<{ t: string }[]>(
+    const stored = await testDb('visitors').$queryRawUnsafe<{ t: string }[]>(
       `SELECT row_to_json(p)::text AS t FROM visitors.visitor_profiles p WHERE account_id = $1::uuid`,
       site.accountId,
     );

@@ -73,7 +73,7 @@ describe('collected messages read through the internal API', () => {
       visitor: { page_views: 3, sessions: 2, first_seen: expect.any(String), last_seen: expect.any(String), last_page: '/docs', engaged_seconds: 55 },
     });
     expect(Date.parse(details.body.visitor.last_seen) - Date.parse(details.body.visitor.first_seen)).toBeGreaterThan(60 * 60_000);
-    const row = await testDb().$queryRawUnsafe<{ first_referrer: string; first_utm: unknown; last_pages: string }[]>(
+    const row = await testDb('visitors').$queryRawUnsafe<{ first_referrer: string; first_utm: unknown; last_pages: string }[]>(
       `SELECT first_referrer, first_utm, last_pages::text AS last_pages FROM visitors.visitor_profiles WHERE account_id = $1::uuid AND id = $2`,
       site.accountId,
       a,
@@ -160,7 +160,8 @@ describe('identification and tracks', () => {
 
 describe('deletions', () => {
   const count = async (table: string, accountId: string) =>
-    (await testDb().$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM visitors.${table} WHERE account_id = $1::uuid`, accountId))[0]!.n;
+    (await testDb('visitors').$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM visitors.${table} WHERE account_id = $1::uuid`, accountId))[0]!
+      .n;
 
   it('when a person is erased, then their links and the aggregates of every visitor linked to them go', async () => {
     const site = newSite();
@@ -183,7 +184,7 @@ describe('deletions', () => {
     expect((await api(site, `/internal/visitors/${b}/details`)).status).toBe(404);
     expect(await pageViewsOf(site, other)).toBe(1);
     expect(await count('identity_links', site.accountId)).toBe(0);
-    const sessions = await testDb().$queryRawUnsafe<{ n: number }[]>(
+    const sessions = await testDb('visitors').$queryRawUnsafe<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM visitors.visitor_sessions WHERE account_id = $1::uuid AND visitor_id = ANY($2::text[])`,
       site.accountId,
       [a, b],

@@ -24,7 +24,7 @@ afterAll(async () => {
   await webhooks?.stop();
   await receiver?.close();
   // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
+  await testDb('webhooks').webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 
@@ -35,7 +35,7 @@ interface Counts {
 }
 
 async function rowsOf(accountId: string): Promise<Counts> {
-  const [row] = await testDb().$queryRaw<Counts[]>`
+  const [row] = await testDb('webhooks').$queryRaw<Counts[]>`
     SELECT (SELECT count(*) FROM webhook_endpoints WHERE account_id = ${accountId}::uuid)::int AS endpoints,
            (SELECT count(*) FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.account_id = ${accountId}::uuid)::int AS deliveries,
            (SELECT count(*) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
@@ -86,7 +86,7 @@ it("when account.deleted arrives after messages that are no account event, then 
   await gone(deleted.accountId);
 
   expect(await rowsOf(deleted.accountId)).toEqual({ endpoints: 0, deliveries: 0, attempts: 0 });
-  expect(await testDb().webhookDelivery.count({ where: { endpointId: { in: deleted.endpointIds } } })).toBe(0);
+  expect(await testDb('webhooks').webhookDelivery.count({ where: { endpointId: { in: deleted.endpointIds } } })).toBe(0);
   expect(await rowsOf(kept.accountId)).toEqual({ endpoints: 2, deliveries: 2, attempts: 2 });
   const ready = await request(`${webhooks.url}/readyz`);
   expect({ status: ready.status, accounts: ready.body.checks.accounts }).toEqual({ status: 200, accounts: 'ok' });

@@ -38,7 +38,7 @@ afterAll(async () => {
   await webhooks?.stop();
   await receiver?.close();
   // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
-  if (accountId) await testDb().webhookEndpoint.deleteMany({ where: { accountId } });
+  if (accountId) await testDb('webhooks').webhookEndpoint.deleteMany({ where: { accountId } });
   await closeTestDb();
 });
 
@@ -85,7 +85,9 @@ describe('console: webhooks', () => {
         value: JSON.stringify({ effectId, eventId: randomUUID(), accountId, playbookId: randomUUID(), email, action: 'started', at: new Date().toISOString() }),
       },
     ]);
-    await waitFor(async () => !(await testDb().webhookEndpoint.findFirstOrThrow({ where: { accountId } })).enabled, { what: 'the endpoint disabled' });
+    await waitFor(async () => !(await testDb('webhooks').webhookEndpoint.findFirstOrThrow({ where: { accountId } })).enabled, {
+      what: 'the endpoint disabled',
+    });
 
     await page.getByRole('link', { name: `Deliveries to ${receiver.url}` }).click();
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: receiver.url }) });

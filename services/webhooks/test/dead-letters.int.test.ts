@@ -25,7 +25,7 @@ afterAll(async () => {
   await webhooks?.stop();
   await receiver?.close();
   // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
+  await testDb('webhooks').webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 
@@ -84,7 +84,7 @@ describe('webhooks dead letters', () => {
       { key, value: JSON.stringify(valid) },
     ]);
 
-    await waitFor(async () => (await testDb().webhookDelivery.count({ where: { endpointId } })) === 1 || undefined, {
+    await waitFor(async () => (await testDb('webhooks').webhookDelivery.count({ where: { endpointId } })) === 1 || undefined, {
       what: 'the valid effect scheduled',
       timeoutMs: 30_000,
     });

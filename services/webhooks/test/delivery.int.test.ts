@@ -52,7 +52,7 @@ afterAll(async () => {
   await Promise.all([playbook?.stop(), webhooks?.stop(), visitors?.stop(), enrichment?.stop()]);
   await receiver?.close();
   // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
+  await testDb('webhooks').webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 
@@ -111,9 +111,9 @@ describe('webhook delivery', () => {
       expect((await postEvent(gateway.url, manager.token, { event: 'signed_up', email, properties: { plan: 'private-plan-value' } })).status).toBe(200);
     for (const email of emails)
       expect((await postEvent(gateway.url, manager.token, { event: 'purchase', email, properties: { amount: 4242 } })).status).toBe(200);
-    await waitFor(async () => (await testDb().webhookDelivery.count({ where: { endpointId } })) === 6, { what: 'six deliveries scheduled' });
+    await waitFor(async () => (await testDb('webhooks').webhookDelivery.count({ where: { endpointId } })) === 6, { what: 'six deliveries scheduled' });
     await waitFor(async () => requestsFor(emails).filter((r) => r.answered === 'fail').length >= 3 || undefined, { what: 'failed attempts' });
-    expect(await testDb().webhookDelivery.count({ where: { endpointId, status: 'delivered' } })).toBe(0);
+    expect(await testDb('webhooks').webhookDelivery.count({ where: { endpointId, status: 'delivered' } })).toBe(0);
     receiver.script([], 'ok');
 
     const ids = await deliveredIds(emails, 6);
@@ -154,7 +154,7 @@ describe('webhook delivery', () => {
       expect(d.attempts.at(-1)).toMatchObject({ succeeded: true, responseStatus: 204, error: null, durationMs: expect.any(Number) });
       expect(d.nextAttemptAt).toBeNull();
     }
-    expect(await testDb().webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } })).toMatchObject({ enabled: true, failingSince: null });
+    expect(await testDb('webhooks').webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } })).toMatchObject({ enabled: true, failingSince: null });
   });
 
   it('when an effect is delivered twice on playbook.effects, then it is sent once per endpoint (webhook-id is the dedupe key)', async () => {
@@ -175,7 +175,7 @@ describe('webhook delivery', () => {
     await produceRaw(TOPICS.playbookEffects, [message, message]);
 
     await deliveredIds([email], 1);
-    const rows = await testDb().webhookDelivery.findMany({ where: { endpointId } });
+    const rows = await testDb('webhooks').webhookDelivery.findMany({ where: { endpointId } });
     expect(rows.map((r) => r.effectId)).toEqual([effect.effectId]);
     expect(requestsFor([email]).map((r) => r.headers['webhook-id'])).toEqual([effect.effectId]);
   });
@@ -208,10 +208,10 @@ describe('webhook delivery', () => {
     await postEvent(gateway.url, manager.token, { event: 'signed_up', email: startAfter });
     await deliveredIds([startAfter], 1);
 
-    await waitFor(async () => (await testDb().playbookEffect.count({ where: { accountId: manager.accountId, action: 'stopped' } })) === 1, {
+    await waitFor(async () => (await testDb('playbook').playbookEffect.count({ where: { accountId: manager.accountId, action: 'stopped' } })) === 1, {
       what: 'the stop effect',
     });
-    const types = (await testDb().webhookDelivery.findMany({ where: { endpointId } })).map((d) => d.type);
+    const types = (await testDb('webhooks').webhookDelivery.findMany({ where: { endpointId } })).map((d) => d.type);
     expect(types).toEqual(['enrollment.started', 'enrollment.started']);
     expect(requestsFor([stopFirst, startAfter]).map((r) => payload(r).type)).toEqual(['enrollment.started', 'enrollment.started']);
   });

@@ -32,7 +32,7 @@ afterAll(async () => {
   await webhooks?.stop();
   await receiver?.close();
   // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
+  await testDb('webhooks').webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 
@@ -94,14 +94,17 @@ describe('a failing endpoint', () => {
     await webhooks.stop();
     receiver.script([], 'ok');
     // Re-enable in case the failures disabled it meanwhile (the disable period here is 1 s).
-    await testDb().webhookEndpoint.update({ where: { id: endpointId }, data: { enabled: true, disabledReason: null, disabledAt: null, failingSince: null } });
+    await testDb('webhooks').webhookEndpoint.update({
+      where: { id: endpointId },
+      data: { enabled: true, disabledReason: null, disabledAt: null, failingSince: null },
+    });
     webhooks = await startTestWebhooksService({ ...SETTINGS, WEBHOOKS_GROUP_ID: groupId });
 
     await waitFor(async () => okFor(effectId), { what: 'the delivery after the restart' });
     // The receiver answered; the attempt is recorded just after.
     const row = await waitFor(
       async () => {
-        const r = await testDb().webhookDelivery.findFirstOrThrow({ where: { endpointId, effectId } });
+        const r = await testDb('webhooks').webhookDelivery.findFirstOrThrow({ where: { endpointId, effectId } });
         return r.status === 'delivered' ? r : undefined;
       },
       { what: 'the delivery recorded as delivered' },

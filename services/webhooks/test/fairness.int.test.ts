@@ -15,7 +15,7 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 import { DEV_WEBHOOKS_SECRET_KEY, type RunningWebhooksService } from '@glimpse/webhooks';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/webhooks';
 import { waitFor } from '../../../test/support/stack';
 import { startReceiver, startTestWebhooksService, type Receiver } from '../../../test/support/webhooks';
 import { enqueueEffect } from '../src/data/delivery-repository';

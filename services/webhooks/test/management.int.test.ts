@@ -35,7 +35,7 @@ afterAll(async () => {
   await gateway?.stop();
   await webhooks?.stop();
   // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
+  await testDb('webhooks').webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 
@@ -96,7 +96,7 @@ describe('managing webhook endpoints', () => {
     expect(rotated.body.secret).not.toBe(created.secret);
     expect(new Date(rotated.body.previousSecretExpiresAt).getTime()).toBeGreaterThan(Date.now());
     // Stored sealed (secrets.int.test.ts): they open to the new secret and the previous one.
-    const row = await testDb().webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } });
+    const row = await testDb('webhooks').webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } });
     const box = createSecretBox(DEV_WEBHOOKS_SECRET_KEY);
     expect({ secret: box.open(created.id, row.secret), previous: box.open(created.id, row.previousSecret!) }).toEqual({
       secret: rotated.body.secret,
@@ -224,7 +224,7 @@ describe('SSRF guard', () => {
     it('when a stored target now resolves to a private address, then the attempt is refused and nothing reaches it', async () => {
       // As if its name had been re-pointed after subscription: the row is written as it would be then.
       const m = await manager();
-      const endpoint = await testDb().webhookEndpoint.create({
+      const endpoint = await testDb('webhooks').webhookEndpoint.create({
         data: {
           accountId: m.accountId,
           url: `http://localhost:${receiver.port}/hooks`,

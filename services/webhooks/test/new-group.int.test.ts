@@ -23,9 +23,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(services.map((s) => s.stop()));
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId } });
+  await testDb('webhooks').webhookEndpoint.deleteMany({ where: { accountId } });
   // The new group read the whole topic: what it scheduled for other tests' endpoints left behind is not theirs to send.
-  await testDb().webhookDelivery.deleteMany({ where: { createdAt: { gte: startedAt } } });
+  await testDb('webhooks').webhookDelivery.deleteMany({ where: { createdAt: { gte: startedAt } } });
   await receiver?.close();
   await closeTestDb();
 });
@@ -84,7 +84,7 @@ describe('webhooks consumer group without a committed offset', () => {
       what: 'the effect published after the endpoint delivered',
       timeoutMs: 120_000,
     });
-    const scheduled = await testDb().webhookDelivery.findMany({ where: { endpointId }, select: { effectId: true } });
+    const scheduled = await testDb('webhooks').webhookDelivery.findMany({ where: { endpointId }, select: { effectId: true } });
     expect(scheduled.map((d) => d.effectId)).toEqual([after.effectId]);
     expect(receiver.requests.filter((r) => r.headers['webhook-id'] === before.effectId)).toEqual([]);
   }, 180_000);

@@ -34,7 +34,7 @@ afterAll(async () => {
   await webhooks?.stop();
   await receiver?.close();
   // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
+  await testDb('webhooks').webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 
@@ -63,7 +63,7 @@ async function produceEffect(accountId: string): Promise<string> {
 const delivered = (effectId: string) =>
   waitFor(async () => receiver.requests.find((r) => r.headers['webhook-id'] === effectId && r.answered === 'ok'), { what: `the delivery of ${effectId}` });
 
-const row = (id: string) => testDb().webhookEndpoint.findUniqueOrThrow({ where: { id }, select: { secret: true, previousSecret: true } });
+const row = (id: string) => testDb('webhooks').webhookEndpoint.findUniqueOrThrow({ where: { id }, select: { secret: true, previousSecret: true } });
 
 describe('signing secrets at rest', () => {
   it('when an endpoint is subscribed or its secret rotated, then Postgres holds them sealed, and deliveries verify with the secrets the API answered', async () => {
@@ -93,7 +93,7 @@ describe('signing secrets at rest', () => {
   it('when a secret is stored in clear (from before encryption), then it signs, and the next start seals it', async () => {
     const m = await manager();
     const legacy = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-    const endpoint = await testDb().webhookEndpoint.create({
+    const endpoint = await testDb('webhooks').webhookEndpoint.create({
       data: { accountId: m.accountId, url: receiver.url, events: ['enrollment.started'], secret: legacy },
     });
 
@@ -135,7 +135,7 @@ describe('signing secrets at rest', () => {
     } finally {
       // The test database is shared: every row goes back under the development key the other tests use.
       await restartWith({});
-      await sealStoredSecrets(testDb(), createSecretBox(DEV_WEBHOOKS_SECRET_KEY, [NEW_KEY]));
+      await sealStoredSecrets(testDb('webhooks'), createSecretBox(DEV_WEBHOOKS_SECRET_KEY, [NEW_KEY]));
     }
     expect(oldBox.isCurrent((await row(created.body.id)).secret)).toBe(true);
   });

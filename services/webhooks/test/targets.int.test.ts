@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
+  await testDb('webhooks').webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await Promise.all([dns?.close(), receiver?.close()]);
   await closeTestDb();
 });
@@ -220,7 +220,7 @@ describe('https only (WEBHOOKS_REQUIRE_HTTPS, always on in production)', () => {
   it('when an endpoint stored as http before https was required has a delivery, then the attempt is refused and nothing is sent over http', async () => {
     const m = await manager();
     // Written as it was before: an http URL (the local receiver) the service would have accepted.
-    const endpoint = await testDb().webhookEndpoint.create({
+    const endpoint = await testDb('webhooks').webhookEndpoint.create({
       data: {
         accountId: m.accountId,
         url: `http://localhost:${receiver.port}/hooks`,

@@ -29,7 +29,7 @@ afterAll(async () => {
   await receiver?.close();
   await closeProducer();
   // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
+  await testDb('webhooks').webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 
@@ -41,7 +41,7 @@ it("when a visitor identifies on the site, then the account's subscribed endpoin
     (async function* () {
       yield JSON.stringify(person);
     })(),
-    { db: testDb(), defaultPhoneRegion: 'US' },
+    { db: testDb('enrichment'), defaultPhoneRegion: 'US' },
   );
   const email = person.traits.work_email as string;
   const subscribed = await request(`${webhooks.url}/internal/webhooks`, {

@@ -36,7 +36,7 @@ afterAll(async () => {
   await enrichment?.stop();
   await receiver?.close();
   // Once the services are stopped: a delete under a running dispatcher's claims can deadlock with them.
-  await testDb().webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
+  await testDb('webhooks').webhookEndpoint.deleteMany({ where: { accountId: { in: accounts } } });
   await closeTestDb();
 });
 
@@ -90,7 +90,7 @@ async function knownPerson(): Promise<{ email: string; details: Record<string, s
     (async function* () {
       yield JSON.stringify(person);
     })(),
-    { db: testDb(), defaultPhoneRegion: 'US' },
+    { db: testDb('enrichment'), defaultPhoneRegion: 'US' },
   );
   return { email: person.traits.work_email as string, details: toVisitorDetails(normalizeRecord(person)) as Record<string, string> };
 }
@@ -123,11 +123,14 @@ describe('visitor.identified webhooks', () => {
     expect(new Webhook(subscribed.secret).verify(received.body, received.headers)).toEqual(expectedBody(message, details));
     expect(Object.keys(details).length).toBeGreaterThan(0);
     // Both endpoints' deliveries are scheduled by one statement: the other's absence is final.
-    expect(await testDb().webhookDelivery.count({ where: { endpointId: other.id } })).toBe(0);
+    expect(await testDb('webhooks').webhookDelivery.count({ where: { endpointId: other.id } })).toBe(0);
     // The attempt is recorded just after the receiver answers.
     const rows = await waitFor(
       async () => {
-        const found = await testDb().webhookDelivery.findMany({ where: { endpointId: subscribed.id }, select: { effectId: true, type: true, status: true } });
+        const found = await testDb('webhooks').webhookDelivery.findMany({
+          where: { endpointId: subscribed.id },
+          select: { effectId: true, type: true, status: true },
+        });
         return found.every((r) => r.status !== 'pending') ? found : undefined;
       },
       { what: 'the attempt recorded' },
@@ -149,7 +152,7 @@ describe('visitor.identified webhooks', () => {
     const received = await delivered(message.eventId);
     expect(JSON.parse(received.body)).toEqual(expectedBody(message, {}));
     expect(requestsOf(message.eventId)).toHaveLength(1);
-    expect(await testDb().webhookDelivery.count({ where: { endpointId, effectId: message.eventId } })).toBe(1);
+    expect(await testDb('webhooks').webhookDelivery.count({ where: { endpointId, effectId: message.eventId } })).toBe(1);
   });
 
   it('when the endpoint answers 500, then the identification is sent again and delivered, signed the same way', async () => {
@@ -165,7 +168,7 @@ describe('visitor.identified webhooks', () => {
     expect(attempts.map((r) => r.answered)).toEqual(['fail', 'ok']);
     for (const r of attempts) expect(new Webhook(secret).verify(r.body, r.headers)).toEqual(expectedBody(message, {}));
     const delivery = await waitFor(
-      () => testDb().webhookDelivery.findFirst({ where: { endpointId, status: 'delivered' }, include: { attemptRows: { orderBy: { at: 'asc' } } } }),
+      () => testDb('webhooks').webhookDelivery.findFirst({ where: { endpointId, status: 'delivered' }, include: { attemptRows: { orderBy: { at: 'asc' } } } }),
       { what: 'the success recorded' },
     );
     expect(delivery.attemptRows.map((a) => [a.succeeded, a.responseStatus])).toEqual([
@@ -192,7 +195,7 @@ describe('visitor.identified webhooks', () => {
     }
 
     expect(await erase({ email, replacement })).toMatchObject({ status: 200, body: { hashedDeliveries: 1 } });
-    const [stored] = await testDb().webhookDelivery.findMany({ where: { endpointId } });
+    const [stored] = await testDb('webhooks').webhookDelivery.findMany({ where: { endpointId } });
     expect(JSON.parse(stored!.payload)).toEqual(expectedBody({ ...message, email: replacement }, {}));
     expect(await erase({ email, replacement })).toMatchObject({ status: 200, body: { hashedDeliveries: 0 } });
     for (const value of [email, ...Object.values(details)]) expect(stored!.payload).not.toContain(value);
@@ -208,7 +211,7 @@ describe('visitor.identified webhooks', () => {
 
     await publish(message);
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await testDb().webhookDelivery.count({ where: { endpointId } })).toBe(0);
+    expect(await testDb('webhooks').webhookDelivery.count({ where: { endpointId } })).toBe(0);
     await proxy.open();
 
     const received = await delivered(message.eventId);

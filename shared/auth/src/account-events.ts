@@ -8,7 +8,8 @@
 // of an account before the first has sent its earlier one, and compaction would keep the wrong one.
 // A send that fails leaves its rows, and every row after the first failed one, unpublished: the
 // next round sends them again in order (a consumer may see an event twice; it is idempotent).
-import { withAdvisoryLock, type Db } from '@glimpse/db';
+import { withAdvisoryLock } from '@glimpse/db';
+import { type Db } from '@glimpse/db/identity';
 import { TOPICS, type AccountEventMessage } from '@glimpse/messaging';
 
 export type AccountEventType = AccountEventMessage['type'];

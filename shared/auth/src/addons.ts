@@ -2,7 +2,7 @@
 // tokens, playbooks and page rules belong to it. The operator sets it (`glimpse account
 // workflows`); the authenticator reads it with each credential and caches it with the credential,
 // so a removal takes effect within the credential cache window (AUTH_CACHE_TTL_MS) everywhere.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import { AppError } from '@glimpse/errors';
 import { isUuid } from '@glimpse/validation';
 

@@ -1,4 +1,4 @@
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import { createAuthenticator, type AuthOutcome } from './authenticator';
 import { generateCredential } from './credentials';
 

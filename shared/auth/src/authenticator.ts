@@ -10,7 +10,7 @@
 //   not make every request wait for its connect timeout; and for a while after one, a known
 //   credential is refreshed in the background while its last answer is served.
 import { LRUCache } from 'lru-cache';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import { AppError } from '@glimpse/errors';
 import { requireCredentialOfKind, requireScope } from './bearer-checks.js';
 import { createCredentialFetcher, type KnownCredential } from './credential-fetcher.js';

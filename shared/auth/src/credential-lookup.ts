@@ -1,6 +1,6 @@
 // The authenticator's two queries: finding a credential by its hash (with the account's add-on,
 // read in the same query), and recording when it was last used.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import type { CredentialKind } from './credentials.js';
 import type { Principal } from './authenticator.js';
 

@@ -1,5 +1,5 @@
 // Accounts, event tokens and API keys in Postgres: creation returns the plain value once.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import { AppError } from '@glimpse/errors';
 import { generateCredential, type Scope } from './credentials.js';
 import { isUuid } from '@glimpse/validation';

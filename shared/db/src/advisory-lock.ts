@@ -1,7 +1,6 @@
 // Work one process at a time may do, across every replica: a transaction that takes an advisory
 // lock without waiting, and skips the work when another transaction holds it. The keys have their
 // one home here, so two jobs can never share a key by accident (they would skip each other).
-import type { Db } from './client.js';
 
 export const ADVISORY_LOCKS = {
   /** playbook: deleting processed event ids past their retention. */
@@ -20,16 +19,22 @@ export const ADVISORY_LOCKS = {
 
 export type AdvisoryLock = keyof typeof ADVISORY_LOCKS;
 
-type Transaction = Parameters<Parameters<Db['$transaction']>[0]>[0];
+/** What the lock needs of a service's Prisma client (any of them): a raw query inside a transaction. */
+interface RawQueries {
+  $queryRaw<T>(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<T>;
+}
+interface Transactions<Tx extends RawQueries> {
+  $transaction<R>(fn: (tx: Tx) => Promise<R>, options?: { timeout?: number; maxWait?: number }): Promise<R>;
+}
 
 /**
  * Runs `fn` in a transaction holding the lock, released at commit or rollback; undefined, without
  * running it, when another transaction holds the lock.
  */
-export async function withAdvisoryLock<T>(
-  db: Db,
+export async function withAdvisoryLock<Tx extends RawQueries, T>(
+  db: Transactions<Tx>,
   lock: AdvisoryLock,
-  fn: (tx: Transaction) => Promise<T>,
+  fn: (tx: Tx) => Promise<T>,
   options: { timeout?: number; maxWait?: number } = {},
 ): Promise<T | undefined> {
   return db.$transaction(async (tx) => {

@@ -1,10 +1,9 @@
-// Builds the Prisma client on node-postgres through @prisma/adapter-pg (Prisma 7 has no Rust engine).
+// The node-postgres pool every service's Prisma client runs on, through @prisma/adapter-pg (Prisma 7
+// has no Rust engine). Each service has a client of its own, holding only its schema's models
+// (@glimpse/db/identity, /playbook, /enrichment, /webhooks, /visitors: scripts/prisma-generate.js).
 // Every pool has timeouts: a Postgres that refuses fails fast, and one that hangs (accepts and
 // never answers, or a stuck statement) fails within bounds instead of holding requests forever.
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaClient } from './generated/prisma/client.js';
-
-export type Db = InstanceType<typeof PrismaClient>;
 
 export interface DbTimeouts {
   /** Giving up on opening a connection (a server that accepts and never answers). */
@@ -34,9 +33,10 @@ export interface CreateDbOptions {
   timeouts?: Partial<DbTimeouts>;
 }
 
-export function createDb({ databaseUrl, poolSize = 10, timeouts = {} }: CreateDbOptions): Db {
+/** The adapter a service's PrismaClient is built on: a bounded pool with every timeout set. */
+export function postgresAdapter({ databaseUrl, poolSize = 10, timeouts = {} }: CreateDbOptions): PrismaPg {
   const t = { ...DEFAULT_DB_TIMEOUTS, ...timeouts };
-  const adapter = new PrismaPg({
+  return new PrismaPg({
     connectionString: databaseUrl,
     max: poolSize,
     connectionTimeoutMillis: t.connectTimeoutMs,
@@ -47,5 +47,4 @@ export function createDb({ databaseUrl, poolSize = 10, timeouts = {} }: CreateDb
     query_timeout: t.statementTimeoutMs + CLIENT_GRACE_MS,
     keepAlive: true,
   });
-  return new PrismaClient({ adapter });
 }

@@ -1,8 +1,9 @@
-export { createDb, DEFAULT_DB_TIMEOUTS } from './client.js';
-export type { Db, CreateDbOptions, DbTimeouts } from './client.js';
-export { Prisma } from './generated/prisma/client.js';
+// The service-neutral part: the pool's settings, migrations, advisory locks, retention schedules.
+// Each service's client is a subpath of its own (@glimpse/db/identity, /playbook, /enrichment,
+// /webhooks, /visitors), holding only its schema's models.
+export { postgresAdapter, DEFAULT_DB_TIMEOUTS } from './client.js';
+export type { CreateDbOptions, DbTimeouts } from './client.js';
 export { PRISMA_TRANSACTION_TIMEOUT } from './prisma-errors.js';
-export type * from './generated/prisma/client.js';
 export { migrate, ensureDatabase, migrationChecksum } from './migrate.js';
 export type { MigrateOptions } from './migrate.js';
 export { withAdvisoryLock, ADVISORY_LOCKS } from './advisory-lock.js';

@@ -1,7 +1,7 @@
 // What a CLI command is: its words, help text, options (node:util parseArgs) and a run function
 // that returns the value to print (as JSON with --json, else through `human`).
 import type { ParseArgsConfig } from 'node:util';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/enrichment';
 import type { CliService } from './config.js';
 
 export interface Io {

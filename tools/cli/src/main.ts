@@ -1,7 +1,7 @@
 // The operator CLI `glimpse`: finds the command named by the first words, parses its options,
 // runs it, and prints the result for a person, or as one JSON value with --json.
 import { parseArgs } from 'node:util';
-import { createDb, type Db } from '@glimpse/db';
+import { createDb, type Db } from '@glimpse/db/enrichment';
 import { AppError } from '@glimpse/errors';
 import { UsageError, type Command, type Io } from './command.js';
 import { accountCommands } from './commands/accounts.js';

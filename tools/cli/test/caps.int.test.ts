@@ -52,20 +52,20 @@ describe('glimpse CLI: caps per account', () => {
       body: JSON.stringify({ name: 'Two' }),
     });
     expect([http.status, ((await http.json()) as { error: string }).error]).toEqual([409, 'limit_reached']);
-    expect(await testDb().playbook.count({ where: { accountId } })).toBe(1);
+    expect(await testDb('playbook').playbook.count({ where: { accountId } })).toBe(1);
 
     for (const email of ['a@example.com', 'b@example.com'])
       expect((await cli('suppression', 'add', '--account', accountId, '--email', email, '--json')).code).toBe(0);
     expect((await cli('suppression', 'add', '--account', accountId, '--email', 'c@example.com')).stderr).toContain('2 suppressed people');
-    expect(await testDb().eventToken.count({ where: { accountId } })).toBe(2);
-    expect(await testDb().suppression.count({ where: { accountId } })).toBe(2);
+    expect(await testDb('identity').eventToken.count({ where: { accountId } })).toBe(2);
+    expect(await testDb('playbook').suppression.count({ where: { accountId } })).toBe(2);
     expect(opened).toEqual([]);
   });
 
   it('when an account has more than 200 suppressed people, then the list shows the first 200 with a note, and --all every one', async () => {
     const accountId = await newAccount('CLI suppressions');
     const at = Date.now();
-    await testDb().suppression.createMany({
+    await testDb('playbook').suppression.createMany({
       data: Array.from({ length: 205 }, (_, i) => ({ accountId, email: `p${i}@example.com`, createdAt: new Date(at - i * 1000) })),
     });
     const first = await cli('suppression', 'list', '--account', accountId, '--json');

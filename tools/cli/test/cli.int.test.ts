@@ -66,13 +66,13 @@ describe('glimpse CLI', () => {
     expect(token.code).toBe(0);
     const body = token.json();
     expect(body).toEqual({ id: expect.any(String), token: expect.stringMatching(/^gle_/) });
-    const stored = await testDb().eventToken.findUniqueOrThrow({ where: { id: body.id } });
+    const stored = await testDb('identity').eventToken.findUniqueOrThrow({ where: { id: body.id } });
     expect(stored.hash).not.toContain(body.token);
     expect(stored.revokedAt).toBeNull();
 
     const revoked = await cli('event-token', 'revoke', '--account', accountId, '--id', body.id, '--json');
     expect(revoked.code).toBe(0);
-    expect((await testDb().eventToken.findUniqueOrThrow({ where: { id: body.id } })).revokedAt).not.toBeNull();
+    expect((await testDb('identity').eventToken.findUniqueOrThrow({ where: { id: body.id } })).revokedAt).not.toBeNull();
   });
 
   it('when a token of another account is revoked, then it is not found and stays valid', async () => {
@@ -82,7 +82,7 @@ describe('glimpse CLI', () => {
     const attempt = await cli('event-token', 'revoke', '--account', other, '--id', id);
     expect(attempt.code).toBe(1);
     expect(attempt.stderr).toContain('not_found');
-    expect((await testDb().eventToken.findUniqueOrThrow({ where: { id } })).revokedAt).toBeNull();
+    expect((await testDb('identity').eventToken.findUniqueOrThrow({ where: { id } })).revokedAt).toBeNull();
   });
 
   it('when a playbook names a trigger never sent (rule 3), then it is refused; an exit may name any valid event', async () => {
@@ -101,9 +101,9 @@ describe('glimpse CLI', () => {
   it('when the catalog and enrollments are listed, then they show the names sent and each enrollment with its status', async () => {
     const accountId = await newAccount();
     const now = new Date();
-    await testDb().eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 2n } });
+    await testDb('playbook').eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 2n } });
     const { id: playbookId } = (await cli('playbook', 'create', '--account', accountId, '--name', 'Onboarding', '--trigger', 'signed_up', '--json')).json();
-    await testDb().enrollment.create({
+    await testDb('playbook').enrollment.create({
       data: {
         playbookId,
         accountId,
@@ -159,7 +159,7 @@ describe('glimpse CLI', () => {
   it('when an event is dry-run for a person, then it shows per playbook what would happen, and nothing is written', async () => {
     const accountId = await newAccount();
     const now = new Date();
-    await testDb().eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 1n } });
+    await testDb('playbook').eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 1n } });
     const { id: playbookId } = (await cli('playbook', 'create', '--account', accountId, '--name', 'Onboarding', '--trigger', 'signed_up', '--json')).json();
     const run = await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', ' Ann@Example.com', '--json');
     expect(run.code).toBe(0);
@@ -171,8 +171,8 @@ describe('glimpse CLI', () => {
     });
     const human = await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', 'ann@example.com');
     expect(human.stdout).toMatch(/Onboarding\s+start\s+trigger/);
-    expect(await testDb().enrollment.count({ where: { accountId } })).toBe(0);
-    expect(await testDb().processedEvent.count({ where: { accountId } })).toBe(0);
+    expect(await testDb('playbook').enrollment.count({ where: { accountId } })).toBe(0);
+    expect(await testDb('playbook').processedEvent.count({ where: { accountId } })).toBe(0);
     expect((await cli('events', 'dry-run', '--account', accountId, '--event', 'signed_up', '--email', 'nope')).stderr).toContain(
       'email must be a valid email address',
     );
@@ -181,9 +181,9 @@ describe('glimpse CLI', () => {
   it('when a person is suppressed, listed and lifted from the CLI, then their active enrollment stops and the list follows', async () => {
     const accountId = await newAccount();
     const now = new Date();
-    await testDb().eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 1n } });
+    await testDb('playbook').eventName.create({ data: { accountId, name: 'signed_up', firstSeenAt: now, lastSeenAt: now, count: 1n } });
     const { id: playbookId } = (await cli('playbook', 'create', '--account', accountId, '--name', 'Onboarding', '--trigger', 'signed_up', '--json')).json();
-    await testDb().enrollment.create({
+    await testDb('playbook').enrollment.create({
       data: {
         playbookId,
         accountId,
@@ -196,7 +196,7 @@ describe('glimpse CLI', () => {
     });
     const added = await cli('suppression', 'add', '--account', accountId, '--email', 'Bo@Example.com', '--json');
     expect(added.json()).toMatchObject({ email: 'bo@example.com', stoppedEnrollments: 1 });
-    expect((await testDb().enrollment.findFirstOrThrow({ where: { accountId } })).stoppedBy).toBe('suppressed');
+    expect((await testDb('playbook').enrollment.findFirstOrThrow({ where: { accountId } })).stoppedBy).toBe('suppressed');
     expect((await cli('suppression', 'list', '--account', accountId, '--json')).json()).toEqual([expect.objectContaining({ email: 'bo@example.com' })]);
     expect((await cli('suppression', 'remove', '--account', accountId, '--email', 'bo@example.com', '--json')).code).toBe(0);
     expect((await cli('suppression', 'list', '--account', accountId, '--json')).json()).toEqual([]);
@@ -206,8 +206,8 @@ describe('glimpse CLI', () => {
   it('when an applied event has a receipt, then events receipt shows it; an unknown id exits 1 not_found', async () => {
     const accountId = await newAccount();
     const eventId = randomUUID();
-    const playbook = await testDb().playbook.create({ data: { accountId, name: 'Onboarding' } });
-    await testDb().eventReceipt.create({
+    const playbook = await testDb('playbook').playbook.create({ data: { accountId, name: 'Onboarding' } });
+    await testDb('playbook').eventReceipt.create({
       data: { eventId, accountId, eventName: 'signed_up', changed: [{ playbookId: playbook.id, action: 'started' }], unchanged: [], at: new Date() },
     });
     const shown = await cli('events', 'receipt', '--account', accountId, '--event-id', eventId, '--json');
@@ -239,9 +239,9 @@ describe('glimpse account delete', () => {
     const deleted = await cli('account', 'delete', '--account', accountId, '--json');
     expect(deleted.code).toBe(0);
     expect(deleted.json()).toEqual({ id: accountId, deleted: true, deletedAt: expect.any(String), event: 'published' });
-    expect(await testDb().account.findUnique({ where: { id: accountId } })).toBeNull();
-    expect(await testDb().eventToken.findUnique({ where: { id: token.id } })).toBeNull();
-    const rows = await testDb().accountEvent.findMany({ where: { accountId }, orderBy: { seq: 'asc' } });
+    expect(await testDb('identity').account.findUnique({ where: { id: accountId } })).toBeNull();
+    expect(await testDb('identity').eventToken.findUnique({ where: { id: token.id } })).toBeNull();
+    const rows = await testDb('identity').accountEvent.findMany({ where: { accountId }, orderBy: { seq: 'asc' } });
     expect(rows.map((r) => [r.type, r.publishedAt !== null])).toEqual([
       ['account.created', true],
       ['account.deleted', true],
@@ -261,14 +261,14 @@ describe('glimpse account delete', () => {
   });
 
   it('when the gateway does not answer, then create and delete exit 1 saying so, and nothing is written', async () => {
-    const before = await testDb().account.count({ where: { name: 'No gateway' } });
+    const before = await testDb('identity').account.count({ where: { name: 'No gateway' } });
     const created = await cli('account', 'create', '--name', 'No gateway', '--url', 'http://127.0.0.1:1');
     expect(created.code).toBe(1);
     expect(created.stderr).toContain('the operator API at http://127.0.0.1:1 did not answer');
-    expect(await testDb().account.count({ where: { name: 'No gateway' } })).toBe(before);
+    expect(await testDb('identity').account.count({ where: { name: 'No gateway' } })).toBe(before);
     const accountId = await newAccount();
     const deleted = await cli('account', 'delete', '--account', accountId, '--url', 'http://127.0.0.1:1');
     expect(deleted.code).toBe(1);
-    expect(await testDb().account.findUnique({ where: { id: accountId } })).not.toBeNull();
+    expect(await testDb('identity').account.findUnique({ where: { id: accountId } })).not.toBeNull();
   });
 });

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createDb, type Db } from '@glimpse/db';
+import { createDb, type Db } from '@glimpse/db/enrichment';
 import { run } from '../src/main';
 import type { CliService } from '../src/config';
 import { closeTestDb, testDb } from '../../../test/support/stack';
@@ -27,7 +27,7 @@ async function cli(...argv: string[]) {
 }
 
 afterAll(async () => {
-  await testDb().$executeRawUnsafe(`DELETE FROM visitors.ip_ranges WHERE company_domain LIKE $1`, `%.${tag}.example`);
+  await testDb('visitors').$executeRawUnsafe(`DELETE FROM visitors.ip_ranges WHERE company_domain LIKE $1`, `%.${tag}.example`);
   fs.rmSync(dir, { recursive: true, force: true });
   await Promise.all([...dbs.values()].map((db) => db.$disconnect()));
   await closeTestDb();
@@ -50,7 +50,7 @@ describe('glimpse import ip-ranges', () => {
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ read: 4, imported: 2, skipped: 2, errors: [{ line: 3 }, { line: 4 }] });
     expect(res.stderr).toMatch(/ip ranges: 2 imported, 2 skipped/);
-    const rows = await testDb().$queryRawUnsafe<{ range: string; company_name: string }[]>(
+    const rows = await testDb('visitors').$queryRawUnsafe<{ range: string; company_name: string }[]>(
       `SELECT range::text AS range, company_name FROM visitors.ip_ranges WHERE company_domain LIKE $1 ORDER BY company_name`,
       `%.${tag}.example`,
     );

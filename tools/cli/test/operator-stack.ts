@@ -3,7 +3,7 @@
 // it (GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN). The CLI opens no database but the enrichment service's
 // (the imports, set-credits, usage): any other is refused and recorded.
 import { randomBytes } from 'node:crypto';
-import { createDb, type Db } from '@glimpse/db';
+import { createDb, type Db } from '@glimpse/db/enrichment';
 import type { RunningEnrichmentService } from '@glimpse/enrichment';
 import type { RunningGateway } from '@glimpse/gateway';
 import type { RunningPlaybookService } from '@glimpse/playbook';

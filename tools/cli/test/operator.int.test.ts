@@ -86,12 +86,12 @@ describe('glimpse account workflows through the operator API', () => {
     for (let i = 0; i < 2; i++) {
       const on = await cli('account', 'workflows', '--account', id, '--on');
       expect([on.code, on.stdout, on.opened]).toEqual([0, `account ${id}: workflows add-on on\n`, []]);
-      expect((await testDb().account.findUniqueOrThrow({ where: { id } })).workflows).toBe(true);
+      expect((await testDb('identity').account.findUniqueOrThrow({ where: { id } })).workflows).toBe(true);
     }
     for (let i = 0; i < 2; i++) {
       const off = await cli('account', 'workflows', '--account', id, '--off');
       expect([off.code, off.stdout, off.opened]).toEqual([0, `account ${id}: workflows add-on off\n`, []]);
-      expect((await testDb().account.findUniqueOrThrow({ where: { id } })).workflows).toBe(false);
+      expect((await testDb('identity').account.findUniqueOrThrow({ where: { id } })).workflows).toBe(false);
     }
 
     // --url instead of GLIMPSE_URL (and a trailing slash is fine).
@@ -116,7 +116,7 @@ describe('glimpse account workflows through the operator API', () => {
       expect(res.stderr).toMatch(named);
       expect(res.stderr).not.toContain(TOKEN);
     }
-    expect((await testDb().account.findUniqueOrThrow({ where: { id } })).workflows).toBe(false);
+    expect((await testDb('identity').account.findUniqueOrThrow({ where: { id } })).workflows).toBe(false);
     configure({ GLIMPSE_URL: gateway.url, GLIMPSE_OPERATOR_TOKEN: TOKEN });
     expect((await cli('account', 'workflows', '--account', id, '--on', '--off')).code).toBe(2);
   });
@@ -146,7 +146,7 @@ describe('glimpse account workflows through the operator API', () => {
     expect(down.stderr).not.toContain(TOKEN);
 
     // None of it changed the account.
-    expect((await testDb().account.findUniqueOrThrow({ where: { id } })).workflows).toBe(false);
+    expect((await testDb('identity').account.findUniqueOrThrow({ where: { id } })).workflows).toBe(false);
   });
 });
 
@@ -155,10 +155,10 @@ describe('glimpse event-token create', () => {
     const id = await newAccount();
     const refused = await viaGateway('event-token', 'create', '--account', id);
     expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('error: addon_required:')]);
-    expect(await testDb().eventToken.count({ where: { accountId: id } })).toBe(0);
+    expect(await testDb('identity').eventToken.count({ where: { accountId: id } })).toBe(0);
     configure({ GLIMPSE_URL: gateway.url, GLIMPSE_OPERATOR_TOKEN: TOKEN });
     expect((await cli('account', 'workflows', '--account', id, '--on')).code).toBe(0);
     expect((await viaGateway('event-token', 'create', '--account', id)).code).toBe(0);
-    expect(await testDb().eventToken.count({ where: { accountId: id } })).toBe(1);
+    expect(await testDb('identity').eventToken.count({ where: { accountId: id } })).toBe(1);
   });
 });

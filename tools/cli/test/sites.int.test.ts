@@ -50,7 +50,7 @@ describe('glimpse sites', () => {
     );
     expect(created.code).toBe(0);
     expect(created.json()).toEqual({ id: expect.any(String), key: expect.stringMatching(/^glp_[A-Za-z0-9_-]{32}$/) });
-    const stored = await testDb().site.findUniqueOrThrow({ where: { id: created.json().id } });
+    const stored = await testDb('identity').site.findUniqueOrThrow({ where: { id: created.json().id } });
     expect(stored).toMatchObject({ accountId, name: 'Shop', origins: ['https://shop.test', 'http://localhost:3000'], trackEvents: ['signup'] });
 
     const listed = await cli('sites', 'list', '--account', accountId, '--json');
@@ -78,13 +78,13 @@ describe('glimpse sites', () => {
       '--json',
     );
     expect(created.code).toBe(0);
-    expect(await testDb().site.findUniqueOrThrow({ where: { id: created.json().id } })).toMatchObject({
+    expect(await testDb('identity').site.findUniqueOrThrow({ where: { id: created.json().id } })).toMatchObject({
       captureForms: true,
       consent: 'required',
       honorGpc: false,
     });
     const plain = await cli('sites', 'create', '--account', accountId, '--name', 'Plain', '--origin', 'https://plain.test', '--json');
-    expect(await testDb().site.findUniqueOrThrow({ where: { id: plain.json().id } })).toMatchObject({
+    expect(await testDb('identity').site.findUniqueOrThrow({ where: { id: plain.json().id } })).toMatchObject({
       captureForms: false,
       consent: 'implied',
       honorGpc: true,
@@ -102,7 +102,7 @@ describe('glimpse sites', () => {
     const none = await cli('sites', 'create', '--account', accountId, '--name', 'x');
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('at least one origin');
-    expect(await testDb().site.count({ where: { accountId } })).toBe(0);
+    expect(await testDb('identity').site.count({ where: { accountId } })).toBe(0);
     expect((await cli('sites', 'create', '--name', 'x', '--origin', 'https://a.test')).code).toBe(2);
   });
 
@@ -116,6 +116,6 @@ describe('glimpse sites', () => {
     const deleted = await cli('sites', 'delete', '--account', owner, '--site', id, '--json');
     expect(deleted.code).toBe(0);
     expect(deleted.json()).toEqual({ id, deleted: true });
-    expect(await testDb().site.count({ where: { id } })).toBe(0);
+    expect(await testDb('identity').site.count({ where: { id } })).toBe(0);
   });
 });

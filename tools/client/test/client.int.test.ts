@@ -96,7 +96,7 @@ describe('lookups', () => {
     expect(record.profile.id).toBe(bob.profile.id);
     expect(seen.map((s) => s.status)).toEqual([503, 200]);
     expect(seen[0]!.idempotencyKey).toEqual(seen[1]!.idempotencyKey);
-    expect((await usageTotals(testDb(), account.accountId)).enrichedRecords).toBe(1);
+    expect((await usageTotals(testDb('enrichment'), account.accountId)).enrichedRecords).toBe(1);
   });
 });
 

@@ -1,7 +1,7 @@
 // What a deleted account leaves in the enrichment schema: its visitors, its usage (ledger and
 // rolled-up days), its credit limit and its credit leases. Persons and identities are nobody's
 // account data and stay. Removed in one transaction; a second run finds nothing (idempotent).
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/enrichment';
 
 export interface RemovedAccountData {
   visitors: number;

@@ -1,6 +1,6 @@
 // Credit limits and credit leases (see domain/credits.ts for how a process spends a lease).
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/enrichment';
 
 /** `remaining`: what the account had left beyond this lease when it was granted. */
 export type LeaseOutcome = { kind: 'unlimited' } | { kind: 'exhausted' } | { kind: 'granted'; leaseId: string; granted: number; remaining?: number };

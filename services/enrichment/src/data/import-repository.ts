@@ -1,5 +1,5 @@
 // Bulk writes for visitor imports: a batch in one set-based statement.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/enrichment';
 
 /** Later rows win over earlier ones with the same key, as a re-import replaces. */
 function lastWins<T>(rows: T[], key: (row: T) => string): T[] {

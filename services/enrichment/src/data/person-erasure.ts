@@ -2,7 +2,7 @@
 // enrichment schema holds the account's data: its imported visitors. Persons and identities are the
 // operator's dataset, read by every account: one account cannot delete them (see
 // docs/decisions.md, issue 21).
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/enrichment';
 import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
 
 export interface PersonErasure {

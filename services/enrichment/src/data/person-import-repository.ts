@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/enrichment';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { IdentityRow, PersonRow, PersonWriter } from '../domain/import-persons.js';
 import { copyRow } from './copy-text.js';

@@ -1,6 +1,6 @@
 // Reads persons through their identities, and visitors of an account, as the texts they are
 // served as (json columns read ::text: no parse here, no re-serialisation in the service).
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/enrichment';
 import type { IdentityKind } from '../domain/identifiers.js';
 
 export interface IdentityKey {

@@ -1,6 +1,7 @@
 // Billable usage: the ledger (one row per billed lookup, appended) rolled up into usage_days.
 // Reads sum the two, so usage is exact the moment a lookup is answered.
-import { ADVISORY_LOCKS, type Db } from '@glimpse/db';
+import { ADVISORY_LOCKS } from '@glimpse/db';
+import { type Db } from '@glimpse/db/enrichment';
 
 export interface UsageTotals {
   identityMatches: number;

@@ -1,7 +1,7 @@
 // A bulk enrichment gives the event loop back between its items (issue 21): items refused while
 // parsing await no I/O, so without an explicit yield 100 of them would run as one unbroken
 // stretch of microtasks, and no other request could be read or answered until the last.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/enrichment';
 import type { CreditKeeper } from './credits.js';
 import { enrichBulk, type LookupDeps } from './lookups.js';
 

@@ -1,4 +1,4 @@
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/enrichment';
 import { importVisitors, type ImportReport } from './import-data.js';
 
 const VISITOR = (n: number) => n.toString(16).padStart(24, '0');

@@ -1,7 +1,7 @@
 // Imports NDJSON streams line by line (so a file larger than memory imports): each bad line is
 // reported with its number and skipped, the rest written in batches. Persons go through COPY
 // (import-persons.ts); visitors, a few per person at most, through batched statements.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/enrichment';
 import { upsertVisitors, type VisitorRow } from '../data/import-repository.js';
 import { openCopyPersonWriter, statementPersonWriter } from '../data/person-import-repository.js';
 import { normalizeEmail } from './identifiers.js';

@@ -2,7 +2,7 @@
 // text as stored at import (the served form): nothing is parsed and re-serialised per answer.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/enrichment';
 import { enrichmentBulkSchema, enrichmentInputSchema } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { appendCharge, findRecord, findVisitor, type IdentityKey } from '../data/person-repository.js';

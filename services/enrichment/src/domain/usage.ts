@@ -1,7 +1,7 @@
 // Usage by UTC day for the management API: every day of the range (zero-filled, oldest first) and
 // the totals. The range is inclusive; by default the last 30 days, today included.
 import { AppError } from '@glimpse/errors';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/enrichment';
 import { usageBetween, type UsageTotals } from '../data/usage-repository.js';
 
 const DAY_MS = 86_400_000;

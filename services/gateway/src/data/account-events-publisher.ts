@@ -4,7 +4,7 @@
 // batches; a failure is logged (counts and the error, never an account's name) and retried next round.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { countUnpublishedAccountEvents, publishAccountEvents, type AccountEventProducer } from '@glimpse/auth';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import type { Logger } from '@glimpse/logging';
 
 export interface AccountEventsPublisherOptions {

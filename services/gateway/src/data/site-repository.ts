@@ -1,7 +1,7 @@
 // Sites in identity.sites (the gateway's schema): an account's sites, and the one a key names for
 // POST /collect. Another account's site is not found, never changed.
 import { MAX_SITES_PER_ACCOUNT, type SiteConsentMode } from '@glimpse/api';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import { AppError } from '@glimpse/errors';
 import { isUuid } from '@glimpse/validation';
 import { generateSiteKey, type SiteFields } from '../domain/site-input.js';

@@ -7,7 +7,7 @@
 // OpenAPI document.
 import express, { type Request, type Router } from 'express';
 import { accountAddons, accountEventsPending, createAccount, deleteAccount, publishAccountEvents, type CredentialCaps } from '@glimpse/auth';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import { AppError } from '@glimpse/errors';
 import type { Logger } from '@glimpse/logging';
 import type { BatchingProducer } from '@glimpse/messaging';

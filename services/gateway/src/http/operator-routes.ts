@@ -7,7 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type RequestHandler, type Router } from 'express';
 import { accountAddons, parseBearer, setWorkflowsAddon } from '@glimpse/auth';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import { AppError } from '@glimpse/errors';
 import type { Logger } from '@glimpse/logging';
 import type { AddressLimiter } from '../data/address-limiter.js';

@@ -9,7 +9,7 @@
 // catalog-folder.ts; the batch consumer's own (chunks, bisecting, dead letters, metrics, lag
 // poller) are @glimpse/messaging's.
 import type { Consumer } from 'kafkajs';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/playbook';
 import {
   TOPICS,
   createBatchConsumer,

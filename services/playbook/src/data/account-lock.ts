@@ -2,7 +2,7 @@
 // transaction-scoped advisory lock for its kind, counts and inserts in that transaction, so
 // concurrent creations of one account count one after another (another account, or another kind,
 // never waits).
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/playbook';
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 

@@ -2,7 +2,7 @@
 // topic. A deletion removes every row of the account from this service's schema in the same
 // transaction that records it. Both are idempotent: an event applied twice, or a created after a
 // deleted (a redelivery), changes nothing more; a deleted account never comes back.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/playbook';
 import type { AccountEventMessage } from '@glimpse/messaging';
 
 /** The tables holding an account's rows, by account_id (playbook_triggers, playbook_exits and enrollments go with playbooks). */

@@ -11,7 +11,8 @@
 //   5. the catalog: one change row per distinct (account, name), appended to event_name_deltas
 //      (no shared row is updated, so replicas never queue on a name's row); foldCatalog moves the
 //      changes into event_names in a short transaction of its own, one fold at a time.
-import { withAdvisoryLock, type Db } from '@glimpse/db';
+import { withAdvisoryLock } from '@glimpse/db';
+import { type Db } from '@glimpse/db/playbook';
 import type { AccountsCheck, BatchStore, BatchTransaction, EffectRecord, PlanState } from '../domain/batch-store.js';
 import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
 import { DEFAULT_LIMITS } from '../domain/limits.js';

@@ -1,6 +1,6 @@
 // The dry run's reads (domain/dry-run.ts's DryRunStore) in one READ ONLY transaction: the batch
 // apply's own plan reads (loadPlanState), the catalog as every reader sees it, and playbook names.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/playbook';
 import type { DryRunStore } from '../domain/dry-run.js';
 import { loadPlanState } from './batch-store.js';
 import { catalogSize, namesInCatalog } from './playbook-repository.js';

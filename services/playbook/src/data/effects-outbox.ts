@@ -5,7 +5,8 @@
 // are older than `graceMs` (the consumer had its chance), oldest first. One replica at a time (an
 // advisory lock held for the transaction), so rows go out in order; a repeat is possible (at least
 // once) and receivers dedupe by effectId.
-import { withAdvisoryLock, type Db } from '@glimpse/db';
+import { withAdvisoryLock } from '@glimpse/db';
+import { type Db } from '@glimpse/db/playbook';
 import type { Logger } from '@glimpse/logging';
 import { TOPICS, personKey, type PlaybookEffectMessage } from '@glimpse/messaging';
 import type { EffectRecord } from '../domain/batch-store.js';

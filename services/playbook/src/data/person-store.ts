@@ -1,7 +1,7 @@
 // Suppressions and erasures (domain/persons.ts's PersonStore) in Postgres: each operation one
 // transaction, the stops recorded as effects (the outbox) in the same transaction.
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/playbook';
 import type { PersonStore } from '../domain/persons.js';
 import { lockAccountFor } from './account-lock.js';
 

@@ -1,6 +1,6 @@
 // Playbooks, their triggers and exits, enrollments and the event-name catalog, as plain objects:
 // the management use cases' PlaybookStore (domain/playbook-store.ts) in Postgres.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/playbook';
 import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
 import type {
   CatalogEntry,

@@ -4,7 +4,8 @@
 // retention.ms 23 h + segment.ms 30 min + the broker's check interval and delete delay) or while a
 // client retries it with the same Idempotency-Key (within 24 h); 72 h by default is well past both.
 // Only one replica deletes at a time (an advisory lock), so replicas do not contend for the rows.
-import { scheduleRecurringPurge, withAdvisoryLock, type Db } from '@glimpse/db';
+import { scheduleRecurringPurge, withAdvisoryLock } from '@glimpse/db';
+import { type Db } from '@glimpse/db/playbook';
 import type { Logger } from '@glimpse/logging';
 
 const CHUNK = 5000;

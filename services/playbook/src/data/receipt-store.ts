@@ -1,6 +1,6 @@
 // An event's receipt (domain/receipts.ts's ReceiptStore) as the batch apply recorded it
 // (event_receipts), the dedupe's memory of its id (processed_events), and what the effects say.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/playbook';
 import { ERASED_EMAIL_LIKE } from '@glimpse/messaging';
 import type { ReceiptStore, StoredReceipt } from '../domain/receipts.js';
 

@@ -1,7 +1,7 @@
 // The playbook service's internal HTTP API, behind the gateway's management API: playbooks,
 // their enrollments and the event catalog of the account the gateway names.
 import express, { type Router } from 'express';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/playbook';
 import { encodeCursor, internalCallers, parsePageQuery } from '@glimpse/http';
 import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogPage, getPlaybook, listPlaybooks, updatePlaybook } from '../wiring/playbooks.js';
 import { limitsWith, type PlaybookLimits } from '../domain/limits.js';

@@ -1,7 +1,7 @@
 // The batch apply bound to Postgres: the domain's use case (domain/apply-batch.ts) with the data
 // layer's store (data/batch-store.ts). The consumer binds them once; this form is for the tests and
 // callers that hold a Db.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/playbook';
 import { createErasedEmail, type InboundEvent } from '@glimpse/messaging';
 import { DEV_ERASURE_KEY } from '../config.js';
 import { createBatchStore } from '../data/batch-store.js';

@@ -5,7 +5,8 @@
 // then are the offsets committed. A crash before that redelivers the chunk: it changes nothing and
 // sends its tracks again under the same eventIds, which the playbook service dedups.
 import type { KafkaMessage } from 'kafkajs';
-import { PRISMA_TRANSACTION_TIMEOUT, type Db } from '@glimpse/db';
+import { PRISMA_TRANSACTION_TIMEOUT } from '@glimpse/db';
+import { type Db } from '@glimpse/db/visitors';
 import { dependencyFailure } from '@glimpse/errors';
 import {
   TOPICS,

@@ -3,7 +3,8 @@
 // message is on visitors.collected at most about 24.6 h (retention.ms 23 h + segment.ms 30 min +
 // the broker's check interval and delete delay). Erasure tombstones go after their own retention
 // (72 h: past any identify still in flight). One replica deletes at a time (an advisory lock).
-import { scheduleRecurringPurge, withAdvisoryLock, type Db } from '@glimpse/db';
+import { scheduleRecurringPurge, withAdvisoryLock } from '@glimpse/db';
+import { type Db } from '@glimpse/db/visitors';
 import type { Logger } from '@glimpse/logging';
 
 const CHUNK = 5000;

@@ -11,7 +11,7 @@
 //         each), and last the per-site hour counters (one upsert in (site, hour) order).
 // An insert that meets a row another transaction wrote meanwhile (ids, a new visitor) aborts the
 // chunk with ConcurrentApplyError: retried, it finds that work done.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/visitors';
 import type { Utm } from '@glimpse/messaging';
 import { ConcurrentApplyError, type ChunkRequest, type ChunkState, type CollectedStore, type CollectedTransaction } from '../domain/apply-collected.js';
 import {

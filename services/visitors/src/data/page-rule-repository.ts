@@ -1,6 +1,6 @@
 // An account's page rules (at most PAGE_RULES_PER_ACCOUNT, PAGE_RULES_MAX by default): listed, created under the cap, deleted.
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/visitors';
 
 export const PAGE_RULES_MAX = 100;
 

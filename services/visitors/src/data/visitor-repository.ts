@@ -1,6 +1,6 @@
 // Reads for the internal API (a visitor, its sessions and identity history, a page of visitors, a
 // site's hours and stats) and the deletions (a site, an erased person, a deleted account). Plain objects out.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/visitors';
 import type { SessionWrite, VisitorState } from '../domain/plan-collected.js';
 import type { HourRow, VisitorCursor } from '../domain/visitor-views.js';
 import { PROFILE_COLUMNS as COLUMNS, profileFromRow, type ProfileRow } from './collected-store.js';

@@ -2,7 +2,7 @@
 // details lookup) and full record, the latest visitors, a site's last 24 hours and stats, page
 // rules, and deletions (a site's data, an erased person's links and aggregates). The gateway names the account.
 import express, { type Router } from 'express';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/visitors';
 import { AppError } from '@glimpse/errors';
 import { internalCallers, parsePageQuery, queryStrings } from '@glimpse/http';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';

@@ -3,7 +3,7 @@
 // becomes, once per session. At most PAGE_RULES_PER_ACCOUNT per account (100 by default), a cap
 // that holds under concurrent creations (createPageRule counts and inserts under the account's lock).
 import express, { type Router } from 'express';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/visitors';
 import { AppError } from '@glimpse/errors';
 import { EVENT_NAME_PATTERN } from '@glimpse/messaging';
 import { z } from 'zod';

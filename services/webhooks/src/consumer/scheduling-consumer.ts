@@ -5,7 +5,7 @@
 import type { Kafka } from 'kafkajs';
 import { Counter, type Registry } from 'prom-client';
 import type { z } from 'zod';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/webhooks';
 import type { Logger } from '@glimpse/logging';
 import { TOPICS, createConsumerRunner, type BatchingProducer, type ConsumerRunner } from '@glimpse/messaging';
 

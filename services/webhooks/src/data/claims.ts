@@ -17,7 +17,7 @@
 // read stay true while they take rows); the UPDATE also re-checks that a row is not leased, so a
 // row can never be claimed twice even without it. The claim is a SQL function (a migration's):
 // planning the statement cost more than running it, and a function's plan is kept per connection.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/webhooks';
 import type { ClaimedDelivery } from './delivery-repository.js';
 
 export interface ClaimLimits {

@@ -1,7 +1,7 @@
 // webhook_deliveries and webhook_attempts: the schedule the dispatcher claims from (claims.ts),
 // and what each attempt met. Recording an attempt ends the delivery's lease (leased_until).
 import { createHash } from 'node:crypto';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/webhooks';
 import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
 import type { WebhookEventType } from '../domain/effect-payload.js';
 

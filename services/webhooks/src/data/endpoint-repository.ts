@@ -2,7 +2,7 @@
 // (domain/secret-box: AES-256-GCM under WEBHOOKS_SECRET_KEY): this module writes and moves sealed
 // values only; they are opened for signing (the dispatcher) and shown in clear only in the answers
 // that create or rotate them.
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/webhooks';
 import type { WebhookEventType } from '../domain/effect-payload.js';
 import { UnknownSecretKeyError, type SecretBox } from '../domain/secret-box.js';
 

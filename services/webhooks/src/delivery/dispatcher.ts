@@ -6,7 +6,7 @@
 // from starting in a free slot (the loop used to wait for a whole batch). Retries are rows with a
 // later next_attempt_at, so they survive restarts and never hold up the Kafka consumer.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/webhooks';
 import type { Logger } from '@glimpse/logging';
 import { purgeOldDeliveries, recordAttempt, type ClaimedDelivery, type FailurePolicy } from '../data/delivery-repository.js';
 import { claimDue } from '../data/claims.js';

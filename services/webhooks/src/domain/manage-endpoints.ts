@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '@glimpse/errors';
 import * as endpoints from '../data/endpoint-repository.js';
 import { findDeliveryPage, type DeliveryItem } from '../data/delivery-repository.js';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/webhooks';
 import type { EndpointChanges, NewEndpoint } from './endpoint-input.js';
 import { newSecret } from './signing.js';
 import type { SecretBox } from './secret-box.js';

@@ -5,7 +5,8 @@
 import path from 'node:path';
 import pg from 'pg';
 import { DATABASE_ROLES, roleDatabaseUrl } from '@glimpse/config';
-import { createDb, ensureDatabase, migrate, type Db } from '@glimpse/db';
+import { ensureDatabase, migrate } from '@glimpse/db';
+import { createDb, type Db } from '@glimpse/db/webhooks';
 import { testDatabaseUrl } from '../../../../test/config';
 
 export interface PrivateDatabase {

@@ -4,7 +4,7 @@
 // service; recent raw events in Redis; sites in Postgres, their traffic and visitors in the visitors service.
 import express, { type Router } from 'express';
 import type { Authenticator, CredentialCaps } from '@glimpse/auth';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import type { AddressLimiter } from '../../data/address-limiter.js';
 import type { RateLimiter } from '../../data/rate-limiter.js';
 import type { EnrichmentClient } from '../../data/enrichment-client.js';

@@ -3,7 +3,7 @@
 // An account has at most its caps of active tokens and keys (409 limit_reached past them).
 import express, { type Response, type Router } from 'express';
 import { apiKeyPage, createApiKey, createEventToken, eventTokenPage, revokeCredential, type CredentialCaps } from '@glimpse/auth';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import { encodeCursor, parsePageQuery } from '@glimpse/http';
 import { parseNewApiKey } from '../../domain/api-key-input.js';
 import { jsonBody } from './json-body.js';

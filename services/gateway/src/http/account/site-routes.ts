@@ -1,7 +1,7 @@
 // /account/sites: the account's sites in Postgres (identity.sites), each answered with its install
 // snippet; a site's traffic and the account's visitors are answered by the visitors service.
 import express, { type Request, type Response, type Router } from 'express';
-import type { Db } from '@glimpse/db';
+import type { Db } from '@glimpse/db/identity';
 import { parseSiteCreate, parseSiteUpdate, siteSnippet } from '../../domain/site-input.js';
 import { relay } from '../../data/internal-service.js';
 import { createSite, getSite, listSites, removeSite, updateSite, type SiteRecord } from '../../data/site-repository.js';

@@ -1,0 +1,8 @@
+// The identity service's Prisma client: the identity schema's models and nothing else.
+import { postgresAdapter, type CreateDbOptions } from './client.js';
+import { PrismaClient } from './generated/identity/client.js';
+
+export type Db = InstanceType<typeof PrismaClient>;
+export const createDb = (options: CreateDbOptions): Db => new PrismaClient({ adapter: postgresAdapter(options) });
+export { Prisma } from './generated/identity/client.js';
+export type * from './generated/identity/client.js';
