@@ -1,10 +1,10 @@
-import type { BatchItem, InboundEvent, Turn, UntilDone } from '@glimpse/messaging';
+import type { BatchItem, InboundEvent, PartitionLease, UntilDone } from '@glimpse/messaging';
 import type { BatchOutcome } from '../domain/apply-batch';
 import type { EffectRecord } from '../domain/batch-store';
 import { countOutcome, createChunkApplier } from './apply-chunk';
 
 const NOW = new Date('2026-01-01T00:00:00.000Z');
-const turn: Turn = { partition: 0, keepGoing: () => true, pause: async () => undefined };
+const lease: PartitionLease = { partition: 0, keepGoing: () => true, pause: async () => undefined };
 const item = (eventId: string): BatchItem<InboundEvent> =>
   ({
     value: { eventId, accountId: 'a1', event: 'signed_up', email: 'a@example.com', properties: {}, receivedAt: NOW.toISOString() },
@@ -53,7 +53,7 @@ describe('countOutcome', () => {
 describe('createChunkApplier', () => {
   it('when a chunk applies events with effects, then it is applied once, counted, the fold kicked and the effects published', async () => {
     const { apply, processed, seen } = applier(outcome({ applied: 2, effects: [effect] }));
-    await apply([item('e1'), item('e2')], turn);
+    await apply([item('e1'), item('e2')], lease);
     expect(seen.applied).toEqual([['e1', 'e2']]);
     expect(seen.at).toEqual([NOW]);
     expect(processed.incs).toEqual([['applied', 2]]);
@@ -63,7 +63,7 @@ describe('createChunkApplier', () => {
 
   it('when nothing new was applied (all duplicates), then no fold is kicked and there is nothing to publish', async () => {
     const { apply, processed, seen } = applier(outcome({ duplicates: 2 }));
-    await apply([item('e1'), item('e1')], turn);
+    await apply([item('e1'), item('e1')], lease);
     expect(processed.incs).toEqual([['duplicate', 2]]);
     expect(seen.kicks).toBe(0);
     expect(seen.published).toEqual([]);
@@ -71,16 +71,16 @@ describe('createChunkApplier', () => {
 
   it('when a redelivery returns unpublished effects, then they are published though nothing was applied', async () => {
     const { apply, seen } = applier(outcome({ duplicates: 1, effects: [effect] }));
-    await apply([item('e1')], turn);
+    await apply([item('e1')], lease);
     expect(seen.kicks).toBe(0);
     expect(seen.published).toEqual([[effect]]);
   });
 
-  it('when the publish fails, then it goes through untilDone with the chunk turn, and is tried again there', async () => {
+  it("when the publish fails, then it goes through untilDone with the chunk's partition lease, and is tried again there", async () => {
     let failures = 1;
-    const turns: Turn[] = [];
+    const leases: PartitionLease[] = [];
     const retrying: UntilDone = async (what, t) => {
-      turns.push(t);
+      leases.push(t);
       for (;;) {
         try {
           return await what();
@@ -95,8 +95,8 @@ describe('createChunkApplier', () => {
       },
       untilDone: retrying,
     });
-    await apply([item('e1')], turn);
-    expect(turns).toEqual([turn]);
+    await apply([item('e1')], lease);
+    expect(leases).toEqual([lease]);
     expect(seen.published).toHaveLength(2);
   });
 
@@ -110,7 +110,7 @@ describe('createChunkApplier', () => {
       publish: async (e) => void published.push(e),
       untilDone: (what) => what(),
     });
-    await expect(apply([item('e1')], turn)).rejects.toThrow('deadlock');
+    await expect(apply([item('e1')], lease)).rejects.toThrow('deadlock');
     expect(processed.incs).toEqual([]);
     expect(published).toEqual([]);
   });

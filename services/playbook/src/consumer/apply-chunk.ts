@@ -4,7 +4,7 @@
 // redelivery would change nothing and only re-publish). Its parts are passed in, so it runs without
 // Kafka or Postgres in a unit test.
 import type { Counter } from 'prom-client';
-import type { BatchItem, InboundEvent, Turn, UntilDone } from '@glimpse/messaging';
+import type { BatchItem, InboundEvent, PartitionLease, UntilDone } from '@glimpse/messaging';
 import type { BatchOutcome } from '../domain/apply-batch.js';
 import type { EffectRecord } from '../domain/batch-store.js';
 
@@ -31,9 +31,9 @@ export function countOutcome(processed: Pick<Counter<'outcome'>, 'inc'>, outcome
   for (const [label, n] of counts) if (n) processed.inc({ outcome: label }, n);
 }
 
-export function createChunkApplier(parts: ChunkApplierParts): (items: BatchItem<InboundEvent>[], turn: Turn) => Promise<void> {
+export function createChunkApplier(parts: ChunkApplierParts): (items: BatchItem<InboundEvent>[], lease: PartitionLease) => Promise<void> {
   const now = parts.now ?? (() => new Date());
-  return async (items, turn) => {
+  return async (items, lease) => {
     const outcome = await parts.apply(
       items.map((i) => i.value),
       now(),
@@ -42,6 +42,6 @@ export function createChunkApplier(parts: ChunkApplierParts): (items: BatchItem<
     if (outcome.applied) parts.kickFold();
     if (outcome.effects.length === 0) return;
     // Committed: from here on only publishing is left, retried until done (a redelivery would publish the rest).
-    await parts.untilDone(() => parts.publish(outcome.effects), turn);
+    await parts.untilDone(() => parts.publish(outcome.effects), lease);
   };
 }

@@ -66,7 +66,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
     stuckSetting: 'PLAYBOOK_STUCK_AFTER_MS',
     parse: parseInboundEvent,
     // applyChunk retries its publish with the consumer's untilDone, so it is made just below.
-    apply: (items, turn) => applyChunk(items, turn),
+    apply: (items, lease) => applyChunk(items, lease),
     // Postgres down, timing out or not answering now: not the messages' fault.
     isOutage: outageCheck({ known: knownPostgresOutage, probe: () => db.$queryRawUnsafe('SELECT 1') }),
     onStop: () => folder.stop(),

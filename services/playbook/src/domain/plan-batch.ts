@@ -104,18 +104,19 @@ export interface PlanInput {
   newId(): string;
 }
 
-type Held = { existing: string } | { started: NewEnrollment };
+/** A person's active enrollment in a playbook as the walk goes: one from the database (its id), or one this batch started. */
+type CurrentEnrollment = { existing: string } | { started: NewEnrollment };
 
 export function planBatch({ events, optedIn, active, policies, enrolledBefore = [], suppressed, newId }: PlanInput): BatchPlan {
   // Per person: playbook id → the active enrollment, as the walk goes; and every playbook they were ever in.
-  const people = new Map<string, Map<string, Held>>();
+  const people = new Map<string, Map<string, CurrentEnrollment>>();
   const ever = new Map<string, Set<string>>();
   const everOf = (key: string) => ever.get(key) ?? (ever.set(key, new Set()), ever.get(key)!);
   for (const a of active) {
     const key = pairKey(a.accountId, a.email);
-    const held = people.get(key) ?? new Map<string, Held>();
-    held.set(a.playbookId, { existing: a.id });
-    people.set(key, held);
+    const current = people.get(key) ?? new Map<string, CurrentEnrollment>();
+    current.set(a.playbookId, { existing: a.id });
+    people.set(key, current);
     everOf(key).add(a.playbookId);
   }
   for (const b of enrolledBefore) everOf(pairKey(b.accountId, b.email)).add(b.playbookId);
@@ -142,13 +143,13 @@ export function planBatch({ events, optedIn, active, policies, enrolledBefore = 
     const playbooks = optedIn.get(nameKey);
     if (!playbooks || (playbooks.exits.length === 0 && playbooks.triggers.length === 0)) continue;
     const personKey = pairKey(accountId, email);
-    let held = people.get(personKey);
-    if (!held) people.set(personKey, (held = new Map()));
+    let current = people.get(personKey);
+    if (!current) people.set(personKey, (current = new Map()));
     const everIn = everOf(personKey);
     const decision = decideEffects({
       exitPlaybookIds: playbooks.exits,
       triggerPlaybookIds: playbooks.triggers,
-      activePlaybookIds: [...held.keys()],
+      activePlaybookIds: [...current.keys()],
       policies,
       everEnrolledPlaybookIds: [...everIn],
       suppressed: suppressed?.has(personKey) ?? false,
@@ -161,10 +162,10 @@ export function planBatch({ events, optedIn, active, policies, enrolledBefore = 
     };
 
     for (const playbookId of decision.stop) {
-      const h = held.get(playbookId)!;
+      const h = current.get(playbookId)!;
       if ('existing' in h) plan.stops.push({ enrollmentId: h.existing, stoppedBy: name, stopEventId: eventId });
       else Object.assign(h.started, { status: 'stopped', stoppedBy: name, stopEventId: eventId });
-      held.delete(playbookId);
+      current.delete(playbookId);
       effect(playbookId, 'stopped');
     }
     for (const playbookId of decision.start) {
@@ -180,7 +181,7 @@ export function planBatch({ events, optedIn, active, policies, enrolledBefore = 
         stopEventId: null,
       };
       plan.starts.push(started);
-      held.set(playbookId, { started });
+      current.set(playbookId, { started });
       everIn.add(playbookId);
       effect(playbookId, 'started');
     }

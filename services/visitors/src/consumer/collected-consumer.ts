@@ -96,7 +96,7 @@ export function createCollectedConsumer(options: CollectedConsumerOptions): Batc
     processed,
     stuckSetting: 'VISITORS_STUCK_AFTER_MS',
     parse: parseCollected,
-    async apply(items, turn) {
+    async apply(items, lease) {
       const plan = await applyCollected(
         store,
         items.map((i) => i.value),
@@ -112,7 +112,7 @@ export function createCollectedConsumer(options: CollectedConsumerOptions): Batc
       if (withoutAddon) processed.inc({ outcome: 'workflows_addon_missing' }, withoutAddon);
       if (plan.forwards.length === 0 && plan.identified.length === 0) return;
       // Committed: only the sends are left, retried until done (a redelivery would send them again, same ids).
-      await batch.untilDone(sendsOf(plan, producer), turn);
+      await batch.untilDone(sendsOf(plan, producer), lease);
       if (plan.forwards.length) processed.inc({ outcome: 'track_forwarded' }, plan.forwards.length);
       if (plan.identified.length) processed.inc({ outcome: 'identified_published' }, plan.identified.length);
     },

@@ -7,11 +7,11 @@ import { failureReason } from './failure-reason';
 import { LagTracker } from './lag-tracker';
 import { answersWithin, outageCheck } from './outage';
 import { StoppedError } from './bisect';
-import { createUntilDone, type Turn } from './turn';
+import { createUntilDone, type PartitionLease } from './partition-lease';
 
 const silent = { warn: () => undefined, debug: () => undefined } as never;
 
-function turn(keepGoing: () => boolean): Turn & { pauses: number[] } {
+function lease(keepGoing: () => boolean): PartitionLease & { pauses: number[] } {
   const pauses: number[] = [];
   return { partition: 3, keepGoing, pauses, pause: async (ms) => void pauses.push(ms) };
 }
@@ -56,7 +56,7 @@ describe('createUntilDone', () => {
     let calls = 0;
     let retries = 0;
     const untilDone = createUntilDone({ backoffMs: (a) => a * 10, logger: silent, onRetry: () => retries++ });
-    const t = turn(() => true);
+    const t = lease(() => true);
     await untilDone(async () => {
       if (++calls < 3) throw new Error('broker down');
     }, t);
@@ -70,7 +70,7 @@ describe('createUntilDone', () => {
     await expect(
       untilDone(
         () => Promise.reject(new Error('down')),
-        turn(() => false),
+        lease(() => false),
       ),
     ).rejects.toBeInstanceOf(StoppedError);
   });

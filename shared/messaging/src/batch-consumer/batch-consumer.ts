@@ -5,7 +5,7 @@
 //     kafka, topic, deadLetterTopic, groupId, concurrency, logger, registry, producer,
 //     processed,                      // the service's Counter<'outcome'>; dead letters count as dead_letter
 //     parse: (message) => Event | { invalid: 'why' },   // invalid: dead-lettered at once
-//     apply: async (items, turn) => { one transaction; then publish with untilDone(…, turn) },
+//     apply: async (items, lease) => { one transaction; then publish with untilDone(…, lease) },
 //     isOutage: outageCheck({ known, probe: () => db.$queryRawUnsafe('SELECT 1') }),
 //     onStop: async () => { … after the group is left },
 //   });
@@ -29,7 +29,7 @@ import { createDeadLetters, type DeadLetter } from './dead-letters.js';
 import { failureReason } from './failure-reason.js';
 import { createLagPoller } from './lag-poller.js';
 import { LagTracker, type PartitionLag } from './lag-tracker.js';
-import { createUntilDone, partitionTurn, type Turn, type UntilDone } from './turn.js';
+import { createUntilDone, partitionLease, type PartitionLease, type UntilDone } from './partition-lease.js';
 
 export interface BatchItem<T> {
   value: T;
@@ -54,8 +54,8 @@ export interface BatchConsumerOptions<T> {
   processed?: Counter<'outcome'>;
   /** A message's value, or why it can never be applied (it goes to the dead-letter topic at once). */
   parse(message: KafkaMessage): ParseResult<T>;
-  /** Applies a chunk (one transaction), then publishes what it must through `untilDone(…, turn)`. Throws: the chunk is retried or bisected. */
-  apply(items: BatchItem<T>[], turn: Turn): Promise<void>;
+  /** Applies a chunk (one transaction), then publishes what it must through `untilDone(…, lease)`. Throws: the chunk is retried or bisected. */
+  apply(items: BatchItem<T>[], lease: PartitionLease): Promise<void>;
   /** True when a failure is a dependency's outage (retry the chunk whole), not the messages' fault. */
   isOutage(err: unknown): Promise<boolean>;
   /** The dead-letter reason: codes only, never a value (default failureReason). */
@@ -101,7 +101,7 @@ export interface BatchConsumer {
   lags(): PartitionLag[];
   stuck(): PartitionLag[];
   consumer: Consumer;
-  /** Retries `what` until done while the turn's partition is ours (for publishing after the transaction). */
+  /** Retries `what` until done while the lease's partition is ours (for publishing after the transaction). */
   untilDone: UntilDone;
 }
 
@@ -165,22 +165,22 @@ export function createBatchConsumer<T>(options: BatchConsumerOptions<T>): BatchC
   };
 }
 
-type ApplyChunk = (chunk: KafkaMessage[], turn: Turn, resolve: (offset: string) => void) => Promise<void>;
+type ApplyChunk = (chunk: KafkaMessage[], lease: PartitionLease, resolve: (offset: string) => void) => Promise<void>;
 
 /** One partition's fetched batch, chunk by chunk; each chunk's offsets are committed once it is applied. */
 async function runBatch(payload: EachBatchPayload, o: { maxBatch: number; tracker: LagTracker; stopping(): boolean; applyChunk: ApplyChunk }): Promise<void> {
   const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } = payload;
   const { partition, messages } = batch;
   o.tracker.observe(partition, { end: Number(batch.highWatermark) });
-  const turn = partitionTurn({ partition, stopping: o.stopping, isRunning, isStale, heartbeat });
+  const lease = partitionLease({ partition, stopping: o.stopping, isRunning, isStale, heartbeat });
   const resolve = (offset: string) => {
     resolveOffset(offset);
     o.tracker.observe(partition, { position: Number(offset) + 1 });
   };
   try {
-    for (let i = 0; i < messages.length && turn.keepGoing(); i += o.maxBatch) {
+    for (let i = 0; i < messages.length && lease.keepGoing(); i += o.maxBatch) {
       const chunk = messages.slice(i, i + o.maxBatch);
-      await o.applyChunk(chunk, turn, resolve);
+      await o.applyChunk(chunk, lease, resolve);
       resolve(chunk[chunk.length - 1]!.offset); // invalid messages at the end of the chunk included
       await commitOffsetsIfNecessary();
       await heartbeat();
@@ -197,29 +197,29 @@ function chunkApplier<T>(
   o: { metrics: ConsumerMetrics; deadLetter: DeadLetter; backoffMs(attempt: number): number },
 ): ApplyChunk {
   const { logger } = options;
-  return async (chunk, turn, resolve) => {
+  return async (chunk, lease, resolve) => {
     const valid: BatchItem<T>[] = [];
     for (const message of chunk) {
       const parsed = options.parse(message);
-      if (isInvalid(parsed)) await o.deadLetter(message, parsed.invalid, 1, turn);
+      if (isInvalid(parsed)) await o.deadLetter(message, parsed.invalid, 1, lease);
       else valid.push({ value: parsed, message });
     }
     await applyBisecting(valid, {
       async apply(items) {
-        await options.apply(items, turn);
+        await options.apply(items, lease);
         o.metrics.batchSize.observe(items.length);
       },
       isOutage: options.isOutage,
-      deadLetter: (item, reason, attempts) => o.deadLetter(item.message, reason, attempts, turn),
+      deadLetter: (item, reason, attempts) => o.deadLetter(item.message, reason, attempts, lease),
       reason: options.reason ?? failureReason,
       maxAttempts: options.maxAttempts ?? 3,
       backoffMs: o.backoffMs,
-      sleep: turn.pause,
-      keepGoing: turn.keepGoing,
+      sleep: lease.pause,
+      keepGoing: lease.keepGoing,
       onApplied: (items) => resolve(items[items.length - 1]!.message.offset),
       onRetry(kind) {
         o.metrics.retries.inc({ kind });
-        if (kind !== 'outage') logger.warn({ partition: turn.partition, kind }, 'applying a chunk failed; retrying');
+        if (kind !== 'outage') logger.warn({ partition: lease.partition, kind }, 'applying a chunk failed; retrying');
       },
     });
   };

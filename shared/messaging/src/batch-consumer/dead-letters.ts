@@ -3,7 +3,7 @@
 import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from '@glimpse/logging';
 import type { BatchingProducer } from '../batching-producer.js';
-import type { Turn, UntilDone } from './turn.js';
+import type { PartitionLease, UntilDone } from './partition-lease.js';
 
 export function deadLetterHeaders(sourceTopic: string, partition: number, message: KafkaMessage, reason: string, attempts: number): Record<string, string> {
   return {
@@ -25,12 +25,12 @@ export interface DeadLettersOptions {
   onDeadLetter?(): void;
 }
 
-export type DeadLetter = (message: KafkaMessage, reason: string, attempts: number, turn: Turn) => Promise<void>;
+export type DeadLetter = (message: KafkaMessage, reason: string, attempts: number, lease: PartitionLease) => Promise<void>;
 
 /** Sends a message to the dead-letter topic, retried until done while the partition is ours. */
 export function createDeadLetters(o: DeadLettersOptions): DeadLetter {
-  return async (message, reason, attempts, turn) => {
-    const { partition } = turn;
+  return async (message, reason, attempts, lease) => {
+    const { partition } = lease;
     o.logger.warn({ topic: o.topic, partition, offset: message.offset, reason, attempts }, 'message sent to dead-letter topic');
     await o.untilDone(
       () =>
@@ -39,7 +39,7 @@ export function createDeadLetters(o: DeadLettersOptions): DeadLetter {
           value: message.value,
           headers: deadLetterHeaders(o.topic, partition, message, reason, attempts),
         }),
-      turn,
+      lease,
     );
     o.onDeadLetter?.();
   };

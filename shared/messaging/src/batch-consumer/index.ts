@@ -7,5 +7,5 @@ export { failureReason } from './failure-reason.js';
 export { createLagPoller, pollLagOnce, type LagAdmin, type LagPollerOptions } from './lag-poller.js';
 export { LagTracker, type PartitionLag } from './lag-tracker.js';
 export { answersWithin, outageCheck, type OutageCheckOptions } from './outage.js';
-export { createUntilDone, partitionTurn, type Turn, type UntilDone } from './turn.js';
+export { createUntilDone, partitionLease, type PartitionLease, type UntilDone } from './partition-lease.js';
 export { batchConsumerReadiness, batchConsumerServiceReadiness, type ObservedConsumer } from './readiness.js';

@@ -1,10 +1,11 @@
-// A partition's batch in hand ("turn") and the retry loop for work that must not fail a chunk
-// (publishing, dead letters): Kafka or Postgres down is waited out while the partition is ours.
+// The lease on a partition while its batch is in hand (it ends when the consumer stops or the
+// partition is rebalanced away), and the retry loop for work that must not fail a chunk
+// (publishing, dead letters): Kafka or Postgres down is waited out while the lease holds.
 import type { Logger } from '@glimpse/logging';
 import { StoppedError } from './bisect.js';
 
-/** A partition's batch in hand: whether to go on (not stopping, not rebalanced away), and a pause that heartbeats. */
-export interface Turn {
+/** A partition's batch in hand: whether the lease still holds (not stopping, not rebalanced away), and a pause that heartbeats. */
+export interface PartitionLease {
   partition: number;
   keepGoing(): boolean;
   pause(ms: number): Promise<void>;
@@ -12,7 +13,7 @@ export interface Turn {
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
-export interface PartitionTurnOptions {
+export interface PartitionLeaseOptions {
   partition: number;
   stopping(): boolean;
   isRunning(): boolean;
@@ -22,7 +23,7 @@ export interface PartitionTurnOptions {
 }
 
 /** Waits between retries heartbeat, so a long outage does not cost the group membership. */
-export function partitionTurn(o: PartitionTurnOptions): Turn {
+export function partitionLease(o: PartitionLeaseOptions): PartitionLease {
   const wait = o.wait ?? sleep;
   return {
     partition: o.partition,
@@ -34,24 +35,24 @@ export function partitionTurn(o: PartitionTurnOptions): Turn {
   };
 }
 
-export type UntilDone = (what: () => Promise<void>, turn: Turn) => Promise<void>;
+export type UntilDone = (what: () => Promise<void>, lease: PartitionLease) => Promise<void>;
 
 /**
  * Tries `what` until it succeeds or the partition is no longer ours (then StoppedError, which
  * leaves the chunk for redelivery): a dependency down never fails a chunk.
  */
 export function createUntilDone(o: { backoffMs(attempt: number): number; logger: Logger; onRetry?(): void }): UntilDone {
-  return async (what, turn) => {
+  return async (what, lease) => {
     for (let attempt = 1; ; attempt++) {
       try {
         return await what();
       } catch (err) {
         if (err instanceof StoppedError) throw err;
         o.onRetry?.();
-        if (!turn.keepGoing()) throw new StoppedError();
+        if (!lease.keepGoing()) throw new StoppedError();
         if (attempt === 1 || attempt % 10 === 0)
-          o.logger.warn({ err: (err as Error).message?.slice(0, 200), attempt, partition: turn.partition }, 'publishing failed; retrying');
-        await turn.pause(o.backoffMs(attempt));
+          o.logger.warn({ err: (err as Error).message?.slice(0, 200), attempt, partition: lease.partition }, 'publishing failed; retrying');
+        await lease.pause(o.backoffMs(attempt));
       }
     }
   };
