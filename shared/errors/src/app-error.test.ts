@@ -36,6 +36,26 @@ describe('toAppError', () => {
       'timed out',
     ],
     ['a failure wrapped in another error', new Error('lookup failed', { cause: prismaUnreachable }), 'unreachable'],
+    [
+      'a deadlock in an interactive transaction (Prisma P2034)',
+      libraryError('PrismaClientKnownRequestError', 'Transaction failed due to a write conflict or a deadlock. Please retry your transaction', {
+        code: 'P2034',
+      }),
+      'contended',
+    ],
+    [
+      'a deadlock Postgres reported through the adapter',
+      libraryError('PrismaClientKnownRequestError', 'Raw query failed. Code: `40P01`.', {
+        code: 'P2010',
+        meta: { driverAdapterError: { cause: { originalCode: '40P01', kind: 'postgres', code: '40P01' } } },
+      }),
+      'contended',
+    ],
+    [
+      'a serialization failure from node-postgres',
+      libraryError('error', 'could not serialize access due to concurrent update', { code: '40001' }),
+      'contended',
+    ],
   ])('when the error is %s, then it is 503 service_unavailable with Retry-After and a short reason', (_what, err, reason) => {
     const app = toAppError(err);
     expect(app).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': '1' } });

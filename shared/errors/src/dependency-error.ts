@@ -41,6 +41,13 @@ const ADAPTER_KINDS = new Set([
  */
 const SQLSTATE_CLASSES = new Set(['08', '53', '57', '58']);
 
+/**
+ * A transaction that lost to another one: 40001 serialization failure, 40P01 deadlock (Postgres
+ * rolled this one back), Prisma's P2034 and its adapter's TransactionWriteConflict for the same.
+ * Nothing is wrong with the request: tried again, it goes through, so it is a 503, not a 500.
+ */
+const CONFLICT_SQLSTATES = new Set(['40001', '40P01']);
+
 /** node-postgres raises these as plain Errors. */
 const PG_MESSAGES = [/^Connection terminated/, /^Query read timeout/, /^timeout exceeded when trying to connect/, /is not queryable/, /^Client was closed/];
 
@@ -53,7 +60,7 @@ const REDIS_MESSAGES = [
   /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN) /,
 ];
 
-export type DependencyReason = 'connection refused' | 'timed out' | 'connection lost' | 'unreachable' | 'overloaded' | 'unavailable';
+export type DependencyReason = 'connection refused' | 'timed out' | 'connection lost' | 'unreachable' | 'overloaded' | 'unavailable' | 'contended';
 
 interface Inspectable {
   name?: unknown;
@@ -78,10 +85,13 @@ function reasonOf(e: Inspectable): DependencyReason | null {
     if (kind === 'DatabaseNotReachable') return 'unreachable';
     if (kind === 'SocketTimeout') return 'timed out';
     if (kind === 'TooManyConnections') return 'overloaded';
+    if (kind === 'TransactionWriteConflict' || CONFLICT_SQLSTATES.has(sqlState)) return 'contended';
     if (ADAPTER_KINDS.has(kind)) return 'unavailable';
     if (sqlState === '57014') return 'timed out';
     if (SQLSTATE_CLASSES.has(sqlState.slice(0, 2))) return 'unavailable';
   }
+  if (name.startsWith('PrismaClient') && code === 'P2034') return 'contended';
+  if (CONFLICT_SQLSTATES.has(code)) return 'contended';
   if (name.startsWith('PrismaClient') && PRISMA_CODES.has(code)) return code === 'P1008' || code === 'P1002' || code === 'P2024' ? 'timed out' : 'unavailable';
   if (name === 'PrismaClientInitializationError' || name === 'PrismaClientRustPanicError') return 'unavailable';
   if (/^[0-9A-Z]{5}$/.test(code) && SQLSTATE_CLASSES.has(code.slice(0, 2))) return code === '57014' ? 'timed out' : 'unavailable';
