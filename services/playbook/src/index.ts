@@ -16,18 +16,8 @@ export {
   eventCatalogPage,
 } from './wiring/playbooks.js';
 export { validateEventNames } from './domain/manage-playbooks.js';
-export type {
-  PlaybookView,
-  EnrollmentView,
-  EnrollmentItem,
-  CatalogEntry,
-  CatalogUsage,
-  CatalogRefusals,
-  CatalogPage,
-  PlaybookCaps,
-  PlaybookRef,
-  EnrollmentPageQuery,
-} from './domain/manage-playbooks.js';
+export type { CatalogPage, PlaybookCaps, EnrollmentPageQuery } from './domain/manage-playbooks.js';
+export type { PlaybookView, EnrollmentView, EnrollmentItem, CatalogEntry, CatalogUsage, CatalogRefusals, PlaybookRef } from './domain/playbook-store.js';
 export { DEFAULT_LIMITS } from './domain/limits.js';
 export type { PlaybookLimits } from './domain/limits.js';
 export { dryRunEvent, getReceipt, erasePerson, suppressPerson, suppressionPage, unsuppressPerson } from './wiring/persons-and-events.js';

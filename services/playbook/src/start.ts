@@ -5,16 +5,7 @@
 import { createDb } from '@glimpse/db/playbook';
 import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import {
-  batchConsumerServiceReadiness,
-  TOPICS,
-  createAccountEventsConsumer,
-  createErasedEmail,
-  createBatchingProducer,
-  createKafka,
-  createKafkaHealthCheck,
-  kafkaSecurity,
-} from '@glimpse/messaging';
+import { batchConsumerServiceReadiness, TOPICS, connectServiceKafka, createAccountEventsConsumer, createErasedEmail } from '@glimpse/messaging';
 import { applyAccountEvent } from './data/account-states.js';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
 import { cachedAccounts } from './data/batch-store.js';
@@ -32,11 +23,15 @@ export async function startPlaybookService(
 ): Promise<RunningPlaybookService> {
   // One connection per partition handled concurrently, plus a few for the internal API.
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.PLAYBOOK_CONCURRENCY + 4 });
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), clientId: 'glimpse-playbook', logger });
   // A chunk's effects go out as one producer batch.
-  const producer = createBatchingProducer({ kafka, maxBatch: Math.max(500, config.PLAYBOOK_MAX_BATCH * 4) });
-  await producer.connect();
-  const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.eventsInbound });
+  const maxBatch = Math.max(500, config.PLAYBOOK_MAX_BATCH * 4);
+  const { kafka, producer, kafkaHealth } = await connectServiceKafka({
+    config,
+    clientId: 'glimpse-playbook',
+    logger,
+    healthTopic: TOPICS.eventsInbound,
+    maxBatch,
+  });
 
   const base = createBaseApp({
     logger,

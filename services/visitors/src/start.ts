@@ -6,15 +6,7 @@
 import { createDb } from '@glimpse/db/visitors';
 import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import {
-  batchConsumerServiceReadiness,
-  TOPICS,
-  createAccountEventsConsumer,
-  createBatchingProducer,
-  createKafka,
-  createKafkaHealthCheck,
-  kafkaSecurity,
-} from '@glimpse/messaging';
+import { batchConsumerServiceReadiness, TOPICS, connectServiceKafka, createAccountEventsConsumer } from '@glimpse/messaging';
 import { createCollectedConsumer } from './consumer/collected-consumer.js';
 import { scheduleCollectedPurge } from './data/collected-retention.js';
 import { deleteAccountVisitors } from './data/visitor-repository.js';
@@ -30,11 +22,15 @@ export async function startVisitorsService(
 ): Promise<RunningVisitorsService> {
   // One connection per partition applied concurrently, plus a few for the internal API and the purge.
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.VISITORS_CONCURRENCY + 4 });
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), clientId: 'glimpse-visitors', logger });
   // A chunk's track events (and dead letters) go out as one producer batch.
-  const producer = createBatchingProducer({ kafka, maxBatch: Math.max(500, config.VISITORS_MAX_BATCH) });
-  await producer.connect();
-  const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.visitorsCollected });
+  const maxBatch = Math.max(500, config.VISITORS_MAX_BATCH);
+  const { kafka, producer, kafkaHealth } = await connectServiceKafka({
+    config,
+    clientId: 'glimpse-visitors',
+    logger,
+    healthTopic: TOPICS.visitorsCollected,
+    maxBatch,
+  });
 
   const base = createBaseApp({
     logger,

@@ -7,7 +7,7 @@
 import { createDb } from '@glimpse/db/webhooks';
 import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
-import { TOPICS, createAccountEventsConsumer, createBatchingProducer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
+import { TOPICS, connectServiceKafka, createAccountEventsConsumer } from '@glimpse/messaging';
 import { createEffectsConsumer } from './consumer/effects-consumer.js';
 import { createIdentifiedConsumer } from './consumer/identified-consumer.js';
 import { createEnrichmentClient } from './data/enrichment-client.js';
@@ -29,10 +29,7 @@ export async function startWebhooksService(
   logger: Logger = createLogger({ service: 'webhooks', level: config.LOG_LEVEL }),
 ): Promise<RunningWebhooksService> {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.WEBHOOKS_CONCURRENCY + 6 });
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), clientId: 'glimpse-webhooks', logger });
-  const producer = createBatchingProducer({ kafka });
-  await producer.connect();
-  const kafkaHealth = createKafkaHealthCheck({ kafka, topic: TOPICS.playbookEffects });
+  const { kafka, producer, kafkaHealth } = await connectServiceKafka({ config, clientId: 'glimpse-webhooks', logger, healthTopic: TOPICS.playbookEffects });
   const policy = {
     blockPrivate: config.WEBHOOKS_BLOCK_PRIVATE_TARGETS,
     allowLoopback: config.WEBHOOKS_ALLOW_LOOPBACK,

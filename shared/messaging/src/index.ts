@@ -8,6 +8,8 @@ export type { BatchingProducer, BatchingProducerOptions } from './batching-produ
 export { createConsumerRunner } from './consumer-runner.js';
 export type { ConsumerRunner, ConsumerRunnerOptions } from './consumer-runner.js';
 export { createKafkaHealthCheck } from './kafka-health.js';
+export { connectServiceKafka } from './service-kafka.js';
+export type { ServiceKafka, ServiceKafkaOptions } from './service-kafka.js';
 export type { KafkaHealthCheck } from './kafka-health.js';
 export { createAccountEventsConsumer } from './account-events-consumer.js';
 export type { AccountEventsConsumer, AccountEventsConsumerOptions } from './account-events-consumer.js';

@@ -8,16 +8,15 @@
 // message), apply-chunk.ts (apply, count, fold, publish), publish-effects.ts, postgres-outage.ts,
 // catalog-folder.ts; the batch consumer's own (chunks, bisecting, dead letters, metrics, lag
 // poller) are @glimpse/messaging's.
-import type { Consumer } from 'kafkajs';
 import type { Db } from '@glimpse/db/playbook';
 import {
   TOPICS,
   createBatchConsumer,
   createProcessedCounter,
   outageCheck,
+  type BatchConsumer,
   type BatchConsumerSettings,
   type InboundEvent,
-  type PartitionLag,
 } from '@glimpse/messaging';
 import { cachedAccounts, createBatchStore, foldCatalog, markEffectsPublished } from '../data/batch-store.js';
 import { sendEffects } from '../data/effects-outbox.js';
@@ -42,15 +41,8 @@ export interface InboundEventsConsumerOptions extends BatchConsumerSettings {
   catalogNamesPerAccount?: number;
 }
 
-export interface InboundEventsConsumer {
-  start(): Promise<void>;
-  /** Leaves the group cleanly: the chunk in hand is finished and committed first. */
-  stop(): Promise<void>;
-  isRunning(): boolean;
-  lags(): PartitionLag[];
-  stuck(): PartitionLag[];
-  consumer: Consumer;
-}
+/** The batch consumer as the service runs it (its untilDone stays inside: the chunk applier has it). */
+export type InboundEventsConsumer = Omit<BatchConsumer, 'untilDone'>;
 
 export function createInboundEventsConsumer(options: InboundEventsConsumerOptions): InboundEventsConsumer {
   const { db, producer, logger, registry, erasedEmail } = options;

@@ -9,17 +9,6 @@ import { REENROLLMENT_POLICIES, type ReenrollmentPolicy } from './decide-effects
 import { assertListCap, DEFAULT_LIMITS } from './limits.js';
 import type { CatalogEntry, CatalogRefusals, CatalogUsage, EnrollmentItem, EnrollmentView, PlaybookStore, PlaybookView } from './playbook-store.js';
 
-export type {
-  PlaybookView,
-  EnrollmentView,
-  EnrollmentItem,
-  CatalogEntry,
-  CatalogUsage,
-  CatalogRefusals,
-  PlaybookRef,
-  PlaybookStore,
-} from './playbook-store.js';
-
 function assertUuid(value: string, what: string): void {
   if (!isUuid(value)) throw new AppError('not_found', `${what} ${value} does not exist`);
 }
