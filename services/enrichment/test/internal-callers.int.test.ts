@@ -44,6 +44,8 @@ it('when the webhooks service asks the enrichment service for person details, th
 
 it.each([
   ['GET', '/internal/usage', undefined],
+  ['GET', '/internal/usage/totals', undefined],
+  ['PUT', '/internal/credits', { credits: 1 }],
   ['POST', '/internal/enrichment', { email: 'ada@example.com' }],
   ['POST', '/internal/enrichment/bulk', { items: [{ email: 'ada@example.com' }] }],
   ['POST', '/internal/persons/erase', { email: 'ada@example.com', replacement: 'x' }],

@@ -49,6 +49,8 @@ it('when Postgres is down at start, then the service starts and stays up unready
     expect(JSON.stringify(unready.body)).toContain('postgres');
     expectUnavailable(await internal(service.url, `/internal/visitors/${randomObjectId()}/details`));
     expectUnavailable(await internal(service.url, '/internal/enrichment', { method: 'POST', body: JSON.stringify({ email: 'ada@example.com' }) }));
+    expectUnavailable(await internal(service.url, '/internal/credits', { method: 'PUT', body: JSON.stringify({ credits: 3 }) }));
+    expectUnavailable(await internal(service.url, '/internal/usage/totals'));
 
     postgres.start();
     await migrate({ databaseUrl: postgres.url, migrationsDir: path.join(__dirname, '..', '..', '..', 'prisma', 'migrations') });

@@ -48,7 +48,7 @@ export async function endLeases(db: Db, leaseIds: string[]): Promise<void> {
 
 /**
  * Sets (or, with null, removes) the account's credit limit. Accounts are the identity part's: the
- * caller has checked the account there (the gateway authenticated it, or the CLI asked identity).
+ * caller has checked the account there (the gateway authenticated it, or its operator API found it).
  */
 export async function setCreditLimit(db: Db, accountId: string, limit: number | null): Promise<void> {
   await db.$executeRaw`

@@ -5,10 +5,13 @@ import { AppError } from '@glimpse/errors';
 import { INTERNAL_HEADERS, internalCallers, type InternalRouteTable } from '@glimpse/http';
 import { CREDITS_HEADER, enrichBulk, enrichPerson, visitorDetails, type Enriched, type LookupDeps } from '../domain/lookups.js';
 import { accountUsage } from '../domain/usage.js';
+import { parseCreditLimitBody } from '../domain/credit-limit.js';
 import { normalizeRecord } from '../domain/enriched-record.js';
 import { normalizeEmail } from '../domain/identifiers.js';
 import { toVisitorDetails } from '../domain/visitor-details.js';
 import { findRecord } from '../data/person-repository.js';
+import { setCreditLimit } from '../data/credit-repository.js';
+import { usageTotals } from '../data/usage-repository.js';
 import { isDatabaseUnavailable } from '../data/database-errors.js';
 import { erasePersonOfAccount } from '../data/person-erasure.js';
 import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
@@ -100,6 +103,23 @@ export function internalRouter({ internalTokens, ...deps }: LookupDeps & { inter
     '/internal/usage',
     handle(async (req, res) => {
       res.json(await accountUsage(deps.db, account(res), req.query as Record<string, unknown>));
+    }),
+  );
+  // The operator's routes (PUT /operator/accounts/{id}/credits and GET …/usage at the gateway): the
+  // account's credit limit (null removes it), and its usage of all time.
+  router.put(
+    '/internal/credits',
+    express.json({ limit: '1kb', strict: false }),
+    handle(async (req, res) => {
+      const credits = parseCreditLimitBody(req.body);
+      await setCreditLimit(deps.db, account(res), credits);
+      res.json({ credits });
+    }),
+  );
+  router.get(
+    '/internal/usage/totals',
+    handle(async (_req, res) => {
+      res.json(await usageTotals(deps.db, account(res)));
     }),
   );
   return router;
