@@ -1,5 +1,6 @@
-// The internal enrichment service: the two lookups and the account's usage, for an
-// authenticated account (see internal-service.ts for how calls are made).
+// The internal enrichment service: the lookups and the account's usage, for an authenticated
+// account, and its credit limit and all-time usage, for the operator (see internal-service.ts for
+// how calls are made).
 import { createInternalService, type UpstreamResponse } from './internal-service.js';
 
 export type { UpstreamResponse } from './internal-service.js';
@@ -14,6 +15,10 @@ export interface EnrichmentClient {
   erasePerson(accountId: string, email: string, replacement: string): Promise<UpstreamResponse>;
   /** Usage by day; `search` is the client's query string ("" or "?from=…&to=…"), checked by the service. */
   usage(accountId: string, search: string): Promise<UpstreamResponse>;
+  /** Sets the account's credit limit (null: none); `body` is {credits}, checked by the service. Answers {credits}. */
+  setCreditLimit(accountId: string, body: unknown): Promise<UpstreamResponse>;
+  /** The account's usage of all time ({identityMatches, enrichedRecords}). */
+  usageTotals(accountId: string): Promise<UpstreamResponse>;
   close(): Promise<void>;
 }
 
@@ -42,6 +47,8 @@ export function createEnrichmentClient({
     enrichBulk: (accountId, body) => service.call('POST', '/internal/enrichment/bulk', accountId, body),
     erasePerson: (accountId, email, replacement) => service.call('POST', '/internal/persons/erase', accountId, { email, replacement }),
     usage: (accountId, search) => service.call('GET', `/internal/usage${search}`, accountId),
+    setCreditLimit: (accountId, body) => service.call('PUT', '/internal/credits', accountId, body),
+    usageTotals: (accountId) => service.call('GET', '/internal/usage/totals', accountId),
     close: () => service.close(),
   };
 }

@@ -44,7 +44,7 @@ export function relay(res: Response, upstream: UpstreamResponse): void {
 }
 
 export interface InternalService {
-  call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, accountId: string, body?: unknown): Promise<UpstreamResponse>;
+  call(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, accountId: string, body?: unknown): Promise<UpstreamResponse>;
   close(): Promise<void>;
 }
 

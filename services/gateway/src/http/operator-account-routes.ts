@@ -3,9 +3,9 @@
 // and the account's own management API acted on by the operator, /operator/accounts/{id}/account/…:
 // the very routers /account mounts (credentials, playbooks, suppressions, events, usage, sites), so
 // an operator's playbook, token or site meets the same rules and the same configured caps as the
-// account's own API key does. Mounted behind operatorAuth (operator-routes.ts); not in the public
-// OpenAPI document.
-import express, { type Request, type Router } from 'express';
+// account's own API key does; and the account's credit limit and all-time usage, the enrichment
+// service's. Mounted behind operatorAuth (operator-routes.ts); not in the public OpenAPI document.
+import express, { type Request, type RequestHandler, type Router } from 'express';
 import { accountAddons, accountEventsPending, createAccount, deleteAccount, publishAccountEvents, type CredentialCaps } from '@glimpse/auth';
 import type { Db } from '@glimpse/db/identity';
 import { AppError } from '@glimpse/errors';
@@ -17,6 +17,7 @@ import type { PlaybookClient } from '../data/playbook-client.js';
 import type { RawEventStore } from '../data/raw-event-store.js';
 import type { VisitorsClient } from '../data/visitors-client.js';
 import type { WebhooksClient } from '../data/webhooks-client.js';
+import { relay } from '../data/internal-service.js';
 import { credentialRoutes } from './account/credential-routes.js';
 import { forwardedRoutes } from './account/forwarded-routes.js';
 import { jsonBody } from './account/json-body.js';
@@ -96,6 +97,17 @@ export function operatorAccountLifecycle({ db, producer, logger }: Pick<Operator
   return router;
 }
 
+/** Lets through the paths of an account that exists (404 otherwise), its id and add-on in res.locals. */
+function existingAccount(db: Db): RequestHandler {
+  return async (req, res, next) => {
+    const account = await accountAddons(db, operatorAccountId(req));
+    if (!account) throw new AppError('not_found', `account ${req.params.id as string} does not exist`);
+    res.locals.accountId = account.id;
+    res.locals.workflows = account.workflows;
+    next();
+  };
+}
+
 /**
  * /operator/accounts/{id}/account/…: the account's management API with the operator in the
  * account's place. The account must exist (404 otherwise, as an unknown account's key would be
@@ -103,13 +115,7 @@ export function operatorAccountLifecycle({ db, producer, logger }: Pick<Operator
  */
 export function operatorActingRouter({ db, playbooks, enrichment, webhooks, visitors, rawStore, sites, credentialCaps }: OperatorAccountOptions): Router {
   const router = express.Router();
-  router.use('/operator/accounts/:id/account', async (req, res, next) => {
-    const account = await accountAddons(db, operatorAccountId(req));
-    if (!account) throw new AppError('not_found', `account ${req.params.id as string} does not exist`);
-    res.locals.accountId = account.id;
-    res.locals.workflows = account.workflows;
-    next();
-  });
+  router.use('/operator/accounts/:id/account', existingAccount(db));
   // The /account routers match on /account/…: below this mount point that is what is left of the path.
   const acting = express.Router();
   acting.use(WORKFLOWS_PATHS, requireWorkflows);
@@ -118,5 +124,24 @@ export function operatorActingRouter({ db, playbooks, enrichment, webhooks, visi
   acting.use(forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore }));
   acting.use(siteRoutes({ db, visitors, tag: sites.tag, maxSitesPerAccount: sites.maxPerAccount, publicUrl: sites.publicUrl }));
   router.use('/operator/accounts/:id', acting);
+  return router;
+}
+
+/**
+ * PUT /operator/accounts/{id}/credits ({credits}: a whole number, or null for no limit) and GET
+ * /operator/accounts/{id}/usage (all time): the account's credit limit and what it has been billed,
+ * which the enrichment service keeps and checks. The operator's only, not on /account: an account
+ * must not raise its own limit. A limit set is logged (account id and limit) as an audit line.
+ */
+export function operatorCreditRoutes({ db, enrichment, logger }: Pick<OperatorAccountOptions, 'db' | 'enrichment' | 'logger'>): Router {
+  const router = express.Router();
+  const account = existingAccount(db);
+  router.put('/operator/accounts/:id/credits', account, jsonBody, async (req, res) => {
+    const accountId = res.locals.accountId as string;
+    const answer = await enrichment.setCreditLimit(accountId, req.body);
+    if (answer.status === 200) logger.info({ accountId, credits: (answer.body as { credits: number | null }).credits }, 'operator set a credit limit');
+    relay(res, answer);
+  });
+  router.get('/operator/accounts/:id/usage', account, async (_req, res) => relay(res, await enrichment.usageTotals(res.locals.accountId as string)));
   return router;
 }

@@ -1,9 +1,9 @@
 // The operator API under /operator: what the installation's operator does to accounts (creating and
-// deleting them, their workflows add-on, and their management API acted on in their place, see
-// operator-account-routes.ts), not what an account does to itself. One credential, the operator token
-// (OPERATOR_TOKEN), compared in constant time; without it configured the prefix is not mounted at
-// all, so /operator answers 404 like any path that does not exist. Not in the public OpenAPI
-// document: customers read that one.
+// deleting them, their workflows add-on, their credit limit and usage, and their management API
+// acted on in their place, see operator-account-routes.ts), not what an account does to itself.
+// One credential, the operator token (OPERATOR_TOKEN), compared in constant time; without it
+// configured the prefix is not mounted at all, so /operator answers 404 like any path that does not
+// exist. Not in the public OpenAPI document: customers read that one.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type RequestHandler, type Router } from 'express';
 import { accountAddons, parseBearer, setWorkflowsAddon } from '@glimpse/auth';
@@ -12,7 +12,13 @@ import { AppError } from '@glimpse/errors';
 import type { Logger } from '@glimpse/logging';
 import type { AddressLimiter } from '../data/address-limiter.js';
 import { refusal, setRateLimitHeaders } from './rate-limit.js';
-import { operatorAccountId, operatorAccountLifecycle, operatorActingRouter, type OperatorAccountOptions } from './operator-account-routes.js';
+import {
+  operatorAccountId,
+  operatorAccountLifecycle,
+  operatorActingRouter,
+  operatorCreditRoutes,
+  type OperatorAccountOptions,
+} from './operator-account-routes.js';
 
 export interface OperatorRouterOptions {
   /** The operator token (at least 16 characters; production wants 32, see config.ts). */
@@ -21,7 +27,7 @@ export interface OperatorRouterOptions {
   /** Failed operator checks spend the address's budget of credential checks, as made-up API keys do. */
   addressLimiter: AddressLimiter;
   logger: Logger;
-  /** What creating, deleting and acting for accounts needs; without it only the add-on routes exist. */
+  /** What creating, deleting, crediting and acting for accounts needs; without it only the add-on routes exist. */
   accounts?: Omit<OperatorAccountOptions, 'db' | 'logger'>;
 }
 
@@ -91,6 +97,7 @@ export function operatorRouter({ token, db, addressLimiter, logger, accounts }: 
   if (accounts) {
     router.use(operatorAccountLifecycle({ db, producer: accounts.producer, logger }));
     router.use(operatorActingRouter({ ...accounts, db, logger }));
+    router.use(operatorCreditRoutes({ db, enrichment: accounts.enrichment, logger }));
   }
   return router;
 }
