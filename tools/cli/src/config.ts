@@ -6,7 +6,7 @@ import { baseEnv, DATABASE_ROLES, parseConfig, roleDatabaseUrl, z, type Database
 const schema = z.object({
   /** The database; ENRICHMENT_DATABASE_URL defaults to it, logged in as glimpse_enrichment (local trust authentication). */
   DATABASE_URL: baseEnv.DATABASE_URL,
-  /** The enrichment service's data (import persons and visitors, demo, set-credits, usage), as glimpse_enrichment. */
+  /** The enrichment service's data (import persons and visitors, demo), as glimpse_enrichment. */
   ENRICHMENT_DATABASE_URL: z.string().url().optional(),
   /**
    * The operator API (a gateway's /operator): where a gateway answers, and the operator token it
@@ -28,10 +28,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return parseConfig(schema, env);
 }
 
-/**
- * The one service whose database the CLI opens, for the imports (and set-credits and usage, which
- * have no internal route yet): through the enrichment service's own code, as its role.
- */
+/** The one service whose database the CLI opens, for the imports: through its own code, as its role. */
 export type CliService = Extract<DatabaseService, 'enrichment'>;
 
 /** Where a service's data is, as that service's role. */

@@ -25,8 +25,8 @@ function overview(): string {
     '',
     "Environment: GLIMPSE_URL (or --url) and GLIMPSE_OPERATOR_TOKEN: every command goes through a gateway's operator API",
     "(/operator, the gateway's OPERATOR_TOKEN), held to the services' rules and configured caps; the imports ask it whether",
-    "--account exists. The imports (and set-credits, usage) write or read the enrichment service's data through its own",
-    'code, as its role: ENRICHMENT_DATABASE_URL (default: DATABASE_URL, postgresql://postgres@127.0.0.1:5432/glimpse, as',
+    "--account exists. The imports write the enrichment service's data through its own code, as its role:",
+    'ENRICHMENT_DATABASE_URL (default: DATABASE_URL, postgresql://postgres@127.0.0.1:5432/glimpse, as',
     "glimpse_enrichment); import ip-ranges writes the visitors service's ranges through its code, as glimpse_visitors;",
     'DEFAULT_PHONE_REGION (US).',
   ].join('\n');

@@ -1,8 +1,7 @@
 // Issue 22 item 5: the CLI is no back door. Its commands go through the gateway's operator API;
-// only the imports (and, until the enrichment service has internal routes for them, set-credits
-// and usage) reach a database, and then through the owning service's own code. This reads every
-// source file of the CLI and fails on an import of a service (or of the identity and messaging
-// libraries the gateway writes accounts and credentials with) outside those files.
+// only the imports reach a database, and then through the owning service's own code. This reads
+// every source file of the CLI and fails on an import of a service (or of the identity and
+// messaging libraries the gateway writes accounts and credentials with) outside those files.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -13,8 +12,6 @@ const ROOT = path.join(SRC, '..', '..', '..');
 const ALLOWED: Record<string, string[]> = {
   // import persons / visitors / demo: the enrichment service's import; import ip-ranges: the visitors service's.
   'commands/imports.ts': ['@glimpse/enrichment', '@glimpse/visitors'],
-  // account set-credits and usage: the enrichment service has no internal route for them yet.
-  'commands/lookups.ts': ['@glimpse/enrichment'],
 };
 
 /** The CLI may never write identity or publish on its own: those are the gateway's. */

@@ -1,7 +1,7 @@
 // What the CLI's integration tests run against: a real gateway with an operator token, wired to real
 // playbook, enrichment and visitors services (Postgres, Kafka), and the CLI configured to go through
 // it (GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN). The CLI opens no database but the enrichment service's
-// (the imports, set-credits, usage): any other is refused and recorded.
+// (the imports): any other is refused and recorded.
 import { randomBytes } from 'node:crypto';
 import { createDb, type Db } from '@glimpse/db/enrichment';
 import type { RunningEnrichmentService } from '@glimpse/enrichment';

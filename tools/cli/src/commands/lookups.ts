@@ -1,10 +1,8 @@
-// api-key create / revoke (through the operator API, as the account's own API); account set-credits
-// and usage (still on the enrichment database as its role: the enrichment service has no internal
-// route for credit limits or all-time totals yet; the account is checked through the operator API).
-import { setCreditLimit, usageTotals } from '@glimpse/enrichment';
-import { isScope, SCOPES } from '@glimpse/validation';
+// api-key create / revoke (as the account's own API), account set-credits and usage (the account's
+// credit limit and all-time usage, which the enrichment service keeps): all through the operator API.
+import { CREDIT_LIMIT_MAX, creditLimitSchema, isScope, SCOPES } from '@glimpse/validation';
 import { required, UsageError, type Command } from '../command.js';
-import { accountId, existingAccountId, OPERATOR_HELP, urlOption } from '../operator-command.js';
+import { accountId, OPERATOR_HELP, urlOption } from '../operator-command.js';
 import { configuredApi } from '../operator-api.js';
 
 /** --scopes: a usage error (exit 2) before any call for a scope that does not exist. */
@@ -16,6 +14,14 @@ function parseScopes(value: string): string[] {
   const bad = scopes.find((s) => !isScope(s));
   if (bad !== undefined || scopes.length === 0) throw new UsageError(`--scopes takes a comma-separated list of: ${SCOPES.join(', ')}`);
   return [...new Set(scopes)];
+}
+
+/** --credits: a whole number (the enrichment service's rule) or none; a usage error (exit 2) before any call otherwise. */
+export function parseCredits(value: string): number | null {
+  if (value === 'none') return null;
+  const credits = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!creditLimitSchema.safeParse(credits).success) throw new UsageError(`--credits takes a whole number from 0 to ${CREDIT_LIMIT_MAX}, or none`);
+  return credits;
 }
 
 export const lookupCommands: Command[] = [
@@ -53,15 +59,13 @@ export const lookupCommands: Command[] = [
   {
     words: ['account', 'set-credits'],
     summary: 'limit how many enriched records an account may be billed in all ("none" removes the limit)',
-    usage: `glimpse account set-credits --account ID --credits N|none [--url URL] [--json]\n\nThe account is checked through the operator API (GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN); the limit is\nwritten by the enrichment service's code as its role (ENRICHMENT_DATABASE_URL).`,
+    usage: `glimpse account set-credits --account ID --credits N|none [--url URL] [--json]\n\nN is a whole number from 0 to ${CREDIT_LIMIT_MAX}; a lookup past the limit is 402.\n\nPUT /operator/accounts/ID/credits {"credits": N|null}. ${OPERATOR_HELP}`,
     options: { account: { type: 'string' }, credits: { type: 'string' }, ...urlOption },
-    async run({ values, db }) {
-      const raw = required(values, 'credits');
-      const credits = raw === 'none' ? null : Number(raw);
-      if (credits !== null && (!Number.isInteger(credits) || credits < 0)) throw new UsageError('--credits takes a whole number ≥ 0, or none');
-      const id = await existingAccountId(values);
-      await setCreditLimit(db('enrichment'), id, credits);
-      return { id, credits };
+    async run({ values }) {
+      const credits = parseCredits(required(values, 'credits'));
+      const id = accountId(values);
+      const set = (await configuredApi(values).call('PUT', `/operator/accounts/${id}/credits`, { credits })) as { credits: number | null };
+      return { id, credits: set.credits };
     },
     human: (r) => {
       const { id, credits } = r as { id: string; credits: number | null };
@@ -71,9 +75,9 @@ export const lookupCommands: Command[] = [
   {
     words: ['usage'],
     summary: "an account's billable usage, all time: identity matches and enriched records",
-    usage: `glimpse usage --account ID [--url URL] [--json]\n\nThe account is checked through the operator API (GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN); the totals are\nread by the enrichment service's code as its role (ENRICHMENT_DATABASE_URL).`,
+    usage: `glimpse usage --account ID [--url URL] [--json]\n\nBy day: GET /operator/accounts/ID/account/usage (the account's own usage route).\n\nGET /operator/accounts/ID/usage. ${OPERATOR_HELP}`,
     options: { account: { type: 'string' }, ...urlOption },
-    run: async ({ values, db }) => usageTotals(db('enrichment'), await existingAccountId(values)),
+    run: async ({ values }) => configuredApi(values).call('GET', `/operator/accounts/${accountId(values)}/usage`),
     human: (r) => {
       const { identityMatches, enrichedRecords } = r as { identityMatches: number; enrichedRecords: number };
       return `identity matches  ${identityMatches}\nenriched records  ${enrichedRecords}`;
