@@ -2,6 +2,7 @@
 // stays up while Postgres is down (unready, lookups 503) and is ready again when it returns.
 // A consumer of the accounts topic removes a deleted account's data; lookups do not need Kafka,
 // so the service starts and stays ready without it (/readyz shows the consumer as degraded).
+import { postgresProbe } from '@glimpse/db';
 import { createDb } from '@glimpse/db/enrichment';
 import { createBaseApp, createServiceServer, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
@@ -37,9 +38,7 @@ export async function startEnrichmentService(
   const base = createBaseApp({
     logger,
     checks: {
-      postgres: async () => {
-        await db.$queryRaw`SELECT 1`;
-      },
+      postgres: postgresProbe(db),
       // Optional: without Kafka, deletions wait on the topic while lookups go on (docs/decisions.md).
       accounts: {
         optional: true,

@@ -2,6 +2,7 @@
 // topic (deletions remove an account's data) and an HTTP port for the internal management API
 // (called by the gateway), health, readiness and metrics. On stop it leaves the groups cleanly and
 // flushes the effects producer.
+import { postgresProbe } from '@glimpse/db';
 import { createDb } from '@glimpse/db/playbook';
 import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
@@ -25,20 +26,12 @@ export async function startPlaybookService(
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.PLAYBOOK_CONCURRENCY + 4 });
   // A chunk's effects go out as one producer batch.
   const maxBatch = Math.max(500, config.PLAYBOOK_MAX_BATCH * 4);
-  const { kafka, producer, kafkaHealth } = await connectServiceKafka({
-    config,
-    clientId: 'glimpse-playbook',
-    logger,
-    healthTopic: TOPICS.eventsInbound,
-    maxBatch,
-  });
+  const { kafka, producer, kafkaHealth } = await connectServiceKafka({ config, logger, service: 'playbook', healthTopic: TOPICS.eventsInbound, maxBatch });
 
   const base = createBaseApp({
     logger,
     ...batchConsumerServiceReadiness(() => consumer, kafkaHealth, {
-      postgres: async () => {
-        await db.$queryRaw`SELECT 1`;
-      },
+      postgres: postgresProbe(db),
       accounts: async () => accountsConsumer.check(),
     }),
   });

@@ -3,6 +3,7 @@
 // consumer of the accounts topic (a deletion removes the account's visitors), the periodic purge of
 // old collected ids, and an HTTP port for the internal API, health, readiness and metrics (lag
 // included). On stop it leaves the groups (the chunk in hand finished and committed), then closes.
+import { postgresProbe } from '@glimpse/db';
 import { createDb } from '@glimpse/db/visitors';
 import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
@@ -24,20 +25,12 @@ export async function startVisitorsService(
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.VISITORS_CONCURRENCY + 4 });
   // A chunk's track events (and dead letters) go out as one producer batch.
   const maxBatch = Math.max(500, config.VISITORS_MAX_BATCH);
-  const { kafka, producer, kafkaHealth } = await connectServiceKafka({
-    config,
-    clientId: 'glimpse-visitors',
-    logger,
-    healthTopic: TOPICS.visitorsCollected,
-    maxBatch,
-  });
+  const { kafka, producer, kafkaHealth } = await connectServiceKafka({ config, logger, service: 'visitors', healthTopic: TOPICS.visitorsCollected, maxBatch });
 
   const base = createBaseApp({
     logger,
     ...batchConsumerServiceReadiness(() => consumer, kafkaHealth, {
-      postgres: async () => {
-        await db.$queryRaw`SELECT 1`;
-      },
+      postgres: postgresProbe(db),
       accounts: async () => accounts.check(),
     }),
   });

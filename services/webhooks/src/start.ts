@@ -4,6 +4,7 @@
 // (sends deliveries, retries from the schedule in Postgres) and an HTTP port for the internal
 // management API, health, readiness and metrics. On stop it leaves the groups, lets the attempts
 // in hand finish and be recorded, then closes.
+import { postgresProbe } from '@glimpse/db';
 import { createDb } from '@glimpse/db/webhooks';
 import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
 import { createLogger, type Logger } from '@glimpse/logging';
@@ -29,7 +30,7 @@ export async function startWebhooksService(
   logger: Logger = createLogger({ service: 'webhooks', level: config.LOG_LEVEL }),
 ): Promise<RunningWebhooksService> {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.WEBHOOKS_CONCURRENCY + 6 });
-  const { kafka, producer, kafkaHealth } = await connectServiceKafka({ config, clientId: 'glimpse-webhooks', logger, healthTopic: TOPICS.playbookEffects });
+  const { kafka, producer, kafkaHealth } = await connectServiceKafka({ config, logger, service: 'webhooks', healthTopic: TOPICS.playbookEffects });
   const policy = {
     blockPrivate: config.WEBHOOKS_BLOCK_PRIVATE_TARGETS,
     allowLoopback: config.WEBHOOKS_ALLOW_LOOPBACK,
@@ -42,9 +43,7 @@ export async function startWebhooksService(
   const base = createBaseApp({
     logger,
     checks: {
-      postgres: async () => {
-        await db.$queryRaw`SELECT 1`;
-      },
+      postgres: postgresProbe(db),
       kafka: async () => {
         if (!consumer.isRunning()) throw new Error('consumer not running');
         if (!identified.isRunning()) throw new Error('visitors.identified consumer not running');

@@ -4,6 +4,7 @@
 export { postgresAdapter, DEFAULT_DB_TIMEOUTS } from './client.js';
 export type { CreateDbOptions, DbTimeouts } from './client.js';
 export { PRISMA_TRANSACTION_TIMEOUT } from './prisma-errors.js';
+export { postgresProbe } from './postgres-probe.js';
 export { migrate, ensureDatabase, migrationChecksum } from './migrate.js';
 export type { MigrateOptions } from './migrate.js';
 export { withAdvisoryLock, ADVISORY_LOCKS } from './advisory-lock.js';

@@ -9,8 +9,8 @@ import { createKafkaHealthCheck, type KafkaHealthCheck } from './kafka-health.js
 
 export interface ServiceKafkaOptions {
   config: KafkaConnectionConfig & { KAFKA_BROKERS: string[] };
-  /** The client id brokers see (glimpse-playbook …). */
-  clientId: string;
+  /** The service's name: brokers see the client id glimpse-<service>. */
+  service: string;
   logger: Logger;
   /** The topic readiness asks a broker about. */
   healthTopic: string;
@@ -24,8 +24,8 @@ export interface ServiceKafka {
   kafkaHealth: KafkaHealthCheck;
 }
 
-export async function connectServiceKafka({ config, clientId, logger, healthTopic, maxBatch }: ServiceKafkaOptions): Promise<ServiceKafka> {
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), clientId, logger });
+export async function connectServiceKafka({ config, service, logger, healthTopic, maxBatch }: ServiceKafkaOptions): Promise<ServiceKafka> {
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), clientId: `glimpse-${service}`, logger });
   const producer = createBatchingProducer({ kafka, ...(maxBatch === undefined ? {} : { maxBatch }) });
   await producer.connect();
   return { kafka, producer, kafkaHealth: createKafkaHealthCheck({ kafka, topic: healthTopic }) };

@@ -8,6 +8,7 @@
 // message), apply-chunk.ts (apply, count, fold, publish), publish-effects.ts, postgres-outage.ts,
 // catalog-folder.ts; the batch consumer's own (chunks, bisecting, dead letters, metrics, lag
 // poller) are @glimpse/messaging's.
+import { postgresProbe } from '@glimpse/db';
 import type { Db } from '@glimpse/db/playbook';
 import {
   TOPICS,
@@ -60,7 +61,7 @@ export function createInboundEventsConsumer(options: InboundEventsConsumerOption
     // applyChunk retries its publish with the consumer's untilDone, so it is made just below.
     apply: (items, lease) => applyChunk(items, lease),
     // Postgres down, timing out or not answering now: not the messages' fault.
-    isOutage: outageCheck({ known: knownPostgresOutage, probe: () => db.$queryRawUnsafe('SELECT 1') }),
+    isOutage: outageCheck({ known: knownPostgresOutage, probe: postgresProbe(db) }),
     onStop: () => folder.stop(),
   });
   const applyChunk = createChunkApplier({

@@ -5,7 +5,7 @@
 // then are the offsets committed. A crash before that redelivers the chunk: it changes nothing and
 // sends its tracks again under the same eventIds, which the playbook service dedups.
 import type { KafkaMessage } from 'kafkajs';
-import { PRISMA_TRANSACTION_TIMEOUT } from '@glimpse/db';
+import { PRISMA_TRANSACTION_TIMEOUT, postgresProbe } from '@glimpse/db';
 import { type Db } from '@glimpse/db/visitors';
 import { dependencyFailure } from '@glimpse/errors';
 import {
@@ -119,7 +119,7 @@ export function createCollectedConsumer(options: CollectedConsumerOptions): Batc
     // Postgres down, timing out, or a concurrent apply of the same visitor (retrying finds it done): not the messages' fault.
     isOutage: outageCheck({
       known: (err) => err instanceof ConcurrentApplyError || dependencyFailure(err) !== null || (err as { code?: unknown }).code === PRISMA_TRANSACTION_TIMEOUT,
-      probe: () => db.$queryRawUnsafe('SELECT 1'),
+      probe: postgresProbe(db),
     }),
   });
   return batch;
