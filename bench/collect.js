@@ -215,7 +215,6 @@ async function run(argv) {
         ...suite.asService(serviceEnv, 'gateway'),
         PORT: String(gatewayPort),
         VISITORS_URL: visitorsUrl,
-        LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'),
         COLLECT_RATE_LIMIT_PER_SECOND: String(1_000_000_000),
         COLLECT_RATE_LIMIT_PER_IP_PER_SECOND: String(1_000_000_000),
         EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000),

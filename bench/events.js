@@ -175,8 +175,6 @@ async function run(argv) {
     const gatewayEnv = {
       ...suite.asService(serviceEnv, 'gateway'),
       PORT: String(gatewayPort),
-      // Production refuses to start without it (the link tokens of the site tag); unused here.
-      LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'),
       EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000),
       ...(opts['linger-ms'] !== null ? { KAFKA_LINGER_MS: String(opts['linger-ms']) } : {}),
       ...(opts['max-batch'] !== null ? { KAFKA_MAX_BATCH: String(opts['max-batch']) } : {}),

@@ -272,7 +272,6 @@ async function run(argv) {
           ...suite.infraEnv(env),
           ENRICHMENT_URL: enrichmentUrl,
           LOOKUPS_RATE_LIMIT_PER_SECOND: String(1_000_000_000),
-          LINK_TOKEN_SECRET: require('node:crypto').randomBytes(32).toString('hex'),
         },
         nodeArgs: prof('gateway'),
         readyUrl: `${gatewayUrl}/readyz`,

@@ -181,7 +181,9 @@ function serviceEnvBase(databaseUrl) {
  * @param {'gateway' | 'playbook' | 'enrichment' | 'webhooks' | 'visitors'} service
  */
 function asService(env, service) {
-  return { ...env, DATABASE_URL: serviceDatabaseUrl(env.DATABASE_URL, service) };
+  const own = { ...env, DATABASE_URL: serviceDatabaseUrl(env.DATABASE_URL, service) };
+  // The gateway refuses to start in production without the site tag's link-token secret (unused by the benches).
+  return service === 'gateway' ? { LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'), ...own } : own;
 }
 
 /** Where a child's infra is: Redis and the Kafka brokers. */
