@@ -40,6 +40,25 @@ export async function endOffsets(topic: string): Promise<Offsets> {
 }
 
 /**
+ * Deletes every record the topic holds now (Kafka's DeleteRecords up to each partition's end), so a
+ * consumer group without committed offsets, which starts at the log's start, reads only what comes
+ * after. For the tests of exactly that case: on the shared broker a topic keeps what earlier runs
+ * and benchmarks wrote for its retention (24 h), and one bench run leaves hundreds of thousands of
+ * effects for a new group to read first. The records are the transient kind (events, effects);
+ * a consumer whose committed offset is now before the log's start resumes from the start.
+ */
+export async function truncateTopic(topic: string): Promise<void> {
+  const admin = testKafka().admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    await admin.deleteTopicRecords({ topic, partitions: offsets.map((o) => ({ partition: o.partition, offset: o.high })) });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
  * A new consumer group id whose committed offsets are the topic's current end: a consumer in it
  * reads only what is written from now on, never the backlog other runs (or a benchmark) left on
  * the shared broker.
