@@ -45,11 +45,13 @@ const INFRASTRUCTURE = ['kafkajs', 'ioredis', 'pg', 'pg-copy-streams', '@prisma/
 const NODE_IO = ['fs', 'fs/promises', 'net', 'tls', 'dgram', 'http', 'https', 'http2', 'child_process', 'cluster', 'worker_threads'];
 
 /**
- * Each service's Prisma client holds only its schema's models (@glimpse/db/<schema>); a package may
- * import the client of its own schema alone, so another service's tables stay out of reach. The
- * gateway's shared/auth works on the gateway's identity schema.
+ * Each service's Prisma client holds only its schema's models (@glimpse/db/<schema>, the subpaths
+ * @glimpse/db exports); a package may import the client of its own schema alone, so another
+ * service's tables stay out of reach. The gateway's shared/auth works on the identity schema.
  */
-const DB_CLIENTS = ['identity', 'playbook', 'enrichment', 'webhooks', 'visitors'];
+const DB_CLIENTS = Object.keys(JSON.parse(fs.readFileSync(path.join(ROOT, 'shared', 'db', 'package.json'), 'utf8')).exports)
+  .filter((subpath) => subpath !== '.')
+  .map((subpath) => subpath.slice(2));
 const OWN_DB_CLIENT = {
   '@glimpse/gateway': 'identity',
   '@glimpse/auth': 'identity',

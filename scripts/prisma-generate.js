@@ -4,15 +4,21 @@
 // service under shared/db/src/generated/schemas/ (git-ignored), then runs `prisma generate` on each,
 // into shared/db/src/generated/<service>/, which @glimpse/db/<service> exports.
 //
+// `npm start`, `npm test` and the benches call it before each build: the clients are generated again
+// only when the schema, this script or Prisma's version changed since (a stamp beside them), since
+// five `prisma generate` runs take seconds.
+//
 // No engines are downloaded (blocked here): pointing PRISMA_SCHEMA_ENGINE_BINARY at any existing
 // file makes `prisma generate` use its bundled Wasm.
 const { execFileSync } = require('node:child_process');
+const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const SCHEMA = path.join(ROOT, 'prisma', 'schema.prisma');
 const GENERATED = path.join(ROOT, 'shared', 'db', 'src', 'generated');
+const STAMP = path.join(GENERATED, '.inputs');
 
 /**
  * The schema's top-level blocks (generator, datasource, model, enum …), each with the comment
@@ -69,11 +75,23 @@ function serviceSchemas(text = fs.readFileSync(SCHEMA, 'utf8')) {
   return out;
 }
 
+/** What the generated clients follow from: the schema, this script and the Prisma version. */
+function inputsDigest(schemaText) {
+  const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'prisma', 'package.json'), 'utf8'));
+  return createHash('sha256').update(schemaText).update(fs.readFileSync(__filename)).update(version).digest('hex');
+}
+
+/** Generates every service's client, unless the stamp says they were generated from these same inputs. */
 function generate() {
+  const schemaText = fs.readFileSync(SCHEMA, 'utf8');
+  const schemas = serviceSchemas(schemaText);
+  const digest = inputsDigest(schemaText);
+  const current = fs.existsSync(STAMP) && fs.readFileSync(STAMP, 'utf8') === digest;
+  if (current && Object.keys(schemas).every((name) => fs.existsSync(path.join(GENERATED, name, 'client.ts')))) return;
   const prismaBin = path.join(ROOT, 'node_modules', '.bin', 'prisma');
   const dir = path.join(GENERATED, 'schemas');
   fs.mkdirSync(dir, { recursive: true });
-  for (const [name, text] of Object.entries(serviceSchemas())) {
+  for (const [name, text] of Object.entries(schemas)) {
     const file = path.join(dir, `${name}.prisma`);
     fs.writeFileSync(file, text);
     execFileSync(prismaBin, ['generate', '--schema', file], {
@@ -87,6 +105,7 @@ function generate() {
       },
     });
   }
+  fs.writeFileSync(STAMP, digest);
 }
 
 module.exports = { generate, serviceSchemas };
