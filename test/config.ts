@@ -38,3 +38,18 @@ export function applyTestEnvironment(): void {
   process.env.DATABASE_URL = testDatabaseUrl();
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
 }
+/**
+ * Sets these environment variables (undefined removes one) for code configured by its environment,
+ * such as the CLI; the function returned puts back what was there before.
+ */
+export function setEnv(values: Record<string, string | undefined>): () => void {
+  const before = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
+  const apply = (next: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(next)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  apply(values);
+  return () => apply(before);
+}

@@ -19,7 +19,7 @@ import { createLogger } from '@glimpse/logging';
 import { TOPICS } from '@glimpse/messaging';
 import { freshGroupAtEnd } from './kafka-helpers';
 import { expectConformsToInterface, isDocumented } from './openapi';
-import { kafkaBrokers, redisUrl, serviceDatabaseUrl, testDatabaseUrl } from '../config';
+import { kafkaBrokers, redisUrl, serviceDatabaseUrl, setEnv, testDatabaseUrl } from '../config';
 import type { DatabaseService } from '@glimpse/config';
 
 /** A service's environment: the test database as the service's own role (limited to its schema). */
@@ -66,18 +66,6 @@ export function startTestEnrichmentService(overrides: Record<string, string> = {
     ...overrides,
   });
   return startEnrichmentService(enrichmentConfig(env), silent('enrichment'));
-}
-
-/** Sets these environment variables; the function returned puts back what was there before. */
-function setEnv(values: Record<string, string>): () => void {
-  const before = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, values);
-  return () => {
-    for (const [name, value] of Object.entries(before)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
 }
 
 /**

@@ -3,21 +3,21 @@
 // the gateway's operator API, so it is refused exactly where POST /account/… is, whatever its own
 // environment says; and it lists every suppressed person with --all.
 import { closeTestDb, testDb } from '../../../test/support/stack';
+import { setEnv } from '../../../test/config';
 import { cli, closeCliDbs, opened, startCliStack, type CliStack } from './operator-stack';
 
 let stack: CliStack;
-const saved = process.env.PLAYBOOKS_PER_ACCOUNT;
+let restoreEnv: (() => void) | undefined;
 beforeAll(async () => {
   stack = await startCliStack({
     gateway: { EVENT_TOKENS_PER_ACCOUNT: '2', API_KEYS_PER_ACCOUNT: '1' },
     playbook: { PLAYBOOKS_PER_ACCOUNT: '1', SUPPRESSIONS_PER_ACCOUNT: '2' },
   });
   // What the old CLI read as its own playbook cap: now it must make no difference.
-  process.env.PLAYBOOKS_PER_ACCOUNT = '5';
+  restoreEnv = setEnv({ PLAYBOOKS_PER_ACCOUNT: '5' });
 });
 afterAll(async () => {
-  if (saved === undefined) delete process.env.PLAYBOOKS_PER_ACCOUNT;
-  else process.env.PLAYBOOKS_PER_ACCOUNT = saved;
+  restoreEnv?.();
   await stack?.stop();
   await closeCliDbs();
   await closeTestDb();

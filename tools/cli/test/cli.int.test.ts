@@ -5,23 +5,12 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { TOPICS } from '@glimpse/messaging';
-import { closeTestDb, testDb } from '../../../test/support/stack';
+import { testDb } from '../../../test/support/stack';
 import { endOffsets, readTopic } from '../../../test/support/kafka-helpers';
-import { cli, closeCliDbs, opened, startCliStack, type CliStack } from './operator-stack';
+import { cli, useCliStack } from './operator-stack';
 
-let stack: CliStack;
-beforeAll(async () => {
-  stack = await startCliStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-  await closeCliDbs();
-  await closeTestDb();
-});
-afterEach(() => {
-  // Every command here goes through the operator API: none opened a database.
-  expect(opened).toEqual([]);
-});
+// Every command here goes through the operator API: useCliStack checks that none opened a database.
+useCliStack();
 
 /** An account with the workflows add-on (its event tokens belong to it). */
 async function newAccount(): Promise<string> {

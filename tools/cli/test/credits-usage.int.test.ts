@@ -4,22 +4,11 @@
 // unknown account is not_found (exit 1).
 import { randomUUID } from 'node:crypto';
 import { CREDIT_LIMIT_MAX } from '@glimpse/validation';
-import { closeTestDb, createTestAccount, testDb } from '../../../test/support/stack';
-import { cli, closeCliDbs, opened, startCliStack, type CliStack } from './operator-stack';
+import { createTestAccount, testDb } from '../../../test/support/stack';
+import { cli, useCliStack } from './operator-stack';
 
-let stack: CliStack;
-beforeAll(async () => {
-  stack = await startCliStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-  await closeCliDbs();
-  await closeTestDb();
-});
-afterEach(() => {
-  // Both go through the operator API: neither opened a database.
-  expect(opened).toEqual([]);
-});
+// Both go through the operator API: useCliStack checks that neither opened a database.
+useCliStack();
 
 const creditLimit = async (accountId: string) => (await testDb('enrichment').enrichmentCredit.findUnique({ where: { accountId } }))?.creditLimit;
 

@@ -9,9 +9,9 @@ import type { RunningGateway } from '@glimpse/gateway';
 import type { RunningPlaybookService } from '@glimpse/playbook';
 import type { RunningVisitorsService } from '@glimpse/visitors';
 import { run } from '../src/main';
-import { startTestEnrichmentService, startTestGateway, startTestPlaybookService } from '../../../test/support/stack';
+import { closeTestDb, startTestEnrichmentService, startTestGateway, startTestPlaybookService } from '../../../test/support/stack';
 import { startTestVisitorsService } from '../../../test/support/visitors';
-import { serviceDatabaseUrl } from '../../../test/config';
+import { serviceDatabaseUrl, setEnv } from '../../../test/config';
 
 export interface CliStack {
   gateway: RunningGateway;
@@ -19,15 +19,12 @@ export interface CliStack {
   stop(): Promise<void>;
 }
 
-const ENV = ['GLIMPSE_URL', 'GLIMPSE_OPERATOR_TOKEN'] as const;
-
 /** The services and a gateway with OPERATOR_TOKEN; the CLI's environment points at it until stop(). */
 export async function startCliStack({
   gateway: gatewayEnv = {},
   playbook: playbookEnv = {},
 }: { gateway?: Record<string, string>; playbook?: Record<string, string> } = {}): Promise<CliStack> {
   const token = randomBytes(32).toString('hex');
-  const saved = Object.fromEntries(ENV.map((name) => [name, process.env[name]]));
   let playbook: RunningPlaybookService | undefined;
   let enrichment: RunningEnrichmentService | undefined;
   let visitors: RunningVisitorsService | undefined;
@@ -39,16 +36,12 @@ export async function startCliStack({
     VISITORS_URL: visitors.url,
     ...gatewayEnv,
   });
-  process.env.GLIMPSE_URL = gateway.url;
-  process.env.GLIMPSE_OPERATOR_TOKEN = token;
+  const restoreEnv = setEnv({ GLIMPSE_URL: gateway.url, GLIMPSE_OPERATOR_TOKEN: token });
   return {
     gateway,
     token,
     async stop() {
-      for (const name of ENV) {
-        if (saved[name] === undefined) delete process.env[name];
-        else process.env[name] = saved[name];
-      }
+      restoreEnv();
       await gateway.stop();
       await Promise.all([playbook?.stop(), enrichment?.stop(), visitors?.stop()]);
       playbook = enrichment = visitors = undefined;
@@ -80,4 +73,21 @@ export async function cli(...argv: string[]) {
   let stderr = '';
   const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, roleDb as never);
   return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+}
+
+/**
+ * This test file's stack: started before its tests, stopped after them (with the CLI's and the
+ * tests' database clients), and after each test, no command may have opened a database.
+ */
+export function useCliStack(): void {
+  let stack: CliStack | undefined;
+  beforeAll(async () => {
+    stack = await startCliStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await closeCliDbs();
+    await closeTestDb();
+  });
+  afterEach(() => expect(opened).toEqual([]));
 }

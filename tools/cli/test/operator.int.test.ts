@@ -6,31 +6,27 @@ import { randomBytes } from 'node:crypto';
 import type { RunningGateway } from '@glimpse/gateway';
 import { run } from '../src/main';
 import { closeTestDb, startTestGateway, testDb } from '../../../test/support/stack';
+import { setEnv } from '../../../test/config';
 
 const TOKEN = randomBytes(32).toString('hex');
 const ENV = ['GLIMPSE_URL', 'GLIMPSE_OPERATOR_TOKEN'] as const;
 
 let gateway: RunningGateway;
 let plain: RunningGateway;
-const saved: Record<string, string | undefined> = {};
+/** Puts back the environment the file started with (the first configure() made it). */
+let restoreEnv: (() => void) | undefined;
 beforeAll(async () => {
-  for (const name of ENV) saved[name] = process.env[name];
   [gateway, plain] = await Promise.all([startTestGateway({ OPERATOR_TOKEN: TOKEN }), startTestGateway()]);
 });
 afterAll(async () => {
-  for (const name of ENV) {
-    if (saved[name] === undefined) delete process.env[name];
-    else process.env[name] = saved[name];
-  }
+  restoreEnv?.();
   await Promise.all([gateway?.stop(), plain?.stop()]);
   await closeTestDb();
 });
 
 function configure(env: Partial<Record<(typeof ENV)[number], string>>) {
-  for (const name of ENV) {
-    if (env[name] === undefined) delete process.env[name];
-    else process.env[name] = env[name];
-  }
+  const restore = setEnv(Object.fromEntries(ENV.map((name) => [name, env[name]])));
+  restoreEnv ??= restore;
 }
 
 /** Runs the CLI with a database factory that fails: the command must not need one. */

@@ -1,18 +1,9 @@
 // glimpse sites create / list / delete through a real gateway's operator API (the visitors service
 // behind it), through the CLI's entry point run(argv, io): the same rules as /account/sites.
-import { closeTestDb, testDb } from '../../../test/support/stack';
-import { cli, closeCliDbs, opened, startCliStack, type CliStack } from './operator-stack';
+import { testDb } from '../../../test/support/stack';
+import { cli, useCliStack } from './operator-stack';
 
-let stack: CliStack;
-beforeAll(async () => {
-  stack = await startCliStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-  await closeCliDbs();
-  await closeTestDb();
-});
-afterEach(() => expect(opened).toEqual([]));
+useCliStack();
 
 async function newAccount(): Promise<string> {
   const created = await cli('account', 'create', '--name', 'CLI sites test', '--json');
