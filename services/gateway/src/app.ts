@@ -1,8 +1,8 @@
 // Wires the gateway's HTTP app from what it is given; start.ts builds the real dependencies.
-import { Counter, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import type { Authenticator } from '@glimpse/auth';
 import type { Db } from '@glimpse/db/identity';
-import type { Logger } from '@glimpse/logging';
+import { metricsIn, type Logger } from '@glimpse/logging';
 import { createBaseApp, type OptionalCheck, type ReadinessCheck } from '@glimpse/http';
 import type { BatchingProducer } from '@glimpse/messaging';
 import type { AddressLimiter } from './data/address-limiter.js';
@@ -101,23 +101,14 @@ export function createGatewayApp({
   checks,
   registry = new Registry(),
 }: CreateGatewayOptions) {
-  const accepted = new Counter({ name: 'glimpse_events_accepted_total', help: 'Events acknowledged by Kafka and answered 200', registers: [registry] });
-  const redisFailures = new Counter({
-    name: 'glimpse_redis_failures_total',
-    help: 'Redis operations that failed (events are still accepted)',
-    labelNames: ['operation'] as const,
-    registers: [registry],
-  });
+  const metrics = metricsIn(registry);
+  const accepted = metrics.counter('glimpse_events_accepted_total', 'Events acknowledged by Kafka and answered 200');
+  const redisFailures = metrics.counter('glimpse_redis_failures_total', 'Redis operations that failed (events are still accepted)', ['operation']);
   const onRedisFailure = (operation: string, err: unknown) => {
     redisFailures.inc({ operation });
     logger.warn({ operation, err: (err as Error).message }, 'redis unavailable; continuing without it');
   };
-  const localLimits = new Counter({
-    name: 'glimpse_rate_limit_local_total',
-    help: "Requests limited on this gateway's own counts because Redis failed",
-    labelNames: ['limiter'] as const,
-    registers: [registry],
-  });
+  const localLimits = metrics.counter('glimpse_rate_limit_local_total', "Requests limited on this gateway's own counts because Redis failed", ['limiter']);
   // Lookups and the management API close (503) once Redis has failed for a while; events and /collect never do.
   const limiter = (name: string, subjectKind: string, perSecond: number, failClosed = false) =>
     createRateLimiter({
@@ -129,17 +120,8 @@ export function createGatewayApp({
       onFailure: (err) => onRedisFailure(`rate_limit_${name}`, err),
       onLocal: () => localLimits.inc({ limiter: name }),
     });
-  const missed = new Counter({
-    name: 'glimpse_raw_events_missed_total',
-    help: 'Accepted events whose raw copy was not written to Redis',
-    labelNames: ['reason'] as const,
-    registers: [registry],
-  });
-  const droppedRaw = new Counter({
-    name: 'glimpse_raw_events_dropped_total',
-    help: 'Raw copies deleted, oldest first, to keep an account within its raw budget',
-    registers: [registry],
-  });
+  const missed = metrics.counter('glimpse_raw_events_missed_total', 'Accepted events whose raw copy was not written to Redis', ['reason']);
+  const droppedRaw = metrics.counter('glimpse_raw_events_dropped_total', 'Raw copies deleted, oldest first, to keep an account within its raw budget');
   const rawStore = createRawEventStore({
     redis,
     maxPerAccount: config.RAW_EVENTS_PER_ACCOUNT,
@@ -260,23 +242,14 @@ function collectRoute({
   salt: DailySalt;
   linkTokens: LinkTokens;
 }) {
-  const accepted = new Counter({
-    name: 'glimpse_collect_accepted_total',
-    help: 'Events of the site tag acknowledged by Kafka and answered 200',
-    registers: [registry],
-  });
-  const bots = new Counter({
-    name: 'glimpse_collect_bots_total',
-    help: 'Page views from bot user agents, by what matched (bounded)',
-    labelNames: ['reason'] as const,
-    registers: [registry],
-  });
-  const dropped = new Counter({
-    name: 'glimpse_collect_dropped_total',
-    help: 'Events of the site tag dropped: track names the site does not allow, identify without a valid email, form captures the site does not take, invalid or expired link tokens, anything identifying from a cookieless visitor',
-    labelNames: ['reason'] as const,
-    registers: [registry],
-  });
+  const metrics = metricsIn(registry);
+  const accepted = metrics.counter('glimpse_collect_accepted_total', 'Events of the site tag acknowledged by Kafka and answered 200');
+  const bots = metrics.counter('glimpse_collect_bots_total', 'Page views from bot user agents, by what matched (bounded)', ['reason']);
+  const dropped = metrics.counter(
+    'glimpse_collect_dropped_total',
+    'Events of the site tag dropped: track names the site does not allow, identify without a valid email, form captures the site does not take, invalid or expired link tokens, anything identifying from a cookieless visitor',
+    ['reason'],
+  );
   const label = createReasonLabels();
   const sites = createSiteCache({
     load: (key) => findSiteByKey(db, key),

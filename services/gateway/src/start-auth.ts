@@ -1,6 +1,7 @@
 // The gateway's authenticator: credential caches sized from the config, look-ups admitted by a
 // per-address limiter (the same one the routes use), outcomes counted.
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { metricsIn } from '@glimpse/logging';
 import { createAuthenticator, type Authenticator, type LookupAdmission } from '@glimpse/auth';
 import type { Db } from '@glimpse/db/identity';
 import type { GatewayConfig } from './config.js';
@@ -17,12 +18,7 @@ export function createGatewayAuthenticator(
   db: Db,
   registry: Registry,
 ): { authenticator: Authenticator; addressLimiter: AddressLimiter } {
-  const authOutcomes = new Counter({
-    name: 'glimpse_auth_checks_total',
-    help: 'Credential checks by outcome',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
+  const authOutcomes = metricsIn(registry).counter('glimpse_auth_checks_total', 'Credential checks by outcome', ['outcome']);
   const addressLimiter = createAddressLimiter({ perSecond: config.AUTH_LOOKUPS_PER_IP_PER_SECOND, burst: config.AUTH_LOOKUPS_PER_IP_BURST });
   const authenticator = createAuthenticator({
     db,

@@ -1,8 +1,7 @@
 // The gateway's Kafka producer, connecting in the background (the gateway is unready until it
 // is), and the health check /readyz asks.
 import type { Registry } from 'prom-client';
-import { Counter } from 'prom-client';
-import type { Logger } from '@glimpse/logging';
+import { metricsIn, type Logger } from '@glimpse/logging';
 import {
   TOPICS,
   boundedSendSettings,
@@ -32,11 +31,10 @@ export async function startKafkaProducer(
     connectionTimeoutMs: send.connectionTimeout,
     requestTimeoutMs: send.requestTimeout,
   });
-  const lateAcks = new Counter({
-    name: 'glimpse_kafka_late_acknowledgements_total',
-    help: 'Events Kafka acknowledged after their client had been answered 503',
-    registers: [registry],
-  });
+  const lateAcks = metricsIn(registry).counter(
+    'glimpse_kafka_late_acknowledgements_total',
+    'Events Kafka acknowledged after their client had been answered 503',
+  );
   const producer = createBatchingProducer({
     kafka,
     lingerMs: config.KAFKA_LINGER_MS,

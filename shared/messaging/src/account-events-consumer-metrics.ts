@@ -1,29 +1,17 @@
 // The accounts consumer's counters, registered in the service's registry.
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { metricsIn } from '@glimpse/logging';
 
 export function createAccountEventsMetrics(registry: Registry) {
+  const metrics = metricsIn(registry);
   return {
-    applied: new Counter({
-      name: 'glimpse_account_events_applied_total',
-      help: 'Account events applied, by type',
-      labelNames: ['type'] as const,
-      registers: [registry],
-    }),
-    invalid: new Counter({
-      name: 'glimpse_account_events_invalid_total',
-      help: 'Messages on the accounts topic that are no account event (skipped)',
-      registers: [registry],
-    }),
-    failures: new Counter({
-      name: 'glimpse_account_events_failures_total',
-      help: 'Failed attempts to apply an account event (retried)',
-      registers: [registry],
-    }),
-    restarts: new Counter({
-      name: 'glimpse_account_events_consumer_restarts_total',
-      help: 'Times the accounts consumer was started again after Kafka was unreachable or the consumer crashed',
-      registers: [registry],
-    }),
+    applied: metrics.counter('glimpse_account_events_applied_total', 'Account events applied, by type', ['type']),
+    invalid: metrics.counter('glimpse_account_events_invalid_total', 'Messages on the accounts topic that are no account event (skipped)'),
+    failures: metrics.counter('glimpse_account_events_failures_total', 'Failed attempts to apply an account event (retried)'),
+    restarts: metrics.counter(
+      'glimpse_account_events_consumer_restarts_total',
+      'Times the accounts consumer was started again after Kafka was unreachable or the consumer crashed',
+    ),
   };
 }
 

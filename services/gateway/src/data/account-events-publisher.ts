@@ -2,10 +2,10 @@
 // interval with the gateway's Kafka producer. Every replica runs it; publishAccountEvents lets one
 // at a time publish (an advisory lock), the others skip the round. A round drains what is pending in
 // batches; a failure is logged (counts and the error, never an account's name) and retried next round.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { countUnpublishedAccountEvents, publishAccountEvents, type AccountEventProducer } from '@glimpse/auth';
 import type { Db } from '@glimpse/db/identity';
-import type { Logger } from '@glimpse/logging';
+import { metricsIn, type Logger } from '@glimpse/logging';
 
 export interface AccountEventsPublisherOptions {
   db: Db;
@@ -34,21 +34,10 @@ export function startAccountEventsPublisher({
   registry,
   batchSize = 200,
 }: AccountEventsPublisherOptions): AccountEventsPublisher {
-  const published = new Counter({
-    name: 'glimpse_account_events_published_total',
-    help: 'Account events (outbox rows) this replica published to the accounts topic',
-    registers: [registry],
-  });
-  const failures = new Counter({
-    name: 'glimpse_account_events_publish_failures_total',
-    help: 'Rounds of the account events publisher that failed (retried next round)',
-    registers: [registry],
-  });
-  const unpublished = new Gauge({
-    name: 'glimpse_account_events_unpublished',
-    help: "Account events waiting in the outbox, as of this replica's last round",
-    registers: [registry],
-  });
+  const metrics = metricsIn(registry);
+  const published = metrics.counter('glimpse_account_events_published_total', 'Account events (outbox rows) this replica published to the accounts topic');
+  const failures = metrics.counter('glimpse_account_events_publish_failures_total', 'Rounds of the account events publisher that failed (retried next round)');
+  const unpublished = metrics.gauge('glimpse_account_events_unpublished', "Account events waiting in the outbox, as of this replica's last round");
 
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

@@ -5,9 +5,9 @@
 // its slot only for its own attempt: one that hangs until WEBHOOKS_TIMEOUT_MS never keeps another
 // from starting in a free slot (the loop used to wait for a whole batch). Retries are rows with a
 // later next_attempt_at, so they survive restarts and never hold up the Kafka consumer.
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Db } from '@glimpse/db/webhooks';
-import type { Logger } from '@glimpse/logging';
+import { metricsIn, type Logger } from '@glimpse/logging';
 import { purgeOldDeliveries, recordAttempt, type ClaimedDelivery, type FailurePolicy } from '../data/delivery-repository.js';
 import { claimDue } from '../data/claims.js';
 import { signDelivery } from '../domain/signing.js';
@@ -58,28 +58,11 @@ export function createDispatcher({
   policy,
   retentionMs,
 }: DispatcherOptions): Dispatcher {
-  const attempts = new Counter({
-    name: 'glimpse_webhook_attempts_total',
-    help: 'Webhook delivery attempts by outcome',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
-  const disabled = new Counter({
-    name: 'glimpse_webhook_endpoints_disabled_total',
-    help: 'Endpoints disabled after continuous failures',
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'glimpse_webhook_attempt_duration_seconds',
-    help: 'Time of one delivery attempt',
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
-  const busy = new Gauge({
-    name: 'glimpse_webhook_deliveries_in_flight',
-    help: 'Deliveries being attempted by this instance (at most WEBHOOKS_CONCURRENCY)',
-    registers: [registry],
-  });
+  const metrics = metricsIn(registry);
+  const attempts = metrics.counter('glimpse_webhook_attempts_total', 'Webhook delivery attempts by outcome', ['outcome']);
+  const disabled = metrics.counter('glimpse_webhook_endpoints_disabled_total', 'Endpoints disabled after continuous failures');
+  const duration = metrics.histogram('glimpse_webhook_attempt_duration_seconds', 'Time of one delivery attempt', [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
+  const busy = metrics.gauge('glimpse_webhook_deliveries_in_flight', 'Deliveries being attempted by this instance (at most WEBHOOKS_CONCURRENCY)');
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let claiming: Promise<void> | undefined;

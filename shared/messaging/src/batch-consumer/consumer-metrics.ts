@@ -1,6 +1,7 @@
 // The batch consumer's metrics, in the service's own registry. The names are the same in every
 // service (each has its own process and registry); only the processed counter is the service's.
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Histogram, type Registry } from 'prom-client';
+import { metricsIn } from '@glimpse/logging';
 import type { LagTracker } from './lag-tracker.js';
 
 export type RetryKind = 'outage' | 'split' | 'failure' | 'publish';
@@ -18,18 +19,13 @@ export interface ConsumerMetricsOptions {
 }
 
 export function createConsumerMetrics({ registry, tracker, stuckSetting = 'stuckAfterMs' }: ConsumerMetricsOptions): ConsumerMetrics {
-  const retries = new Counter({
-    name: 'glimpse_consumer_retries_total',
-    help: 'Failed applies of the consumer: outage (a dependency not answering, retried whole), split (a failing chunk bisected), failure (one message retried), publish (effects or dead letters not yet sent)',
-    labelNames: ['kind'] as const,
-    registers: [registry],
-  });
-  const batchSize = new Histogram({
-    name: 'glimpse_consumer_batch_size',
-    help: 'Messages per applied chunk',
-    buckets: [1, 10, 50, 100, 250, 500, 1000, 2500],
-    registers: [registry],
-  });
+  const metrics = metricsIn(registry);
+  const retries = metrics.counter(
+    'glimpse_consumer_retries_total',
+    'Failed applies of the consumer: outage (a dependency not answering, retried whole), split (a failing chunk bisected), failure (one message retried), publish (effects or dead letters not yet sent)',
+    ['kind'],
+  );
+  const batchSize = metrics.histogram('glimpse_consumer_batch_size', 'Messages per applied chunk', [1, 10, 50, 100, 250, 500, 1000, 2500]);
   lagGauges(registry, tracker, stuckSetting);
   return { retries, batchSize };
 }
@@ -67,5 +63,5 @@ function lagGauges(registry: Registry, tracker: LagTracker, stuckSetting: string
 
 /** The service's counter of handled messages by outcome (the skeleton adds dead_letter). */
 export function createProcessedCounter(registry: Registry, name: string, help: string): Counter<'outcome'> {
-  return new Counter({ name, help, labelNames: ['outcome'] as const, registers: [registry] });
+  return metricsIn(registry).counter(name, help, ['outcome']);
 }
