@@ -11,3 +11,5 @@ export { withAdvisoryLock, ADVISORY_LOCKS } from './advisory-lock.js';
 export type { AdvisoryLock } from './advisory-lock.js';
 export { scheduleRecurringPurge } from './recurring-purge.js';
 export type { RecurringPurgeOptions, PurgeLogger } from './recurring-purge.js';
+export { columns } from './columns.js';
+export type { Column } from './columns.js';

@@ -11,7 +11,7 @@
 //   5. the catalog: one change row per distinct (account, name), appended to event_name_deltas
 //      (no shared row is updated, so replicas never queue on a name's row); foldCatalog moves the
 //      changes into event_names in a short transaction of its own, one fold at a time.
-import { withAdvisoryLock } from '@glimpse/db';
+import { columns, withAdvisoryLock } from '@glimpse/db';
 import { type Db } from '@glimpse/db/playbook';
 import type { AccountsCheck, BatchStore, BatchTransaction, EffectRecord, PlanState } from '../domain/batch-store.js';
 import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
@@ -180,8 +180,7 @@ export function createBatchStore(db: Db): BatchStore {
       if (pairs.length === 0) return new Map();
       const rows = await db.$queryRawUnsafe<{ account_id: string; email_hash: string; erased_at: Date }[]>(
         SQL.erasures,
-        pairs.map((p) => p.accountId),
-        pairs.map((p) => p.emailHash),
+        ...columns(pairs, ['accountId', 'emailHash']),
       );
       return new Map(rows.map((r) => [pairKey(r.account_id, r.email_hash), new Date(r.erased_at).getTime()]));
     },
@@ -198,11 +197,7 @@ type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 function batchTransaction(tx: Tx): BatchTransaction {
   return {
     async claimNew(events) {
-      const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
-        SQL.dedupe,
-        events.map((e) => e.eventId),
-        events.map((e) => e.accountId),
-      );
+      const rows = await tx.$queryRawUnsafe<{ id: string }[]>(SQL.dedupe, ...columns(events, ['eventId', 'accountId']));
       return new Set(rows.map((r) => r.id));
     },
     planState: (events) => loadPlanState(tx, events),
@@ -220,67 +215,32 @@ async function writePlan(tx: Tx, plan: BatchPlan, at: string): Promise<void> {
 }
 
 async function writeStops(tx: Tx, s: BatchPlan['stops'], at: string): Promise<void> {
-  await tx.$executeRawUnsafe(
-    SQL.stop,
-    s.map((x) => x.enrollmentId),
-    s.map((x) => x.stoppedBy),
-    s.map((x) => x.stopEventId),
-    at,
-  );
+  await tx.$executeRawUnsafe(SQL.stop, ...columns(s, ['enrollmentId', 'stoppedBy', 'stopEventId']), at);
 }
 
 async function writeStarts(tx: Tx, s: BatchPlan['starts'], at: string): Promise<void> {
   await tx.$executeRawUnsafe(
     SQL.start,
-    s.map((x) => x.id),
-    s.map((x) => x.playbookId),
-    s.map((x) => x.accountId),
-    s.map((x) => x.email),
-    s.map((x) => x.status),
-    s.map((x) => x.startedBy),
-    s.map((x) => x.startEventId),
-    s.map((x) => x.stoppedBy),
-    s.map((x) => x.stopEventId),
+    ...columns(s, ['id', 'playbookId', 'accountId', 'email', 'status', 'startedBy', 'startEventId', 'stoppedBy', 'stopEventId']),
     at,
   );
 }
 
 /** The outbox rows: published right after the commit, or by the sweeper (effects-outbox.ts). */
 async function writeEffects(tx: Tx, f: BatchPlan['effects'], at: string): Promise<void> {
-  await tx.$executeRawUnsafe(
-    SQL.effects,
-    f.map((x) => x.id),
-    f.map((x) => x.eventId),
-    f.map((x) => x.accountId),
-    f.map((x) => x.playbookId),
-    f.map((x) => x.email),
-    f.map((x) => x.action),
-    f.map((x) => x.eventName),
-    at,
-  );
+  await tx.$executeRawUnsafe(SQL.effects, ...columns(f, ['id', 'eventId', 'accountId', 'playbookId', 'email', 'action', 'eventName']), at);
 }
 
 async function writeReceipts(tx: Tx, r: BatchPlan['receipts'], at: string): Promise<void> {
   await tx.$executeRawUnsafe(
     SQL.receipts,
-    r.map((x) => x.eventId),
-    r.map((x) => x.accountId),
-    r.map((x) => x.eventName),
-    r.map((x) => JSON.stringify(x.changed)),
-    r.map((x) => JSON.stringify(x.unchanged)),
+    ...columns(r, ['eventId', 'accountId', 'eventName', (x) => JSON.stringify(x.changed), (x) => JSON.stringify(x.unchanged)]),
     at,
   );
 }
 
 async function appendCatalogChanges(tx: Tx, c: BatchPlan['catalog']): Promise<void> {
-  await tx.$executeRawUnsafe(
-    SQL.catalog,
-    c.map((x) => x.accountId),
-    c.map((x) => x.name),
-    c.map((x) => x.firstSeenAt),
-    c.map((x) => x.lastSeenAt),
-    c.map((x) => x.count),
-  );
+  await tx.$executeRawUnsafe(SQL.catalog, ...columns(c, ['accountId', 'name', 'firstSeenAt', 'lastSeenAt', 'count']));
 }
 
 /** Queries only: the batch apply runs it in its transaction, the dry run in a read-only one. */

@@ -11,6 +11,7 @@
 //         each), and last the per-site hour counters (one upsert in (site, hour) order).
 // An insert that meets a row another transaction wrote meanwhile (ids, a new visitor) aborts the
 // chunk with ConcurrentApplyError: retried, it finds that work done.
+import { columns } from '@glimpse/db';
 import type { Db } from '@glimpse/db/visitors';
 import type { Utm } from '@glimpse/messaging';
 import { ConcurrentApplyError, type ChunkRequest, type ChunkState, type CollectedStore, type CollectedTransaction } from '../domain/apply-collected.js';
@@ -157,31 +158,31 @@ export function profileFromRow(r: ProfileRow): VisitorState {
 }
 
 function profileColumns(p: readonly VisitorState[]): unknown[] {
-  return [
-    p.map((x) => x.accountId),
-    p.map((x) => x.visitorId),
-    p.map((x) => x.siteId),
-    p.map((x) => x.firstSeen),
-    p.map((x) => x.lastSeen),
-    p.map((x) => x.pageViews),
-    p.map((x) => x.sessions),
-    p.map((x) => x.engagedSeconds),
-    p.map((x) => JSON.stringify(x.lastPages)),
-    p.map((x) => x.firstReferrer),
-    p.map((x) => (x.firstUtm === null ? null : JSON.stringify(x.firstUtm))),
-    p.map((x) => x.sessionStartedAt),
-    p.map((x) => x.sessionLastAt),
-    p.map((x) => x.sessionCampaign),
-    p.map((x) => x.email),
-    p.map((x) => x.identifiedMethod),
-    p.map((x) => x.identifiedAt),
-    p.map((x) => x.identifiedConfidence),
-    p.map((x) => x.consent),
-    p.map((x) => x.consentAt),
-    p.map((x) => x.cookieless),
-    p.map((x) => (x.company === null ? null : JSON.stringify(x.company))),
-    p.map((x) => x.companyAt),
-  ];
+  return columns(p, [
+    'accountId',
+    'visitorId',
+    'siteId',
+    'firstSeen',
+    'lastSeen',
+    'pageViews',
+    'sessions',
+    'engagedSeconds',
+    (x) => JSON.stringify(x.lastPages),
+    'firstReferrer',
+    (x) => (x.firstUtm === null ? null : JSON.stringify(x.firstUtm)),
+    'sessionStartedAt',
+    'sessionLastAt',
+    'sessionCampaign',
+    'email',
+    'identifiedMethod',
+    'identifiedAt',
+    'identifiedConfidence',
+    'consent',
+    'consentAt',
+    'cookieless',
+    (x) => (x.company === null ? null : JSON.stringify(x.company)),
+    'companyAt',
+  ]);
 }
 
 async function loadRules(tx: Tx, request: ChunkRequest, visitors: ChunkRequest['visitors']): Promise<{ rules: PageRule[]; firings: FiringRow[] }> {
@@ -192,8 +193,7 @@ async function loadRules(tx: Tx, request: ChunkRequest, visitors: ChunkRequest['
   const ruled = visitors.filter((v) => rules.some((r) => r.accountId === v.accountId));
   const fired = await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; session_number: number; rule_id: string; at: Date }[]>(
     SQL.firings,
-    ruled.map((v) => v.accountId),
-    ruled.map((v) => v.visitorId),
+    ...columns(ruled, ['accountId', 'visitorId']),
     request.since,
   );
   return {
@@ -243,19 +243,8 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
   return {
     async load(request): Promise<ChunkState> {
       const { visitors, ids } = request;
-      const found = await tx.$queryRawUnsafe<{ visitor_id: string; id: string }[]>(
-        SQL.collected,
-        ids.map((i) => i.visitorId),
-        ids.map((i) => i.id),
-      );
-      const rows =
-        visitors.length === 0
-          ? []
-          : await tx.$queryRawUnsafe<ProfileRow[]>(
-              SQL.profiles,
-              visitors.map((v) => v.accountId),
-              visitors.map((v) => v.visitorId),
-            );
+      const found = await tx.$queryRawUnsafe<{ visitor_id: string; id: string }[]>(SQL.collected, ...columns(ids, ['visitorId', 'id']));
+      const rows = visitors.length === 0 ? [] : await tx.$queryRawUnsafe<ProfileRow[]>(SQL.profiles, ...columns(visitors, ['accountId', 'visitorId']));
       const collected = new Set(found.map((r) => collectedKey(r.visitor_id, r.id)));
       const { rules, firings } = await loadRules(tx, request, visitors);
       const companies = await loadCompanies(tx, request.ips);
@@ -267,9 +256,7 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
           ? []
           : await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; source_id: string }[]>(
               SQL.existingLinks,
-              again.map((i) => i.accountId),
-              again.map((i) => i.visitorId),
-              again.map((i) => i.id),
+              ...columns(again, ['accountId', 'visitorId', 'id']),
             );
       return {
         collected,
@@ -284,35 +271,15 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
     async write(plan: CollectedPlan) {
       const c = plan.collected;
       if (c.length === 0) return;
-      const recorded = await tx.$executeRawUnsafe(
-        SQL.recordIds,
-        c.map((x) => x.visitorId),
-        c.map((x) => x.id),
-        c.map((x) => x.at),
-      );
+      const recorded = await tx.$executeRawUnsafe(SQL.recordIds, ...columns(c, ['visitorId', 'id', 'at']));
       if (recorded !== c.length) throw new ConcurrentApplyError('collected ids');
       const g = plan.merges;
       if (g.length > 0) {
-        await tx.$executeRawUnsafe(
-          SQL.moveSessions,
-          g.map((x) => x.accountId),
-          g.map((x) => x.from),
-          g.map((x) => x.to),
-          g.map((x) => x.sessionOffset),
-        );
-        await tx.$executeRawUnsafe(
-          SQL.deleteMerged,
-          g.map((x) => x.accountId),
-          g.map((x) => x.from),
-        );
+        await tx.$executeRawUnsafe(SQL.moveSessions, ...columns(g, ['accountId', 'from', 'to', 'sessionOffset']));
+        await tx.$executeRawUnsafe(SQL.deleteMerged, ...columns(g, ['accountId', 'from']));
       }
       const u = plan.unlinks;
-      if (u.length > 0)
-        await tx.$executeRawUnsafe(
-          SQL.unlink,
-          u.map((x) => x.accountId),
-          u.map((x) => x.visitorId),
-        );
+      if (u.length > 0) await tx.$executeRawUnsafe(SQL.unlink, ...columns(u, ['accountId', 'visitorId']));
       const fresh = plan.profiles.filter((p) => p.isNew);
       const known = plan.profiles.filter((p) => !p.isNew);
       if (fresh.length > 0 && (await tx.$executeRawUnsafe(SQL.insertProfiles, ...profileColumns(fresh))) !== fresh.length)
@@ -322,54 +289,21 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
       if (s.length > 0) {
         await tx.$executeRawUnsafe(
           SQL.sessions,
-          s.map((x) => x.accountId),
-          s.map((x) => x.visitorId),
-          s.map((x) => x.number),
-          s.map((x) => x.siteId),
-          s.map((x) => x.startedAt),
-          s.map((x) => x.lastAt),
-          s.map((x) => x.pageViews),
-          s.map((x) => x.landingPath),
-          s.map((x) => x.referrer),
-          s.map((x) => x.utmCampaign),
+          ...columns(s, ['accountId', 'visitorId', 'number', 'siteId', 'startedAt', 'lastAt', 'pageViews', 'landingPath', 'referrer', 'utmCampaign']),
         );
       }
       const l = plan.links;
       if (l.length > 0) {
         await tx.$executeRawUnsafe(
           SQL.links,
-          l.map((x) => x.accountId),
-          l.map((x) => x.visitorId),
-          l.map((x) => x.siteId),
-          l.map((x) => x.email),
-          l.map((x) => x.method),
-          l.map((x) => x.confidence),
-          l.map((x) => x.at),
-          l.map((x) => x.sourceId),
-          l.map((x) => x.sourcePath),
+          ...columns(l, ['accountId', 'visitorId', 'siteId', 'email', 'method', 'confidence', 'at', 'sourceId', 'sourcePath']),
         );
       }
       const f = plan.firings;
-      if (f.length > 0)
-        await tx.$executeRawUnsafe(
-          SQL.firingsInsert,
-          f.map((x) => x.accountId),
-          f.map((x) => x.visitorId),
-          f.map((x) => x.sessionNumber),
-          f.map((x) => x.ruleId),
-          f.map((x) => x.at),
-        );
+      if (f.length > 0) await tx.$executeRawUnsafe(SQL.firingsInsert, ...columns(f, ['accountId', 'visitorId', 'sessionNumber', 'ruleId', 'at']));
       const h = plan.siteHours;
       if (h.length > 0) {
-        await tx.$executeRawUnsafe(
-          SQL.siteHours,
-          h.map((x) => x.siteId),
-          h.map((x) => x.hour),
-          h.map((x) => x.accountId),
-          h.map((x) => x.pageViews),
-          h.map((x) => x.visitors),
-          h.map((x) => x.bots),
-        );
+        await tx.$executeRawUnsafe(SQL.siteHours, ...columns(h, ['siteId', 'hour', 'accountId', 'pageViews', 'visitors', 'bots']));
       }
     },
   };
