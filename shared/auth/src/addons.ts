@@ -2,11 +2,18 @@
 // tokens, playbooks and page rules belong to it. The operator sets it (`glimpse account
 // workflows`); the authenticator reads it with each credential and caches it with the credential,
 // so a removal takes effect within the credential cache window (AUTH_CACHE_TTL_MS) everywhere.
-import type { Db } from '@glimpse/db/identity';
+// Stored through an AddonStore (data/account-store.ts in Postgres; wiring.ts binds the two).
 import { AppError } from '@glimpse/errors';
 import { isUuid } from '@glimpse/validation';
 
 export const WORKFLOWS_ADDON = 'workflows';
+
+export interface AddonStore {
+  /** Sets the account's workflows add-on; false when there is no such account. */
+  setWorkflows(accountId: string, workflows: boolean): Promise<boolean>;
+  /** The account's name and add-ons, or null when there is no such account. */
+  addons(accountId: string): Promise<{ id: string; name: string; workflows: boolean } | null>;
+}
 
 /** The 403 of an endpoint of the workflows add-on for an account without it. */
 export function workflowsAddonRequired(): AppError {
@@ -17,15 +24,14 @@ export function workflowsAddonRequired(): AppError {
 }
 
 /** Grants or removes the account's workflows add-on; returns the account's state after the change. */
-export async function setWorkflowsAddon(db: Db, id: string, workflows: boolean): Promise<{ id: string; workflows: boolean }> {
+export async function setWorkflowsAddon(store: AddonStore, id: string, workflows: boolean): Promise<{ id: string; workflows: boolean }> {
   if (!isUuid(id)) throw new AppError('not_found', `account ${id} does not exist`);
-  const { count } = await db.account.updateMany({ where: { id }, data: { workflows } });
-  if (count === 0) throw new AppError('not_found', `account ${id} does not exist`);
+  if (!(await store.setWorkflows(id, workflows))) throw new AppError('not_found', `account ${id} does not exist`);
   return { id: id.toLowerCase(), workflows };
 }
 
 /** The account's add-ons, or null when there is no such account. */
-export async function accountAddons(db: Db, id: string): Promise<{ id: string; name: string; workflows: boolean } | null> {
+export async function accountAddons(store: AddonStore, id: string): Promise<{ id: string; name: string; workflows: boolean } | null> {
   if (!isUuid(id)) return null;
-  return db.account.findUnique({ where: { id }, select: { id: true, name: true, workflows: true } });
+  return store.addons(id);
 }

@@ -1,5 +1,4 @@
-import type { Db } from '@glimpse/db/identity';
-import { createAuthenticator, type AuthOutcome } from './authenticator';
+import { createAuthenticatorOn, type AuthenticatorSettings, type AuthOutcome, type CredentialLookupStore, type Principal } from './authenticator';
 import { generateCredential } from './credentials';
 
 interface Row {
@@ -13,23 +12,24 @@ interface Row {
 /** Postgres unreachable, as Prisma reports it through the pg adapter. */
 const unreachable = () => Object.assign(new Error("Can't reach database server"), { name: 'PrismaClientKnownRequestError', code: 'P1001' });
 
-/** Just enough of the Prisma client for the authenticator: event token rows, counted reads, a switch to make it fail. */
+/** The authenticator's store over event token rows: counted reads, touches recorded, a switch to make it fail or hang. */
 function tokenStore(rows: Row[]) {
-  const state = { reads: 0, down: false, hang: false };
-  const db = {
-    eventToken: {
-      findUnique: async ({ where }: { where: { hash: string } }) => {
-        state.reads += 1;
-        await new Promise((r) => setTimeout(r, 5));
-        if (state.hang) await new Promise(() => undefined);
-        if (state.down) throw unreachable();
-        return rows.find((r) => r.hash === where.hash) ?? null;
-      },
+  const state = { reads: 0, down: false, hang: false, touched: [] as string[] };
+  const store: CredentialLookupStore = {
+    async lookup(kind, hash) {
+      state.reads += 1;
+      await new Promise((r) => setTimeout(r, 5));
+      if (state.hang) await new Promise(() => undefined);
+      if (state.down) throw unreachable();
+      const row = rows.find((r) => r.hash === hash);
+      return row && !row.revokedAt ? { accountId: row.accountId, credentialId: row.id, kind, scopes: [], workflows: row.account.workflows } : null;
     },
-    $executeRaw: () => Promise.resolve(1),
-  } as unknown as Db;
-  return { db, state };
+    touch: (principal: Principal) => void state.touched.push(principal.credentialId),
+  };
+  return { store, state };
 }
+
+const createAuthenticator = ({ store, ...settings }: AuthenticatorSettings & { store: CredentialLookupStore }) => createAuthenticatorOn(store, settings);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const bearer = (plain: string) => `Bearer ${plain}`;
@@ -53,17 +53,18 @@ describe('authenticator cache', () => {
   const { plain, row } = tokenRow(1);
 
   it('when many requests with one token arrive at once, then the database is read once', async () => {
-    const { db, state } = tokenStore([row]);
-    const auth = createAuthenticator({ db, cacheTtlMs: 60_000 });
+    const { store, state } = tokenStore([row]);
+    const auth = createAuthenticator({ store, cacheTtlMs: 60_000 });
     const principals = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(bearer(plain), eventToken)));
     expect(principals.every((p) => p.accountId === row.accountId)).toBe(true);
     expect(state.reads).toBe(1);
+    expect(state.touched).toEqual([row.id]);
   });
 
   it('when the workflows add-on is removed, then it is seen with the credential once the cache time has passed, with no query of its own', async () => {
     const stored = { ...row, account: { workflows: true } };
-    const { db, state } = tokenStore([stored]);
-    const auth = createAuthenticator({ db, cacheTtlMs: 20 });
+    const { store, state } = tokenStore([stored]);
+    const auth = createAuthenticator({ store, cacheTtlMs: 20 });
     expect((await auth.authenticate(bearer(plain), eventToken)).workflows).toBe(true);
     stored.account.workflows = false;
     expect((await auth.authenticate(bearer(plain), eventToken)).workflows).toBe(true); // cached
@@ -75,8 +76,8 @@ describe('authenticator cache', () => {
 
   it('when the cache time has passed, then a revocation is seen', async () => {
     const stored = { ...row };
-    const { db } = tokenStore([stored]);
-    const auth = createAuthenticator({ db, cacheTtlMs: 20 });
+    const { store } = tokenStore([stored]);
+    const auth = createAuthenticator({ store, cacheTtlMs: 20 });
     await auth.authenticate(bearer(plain), eventToken);
     stored.revokedAt = new Date();
     await sleep(30);
@@ -84,9 +85,9 @@ describe('authenticator cache', () => {
   });
 
   it('when the database fails after a token was seen, then the token keeps working until the stale window ends, then 503', async () => {
-    const { db, state } = tokenStore([row]);
+    const { store, state } = tokenStore([row]);
     const outcomes: AuthOutcome[] = [];
-    const auth = createAuthenticator({ db, cacheTtlMs: 10, staleIfErrorMs: 150, dbRetryMs: 20, observe: (o) => outcomes.push(o) });
+    const auth = createAuthenticator({ store, cacheTtlMs: 10, staleIfErrorMs: 150, dbRetryMs: 20, observe: (o) => outcomes.push(o) });
     await auth.authenticate(bearer(plain), eventToken);
     state.down = true;
     await sleep(20);
@@ -101,8 +102,8 @@ describe('authenticator cache', () => {
   });
 
   it('when the database hangs after having failed, then a known token is answered from the cache at once, not after the hung query', async () => {
-    const { db, state } = tokenStore([row]);
-    const auth = createAuthenticator({ db, cacheTtlMs: 10, staleIfErrorMs: 60_000, dbRetryMs: 20 });
+    const { store, state } = tokenStore([row]);
+    const auth = createAuthenticator({ store, cacheTtlMs: 10, staleIfErrorMs: 60_000, dbRetryMs: 20 });
     await auth.authenticate(bearer(plain), eventToken);
     state.down = true;
     await sleep(15);
@@ -114,8 +115,8 @@ describe('authenticator cache', () => {
   });
 
   it('when the database fails, then an unknown token is 503 (not 401), and the database is not asked again within the retry pause', async () => {
-    const { db, state } = tokenStore([row]);
-    const auth = createAuthenticator({ db, dbRetryMs: 10_000 });
+    const { store, state } = tokenStore([row]);
+    const auth = createAuthenticator({ store, dbRetryMs: 10_000 });
     state.down = true;
     const other = tokenRow(2).plain;
     await expect(auth.authenticate(bearer(other), eventToken)).rejects.toMatchObject({ status: 503 });
@@ -125,18 +126,18 @@ describe('authenticator cache', () => {
   });
 
   it('when the same made-up token is sent again and again, then the database is asked once', async () => {
-    const { db, state } = tokenStore([row]);
-    const auth = createAuthenticator({ db, negativeTtlMs: 60_000 });
+    const { store, state } = tokenStore([row]);
+    const auth = createAuthenticator({ store, negativeTtlMs: 60_000 });
     const madeUp = tokenRow(4).plain;
     for (let i = 0; i < 5; i++) await expect(auth.authenticate(bearer(madeUp), eventToken)).rejects.toMatchObject({ code: 'unauthorized' });
     expect(state.reads).toBe(1);
   });
 
   it('when look-ups are not admitted for an address, then an unknown token is 429 with Retry-After and never reaches the database, while a known one still works', async () => {
-    const { db, state } = tokenStore([row]);
+    const { store, state } = tokenStore([row]);
     const seen: (string | undefined)[] = [];
     let allowed = true;
-    const auth = createAuthenticator({ db, cacheTtlMs: 60_000, admitLookup: (ip) => (seen.push(ip), { allowed, retryAfterSeconds: 3 }) });
+    const auth = createAuthenticator({ store, cacheTtlMs: 60_000, admitLookup: (ip) => (seen.push(ip), { allowed, retryAfterSeconds: 3 }) });
     await auth.authenticate(bearer(plain), eventToken, { ip: '203.0.113.9' });
     allowed = false;
     const reads = state.reads;
@@ -151,8 +152,8 @@ describe('authenticator cache', () => {
 
   it('when more tokens are used than the cache holds, then the least recently used one is dropped and the others stay cached', async () => {
     const tokens = [1, 2, 3].map(tokenRow);
-    const { db, state } = tokenStore(tokens.map((t) => t.row));
-    const auth = createAuthenticator({ db, cacheTtlMs: 60_000, maxEntries: 2 });
+    const { store, state } = tokenStore(tokens.map((t) => t.row));
+    const auth = createAuthenticator({ store, cacheTtlMs: 60_000, maxEntries: 2 });
     await auth.authenticate(bearer(tokens[0]!.plain), eventToken);
     await auth.authenticate(bearer(tokens[1]!.plain), eventToken);
     await auth.authenticate(bearer(tokens[0]!.plain), eventToken); // 0 is now the most recent

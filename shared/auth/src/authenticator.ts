@@ -9,12 +9,12 @@
 // - after a database failure no look-up is tried for `dbRetryMs`, so a hanging database does
 //   not make every request wait for its connect timeout; and for a while after one, a known
 //   credential is refreshed in the background while its last answer is served.
+// The credentials are read through a CredentialLookupStore (data/credential-lookup.ts in Postgres;
+// wiring.ts binds the two for createAuthenticator({ db })).
 import { LRUCache } from 'lru-cache';
-import type { Db } from '@glimpse/db/identity';
 import { AppError } from '@glimpse/errors';
 import { requireCredentialOfKind, requireScope } from './bearer-checks.js';
 import { createCredentialFetcher, type KnownCredential } from './credential-fetcher.js';
-import { lookupCredential, touchCredential } from './credential-lookup.js';
 import { createCredentialResolver } from './credential-resolver.js';
 import { hashCredential, type CredentialKind, type Scope } from './credentials.js';
 import { createDbFailureWindow } from './db-failure-window.js';
@@ -31,6 +31,17 @@ export interface Principal {
   workflows: boolean;
 }
 
+/** What the authenticator asks of the stored credentials. */
+export interface CredentialLookupStore {
+  /** The live credential with this hash (with its account's add-on), or null when there is none or it is revoked. */
+  lookup(kind: CredentialKind, hash: string): Promise<Principal | null>;
+  /**
+   * Records that the credential was used (at most once a minute per credential). Fire and forget:
+   * a slow or failing write must never slow or fail the request it came from.
+   */
+  touch(principal: Principal): void;
+}
+
 /** What happened to one authentication, for a metric. */
 export type AuthOutcome = 'cached' | 'looked_up' | 'negative_cached' | 'stale_served' | 'unavailable' | 'limited';
 
@@ -39,8 +50,8 @@ export interface LookupAdmission {
   retryAfterSeconds: number;
 }
 
-export interface AuthenticatorOptions {
-  db: Db;
+/** The authenticator's cache windows, limits and hooks (every one has a default). */
+export interface AuthenticatorSettings {
   cacheTtlMs?: number;
   staleIfErrorMs?: number;
   negativeTtlMs?: number;
@@ -56,24 +67,27 @@ export interface Authenticator {
   authenticate(header: string | undefined, required: { kind: CredentialKind; scope?: Scope }, client?: { ip?: string }): Promise<Principal>;
 }
 
-export function createAuthenticator({
-  db,
-  cacheTtlMs = 2000,
-  staleIfErrorMs = 600_000,
-  negativeTtlMs = 30_000,
-  maxEntries = 10_000,
-  maxNegativeEntries = 10_000,
-  dbRetryMs = 1000,
-  admitLookup,
-  observe = () => undefined,
-}: AuthenticatorOptions): Authenticator {
+/** The authenticator reading credentials through `store`. */
+export function createAuthenticatorOn(
+  store: CredentialLookupStore,
+  {
+    cacheTtlMs = 2000,
+    staleIfErrorMs = 600_000,
+    negativeTtlMs = 30_000,
+    maxEntries = 10_000,
+    maxNegativeEntries = 10_000,
+    dbRetryMs = 1000,
+    admitLookup,
+    observe = () => undefined,
+  }: AuthenticatorSettings = {},
+): Authenticator {
   // lru-cache drops an entry once its whole usable life (fresh, then stale) is over.
   const known = new LRUCache<string, KnownCredential>({ max: maxEntries, ttl: cacheTtlMs + staleIfErrorMs, updateAgeOnGet: false });
   const unknown = negativeTtlMs > 0 ? new LRUCache<string, true>({ max: maxNegativeEntries, ttl: negativeTtlMs }) : undefined;
   const dbWindow = createDbFailureWindow(dbRetryMs);
   const fetcher = createCredentialFetcher({
-    lookup: (kind, hash) => lookupCredential(db, kind, hash),
-    touch: (principal) => touchCredential(db, principal),
+    lookup: (kind, hash) => store.lookup(kind, hash),
+    touch: (principal) => store.touch(principal),
     known,
     unknown,
     onDependencyFailure: () => dbWindow.failed(),

@@ -3,7 +3,7 @@
 // with the last answer known for a bounded time, else 503.
 import type { LRUCache } from 'lru-cache';
 import { AppError, isDependencyFailure } from '@glimpse/errors';
-import type { AuthenticatorOptions, AuthOutcome, Principal } from './authenticator.js';
+import type { AuthenticatorSettings, AuthOutcome, Principal } from './authenticator.js';
 import { decideFromCache } from './cache-decision.js';
 import type { CredentialFetcher, KnownCredential } from './credential-fetcher.js';
 import type { CredentialKind } from './credentials.js';
@@ -14,7 +14,7 @@ const unavailable = (cause?: unknown) =>
 
 /** Throws 429 when a new look-up from this address is not admitted. */
 export function requireAdmission(
-  admitLookup: AuthenticatorOptions['admitLookup'],
+  admitLookup: AuthenticatorSettings['admitLookup'],
   clientIp: string | undefined,
   observe: (outcome: AuthOutcome) => void,
 ): void {
@@ -32,7 +32,7 @@ export interface CredentialResolverOptions {
   fetcher: CredentialFetcher;
   dbWindow: DbFailureWindow;
   cacheTtlMs: number;
-  admitLookup: AuthenticatorOptions['admitLookup'];
+  admitLookup: AuthenticatorSettings['admitLookup'];
   observe(outcome: AuthOutcome): void;
 }
 

@@ -1,6 +1,10 @@
+// @glimpse/auth: the domain (credential formats and checks, the caching authenticator, credential
+// and account management, the account outbox's publishing) in the files of src/, its Postgres
+// access in src/data/, bound together in src/wiring.ts.
 export * from './credentials.js';
-export { createAuthenticator } from './authenticator.js';
-export type { Authenticator, AuthenticatorOptions, AuthOutcome, LookupAdmission, Principal } from './authenticator.js';
+export { createAuthenticator } from './wiring.js';
+export type { AuthenticatorOptions } from './wiring.js';
+export type { Authenticator, AuthOutcome, LookupAdmission, Principal } from './authenticator.js';
 export {
   accountExists,
   createAccount,
@@ -12,16 +16,13 @@ export {
   listApiKeys,
   eventTokenPage,
   apiKeyPage,
-  DEFAULT_CREDENTIAL_CAPS,
-} from './credential-repository.js';
-export type { CreatedCredential, EventTokenSummary, ApiKeySummary, CredentialCaps, CredentialPageQuery, CredentialPage } from './credential-repository.js';
-export {
   publishAccountEvents,
-  recordAccountEvent,
-  accountEventMessage,
-  countUnpublishedAccountEvents,
-  accountEventsPending,
-  AccountEventsPublishError,
-} from './account-events.js';
+  setWorkflowsAddon,
+  accountAddons,
+} from './wiring.js';
+export { DEFAULT_CREDENTIAL_CAPS } from './credential-management.js';
+export type { CreatedCredential, EventTokenSummary, ApiKeySummary, CredentialCaps, CredentialPageQuery, CredentialPage } from './credential-management.js';
+export { recordAccountEvent, countUnpublishedAccountEvents, accountEventsPending } from './data/account-events.js';
+export { accountEventMessage, AccountEventsPublishError } from './account-events.js';
 export type { AccountEventProducer, AccountEventType, PublishAccountEventsOptions } from './account-events.js';
-export { WORKFLOWS_ADDON, workflowsAddonRequired, setWorkflowsAddon, accountAddons } from './addons.js';
+export { WORKFLOWS_ADDON, workflowsAddonRequired } from './addons.js';
