@@ -19,7 +19,7 @@ describe('gatewayReadinessChecks', () => {
           if (over.kafkaFails) throw new Error('no broker');
         }),
       },
-      db: { $queryRaw: jest.fn(async () => [{ '?column?': 1 }]) },
+      db: { $queryRawUnsafe: jest.fn(async () => [{ '?column?': 1 }]) },
       redis: { ping: jest.fn(async () => 'PONG') },
     };
   }
@@ -44,7 +44,7 @@ describe('gatewayReadinessChecks', () => {
     const checks = gatewayReadinessChecks(d);
     await run(checks.postgres!);
     await run(checks.redis!);
-    expect(d.db.$queryRaw).toHaveBeenCalledTimes(1);
+    expect(d.db.$queryRawUnsafe).toHaveBeenCalledWith('SELECT 1');
     expect(d.redis.ping).toHaveBeenCalledTimes(1);
   });
 });

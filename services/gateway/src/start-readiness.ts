@@ -1,10 +1,11 @@
 // What /readyz checks for the gateway.
+import { postgresProbe } from '@glimpse/db';
 import type { OptionalCheck, ReadinessCheck } from '@glimpse/http';
 
 export interface ReadinessDeps {
   producer: { isConnected(): boolean };
   kafkaHealth: { check(): Promise<void> };
-  db: { $queryRaw(query: TemplateStringsArray): Promise<unknown> };
+  db: Parameters<typeof postgresProbe>[0];
   redis: { ping(): Promise<unknown> };
 }
 
@@ -19,9 +20,7 @@ export function gatewayReadinessChecks({ producer, kafkaHealth, db, redis }: Rea
     // their own service: reported, but no reason to take the gateway out of the load balancer.
     postgres: {
       optional: true,
-      check: async () => {
-        await db.$queryRaw`SELECT 1`;
-      },
+      check: postgresProbe(db),
     },
     redis: {
       optional: true,
