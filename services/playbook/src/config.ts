@@ -1,23 +1,14 @@
 // The playbook service's environment, parsed once at start-up.
 import type { PlaybookLimits } from './domain/limits.js';
-import {
-  groupIdEnv,
-  internalTokensEnv,
-  internalTokensRequiredInProduction,
-  parseConfig,
-  port,
-  secretRequiredInProduction,
-  serviceEnv,
-  sessionTimeoutEnv,
-  z,
-} from '@glimpse/config';
+import { groupIdEnv, internalServiceSchema, parseConfig, port, sessionTimeoutEnv, z } from '@glimpse/config';
 
 /** The development erasure secret: production must set its own (PLAYBOOK_ERASURE_KEY). */
 export const DEV_ERASURE_KEY = 'glimpse-dev-playbook-erasure-key-not-for-production';
 
-const schema = z
-  .object({
-    ...serviceEnv('playbook'),
+/** The callers of the internal API (/internal/…): the gateway only. */
+const schema = internalServiceSchema(
+  'playbook',
+  {
     /** Port of the internal management API (for the gateway) and the health, readiness and metrics endpoints. */
     PLAYBOOK_PORT: port(8082),
     PLAYBOOK_GROUP_ID: groupIdEnv('glimpse-playbook'),
@@ -58,11 +49,9 @@ const schema = z
      * the tombstones of erasures made before it (kept 72 h) no longer drop that person's queued events.
      */
     PLAYBOOK_ERASURE_KEY: z.string().min(32).default(DEV_ERASURE_KEY),
-    /** The callers of the internal API (/internal/…) and their tokens: the gateway only. */
-    ...internalTokensEnv(['gateway']),
-  })
-  .refine(...internalTokensRequiredInProduction)
-  .refine(...secretRequiredInProduction('PLAYBOOK_ERASURE_KEY', DEV_ERASURE_KEY));
+  },
+  { callers: ['gateway'], secrets: { PLAYBOOK_ERASURE_KEY: DEV_ERASURE_KEY } },
+);
 
 export type PlaybookConfig = z.infer<typeof schema>;
 

@@ -1,22 +1,13 @@
 // The visitors service's environment, parsed once at start-up.
-import {
-  groupIdEnv,
-  internalTokensEnv,
-  internalTokensRequiredInProduction,
-  parseConfig,
-  port,
-  secretRequiredInProduction,
-  serviceEnv,
-  sessionTimeoutEnv,
-  z,
-} from '@glimpse/config';
+import { groupIdEnv, internalServiceSchema, parseConfig, port, sessionTimeoutEnv, z } from '@glimpse/config';
 
 /** The development key of erasure tombstones: production must set its own. */
 export const DEV_ERASURE_KEY = 'glimpse-dev-visitors-erasure-key-not-for-production';
 
-const schema = z
-  .object({
-    ...serviceEnv('visitors'),
+/** The callers of the internal API: the gateway only. */
+const schema = internalServiceSchema(
+  'visitors',
+  {
     /** Port of the internal API (for the gateway) and the health, readiness and metrics endpoints. */
     VISITORS_PORT: port(8084),
     /** The consumer group on visitors.collected. */
@@ -53,10 +44,9 @@ const schema = z
     VISITORS_ERASURE_KEY: z.string().min(32).default(DEV_ERASURE_KEY),
     /** Most page rules one account may have (past it: 409 limit_reached). */
     PAGE_RULES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(100),
-    ...internalTokensEnv(['gateway']),
-  })
-  .refine(...internalTokensRequiredInProduction)
-  .refine(...secretRequiredInProduction('VISITORS_ERASURE_KEY', DEV_ERASURE_KEY));
+  },
+  { callers: ['gateway'], secrets: { VISITORS_ERASURE_KEY: DEV_ERASURE_KEY } },
+);
 
 export type VisitorsConfig = z.infer<typeof schema>;
 

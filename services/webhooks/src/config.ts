@@ -1,14 +1,11 @@
 // The webhooks service's environment, parsed once at start-up.
 import {
   groupIdEnv,
+  internalServiceSchema,
   internalTokenEnvFor,
   internalTokenRequiredInProduction,
-  internalTokensEnv,
-  internalTokensRequiredInProduction,
   parseConfig,
   port,
-  secretRequiredInProduction,
-  serviceEnv,
   sessionTimeoutEnv,
   z,
 } from '@glimpse/config';
@@ -29,9 +26,10 @@ const list = z
 /** The development key of the signing secrets' encryption: production must set its own (WEBHOOKS_SECRET_KEY). */
 export const DEV_WEBHOOKS_SECRET_KEY = 'glimpse-dev-webhooks-secret-key-not-for-production';
 
-const schema = z
-  .object({
-    ...serviceEnv('webhooks'),
+/** The callers of its internal API: the gateway. */
+const schema = internalServiceSchema(
+  'webhooks',
+  {
     /** Port of the internal management API (for the gateway) and the health, readiness and metrics endpoints. */
     WEBHOOKS_PORT: port(8083),
     /** The consumer group on playbook.effects. */
@@ -95,12 +93,10 @@ const schema = z
     WEBHOOKS_REQUIRE_HTTPS: flag.optional(),
     /** This service's own token, sent to the enrichment service. */
     ...internalTokenEnvFor('webhooks'),
-    /** The callers of its internal API (the gateway) and their tokens. */
-    ...internalTokensEnv(['gateway']),
-  })
+  },
+  { callers: ['gateway'], secrets: { WEBHOOKS_SECRET_KEY: DEV_WEBHOOKS_SECRET_KEY } },
+)
   .refine(...internalTokenRequiredInProduction)
-  .refine(...internalTokensRequiredInProduction)
-  .refine(...secretRequiredInProduction('WEBHOOKS_SECRET_KEY', DEV_WEBHOOKS_SECRET_KEY))
   .refine((c) => c.WEBHOOKS_ENDPOINT_CONCURRENCY <= c.WEBHOOKS_ACCOUNT_CONCURRENCY && c.WEBHOOKS_ACCOUNT_CONCURRENCY <= c.WEBHOOKS_CONCURRENCY, {
     message: 'WEBHOOKS_ENDPOINT_CONCURRENCY <= WEBHOOKS_ACCOUNT_CONCURRENCY <= WEBHOOKS_CONCURRENCY',
     path: ['WEBHOOKS_ACCOUNT_CONCURRENCY'],

@@ -216,3 +216,29 @@ export const internalTokensRequiredInProduction: [
   (c) => c.NODE_ENV !== 'production' || !Object.values(c.INTERNAL_TOKENS).some((d) => d !== undefined && DEV_TOKEN_DIGESTS.has(d)),
   { message: 'INTERNAL_TOKENS must be set in production (caller=token for each caller; the development tokens are refused)', path: ['INTERNAL_TOKENS'] },
 ];
+
+/** What a service with an /internal API declares besides its own variables. */
+export interface InternalServiceOptions {
+  /** The callers its /internal API accepts (INTERNAL_TOKENS). */
+  callers: readonly InternalCaller[];
+  /** The interface it listens on by default (serviceEnv's HOST). */
+  host?: string;
+  /** Secrets of its own (among its variables) that production must set: each name with its development default. */
+  secrets?: Record<string, string>;
+}
+
+/**
+ * The schema of a service with an /internal API: serviceEnv's variables, its own, and the callers
+ * it accepts; production refuses the development tokens of those callers and the development
+ * default of each secret named.
+ */
+export function internalServiceSchema<S extends z.ZodRawShape>(service: DatabaseService, own: S, { callers, host, secrets = {} }: InternalServiceOptions) {
+  type Production = (c: never) => boolean;
+  const checks: [Production, { message: string; path: string[] }][] = [
+    internalTokensRequiredInProduction,
+    ...Object.entries(secrets).map(([name, devDefault]) => secretRequiredInProduction(name, devDefault)),
+  ];
+  let schema = z.object({ ...serviceEnv(service, { host }), ...own, ...internalTokensEnv(callers) });
+  for (const [check, issue] of checks) schema = schema.refine((c) => check(c as never), issue);
+  return schema;
+}

@@ -21,6 +21,7 @@ export {
   groupIdEnv,
   sessionTimeoutEnv,
   secretRequiredInProduction,
+  internalServiceSchema,
 } from './config.js';
-export type { KafkaConnectionConfig, DatabaseService, InternalCaller, InternalTokenDigests } from './config.js';
+export type { KafkaConnectionConfig, DatabaseService, InternalCaller, InternalTokenDigests, InternalServiceOptions } from './config.js';
 export { z } from 'zod';
