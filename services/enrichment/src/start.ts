@@ -4,11 +4,10 @@
 // so the service starts and stays ready without it (/readyz shows the consumer as degraded).
 import { postgresProbe } from '@glimpse/db';
 import { createDb } from '@glimpse/db/enrichment';
-import { createBaseApp, createServiceServer, type RunningService } from '@glimpse/http';
-import { createLogger, type Logger } from '@glimpse/logging';
+import { createBaseApp, createServiceServer, serviceStart, type RunningService } from '@glimpse/http';
 import { TOPICS, createAccountEventsConsumer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { internalRouter } from './http/internal-routes.js';
-import { loadConfig, type EnrichmentConfig } from './config.js';
+import { loadConfig } from './config.js';
 import { CreditKeeper } from './domain/credits.js';
 import { creditLimitOf, endLeases, leaseCredits } from './data/credit-repository.js';
 import { rollUpUsage } from './data/usage-repository.js';
@@ -22,10 +21,7 @@ const LEASE_TTL_MS = 30_000;
 const LEASE_MAX_GRANT = 1000;
 const ROLLUP_EVERY_MS = 5_000;
 
-export async function startEnrichmentService(
-  config: EnrichmentConfig = loadConfig(),
-  logger: Logger = createLogger({ service: 'enrichment', level: config.LOG_LEVEL }),
-): Promise<RunningEnrichmentService> {
+export const startEnrichmentService = serviceStart('enrichment', loadConfig, async (config, logger) => {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: 10 });
   const credits = new CreditKeeper({
     store: {
@@ -85,4 +81,4 @@ export async function startEnrichmentService(
       logger.info('enrichment service stopped');
     },
   };
-}
+});

@@ -4,8 +4,7 @@
 // flushes the effects producer.
 import { postgresProbe } from '@glimpse/db';
 import { createDb } from '@glimpse/db/playbook';
-import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
-import { createLogger, type Logger } from '@glimpse/logging';
+import { createBaseApp, serveService, serviceStart, type RunningService } from '@glimpse/http';
 import { batchConsumerServiceReadiness, TOPICS, connectServiceKafka, createAccountEventsConsumer, createErasedEmail } from '@glimpse/messaging';
 import { applyAccountEvent } from './data/account-states.js';
 import { createInboundEventsConsumer } from './consumer/inbound-events-consumer.js';
@@ -13,15 +12,12 @@ import { cachedAccounts } from './data/batch-store.js';
 import { internalRouter } from './http/internal-routes.js';
 import { schedulePurge } from './data/processed-events-retention.js';
 import { scheduleEffectsSweep } from './data/effects-outbox.js';
-import { loadConfig, playbookLimits, type PlaybookConfig } from './config.js';
+import { loadConfig, playbookLimits } from './config.js';
 
 /** The running playbook service: where it listens and how to stop it. */
 export type RunningPlaybookService = RunningService;
 
-export async function startPlaybookService(
-  config: PlaybookConfig = loadConfig(),
-  logger: Logger = createLogger({ service: 'playbook', level: config.LOG_LEVEL }),
-): Promise<RunningPlaybookService> {
+export const startPlaybookService = serviceStart('playbook', loadConfig, async (config, logger) => {
   // One connection per partition handled concurrently, plus a few for the internal API.
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.PLAYBOOK_CONCURRENCY + 4 });
   // A chunk's effects go out as one producer batch.
@@ -99,4 +95,4 @@ export async function startPlaybookService(
     drain: [() => purge.stop(), () => sweep.stop(), () => consumer.stop(), () => accountsConsumer.stop()],
     close: [() => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
   });
-}
+});

@@ -5,22 +5,18 @@
 // included). On stop it leaves the groups (the chunk in hand finished and committed), then closes.
 import { postgresProbe } from '@glimpse/db';
 import { createDb } from '@glimpse/db/visitors';
-import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
-import { createLogger, type Logger } from '@glimpse/logging';
+import { createBaseApp, serveService, serviceStart, type RunningService } from '@glimpse/http';
 import { batchConsumerServiceReadiness, TOPICS, connectServiceKafka, createAccountEventsConsumer } from '@glimpse/messaging';
 import { createCollectedConsumer } from './consumer/collected-consumer.js';
 import { scheduleCollectedPurge } from './data/collected-retention.js';
 import { deleteAccountVisitors } from './data/visitor-repository.js';
 import { internalRouter } from './http/internal-routes.js';
-import { loadConfig, type VisitorsConfig } from './config.js';
+import { loadConfig } from './config.js';
 
 /** The running visitors service: where it listens and how to stop it. */
 export type RunningVisitorsService = RunningService;
 
-export async function startVisitorsService(
-  config: VisitorsConfig = loadConfig(),
-  logger: Logger = createLogger({ service: 'visitors', level: config.LOG_LEVEL }),
-): Promise<RunningVisitorsService> {
+export const startVisitorsService = serviceStart('visitors', loadConfig, async (config, logger) => {
   // One connection per partition applied concurrently, plus a few for the internal API and the purge.
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.VISITORS_CONCURRENCY + 4 });
   // A chunk's track events (and dead letters) go out as one producer batch.
@@ -85,4 +81,4 @@ export async function startVisitorsService(
     drain: [() => purge.stop(), () => consumer.stop(), () => accounts.stop()],
     close: [() => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
   });
-}
+});

@@ -6,8 +6,7 @@
 // in hand finish and be recorded, then closes.
 import { postgresProbe } from '@glimpse/db';
 import { createDb } from '@glimpse/db/webhooks';
-import { createBaseApp, serveService, type RunningService } from '@glimpse/http';
-import { createLogger, type Logger } from '@glimpse/logging';
+import { createBaseApp, serveService, serviceStart, type RunningService } from '@glimpse/http';
 import { TOPICS, connectServiceKafka, createAccountEventsConsumer } from '@glimpse/messaging';
 import { createEffectsConsumer } from './consumer/effects-consumer.js';
 import { createIdentifiedConsumer } from './consumer/identified-consumer.js';
@@ -20,15 +19,12 @@ import type { ManageDeps } from './domain/manage-endpoints.js';
 import { deleteAccountEndpoints, sealStoredSecrets } from './data/endpoint-repository.js';
 import { createSecretBox } from './domain/secret-box.js';
 import { internalRouter } from './http/internal-routes.js';
-import { loadConfig, type WebhooksConfig } from './config.js';
+import { loadConfig } from './config.js';
 
 /** The running webhooks service: where it listens and how to stop it. */
 export type RunningWebhooksService = RunningService;
 
-export async function startWebhooksService(
-  config: WebhooksConfig = loadConfig(),
-  logger: Logger = createLogger({ service: 'webhooks', level: config.LOG_LEVEL }),
-): Promise<RunningWebhooksService> {
+export const startWebhooksService = serviceStart('webhooks', loadConfig, async (config, logger) => {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.WEBHOOKS_CONCURRENCY + 6 });
   const { kafka, producer, kafkaHealth } = await connectServiceKafka({ config, logger, service: 'webhooks', healthTopic: TOPICS.playbookEffects });
   const policy = {
@@ -153,4 +149,4 @@ export async function startWebhooksService(
     ],
     close: [() => sender.close(), () => enrichment.close(), () => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
   });
-}
+});

@@ -11,5 +11,5 @@ export { encodeCursor, decodeCursor, parsePageQuery, queryStrings, PAGE_LIMIT } 
 export type { Cursor, PageQuery } from './pagination.js';
 export { internalCallers, INTERNAL_HEADERS } from './internal-caller.js';
 export type { InternalRouteTable, InternalCallersOptions } from './internal-caller.js';
-export { createServiceServer, serveService } from './service-server.js';
-export type { ServiceServer, ServiceAddress, RunningService, ServeServiceOptions, StopStep } from './service-server.js';
+export { createServiceServer, serveService, serviceStart } from './service-server.js';
+export type { ServiceServer, ServiceAddress, RunningService, ServeServiceOptions, StopStep, StartService } from './service-server.js';

@@ -1,7 +1,7 @@
 // A service's HTTP server, and with METRICS_PORT its metrics server: /healthz, /readyz and
 // /metrics on a port of their own (0 picks a free one), the service's port then serving no
 // /metrics. The network policies let the monitoring namespace reach that port only.
-import type { Logger } from '@glimpse/logging';
+import { createLogger, type Logger } from '@glimpse/logging';
 import type { BaseApp } from './base-app.js';
 import { createHttpServer } from './http-server.js';
 
@@ -82,4 +82,19 @@ export async function serveService({ name, base, port, host, metricsPort, logger
       logger.info(`${name} service stopped`);
     },
   };
+}
+
+/** A service's start: from its configuration and logger to the running service. */
+export type StartService<C> = (config: C, logger: Logger) => Promise<RunningService>;
+
+/**
+ * A service's exported start function: given nothing, it loads the configuration from the
+ * environment and logs as the service at the configuration's LOG_LEVEL; tests pass their own.
+ */
+export function serviceStart<C extends { LOG_LEVEL: string }>(
+  service: string,
+  loadConfig: () => C,
+  start: StartService<C>,
+): (config?: C, logger?: Logger) => Promise<RunningService> {
+  return (config = loadConfig(), logger = createLogger({ service, level: config.LOG_LEVEL })) => start(config, logger);
 }
