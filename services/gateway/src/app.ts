@@ -17,10 +17,7 @@ import { accountRouter } from './http/account/account-router.js';
 import { consoleRouter } from './http/console-route.js';
 import { docsRouter } from './http/docs-route.js';
 import { operatorRouter } from './http/operator-routes.js';
-import type { EnrichmentClient } from './data/enrichment-client.js';
-import type { PlaybookClient } from './data/playbook-client.js';
-import type { WebhooksClient } from './data/webhooks-client.js';
-import type { VisitorsClient } from './data/visitors-client.js';
+import type { ServiceClients } from './start-clients.js';
 import { tagAsset } from './tag/tag-asset.js';
 import { tagRouter } from './tag/tag-route.js';
 import type { TagAsset } from './http/account/site-routes.js';
@@ -69,14 +66,10 @@ export interface CreateGatewayOptions {
   authenticator: Authenticator;
   /** The per-address budget of credential look-ups the authenticator was given. */
   addressLimiter: AddressLimiter;
-  enrichment: EnrichmentClient;
+  /** The other services' internal APIs: enrichment, playbook, webhooks and visitors. */
+  services: ServiceClients;
   /** Credentials of the management API (event tokens, API keys). */
   db: Db;
-  playbooks: PlaybookClient;
-  /** The webhooks service: endpoints and deliveries of the management API. */
-  webhooks: WebhooksClient;
-  /** The visitors service: a site's traffic, the visitors list, the tag's half of the details lookup, erasure. */
-  visitors: VisitorsClient;
   /** The served site tag (its SRI hash goes in the install snippet); by default the built tag. */
   tag?: () => TagAsset;
   logger: Logger;
@@ -91,11 +84,8 @@ export function createGatewayApp({
   memoryGuard,
   authenticator,
   addressLimiter,
-  enrichment,
+  services,
   db,
-  playbooks,
-  webhooks,
-  visitors,
   tag = tagAsset,
   logger,
   checks,
@@ -169,8 +159,8 @@ export function createGatewayApp({
   base.app.use(
     lookupsRouter({
       authenticator,
-      enrichment,
-      visitors,
+      enrichment: services.enrichment,
+      visitors: services.visitors,
       bodyLimitBytes: config.EVENTS_BODY_LIMIT_BYTES,
       limits: {
         perKey: limiter('lookups', 'k', config.LOOKUPS_RATE_LIMIT_PER_SECOND, true),
@@ -185,11 +175,8 @@ export function createGatewayApp({
     accountRouter({
       authenticator,
       db,
-      playbooks,
-      enrichment,
+      services,
       rawStore,
-      webhooks,
-      visitors,
       linkTokens,
       sites: { tag, maxPerAccount: config.SITES_PER_ACCOUNT, publicUrl: config.PUBLIC_URL },
       limits: {
@@ -204,7 +191,7 @@ export function createGatewayApp({
   if (config.OPERATOR_TOKEN) {
     const sites = { tag, maxPerAccount: config.SITES_PER_ACCOUNT, publicUrl: config.PUBLIC_URL };
     const credentialCaps = { eventTokensPerAccount: config.EVENT_TOKENS_PER_ACCOUNT, apiKeysPerAccount: config.API_KEYS_PER_ACCOUNT };
-    const accounts = { producer, playbooks, enrichment, webhooks, visitors, rawStore, sites, credentialCaps };
+    const accounts = { producer, ...services, rawStore, sites, credentialCaps };
     base.app.use(operatorRouter({ token: config.OPERATOR_TOKEN, db, addressLimiter, logger, accounts }));
   }
   base.app.use(tagRouter());

@@ -1,11 +1,23 @@
 // The gateway's clients of the other services' internal APIs, all with the same token and timeout.
 import type { GatewayConfig } from './config.js';
-import { createEnrichmentClient } from './data/enrichment-client.js';
-import { createPlaybookClient } from './data/playbook-client.js';
-import { createVisitorsClient } from './data/visitors-client.js';
-import { createWebhooksClient } from './data/webhooks-client.js';
+import { createEnrichmentClient, type EnrichmentClient } from './data/enrichment-client.js';
+import { createPlaybookClient, type PlaybookClient } from './data/playbook-client.js';
+import { createVisitorsClient, type VisitorsClient } from './data/visitors-client.js';
+import { createWebhooksClient, type WebhooksClient } from './data/webhooks-client.js';
 
-export function createServiceClients(config: GatewayConfig) {
+/** The gateway's clients of the other services, handed on together to the routes that use them (and closed together at stop). */
+export type ServiceClients = {
+  /** Lookups and usage. */
+  enrichment: EnrichmentClient;
+  /** Playbooks, enrollments and the catalog of the management API. */
+  playbooks: PlaybookClient;
+  /** The webhooks service: endpoints and deliveries of the management API. */
+  webhooks: WebhooksClient;
+  /** The visitors service: a site's traffic, the visitors list, the tag's half of the details lookup, erasure. */
+  visitors: VisitorsClient;
+};
+
+export function createServiceClients(config: GatewayConfig): ServiceClients {
   const common = { internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS };
   return {
     enrichment: createEnrichmentClient({ baseUrl: config.ENRICHMENT_URL, ...common }),
@@ -14,5 +26,3 @@ export function createServiceClients(config: GatewayConfig) {
     visitors: createVisitorsClient({ baseUrl: config.VISITORS_URL, ...common }),
   };
 }
-
-export type ServiceClients = ReturnType<typeof createServiceClients>;

@@ -42,18 +42,17 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const registry = new Registry();
   const db = createGatewayDb(config);
-  const { redis, memoryGuard } = startRedis(config, logger);
+  const stores = startRedis(config, logger);
+  const { redis, memoryGuard } = stores;
   const { producer, kafkaHealth } = await startKafkaProducer(config, logger, registry);
-  const { authenticator, addressLimiter } = createGatewayAuthenticator(config, db, registry);
-  const clients = createServiceClients(config);
+  const services = createServiceClients(config);
+  // The app takes the parts as they are made: Redis and its memory guard, the authenticator and its address limiter.
   const { app } = createGatewayApp({
     config,
     producer,
-    redis,
-    memoryGuard,
-    authenticator,
-    addressLimiter,
-    ...clients,
+    ...stores,
+    ...createGatewayAuthenticator(config, db, registry),
+    services,
     db,
     logger,
     registry,
@@ -68,7 +67,7 @@ export async function startGateway(
   return {
     ...address,
     async stop() {
-      await stopGatewayParts({ server, accountEvents, producer, kafkaHealth, clients, memoryGuard, redis, db });
+      await stopGatewayParts({ server, accountEvents, producer, kafkaHealth, clients: services, memoryGuard, redis, db });
       logger.info('gateway stopped');
     },
   };

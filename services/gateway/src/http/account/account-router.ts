@@ -7,8 +7,6 @@ import type { Authenticator, CredentialCaps } from '@glimpse/auth';
 import type { Db } from '@glimpse/db/identity';
 import type { AddressLimiter } from '../../data/address-limiter.js';
 import type { RateLimiter } from '../../data/rate-limiter.js';
-import type { EnrichmentClient } from '../../data/enrichment-client.js';
-import type { PlaybookClient } from '../../data/playbook-client.js';
 import type { RawEventStore } from '../../data/raw-event-store.js';
 import { authenticateRequest } from '../authenticate.js';
 import { requireWorkflows, WORKFLOWS_PATHS } from './workflows-addon.js';
@@ -21,17 +19,14 @@ import { siteRoutes, type TagAsset } from './site-routes.js';
 import { linkTokenRoutes } from './link-token-routes.js';
 import { visitorRoutes } from './visitor-routes.js';
 import type { LinkTokens } from '../../domain/link-token.js';
-import type { WebhooksClient } from '../../data/webhooks-client.js';
-import type { VisitorsClient } from '../../data/visitors-client.js';
+import type { ServiceClients } from '../../start-clients.js';
 
 export interface AccountRouterOptions {
   authenticator: Authenticator;
   db: Db;
-  playbooks: PlaybookClient;
-  enrichment: EnrichmentClient;
+  /** The other services' internal APIs the management API forwards to. */
+  services: ServiceClients;
   rawStore: RawEventStore;
-  webhooks: WebhooksClient;
-  visitors: VisitorsClient;
   linkTokens: LinkTokens;
   sites: { tag: () => TagAsset; maxPerAccount: number; publicUrl?: string };
   /** Per API key and (every key of the account together) per account; per address before authentication. */
@@ -40,19 +35,7 @@ export interface AccountRouterOptions {
   credentialCaps?: Partial<CredentialCaps>;
 }
 
-export function accountRouter({
-  authenticator,
-  db,
-  playbooks,
-  enrichment,
-  rawStore,
-  webhooks,
-  visitors,
-  linkTokens,
-  sites,
-  limits,
-  credentialCaps,
-}: AccountRouterOptions): Router {
+export function accountRouter({ authenticator, db, services, rawStore, linkTokens, sites, limits, credentialCaps }: AccountRouterOptions): Router {
   const router = express.Router();
   router.use(
     '/account',
@@ -69,10 +52,10 @@ export function accountRouter({
   router.post('/account/event-tokens', requireWorkflows);
   router.use(credentialRoutes({ db, caps: credentialCaps }));
   router.use(recentEventsRoute({ rawStore })); // before GET /account/events/{eventId}
-  router.use(forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore }));
-  router.use(webhookRoutes({ webhooks }));
+  router.use(forwardedRoutes({ ...services, rawStore }));
+  router.use(webhookRoutes({ webhooks: services.webhooks }));
   router.use(linkTokenRoutes({ linkTokens }));
-  router.use(visitorRoutes({ visitors }));
-  router.use(siteRoutes({ db, visitors, tag: sites.tag, maxSitesPerAccount: sites.maxPerAccount, publicUrl: sites.publicUrl }));
+  router.use(visitorRoutes({ visitors: services.visitors }));
+  router.use(siteRoutes({ db, visitors: services.visitors, tag: sites.tag, maxSitesPerAccount: sites.maxPerAccount, publicUrl: sites.publicUrl }));
   return router;
 }
