@@ -84,7 +84,7 @@ function errors(statuses: ErrorStatus[], headers: Record<string, unknown> = {}) 
       {
         description: ERRORS[status],
         headers: status === 429 || status === 503 || status === 409 ? { ...headers, 'Retry-After': ref('headers', 'RetryAfter') } : headers,
-        content: { 'application/json': { schema: errorBodySchema } },
+        content: json(errorBodySchema),
       },
     ]),
   );
@@ -98,6 +98,12 @@ const idempotencyKey = z
     description:
       'Makes a retry safe for 24 h: the same key with the same body is answered as the first time and never applied or billed twice; with another body it is 422.',
   });
+
+/** A JSON body or answer of this schema (or a reference to a registered one). */
+const json = <T extends z.ZodType | ReturnType<typeof ref>>(schema: T) => ({ 'application/json': { schema } });
+
+/** The request of a POST that applies at most once per Idempotency-Key: the key, and a required JSON body. */
+const idempotentRequest = (body: z.ZodType) => ({ headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: json(body) } });
 
 export function buildOpenApiDocument(): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
@@ -144,7 +150,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       }),
     },
     responses: {
-      200: { description: 'visitor details', headers: RATE_HEADERS, content: { 'application/json': { schema: visitorDetailsSchema } } },
+      200: { description: 'visitor details', headers: RATE_HEADERS, content: json(visitorDetailsSchema) },
       ...errors([400, 401, 403, 404, 429, 500, 503], RATE_HEADERS),
     },
   });
@@ -155,15 +161,12 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     tags: ['Lookups'],
     summary: 'Enrich a person (spec §4.2); a match is billed as one identity match plus one enriched record',
     security,
-    request: {
-      headers: z.object({ 'Idempotency-Key': idempotencyKey }),
-      body: { required: true, content: { 'application/json': { schema: enrichmentInputSchema } } },
-    },
+    request: idempotentRequest(enrichmentInputSchema),
     responses: {
       200: {
         description: 'the enriched record',
         headers: { ...RATE_HEADERS, ...CREDIT_HEADERS },
-        content: { 'application/json': { schema: enrichedRecordSchema } },
+        content: json(enrichedRecordSchema),
       },
       ...errors([400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 500, 503], { ...RATE_HEADERS, ...CREDIT_HEADERS }),
     },
@@ -176,15 +179,12 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     summary: 'Up to 100 enrichments in one call, answered in order and billed per match exactly as single calls (402 per item once credits run out)',
     description: 'The rate limit counts the lookups of the call.',
     security,
-    request: {
-      headers: z.object({ 'Idempotency-Key': idempotencyKey }),
-      body: { required: true, content: { 'application/json': { schema: enrichmentBulkSchema(enrichmentInputSchema) } } },
-    },
+    request: idempotentRequest(enrichmentBulkSchema(enrichmentInputSchema)),
     responses: {
       200: {
         description: 'one result per lookup, in order',
         headers: { ...RATE_HEADERS, ...CREDIT_HEADERS },
-        content: { 'application/json': { schema: ref('schemas', 'BulkEnrichmentResult') } },
+        content: json(ref('schemas', 'BulkEnrichmentResult')),
       },
       ...errors([400, 401, 403, 409, 413, 415, 422, 429, 500, 503], { ...RATE_HEADERS, ...CREDIT_HEADERS }),
     },
@@ -223,15 +223,12 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     tags: ['Events'],
     summary: 'Post an event that starts or stops playbooks (spec §4.3); answered once Kafka has it (acks=all)',
     security,
-    request: {
-      headers: z.object({ 'Idempotency-Key': idempotencyKey }),
-      body: { required: true, content: { 'application/json': { schema: eventInputSchema } } },
-    },
+    request: idempotentRequest(eventInputSchema),
     responses: {
       200: {
         description: 'accepted',
         headers: { 'X-Event-Id': ref('headers', 'EventId'), ...RATE_HEADERS },
-        content: { 'application/json': { schema: eventAckSchema } },
+        content: json(eventAckSchema),
       },
       ...errors([400, 401, 403, 409, 413, 415, 422, 429, 500, 503], RATE_HEADERS),
     },
@@ -245,12 +242,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     description:
       'Every accepted event is in Kafka (acks=all) before the answer. The rate limit counts events. With an Idempotency-Key a retry of the same batch accepts nothing twice. 503 when nothing could be recorded.',
     security,
-    request: {
-      headers: z.object({ 'Idempotency-Key': idempotencyKey }),
-      body: { required: true, content: { 'application/json': { schema: eventBatchSchema(eventInputSchema) } } },
-    },
+    request: idempotentRequest(eventBatchSchema(eventInputSchema)),
     responses: {
-      200: { description: 'one result per event, in order', headers: RATE_HEADERS, content: { 'application/json': { schema: batchResultSchema } } },
+      200: { description: 'one result per event, in order', headers: RATE_HEADERS, content: json(batchResultSchema) },
       ...errors([400, 401, 403, 413, 415, 429, 500, 503], RATE_HEADERS),
     },
   });
@@ -297,7 +291,6 @@ const MANAGEMENT_ERRORS: ErrorStatus[] = [400, 401, 403, 404, 413, 415, 422, 429
 type Method = 'get' | 'post' | 'patch' | 'delete';
 type Ok = { status: number; description: string; schema?: z.ZodType };
 
-const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
 const idParam = { params: z.object({ id: z.string().meta({ description: "the id (a UUID); another account's is 404" }) }) };
 const page = z.object({
   limit: z
