@@ -1,6 +1,7 @@
 // The bodies of POST /visitors/enrichment and its bulk form: the enrichment service validates with
 // these schemas, and the OpenAPI document is generated from them.
 import { z } from 'zod';
+import { envelopeSchema } from './envelope.js';
 
 export const MAX_REQUIRED = 50;
 export const MAX_BULK_ITEMS = 100;
@@ -40,13 +41,5 @@ export type EnrichmentInput = z.infer<typeof enrichmentInputSchema>;
 
 /** The bulk envelope around `items` (unknown items in the service, each answered on its own). */
 export function enrichmentBulkSchema<T extends z.ZodType>(items: T) {
-  return z.strictObject(
-    {
-      items: z
-        .array(items, { error: (i) => (i.input === undefined ? 'items is required' : 'items must be an array of lookups') })
-        .min(1, 'items must hold at least one lookup')
-        .max(MAX_BULK_ITEMS, `a bulk enrichment holds at most ${MAX_BULK_ITEMS} lookups`),
-    },
-    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {"items": [...]}` : 'body must be a JSON object') },
-  );
+  return envelopeSchema('items', items, MAX_BULK_ITEMS, { item: 'lookup', whole: 'a bulk enrichment', notArray: 'items must be an array of lookups' });
 }

@@ -1,6 +1,7 @@
 // The bodies of POST /events and POST /events/batch (spec §2.4, §4.3, §8) and their answers: the
 // gateway validates with these schemas, and the OpenAPI document is generated from them.
 import { z } from 'zod';
+import { envelopeSchema } from './envelope.js';
 import { emailSchema, EVENT_NAME_PATTERN } from '@glimpse/validation';
 
 export const MAX_BATCH_EVENTS = 500;
@@ -36,15 +37,7 @@ export type EventInput = z.infer<typeof eventInputSchema>;
  * judged on its own, with its own result) and the document describes it with EventInput items.
  */
 export function eventBatchSchema<T extends z.ZodType>(items: T) {
-  return z.strictObject(
-    {
-      events: z
-        .array(items, { error: (i) => (i.input === undefined ? 'events is required' : 'events must be an array') })
-        .min(1, 'events must hold at least one event')
-        .max(MAX_BATCH_EVENTS, `a batch holds at most ${MAX_BATCH_EVENTS} events`),
-    },
-    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {"events": [...]}` : 'body must be a JSON object') },
-  );
+  return envelopeSchema('events', items, MAX_BATCH_EVENTS, { item: 'event', whole: 'a batch', notArray: 'events must be an array' });
 }
 
 export const errorBodySchema = z
