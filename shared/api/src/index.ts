@@ -15,3 +15,4 @@ export * from './webhooks.js';
 export * from './sites.js';
 export * from './identification.js';
 export * from './records.js';
+export type { InternalVisitorPageViews } from './internal-visitors.js';

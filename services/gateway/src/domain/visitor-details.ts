@@ -3,14 +3,10 @@
 // email when the person has none or is unknown), then the visitors service's page-view fields; an
 // unidentified visitor matched to a company by its address has that company's name (ip_company).
 
+import type { InternalVisitorPageViews } from '@glimpse/api';
+
 /** The page-view fields as the visitors service answers them. */
-export interface TagVisitorFields {
-  page_views: number;
-  sessions: number;
-  first_seen: string;
-  last_seen: string;
-  last_page?: string;
-  engaged_seconds: number;
+export interface TagVisitorFields extends InternalVisitorPageViews {
   identified_by?: { method: string; at: string; confidence?: number };
   /** The company behind the visitor's address (method ip_company): its name, or {name, domain}. */
   company?: string | { name?: string };

@@ -1,5 +1,6 @@
 // The answers of the internal API, shaped from plain rows: a visitor's details, a list item, the
 // list's cursor (identified first, then newest last_seen), and a site's last 24 hours zero-filled.
+import type { InternalVisitorPageViews } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import { IDENTIFICATION_CONFIDENCE } from '@glimpse/messaging';
@@ -12,13 +13,7 @@ export interface IdentifiedBy {
 }
 
 export interface VisitorDetails {
-  visitor: {
-    page_views: number;
-    sessions: number;
-    first_seen: string;
-    last_seen: string;
-    last_page?: string;
-    engaged_seconds: number;
+  visitor: InternalVisitorPageViews & {
     identified_by?: IdentifiedBy;
     /** The company behind the visitor's address (method ip_company), its name. */
     company?: string;
