@@ -13,3 +13,5 @@ export { scheduleRecurringPurge } from './recurring-purge.js';
 export type { RecurringPurgeOptions, PurgeLogger } from './recurring-purge.js';
 export { columns } from './columns.js';
 export type { Column } from './columns.js';
+export { camelRow } from './rows.js';
+export type { CamelCase, CamelRow } from './rows.js';

@@ -1,5 +1,6 @@
 // Reads for the internal API (a visitor, its sessions and identity history, a page of visitors, a
 // site's hours and stats) and the deletions (a site, an erased person, a deleted account). Plain objects out.
+import { camelRow } from '@glimpse/db';
 import type { Db } from '@glimpse/db/visitors';
 import type { SessionWrite, VisitorState } from '../domain/plan-collected.js';
 import type { HourRow, VisitorCursor } from '../domain/visitor-views.js';
@@ -110,26 +111,7 @@ export async function visitorHistory(db: Db, accountId: string, visitorId: strin
       visitorId,
     ),
   ]);
-  return {
-    sessions: sessions.map((s) => ({
-      number: s.number,
-      siteId: s.site_id,
-      startedAt: new Date(s.started_at).toISOString(),
-      lastAt: new Date(s.last_at).toISOString(),
-      pageViews: s.page_views,
-      landingPath: s.landing_path,
-      referrer: s.referrer,
-      utmCampaign: s.utm_campaign,
-    })),
-    links: links.map((l) => ({
-      email: l.email,
-      method: l.method,
-      confidence: l.confidence,
-      at: new Date(l.at).toISOString(),
-      sourceId: l.source_id,
-      sourcePath: l.source_path,
-    })),
-  };
+  return { sessions: sessions.map(camelRow), links: links.map(camelRow) };
 }
 
 /** A site's last 24 hours: page views and bots from its hours, visitors (and identified ones) seen since. */
