@@ -1,7 +1,7 @@
 // The internal enrichment service: the lookups and the account's usage, for an authenticated
 // account, and its credit limit and all-time usage, for the operator (see internal-service.ts for
 // how calls are made).
-import { createInternalService, type UpstreamResponse } from './internal-service.js';
+import { createInternalService, type ServiceEndpoint, type UpstreamResponse } from './internal-service.js';
 
 export type { UpstreamResponse } from './internal-service.js';
 
@@ -22,24 +22,8 @@ export interface EnrichmentClient {
   close(): Promise<void>;
 }
 
-export function createEnrichmentClient({
-  baseUrl,
-  internalToken,
-  timeoutMs,
-  connections,
-}: {
-  baseUrl: string;
-  internalToken: string;
-  timeoutMs: number;
-  connections?: number;
-}): EnrichmentClient {
-  const service = createInternalService({
-    baseUrl,
-    internalToken,
-    timeoutMs,
-    connections,
-    unavailableMessage: 'the lookup service is unavailable; retry later',
-  });
+export function createEnrichmentClient(endpoint: ServiceEndpoint): EnrichmentClient {
+  const service = createInternalService({ ...endpoint, unavailableMessage: 'the lookup service is unavailable; retry later' });
   return {
     visitorDetails: (accountId, visitorId) => service.call('GET', `/internal/visitors/${encodeURIComponent(visitorId)}/details`, accountId),
     personDetails: (accountId, email) => service.call('POST', '/internal/persons/details', accountId, { email }),

@@ -48,11 +48,15 @@ export interface InternalService {
   close(): Promise<void>;
 }
 
-export interface InternalServiceOptions {
+/** Where a client reaches its service: the base URL, the token it proves itself with, how long it waits, and its pool's size. */
+export interface ServiceEndpoint {
   baseUrl: string;
   internalToken: string;
   timeoutMs: number;
   connections?: number;
+}
+
+export interface InternalServiceOptions extends ServiceEndpoint {
   /** What the client is told when the service cannot be reached. */
   unavailableMessage: string;
 }

@@ -1,6 +1,6 @@
 // The playbook service's internal API (it owns playbooks, enrollments and the event catalog),
 // for an authenticated account. Its answers, errors included, pass through as they are.
-import { createInternalService, type UpstreamResponse } from './internal-service.js';
+import { createInternalService, type ServiceEndpoint, type UpstreamResponse } from './internal-service.js';
 
 export interface PlaybookClient {
   list(accountId: string): Promise<UpstreamResponse>;
@@ -24,14 +24,8 @@ export interface PlaybookClient {
   close(): Promise<void>;
 }
 
-export function createPlaybookClient({ baseUrl, internalToken, timeoutMs }: { baseUrl: string; internalToken: string; timeoutMs: number }): PlaybookClient {
-  const service = createInternalService({
-    baseUrl,
-    internalToken,
-    timeoutMs,
-    connections: 16,
-    unavailableMessage: 'the playbook service is unavailable; retry later',
-  });
+export function createPlaybookClient(endpoint: ServiceEndpoint): PlaybookClient {
+  const service = createInternalService({ ...endpoint, connections: 16, unavailableMessage: 'the playbook service is unavailable; retry later' });
   const one = (playbookId: string) => `/internal/playbooks/${encodeURIComponent(playbookId)}`;
   return {
     list: (accountId) => service.call('GET', '/internal/playbooks', accountId),
