@@ -4,7 +4,7 @@
 // routes its table gives it. No or an unknown token: 401; a known caller on a route that is not
 // its own: 403. The request names the authenticated account in a header (res.locals.accountId).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import express, { type RequestHandler, type Response, type Router } from 'express';
 import { AppError } from '@glimpse/errors';
 import { isUuid } from '@glimpse/validation';
 
@@ -77,4 +77,20 @@ export function internalCallers({ tokens, routes }: InternalCallersOptions): Req
     res.locals.accountId = accountId;
     next();
   };
+}
+
+/** An /internal API that only the gateway calls, each call for the account the gateway names. */
+export interface GatewayInternalRouter {
+  /** Guarded: every /internal route open to the gateway, to no other caller. */
+  router: Router;
+  /** Reads a forwarded JSON body: the gateway has already held the client's body to its own limit (32 KB); this only bounds what it forwards. */
+  json: RequestHandler;
+  /** The account the call acts for. */
+  account: (res: Response) => string;
+}
+
+export function gatewayInternalRouter(tokens: InternalCallersOptions['tokens']): GatewayInternalRouter {
+  const router = express.Router();
+  router.use('/internal', internalCallers({ tokens, routes: { gateway: '*' } }));
+  return { router, json: express.json({ limit: '64kb', strict: false }), account: (res) => res.locals.accountId as string };
 }

@@ -1,8 +1,8 @@
 // The playbook service's internal HTTP API, behind the gateway's management API: playbooks,
 // their enrollments and the event catalog of the account the gateway names.
-import express, { type Router } from 'express';
+import type { Request, Router } from 'express';
 import type { Db } from '@glimpse/db/playbook';
-import { encodeCursor, internalCallers, parsePageQuery } from '@glimpse/http';
+import { encodeCursor, gatewayInternalRouter, parsePageQuery } from '@glimpse/http';
 import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogPage, getPlaybook, listPlaybooks, updatePlaybook } from '../wiring/playbooks.js';
 import { limitsWith, type PlaybookLimits } from '../domain/limits.js';
 import { encodeCatalogCursor, parseCatalogQuery } from './catalog-query.js';
@@ -21,7 +21,6 @@ export interface InternalRouterOptions {
 }
 
 export function internalRouter({ db, internalTokens, erasedEmail, limits: given = {} }: InternalRouterOptions): Router {
-  const router = express.Router();
   const limits = limitsWith(given);
   const caps = {
     maxPerAccount: limits.playbooksPerAccount,
@@ -29,11 +28,8 @@ export function internalRouter({ db, internalTokens, erasedEmail, limits: given 
     maxExits: limits.exitsPerPlaybook,
     maxCatalogNames: limits.catalogNamesPerAccount,
   };
-  // The gateway has already enforced 32 KB on the client's body; this only bounds what it forwards.
-  const json = express.json({ limit: '64kb', strict: false });
-  router.use('/internal', internalCallers({ tokens: internalTokens, routes: { gateway: '*' } }));
-  const account = (res: express.Response) => res.locals.accountId as string;
-  const playbookId = (req: express.Request) => req.params.playbookId as string;
+  const { router, json, account } = gatewayInternalRouter(internalTokens);
+  const playbookId = (req: Request) => req.params.playbookId as string;
 
   router.get('/internal/playbooks', async (_req, res) => {
     res.json({ items: await listPlaybooks(db, account(res)) });

@@ -1,10 +1,10 @@
 // The visitors service's internal HTTP API, behind the gateway: a visitor's page-view fields (the
 // details lookup) and full record, the latest visitors, a site's last 24 hours and stats, page
 // rules, and deletions (a site's data, an erased person's links and aggregates). The gateway names the account.
-import express, { type Router } from 'express';
+import type { Request, Router } from 'express';
 import type { Db } from '@glimpse/db/visitors';
 import { AppError } from '@glimpse/errors';
-import { internalCallers, parsePageQuery, queryStrings } from '@glimpse/http';
+import { gatewayInternalRouter, parsePageQuery, queryStrings } from '@glimpse/http';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import { isUuid, normalizeEmail } from '@glimpse/validation';
 import { decodeVisitorCursor, detailsOf, encodeVisitorCursor, listItemOf, recordOf, trafficSince, zeroFilledHours } from '../domain/visitor-views.js';
@@ -31,10 +31,8 @@ export function internalRouter({
   pageRulesPerAccount?: number;
   now?: () => Date;
 }): Router {
-  const router = express.Router();
-  router.use('/internal', internalCallers({ tokens: internalTokens, routes: { gateway: '*' } }));
-  const account = (res: express.Response) => res.locals.accountId as string;
-  const siteId = (req: express.Request) => {
+  const { router, account } = gatewayInternalRouter(internalTokens);
+  const siteId = (req: Request) => {
     const id = req.params.siteId as string;
     if (!isUuid(id)) throw new AppError('invalid_request', 'site id must be a UUID');
     return id;

@@ -1,8 +1,8 @@
 // The webhooks service's internal HTTP API, behind the gateway's /account/webhooks: endpoints,
 // secrets and deliveries of the account the gateway names.
-import express, { type Router } from 'express';
+import type { Request, Router } from 'express';
 import { AppError } from '@glimpse/errors';
-import { encodeCursor, internalCallers, parsePageQuery } from '@glimpse/http';
+import { encodeCursor, gatewayInternalRouter, parsePageQuery } from '@glimpse/http';
 import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
 import { normalizeEmail } from '@glimpse/validation';
 import { parseEndpointChanges, parseNewEndpoint } from '../domain/endpoint-input.js';
@@ -30,12 +30,8 @@ function parseDeliveryQuery(query: Record<string, unknown>): DeliveryPageQuery {
 }
 
 export function internalRouter({ deps, internalTokens }: { deps: ManageDeps; internalTokens: Partial<Record<string, string>> }): Router {
-  const router = express.Router();
-  // The gateway has already enforced 32 KB on the client's body; this only bounds what it forwards.
-  const json = express.json({ limit: '64kb', strict: false });
-  router.use('/internal', internalCallers({ tokens: internalTokens, routes: { gateway: '*' } }));
-  const account = (res: express.Response) => res.locals.accountId as string;
-  const id = (req: express.Request) => req.params.endpointId as string;
+  const { router, json, account } = gatewayInternalRouter(internalTokens);
+  const id = (req: Request) => req.params.endpointId as string;
 
   router.get('/internal/webhooks', async (_req, res) => {
     res.json({ items: await listEndpoints(deps, account(res)) });
