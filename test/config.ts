@@ -1,6 +1,20 @@
 // The one place test code reads the environment: where the infrastructure is, and what a child
-// service process inherits. TEST_DATABASE_URL overrides the test database.
+// service process inherits. TEST_DATABASE_URL overrides the test database. Each jest worker is a
+// test lane with a broker, a test database and a Redis database of its own (scripts/infra/lanes.js):
+// applyTestEnvironment points a worker's environment at its lane.
 import { DATABASE_ROLES, roleDatabaseUrl, type DatabaseService } from '@glimpse/config';
+
+interface LaneInfra {
+  kafkaBrokers: string[];
+  redisUrl: string;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const lanes = require('../scripts/infra/lanes.js') as {
+  MAX_LANES: number;
+  laneOf(env?: NodeJS.ProcessEnv): number;
+  laneInfra(lane: number): LaneInfra;
+};
+export const MAX_LANES = lanes.MAX_LANES;
 export function testDatabaseUrl(): string {
   return process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/glimpse_test';
 }
@@ -33,8 +47,31 @@ export function childPath(): string {
 export function chromiumPath(): string {
   return process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 }
-/** Points the services started inside a test process at the test database, quietly. */
+/** Lane `lane`'s test database: lane 1's is the test database, lane k's the same name with `_k`. */
+export function laneTestDatabaseUrl(lane: number, base = testDatabaseUrl()): string {
+  if (lane === 1) return base;
+  const url = new URL(base);
+  url.pathname = `/${decodeURIComponent(url.pathname.slice(1))}_${lane}`;
+  return url.toString();
+}
+
+/**
+ * Points this jest worker's environment at its lane (once per worker process: the environment it
+ * changes is the worker's, which later test files in the same worker see already changed).
+ */
+function applyLane(): void {
+  const lane = lanes.laneOf(process.env);
+  if (lane === 1 || process.env.GLIMPSE_TEST_LANE === String(lane)) return;
+  const infra = lanes.laneInfra(lane);
+  process.env.TEST_DATABASE_URL = laneTestDatabaseUrl(lane);
+  process.env.KAFKA_BROKERS = infra.kafkaBrokers.join(',');
+  process.env.REDIS_URL = infra.redisUrl;
+  process.env.GLIMPSE_TEST_LANE = String(lane);
+}
+
+/** Points the services started inside a test process at its lane's test database, quietly. */
 export function applyTestEnvironment(): void {
+  applyLane();
   process.env.DATABASE_URL = testDatabaseUrl();
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
 }

@@ -1,15 +1,23 @@
-// Before the integration suite: the real infrastructure is up (Kafka, Redis, the Redis Cluster, Postgres) and the
-// test database is migrated with the same runner production uses.
+// Before the integration suite: the real infrastructure is up (Kafka, Redis, the Redis Cluster, Postgres),
+// with a lane of its own for each jest worker (a broker and a test database: scripts/infra/lanes.js),
+// and each lane's test database is migrated with the same runner production uses.
 import path from 'node:path';
 import { ensureDatabase, migrate } from '../shared/db/src/migrate';
-import { testDatabaseUrl } from './config';
+import { MAX_LANES, laneTestDatabaseUrl } from './config';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const infra = require('../scripts/infra/up.js') as { up(options?: { redisCluster?: boolean }): Promise<void> };
+const infra = require('../scripts/infra/up.js') as { up(options?: { redisCluster?: boolean; lanes?: number }): Promise<void> };
 
-export default async function globalSetup(): Promise<void> {
-  await infra.up({ redisCluster: true });
-  const databaseUrl = testDatabaseUrl();
-  await ensureDatabase(databaseUrl);
-  await migrate({ databaseUrl, migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations') });
+export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
+  const lanes = globalConfig.maxWorkers;
+  if (lanes > MAX_LANES) {
+    throw new Error(`the integration tests run in at most ${MAX_LANES} jest workers, one test lane each (--maxWorkers=${lanes} asked for more)`);
+  }
+  await infra.up({ redisCluster: true, lanes });
+  // One after the other: the first migration of a database creates the roles every lane shares.
+  for (let lane = 1; lane <= lanes; lane += 1) {
+    const databaseUrl = laneTestDatabaseUrl(lane);
+    await ensureDatabase(databaseUrl);
+    await migrate({ databaseUrl, migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations') });
+  }
 }

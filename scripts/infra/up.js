@@ -6,10 +6,11 @@ const fs = require('node:fs');
 const net = require('node:net');
 const { readEnv, isLocalHost } = require('./env');
 const { log, secs, waitFor, run } = require('./util');
-const { ensureKafka, ensureTopics } = require('./kafka-ctl');
+const { ensureKafka, ensureTopics, ensureLibs, kafkaPaths } = require('./kafka-ctl');
 const { ensureRedisCluster } = require('./redis-cluster');
+const { laneInfra, MAX_LANES } = require('./lanes');
 
-const HELP = `Usage: node scripts/infra/up.js [--no-redis-cluster] [--help]
+const HELP = `Usage: node scripts/infra/up.js [--no-redis-cluster] [--lanes N] [--help]
 
 Idempotently starts what Glimpse needs locally and prints progress to stderr:
   postgres  DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/glimpse): starts the machine
@@ -25,6 +26,9 @@ Idempotently starts what Glimpse needs locally and prints progress to stderr:
             that died (they rejoin from nodes.conf), forms it with redis-cli --cluster create, and
             re-creates it cleanly when it cannot heal; done when every node says cluster_state:ok.
             npm start does not start it (one Redis at REDIS_URL); --no-redis-cluster skips it here.
+  --lanes N the test lanes 2..N as well (npm test runs N jest workers, one lane each): lane k's own
+            broker on the KAFKA_BROKERS port + 10·(k-1) (data in INFRA_DIR/kafka-lane-k) with the
+            topics, and its database glimpse_test_k (scripts/infra/lanes.js). Default 1.
 Stop the broker and the cluster with scripts/infra/down.js.`;
 
 const redact = (url) => {
@@ -161,21 +165,30 @@ async function ensureRedis(redisUrl = readEnv().redisUrl) {
 /**
  * Everything infra:up does. Postgres/Redis, the Redis Cluster and Kafka are brought up concurrently.
  * `redisCluster`: also the tests' Redis Cluster (npm test and the CLI; npm start needs only REDIS_URL).
+ * `lanes`: also the test lanes 2..lanes (scripts/infra/lanes.js): a broker and a test database each.
  */
-async function up({ redisCluster = false } = {}) {
+async function up({ redisCluster = false, lanes = 1 } = {}) {
   const env = readEnv();
   const t0 = Date.now();
+  const extraLanes = Array.from({ length: Math.max(0, lanes - 1) }, (_, i) => laneInfra(i + 2, env));
   const results = await Promise.allSettled([
     (async () => {
       await ensurePostgres({ databaseUrl: env.databaseUrl });
-      const testUrl = databaseUrlFor(env.databaseUrl, env.testDatabaseName);
-      log(`postgres: ok, database ${env.testDatabaseName} ${(await ensureDatabase(testUrl)) ? 'created' : 'exists'}`);
+      for (const name of [env.testDatabaseName, ...extraLanes.map((l) => l.testDatabaseName)]) {
+        log(`postgres: ok, database ${name} ${(await ensureDatabase(databaseUrlFor(env.databaseUrl, name))) ? 'created' : 'exists'}`);
+      }
       await ensureRedis(env.redisUrl);
     })(),
     redisCluster ? ensureRedisCluster(env) : undefined,
     (async () => {
-      await ensureKafka({ brokers: env.kafkaBrokers });
-      await ensureTopics({ brokers: env.kafkaBrokers });
+      // The brokers share one jars directory: fetched once, before they start side by side.
+      if (extraLanes.length) await ensureLibs(kafkaPaths(env.kafkaDir));
+      await Promise.all(
+        [{ kafkaBrokers: env.kafkaBrokers, kafkaDir: undefined }, ...extraLanes].map(async ({ kafkaBrokers, kafkaDir }) => {
+          await ensureKafka({ brokers: kafkaBrokers, kafkaDir });
+          await ensureTopics({ brokers: kafkaBrokers });
+        }),
+      );
     })(),
   ]);
   const errors = results.filter((r) => r.status === 'rejected').map((r) => r.reason.message || String(r.reason));
@@ -191,12 +204,14 @@ if (require.main === module) {
     console.log(HELP);
     process.exit(0);
   }
-  const unknown = args.find((a) => a !== '--no-redis-cluster');
-  if (unknown) {
-    console.error(`infra:up: unknown argument ${unknown} (see --help)`);
+  const at = args.indexOf('--lanes');
+  const lanes = at < 0 ? 1 : Number(args[at + 1]);
+  const unknown = args.find((a, i) => a !== '--no-redis-cluster' && !(at >= 0 && (i === at || i === at + 1)));
+  if (unknown || !Number.isInteger(lanes) || lanes < 1 || lanes > MAX_LANES) {
+    console.error(unknown ? `infra:up: unknown argument ${unknown} (see --help)` : `infra:up: --lanes takes a whole number from 1 to ${MAX_LANES}`);
     process.exit(2);
   }
-  up({ redisCluster: !args.includes('--no-redis-cluster') }).then(
+  up({ redisCluster: !args.includes('--no-redis-cluster'), lanes }).then(
     () => process.exit(0),
     (err) => {
       log(`infra:up failed: ${err.message}`);
