@@ -9,6 +9,21 @@ export function field(id: string, label: string, input: HTMLElement, hint?: stri
   return h('div', { class: 'field' }, h('label', { for: id }, label), input, hint && h('p', { class: 'hint', id: `${id}-hint` }, hint));
 }
 
+/**
+ * After a change made from a row of a list: the list loaded again, focus on its heading (the row
+ * and its buttons may be gone, or have changed), and the change announced.
+ */
+export async function listChanged(load: () => Promise<void>, heading: HTMLElement, message: string): Promise<void> {
+  await load();
+  heading.focus();
+  say(message);
+}
+
+/** A one-line form (filters, a lookup, a single input): its fields, then its submit button (a label, or a button of its own). */
+export function filtersForm(onsubmit: (event: Event) => unknown, submit: string | HTMLButtonElement, ...fields: Child[]): HTMLFormElement {
+  return h('form', { class: 'filters', onsubmit }, ...fields, typeof submit === 'string' ? h('button', { type: 'submit' }, submit) : submit);
+}
+
 // The first cell is the row's header, so screen readers name each row by it.
 export function table(caption: string, columns: readonly string[], rows: readonly (readonly Child[])[], numeric: readonly number[] = []): HTMLTableElement {
   return h(

@@ -1,10 +1,10 @@
 // Event tokens and API keys: a create control, the one-time secret, the list with revoke.
 import { api } from '../api';
 import type { CreatedCredential, Credential, Paged } from '../api-types';
-import { loading, pageHeading, secretBox } from '../components';
+import { listChanged, loading, pageHeading, secretBox } from '../components';
 import { h, hidden, present, type Child } from '../dom';
 import { when } from '../format';
-import { action, say } from '../messages';
+import { action } from '../messages';
 import { pagedTable } from '../paged-table';
 import type { PageRender } from './page';
 
@@ -78,9 +78,7 @@ export function credentialsPage({
     async function revoke(c: Credential) {
       if (!confirm(`Revoke ${noun} ${c.prefix}…? Requests that use it will be refused from now on.`)) return;
       await api('DELETE', `${path}/${c.id}`);
-      await load();
-      listHeading.focus(); // the button is gone with the row's old state
-      say(`${noun.charAt(0).toUpperCase()}${noun.slice(1)} ${c.prefix}… revoked.`);
+      await listChanged(load, listHeading, `${noun.charAt(0).toUpperCase()}${noun.slice(1)} ${c.prefix}… revoked.`);
     }
 
     const listHeading = h('h2', { tabindex: '-1' }, `Your ${noun}s`);

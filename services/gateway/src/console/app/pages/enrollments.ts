@@ -2,7 +2,7 @@
 // address (#/enrollments?playbook=…&status=…) so it can be linked.
 import { api } from '../api';
 import type { Enrollment, List, Paged, Playbook } from '../api-types';
-import { field, loading, pageHeading } from '../components';
+import { field, filtersForm, loading, pageHeading } from '../components';
 import { h } from '../dom';
 import { when } from '../format';
 import { action } from '../messages';
@@ -64,13 +64,7 @@ export async function enrollmentsPage(root: HTMLElement, params: URLSearchParams
     await paged.load();
   });
   root.append(
-    h(
-      'form',
-      { class: 'filters', onsubmit: show },
-      field('enrollments-playbook', 'Playbook', playbookSelect),
-      field('enrollments-status', 'Status', statusSelect),
-      h('button', { type: 'submit' }, 'Show enrollments'),
-    ),
+    filtersForm(show, 'Show enrollments', field('enrollments-playbook', 'Playbook', playbookSelect), field('enrollments-status', 'Status', statusSelect)),
     results,
   );
   if (wanted) await show();

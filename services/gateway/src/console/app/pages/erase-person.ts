@@ -1,7 +1,7 @@
 // Erasure: the email typed, then a confirm step naming it; the counts the API answers.
 import { api, invalid } from '../api';
 import type { Erasure } from '../api-types';
-import { field, table } from '../components';
+import { field, filtersForm, table } from '../components';
 import { h } from '../dom';
 import { action, say } from '../messages';
 
@@ -51,15 +51,7 @@ export function erasureForm(erased: (counts: Erasure) => Promise<void>): HTMLEle
     say(`${email} erased.`);
     await erased(counts);
   }
-  return [
-    h(
-      'form',
-      { class: 'filters', onsubmit: askErase },
-      field('erase-email', 'Email to erase', eraseInput),
-      h('button', { type: 'submit', class: 'danger' }, 'Erase…'),
-    ),
-    eraseStep,
-  ];
+  return [filtersForm(askErase, h('button', { type: 'submit', class: 'danger' }, 'Erase…'), field('erase-email', 'Email to erase', eraseInput)), eraseStep];
 }
 
 function erasureRows(counts: Erasure): [string, string][] {

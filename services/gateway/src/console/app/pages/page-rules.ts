@@ -1,7 +1,7 @@
 // Page rules: a page view of an identified visitor matching a path pattern becomes an event.
 import { api, invalid } from '../api';
 import type { List, PageRule } from '../api-types';
-import { field, loading, pageHeading, table } from '../components';
+import { field, listChanged, loading, pageHeading, table } from '../components';
 import { h, hidden } from '../dom';
 import { EVENT_NAME, notAnEventName } from '../event-name';
 import { when } from '../format';
@@ -57,9 +57,7 @@ export async function pageRulesPage(root: HTMLElement): Promise<void> {
   async function remove(rule: PageRule) {
     if (!confirm(`Delete the rule ${rule.pattern} → ${rule.event}? Page views stop becoming this event.`)) return;
     await api('DELETE', `page-rules/${encodeURIComponent(rule.id)}`);
-    await load();
-    listHeading.focus();
-    say(`Rule ${rule.pattern} deleted.`);
+    await listChanged(load, listHeading, `Rule ${rule.pattern} deleted.`);
   }
 
   root.append(

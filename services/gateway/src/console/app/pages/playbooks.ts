@@ -2,7 +2,7 @@
 // triggers are picked from the event names the account has sent (playbook-triggers.ts).
 import { api, invalid } from '../api';
 import type { List, Playbook } from '../api-types';
-import { field, loading, pageHeading, table } from '../components';
+import { field, listChanged, loading, pageHeading, table } from '../components';
 import { h, hidden } from '../dom';
 import { EVENT_NAME, notAnEventName } from '../event-name';
 import { names, when } from '../format';
@@ -105,9 +105,7 @@ export async function playbooksPage(root: HTMLElement): Promise<void> {
     await api('DELETE', `playbooks/${playbook.id}`);
     if (editing?.id === playbook.id) edit(null);
     if (tester.dataset.playbook === playbook.id) tester.replaceChildren();
-    await load();
-    listHeading.focus(); // the row and its buttons are gone
-    say(`Playbook “${playbook.name}” deleted.`);
+    await listChanged(load, listHeading, `Playbook “${playbook.name}” deleted.`);
   }
 
   async function load() {

@@ -2,7 +2,7 @@
 // left the others as they were. Looked up by the X-Event-Id; linked from the recent events.
 import { api, invalid } from '../api';
 import type { Receipt, ReceiptPlaybook } from '../api-types';
-import { field, pageHeading, table } from '../components';
+import { field, filtersForm, pageHeading, table } from '../components';
 import { h, present, type Child } from '../dom';
 import { dateTimeSeconds, when } from '../format';
 import { action } from '../messages';
@@ -25,16 +25,15 @@ export async function receiptPage(root: HTMLElement, params: URLSearchParams): P
       'Event receipt',
       'What an accepted event did: the playbooks it started and stopped, and why it left each other playbook that opts in to its name as it was.',
     ),
-    h(
-      'form',
-      { class: 'filters', onsubmit: show },
+    filtersForm(
+      show,
+      'Show receipt',
       field(
         'receipt-event',
         'Event id',
         idInput,
         'The X-Event-Id header of the answer to POST /events, or an eventId of a batch result. A receipt exists once the event is applied, usually within a second.',
       ),
-      h('button', { type: 'submit' }, 'Show receipt'),
     ),
     results,
   );

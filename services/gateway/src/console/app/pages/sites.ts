@@ -2,7 +2,7 @@
 // delete; #/sites?site=… opens a site's install and traffic section (site-install.ts).
 import { api, ApiError } from '../api';
 import type { List, Site, SiteStats } from '../api-types';
-import { compact, loading, pageHeading, table } from '../components';
+import { compact, listChanged, loading, pageHeading, table } from '../components';
 import { h, hidden } from '../dom';
 import { names, plural, when } from '../format';
 import { action, say } from '../messages';
@@ -105,9 +105,7 @@ export async function sitesPage(root: HTMLElement, params: URLSearchParams): Pro
       return;
     await api('DELETE', `sites/${encodeURIComponent(site.id)}`);
     if (detail.dataset.site === site.id) detail.replaceChildren();
-    await load();
-    listHeading.focus();
-    say(`Site “${site.name}” deleted.`);
+    await listChanged(load, listHeading, `Site “${site.name}” deleted.`);
   }
 
   async function show(site: Site) {

@@ -2,7 +2,7 @@
 // confirm step. Emails stay out of the URL: they are typed, listed and sent, nothing else.
 import { api, call } from '../api';
 import type { Paged, Suppressed, Suppression } from '../api-types';
-import { field, pageHeading } from '../components';
+import { field, filtersForm, listChanged, pageHeading } from '../components';
 import { h, hidden } from '../dom';
 import { plural, when } from '../format';
 import { action, say } from '../messages';
@@ -43,9 +43,7 @@ export async function suppressionsPage(root: HTMLElement): Promise<void> {
 
   async function lift(email: string) {
     await api('DELETE', `suppressions/${encodeURIComponent(email)}`);
-    await load();
-    listHeading.focus(); // the row and its button are gone
-    say(`The suppression of ${email} is lifted: their next trigger starts playbooks again.`);
+    await listChanged(load, listHeading, `The suppression of ${email} is lifted: their next trigger starts playbooks again.`);
   }
 
   root.append(
@@ -53,7 +51,7 @@ export async function suppressionsPage(root: HTMLElement): Promise<void> {
       'Suppressions',
       'A suppressed person’s events are still accepted, but start no playbook (exits still stop). Suppressing someone stops their active enrollments now.',
     ),
-    h('form', { class: 'filters', onsubmit: suppress }, field('suppress-email', 'Email to suppress', emailInput), h('button', { type: 'submit' }, 'Suppress')),
+    filtersForm(suppress, 'Suppress', field('suppress-email', 'Email to suppress', emailInput)),
     h('h2', {}, 'Erase a person'),
     h(
       'p',

@@ -1,7 +1,7 @@
 // Usage: billable lookups per day (UTC) between two dates, the last 30 days at first.
 import { api } from '../api';
 import type { Usage } from '../api-types';
-import { field, loading, pageHeading, table, tableRow } from '../components';
+import { field, filtersForm, loading, pageHeading, table, tableRow } from '../components';
 import { h } from '../dom';
 import { action } from '../messages';
 
@@ -30,13 +30,7 @@ export async function usagePage(root: HTMLElement): Promise<void> {
   });
   root.append(
     ...pageHeading('Usage', 'Billable lookups per day (UTC): identity matches and enriched records.'),
-    h(
-      'form',
-      { class: 'filters', onsubmit: show },
-      field('usage-from', 'From', from),
-      field('usage-to', 'To', to),
-      h('button', { type: 'submit' }, 'Show usage'),
-    ),
+    filtersForm(show, 'Show usage', field('usage-from', 'From', from), field('usage-to', 'To', to)),
     results,
   );
   await show();

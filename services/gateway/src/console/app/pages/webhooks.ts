@@ -2,10 +2,10 @@
 // the secret, delete; and each endpoint's deliveries with every attempt (webhook-deliveries.ts).
 import { api, invalid } from '../api';
 import type { CreatedWebhook, List, Webhook } from '../api-types';
-import { field, loading, pageHeading, secretBox, table } from '../components';
+import { field, listChanged, loading, pageHeading, secretBox, table } from '../components';
 import { h, hidden, type Child } from '../dom';
 import { names, when } from '../format';
-import { action, say } from '../messages';
+import { action } from '../messages';
 import { deliveriesView } from './webhook-deliveries';
 
 const WEBHOOK_EVENTS: readonly (readonly [type: string, what: string, byDefault?: boolean])[] = [
@@ -83,9 +83,7 @@ export async function webhooksPage(root: HTMLElement, params: URLSearchParams): 
 
   async function setEnabled(w: Webhook, enabled: boolean) {
     await api('PATCH', `webhooks/${w.id}`, { enabled });
-    await load();
-    listHeading.focus();
-    say(enabled ? `Endpoint ${w.url} enabled: what was pending is sent again now.` : `Endpoint ${w.url} disabled.`);
+    await listChanged(load, listHeading, enabled ? `Endpoint ${w.url} enabled: what was pending is sent again now.` : `Endpoint ${w.url} disabled.`);
   }
   async function rotate(w: Webhook) {
     if (!confirm(`Rotate the signing secret of ${w.url}? The old secret keeps signing alongside the new one for 24 hours.`)) return;
@@ -95,9 +93,7 @@ export async function webhooksPage(root: HTMLElement, params: URLSearchParams): 
   async function remove(w: Webhook) {
     if (!confirm(`Delete the endpoint ${w.url}? Its pending deliveries are dropped.`)) return;
     await api('DELETE', `webhooks/${w.id}`);
-    await load();
-    listHeading.focus();
-    say(`Endpoint ${w.url} deleted.`);
+    await listChanged(load, listHeading, `Endpoint ${w.url} deleted.`);
   }
 
   root.append(
