@@ -24,6 +24,17 @@ export function filtersForm(onsubmit: (event: Event) => unknown, submit: string 
   return h('form', { class: 'filters', onsubmit }, ...fields, typeof submit === 'string' ? h('button', { type: 'submit' }, submit) : submit);
 }
 
+/** The table of the rows, or, when there are none, the element that says so. */
+export function tableOr(
+  none: HTMLElement,
+  caption: string,
+  columns: readonly string[],
+  rows: readonly (readonly Child[])[],
+  numeric: readonly number[] = [],
+): HTMLElement {
+  return rows.length ? table(caption, columns, rows, numeric) : none;
+}
+
 // The first cell is the row's header, so screen readers name each row by it.
 export function table(caption: string, columns: readonly string[], rows: readonly (readonly Child[])[], numeric: readonly number[] = []): HTMLTableElement {
   return h(

@@ -1,7 +1,7 @@
 // Page rules: a page view of an identified visitor matching a path pattern becomes an event.
 import { api, invalid } from '../api';
 import type { List, PageRule } from '../api-types';
-import { field, listChanged, loading, pageHeading, table } from '../components';
+import { field, listChanged, loading, pageHeading, tableOr } from '../components';
 import { h, hidden } from '../dom';
 import { EVENT_NAME, notAnEventName } from '../event-name';
 import { when } from '../format';
@@ -51,7 +51,7 @@ export async function pageRulesPage(root: HTMLElement): Promise<void> {
       when(r.createdAt ?? r.created_at),
       h('button', { type: 'button', class: 'danger', onclick: action(() => remove(r)) }, 'Delete', hidden(` rule ${r.pattern}`)),
     ]);
-    list.replaceChildren(items.length ? table('Page rules', ['Pattern', 'Event', 'Created', 'Actions'], rows) : h('p', {}, 'No page rules yet.'));
+    list.replaceChildren(tableOr(h('p', {}, 'No page rules yet.'), 'Page rules', ['Pattern', 'Event', 'Created', 'Actions'], rows));
   }
 
   async function remove(rule: PageRule) {

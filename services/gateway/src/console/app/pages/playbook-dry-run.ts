@@ -2,7 +2,7 @@
 // one person, answered by the playbook consumer's own planner; nothing is written.
 import { api } from '../api';
 import type { DryRun, Playbook } from '../api-types';
-import { field, table } from '../components';
+import { field, tableOr } from '../components';
 import { h, present } from '../dom';
 import { action } from '../messages';
 import { DRY_RUN_OUTCOMES, reasonText } from './playbook-terms';
@@ -45,9 +45,12 @@ export function dryRunForm(
         answer.catalog === 'full'
           ? h('p', {}, h('code', {}, answer.event), ' is not one of the event names, which are at their maximum: sending it would be applied but not add it.')
           : null,
-        rows.length
-          ? table(`Dry run of ${answer.event}`, ['Playbook', 'Outcome', 'Why'], rows)
-          : h('p', {}, 'No playbook opts in to ', h('code', {}, answer.event), ': it would change no enrollment.'),
+        tableOr(
+          h('p', {}, 'No playbook opts in to ', h('code', {}, answer.event), ': it would change no enrollment.'),
+          `Dry run of ${answer.event}`,
+          ['Playbook', 'Outcome', 'Why'],
+          rows,
+        ),
         h('p', { class: 'muted' }, 'A dry run writes nothing: no enrollment, no event, no webhook.'),
       ),
     );

@@ -2,7 +2,7 @@
 // triggers are picked from the event names the account has sent (playbook-triggers.ts).
 import { api, invalid } from '../api';
 import type { List, Playbook } from '../api-types';
-import { field, listChanged, loading, pageHeading, table } from '../components';
+import { field, listChanged, loading, pageHeading, tableOr } from '../components';
 import { h, hidden } from '../dom';
 import { EVENT_NAME, notAnEventName } from '../event-name';
 import { names, when } from '../format';
@@ -126,9 +126,7 @@ export async function playbooksPage(root: HTMLElement): Promise<void> {
         h('button', { type: 'button', class: 'danger', onclick: action(() => remove(p)) }, 'Delete', hidden(` ${p.name}`)),
       ),
     ]);
-    list.replaceChildren(
-      playbooks.length ? table('Playbooks', ['Name', 'Triggers', 'Exits', 'Re-enrollment', 'Updated', 'Actions'], rows) : h('p', {}, 'No playbooks yet.'),
-    );
+    list.replaceChildren(tableOr(h('p', {}, 'No playbooks yet.'), 'Playbooks', ['Name', 'Triggers', 'Exits', 'Re-enrollment', 'Updated', 'Actions'], rows));
   }
 
   function test(playbook: Playbook) {

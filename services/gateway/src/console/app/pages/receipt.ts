@@ -2,7 +2,7 @@
 // left the others as they were. Looked up by the X-Event-Id; linked from the recent events.
 import { api, invalid } from '../api';
 import type { Receipt, ReceiptPlaybook } from '../api-types';
-import { field, filtersForm, pageHeading, table } from '../components';
+import { field, filtersForm, pageHeading, tableOr } from '../components';
 import { h, present, type Child } from '../dom';
 import { dateTimeSeconds, when } from '../format';
 import { action } from '../messages';
@@ -67,8 +67,11 @@ function receiptView(r: Receipt): (Node | string)[] {
       h('dd', {}, when(r.appliedAt, '–', dateTimeSeconds)),
     ),
     r.personErased ? h('p', { class: 'notice' }, 'The person has been erased since: the enrollments it changed no longer carry their email.') : null,
-    rows.length
-      ? table(`What event ${r.eventId} did`, ['Playbook', 'What it did', 'Why'], rows)
-      : h('p', {}, 'No playbook opts in to this event’s name: it changed no enrollment.'),
+    tableOr(
+      h('p', {}, 'No playbook opts in to this event’s name: it changed no enrollment.'),
+      `What event ${r.eventId} did`,
+      ['Playbook', 'What it did', 'Why'],
+      rows,
+    ),
   );
 }

@@ -2,7 +2,7 @@
 // page that triggered it.
 import { api } from '../api';
 import type { Identification, Visitor } from '../api-types';
-import { loading, table } from '../components';
+import { loading, tableOr } from '../components';
 import { h, type Child } from '../dom';
 import { confidence, duration, when } from '../format';
 
@@ -59,45 +59,42 @@ export async function showVisitor(slot: HTMLElement, id: string, filter: string)
       h('dd', {}, when(v.lastSeen)),
     ),
     h('h3', {}, 'Identity history'),
-    identities.length
-      ? table(
-          'Identity history, newest first',
-          ['Email', 'Method', 'Confidence', 'When', 'Triggered on page'],
-          identities.map((l) => [
-            l.email,
-            methodName(l.method),
-            confidence(l.confidence),
-            when(l.at),
-            l.sourcePath ? h('code', { class: 'wrap' }, l.sourcePath) : '–',
-          ]),
-          [2],
-        )
-      : h('p', { class: 'muted' }, 'Never identified by a person method.'),
+    tableOr(
+      h('p', { class: 'muted' }, 'Never identified by a person method.'),
+      'Identity history, newest first',
+      ['Email', 'Method', 'Confidence', 'When', 'Triggered on page'],
+      identities.map((l) => [
+        l.email,
+        methodName(l.method),
+        confidence(l.confidence),
+        when(l.at),
+        l.sourcePath ? h('code', { class: 'wrap' }, l.sourcePath) : '–',
+      ]),
+      [2],
+    ),
     h('h3', {}, 'Sessions'),
-    sessions.length
-      ? table(
-          'Sessions, newest first',
-          ['Session', 'Started', 'Last activity', 'Page views', 'Landing page', 'Referrer', 'Campaign'],
-          sessions.map((x) => [
-            String(x.number),
-            when(x.startedAt),
-            when(x.lastAt),
-            String(x.pageViews),
-            x.landingPath ? h('code', { class: 'wrap' }, x.landingPath) : '–',
-            x.referrer ?? '–',
-            x.utmCampaign ?? '–',
-          ]),
-          [3],
-        )
-      : h('p', { class: 'muted' }, 'No sessions.'),
+    tableOr(
+      h('p', { class: 'muted' }, 'No sessions.'),
+      'Sessions, newest first',
+      ['Session', 'Started', 'Last activity', 'Page views', 'Landing page', 'Referrer', 'Campaign'],
+      sessions.map((x) => [
+        String(x.number),
+        when(x.startedAt),
+        when(x.lastAt),
+        String(x.pageViews),
+        x.landingPath ? h('code', { class: 'wrap' }, x.landingPath) : '–',
+        x.referrer ?? '–',
+        x.utmCampaign ?? '–',
+      ]),
+      [3],
+    ),
     h('h3', {}, 'Pages, newest first'),
-    pages.length
-      ? table(
-          'Pages',
-          ['Page', 'Title', 'When'],
-          pages.map((p) => [h('code', { class: 'wrap' }, p.path), p.title ?? '–', when(p.at)]),
-        )
-      : h('p', { class: 'muted' }, 'No page views.'),
+    tableOr(
+      h('p', { class: 'muted' }, 'No page views.'),
+      'Pages',
+      ['Page', 'Title', 'When'],
+      pages.map((p) => [h('code', { class: 'wrap' }, p.path), p.title ?? '–', when(p.at)]),
+    ),
     h('p', {}, close),
   );
   slot.replaceChildren(section);

@@ -2,7 +2,7 @@
 // the secret, delete; and each endpoint's deliveries with every attempt (webhook-deliveries.ts).
 import { api, invalid } from '../api';
 import type { CreatedWebhook, List, Webhook } from '../api-types';
-import { field, listChanged, loading, pageHeading, secretBox, table } from '../components';
+import { field, listChanged, loading, pageHeading, secretBox, tableOr } from '../components';
 import { h, hidden, type Child } from '../dom';
 import { names, when } from '../format';
 import { action } from '../messages';
@@ -78,7 +78,7 @@ export async function webhooksPage(root: HTMLElement, params: URLSearchParams): 
         h('button', { type: 'button', class: 'danger', onclick: action(() => remove(w)) }, 'Delete', hidden(` ${w.url}`)),
       ),
     ]);
-    list.replaceChildren(items.length ? table('Webhook endpoints', ['URL', 'Events', 'Status', 'Actions'], rows) : h('p', {}, 'No endpoints yet.'));
+    list.replaceChildren(tableOr(h('p', {}, 'No endpoints yet.'), 'Webhook endpoints', ['URL', 'Events', 'Status', 'Actions'], rows));
   }
 
   async function setEnabled(w: Webhook, enabled: boolean) {
