@@ -2,7 +2,7 @@
 // the help text naming the configuration.
 import { AppError } from '@glimpse/errors';
 import { isUuid } from '@glimpse/validation';
-import { required, type CommandContext } from './command.js';
+import { required, type Command, type CommandContext } from './command.js';
 import { configuredApi } from './operator-api.js';
 
 export const urlOption = { url: { type: 'string' as const } };
@@ -22,4 +22,23 @@ export async function existingAccountId(values: CommandContext['values']): Promi
   const id = accountId(values);
   await configuredApi(values).call('GET', `/operator/accounts/${id}`);
   return id;
+}
+
+/**
+ * `<word> revoke --account ID --id <ID>`: revokes one of the account's credentials through its own
+ * API as the operator (DELETE /operator/accounts/ID/account/<path>/<ID>).
+ */
+export function revokeCommand({ word, noun, summary, idName, path }: { word: string; noun: string; summary: string; idName: string; path: string }): Command {
+  return {
+    words: [word, 'revoke'],
+    summary,
+    usage: `glimpse ${word} revoke --account ID --id ${idName} [--url URL] [--json]\n\nDELETE /operator/accounts/ID/account/${path}/${idName}. ${OPERATOR_HELP}`,
+    options: { account: { type: 'string' }, id: { type: 'string' }, ...urlOption },
+    async run({ values }) {
+      const id = required(values, 'id');
+      await configuredApi(values).forAccount(accountId(values), 'DELETE', `/${path}/${encodeURIComponent(id)}`);
+      return { id, revoked: true };
+    },
+    human: (r) => `${noun} ${(r as { id: string }).id} revoked`,
+  };
 }

@@ -4,7 +4,7 @@
 // it at once; if it cannot, the event stays queued and its outbox publisher sends it (every
 // ACCOUNT_EVENTS_PUBLISH_INTERVAL_MS). Event tokens are created under the gateway's configured cap.
 import { required, UsageError, type Command } from '../command.js';
-import { accountId, OPERATOR_HELP, urlOption } from '../operator-command.js';
+import { accountId, OPERATOR_HELP, revokeCommand, urlOption } from '../operator-command.js';
 import { configuredApi, type OperatorAccount } from '../operator-api.js';
 
 /** Where the account's event is: on the accounts topic, or in the outbox for the gateway to publish. */
@@ -98,16 +98,5 @@ export const accountCommands: Command[] = [
       return `event token ${id}\n${token}\n(store it now: it is not shown again)`;
     },
   },
-  {
-    words: ['event-token', 'revoke'],
-    summary: 'revoke an event token',
-    usage: `glimpse event-token revoke --account ID --id TOKEN_ID [--url URL] [--json]\n\nDELETE /operator/accounts/ID/account/event-tokens/TOKEN_ID. ${OPERATOR_HELP}`,
-    options: { account: { type: 'string' }, id: { type: 'string' }, ...urlOption },
-    async run({ values }) {
-      const id = required(values, 'id');
-      await configuredApi(values).forAccount(accountId(values), 'DELETE', `/event-tokens/${encodeURIComponent(id)}`);
-      return { id, revoked: true };
-    },
-    human: (r) => `event token ${(r as { id: string }).id} revoked`,
-  },
+  revokeCommand({ word: 'event-token', noun: 'event token', summary: 'revoke an event token', idName: 'TOKEN_ID', path: 'event-tokens' }),
 ];

@@ -2,7 +2,7 @@
 // credit limit and all-time usage, which the enrichment service keeps): all through the operator API.
 import { CREDIT_LIMIT_MAX, creditLimitSchema, isScope, SCOPES } from '@glimpse/validation';
 import { required, UsageError, type Command } from '../command.js';
-import { accountId, OPERATOR_HELP, urlOption } from '../operator-command.js';
+import { accountId, OPERATOR_HELP, revokeCommand, urlOption } from '../operator-command.js';
 import { configuredApi } from '../operator-api.js';
 
 /** --scopes: a usage error (exit 2) before any call for a scope that does not exist. */
@@ -44,18 +44,7 @@ export const lookupCommands: Command[] = [
       return `API key ${id} (${scopes.join(', ')})\n${key}\n(store it now: it is not shown again)`;
     },
   },
-  {
-    words: ['api-key', 'revoke'],
-    summary: 'revoke an API key (effective within seconds)',
-    usage: `glimpse api-key revoke --account ID --id KEY_ID [--url URL] [--json]\n\nDELETE /operator/accounts/ID/account/api-keys/KEY_ID. ${OPERATOR_HELP}`,
-    options: { account: { type: 'string' }, id: { type: 'string' }, ...urlOption },
-    async run({ values }) {
-      const id = required(values, 'id');
-      await configuredApi(values).forAccount(accountId(values), 'DELETE', `/api-keys/${encodeURIComponent(id)}`);
-      return { id, revoked: true };
-    },
-    human: (r) => `API key ${(r as { id: string }).id} revoked`,
-  },
+  revokeCommand({ word: 'api-key', noun: 'API key', summary: 'revoke an API key (effective within seconds)', idName: 'KEY_ID', path: 'api-keys' }),
   {
     words: ['account', 'set-credits'],
     summary: 'limit how many enriched records an account may be billed in all ("none" removes the limit)',
