@@ -15,3 +15,5 @@ export { columns } from './columns.js';
 export type { Column } from './columns.js';
 export { camelRow } from './rows.js';
 export type { CamelCase, CamelRow } from './rows.js';
+export { newestFirstPage } from './paging.js';
+export type { PageCursor } from './paging.js';

@@ -1,6 +1,7 @@
 // Suppressions and erasures (domain/persons.ts's PersonStore) in Postgres: each operation one
 // transaction, the stops recorded as effects (the outbox) in the same transaction.
 import { randomUUID } from 'node:crypto';
+import { newestFirstPage } from '@glimpse/db';
 import type { Db } from '@glimpse/db/playbook';
 import type { PersonStore } from '../domain/persons.js';
 import { lockAccountFor } from './account-lock.js';
@@ -57,13 +58,10 @@ export function createPersonStore(db: Db): PersonStore {
     async unsuppress(accountId, email) {
       return (await db.suppression.deleteMany({ where: { accountId, email } })).count;
     },
-    suppressions: (accountId, { limit, after }) =>
-      db.suppression.findMany({
-        where: { accountId, ...(after ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] } : {}) },
-        select: { id: true, email: true, createdAt: true },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-        take: limit,
-      }),
+    suppressions: (accountId, query) => {
+      const page = newestFirstPage('createdAt', query);
+      return db.suppression.findMany({ ...page, where: { accountId, ...page.where }, select: { id: true, email: true, createdAt: true } });
+    },
     erase: (accountId, email, replacement) =>
       db.$transaction(async (tx) => {
         // The stop effects name the stand-in: a webhook must not spread the email the erasure removes.

@@ -1,5 +1,6 @@
 // Playbooks, their triggers and exits, enrollments and the event-name catalog, as plain objects:
 // the management use cases' PlaybookStore (domain/playbook-store.ts) in Postgres.
+import { newestFirstPage } from '@glimpse/db';
 import type { Db } from '@glimpse/db/playbook';
 import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
 import type {
@@ -204,15 +205,11 @@ export async function findEnrollmentPage(
   playbookId: string,
   { status, limit, after }: { status?: 'active' | 'stopped'; limit: number; after: { at: Date; id: string } | null },
 ): Promise<EnrollmentItem[]> {
+  const page = newestFirstPage('startedAt', { limit, after });
   const rows = await db.enrollment.findMany({
-    where: {
-      playbookId,
-      ...(status ? { status } : {}),
-      ...(after ? { OR: [{ startedAt: { lt: after.at } }, { startedAt: after.at, id: { lt: after.id } }] } : {}),
-    },
+    ...page,
+    where: { playbookId, ...(status ? { status } : {}), ...page.where },
     select: { id: true, email: true, status: true, startedAt: true, startedBy: true, stoppedAt: true, stoppedBy: true },
-    orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
-    take: limit,
   });
   return rows.map((r) => ({ ...r, status: r.status as EnrollmentItem['status'] }));
 }

@@ -1,6 +1,7 @@
 // webhook_deliveries and webhook_attempts: the schedule the dispatcher claims from (claims.ts),
 // and what each attempt met. Recording an attempt ends the delivery's lease (leased_until).
 import { createHash } from 'node:crypto';
+import { newestFirstPage } from '@glimpse/db';
 import type { Db } from '@glimpse/db/webhooks';
 import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
 import type { WebhookEventType } from '../domain/effect-payload.js';
@@ -126,12 +127,10 @@ export async function findDeliveryPage(
   endpointId: string,
   { limit, after, status }: { limit: number; after: { at: Date; id: string } | null; status?: string },
 ): Promise<DeliveryItem[]> {
+  const page = newestFirstPage('createdAt', { limit, after });
   const rows = await db.webhookDelivery.findMany({
-    where: {
-      endpointId,
-      ...(status ? { status } : {}),
-      ...(after ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] } : {}),
-    },
+    ...page,
+    where: { endpointId, ...(status ? { status } : {}), ...page.where },
     select: {
       id: true,
       effectId: true,
@@ -142,8 +141,6 @@ export async function findDeliveryPage(
       finishedAt: true,
       attemptRows: { select: { at: true, succeeded: true, responseStatus: true, error: true, durationMs: true }, orderBy: { at: 'asc' } },
     },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: limit,
   });
   return rows.map(({ attemptRows, ...r }) => ({ ...r, nextAttemptAt: r.status === 'pending' ? r.nextAttemptAt : null, attempts: attemptRows }));
 }
