@@ -7,7 +7,7 @@ export type { ReadinessCheck, OptionalCheck } from './observability.js';
 export { requestId } from './request-id.js';
 export { runService } from './run-service.js';
 export type { Stoppable } from './run-service.js';
-export { encodeCursor, decodeCursor, parsePageQuery, queryStrings, PAGE_LIMIT } from './pagination.js';
+export { encodeCursor, decodeCursor, cutPage, parsePageQuery, queryStrings, PAGE_LIMIT } from './pagination.js';
 export type { Cursor, PageQuery } from './pagination.js';
 export { internalCallers, gatewayInternalRouter, INTERNAL_HEADERS } from './internal-caller.js';
 export type { InternalRouteTable, InternalCallersOptions, GatewayInternalRouter } from './internal-caller.js';

@@ -25,6 +25,13 @@ export function decodeCursor(value: string): Cursor {
   return { at, id };
 }
 
+/** A page from rows read one past `limit`: the first `limit` of them, and the cursor of the last when there were more. */
+export function cutPage<T, C>(rows: readonly T[], limit: number, cursorOf: (last: T) => C): { items: T[]; next: C | null } {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, next: rows.length > limit && last !== undefined ? cursorOf(last) : null };
+}
+
 export interface PageQuery {
   limit: number;
   cursor: Cursor | null;

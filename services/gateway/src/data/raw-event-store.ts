@@ -14,6 +14,7 @@
 // an event; a copy not written is counted as missed. Reading and erasing cannot do without Redis:
 // they answer 503 then.
 import { AppError } from '@glimpse/errors';
+import { cutPage } from '@glimpse/http';
 import type { InboundEvent } from '@glimpse/messaging';
 import { decodeRawEvent, encodeRawEvent, type StoredEvent } from './raw-event-codec.js';
 import type { MemoryGuard } from './memory-guard.js';
@@ -244,11 +245,10 @@ export function recentPage(flat: readonly (string | number)[], limit: number): R
   for (let i = 1; i + 2 < flat.length; i += 3) {
     entries.push({ bucket: Number(flat[i]), id: String(flat[i + 1]), event: decodeRawEvent(String(flat[i + 2])) });
   }
-  const page = entries.slice(0, limit);
-  const last = page[page.length - 1];
+  const page = cutPage(entries, limit, (last) => encodeRecentCursor(last.bucket, last.id));
   return {
-    items: page.map((e) => e.event).filter((e): e is RecentEvent => e !== null),
-    next: entries.length > limit && last ? encodeRecentCursor(last.bucket, last.id) : null,
+    items: page.items.map((e) => e.event).filter((e): e is RecentEvent => e !== null),
+    next: page.next,
     dropped,
   };
 }

@@ -2,6 +2,7 @@
 // the account has already sent; exits may name any valid event name. Reads and writes go through
 // the PlaybookStore (playbook-store.ts; data/playbook-repository.ts implements it).
 import { AppError } from '@glimpse/errors';
+import { cutPage } from '@glimpse/http';
 import { EVENT_NAME_PATTERN } from '@glimpse/messaging';
 import type { PlaybookChanges } from './playbook-input.js';
 import { isUuid } from '@glimpse/validation';
@@ -173,9 +174,7 @@ export async function enrollmentPage(
 ): Promise<{ items: EnrollmentItem[]; next: { at: Date; id: string } | null }> {
   await ownPlaybook(store, accountId, playbookId);
   const rows = await store.findEnrollmentPage(playbookId, { status, limit: limit + 1, after });
-  const items = rows.slice(0, limit);
-  const last = items[items.length - 1];
-  return { items, next: rows.length > limit && last ? { at: last.startedAt, id: last.id } : null };
+  return cutPage(rows, limit, (last) => ({ at: last.startedAt, id: last.id }));
 }
 
 /** The whole catalog by name (at most its cap of names): the CLI's view. */
@@ -221,11 +220,10 @@ export async function eventCatalogPage(
     store.findCatalogPage(accountId, { maxNames, limit: limit + 1, after }),
     store.findCatalogRefusals(accountId),
   ]);
-  const page = entries.slice(0, limit);
-  const last = page[page.length - 1];
+  const { items: page, next } = cutPage(entries, limit, (last) => last.name);
   return {
     items: await store.withUsage(accountId, page),
-    next: entries.length > limit && last ? last.name : null,
+    next,
     size,
     maxNames,
     full: size >= maxNames,

@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import { suppressionInputSchema } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
+import { cutPage } from '@glimpse/http';
 import { normalizeEmail } from '@glimpse/validation';
 import type { ErasedEmail } from './batch-store.js';
 import { DEFAULT_LIMITS } from './limits.js';
@@ -96,10 +97,7 @@ export async function suppressionPage(
   accountId: string,
   { limit, after }: { limit: number; after: { at: Date; id: string } | null },
 ): Promise<{ items: SuppressionView[]; next: { at: Date; id: string } | null }> {
-  const rows = await store.suppressions(accountId, { limit: limit + 1, after });
-  const items = rows.slice(0, limit);
-  const last = items[items.length - 1];
-  return { items, next: rows.length > limit && last ? { at: last.createdAt, id: last.id } : null };
+  return cutPage(await store.suppressions(accountId, { limit: limit + 1, after }), limit, (last) => ({ at: last.createdAt, id: last.id }));
 }
 
 /** Stops the person's active enrollments, replaces their email by its stand-in in enrollments and effects, deletes their suppression. */

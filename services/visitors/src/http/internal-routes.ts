@@ -4,7 +4,7 @@
 import type { Request, Router } from 'express';
 import type { Db } from '@glimpse/db/visitors';
 import { AppError } from '@glimpse/errors';
-import { gatewayInternalRouter, parsePageQuery, queryStrings } from '@glimpse/http';
+import { cutPage, gatewayInternalRouter, parsePageQuery, queryStrings } from '@glimpse/http';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import { isUuid, normalizeEmail } from '@glimpse/validation';
 import { decodeVisitorCursor, detailsOf, encodeVisitorCursor, listItemOf, recordOf, trafficSince, zeroFilledHours } from '../domain/visitor-views.js';
@@ -58,12 +58,8 @@ export function internalRouter({
     const { cursor, identified, ...rest } = queryStrings(req.query as Record<string, unknown>, ['limit', 'cursor', 'identified']);
     const { limit } = parsePageQuery(rest);
     const rows = await visitorPage(db, account(res), limit, cursor === undefined ? null : decodeVisitorCursor(cursor), identifiedFilter(identified));
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    res.json({
-      items: page.map(listItemOf),
-      nextCursor: rows.length > limit && last ? encodeVisitorCursor({ identified: last.email !== null, lastSeen: last.lastSeen, id: last.visitorId }) : null,
-    });
+    const page = cutPage(rows, limit, (last) => encodeVisitorCursor({ identified: last.email !== null, lastSeen: last.lastSeen, id: last.visitorId }));
+    res.json({ items: page.items.map(listItemOf), nextCursor: page.next });
   });
 
   router.get('/internal/sites/:siteId/traffic', async (req, res) => {

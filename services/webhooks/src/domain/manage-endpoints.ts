@@ -2,6 +2,7 @@
 // their deliveries. Another account's endpoint (or an id that is not one) is not found.
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@glimpse/errors';
+import { cutPage } from '@glimpse/http';
 import * as endpoints from '../data/endpoint-repository.js';
 import { findDeliveryPage, type DeliveryItem } from '../data/delivery-repository.js';
 import type { Db } from '@glimpse/db/webhooks';
@@ -93,7 +94,5 @@ export async function deliveryPage(
 ): Promise<{ items: DeliveryItem[]; next: { at: Date; id: string } | null }> {
   await getEndpoint(deps, accountId, id);
   const rows = await findDeliveryPage(deps.db, id, { ...query, limit: query.limit + 1 });
-  const items = rows.slice(0, query.limit);
-  const last = items[items.length - 1];
-  return { items, next: rows.length > query.limit && last ? { at: last.createdAt, id: last.id } : null };
+  return cutPage(rows, query.limit, (last) => ({ at: last.createdAt, id: last.id }));
 }
