@@ -42,8 +42,8 @@ describe('laneInfra', () => {
     const all = Array.from({ length: MAX_LANES }, (_, i) => laneInfra(i + 1, env));
     for (const key of ['kafkaDir', 'testDatabaseName', 'redisUrl'] as const) expect(new Set(all.map((l) => l[key])).size).toBe(MAX_LANES);
     // A broker takes its port and the next (the KRaft controller): no lane's pair may overlap another's.
-    const ports = all.flatMap((l) => {
-      const port = Number(l.kafkaBrokers[0].split(':')[1]);
+    const ports = all.flatMap(({ kafkaBrokers: [broker = ''] }) => {
+      const port = Number(broker.split(':')[1]);
       return [port, port + 1];
     });
     expect(new Set(ports).size).toBe(2 * MAX_LANES);
