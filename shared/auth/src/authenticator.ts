@@ -18,18 +18,9 @@ import { createCredentialFetcher, type KnownCredential } from './credential-fetc
 import { createCredentialResolver } from './credential-resolver.js';
 import { hashCredential, type CredentialKind, type Scope } from './credentials.js';
 import { createDbFailureWindow } from './db-failure-window.js';
+import type { AuthenticatorSettings, Principal } from './authentication.js';
 
-export interface Principal {
-  accountId: string;
-  credentialId: string;
-  kind: CredentialKind;
-  scopes: readonly string[];
-  /**
-   * Whether the account has the workflows add-on, read with the credential and cached with it: a
-   * removal takes effect within `cacheTtlMs`, with no query of its own.
-   */
-  workflows: boolean;
-}
+export type { AuthenticatorSettings, AuthOutcome, LookupAdmission, Principal } from './authentication.js';
 
 /** What the authenticator asks of the stored credentials. */
 export interface CredentialLookupStore {
@@ -40,27 +31,6 @@ export interface CredentialLookupStore {
    * a slow or failing write must never slow or fail the request it came from.
    */
   touch(principal: Principal): void;
-}
-
-/** What happened to one authentication, for a metric. */
-export type AuthOutcome = 'cached' | 'looked_up' | 'negative_cached' | 'stale_served' | 'unavailable' | 'limited';
-
-export interface LookupAdmission {
-  allowed: boolean;
-  retryAfterSeconds: number;
-}
-
-/** The authenticator's cache windows, limits and hooks (every one has a default). */
-export interface AuthenticatorSettings {
-  cacheTtlMs?: number;
-  staleIfErrorMs?: number;
-  negativeTtlMs?: number;
-  maxEntries?: number;
-  maxNegativeEntries?: number;
-  dbRetryMs?: number;
-  /** Asked before a look-up reaches the database, with the client's address. */
-  admitLookup?(clientIp: string | undefined): LookupAdmission;
-  observe?(outcome: AuthOutcome): void;
 }
 
 export interface Authenticator {

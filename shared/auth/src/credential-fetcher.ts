@@ -4,7 +4,7 @@
 import type { LRUCache } from 'lru-cache';
 import { isDependencyFailure } from '@glimpse/errors';
 import type { CredentialKind } from './credentials.js';
-import type { Principal } from './authenticator.js';
+import type { Principal } from './authentication.js';
 
 export interface KnownCredential {
   principal: Principal;

@@ -3,7 +3,7 @@
 // with the last answer known for a bounded time, else 503.
 import type { LRUCache } from 'lru-cache';
 import { AppError, isDependencyFailure } from '@glimpse/errors';
-import type { AuthenticatorSettings, AuthOutcome, Principal } from './authenticator.js';
+import type { AuthenticatorSettings, AuthOutcome, Principal } from './authentication.js';
 import { decideFromCache } from './cache-decision.js';
 import type { CredentialFetcher, KnownCredential } from './credential-fetcher.js';
 import type { CredentialKind } from './credentials.js';
