@@ -2,7 +2,7 @@
 // site's hours and stats) and the deletions (a site, an erased person, a deleted account). Plain objects out.
 import { camelRow } from '@glimpse/db';
 import type { Db } from '@glimpse/db/visitors';
-import type { SessionWrite, VisitorState } from '../domain/plan-collected.js';
+import type { SessionWrite, VisitorState } from '../domain/collected-records.js';
 import type { HourRow, VisitorCursor } from '../domain/visitor-views.js';
 import { PROFILE_COLUMNS as COLUMNS, profileFromRow, type ProfileRow } from './collected-store.js';
 

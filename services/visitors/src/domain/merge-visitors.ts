@@ -1,7 +1,7 @@
 // On consent, the day's cookieless visitor of the same browser folds into the new persistent one:
 // counts summed, first/last seen widened, pages merged, and its sessions numbered after the
 // visitor's (the current session becomes the cookieless one's last, when it had any). Pure.
-import type { SessionWrite, VisitorState } from './plan-collected.js';
+import type { SessionWrite, VisitorState } from './collected-records.js';
 
 const LAST_PAGES = 20;
 const ms = (at: string) => Date.parse(at);

@@ -3,6 +3,17 @@
 // offset order, each visitor's state carried from one message to the next, so the outcome is
 // exactly that of applying them one by one. Pure: times come from the messages (receivedAt).
 import { ENGAGED_SECONDS_MAX, IDENTIFICATION_CONFIDENCE, type Collected, type CollectedMessage, type Utm } from '@glimpse/messaging';
+import type {
+  CollectedPlan,
+  FiringRow,
+  IdentifiedMessage,
+  PageRule,
+  PlanCollectedInput,
+  SessionWrite,
+  SiteHourDelta,
+  TrackForward,
+  VisitorState,
+} from './collected-records.js';
 import { mergeInto } from './merge-visitors.js';
 import { compilePathGlob, type PathMatcher } from './page-rule-pattern.js';
 import { identifiedEventId, pageRuleEventId, trackEventId } from './track-event-id.js';
@@ -12,190 +23,7 @@ export const LAST_PAGES = 20;
 /** The dedupe row of a bot message: it has no visitor, so its id is qualified by the site. */
 export const BOT_VISITOR = 'bot';
 
-export interface PageEntry {
-  path: string;
-  title?: string;
-  at: string;
-}
-
-/** A visitor's profile row, as loaded before the chunk and as written after it. Times are ISO 8601. */
-export interface VisitorState {
-  accountId: string;
-  visitorId: string;
-  siteId: string;
-  firstSeen: string;
-  lastSeen: string;
-  pageViews: number;
-  sessions: number;
-  engagedSeconds: number;
-  /** Newest first, at most LAST_PAGES. */
-  lastPages: PageEntry[];
-  firstReferrer: string | null;
-  firstUtm: Utm | null;
-  sessionStartedAt: string | null;
-  sessionLastAt: string | null;
-  sessionCampaign: string | null;
-  email: string | null;
-  identifiedMethod: string | null;
-  identifiedAt: string | null;
-  identifiedConfidence: number | null;
-  consent: ConsentState;
-  consentAt: string | null;
-  /** Counted under a daily-salted hash: never identified. */
-  cookieless: boolean;
-  company: Company | null;
-  companyAt: string | null;
-}
-
-export type ConsentState = 'implied' | 'pending' | 'granted' | 'denied';
-export type PersonMethod = 'identify' | 'form' | 'email_link';
-
-export interface Company {
-  name: string;
-  domain: string | null;
-}
-
-export interface PageRule {
-  id: string;
-  accountId: string;
-  pattern: string;
-  event: string;
-}
-
-/** A page rule fired for a visitor's session (at: the page view's time). */
-export interface FiringRow {
-  accountId: string;
-  visitorId: string;
-  sessionNumber: number;
-  ruleId: string;
-  at: string;
-}
-
-/** A NEW identity link, for visitors.identified. */
-export interface IdentifiedMessage {
-  eventId: string;
-  accountId: string;
-  siteId: string;
-  visitorId: string;
-  method: PersonMethod;
-  confidence: number;
-  email: string;
-  at: string;
-  /** Published again for a message already collected (a redelivery after a crash before it was sent). */
-  redelivered: boolean;
-}
-
-/** A cookieless visitor folded into a persistent one on consent: its sessions move after `offset`, its profile goes. */
-export interface VisitorMerge {
-  accountId: string;
-  from: string;
-  to: string;
-  sessionOffset: number;
-}
-
-/** A profile to write: `isNew` when no row existed before the chunk (an insert that must not meet one). */
-export interface ProfileWrite extends VisitorState {
-  isNew: boolean;
-}
-
-/** One session's change: a new session's row, or an open one's extension (page views added, last_at raised). */
-export interface SessionWrite {
-  accountId: string;
-  visitorId: string;
-  number: number;
-  siteId: string;
-  startedAt: string;
-  lastAt: string;
-  pageViews: number;
-  landingPath: string | null;
-  referrer: string | null;
-  utmCampaign: string | null;
-}
-
-export interface IdentityLinkWrite {
-  accountId: string;
-  visitorId: string;
-  siteId: string;
-  email: string;
-  method: PersonMethod;
-  confidence: number;
-  at: string;
-  sourceId: string;
-  sourcePath: string | null;
-}
-
-/** Increments of one (site, hour) row. */
-export interface SiteHourDelta {
-  siteId: string;
-  hour: string;
-  accountId: string;
-  pageViews: number;
-  visitors: number;
-  bots: number;
-}
-
-export interface CollectedId {
-  visitorId: string;
-  id: string;
-  at: string;
-}
-
-/** A track message of an identified visitor, to forward to events.inbound with the email it had then. */
-export interface TrackForward {
-  eventId: string;
-  accountId: string;
-  event: string;
-  email: string;
-  properties: Record<string, string | number | boolean>;
-  receivedAt: string;
-  /** Forwarded again for a message already collected (a redelivery after a crash before it was sent). */
-  redelivered: boolean;
-}
-
-export interface CollectedPlan {
-  /** Applied first: sessions moved and the cookieless profiles deleted. */
-  merges: VisitorMerge[];
-  /** Visitors whose identity links are deleted (a consent denial), before the chunk's links are inserted. */
-  unlinks: { accountId: string; visitorId: string }[];
-  profiles: ProfileWrite[];
-  sessions: SessionWrite[];
-  links: IdentityLinkWrite[];
-  firings: FiringRow[];
-  siteHours: SiteHourDelta[];
-  collected: CollectedId[];
-  /** Tracks and page-rule events, to events.inbound. */
-  forwards: TrackForward[];
-  identified: IdentifiedMessage[];
-  /** withoutAddon: tracks and matching page views of an account without the workflows add-on (kept as visits, no event). */
-  counts: {
-    applied: number;
-    duplicates: number;
-    bots: number;
-    tracksUnidentified: number;
-    identifiesDropped: number;
-    rulesFired: number;
-    withoutAddon: number;
-  };
-}
-
-export interface PlanCollectedInput {
-  /** The chunk's valid messages, in offset order. */
-  messages: readonly Collected[];
-  /** Profiles before the chunk, by profileKey; a visitor never seen is missing. */
-  visitors: ReadonlyMap<string, VisitorState>;
-  /** The chunk's ids already collected before it, by collectedKey. */
-  collected: ReadonlySet<string>;
-  /** The chunk's accounts' page rules. */
-  rules?: readonly PageRule[];
-  /** Firings of the chunk's visitors in their current sessions, and any at or after the chunk's first time. */
-  firings?: readonly FiringRow[];
-  /** The company of each page view address of the chunk that a range matched (the most specific). */
-  companies?: ReadonlyMap<string, Company>;
-  /** Erasures of the chunk's identify emails: erasedAt by erasureKey(accountId, email). */
-  erasures?: ReadonlyMap<string, string>;
-  /** Identity links that exist already among the chunk's identify messages, by linkKey. */
-  links?: ReadonlySet<string>;
-}
+export type * from './collected-records.js';
 
 export const profileKey = (accountId: string, visitorId: string) => `${accountId}\n${visitorId}`;
 export const collectedKey = (visitorId: string, id: string) => `${visitorId}\n${id}`;

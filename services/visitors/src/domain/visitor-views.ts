@@ -4,7 +4,7 @@ import type { InternalVisitorPageViews } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import { IDENTIFICATION_CONFIDENCE } from '@glimpse/messaging';
-import type { PageEntry, VisitorState } from './plan-collected.js';
+import type { PageEntry, VisitorState } from './collected-records.js';
 
 export interface IdentifiedBy {
   method: string;
