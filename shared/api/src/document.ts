@@ -344,42 +344,53 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
   const atCap = (what: string) => ({
     409: { description: `${what} (limit_reached); the message names the cap`, headers: RATE_HEADERS, content: json(errorBodySchema) },
   });
-  op(
-    'post',
-    '/account/event-tokens',
-    'account.createEventToken',
-    'Create an event token',
-    { status: 201, description: 'created; the token is shown once', schema: eventTokenCreatedSchema },
-    {},
-    atCap('the account already has its maximum of active event tokens (50 by default); revoke one first'),
-  );
-  op(
-    'get',
-    '/account/event-tokens',
-    'account.listEventTokens',
-    'The event tokens, newest first (revoked ones too: the last 100 revoked)',
-    { status: 200, description: 'a page of tokens (prefixes only)', schema: pageOf(eventTokenSchema) },
-    { query: page },
-  );
-  op('delete', '/account/event-tokens/{id}', 'account.revokeEventToken', 'Revoke an event token', { status: 204, description: 'revoked' }, idParam);
-  op(
-    'post',
-    '/account/api-keys',
-    'account.createApiKey',
-    'Create an API key with scopes',
-    { status: 201, description: 'created; the key is shown once', schema: apiKeyCreatedSchema },
-    { body: { required: true, content: json(apiKeyInputSchema) } },
-    atCap('the account already has its maximum of active API keys (50 by default); revoke one first'),
-  );
-  op(
-    'get',
-    '/account/api-keys',
-    'account.listApiKeys',
-    'The API keys, newest first (revoked ones too: the last 100 revoked)',
-    { status: 200, description: 'a page of keys (prefixes only)', schema: pageOf(apiKeySchema) },
-    { query: page },
-  );
-  op('delete', '/account/api-keys/{id}', 'account.revokeApiKey', 'Revoke an API key', { status: 204, description: 'revoked' }, idParam);
+  // The two credential kinds have the same three operations: create (at a cap), list and revoke.
+  const credentialKinds = [
+    {
+      path: 'event-tokens',
+      name: 'EventToken',
+      one: 'an event token',
+      createSummary: 'Create an event token',
+      many: 'event tokens',
+      plural: 'tokens',
+      shown: 'token',
+      created: eventTokenCreatedSchema,
+      item: eventTokenSchema,
+      body: {},
+    },
+    {
+      path: 'api-keys',
+      name: 'ApiKey',
+      one: 'an API key',
+      createSummary: 'Create an API key with scopes',
+      many: 'API keys',
+      plural: 'keys',
+      shown: 'key',
+      created: apiKeyCreatedSchema,
+      item: apiKeySchema,
+      body: { body: { required: true, content: json(apiKeyInputSchema) } },
+    },
+  ];
+  for (const kind of credentialKinds) {
+    op(
+      'post',
+      `/account/${kind.path}`,
+      `account.create${kind.name}`,
+      kind.createSummary,
+      { status: 201, description: `created; the ${kind.shown} is shown once`, schema: kind.created },
+      kind.body,
+      atCap(`the account already has its maximum of active ${kind.many} (50 by default); revoke one first`),
+    );
+    op(
+      'get',
+      `/account/${kind.path}`,
+      `account.list${kind.name}s`,
+      `The ${kind.many}, newest first (revoked ones too: the last 100 revoked)`,
+      { status: 200, description: `a page of ${kind.plural} (prefixes only)`, schema: pageOf(kind.item) },
+      { query: page },
+    );
+    op('delete', `/account/${kind.path}/{id}`, `account.revoke${kind.name}`, `Revoke ${kind.one}`, { status: 204, description: 'revoked' }, idParam);
+  }
   op('get', '/account/playbooks', 'account.listPlaybooks', 'The playbooks', { status: 200, description: 'the playbooks', schema: listOf(playbookSchema) });
   op(
     'post',
