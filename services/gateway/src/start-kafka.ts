@@ -35,6 +35,10 @@ export async function startKafkaProducer(
     'glimpse_kafka_late_acknowledgements_total',
     'Events Kafka acknowledged after their client had been answered 503',
   );
+  const unacknowledged = metricsIn(registry).counter(
+    'glimpse_kafka_unacknowledged_total',
+    'Events of a request Kafka answered without acknowledging their partition (answered 503, not lost)',
+  );
   const producer = createBatchingProducer({
     kafka,
     lingerMs: config.KAFKA_LINGER_MS,
@@ -46,6 +50,10 @@ export async function startKafkaProducer(
     onLateAcknowledgement: (n) => {
       lateAcks.inc(n);
       logger.warn({ events: n }, 'kafka acknowledged events after their clients were answered 503');
+    },
+    onUnacknowledged: (n) => {
+      unacknowledged.inc(n);
+      logger.warn({ events: n }, 'kafka answered a request without acknowledging the partitions of some of its events; they were answered 503');
     },
   });
   if (!(await producer.startConnecting())) logger.warn('kafka not reachable at start; unready until it is, connecting in the background');

@@ -4,7 +4,11 @@
 // After any failed request the producer is replaced by a new one (a new producer id): kafkajs rolls
 // sequence numbers back when a request fails, so a request that reached the broker after all would
 // make the broker drop the next one of the same size as a "duplicate" — an acknowledged event lost.
-import type { Kafka, Producer, RetryOptions } from 'kafkajs';
+//
+// It also records the partition kafkajs chose for each message (its partitioner runs at every
+// attempt of a request), so that the batching producer can check that a request's answer covers
+// every partition its messages went to.
+import type { Kafka, Message, PartitionerArgs, Producer, RetryOptions } from 'kafkajs';
 import { keyHashPartitioner } from './batching-producer-partitioner.js';
 
 const RECONNECT_PAUSE_MS = { first: 250, max: 2000 };
@@ -22,16 +26,35 @@ export interface ProducerConnection {
   start(): void;
   /** Stops reconnecting and disconnects the current producer. */
   stop(): Promise<void>;
+  /** The partition kafkajs chose for `message` at the last attempt of its request; undefined if it chose none. */
+  partitionOf(message: Message): number | undefined;
 }
 
 export function createProducerConnection(kafka: Kafka, retry: RetryOptions): ProducerConnection {
   let current: Producer | undefined;
   let connecting: Promise<void> | undefined;
   let stopped = false;
+  const chosen = new WeakMap<Message, number>();
+
+  /**
+   * keyHashPartitioner, remembering what it chose for each message and choosing it again at a
+   * retry (a keyed message gets the same partition anyway; an unkeyed one would move on in the round
+   * robin, and its request's answer could then acknowledge the partition it had left).
+   */
+  const recordingPartitioner = () => {
+    const choose = keyHashPartitioner();
+    return (args: PartitionerArgs): number => {
+      const before = chosen.get(args.message);
+      if (before !== undefined && before < args.partitionMetadata.length) return before;
+      const partition = choose(args);
+      chosen.set(args.message, partition);
+      return partition;
+    };
+  };
 
   function newProducer(): Producer {
     return kafka.producer({
-      createPartitioner: keyHashPartitioner,
+      createPartitioner: recordingPartitioner,
       allowAutoTopicCreation: false,
       // A retried request is written once; this allows one request in flight.
       idempotent: true,
@@ -73,6 +96,7 @@ export function createProducerConnection(kafka: Kafka, retry: RetryOptions): Pro
 
   return {
     current: () => current,
+    partitionOf: (message) => chosen.get(message),
     connectOnce,
     keepConnecting,
     retire(producer) {

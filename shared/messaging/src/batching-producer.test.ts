@@ -4,12 +4,25 @@ import { createBatchingProducer, KafkaUnavailableError, keyHashPartitioner, murm
 import { encodedSize } from './batching-producer-batch';
 import { boundedSendSettings } from './kafka';
 
-/** A kafkajs stand-in: every producer it makes is recorded; each sendBatch waits until the test settles it. */
+/** The partitions the stand-in's topics have (each with a leader). */
+const PARTITIONS = Array.from({ length: 3 }, (_, partitionId) => ({ partitionId, leader: 1, replicas: [1], isr: [1], partitionErrorCode: 0 }));
+
+interface FakeBatch {
+  batch: ProducerBatch;
+  /** Answers the request: rejects with `err`, or acknowledges every partition its messages went to but those in `without`. */
+  settle(err?: Error, options?: { without?: number[] }): void;
+}
+
+/**
+ * A kafkajs stand-in: every producer it makes is recorded; each sendBatch places its messages with
+ * the producer's own partitioner (as kafkajs does) and waits until the test settles it.
+ */
 function fakeKafka() {
-  const producers: { config: ProducerConfig; batches: { batch: ProducerBatch; settle(err?: Error): void }[]; disconnected: boolean }[] = [];
+  const producers: { config: ProducerConfig; batches: FakeBatch[]; disconnected: boolean }[] = [];
   const kafka = {
     producer(config: ProducerConfig) {
-      const p = { config, batches: [] as { batch: ProducerBatch; settle(err?: Error): void }[], disconnected: false };
+      const p = { config, batches: [] as FakeBatch[], disconnected: false };
+      const partitioner = (config.createPartitioner ?? Partitioners.DefaultPartitioner)();
       producers.push(p);
       return {
         connect: async () => undefined,
@@ -17,7 +30,21 @@ function fakeKafka() {
           p.disconnected = true;
         },
         sendBatch: (batch: ProducerBatch) =>
-          new Promise((resolve, reject) => p.batches.push({ batch, settle: (err?: Error) => (err ? reject(err) : resolve([])) })),
+          new Promise((resolve, reject) => {
+            const placed = new Set(
+              batch.topicMessages!.flatMap(({ topic, messages }) =>
+                messages.map((message) => `${topic}\0${partitioner({ topic, partitionMetadata: PARTITIONS, message })}`),
+              ),
+            );
+            const metadata = [...placed].map((at) => {
+              const [topicName, partition] = at.split('\0');
+              return { topicName: topicName!, partition: Number(partition), errorCode: 0 };
+            });
+            p.batches.push({
+              batch,
+              settle: (err, { without = [] } = {}) => (err ? reject(err) : resolve(metadata.filter((m) => !without.includes(m.partition)))),
+            });
+          }),
       };
     },
   } as unknown as Kafka;
@@ -87,6 +114,46 @@ describe('batching producer', () => {
     expect(producers[1]!.batches.map(values)).toEqual([['b']]);
     producers[1]!.batches[0]!.settle();
     await next;
+  });
+
+  it('when Kafka answers a request without acknowledging one of its partitions, then the senders to that partition fail (handed over), the others succeed, and the next send goes through a new producer', async () => {
+    // kafkajs 2.2.4 resolves such a request when a partition's leader moved, during its retry, to a
+    // broker that had already answered for other partitions (tulios/kafkajs#1303, #1798).
+    const { kafka, producers } = fakeKafka();
+    const unacknowledged: number[] = [];
+    const producer = createBatchingProducer({ kafka, lingerMs: 1, onUnacknowledged: (n) => unacknowledged.push(n) });
+    await producer.connect();
+    const sends = [
+      producer.send('t', { value: 'a', partition: 0 }),
+      producer.send('t', { value: 'b', partition: 1 }),
+      producer.send('t', { value: 'c', partition: 1 }),
+      producer.send('u', { value: 'd', partition: 1 }),
+    ].map((s) =>
+      s.then(
+        () => 'ok',
+        (e: unknown) => e,
+      ),
+    );
+    await tick();
+    producers[0]!.batches[0]!.settle(undefined, { without: [1] });
+    const [a, b, c, d] = await Promise.all(sends);
+    expect(a).toBe('ok');
+    for (const err of [b, c, d]) expect(err).toMatchObject({ name: 'KafkaUnavailableError', handedOver: true });
+    expect(unacknowledged).toEqual([3]);
+    await tick(20);
+    expect(producers).toHaveLength(2);
+    expect(producers[0]!.disconnected).toBe(true);
+  });
+
+  it('when a request is retried, then an unkeyed message goes to the partition chosen for it before, not the next of the round robin', async () => {
+    const { kafka, producers } = fakeKafka();
+    await createBatchingProducer({ kafka }).connect();
+    const partitioner = producers[0]!.config.createPartitioner!();
+    const message = { value: 'v' };
+    const first = partitioner({ topic: 't', partitionMetadata: PARTITIONS, message });
+    const others = Array.from({ length: 6 }, () => partitioner({ topic: 't', partitionMetadata: PARTITIONS, message: { value: 'w' } }));
+    expect(new Set(others).size).toBeGreaterThan(1);
+    expect(partitioner({ topic: 't', partitionMetadata: PARTITIONS, message })).toBe(first);
   });
 
   it('when what waits is over the byte bound, then it goes in several requests one after another, in order, and each sender is answered with its own request', async () => {

@@ -8,6 +8,13 @@
 // one request in flight: requests go one after another, and what arrives meanwhile waits for the
 // next. After a failed request the producer is replaced (batching-producer-connection.ts).
 //
+// A request counts as written only for the messages whose partition its answer acknowledges:
+// kafkajs 2.2.4 can resolve a sendBatch without having sent part of it. When one broker's part
+// fails, it retries only the brokers that have not answered yet, by the leaders it then finds; a
+// partition whose leader moved to a broker that had already answered for other partitions is never
+// sent (tulios/kafkajs#1303, #1798, unreleased). The chaos run saw effects marked published that no
+// partition held; such messages now fail (handed over) and the producer is replaced.
+//
 // Per message it does as little as it can: one timer watches the oldest unsettled send
 // (batching-producer-expiry.ts), and keys are hashed to partitions with a 32-bit murmur2
 // (batching-producer-partitioner.ts).
@@ -60,6 +67,8 @@ export interface BatchingProducerOptions {
   retry?: RetryOptions;
   /** A request acknowledged after its senders had been told it failed (the send timeout was too short for the settings). */
   onLateAcknowledgement?(messages: number): void;
+  /** A request answered without acknowledging the partitions of some of its messages (they failed; see above). */
+  onUnacknowledged?(messages: number): void;
 }
 
 interface Pending extends Waiting {
@@ -104,6 +113,7 @@ export function createBatchingProducer({
   requestBudgetMs = 0,
   retry,
   onLateAcknowledgement,
+  onUnacknowledged,
 }: BatchingProducerOptions): BatchingProducer {
   const connection = createProducerConnection(kafka, retry ?? defaultRetry(sendTimeoutMs));
   const expiry = createExpiryWatch<Pending>(sendTimeoutMs, (p) =>
@@ -145,9 +155,17 @@ export function createBatchingProducer({
   function produce(producer: Producer, batch: Pending[]): Promise<void> {
     for (const p of batch) p.handedOver = true;
     return producer.sendBatch({ acks: -1, topicMessages: topicMessagesOf(batch) }).then(
-      () => {
+      (acknowledged) => {
+        const written = new Set(acknowledged.filter((m) => m.errorCode === 0).map((m) => `${m.topicName}\0${m.partition}`));
+        const unsent = new Set(batch.filter((p) => !written.has(`${p.topic}\0${connection.partitionOf(p.message)}`)));
+        if (unsent.size > 0) {
+          const failed = new KafkaUnavailableError(`kafka answered the request without acknowledging the partitions of ${unsent.size} of its messages`, true);
+          for (const p of unsent) settle(p, failed);
+          onUnacknowledged?.(unsent.size);
+          connection.retire(producer);
+        }
         let late = 0;
-        for (const p of batch) if (!settle(p)) late += 1;
+        for (const p of batch) if (!unsent.has(p) && !settle(p)) late += 1;
         if (late > 0) onLateAcknowledgement?.(late);
       },
       (err: unknown) => {

@@ -26,7 +26,12 @@ export interface ServiceKafka {
 
 export async function connectServiceKafka({ config, service, logger, healthTopic, maxBatch }: ServiceKafkaOptions): Promise<ServiceKafka> {
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), clientId: `glimpse-${service}`, logger });
-  const producer = createBatchingProducer({ kafka, ...(maxBatch === undefined ? {} : { maxBatch }) });
+  const producer = createBatchingProducer({
+    kafka,
+    ...(maxBatch === undefined ? {} : { maxBatch }),
+    onUnacknowledged: (messages) =>
+      logger.warn({ messages }, 'kafka answered a request without acknowledging some of its messages; they failed and are sent again'),
+  });
   await producer.connect();
   return { kafka, producer, kafkaHealth: createKafkaHealthCheck({ kafka, topic: healthTopic }) };
 }
