@@ -55,8 +55,11 @@ async function main() {
   checkRuntime();
   // The unit tests alone need no browser (nor infrastructure, but up() is quick when it is running).
   const unitOnly = args[args.indexOf('--selectProjects') + 1] === 'unit';
+  // The chaos project is one test file with a cluster of its own: one worker, no other lanes.
+  const chaosOnly = args[args.indexOf('--selectProjects') + 1] === 'chaos' && args.indexOf('--selectProjects') === args.length - 2;
   const workersArg = args.find((a) => /^(--maxWorkers|-w)(=|$)/.test(a));
-  const workers = workersArg ? Number((workersArg.split('=')[1] ?? args[args.indexOf(workersArg) + 1]) || 1) : DEFAULT_LANES;
+  const defaultWorkers = chaosOnly ? 1 : DEFAULT_LANES;
+  const workers = workersArg ? Number((workersArg.split('=')[1] ?? args[args.indexOf(workersArg) + 1]) || 1) : defaultWorkers;
   await Promise.all([
     // Every lane's broker starts now, side by side with the build (global-setup finds them up).
     require('./infra/up.js').up({ redisCluster: !unitOnly, lanes: unitOnly ? 1 : workers }),
@@ -74,7 +77,7 @@ async function main() {
   const jestStart = Date.now();
   const code = await run(process.execPath, [
     path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'),
-    ...(workersArg ? [] : [`--maxWorkers=${DEFAULT_LANES}`]),
+    ...(workersArg ? [] : [`--maxWorkers=${defaultWorkers}`]),
     `--workerIdleMemoryLimit=${WORKER_MEMORY_LIMIT}`,
     '--json',
     `--outputFile=${results}`,
