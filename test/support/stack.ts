@@ -40,8 +40,27 @@ export function serviceEnv(service: DatabaseService, overrides: Record<string, s
 
 const silent = (service: string) => createLogger({ service, level: 'silent' });
 
-export function startTestGateway(overrides: Record<string, string> = {}): Promise<RunningGateway> {
-  return startGateway(gatewayConfig(serviceEnv('gateway', overrides)), silent('gateway'));
+/**
+ * A gateway on the test infrastructure. When its Redis is the tests' (no REDIS_URL of the test's
+ * own), it is returned once its Redis client is connected: the client refuses commands until then
+ * (no offline queue), so a test that posts at once would find raw copies and idempotency keys
+ * missing, most often with the machine busy (a fresh-clone run, 2026-11-26, three test lanes).
+ */
+export async function startTestGateway(overrides: Record<string, string> = {}): Promise<RunningGateway> {
+  const gateway = await startGateway(gatewayConfig(serviceEnv('gateway', overrides)), silent('gateway'));
+  if (overrides.REDIS_URL === undefined) {
+    await waitFor(
+      async () => {
+        const res = await fetch(`${gateway.url}/readyz`);
+        return ((await res.json()) as { checks?: Record<string, string> }).checks?.redis === 'ok';
+      },
+      { timeoutMs: 15_000, intervalMs: 20, what: `the gateway's Redis client to connect (${gateway.url}/readyz)` },
+    ).catch(async (err: unknown) => {
+      await gateway.stop();
+      throw err;
+    });
+  }
+  return gateway;
 }
 
 /**
