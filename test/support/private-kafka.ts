@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './private-postgres';
+import { canBind, freePort } from './private-postgres';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const kafkaCtl = require('../../scripts/infra/kafka-ctl.js') as {
@@ -32,17 +32,9 @@ export interface PrivateKafka {
 async function freePortPair(): Promise<number> {
   for (let i = 0; i < 20; i++) {
     const port = await freePort();
-    if (port < 65535 && (await isFree(port + 1))) return port;
+    if (port < 65535 && (await canBind(port + 1))) return port;
   }
   throw new Error('no two adjacent free ports for a private Kafka broker');
-}
-
-async function isFree(port: number): Promise<boolean> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const server = net.createServer().once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }
 
 export async function startPrivateKafka(): Promise<PrivateKafka> {

@@ -3,6 +3,7 @@
 // data directory (pg_ctl reads the postmaster's pid from it); signals go to the pid it recorded.
 // As root, the server runs as `postgres`.
 import { execFileSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -28,15 +29,41 @@ function asOwner(command: string, args: string[]): void {
   execFileSync(asRoot ? 'runuser' : command, asRoot ? ['-u', 'postgres', '--', command, ...args] : args, { stdio: 'pipe', timeout: 60_000 });
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+/**
+ * The lowest port the kernel hands out as the local end of outgoing connections
+ * (net.ipv4.ip_local_port_range; 32768 by default on Linux).
+ */
+function ephemeralFloor(): number {
+  try {
+    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 21_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+const PORTS_FROM = 20_000;
+const PORTS_BELOW = ephemeralFloor();
+
+/** True when 127.0.0.1:`port` can be listened on right now. */
+export function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer().once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free port for a server a test starts, and may stop and start again on the same port (a broker,
+ * Postgres, a proxy). It is drawn below the kernel's ephemeral range: a port from that range (what
+ * listen(0) gives) can be taken, while the server is down, as the local end of any outgoing
+ * connection, and with three test lanes a restarted broker once found its port taken that way.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const port = PORTS_FROM + randomInt(PORTS_BELOW - PORTS_FROM - 1);
+    if (await canBind(port)) return port;
+  }
+  throw new Error(`no free port between ${PORTS_FROM} and ${PORTS_BELOW}`);
 }
 
 export interface PrivatePostgres {
