@@ -2,9 +2,7 @@
 // transaction-scoped advisory lock for its kind, counts and inserts in that transaction, so
 // concurrent creations of one account count one after another (another account, or another kind,
 // never waits).
-import type { Db } from '@glimpse/db/playbook';
-
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+import type { Tx } from '@glimpse/db/playbook';
 
 /** Holds the account's lock for `kind` until the transaction ends. */
 export async function lockAccountFor(tx: Pick<Tx, '$executeRawUnsafe'>, kind: 'playbooks' | 'suppressions', accountId: string): Promise<void> {

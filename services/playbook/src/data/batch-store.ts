@@ -12,7 +12,7 @@
 //      (no shared row is updated, so replicas never queue on a name's row); foldCatalog moves the
 //      changes into event_names in a short transaction of its own, one fold at a time.
 import { columns, withAdvisoryLock } from '@glimpse/db';
-import { type Db } from '@glimpse/db/playbook';
+import { type Db, type Tx } from '@glimpse/db/playbook';
 import type { AccountsCheck, BatchStore, BatchTransaction, EffectRecord, PlanState } from '../domain/batch-store.js';
 import type { ReenrollmentPolicy } from '../domain/decide-effects.js';
 import { DEFAULT_LIMITS } from '../domain/limits.js';
@@ -191,8 +191,6 @@ export function createBatchStore(db: Db): BatchStore {
     },
   };
 }
-
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 function batchTransaction(tx: Tx): BatchTransaction {
   return {

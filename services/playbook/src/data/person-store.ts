@@ -2,11 +2,9 @@
 // transaction, the stops recorded as effects (the outbox) in the same transaction.
 import { randomUUID } from 'node:crypto';
 import { newestFirstPage } from '@glimpse/db';
-import type { Db } from '@glimpse/db/playbook';
+import type { Db, Tx } from '@glimpse/db/playbook';
 import type { PersonStore } from '../domain/persons.js';
 import { lockAccountFor } from './account-lock.js';
-
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 const SQL = {
   // Inserted only while the account holds fewer than $3 (counted under the account's lock).

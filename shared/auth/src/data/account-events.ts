@@ -1,10 +1,8 @@
 // The account events outbox in Postgres (identity.account_events): the rows written with an
 // account's changes, the publisher lock, and the counts for the gauge and the CLI.
 import { withAdvisoryLock } from '@glimpse/db';
-import type { Db } from '@glimpse/db/identity';
+import type { Db, Tx } from '@glimpse/db/identity';
 import type { AccountEventOutbox, AccountEventType, LockedOutbox } from '../account-events.js';
-
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 /** Writes one outbox row; call it inside the transaction that makes the change. */
 export async function recordAccountEvent(tx: Pick<Db, 'accountEvent'>, accountId: string, type: AccountEventType, at: Date = new Date()): Promise<void> {

@@ -1,8 +1,6 @@
 // Event tokens and API keys in Postgres: the CredentialStore of credential-management.ts.
-import type { Db } from '@glimpse/db/identity';
+import type { Db, Tx } from '@glimpse/db/identity';
 import type { CredentialCursor, CredentialStore, CredentialTransaction } from '../credential-management.js';
-
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 const summary = { id: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
 const newestFirst = [{ createdAt: 'desc' }, { id: 'desc' }] as const;
