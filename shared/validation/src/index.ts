@@ -8,6 +8,7 @@ import { z } from 'zod';
 export { EVENT_NAME_PATTERN, COLLECTED_ID_PATTERN, VISITOR_ID_PATTERN, ENGAGED_SECONDS_MAX } from './event-rules.js';
 export { SCOPES, isScope, type Scope } from './scopes.js';
 export { CREDIT_LIMIT_MAX, creditLimitSchema } from './credits.js';
+export { NETWORK_TYPES, COMPANY_NETWORK_TYPES, isNetworkType, namesCompany, type NetworkType } from './network-types.js';
 
 /** Ids Glimpse issues (accounts, credentials, playbooks, enrollments, events): UUIDs, any case. */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
