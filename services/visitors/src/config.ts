@@ -42,6 +42,15 @@ const schema = internalServiceSchema(
     VISITORS_ERASURE_RETENTION_HOURS: z.coerce.number().int().min(25).default(72),
     /** The HMAC key of erasure tombstones (account|email is never stored, only its keyed hash). */
     VISITORS_ERASURE_KEY: z.string().min(32).default(DEV_ERASURE_KEY),
+    /** How often a replica asks whether an IP dataset or a network-type override changed (then loads what changed). */
+    VISITORS_IP_DATA_POLL_MS: z.coerce.number().int().min(1000).default(30_000),
+    /** A company's first visit to a site is announced (company.visited) once per window of this many hours. */
+    COMPANY_VISIT_WINDOW_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 31)
+      .default(24),
     /** Most page rules one account may have (past it: 409 limit_reached). */
     PAGE_RULES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(100),
   },

@@ -9,6 +9,8 @@ import { createBaseApp, serveService, serviceStart, type RunningService } from '
 import { batchConsumerServiceReadiness, TOPICS, connectServiceKafka, createAccountEventsConsumer } from '@glimpse/messaging';
 import { createCollectedConsumer } from './consumer/collected-consumer.js';
 import { scheduleCollectedPurge } from './data/collected-retention.js';
+import { createIpData } from './data/ip-data.js';
+import { classifyNetwork } from './domain/network-classifier.js';
 import { deleteAccountVisitors } from './data/visitor-repository.js';
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig } from './config.js';
@@ -30,11 +32,22 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
       accounts: async () => accounts.check(),
     }),
   });
+  // The IP datasets in memory, loaded before the first chunk so its page views are located.
+  const ipData = createIpData({
+    databaseUrl: config.DATABASE_URL,
+    classify: classifyNetwork,
+    pollMs: config.VISITORS_IP_DATA_POLL_MS,
+    logger,
+    registry: base.registry,
+  });
+  await ipData.start();
   const consumer = createCollectedConsumer({
     kafka,
     db,
     producer,
     erasureSecret: config.VISITORS_ERASURE_KEY,
+    lookup: () => (ip) => ipData.current().lookup(ip),
+    companyWindowMs: config.COMPANY_VISIT_WINDOW_HOURS * 3_600_000,
     groupId: config.VISITORS_GROUP_ID,
     concurrency: config.VISITORS_CONCURRENCY,
     sessionTimeoutMs: config.VISITORS_SESSION_TIMEOUT_MS,
@@ -78,7 +91,7 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
     metricsPort: config.METRICS_PORT,
     logger,
     details: { groupId: config.VISITORS_GROUP_ID, accountsGroupId: config.VISITORS_ACCOUNTS_GROUP_ID },
-    drain: [() => purge.stop(), () => consumer.stop(), () => accounts.stop()],
+    drain: [() => purge.stop(), () => ipData.stop(), () => consumer.stop(), () => accounts.stop()],
     close: [() => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
   });
 });

@@ -194,3 +194,24 @@ export const visitorIdentifiedSchema = z.object({
   at: z.iso.datetime(),
 });
 export type VisitorIdentifiedMessage = z.infer<typeof visitorIdentifiedSchema>;
+
+/**
+ * A named company's first visit to a site in a window (a UTC day by default), on `visitors.companies`
+ * keyed accountId:siteId:company, for the webhooks service's `company.visited` (which adds the
+ * company's firmographics). `eventId` is deterministic per company, site and window. `company` is
+ * the key the companies view uses: the domain, or the name lower-cased when no domain is known.
+ */
+export const companyVisitedSchema = z.object({
+  eventId: z.uuid(),
+  accountId: z.uuid(),
+  siteId: z.uuid(),
+  company: z.string().min(1).max(300),
+  name: z.string().nullable(),
+  domain: z.string().nullable(),
+  visitorId: z.string().regex(VISITOR_ID_PATTERN),
+  windowStart: z.iso.datetime(),
+  at: z.iso.datetime(),
+  network: z.object({ name: z.string().nullable(), type: z.string(), asn: z.number().int().nullable() }).nullable(),
+  location: z.object({ country: z.string().nullable(), region: z.string().nullable(), city: z.string().nullable(), time_zone: z.string().nullable() }).nullable(),
+});
+export type CompanyVisitedMessage = z.infer<typeof companyVisitedSchema>;

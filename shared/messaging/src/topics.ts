@@ -23,6 +23,8 @@ export const TOPICS = {
   visitorsCollected: definitions.topics.visitorsCollected.name,
   visitorsDeadLetter: definitions.topics.visitorsDeadLetter.name,
   visitorsIdentified: definitions.topics.visitorsIdentified.name,
+  /** A named company's first visit to a site in a window, for the webhooks service's company.visited. */
+  visitorsCompanies: definitions.topics.visitorsCompanies.name,
   /** The webhooks service's own: effects and identifications it could not read (its Kafka user writes no other dead-letter topic). */
   webhooksDeadLetter: definitions.topics.webhooksDeadLetter.name,
 } as const;

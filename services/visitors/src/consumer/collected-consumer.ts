@@ -16,6 +16,8 @@ import {
   outageCheck,
   personKey,
   visitorIdentifiedSchema,
+  companyVisitedSchema,
+  type CompanyVisitedMessage,
   type BatchConsumer,
   type BatchConsumerSettings,
   type BatchingProducer,
@@ -24,8 +26,9 @@ import {
   type ParseResult,
   type VisitorIdentifiedMessage,
 } from '@glimpse/messaging';
-import { applyCollected, ConcurrentApplyError } from '../domain/apply-collected.js';
-import type { CollectedPlan, IdentifiedMessage, TrackForward } from '../domain/plan-collected.js';
+import { applyCollected, ConcurrentApplyError, type AddressLookup } from '../domain/apply-collected.js';
+import { profileKey, type CollectedPlan, type CompanyVisitWrite, type IdentifiedMessage, type TrackForward } from '../domain/plan-collected.js';
+import { companyVisitedEventId } from '../domain/track-event-id.js';
 import { collectedStore } from '../data/collected-store.js';
 
 /** The batch consumer's settings (passed through to it; fetch linger gives fuller chunks while it keeps up), and what applying needs. */
@@ -33,6 +36,10 @@ export interface CollectedConsumerOptions extends BatchConsumerSettings {
   db: Db;
   /** The HMAC key of erasure tombstones. */
   erasureSecret: string;
+  /** What an address says, from the IP data in memory (the lookup of the moment). */
+  lookup?: () => AddressLookup;
+  /** The window of company.visited (ms). */
+  companyWindowMs?: number;
 }
 
 export function parseCollected(message: KafkaMessage): ParseResult<Collected> {
@@ -69,10 +76,32 @@ function identifiedMessage(i: IdentifiedMessage): VisitorIdentifiedMessage {
   });
 }
 
-/** The chunk's sends after its transaction: tracks and page-rule events to events.inbound, new links to visitors.identified. */
-function sendsOf(plan: CollectedPlan, producer: BatchingProducer): () => Promise<void> {
+/** A company's first visit as its message: the name, domain, network and location the visitor has after the chunk. */
+function companyVisitedMessage(c: CompanyVisitWrite, plan: CollectedPlan): CompanyVisitedMessage {
+  const v = plan.profiles.find((p) => profileKey(p.accountId, p.visitorId) === profileKey(c.accountId, c.visitorId));
+  const fromNetwork = v?.company && (v.company.domain ?? v.company.name).toLowerCase() === c.company ? v.company : null;
+  return companyVisitedSchema.parse({
+    eventId: companyVisitedEventId(c.accountId, c.siteId, c.company, c.windowStart),
+    accountId: c.accountId,
+    siteId: c.siteId,
+    company: c.company,
+    name: fromNetwork?.name ?? null,
+    domain: fromNetwork ? fromNetwork.domain : c.company.includes('.') && !c.company.includes(' ') ? c.company : null,
+    visitorId: c.visitorId,
+    windowStart: c.windowStart,
+    at: c.at,
+    network: v?.network ? { name: v.network.name, type: v.network.type, asn: v.network.asn } : null,
+    location: v?.location ?? null,
+  });
+}
+
+/** The chunk's sends after its transaction: tracks and page-rule events to events.inbound, new links to visitors.identified, companies' first visits to visitors.companies. */
+function sendsOf(plan: CollectedPlan, visited: CompanyVisitWrite[], producer: BatchingProducer): () => Promise<void> {
   return async () => {
     await Promise.all([
+      ...visited.map((c) =>
+        producer.send(TOPICS.visitorsCompanies, { key: `${c.accountId}:${c.siteId}:${c.company}`, value: JSON.stringify(companyVisitedMessage(c, plan)) }),
+      ),
       ...plan.forwards.map((f) => producer.send(TOPICS.eventsInbound, { key: personKey(f.accountId, f.email), value: JSON.stringify(inboundEvent(f)) })),
       ...plan.identified.map((i) =>
         producer.send(TOPICS.visitorsIdentified, { key: `${i.accountId}:${i.visitorId}`, value: JSON.stringify(identifiedMessage(i)) }),
@@ -97,9 +126,10 @@ export function createCollectedConsumer(options: CollectedConsumerOptions): Batc
     stuckSetting: 'VISITORS_STUCK_AFTER_MS',
     parse: parseCollected,
     async apply(items, lease) {
-      const plan = await applyCollected(
+      const { plan, companyVisited } = await applyCollected(
         store,
         items.map((i) => i.value),
+        { lookup: options.lookup?.(), companyWindowMs: options.companyWindowMs },
       );
       const { applied, duplicates, bots, tracksUnidentified, identifiesDropped, rulesFired, withoutAddon } = plan.counts;
       if (applied - bots) processed.inc({ outcome: 'applied' }, applied - bots);
@@ -110,9 +140,10 @@ export function createCollectedConsumer(options: CollectedConsumerOptions): Batc
       if (rulesFired) processed.inc({ outcome: 'page_rule_fired' }, rulesFired);
       // Tracks and rule matches of accounts without the workflows add-on: visits, not events.
       if (withoutAddon) processed.inc({ outcome: 'workflows_addon_missing' }, withoutAddon);
-      if (plan.forwards.length === 0 && plan.identified.length === 0) return;
+      if (plan.forwards.length === 0 && plan.identified.length === 0 && companyVisited.length === 0) return;
       // Committed: only the sends are left, retried until done (a redelivery would send them again, same ids).
-      await batch.untilDone(sendsOf(plan, producer), lease);
+      await batch.untilDone(sendsOf(plan, companyVisited, producer), lease);
+      if (companyVisited.length) processed.inc({ outcome: 'company_visited_published' }, companyVisited.length);
       if (plan.forwards.length) processed.inc({ outcome: 'track_forwarded' }, plan.forwards.length);
       if (plan.identified.length) processed.inc({ outcome: 'identified_published' }, plan.identified.length);
     },

@@ -3,12 +3,14 @@
 //   load: the chunk's ids already collected (one SELECT) and its visitors' profiles, locked in key
 //         order so concurrent chunks of one visitor queue instead of overwriting (one SELECT);
 //         then, each only when the chunk needs it, its accounts' page rules, its visitors' firings,
-//         the company of each page view address (one LATERAL lookup for all), the erasures of its
-//         identify emails (by keyed hash) and the links of its redelivered identifies;
+//         the erasures of its identify emails (by keyed hash) and the links of its redelivered
+//         identifies (what its addresses say comes from the replica's memory: ip-data.ts);
 //   write: the new ids (one INSERT), merges of cookieless visitors (sessions moved, profiles
 //         deleted), denials' links deleted, new profiles (one INSERT) and changed ones (one UPDATE),
 //         sessions (one upsert adding page views), identity links and page-rule firings (one INSERT
-//         each), and last the per-site hour counters (one upsert in (site, hour) order).
+//         each), the companies' first visits in their window (one INSERT … RETURNING, and for
+//         redelivered visits one SELECT of the rows they made), and last the per-site hour counters
+//         (one upsert in (site, hour) order).
 // An insert that meets a row another transaction wrote meanwhile (ids, a new visitor) aborts the
 // chunk with ConcurrentApplyError: retried, it finds that work done.
 import { columns } from '@glimpse/db';
@@ -21,7 +23,7 @@ import {
   linkKey,
   profileKey,
   type CollectedPlan,
-  type Company,
+  type CompanyVisitWrite,
   type ConsentState,
   type FiringRow,
   type PageEntry,
@@ -29,7 +31,6 @@ import {
   type VisitorState,
 } from '../domain/plan-collected.js';
 import { erasureHash } from './erasure-hash.js';
-import { lookupAddress } from './ip-address.js';
 
 /** Prisma's interactive transaction ends after 5 s by default: a big chunk on a loaded machine needs longer. */
 const TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
@@ -38,7 +39,8 @@ type Tx = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 
 export const PROFILE_COLUMNS = `account_id::text AS account_id, id, site_id::text AS site_id, first_seen, last_seen, page_views, sessions, engaged_seconds,
   last_pages::text AS last_pages, first_referrer, first_utm::text AS first_utm, session_started_at, session_last_at, session_campaign,
-  email, identified_method, identified_at, identified_confidence, consent, consent_at, cookieless, company::text AS company, company_at`;
+  email, identified_method, identified_at, identified_confidence, consent, consent_at, cookieless, company::text AS company, company_at,
+  network::text AS network, location::text AS location, company_key`;
 
 export interface ProfileRow {
   account_id: string;
@@ -64,12 +66,17 @@ export interface ProfileRow {
   cookieless: boolean;
   company: string | null;
   company_at: Date | null;
+  network: string | null;
+  location: string | null;
+  company_key: string | null;
 }
 
 const PROFILE_UNNEST = `unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::text[],
-      $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::text[], $17::timestamptz[], $18::float8[], $19::text[], $20::timestamptz[], $21::bool[], $22::text[], $23::timestamptz[])
+      $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::text[], $17::timestamptz[], $18::float8[], $19::text[], $20::timestamptz[], $21::bool[], $22::text[], $23::timestamptz[],
+      $24::text[], $25::text[], $26::text[])
       AS u(account_id, id, site_id, first_seen, last_seen, page_views, sessions, engaged_seconds, last_pages, first_referrer, first_utm,
-        session_started_at, session_last_at, session_campaign, email, identified_method, identified_at, identified_confidence, consent, consent_at, cookieless, company, company_at)`;
+        session_started_at, session_last_at, session_campaign, email, identified_method, identified_at, identified_confidence, consent, consent_at, cookieless, company, company_at,
+        network, location, company_key)`;
 
 const SQL = {
   collected: `SELECT c.visitor_id, c.id FROM collected_messages c
@@ -81,17 +88,19 @@ const SQL = {
     SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[]) ON CONFLICT DO NOTHING`,
   insertProfiles: `INSERT INTO visitor_profiles (account_id, id, site_id, first_seen, last_seen, page_views, sessions, engaged_seconds,
       last_pages, first_referrer, first_utm, session_started_at, session_last_at, session_campaign, email, identified_method, identified_at,
-      identified_confidence, consent, consent_at, cookieless, company, company_at)
+      identified_confidence, consent, consent_at, cookieless, company, company_at, network, location, company_key)
     SELECT u.account_id, u.id, u.site_id, u.first_seen, u.last_seen, u.page_views, u.sessions, u.engaged_seconds,
       u.last_pages::jsonb, u.first_referrer, u.first_utm::jsonb, u.session_started_at, u.session_last_at, u.session_campaign, u.email, u.identified_method, u.identified_at,
-      u.identified_confidence, u.consent, u.consent_at, u.cookieless, u.company::jsonb, u.company_at
+      u.identified_confidence, u.consent, u.consent_at, u.cookieless, u.company::jsonb, u.company_at,
+      u.network::jsonb, u.location::jsonb, u.company_key
     FROM ${PROFILE_UNNEST}
     ON CONFLICT (account_id, id) DO NOTHING`,
   updateProfiles: `UPDATE visitor_profiles p SET first_seen = u.first_seen, last_seen = u.last_seen, page_views = u.page_views, sessions = u.sessions,
       engaged_seconds = u.engaged_seconds, last_pages = u.last_pages::jsonb, first_referrer = u.first_referrer, first_utm = u.first_utm::jsonb,
       session_started_at = u.session_started_at, session_last_at = u.session_last_at, session_campaign = u.session_campaign,
       email = u.email, identified_method = u.identified_method, identified_at = u.identified_at, identified_confidence = u.identified_confidence,
-      consent = u.consent, consent_at = u.consent_at, cookieless = u.cookieless, company = u.company::jsonb, company_at = u.company_at, updated_at = now()
+      consent = u.consent, consent_at = u.consent_at, cookieless = u.cookieless, company = u.company::jsonb, company_at = u.company_at,
+      network = u.network::jsonb, location = u.location::jsonb, company_key = u.company_key, updated_at = now()
     FROM ${PROFILE_UNNEST}
     WHERE p.account_id = u.account_id AND p.id = u.id`,
   sessions: `INSERT INTO visitor_sessions (account_id, visitor_id, number, site_id, started_at, last_at, page_views, landing_path, referrer, utm_campaign)
@@ -107,9 +116,6 @@ const SQL = {
     FROM page_rule_firings f JOIN unnest($1::uuid[], $2::text[]) AS u(account_id, visitor_id) ON f.account_id = u.account_id AND f.visitor_id = u.visitor_id
     LEFT JOIN visitor_profiles p ON p.account_id = f.account_id AND p.id = f.visitor_id
     WHERE f.session_number >= coalesce(p.sessions, 0) OR f.at >= $3::timestamptz`,
-  // The most specific range holding each address: one SP-GiST probe per distinct address.
-  companies: `SELECT u.ip, r.company_name, r.company_domain FROM unnest($1::text[]) AS u(ip)
-    CROSS JOIN LATERAL (SELECT company_name, company_domain FROM ip_ranges WHERE range >>= u.ip::inet ORDER BY masklen(range) DESC LIMIT 1) r`,
   erasures: `SELECT account_id::text AS account_id, email_hash, erased_at FROM visitor_erasures
     WHERE (account_id, email_hash) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`,
   existingLinks: `SELECT account_id::text AS account_id, visitor_id, source_id FROM identity_links
@@ -121,6 +127,13 @@ const SQL = {
   unlink: `DELETE FROM identity_links l USING unnest($1::uuid[], $2::text[]) AS u(account_id, visitor_id) WHERE l.account_id = u.account_id AND l.visitor_id = u.visitor_id`,
   firingsInsert: `INSERT INTO page_rule_firings (account_id, visitor_id, session_number, rule_id, at)
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::uuid[], $5::timestamptz[]) ON CONFLICT DO NOTHING`,
+  companyVisits: `INSERT INTO company_visits (account_id, site_id, company, window_start, visitor_id, at)
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::text[], $6::timestamptz[])
+    ON CONFLICT DO NOTHING RETURNING account_id::text AS account_id, site_id::text AS site_id, company, window_start, visitor_id, at`,
+  // A redelivered visit is announced again only if it made the row (its send may not have gone out).
+  companyVisitsMade: `SELECT c.account_id::text AS account_id, c.site_id::text AS site_id, c.company, c.window_start, c.visitor_id, c.at FROM company_visits c
+    JOIN unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::text[], $6::timestamptz[]) AS u(account_id, site_id, company, window_start, visitor_id, at)
+    ON c.account_id = u.account_id AND c.site_id = u.site_id AND c.company = u.company AND c.window_start = u.window_start AND c.visitor_id = u.visitor_id AND c.at = u.at`,
   siteHours: `INSERT INTO site_hours (site_id, hour, account_id, page_views, visitors, bots)
     SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::int[], $5::int[], $6::int[])
     ON CONFLICT (site_id, hour) DO UPDATE SET page_views = site_hours.page_views + EXCLUDED.page_views,
@@ -152,8 +165,11 @@ export function profileFromRow(r: ProfileRow): VisitorState {
     consent: r.consent as ConsentState,
     consentAt: isoOrNull(r.consent_at),
     cookieless: r.cookieless,
-    company: r.company === null ? null : (JSON.parse(r.company) as Company),
+    company: r.company === null ? null : (JSON.parse(r.company) as VisitorState['company']),
     companyAt: isoOrNull(r.company_at),
+    network: r.network === null ? null : (JSON.parse(r.network) as VisitorState['network']),
+    location: r.location === null ? null : (JSON.parse(r.location) as VisitorState['location']),
+    companyKey: r.company_key,
   };
 }
 
@@ -182,6 +198,9 @@ function profileColumns(p: readonly VisitorState[]): unknown[] {
     'cookieless',
     (x) => (x.company === null ? null : JSON.stringify(x.company)),
     'companyAt',
+    (x) => (x.network === null ? null : JSON.stringify(x.network)),
+    (x) => (x.location === null ? null : JSON.stringify(x.location)),
+    'companyKey',
   ]);
 }
 
@@ -208,19 +227,6 @@ async function loadRules(tx: Tx, request: ChunkRequest, visitors: ChunkRequest['
   };
 }
 
-async function loadCompanies(tx: Tx, ips: string[]): Promise<Map<string, Company>> {
-  const byAddress = new Map<string, string[]>();
-  for (const ip of ips) {
-    const address = lookupAddress(ip);
-    if (address !== null) byAddress.set(address, [...(byAddress.get(address) ?? []), ip]);
-  }
-  const out = new Map<string, Company>();
-  if (byAddress.size === 0) return out;
-  const rows = await tx.$queryRawUnsafe<{ ip: string; company_name: string; company_domain: string | null }[]>(SQL.companies, [...byAddress.keys()]);
-  for (const r of rows) for (const ip of byAddress.get(r.ip) ?? []) out.set(ip, { name: r.company_name, domain: r.company_domain });
-  return out;
-}
-
 async function loadErasures(tx: Tx, erasureSecret: string, identifies: ChunkRequest['identifies']): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (identifies.length === 0) return out;
@@ -239,6 +245,28 @@ async function loadErasures(tx: Tx, erasureSecret: string, identifies: ChunkRequ
   return out;
 }
 
+type CompanyVisitRow = { account_id: string; site_id: string; company: string; window_start: Date; visitor_id: string; at: Date };
+
+const visitFromRow = (r: CompanyVisitRow, redelivered: boolean): CompanyVisitWrite => ({
+  accountId: r.account_id,
+  siteId: r.site_id,
+  company: r.company,
+  windowStart: new Date(r.window_start).toISOString(),
+  visitorId: r.visitor_id,
+  at: new Date(r.at).toISOString(),
+  redelivered,
+});
+
+/** The first visits the plan makes (inserted now), and the redelivered ones whose row this very visit made. */
+async function writeCompanyVisits(tx: Tx, visits: readonly CompanyVisitWrite[]): Promise<CompanyVisitWrite[]> {
+  const cols = ['accountId', 'siteId', 'company', 'windowStart', 'visitorId', 'at'] as const;
+  const fresh = visits.filter((v) => !v.redelivered);
+  const again = visits.filter((v) => v.redelivered);
+  const made = fresh.length === 0 ? [] : await tx.$queryRawUnsafe<CompanyVisitRow[]>(SQL.companyVisits, ...columns(fresh, [...cols]));
+  const repeated = again.length === 0 ? [] : await tx.$queryRawUnsafe<CompanyVisitRow[]>(SQL.companyVisitsMade, ...columns(again, [...cols]));
+  return [...made.map((r) => visitFromRow(r, false)), ...repeated.map((r) => visitFromRow(r, true))];
+}
+
 function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
   return {
     async load(request): Promise<ChunkState> {
@@ -247,7 +275,6 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
       const rows = visitors.length === 0 ? [] : await tx.$queryRawUnsafe<ProfileRow[]>(SQL.profiles, ...columns(visitors, ['accountId', 'visitorId']));
       const collected = new Set(found.map((r) => collectedKey(r.visitor_id, r.id)));
       const { rules, firings } = await loadRules(tx, request, visitors);
-      const companies = await loadCompanies(tx, request.ips);
       const erasures = await loadErasures(tx, erasureSecret, request.identifies);
       // Redelivered identifies: those whose link exists announce it again.
       const again = request.identifies.filter((i) => collected.has(collectedKey(i.visitorId, i.id)));
@@ -263,15 +290,14 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
         visitors: new Map(rows.map((r) => [profileKey(r.account_id, r.id), profileFromRow(r)])),
         rules,
         firings,
-        companies,
         erasures,
         links: new Set(linked.map((l) => linkKey(l.account_id, l.visitor_id, l.source_id))),
       };
     },
     async write(plan: CollectedPlan) {
       const c = plan.collected;
-      if (c.length === 0) return;
-      const recorded = await tx.$executeRawUnsafe(SQL.recordIds, ...columns(c, ['visitorId', 'id', 'at']));
+      if (c.length === 0 && plan.companyVisits.length === 0) return [];
+      const recorded = c.length === 0 ? 0 : await tx.$executeRawUnsafe(SQL.recordIds, ...columns(c, ['visitorId', 'id', 'at']));
       if (recorded !== c.length) throw new ConcurrentApplyError('collected ids');
       const g = plan.merges;
       if (g.length > 0) {
@@ -301,10 +327,12 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
       }
       const f = plan.firings;
       if (f.length > 0) await tx.$executeRawUnsafe(SQL.firingsInsert, ...columns(f, ['accountId', 'visitorId', 'sessionNumber', 'ruleId', 'at']));
+      const visited = await writeCompanyVisits(tx, plan.companyVisits);
       const h = plan.siteHours;
       if (h.length > 0) {
         await tx.$executeRawUnsafe(SQL.siteHours, ...columns(h, ['siteId', 'hour', 'accountId', 'pageViews', 'visitors', 'bots']));
       }
+      return visited;
     },
   };
 }

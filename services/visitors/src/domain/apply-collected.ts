@@ -1,14 +1,15 @@
 // Applying a chunk of collected messages: one transaction that reads the chunk's state (profiles of
 // its visitors, which of its ids are already collected, its accounts' page rules and firings, the
-// companies of its addresses, erasures of its emails), plans in memory, and writes the plan.
+// erasures of its emails), plans in memory, and writes the plan.
 import type { Collected } from '@glimpse/messaging';
 import {
   collectedRef,
   planCollected,
   profileKey,
   type CollectedPlan,
-  type Company,
+  type CompanyVisitWrite,
   type FiringRow,
+  type NetworkInfo,
   type PageRule,
   type VisitorState,
 } from './plan-collected.js';
@@ -36,7 +37,6 @@ export interface ChunkState {
   collected: Set<string>;
   rules: PageRule[];
   firings: FiringRow[];
-  companies: Map<string, Company>;
   erasures: Map<string, string>;
   links: Set<string>;
 }
@@ -45,8 +45,12 @@ export interface ChunkState {
 export interface CollectedTransaction {
   /** The profiles (by profileKey, locked until the end of the transaction), the already collected ids (by collectedKey), and the rest of the chunk's state. */
   load(request: ChunkRequest): Promise<ChunkState>;
-  /** Writes the plan; throws ConcurrentApplyError when another transaction applied some of it first (the chunk is retried). */
-  write(plan: CollectedPlan): Promise<void>;
+  /**
+   * Writes the plan; throws ConcurrentApplyError when another transaction applied some of it first (the
+   * chunk is retried). Answers the company visits to announce: those this plan made first, and the
+   * redelivered ones whose row this very visit made.
+   */
+  write(plan: CollectedPlan): Promise<CompanyVisitWrite[]>;
 }
 
 export interface CollectedStore {
@@ -73,7 +77,7 @@ export function chunkRequest(messages: readonly Collected[]): ChunkRequest {
     if (m.type === 'bot') continue;
     visitors.set(profileKey(m.accountId, m.visitorId), { accountId: m.accountId, visitorId: m.visitorId });
     if (m.type === 'consent' && m.cookielessId) visitors.set(profileKey(m.accountId, m.cookielessId), { accountId: m.accountId, visitorId: m.cookielessId });
-    if (m.type === 'pageview' && m.ip && !m.cookieless) ips.add(m.ip);
+    if (m.type === 'pageview' && m.ip) ips.add(m.ip);
     if (m.type === 'identify') identifies.push({ accountId: m.accountId, visitorId: m.visitorId, id: m.id, email: m.email });
   }
   return {
@@ -86,12 +90,27 @@ export function chunkRequest(messages: readonly Collected[]): ChunkRequest {
   };
 }
 
-export async function applyCollected(store: CollectedStore, messages: readonly Collected[]): Promise<CollectedPlan> {
+/** What a chunk's addresses say, from the replica's IP data (looked up once per distinct address). */
+export type AddressLookup = (address: string) => NetworkInfo;
+
+export interface AppliedChunk {
+  plan: CollectedPlan;
+  /** The company.visited announcements to send. */
+  companyVisited: CompanyVisitWrite[];
+}
+
+export async function applyCollected(
+  store: CollectedStore,
+  messages: readonly Collected[],
+  options: { lookup?: AddressLookup; companyWindowMs?: number } = {},
+): Promise<AppliedChunk> {
   const request = chunkRequest(messages);
+  const networks = new Map<string, NetworkInfo>();
+  if (options.lookup) for (const ip of request.ips) networks.set(ip, options.lookup(ip));
   return store.inTransaction(async (tx) => {
     const state = await tx.load(request);
-    const plan = planCollected({ messages, ...state });
-    await tx.write(plan);
-    return plan;
+    const plan = planCollected({ messages, ...state, networks, companyWindowMs: options.companyWindowMs });
+    const companyVisited = await tx.write(plan);
+    return { plan, companyVisited };
   });
 }

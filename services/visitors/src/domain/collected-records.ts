@@ -1,6 +1,9 @@
 // The rows and messages the plan of a chunk of collected messages reads and writes (plan-collected.ts
 // computes them; merge-visitors.ts folds one visitor's state into another's; the data layer stores them).
 import type { Collected, Utm } from '@glimpse/messaging';
+import type { Company, Location, Network, NetworkInfo } from './network-lookup.js';
+
+export type { Company, Location, Network, NetworkInfo } from './network-lookup.js';
 
 export interface PageEntry {
   path: string;
@@ -33,17 +36,19 @@ export interface VisitorState {
   consentAt: string | null;
   /** Counted under a daily-salted hash: never identified. */
   cookieless: boolean;
+  /** The company a business, education or government network named (kept while a person is unknown). */
   company: Company | null;
   companyAt: string | null;
+  /** The network of the last page view a dataset held, whatever its type. */
+  network: Network | null;
+  /** Where the last located page view came from. */
+  location: Location | null;
+  /** The company the visitor counts for (company-key.ts): derived, written for the companies view's index. */
+  companyKey: string | null;
 }
 
 export type ConsentState = 'implied' | 'pending' | 'granted' | 'denied';
 export type PersonMethod = 'identify' | 'form' | 'email_link';
-
-export interface Company {
-  name: string;
-  domain: string | null;
-}
 
 export interface PageRule {
   id: string;
@@ -142,6 +147,18 @@ export interface TrackForward {
   redelivered: boolean;
 }
 
+/** The first page view of a company on a site in a window: announced once as company.visited. */
+export interface CompanyVisitWrite {
+  accountId: string;
+  siteId: string;
+  company: string;
+  windowStart: string;
+  visitorId: string;
+  at: string;
+  /** Seen again in a redelivered message: announced again only if this very visit made the row. */
+  redelivered: boolean;
+}
+
 export interface CollectedPlan {
   /** Applied first: sessions moved and the cookieless profiles deleted. */
   merges: VisitorMerge[];
@@ -156,6 +173,8 @@ export interface CollectedPlan {
   /** Tracks and page-rule events, to events.inbound. */
   forwards: TrackForward[];
   identified: IdentifiedMessage[];
+  /** Candidate first visits of companies (the store keeps those that are first). */
+  companyVisits: CompanyVisitWrite[];
   /** withoutAddon: tracks and matching page views of an account without the workflows add-on (kept as visits, no event). */
   counts: {
     applied: number;
@@ -179,8 +198,10 @@ export interface PlanCollectedInput {
   rules?: readonly PageRule[];
   /** Firings of the chunk's visitors in their current sessions, and any at or after the chunk's first time. */
   firings?: readonly FiringRow[];
-  /** The company of each page view address of the chunk that a range matched (the most specific). */
-  companies?: ReadonlyMap<string, Company>;
+  /** What each page view address of the chunk says (network, company, location), from the replica's IP data. */
+  networks?: ReadonlyMap<string, NetworkInfo>;
+  /** How long a company.visited window lasts (ms; windows start at multiples of it from the epoch). Default a day. */
+  companyWindowMs?: number;
   /** Erasures of the chunk's identify emails: erasedAt by erasureKey(accountId, email). */
   erasures?: ReadonlyMap<string, string>;
   /** Identity links that exist already among the chunk's identify messages, by linkKey. */

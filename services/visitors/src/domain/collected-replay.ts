@@ -10,7 +10,8 @@ import {
   profileKey,
   sessionKey,
   type CollectedPlan,
-  type Company,
+  type CompanyVisitWrite,
+  type NetworkInfo,
   type FiringRow,
   type IdentifiedMessage,
   type IdentityLinkWrite,
@@ -24,7 +25,8 @@ import type { Collected } from '@glimpse/messaging';
 
 export interface ReplayWorld {
   rules: PageRule[];
-  companies: Map<string, Company>;
+  /** What each address says (network, company, location). */
+  networks: Map<string, NetworkInfo>;
   erasures: Map<string, string>;
 }
 
@@ -38,6 +40,8 @@ export interface ReplayTables {
   /** First sends only (redelivered ones are the same events again). */
   forwards: TrackForward[];
   identified: IdentifiedMessage[];
+  /** company_visits: the first visit of each company to a site in a window. */
+  companyVisits: Map<string, CompanyVisitWrite>;
   world: ReplayWorld;
 }
 
@@ -51,7 +55,8 @@ export function emptyTables(world: Partial<ReplayWorld> = {}): ReplayTables {
     collected: new Set(),
     forwards: [],
     identified: [],
-    world: { rules: [], companies: new Map(), erasures: new Map(), ...world },
+    companyVisits: new Map(),
+    world: { rules: [], networks: new Map(), erasures: new Map(), ...world },
   };
 }
 
@@ -101,6 +106,10 @@ export function applyPlan(t: ReplayTables, plan: CollectedPlan): void {
   for (const c of plan.collected) t.collected.add(collectedKey(c.visitorId, c.id));
   t.forwards.push(...plan.forwards.filter((f) => !f.redelivered));
   t.identified.push(...plan.identified.filter((i) => !i.redelivered));
+  for (const c of plan.companyVisits) {
+    const key = `${c.accountId}\n${c.siteId}\n${c.company}\n${c.windowStart}`;
+    if (!c.redelivered && !t.companyVisits.has(key)) t.companyVisits.set(key, c);
+  }
 }
 
 /** Plans one chunk against the tables (what the store's read would load) and applies it. */
@@ -111,7 +120,7 @@ export function applyChunk(t: ReplayTables, messages: readonly Collected[]): Col
     collected: t.collected,
     rules: t.world.rules,
     firings: [...t.firings.values()],
-    companies: t.world.companies,
+    networks: t.world.networks,
     erasures: t.world.erasures,
     links: new Set(t.links.keys()),
   });

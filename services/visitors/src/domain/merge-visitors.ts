@@ -35,5 +35,7 @@ export function mergeInto(to: VisitorState, from: VisitorState, sessions: Map<st
   if (ms(from.lastSeen) > ms(to.lastSeen)) to.lastSeen = from.lastSeen;
   to.lastPages = [...to.lastPages, ...from.lastPages].sort((a, b) => ms(b.at) - ms(a.at)).slice(0, LAST_PAGES);
   if (!to.company && from.company) Object.assign(to, { company: from.company, companyAt: from.companyAt });
+  to.network ??= from.network;
+  to.location ??= from.location;
   return offset;
 }

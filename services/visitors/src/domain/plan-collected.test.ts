@@ -1,10 +1,17 @@
 import { inboundEventSchema, type Collected, type CollectedMessage } from '@glimpse/messaging';
 import { applyChunk, emptyTables, replayOneByOne, type ReplayWorld } from './collected-replay';
 import { compilePathGlob, validPageRulePattern } from './page-rule-pattern';
-import { erasureKey, profileKey, withoutQuery, type PersonMethod } from './plan-collected';
+import { erasureKey, profileKey, withoutQuery, type NetworkInfo, type PersonMethod } from './plan-collected';
 import { identifiedEventId, pageRuleEventId, trackEventId } from './track-event-id';
 
 const ACCOUNT = '00000000-0000-4000-8000-000000000001';
+const LONDON = { country: 'GB', region: 'England', city: 'London', time_zone: 'Europe/London' };
+const ACME: NetworkInfo = {
+  network: { name: 'Acme', type: 'business', asn: 64500, domain: 'acme.example' },
+  company: { name: 'Acme', domain: 'acme.example' },
+  location: LONDON,
+};
+const HOME: NetworkInfo = { network: { name: 'Example Cable', type: 'isp', asn: 64501, domain: null }, company: null, location: LONDON };
 const SITE = '00000000-0000-4000-8000-000000000002';
 const VID = 'a'.repeat(24);
 const T0 = Date.UTC(2026, 0, 1, 10, 0, 0);
@@ -148,7 +155,10 @@ describe('planCollected, chunked against one by one', () => {
 
   const WORLD: Partial<ReplayWorld> = {
     rules: [RULE, { ...RULE, id: '00000000-0000-4000-8000-0000000000a2', pattern: '/p1*', event: 'viewed_p1' }],
-    companies: new Map([['198.51.100.7', { name: 'Acme', domain: 'acme.example' }]]),
+    networks: new Map([
+      ['198.51.100.7', ACME],
+      ['203.0.113.9', HOME],
+    ]),
     erasures: new Map([[erasureKey(ACCOUNT, 'p2@example.com'), at(200)]]),
   };
   const methods: PersonMethod[] = ['identify', 'form', 'email_link'];
@@ -172,7 +182,7 @@ describe('planCollected, chunked against one by one', () => {
               title: 'T',
               ...(rand() < 0.15 ? { utm: { campaign: `c${Math.floor(rand() * 3)}` } } : {}),
               ...(rand() < 0.3 ? { referrer: 'https://r.example/x?q=1' } : {}),
-              ...(rand() < 0.3 ? { ip: '198.51.100.7' } : {}),
+              ...(rand() < 0.3 ? { ip: rand() < 0.5 ? '198.51.100.7' : '203.0.113.9' } : {}),
             },
             vid,
           ),
@@ -198,6 +208,7 @@ describe('planCollected, chunked against one by one', () => {
     collected: [...t.collected].sort(),
     forwards: t.forwards.map((f) => `${f.eventId} ${f.email}`),
     identified: t.identified.map((i) => `${i.eventId} ${i.method} ${i.confidence}`),
+    companyVisits: Object.fromEntries(t.companyVisits),
   });
 
   it.each(Array.from({ length: 40 }, (_, i) => i + 1))(
@@ -207,6 +218,7 @@ describe('planCollected, chunked against one by one', () => {
       const messages = randomMessages(rand, 150);
       const expected = state(replayOneByOne(messages, emptyTables(WORLD)));
       expect(expected.identified.length).toBeGreaterThan(0);
+      expect(expected.companyVisits).not.toEqual({});
 
       const t = emptyTables(WORLD);
       let i = 0;
@@ -283,11 +295,35 @@ describe('identification', () => {
     expect(profile(t)).toMatchObject({ email: null, identifiedMethod: null, consent: 'denied', consentAt: at(1) });
   });
 
-  it('when an unidentified visitor views from a known range, then it gets the company; the address is not kept', () => {
-    const t = emptyTables({ companies: new Map([['198.51.100.7', { name: 'Acme', domain: 'acme.example' }]]) });
+  it('when an unidentified visitor views from a business range, then it gets the company, network and location; the address is not kept', () => {
+    const t = emptyTables({ networks: new Map([['198.51.100.7', ACME]]) });
     applyChunk(t, [pv(0, '/', { ip: '198.51.100.7' })]);
-    expect(profile(t)).toMatchObject({ company: { name: 'Acme', domain: 'acme.example' }, companyAt: at(0) });
+    expect(profile(t)).toMatchObject({
+      company: { name: 'Acme', domain: 'acme.example' },
+      companyAt: at(0),
+      network: ACME.network,
+      location: LONDON,
+      companyKey: 'acme.example',
+    });
     expect(JSON.stringify(profile(t))).not.toContain('198.51.100.7');
+  });
+
+  it('when a visitor views from a home network, then it keeps the network and location, no company, and stays unidentified', () => {
+    const t = emptyTables({ networks: new Map([['203.0.113.9', HOME]]) });
+    const plan = applyChunk(t, [pv(0, '/', { ip: '203.0.113.9' })]);
+    expect(profile(t)).toMatchObject({ company: null, network: HOME.network, location: LONDON, companyKey: null, email: null });
+    expect(plan.companyVisits).toEqual([]);
+  });
+
+  it("when a company first visits a site in a day, then one visit is announced for it; a visitor identified with the company's email counts for that domain", () => {
+    const t = emptyTables({ networks: new Map([['198.51.100.7', ACME]]) });
+    const first = applyChunk(t, [pv(0, '/', { ip: '198.51.100.7' }), pv(1, '/pricing', { ip: '198.51.100.7' })]);
+    expect(first.companyVisits.map((c) => [c.company, c.windowStart, c.at])).toEqual([['acme.example', '2026-01-01T00:00:00.000Z', at(0)]]);
+    expect(t.companyVisits.size).toBe(1);
+    const other = 'b'.repeat(24);
+    applyChunk(t, [pv(2, '/', {}, other), identify(3, 'bo@widgets.example', other)]);
+    expect(t.profiles.get(profileKey(ACCOUNT, other))).toMatchObject({ companyKey: 'widgets.example', company: null });
+    expect([...t.companyVisits.values()].map((c) => c.company)).toEqual(['acme.example', 'widgets.example']);
   });
 
   it('when an identified visitor views a page matching a rule, then the rule fires once per session; a redelivery sends the same event', () => {

@@ -14,12 +14,14 @@ import type {
   TrackForward,
   VisitorState,
 } from './collected-records.js';
+import { companyKeyOf } from './company-key.js';
 import { mergeInto } from './merge-visitors.js';
 import { compilePathGlob, type PathMatcher } from './page-rule-pattern.js';
 import { identifiedEventId, pageRuleEventId, trackEventId } from './track-event-id.js';
 
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
 export const LAST_PAGES = 20;
+const DAY_MS = 24 * 3_600_000;
 /** The dedupe row of a bot message: it has no visitor, so its id is qualified by the site. */
 export const BOT_VISITOR = 'bot';
 
@@ -98,6 +100,9 @@ function newProfile(m: CollectedMessage, at: string): VisitorState {
     cookieless: false,
     company: null,
     companyAt: null,
+    network: null,
+    location: null,
+    companyKey: null,
   };
 }
 
@@ -134,6 +139,7 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
     collected: [],
     forwards: [],
     identified: [],
+    companyVisits: [],
     counts: { applied: 0, duplicates: 0, bots: 0, tracksUnidentified: 0, identifiesDropped: 0, rulesFired: 0, withoutAddon: 0 },
   };
 
@@ -208,8 +214,30 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
       plan.counts.rulesFired += 1;
     }
   };
+  // What the address says (the address itself is never kept): the network and location of every
+  // visitor; the company of a business, education or government network, while no person is known
+  // and the visitor is not cookieless (a company is an identification).
+  const locate = (m: Extract<CollectedMessage, { type: 'pageview' }>, v: VisitorState, at: string) => {
+    const info = m.ip ? input.networks?.get(m.ip) : undefined;
+    if (info?.network) v.network = info.network;
+    if (info?.location) v.location = info.location;
+    if (info?.company && !v.cookieless && !v.email) Object.assign(v, { company: info.company, companyAt: at });
+    visitedBy(m, v, at, false);
+  };
+  const windowMs = input.companyWindowMs ?? DAY_MS;
+  const announced = new Set<string>();
+  const visitedBy = (m: CollectedMessage, v: VisitorState, at: string, redelivered: boolean) => {
+    const company = companyKeyOf(v);
+    if (company === null || v.cookieless) return;
+    const windowStart = new Date(Math.floor(ms(at) / windowMs) * windowMs).toISOString();
+    const key = `${profileKey(m.accountId, m.siteId)}\n${company}\n${windowStart}`;
+    if (announced.has(key)) return;
+    announced.add(key);
+    plan.companyVisits.push({ accountId: m.accountId, siteId: m.siteId, company, windowStart, visitorId: m.visitorId, at, redelivered });
+  };
   const redeliver = (m: CollectedMessage, at: string) => {
     const v = known(m.accountId, m.visitorId);
+    if (m.type === 'pageview' && v) visitedBy(m, v, at, true);
     if (m.type === 'track') {
       // Sent again, same eventId, if the visitor was identified by its time (one dropped then, unidentified, stays dropped).
       if (hasWorkflows(m) && v?.email && v.identifiedAt !== null && ms(v.identifiedAt) <= ms(at)) plan.forwards.push(forward(m, v.email, at, true));
@@ -266,9 +294,7 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
         const idle = v.sessionLastAt === null || ms(at) - ms(v.sessionLastAt) > SESSION_IDLE_MS;
         const newCampaign = campaign !== null && campaign !== v.sessionCampaign;
         touchSession(v, at, idle || newCampaign ? { siteId: m.siteId, landingPath: path, referrer, utmCampaign: campaign } : null, 1);
-        // The company behind the address, for a visitor no person method identified (the address itself is never kept).
-        const company = m.ip && !v.cookieless && !v.email ? input.companies?.get(m.ip) : undefined;
-        if (company) Object.assign(v, { company, companyAt: at });
+        locate(m, v, at);
         fireRules(m, v, path, at);
         break;
       }
@@ -306,6 +332,8 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
         // The newest link wins (by its time, so a late identify does not undo a newer one); older ones stay as history.
         if (v.identifiedAt === null || ms(at) >= ms(v.identifiedAt))
           Object.assign(v, { email: m.email, identifiedMethod: method, identifiedAt: at, identifiedConfidence: confidence });
+        // The person's company may be one the visit has not counted for yet.
+        if (v.pageViews > 0) visitedBy(m, v, at, false);
         touchSession(v, at, null, 0);
         break;
       }
@@ -337,7 +365,7 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
     }
   }
 
-  plan.profiles = [...state.values()].map(({ v, isNew }) => ({ ...v, isNew }));
+  plan.profiles = [...state.values()].map(({ v, isNew }) => ({ ...v, companyKey: companyKeyOf(v), isNew }));
   plan.sessions = [...sessions.values()];
   // Sorted, so concurrent transactions take the shared rows' locks in one order.
   plan.siteHours = [...hours.values()].sort((a, b) => (a.siteId === b.siteId ? a.hour.localeCompare(b.hour) : a.siteId < b.siteId ? -1 : 1));

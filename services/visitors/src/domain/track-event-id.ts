@@ -24,3 +24,8 @@ export function pageRuleEventId(ruleId: string, visitorId: string, session: numb
 export function identifiedEventId(accountId: string, visitorId: string, sourceId: string): string {
   return hashUuid(`identified:${accountId}:${visitorId}:${sourceId}`);
 }
+
+/** A visitors.companies message: one per company, site and window. */
+export function companyVisitedEventId(accountId: string, siteId: string, company: string, windowStart: string): string {
+  return hashUuid(`company:${accountId}:${siteId}:${company}:${windowStart}`);
+}

@@ -4,7 +4,7 @@ import type { InternalVisitorPageViews } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import { IDENTIFICATION_CONFIDENCE } from '@glimpse/messaging';
-import type { PageEntry, VisitorState } from './collected-records.js';
+import type { Location, Network, PageEntry, VisitorState } from './collected-records.js';
 
 export interface IdentifiedBy {
   method: string;
@@ -17,6 +17,11 @@ export interface VisitorDetails {
     identified_by?: IdentifiedBy;
     /** The company behind the visitor's address (method ip_company), its name. */
     company?: string;
+    /** The network of its last located page view, and where that was. */
+    network?: Network;
+    location?: Location;
+    /** The company it counts for (an email's domain or the address's company), for the firmographics. */
+    company_key?: string;
   };
   email?: string;
 }
@@ -44,6 +49,9 @@ export function detailsOf(v: VisitorState): VisitorDetails {
       engaged_seconds: v.engagedSeconds,
       ...(by ? { identified_by: by } : {}),
       ...(v.company ? { company: v.company.name } : {}),
+      ...(v.network ? { network: v.network } : {}),
+      ...(v.location ? { location: v.location } : {}),
+      ...(v.companyKey ? { company_key: v.companyKey } : {}),
     },
     ...(v.email ? { email: v.email } : {}),
   };
@@ -56,6 +64,9 @@ export interface VisitorListItem extends Pick<VisitorState, 'siteId' | 'firstSee
   email?: string;
   identifiedBy?: IdentifiedBy;
   company?: string;
+  network: Network | null;
+  location: Location | null;
+  companyKey: string | null;
 }
 
 export function listItemOf(v: VisitorState): VisitorListItem {
@@ -72,6 +83,9 @@ export function listItemOf(v: VisitorState): VisitorListItem {
     ...(v.email ? { email: v.email } : {}),
     ...(by ? { identifiedBy: by } : {}),
     ...(v.company ? { company: v.company.name } : {}),
+    network: v.network,
+    location: v.location,
+    companyKey: v.companyKey,
   };
 }
 

@@ -1,0 +1,213 @@
+// The IP data a visitors replica holds in memory: every range dataset's current version as a range
+// index, the operators' type overrides, and the City database of the location dataset. Loaded from
+// Postgres at start and again when a dataset's version or an override changes (polled): each load
+// reads one snapshot (REPEATABLE READ), builds the new lookup beside the old one and swaps, so a
+// page view sees one whole version of every dataset. Datasets whose version did not move are kept.
+import { Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Reader, type CityResponse } from 'mmdb-lib';
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import type { Registry } from 'prom-client';
+import { metricsIn, type Logger } from '@glimpse/logging';
+import { isNetworkType, type NetworkType } from '@glimpse/validation';
+import {
+  createNetworkLookup,
+  type Location,
+  type NetworkClassifier,
+  type NetworkLookup,
+  type NetworkRecord,
+  type RangeDataset,
+  type TypeOverrides,
+} from '../domain/network-lookup.js';
+import { buildRangeIndex, type RangeInput } from '../domain/range-index.js';
+
+interface DatasetRow {
+  name: string;
+  kind: string;
+  precedence: number;
+  version: string;
+}
+
+interface Loaded {
+  ranges: Map<string, RangeDataset & { version: string }>;
+  location: { name: string; version: string; locate: (address: string) => Location | null } | null;
+  overridesKey: string;
+  overrides: TypeOverrides;
+}
+
+export interface IpData {
+  /** The lookup of the data loaded last (empty until the first load). */
+  current(): NetworkLookup;
+  /** Loads once (a failure is logged and counted; the poll tries again), then polls. */
+  start(): Promise<void>;
+  /** Loads now if anything changed; resolves when done. */
+  refresh(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/** One COPY text field: \N is null, backslash escapes undone. */
+function copyField(field: string): string | null {
+  if (field === '\\N') return null;
+  if (field.indexOf('\\') < 0) return field;
+  return field.replace(/\\(.)/g, (_, c: string) => ({ t: '\t', n: '\n', r: '\r' })[c] ?? c);
+}
+
+/** A dataset's ranges, streamed out of Postgres by COPY; equal records become one object. */
+async function readRanges(client: pg.Client, name: string, version: string): Promise<RangeInput<NetworkRecord>[]> {
+  const records = new Map<string, NetworkRecord>();
+  const out: RangeInput<NetworkRecord>[] = [];
+  let rest = '';
+  const take = (line: string) => {
+    const [first, last, asn, org, domain, type] = line.split('\t').map(copyField);
+    if (!first || !last) return;
+    const key = `${asn}\t${org}\t${domain}\t${type}`;
+    let record = records.get(key);
+    if (!record) {
+      record = { asn: asn === null ? null : Number(asn), name: org ?? null, domain: domain ?? null, type: isNetworkType(type) ? type : null };
+      records.set(key, record);
+    }
+    out.push({ first, last, record });
+  };
+  const sql = `COPY (SELECT host(first), host(last), asn, name, domain, type FROM ip_ranges WHERE dataset = ${quote(name)} AND version = ${BigInt(version)}) TO STDOUT`;
+  await pipeline(
+    client.query(copyTo(sql)),
+    new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        const lines = (rest + chunk.toString('utf8')).split('\n');
+        rest = lines.pop() ?? '';
+        for (const line of lines) take(line);
+        done();
+      },
+      flush(done) {
+        if (rest) take(rest);
+        done();
+      },
+    }),
+    new Writable({ write: (_c, _e, done) => done(), objectMode: true }),
+  );
+  return out;
+}
+
+/** A City database's answer as a visitor's location (English names). */
+export function locationOf(r: CityResponse | null): Location | null {
+  if (!r) return null;
+  const location = {
+    country: r.country?.iso_code ?? r.registered_country?.iso_code ?? null,
+    region: r.subdivisions?.[0]?.names?.en ?? null,
+    city: r.city?.names?.en ?? null,
+    time_zone: r.location?.time_zone ?? null,
+  };
+  return location.country || location.city || location.time_zone ? location : null;
+}
+
+export function cityLocator(file: Buffer): (address: string) => Location | null {
+  const reader = new Reader<CityResponse>(file);
+  return (address) => {
+    try {
+      return locationOf(reader.get(address));
+    } catch {
+      return null; // not an address
+    }
+  };
+}
+
+export function createIpData(options: { databaseUrl: string; classify: NetworkClassifier; pollMs: number; logger: Logger; registry?: Registry }): IpData {
+  const { logger } = options;
+  let loaded: Loaded = { ranges: new Map(), location: null, overridesKey: '', overrides: { asn: new Map(), org: new Map() } };
+  let lookup = createNetworkLookup({ datasets: [], classify: options.classify });
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | null = null;
+  const metrics = options.registry ? metricsIn(options.registry) : null;
+  const segments = metrics?.gauge('glimpse_ip_dataset_segments', 'Segments of each IP dataset held in memory (after nested ranges are flattened)', ['dataset']);
+  const failures = metrics?.counter('glimpse_ip_data_load_failures_total', 'Loads of the IP datasets that failed (the previous data stays in use)');
+  const loadSeconds = metrics?.gauge('glimpse_ip_data_load_seconds', 'How long the last load of changed IP datasets took');
+
+  async function load(): Promise<void> {
+    const started = performance.now();
+    const client = new pg.Client({ connectionString: options.databaseUrl, application_name: 'glimpse-visitors-ip-data' });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const datasets = (await client.query<DatasetRow>('SELECT name, kind, precedence, version::text AS version FROM ip_datasets')).rows;
+      const rows = (
+        await client.query<{ kind: string; value: string; type: string }>('SELECT kind, value, type FROM network_type_overrides ORDER BY kind, value')
+      ).rows;
+      const overridesKey = rows.map((r) => `${r.kind}\t${r.value}\t${r.type}`).join('\n');
+      const ranges = new Map<string, RangeDataset & { version: string }>();
+      let changed = overridesKey !== loaded.overridesKey;
+      for (const d of datasets.filter((x) => x.kind === 'ranges')) {
+        const had = loaded.ranges.get(d.name);
+        if (had && had.version === d.version) {
+          ranges.set(d.name, { ...had, precedence: d.precedence });
+          changed ||= had.precedence !== d.precedence;
+          continue;
+        }
+        const index = buildRangeIndex(await readRanges(client, d.name, d.version));
+        ranges.set(d.name, { name: d.name, precedence: d.precedence, version: d.version, index });
+        segments?.set({ dataset: d.name }, index.size.v4 + index.size.v6);
+        logger.info({ dataset: d.name, version: d.version, segments: index.size, refused: index.refused }, 'ip dataset loaded');
+        changed = true;
+      }
+      for (const name of loaded.ranges.keys()) if (!ranges.has(name)) ((changed = true), segments?.remove({ dataset: name }));
+      const newest = datasets.filter((x) => x.kind === 'location').sort((a, b) => b.precedence - a.precedence || (a.name < b.name ? -1 : 1))[0];
+      let location = loaded.location;
+      if (!newest) location = null;
+      else if (!location || location.name !== newest.name || location.version !== newest.version) {
+        const chunks = await client.query<{ bytes: Buffer }>('SELECT bytes FROM ip_dataset_files WHERE dataset = $1 AND version = $2::bigint ORDER BY seq', [
+          newest.name,
+          newest.version,
+        ]);
+        location = { name: newest.name, version: newest.version, locate: cityLocator(Buffer.concat(chunks.rows.map((c) => c.bytes))) };
+        logger.info({ dataset: newest.name, version: newest.version }, 'location database loaded');
+      }
+      changed ||= location !== loaded.location;
+      await client.query('COMMIT');
+      if (!changed) return;
+      const overrides: TypeOverrides = {
+        asn: new Map(rows.filter((r) => r.kind === 'asn' && isNetworkType(r.type)).map((r) => [Number(r.value), r.type as NetworkType])),
+        org: new Map(rows.filter((r) => r.kind === 'org' && isNetworkType(r.type)).map((r) => [r.value, r.type as NetworkType])),
+      };
+      loaded = { ranges, location, overridesKey, overrides };
+      lookup = createNetworkLookup({ datasets: [...ranges.values()], overrides, classify: options.classify, locate: location?.locate });
+      loadSeconds?.set((performance.now() - started) / 1000);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  const refresh = () => {
+    // One load at a time: a poll during a long load waits for it instead of loading twice.
+    running ??= load()
+      .catch((err: unknown) => {
+        failures?.inc();
+        logger.warn({ err }, 'ip data: load failed; the data loaded before stays in use');
+      })
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+
+  return {
+    current: () => lookup,
+    refresh,
+    async start() {
+      await refresh();
+      const poll = () => {
+        timer = setTimeout(() => void refresh().finally(() => timer && poll()), options.pollMs);
+        timer.unref();
+      };
+      poll();
+    },
+    async stop() {
+      const t = timer;
+      timer = undefined;
+      clearTimeout(t);
+      await running;
+    },
+  };
+}
