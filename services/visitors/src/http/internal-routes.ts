@@ -1,6 +1,6 @@
 // The visitors service's internal HTTP API, behind the gateway: a visitor's page-view fields (the
 // details lookup) and full record, the latest visitors, a site's last 24 hours and stats, page
-// rules, and deletions (a site's data, an erased person's links and aggregates). The gateway names the account.
+// rules, the companies view, and deletions (a site's data, an erased person's links and aggregates). The gateway names the account.
 import type { Request, Router } from 'express';
 import type { Db } from '@glimpse/db/visitors';
 import { AppError } from '@glimpse/errors';
@@ -10,6 +10,7 @@ import { isUuid, normalizeEmail } from '@glimpse/validation';
 import { decodeVisitorCursor, detailsOf, encodeVisitorCursor, listItemOf, recordOf, trafficSince, zeroFilledHours } from '../domain/visitor-views.js';
 import { erasureHash } from '../data/erasure-hash.js';
 import { deleteSiteData, erasePerson, findVisitor, siteHours, siteStats, visitorHistory, visitorPage } from '../data/visitor-repository.js';
+import { companyRoutes } from './company-routes.js';
 import { pageRulesRouter } from './page-rules-routes.js';
 
 function identifiedFilter(value: unknown): boolean | null {
@@ -31,7 +32,7 @@ export function internalRouter({
   pageRulesPerAccount?: number;
   now?: () => Date;
 }): Router {
-  const { router, account } = gatewayInternalRouter(internalTokens);
+  const { router, account, json } = gatewayInternalRouter(internalTokens);
   const siteId = (req: Request) => {
     const id = req.params.siteId as string;
     if (!isUuid(id)) throw new AppError('invalid_request', 'site id must be a UUID');
@@ -84,5 +85,6 @@ export function internalRouter({
   });
 
   router.use(pageRulesRouter({ db, maxPerAccount: pageRulesPerAccount }));
+  router.use(companyRoutes({ db, account, json, now }));
   return router;
 }

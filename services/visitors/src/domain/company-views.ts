@@ -1,0 +1,95 @@
+// The companies view's rules: the filters of a window, the order and cursor of a page (last visit
+// or page views, newest or most first, then the key), the top pages of a company, and its days
+// zero-filled. Pure; the SQL is data/company-repository.ts.
+import { z } from 'zod';
+import { AppError } from '@glimpse/errors';
+import { COMPANY_SORTS, COMPANY_WINDOW_DAYS_DEFAULT, COMPANIES_CSV_MAX, type VisitorLocation } from '@glimpse/api';
+import { COMPANY_NETWORK_TYPES } from '@glimpse/validation';
+
+const DAY_MS = 86_400_000;
+export const MAX_WINDOW_DAYS = 400;
+export const TOP_PAGES = 5;
+
+/** The filters of GET /account/companies as the gateway forwards them (industry and size are applied there, as `keys`). */
+export const companyFilterSchema = z.strictObject({
+  site: z.uuid({ error: 'site must be a site id (UUID)' }).optional(),
+  since: z.iso.datetime({ error: 'since must be an ISO 8601 date-time' }).optional(),
+  until: z.iso.datetime({ error: 'until must be an ISO 8601 date-time' }).optional(),
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'country must be a two-letter ISO 3166 code')
+    .transform((c) => c.toUpperCase())
+    .optional(),
+  network_type: z
+    .enum(COMPANY_NETWORK_TYPES as ['business', 'education', 'government'], { error: 'network_type must be business, education or government' })
+    .optional(),
+  min_visits: z.coerce.number({ error: 'min_visits must be a whole number' }).int('min_visits must be a whole number').min(1).max(1_000_000).optional(),
+  sort: z.enum(COMPANY_SORTS, { error: `sort must be ${COMPANY_SORTS.join(' or ')}` }).optional(),
+  limit: z.coerce.number().int().min(1).max(COMPANIES_CSV_MAX, `limit must be 1 to ${COMPANIES_CSV_MAX}`).optional(),
+  cursor: z.string().max(600).optional(),
+  /** Only these companies (the ones whose firmographics matched the gateway's industry and size filters). */
+  keys: z.array(z.string().max(300)).max(100_000).optional(),
+});
+export type CompanyFilter = z.infer<typeof companyFilterSchema>;
+
+export interface CompanyWindow {
+  site: string | null;
+  since: Date;
+  until: Date;
+}
+
+/** The window: until now by default, since 30 days before until; at most 400 days, and since before until. */
+export function companyWindow(f: Pick<CompanyFilter, 'site' | 'since' | 'until'>, now: Date): CompanyWindow {
+  const until = f.until ? new Date(f.until) : now;
+  const since = f.since ? new Date(f.since) : new Date(until.getTime() - COMPANY_WINDOW_DAYS_DEFAULT * DAY_MS);
+  if (since >= until) throw new AppError('invalid_request', 'since must be before until');
+  if (until.getTime() - since.getTime() > MAX_WINDOW_DAYS * DAY_MS) throw new AppError('invalid_request', `the window is at most ${MAX_WINDOW_DAYS} days`);
+  return { site: f.site ?? null, since, until };
+}
+
+export interface CompanyCursor {
+  /** The sort value of the last row: its last visit (ISO) or its page views. */
+  value: string;
+  key: string;
+}
+
+export function encodeCompanyCursor(c: CompanyCursor): string {
+  return Buffer.from(JSON.stringify([c.value, c.key])).toString('base64url');
+}
+
+export function decodeCompanyCursor(value: string): CompanyCursor {
+  const invalid = new AppError('invalid_request', 'cursor is not valid: pass the nextCursor of a previous page as it was');
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string')
+      return { value: parsed[0], key: parsed[1] };
+  } catch {
+    // answered below
+  }
+  throw invalid;
+}
+
+/** The most viewed paths, most first, then by path. */
+export function topPages(rows: readonly { path: string; views: number }[], n = TOP_PAGES): { path: string; views: number }[] {
+  return [...rows].sort((a, b) => b.views - a.views || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).slice(0, n);
+}
+
+export interface DayRow {
+  day: string;
+  visitors: number;
+  sessions: number;
+  page_views: number;
+}
+
+/** Every UTC day of the window, oldest first, days without visits as zeros. */
+export function zeroFilledDays(rows: readonly DayRow[], window: CompanyWindow): DayRow[] {
+  const byDay = new Map(rows.map((r) => [r.day, r]));
+  const out: DayRow[] = [];
+  for (let t = Math.floor(window.since.getTime() / DAY_MS) * DAY_MS; t < window.until.getTime(); t += DAY_MS) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    out.push(byDay.get(day) ?? { day, visitors: 0, sessions: 0, page_views: 0 });
+  }
+  return out;
+}
+
+export type { VisitorLocation };
