@@ -1,7 +1,8 @@
 // The details of a visitor the site tag has seen (spec §2.1 plus the page-view fields): the
 // identified person's seven fields as enrichment derives them (absent ones omitted; the linked
 // email when the person has none or is unknown), then the visitors service's page-view fields; an
-// unidentified visitor matched to a company by its address has that company's name (ip_company).
+// unidentified visitor matched to a company by its address has that company's name (ip_company);
+// then its network, its location and its company's firmographics (company_profile) when known.
 
 import type { InternalVisitorPageViews } from '@glimpse/api';
 
@@ -10,11 +11,21 @@ export interface TagVisitorFields extends InternalVisitorPageViews {
   identified_by?: { method: string; at: string; confidence?: number };
   /** The company behind the visitor's address (method ip_company): its name, or {name, domain}. */
   company?: string | { name?: string };
+  /** The network of its last located page view ({name, type, asn}) and where that was ({country, region, city, time_zone}). */
+  network?: Record<string, unknown>;
+  location?: Record<string, unknown>;
+  /** The company it counts for (a work email's domain, else the network's company), whose firmographics the lookup adds. */
+  company_key?: string;
 }
 
 export const PERSON_FIELDS = ['firstName', 'lastName', 'name', 'email', 'company', 'company_role', 'pronet_url'] as const;
 
-export function tagVisitorDetails(visitor: TagVisitorFields, linkedEmail?: string, person?: Record<string, unknown> | null): Record<string, unknown> {
+export function tagVisitorDetails(
+  visitor: TagVisitorFields,
+  linkedEmail?: string,
+  person?: Record<string, unknown> | null,
+  firmographics?: Record<string, unknown> | null,
+): Record<string, unknown> {
   const details: Record<string, unknown> = {};
   if (linkedEmail !== undefined) {
     for (const field of PERSON_FIELDS) {
@@ -31,6 +42,10 @@ export function tagVisitorDetails(visitor: TagVisitorFields, linkedEmail?: strin
   // A company from the address is shown only while no person is known (the person's own company wins).
   const company = typeof visitor.company === 'string' ? visitor.company : visitor.company?.name;
   if (details.company === undefined && linkedEmail === undefined && typeof company === 'string' && company !== '') details.company = company;
+  // Beyond the seven fields: where the visitor is, on which network, and the firmographics of its company.
+  if (visitor.network !== undefined) details.network = visitor.network;
+  if (visitor.location !== undefined) details.location = visitor.location;
+  if (firmographics) details.company_profile = firmographics;
   if (visitor.identified_by !== undefined) {
     const { method, at, confidence } = visitor.identified_by;
     details.identified_by = { method, at, ...(typeof confidence === 'number' ? { confidence } : {}) };

@@ -18,6 +18,7 @@ import { webhookRoutes } from './webhook-routes.js';
 import { siteRoutes, type TagAsset } from './site-routes.js';
 import { linkTokenRoutes } from './link-token-routes.js';
 import { visitorRoutes } from './visitor-routes.js';
+import { companyRoutes } from './company-routes.js';
 import type { LinkTokens } from '../../domain/link-token.js';
 import type { ServiceClients } from '../../start-clients.js';
 
@@ -56,6 +57,7 @@ export function accountRouter({ authenticator, db, services, rawStore, linkToken
   router.use(webhookRoutes({ webhooks: services.webhooks }));
   router.use(linkTokenRoutes({ linkTokens }));
   router.use(visitorRoutes({ visitors: services.visitors }));
+  router.use(companyRoutes({ visitors: services.visitors, enrichment: services.enrichment }));
   router.use(siteRoutes({ db, visitors: services.visitors, tag: sites.tag, maxSitesPerAccount: sites.maxPerAccount, publicUrl: sites.publicUrl }));
   return router;
 }
