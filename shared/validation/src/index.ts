@@ -1,14 +1,15 @@
 // The one home of the identifier and address rules every service and tool applies: the ids we
 // issue (UUIDs), the email rule of events and lookups, event names and the site tag's ids
-// (event-rules.ts), the API key scopes (scopes.ts) and an account's credit limit (credits.ts). A
-// leaf: it depends on zod alone, and the lint forbids it any infrastructure (eslint.config.mjs), so
-// anything may depend on it.
+// (event-rules.ts), the API key scopes (scopes.ts), an account's credit limit (credits.ts) and a
+// company's domain (domains.ts). A leaf: it depends on zod alone, and the lint forbids it any
+// infrastructure (eslint.config.mjs), so anything may depend on it.
 import { z } from 'zod';
 
 export { EVENT_NAME_PATTERN, COLLECTED_ID_PATTERN, VISITOR_ID_PATTERN, ENGAGED_SECONDS_MAX } from './event-rules.js';
 export { SCOPES, isScope, type Scope } from './scopes.js';
 export { CREDIT_LIMIT_MAX, creditLimitSchema } from './credits.js';
 export { NETWORK_TYPES, COMPANY_NETWORK_TYPES, isNetworkType, namesCompany, type NetworkType } from './network-types.js';
+export { DOMAIN_MAX_LENGTH, normalizeDomain } from './domains.js';
 
 /** Ids Glimpse issues (accounts, credentials, playbooks, enrollments, events): UUIDs, any case. */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
