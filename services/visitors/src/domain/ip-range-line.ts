@@ -1,28 +1,10 @@
-// One line of an ip-ranges file: `{"cidr": "203.0.113.0/24", "company": {"name": …, "domain": …}}`,
-// IPv4 or IPv6, checked before it reaches COPY (so one bad line is reported, not the whole load lost).
-import { isIP } from 'node:net';
+// One line of a hand-made company list (NDJSON): `{"cidr": "203.0.113.0/24", "company": {"name", "domain"},
+// "type"?: "business", "asn"?: 64500}`, IPv4 or IPv6. A list of companies names companies, so a line
+// without a type is a business network.
+import { cidrBounds } from './ip-bounds.js';
+import { checkFields, type IpRangeRow } from './ip-range-row.js';
 
-export interface IpRange {
-  cidr: string;
-  name: string;
-  domain: string | null;
-}
-
-const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
-
-/** A checked CIDR (`address/prefix`, prefix within the family's bits; a bare address is its /32 or /128), or null. */
-export function checkCidr(value: string): string | null {
-  const [address, prefix, ...rest] = value.trim().split('/');
-  if (!address || rest.length > 0 || address.includes('%')) return null;
-  const family = isIP(address);
-  if (family === 0) return null;
-  const bits = family === 4 ? 32 : 128;
-  if (prefix === undefined) return `${address}/${bits}`;
-  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits) return null;
-  return `${address}/${Number(prefix)}`;
-}
-
-export function parseIpRangeLine(line: string): IpRange | { error: string } {
+export function parseIpRangeLine(line: string): IpRangeRow | { error: string } {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -30,13 +12,14 @@ export function parseIpRangeLine(line: string): IpRange | { error: string } {
     return { error: 'not JSON' };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'not a JSON object' };
-  const { cidr, company } = value as { cidr?: unknown; company?: unknown };
+  const { cidr, company, type, asn } = value as { cidr?: unknown; company?: unknown; type?: unknown; asn?: unknown };
   if (typeof cidr !== 'string') return { error: 'cidr: missing (a string such as "203.0.113.0/24")' };
-  const checked = checkCidr(cidr);
-  if (checked === null) return { error: 'cidr: not an IPv4 or IPv6 CIDR' };
+  const bounds = cidrBounds(cidr);
+  if ('error' in bounds) return { error: `cidr: ${bounds.error}` };
   if (typeof company !== 'object' || company === null) return { error: 'company: missing (an object with name and domain)' };
   const { name, domain } = company as { name?: unknown; domain?: unknown };
-  if (typeof name !== 'string' || name.trim().length === 0 || name.length > 200) return { error: 'company.name: a string of 1-200 characters' };
-  if (domain !== undefined && domain !== null && (typeof domain !== 'string' || !DOMAIN.test(domain))) return { error: 'company.domain: not a domain name' };
-  return { cidr: checked, name: name.trim(), domain: typeof domain === 'string' ? domain.toLowerCase() : null };
+  const fields = checkFields({ asn, name, domain, type: type ?? 'business' });
+  if ('error' in fields) return { error: fields.error.startsWith('name') || fields.error.startsWith('domain') ? `company.${fields.error}` : fields.error };
+  if (fields.value.name === null) return { error: 'company.name: missing (1-200 characters)' };
+  return { ...bounds, ...fields.value };
 }

@@ -1,0 +1,94 @@
+// One line of a CSV of ranges, `start,end,…`: inclusive, any alignment, IPv4 or IPv6 (the layout
+// of DB-IP, IPinfo and ip-location-db files). The columns are named by the importer (--columns):
+// start, end, asn, name, domain, type; any other name is a column to ignore. A first line whose
+// start is not an address is a header, and skipped.
+import { parseAddress, rangeBounds } from './ip-bounds.js';
+import { checkFields, type IpRangeRow } from './ip-range-row.js';
+
+export const CSV_FIELDS = ['start', 'end', 'asn', 'name', 'domain', 'type'] as const;
+export type CsvField = (typeof CSV_FIELDS)[number];
+/** The column (from 0) each recognised field is in. */
+export type CsvColumns = Partial<Record<CsvField, number>> & { start: number; end: number };
+
+/** ip-location-db's ASN files (start_ip,end_ip,asn,org), and the first four columns of most others. */
+export const DEFAULT_CSV_COLUMNS: readonly string[] = ['start', 'end', 'asn', 'name'];
+
+const isField = (name: string): name is CsvField => (CSV_FIELDS as readonly string[]).includes(name);
+
+export function csvColumns(names: readonly string[]): CsvColumns | { error: string } {
+  const columns: Partial<Record<CsvField, number>> = {};
+  for (const [index, raw] of names.entries()) {
+    const name = raw.trim().toLowerCase();
+    if (!isField(name)) continue;
+    if (columns[name] !== undefined) return { error: `columns: ${name} named twice` };
+    columns[name] = index;
+  }
+  if (columns.start === undefined || columns.end === undefined) return { error: 'columns: start and end are required' };
+  return columns as CsvColumns;
+}
+
+/**
+ * The fields of one CSV line (RFC 4180 quoting: "Foo, Inc." and "say ""hi"""), or null when a
+ * quote is left open or text follows a closing quote. A quoted field cannot span lines here.
+ */
+export function splitCsvLine(line: string): string[] | null {
+  if (!line.includes('"')) return line.split(',');
+  const fields: string[] = [];
+  let i = 0;
+  for (;;) {
+    let field = '';
+    if (line[i] === '"') {
+      i += 1;
+      for (;;) {
+        const quote = line.indexOf('"', i);
+        if (quote === -1) return null;
+        field += line.slice(i, quote);
+        i = quote + 1;
+        if (line[i] !== '"') break;
+        field += '"';
+        i += 1;
+      }
+      if (i < line.length && line[i] !== ',') return null;
+    } else {
+      const comma = line.indexOf(',', i);
+      const end = comma === -1 ? line.length : comma;
+      field = line.slice(i, end);
+      if (field.includes('"')) return null;
+      i = end;
+    }
+    fields.push(field);
+    if (i >= line.length) return fields;
+    i += 1; // the comma
+  }
+}
+
+export function parseCsvFields(fields: readonly string[], columns: CsvColumns): IpRangeRow | { error: string } {
+  const at = (name: CsvField) => {
+    const index = columns[name];
+    return index === undefined ? undefined : fields[index];
+  };
+  const start = at('start');
+  const end = at('end');
+  if (start === undefined || end === undefined) return { error: `fewer than ${Math.max(columns.start, columns.end) + 1} columns` };
+  const bounds = rangeBounds(start, end);
+  if ('error' in bounds) return bounds;
+  const checked = checkFields({ asn: at('asn'), name: at('name'), domain: at('domain'), type: at('type') });
+  return 'error' in checked ? checked : { ...bounds, ...checked.value };
+}
+
+/**
+ * A parser of a file's lines in order: a row, an error, or null for the header (a first line whose
+ * start is not an address; a byte-order mark before it is dropped).
+ */
+export function csvRangeParser(columns: CsvColumns): (line: string) => IpRangeRow | { error: string } | null {
+  let first = true;
+  return (line) => {
+    const text = first && line.startsWith('\uFEFF') ? line.slice(1) : line;
+    const fields = splitCsvLine(text);
+    const isFirst = first;
+    first = false;
+    if (fields === null) return { error: 'a quoted field is not closed, or text follows its closing quote' };
+    if (isFirst && parseAddress((fields[columns.start] ?? '').trim()) === null) return null;
+    return parseCsvFields(fields, columns);
+  };
+}

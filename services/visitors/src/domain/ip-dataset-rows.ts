@@ -1,0 +1,65 @@
+// The rows of an IP dataset file, whatever its format, as one stream of outcomes the importer counts
+// and copies: a row, a line (or network) in error, or a network with nothing usable.
+import type { IpRangeRow, RowFields, Checked } from './ip-range-row.js';
+import type { MmdbFile } from './mmdb-networks.js';
+
+export type RowOutcome =
+  /** `read`: the lines or networks the row stands for (adjacent networks merge into one row). */
+  | { line: number; row: IpRangeRow; read: number }
+  | { line: number; error: string }
+  /** A network whose record says nothing usable (no asn, name or type): counted, not an error. */
+  | { line: number; unusable: true };
+
+/** A parser of one line: a row, an error, or null for a line that is no data (a header). */
+export type LineParser = (line: string) => IpRangeRow | { error: string } | null;
+
+/** The outcomes of a text file's lines, numbered from 1; blank lines are passed over. */
+export async function* lineRows(lines: AsyncIterable<string> | Iterable<string>, parse: LineParser): AsyncGenerator<RowOutcome> {
+  let line = 0;
+  for await (const text of lines) {
+    line += 1;
+    if (text.trim() === '') continue;
+    // Postgres' text cannot hold one: caught here, the line is reported instead of the COPY failing.
+    if (text.includes('\0')) {
+      yield { line, error: 'contains a NUL byte' };
+      continue;
+    }
+    const parsed = parse(text);
+    if (parsed === null) continue;
+    yield 'error' in parsed ? { line, error: parsed.error } : { line, row: parsed, read: 1 };
+  }
+}
+
+const sameFields = (a: RowFields, b: RowFields) => a.asn === b.asn && a.name === b.name && a.domain === b.domain && a.type === b.type;
+
+/**
+ * The outcomes of a MaxMind DB file's networks in address order, numbered from 1 (the `line` of an
+ * error); adjacent networks of the same family with the same fields are one row. `fieldsOf` maps a
+ * decoded record (null: nothing usable); it runs once per distinct record.
+ */
+export function* mmdbRows(file: MmdbFile, fieldsOf: (record: unknown) => Checked<RowFields> | null): Generator<RowOutcome> {
+  const byPointer = new Map<number, Checked<RowFields> | null>();
+  let pending: { line: number; row: IpRangeRow; read: number } | null = null;
+  let line = 0;
+  for (const network of file.networks()) {
+    line += 1;
+    let fields = byPointer.get(network.pointer);
+    if (fields === undefined) {
+      fields = fieldsOf(file.record(network.pointer));
+      byPointer.set(network.pointer, fields);
+    }
+    if (fields === null || 'error' in fields) {
+      yield fields === null ? { line, unusable: true } : { line, error: fields.error };
+      continue;
+    }
+    const { family, first, last } = network;
+    if (pending && pending.row.family === family && pending.row.last + 1n === first && sameFields(pending.row, fields.value)) {
+      pending.row.last = last;
+      pending.read += 1;
+      continue;
+    }
+    if (pending) yield pending;
+    pending = { line, row: { family, first, last, ...fields.value }, read: 1 };
+  }
+  if (pending) yield pending;
+}
