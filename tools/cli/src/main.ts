@@ -8,10 +8,11 @@ import { accountCommands } from './commands/accounts.js';
 import { playbookCommands } from './commands/playbooks.js';
 import { lookupCommands } from './commands/lookups.js';
 import { importCommands } from './commands/imports.js';
+import { ipDataCommands } from './commands/ip-data.js';
 import { siteCommands } from './commands/sites.js';
 import { loadConfig, serviceDatabaseUrl, type CliService } from './config.js';
 
-export const commands: Command[] = [...accountCommands, ...siteCommands, ...lookupCommands, ...playbookCommands, ...importCommands];
+export const commands: Command[] = [...accountCommands, ...siteCommands, ...lookupCommands, ...playbookCommands, ...importCommands, ...ipDataCommands];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.words.join(' ').length));
@@ -27,7 +28,8 @@ function overview(): string {
     "(/operator, the gateway's OPERATOR_TOKEN), held to the services' rules and configured caps; the imports ask it whether",
     "--account exists. The imports write the enrichment service's data through its own code, as its role:",
     'ENRICHMENT_DATABASE_URL (default: DATABASE_URL, postgresql://postgres@127.0.0.1:5432/glimpse, as',
-    "glimpse_enrichment); import ip-ranges writes the visitors service's ranges through its code, as glimpse_visitors;",
+    "glimpse_enrichment); import ip-ranges, import locations and ip-datasets write the visitors service's IP datasets",
+    'through its code, as glimpse_visitors;',
     'DEFAULT_PHONE_REGION (US).',
   ].join('\n');
 }

@@ -10,8 +10,11 @@ const ROOT = path.join(SRC, '..', '..', '..');
 
 /** Which service packages a CLI file may import, and why. Everything else: none. */
 const ALLOWED: Record<string, string[]> = {
-  // import persons / visitors / demo: the enrichment service's import; import ip-ranges: the visitors service's.
-  'commands/imports.ts': ['@glimpse/enrichment', '@glimpse/visitors'],
+  // import persons / companies / visitors / demo: the enrichment service's import.
+  'commands/imports.ts': ['@glimpse/enrichment'],
+  // import ip-ranges / locations and ip-datasets: the visitors service's own IP dataset code, which
+  // opens its connection as glimpse_visitors itself (no db() of the CLI's: that one is enrichment's).
+  'commands/ip-data.ts': ['@glimpse/visitors'],
 };
 
 /** The CLI may never write identity or publish on its own: those are the gateway's. */
@@ -70,6 +73,7 @@ describe('the CLI imports no service internals', () => {
 
   it('opens a database only in the commands that import through the owning service', () => {
     const withDb = files.filter((f) => /\bdb\(\s*'/.test(fs.readFileSync(f, 'utf8'))).map((f) => path.relative(SRC, f).split(path.sep).join('/'));
-    expect(withDb.sort()).toEqual(Object.keys(ALLOWED).sort());
+    expect(withDb).toContain('commands/imports.ts');
+    expect(withDb.filter((f) => !(f in ALLOWED))).toEqual([]);
   });
 });

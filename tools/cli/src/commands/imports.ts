@@ -1,11 +1,9 @@
-// import persons / import visitors / import ip-ranges (NDJSON files, streamed) and demo (a synthetic dataset).
+// import persons / import visitors (NDJSON files, streamed) and demo (a synthetic dataset).
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { createHash } from 'node:crypto';
 import { generatePerson, importPersons, importVisitors, type ImportReport } from '@glimpse/enrichment';
-import { DATABASE_ROLES, roleDatabaseUrl } from '@glimpse/config';
 import { AppError } from '@glimpse/errors';
-import { importIpRanges } from '@glimpse/visitors';
 import { required, UsageError, type Command, type CommandContext } from '../command.js';
 import { loadConfig, serviceDatabaseUrl } from '../config.js';
 import { existingAccountId, urlOption } from '../operator-command.js';
@@ -30,7 +28,7 @@ function progress(io: CommandContext['io'], what: string) {
 }
 
 /** Runs one import with its progress on stderr, and a last progress line when done; the report is the command's result. */
-async function withProgress<R extends ImportReport>(
+export async function withProgress<R extends ImportReport>(
   io: CommandContext['io'],
   what: string,
   run: (onProgress: (r: ImportReport) => void) => Promise<R>,
@@ -41,7 +39,7 @@ async function withProgress<R extends ImportReport>(
   return report;
 }
 
-function summary(r: unknown): string {
+export function summary(r: unknown): string {
   const report = r as ImportReport;
   const lines = [`imported ${report.imported}, skipped ${report.skipped} of ${report.read} lines`];
   for (const e of report.errors.slice(0, 20)) lines.push(`  line ${e.line}: ${e.message}`);
@@ -95,19 +93,6 @@ export const importCommands: Command[] = [
       withProgress(io, 'visitors', async (onProgress) => {
         const accountId = await existingAccountId(values);
         return importVisitors(fileLines(positionals[0]), accountId, { db: db('enrichment'), defaultPhoneRegion: 'US', onProgress });
-      }),
-    human: summary,
-  },
-  {
-    words: ['import', 'ip-ranges'],
-    summary: 'load company ranges (NDJSON {"cidr", "company": {"name", "domain"}}, IPv4 and IPv6) for company-from-IP, through COPY',
-    usage: 'glimpse import ip-ranges FILE.ndjson [--replace] [--json]',
-    options: { replace: { type: 'boolean' } },
-    run: ({ positionals, values, io }) =>
-      withProgress(io, 'ip ranges', (onProgress) => {
-        // As the visitors role: ip_ranges is the visitors service's table.
-        const databaseUrl = roleDatabaseUrl(loadConfig().DATABASE_URL, DATABASE_ROLES.visitors);
-        return importIpRanges(fileLines(positionals[0]), { databaseUrl, replace: values.replace === true, onProgress });
       }),
     human: summary,
   },

@@ -1,0 +1,135 @@
+// import ip-ranges / import locations (the IP datasets that name a visitor's network and company and
+// locate it: MaxMind DB, CSV of ranges, NDJSON company lists) and ip-datasets (list, delete). They
+// write the visitors service's tables through its own code, as its role (glimpse_visitors).
+import fs from 'node:fs';
+import readline from 'node:readline';
+import { DATABASE_ROLES, roleDatabaseUrl } from '@glimpse/config';
+import { AppError } from '@glimpse/errors';
+import {
+  deleteIpDataset,
+  formatOfFile,
+  importIpDataset,
+  importLocationFile,
+  isIpDatasetFormat,
+  listIpDatasets,
+  type IpDatasetImportReport,
+  type IpDatasetSource,
+  type IpDatasetSummary,
+  type LocationImportReport,
+} from '@glimpse/visitors';
+import { required, table, UsageError, type Command, type CommandContext } from '../command.js';
+import { loadConfig } from '../config.js';
+import { summary, withProgress } from './imports.js';
+
+const visitorsDatabaseUrl = () => roleDatabaseUrl(loadConfig().DATABASE_URL, DATABASE_ROLES.visitors);
+
+function existingFile(file: string | undefined, what: string): string {
+  if (!file) throw new UsageError(`name the ${what} to import`);
+  if (!fs.existsSync(file)) throw new AppError('not_found', `no such file: ${file}`);
+  return file;
+}
+
+/** The format asked for, else the file's extension's. */
+function formatOf(values: CommandContext['values'], file: string) {
+  const format = values.format ?? formatOfFile(file);
+  if (!isIpDatasetFormat(format)) throw new UsageError(`--format: mmdb, csv or ndjson (${file} does not say by its extension)`);
+  return format;
+}
+
+function precedenceOf(values: CommandContext['values']): number | undefined {
+  if (values.precedence === undefined) return undefined;
+  if (typeof values.precedence !== 'string' || !/^-?\d{1,10}$/.test(values.precedence)) throw new UsageError('--precedence takes a whole number');
+  return Number(values.precedence);
+}
+
+/** A MaxMind DB file is read whole (a tree to walk); a text file line by line. */
+function sourceOf(file: string, format: string): IpDatasetSource {
+  if (format === 'mmdb') return fs.readFileSync(file);
+  return readline.createInterface({ input: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }), crlfDelay: Infinity });
+}
+
+const importIpRangesUsage = `glimpse import ip-ranges FILE --dataset NAME [--format mmdb|csv|ndjson] [--precedence N] [--columns start,end,asn,name] [--json]
+
+Replaces dataset NAME with the file's ranges, in one transaction (lookups see the old ranges until the
+new ones are in; no other dataset is touched). Bad lines are skipped and reported with their numbers.
+  --format      mmdb (MaxMind DB: GeoLite2/GeoIP2 ASN, ISP, Connection-Type, Enterprise; DB-IP; IPinfo),
+                csv (inclusive start,end ranges, IPv4 and IPv6, any alignment; a header line is skipped)
+                or ndjson ({"cidr", "company": {"name", "domain"}, "type"?, "asn"?}; typed business
+                unless it says). Default: from the extension (.mmdb, .csv, .ndjson or .jsonl).
+  --precedence  higher wins where datasets overlap (default: the dataset's, 0 for a new one)
+  --columns     a CSV's columns, in order: start, end, asn, name, domain, type; "-" or any other
+                name is ignored (default start,end,asn,name, ip-location-db's ASN layout)
+Written as the visitors service's role (DATABASE_URL as glimpse_visitors). See docs/ip-data.md.`;
+
+const datasetHuman = (r: unknown) => {
+  const report = r as IpDatasetImportReport;
+  return `dataset ${report.dataset}, version ${report.version}\n${summary(report)}`;
+};
+
+export const ipDataCommands: Command[] = [
+  {
+    words: ['import', 'ip-ranges'],
+    summary: 'replace an IP dataset (network ranges: asn, organisation, domain, type) from a MaxMind DB, CSV or NDJSON file',
+    usage: importIpRangesUsage,
+    options: { dataset: { type: 'string' }, format: { type: 'string' }, precedence: { type: 'string' }, columns: { type: 'string' } },
+    run: ({ positionals, values, io }) => {
+      const file = existingFile(positionals[0], 'file of ranges');
+      const format = formatOf(values, file);
+      const options = {
+        databaseUrl: visitorsDatabaseUrl(),
+        dataset: required(values, 'dataset'),
+        format,
+        precedence: precedenceOf(values),
+        columns: typeof values.columns === 'string' ? values.columns.split(',') : undefined,
+      };
+      return withProgress(io, 'ip ranges', (onProgress) => importIpDataset(sourceOf(file, format), { ...options, onProgress }));
+    },
+    human: datasetHuman,
+  },
+  {
+    words: ['import', 'locations'],
+    summary: 'replace the City database (MaxMind DB) that locates visitors',
+    usage:
+      "glimpse import locations FILE.mmdb [--dataset NAME] [--json]\n\nA GeoIP2/GeoLite2 City database (or one in its format), checked, then stored whole as dataset NAME\n(default location), replacing its previous file in one transaction. As the visitors service's role.",
+    options: { dataset: { type: 'string' } },
+    run: ({ positionals, values }) =>
+      importLocationFile(existingFile(positionals[0], 'City database (.mmdb)'), {
+        databaseUrl: visitorsDatabaseUrl(),
+        dataset: typeof values.dataset === 'string' ? values.dataset : undefined,
+      }),
+    human: (r) => {
+      const report = r as LocationImportReport;
+      return `dataset ${report.dataset}, version ${report.version}: ${report.databaseType}, ${report.bytes} bytes in ${report.chunks} chunk(s)`;
+    },
+  },
+  // Before `ip-datasets`: the first command whose words match is the one run.
+  {
+    words: ['ip-datasets', 'delete'],
+    summary: 'delete an IP dataset (its ranges or its file) in one transaction',
+    usage: 'glimpse ip-datasets delete NAME [--json]',
+    options: {},
+    run: ({ positionals }) => {
+      if (!positionals[0]) throw new UsageError('name the dataset to delete');
+      return deleteIpDataset(visitorsDatabaseUrl(), positionals[0]);
+    },
+    human: (r) => {
+      const { dataset, kind, deleted } = r as { dataset: string; kind: string; deleted: number };
+      return `deleted dataset ${dataset} (${kind}): ${deleted} ${kind === 'ranges' ? 'ranges' : 'file chunks'}`;
+    },
+  },
+  {
+    words: ['ip-datasets'],
+    summary: 'list the IP datasets: name, kind, format, precedence, version, size, imported_at',
+    usage: 'glimpse ip-datasets [--json]\n       glimpse ip-datasets delete NAME',
+    options: {},
+    run: ({ positionals }) => {
+      if (positionals.length > 0) throw new UsageError(`unknown: ip-datasets ${positionals[0]}`);
+      return listIpDatasets(visitorsDatabaseUrl());
+    },
+    human: (r) =>
+      table(
+        (r as IpDatasetSummary[]).map((d) => ({ ...d, imported_at: d.importedAt })),
+        ['name', 'kind', 'format', 'precedence', 'version', 'size', 'imported_at'],
+      ),
+  },
+];
