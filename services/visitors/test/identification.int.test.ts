@@ -1,15 +1,13 @@
 // Identification on the real broker and Postgres: methods and re-link history, visitors.identified
 // once per link, erasure tombstones dropping an identify still queued, consent merging a cookieless
-// visitor, company from the most specific address range (IPv4 and IPv6), page rules firing once per
-// session (a replayed batch fires nothing twice), and a site's stats.
+// visitor, page rules firing once per session (a replayed batch fires nothing twice), and a site's stats.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { TOPICS, visitorIdentifiedSchema, type Collected } from '@glimpse/messaging';
-import { importIpRanges, type RunningVisitorsService } from '@glimpse/visitors';
+import type { RunningVisitorsService } from '@glimpse/visitors';
 import { identifiedEventId, pageRuleEventId } from '../src/domain/track-event-id';
 import { endOffsets, ofAccount, readTopic } from '../../../test/support/kafka-helpers';
 import { closeTestDb, testDb, waitFor } from '../../../test/support/stack';
 import { startTestVisitorsService, visitorsApi } from '../../../test/support/visitors';
-import { serviceDatabaseUrl } from '../../../test/config';
 import { closeProducer, message, newSite, newVisitorId, produceCollected, type Site } from './collected-messages';
 
 let service: RunningVisitorsService;
@@ -20,7 +18,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await testDb('visitors').$executeRawUnsafe(`DELETE FROM visitors.ip_ranges WHERE company_domain LIKE $1`, `%.${tag}.example`);
   await service?.stop();
   await closeProducer();
   await closeTestDb();
@@ -34,10 +31,6 @@ const waitForPageViews = (site: Site, v: string, n: number) =>
     what: `${n} page views of ${v}`,
     timeoutMs: 30_000,
   });
-
-async function* linesOf(lines: string[]): AsyncIterable<string> {
-  yield* lines;
-}
 
 describe('identify methods', () => {
   it('when one visitor gives a form email then an email link with another, then it is re-linked to the newest with both in its history, and each link is announced once', async () => {
@@ -153,54 +146,6 @@ describe('consent', () => {
     const r = await record(site, v);
     expect(r).toMatchObject({ identityHistory: [], consent: { state: 'denied' } });
     expect(r.email).toBeUndefined();
-  });
-});
-
-describe('company from IP', () => {
-  it("when ranges are imported, then an unidentified visitor gets the most specific range's company (IPv4 and IPv6) and bad lines are reported", async () => {
-    const site = newSite();
-    const [v4, v6, known, none] = [newVisitorId(), newVisitorId(), newVisitorId(), newVisitorId()];
-    const b = 64 + (parseInt(tag.slice(0, 2), 16) % 60);
-    const c = parseInt(tag.slice(2, 4), 16);
-    const h = tag.slice(0, 4);
-    const report = await importIpRanges(
-      linesOf([
-        JSON.stringify({ cidr: `100.${b}.0.0/16`, company: { name: 'Wide Corp', domain: `wide.${tag}.example` } }),
-        JSON.stringify({ cidr: `100.${b}.${c}.0/24`, company: { name: 'Narrow Inc', domain: `narrow.${tag}.example` } }),
-        '',
-        '{"cidr": "300.1.1.0/24", "company": {"name": "Bad"}}',
-        JSON.stringify({ cidr: `2001:db8:${h}::/48`, company: { name: 'Six Wide', domain: `six.${tag}.example` } }),
-        JSON.stringify({ cidr: `2001:db8:${h}:1::/64`, company: { name: 'Six Narrow', domain: `sixnarrow.${tag}.example` } }),
-        'not json',
-        JSON.stringify({ cidr: '10.0.0.0/33', company: { name: 'X' } }),
-      ]),
-      { databaseUrl: serviceDatabaseUrl('visitors'), batchSize: 2 },
-    );
-    expect(report).toMatchObject({ read: 7, imported: 4, skipped: 3 });
-    expect(report.errors.map((e) => e.line)).toEqual([4, 7, 8]);
-
-    await produceCollected([
-      message(site, v4, 'pageview', { path: '/', ip: `100.${b}.${c}.9` }),
-      message(site, v6, 'pageview', { path: '/', ip: `2001:db8:${h}:1::5` }),
-      message(site, none, 'pageview', { path: '/', ip: `2001:db8:${h}:2::5` }),
-      message(site, known, 'identify', { email: `known.${tag}@example.com` }),
-      message(site, known, 'pageview', { path: '/', ip: `100.${b}.${c}.10` }),
-    ]);
-    for (const v of [v4, v6, none, known]) await waitForPageViews(site, v, 1);
-
-    const d4 = (await api(site, `/internal/visitors/${v4}/details`)).body;
-    expect(d4.visitor).toMatchObject({ company: 'Narrow Inc', identified_by: { method: 'ip_company', confidence: 0.5 } });
-    expect(d4.email).toBeUndefined();
-    expect((await api(site, `/internal/visitors/${v6}/details`)).body.visitor.company).toBe('Six Narrow');
-    expect((await api(site, `/internal/visitors/${none}/details`)).body.visitor.company).toBe('Six Wide');
-    expect((await record(site, v4)).company).toMatchObject({ name: 'Narrow Inc', domain: `narrow.${tag}.example` });
-    // Identified by a person method: no company lookup, and the person's method stays the reason.
-    expect((await api(site, `/internal/visitors/${known}/details`)).body.visitor).toMatchObject({ identified_by: { method: 'identify', confidence: 1 } });
-    const stored = await testDb('visitors').$queryRawUnsafe<{ t: string }[]>(
-      `SELECT row_to_json(p)::text AS t FROM visitors.visitor_profiles p WHERE account_id = $1::uuid`,
-      site.accountId,
-    );
-    expect(stored.map((s) => s.t).join()).not.toMatch(new RegExp(`100\\.${b}\\.|2001:db8`));
   });
 });
 
