@@ -28,6 +28,8 @@ it('when the document is validated against the OpenAPI 3.1 schema, then it is va
   const paths = Object.keys(loadInterface().paths as object);
   expect(paths.filter((p) => !p.startsWith('/account/')).sort()).toEqual([
     '/collect',
+    '/companies/enrichment',
+    '/companies/enrichment/bulk',
     '/events',
     '/events/batch',
     '/visitors/enrichment',

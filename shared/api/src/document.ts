@@ -4,6 +4,7 @@
 // test keeps it current); the integration tests validate every answer against it.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { companyEnrichmentBulkSchema, companyEnrichmentInputSchema, companyRecordSchema } from './companies.js';
 import { enrichmentBulkSchema, enrichmentInputSchema } from './enrichment.js';
 import { batchResultSchema, errorBodySchema, eventAckSchema, eventBatchSchema, eventInputSchema } from './events.js';
 import {
@@ -105,6 +106,37 @@ const json = <T extends z.ZodType | ReturnType<typeof ref>>(schema: T) => ({ 'ap
 /** The request of a POST that applies at most once per Idempotency-Key: the key, and a required JSON body. */
 const idempotentRequest = (body: z.ZodType) => ({ headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: json(body) } });
 
+/** The answer of a bulk enrichment: the lookups billed, and one result per lookup, in order, with a record of this component. */
+function bulkResult(record: string) {
+  return {
+    type: 'object',
+    required: ['billed', 'results'],
+    additionalProperties: false,
+    properties: {
+      billed: { type: 'integer', minimum: 0, description: 'the lookups of this call that were billed' },
+      results: {
+        type: 'array',
+        items: {
+          oneOf: [
+            {
+              type: 'object',
+              required: ['status', 'record'],
+              additionalProperties: false,
+              properties: { status: { const: 200 }, record: ref('schemas', record) },
+            },
+            {
+              type: 'object',
+              required: ['status', 'error', 'message'],
+              additionalProperties: false,
+              properties: { status: { type: 'integer', enum: [400, 402, 404] }, error: { type: 'string' }, message: { type: 'string', minLength: 1 } },
+            },
+          ],
+        },
+      },
+    },
+  } as never;
+}
+
 export function buildOpenApiDocument(): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
   const bearer = registry.registerComponent('securitySchemes', 'bearer', {
@@ -189,33 +221,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       ...errors([400, 401, 403, 409, 413, 415, 422, 429, 500, 503], { ...RATE_HEADERS, ...CREDIT_HEADERS }),
     },
   });
-  registry.registerComponent('schemas', 'BulkEnrichmentResult', {
-    type: 'object',
-    required: ['billed', 'results'],
-    additionalProperties: false,
-    properties: {
-      billed: { type: 'integer', minimum: 0, description: 'the lookups of this call that were billed' },
-      results: {
-        type: 'array',
-        items: {
-          oneOf: [
-            {
-              type: 'object',
-              required: ['status', 'record'],
-              additionalProperties: false,
-              properties: { status: { const: 200 }, record: ref('schemas', 'EnrichedRecord') },
-            },
-            {
-              type: 'object',
-              required: ['status', 'error', 'message'],
-              additionalProperties: false,
-              properties: { status: { type: 'integer', enum: [400, 402, 404] }, error: { type: 'string' }, message: { type: 'string', minLength: 1 } },
-            },
-          ],
-        },
-      },
-    },
-  } as never);
+  registry.registerComponent('schemas', 'BulkEnrichmentResult', bulkResult('EnrichedRecord'));
   registry.registerPath({
     method: 'post',
     path: '/events',
@@ -253,6 +259,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerManagement(registry, security);
   registerSites(registry, security);
   registerWebhooks(registry, security);
+  registerCompanies(registry, security);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
@@ -735,4 +742,37 @@ function registerWebhooks(registry: OpenAPIRegistry, security: Record<string, st
       query: page.extend({ status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional() }),
     },
   );
+}
+
+/** The companies' enrichment: billed and limited like a person's, one lookup a domain. */
+function registerCompanies(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
+  const headers = { ...RATE_HEADERS, ...CREDIT_HEADERS };
+  registry.registerPath({
+    method: 'post',
+    path: '/companies/enrichment',
+    operationId: 'companies.enrich',
+    tags: ['Lookups'],
+    summary: "A company's firmographics by its domain; a match is billed as one identity match plus one enriched record",
+    security,
+    request: idempotentRequest(companyEnrichmentInputSchema),
+    responses: {
+      200: { description: 'the company', headers, content: json(companyRecordSchema) },
+      ...errors([400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 500, 503], headers),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/companies/enrichment/bulk',
+    operationId: 'companies.enrichBulk',
+    tags: ['Lookups'],
+    summary: 'Up to 100 company enrichments in one call, answered in order and billed per match exactly as single calls (402 per item once credits run out)',
+    description: 'The rate limit counts the lookups of the call.',
+    security,
+    request: idempotentRequest(companyEnrichmentBulkSchema(companyEnrichmentInputSchema)),
+    responses: {
+      200: { description: 'one result per lookup, in order', headers, content: json(ref('schemas', 'BulkCompanyEnrichmentResult')) },
+      ...errors([400, 401, 403, 409, 413, 415, 422, 429, 500, 503], headers),
+    },
+  });
+  registry.registerComponent('schemas', 'BulkCompanyEnrichmentResult', bulkResult('CompanyRecord'));
 }

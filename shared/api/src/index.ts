@@ -2,6 +2,7 @@
 // of the schema modules, but of management.ts and events.ts only those named (the rest serve the document).
 export { MAX_BATCH_EVENTS, batchResultSchema, errorBodySchema, eventAckSchema, eventBatchSchema, eventInputSchema, type EventInput } from './events.js';
 export * from './enrichment.js';
+export * from './companies.js';
 export { API_VERSION, buildOpenApiDocument } from './document.js';
 export {
   REENROLLMENT_POLICIES,

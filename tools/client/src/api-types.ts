@@ -604,6 +604,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/companies/enrichment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A company's firmographics by its domain; a match is billed as one identity match plus one enriched record */
+        post: operations["companies.enrich"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/companies/enrichment/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Up to 100 company enrichments in one call, answered in order and billed per match exactly as single calls (402 per item once credits run out)
+         * @description The rate limit counts the lookups of the call.
+         */
+        post: operations["companies.enrichBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -615,6 +652,20 @@ export interface components {
                 /** @constant */
                 status: 200;
                 record: components["schemas"]["EnrichedRecord"];
+            } | {
+                /** @enum {integer} */
+                status: 400 | 402 | 404;
+                error: string;
+                message: string;
+            })[];
+        };
+        BulkCompanyEnrichmentResult: {
+            /** @description the lookups of this call that were billed */
+            billed: number;
+            results: ({
+                /** @constant */
+                status: 200;
+                record: components["schemas"]["CompanyRecord"];
             } | {
                 /** @enum {integer} */
                 status: 400 | 402 | 404;
@@ -1389,6 +1440,10 @@ export interface components {
             identifiedBy?: components["schemas"]["IdentifiedBy"];
             /** @description the name of the company behind the address (ip_company), while no person is known */
             company?: string;
+            network?: components["schemas"]["Network"];
+            location?: components["schemas"]["VisitorLocation"];
+            /** @description the company the visitor counts for (a work email's domain, else the network's company): GET /account/companies/{key} */
+            companyKey?: string | null;
         };
         /** @description how, when and how surely the visitor was tied to a person */
         IdentifiedBy: {
@@ -1399,6 +1454,28 @@ export interface components {
             /** @description identify and email_link 1, form 0.9, ip_company 0.5 */
             confidence?: number;
         };
+        /** @description the network of the visitor's last located page view (the address itself is never kept) */
+        Network: {
+            /** @description who holds the range (organisation, ISP or AS name) */
+            name: string | null;
+            /**
+             * @description business, education and government name a company; isp, mobile, hosting and unknown do not
+             * @enum {string}
+             */
+            type: "business" | "education" | "government" | "isp" | "mobile" | "hosting" | "unknown";
+            /** @description the autonomous system */
+            asn: number | null;
+            domain?: string | null;
+        } | null;
+        /** @description where the last located page view came from (a City database, at collection) */
+        VisitorLocation: {
+            /** @description ISO 3166-1 alpha-2 */
+            country: string | null;
+            region: string | null;
+            city: string | null;
+            /** @description IANA time zone */
+            time_zone: string | null;
+        } | null;
         /** @description a visitor's full record: its pages, sessions, identity history with the page view that made each match, consent and company */
         VisitorRecord: {
             id: string;
@@ -1414,6 +1491,10 @@ export interface components {
             lastPage: string | null;
             email?: string;
             identifiedBy?: components["schemas"]["IdentifiedBy"];
+            network?: components["schemas"]["Network"];
+            location?: components["schemas"]["VisitorLocation"];
+            /** @description the company the visitor counts for (a work email's domain, else the network's company): GET /account/companies/{key} */
+            companyKey?: string | null;
             firstReferrer: string | null;
             firstUtm: {
                 [key: string]: string;
@@ -1614,6 +1695,33 @@ export interface components {
             /** @description why the attempt failed (the status it answered, a timeout, a refused connection or address, …); null when it succeeded */
             error: string | null;
             durationMs: number;
+        };
+        /** @description A company's firmographics; a field the data lacks is null. */
+        CompanyRecord: {
+            /** @description the key: lower-cased, without www. */
+            domain: string;
+            /** @description the company name */
+            name: string | null;
+            /** @description its industry, as the source named it */
+            industry: string | null;
+            /** @description employees as a range label, e.g. "51-200" */
+            size: string | null;
+            /** @description the estimated number of employees */
+            employees: number | null;
+            /** @description the year it was founded */
+            founded: number | null;
+            /** @description its headquarters: country, region (state) and city, each null when unknown */
+            location: {
+                country: string | null;
+                region: string | null;
+                city: string | null;
+            };
+            /** @description the company's professional-network page */
+            pronet_url: string | null;
+        };
+        CompanyEnrichmentInput: {
+            /** @description the company domain, in any case, with or without www., or a URL of the site */
+            domain: string;
         };
     };
     responses: never;
@@ -8710,6 +8818,362 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "companies.enrich": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: the same key with the same body is answered as the first time and never applied or billed twice; with another body it is 422. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyEnrichmentInput"];
+            };
+        };
+        responses: {
+            /** @description the company */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyRecord"];
+                };
+            };
+            /** @description the request breaks a rule the message names */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description missing, unknown or revoked credential, or one of the wrong kind */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the account has used all its enrichment credits */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the credential lacks the endpoint's scope (forbidden), or the account lacks the workflows add-on the endpoint belongs to (addon_required: events, event-token creation, playbooks, page rules) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such visitor in this account, or nobody matches (not billed) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a request with the same Idempotency-Key is still in flight; retry after Retry-After */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over the size limit */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an Idempotency-Key reused with another body, or (playbooks) an event name never sent */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an unexpected failure (never expected; listed so a test reports it as a status, not a schema error) */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a dependency is down; nothing was done; retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "companies.enrichBulk": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe for 24 h: the same key with the same body is answered as the first time and never applied or billed twice; with another body it is 422. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    items: components["schemas"]["CompanyEnrichmentInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description one result per lookup, in order */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkCompanyEnrichmentResult"];
+                };
+            };
+            /** @description the request breaks a rule the message names */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description missing, unknown or revoked credential, or one of the wrong kind */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the credential lacks the endpoint's scope (forbidden), or the account lacks the workflows add-on the endpoint belongs to (addon_required: events, event-token creation, playbooks, page rules) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a request with the same Idempotency-Key is still in flight; retry after Retry-After */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over the size limit */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an Idempotency-Key reused with another body, or (playbooks) an event name never sent */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an unexpected failure (never expected; listed so a test reports it as a status, not a schema error) */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a dependency is down; nothing was done; retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };

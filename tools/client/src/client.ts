@@ -12,6 +12,8 @@ export type EnrichmentInput = Schemas['EnrichmentInput'];
 export type EnrichedRecord = Schemas['EnrichedRecord'];
 export type VisitorDetails = Schemas['VisitorDetails'];
 export type BulkEnrichmentResult = Schemas['BulkEnrichmentResult'];
+export type CompanyRecord = Schemas['CompanyRecord'];
+export type BulkCompanyEnrichmentResult = Schemas['BulkCompanyEnrichmentResult'];
 export type { BatchResult, EventInput };
 
 export interface GlimpseClientOptions {
@@ -93,6 +95,17 @@ export class GlimpseClient {
   /** Up to 100 enrichments, each answered in order (status 200 with its record, or its error). */
   async enrichBulk(items: EnrichmentInput[], options: CallOptions = {}): Promise<BulkEnrichmentResult> {
     return (await this.lookup<BulkEnrichmentResult>('POST', '/visitors/enrichment/bulk', { items }, options)).body;
+  }
+
+  /** A company's firmographics by its domain (or its site's URL); a match is billed once however often the call is retried. */
+  async enrichCompany(domain: string, options: CallOptions = {}): Promise<CompanyRecord> {
+    return (await this.lookup<CompanyRecord>('POST', '/companies/enrichment', { domain }, options)).body;
+  }
+
+  /** Up to 100 companies by domain, each answered in order (status 200 with its record, or its error). */
+  async enrichCompanies(domains: string[], options: CallOptions = {}): Promise<BulkCompanyEnrichmentResult> {
+    const items = domains.map((domain) => ({ domain }));
+    return (await this.lookup<BulkCompanyEnrichmentResult>('POST', '/companies/enrichment/bulk', { items }, options)).body;
   }
 
   /** Queues an event; it is sent in a batch (by size or time), or by flush() / shutdown(). */

@@ -1,8 +1,10 @@
 export {
   GlimpseClient,
   createGlimpseClient,
+  type BulkCompanyEnrichmentResult,
   type BulkEnrichmentResult,
   type CallOptions,
+  type CompanyRecord,
   type EnrichedRecord,
   type EnrichmentInput,
   type EventReceipt,

@@ -80,6 +80,17 @@ describe('lookups', () => {
     expect(bulk.results.map((r) => r.status)).toEqual([200, 400]);
   });
 
+  it("when a company is enriched by its site's address, then its record is typed and billed; an unknown domain is a NotFoundError", async () => {
+    const { client } = await setUp({}, 10);
+    // The persons imported above named their employers: the import stored those companies.
+    const domain = ada.organization.primary_domain!;
+    expect(await client.enrichCompany(`https://www.${domain}/`)).toMatchObject({ domain, name: ada.company.name });
+    expect(client.standing.creditsRemaining).toBe(9);
+    await expect(client.enrichCompany(`nobody-${seed}.example`)).rejects.toBeInstanceOf(NotFoundError);
+    const bulk = await client.enrichCompanies([domain, 'not a domain']);
+    expect(bulk).toMatchObject({ billed: 1, results: [{ status: 200, record: { domain } }, { status: 400 }] });
+  });
+
   it('when the rate limit refuses calls, then the client waits as Retry-After says and every call succeeds', async () => {
     const { client, seen } = await setUp();
     const records = await Promise.all(Array.from({ length: 5 }, () => client.enrich({ email: ada.traits.work_email! })));
