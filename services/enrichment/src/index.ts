@@ -1,5 +1,6 @@
 // The enrichment service (lookups): the enriched record (spec §2.3) and its normalizer, identifier
-// normalization, the visitor details record (§2.1), and synthetic people for demos and tests.
+// normalization, the visitor details record (§2.1), companies (firmographics) by domain, and
+// synthetic people for demos and tests.
 export * from './domain/enriched-record.js';
 export * from './domain/identifiers.js';
 export * from './domain/visitor-details.js';
@@ -9,10 +10,11 @@ export { startEnrichmentService } from './start.js';
 export type { RunningEnrichmentService } from './start.js';
 export { loadConfig } from './config.js';
 export { enrichPerson, visitorDetails } from './domain/lookups.js';
-export { importPersons, importVisitors } from './domain/import-data.js';
+export { importCompanies, importPersons, importVisitors } from './domain/import-data.js';
 export type { ImportReport, ImportOptions } from './domain/import-data.js';
 export { setCreditLimit, creditLimitOf } from './data/credit-repository.js';
 export { usageTotals, usageBetween, rollUpUsage } from './data/usage-repository.js';
 export { personRow } from './domain/import-persons.js';
+export { companyOfPerson, toCompanyRecord, type CompanyRow } from './domain/company-record.js';
 export { LOOKUP_STATEMENTS } from './data/person-repository.js';
 export { INTERNAL_HEADERS } from './http/internal-routes.js';

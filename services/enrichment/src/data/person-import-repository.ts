@@ -1,13 +1,16 @@
 // Writes imported persons through Postgres COPY. A chunk is one transaction: persons new to the
 // table are copied straight into it; re-imported ones go through a staging table and one UPDATE;
 // identities go through a staging table and one INSERT … ON CONFLICT, so the last import of an
-// email or phone wins it. Set-based throughout: a few statements a chunk, whatever its size.
+// email or phone wins it; the companies the persons name are one upsert (company-repository.ts).
+// Set-based throughout: a few statements a chunk, whatever its size.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import type { Db } from '@glimpse/db/enrichment';
 import { from as copyFrom } from 'pg-copy-streams';
+import type { CompanyRow } from '../domain/company-record.js';
 import type { IdentityRow, PersonRow, PersonWriter } from '../domain/import-persons.js';
+import { companiesJson, UPSERT_FROM_PERSONS } from './company-repository.js';
 import { copyRow } from './copy-text.js';
 
 // Bounded so one write to the socket carries many rows without holding a whole chunk twice.
@@ -39,7 +42,7 @@ export async function openCopyPersonWriter(databaseUrl: string): Promise<PersonW
     CREATE TEMP TABLE import_persons (id text, record json, details json) ON COMMIT DELETE ROWS;
     CREATE TEMP TABLE import_identities (kind text, value text, person_id text) ON COMMIT DELETE ROWS`);
 
-  async function write(rows: PersonRow[], identities: IdentityRow[]) {
+  async function write(rows: PersonRow[], identities: IdentityRow[], companies: CompanyRow[]) {
     const ids = rows.map((r) => r.id);
     const at = new Date().toISOString();
     await client.query('BEGIN');
@@ -78,6 +81,7 @@ export async function openCopyPersonWriter(databaseUrl: string): Promise<PersonW
           INSERT INTO identities (kind, value, person_id) SELECT kind, value, person_id FROM import_identities
           ON CONFLICT (kind, value) DO UPDATE SET person_id = EXCLUDED.person_id`);
       }
+      if (companies.length > 0) await client.query(UPSERT_FROM_PERSONS, [companiesJson(companies)]);
       await client.query('COMMIT');
       return { created: fresh.length, replaced: again.length };
     } catch (err) {
@@ -95,7 +99,7 @@ export async function openCopyPersonWriter(databaseUrl: string): Promise<PersonW
  */
 export function statementPersonWriter(db: Db): PersonWriter {
   return {
-    async write(rows, identities) {
+    async write(rows, identities, companies) {
       const persons = JSON.stringify(rows.map((r) => ({ id: r.id, record: r.record, details: r.details })));
       await db.$transaction([
         db.$executeRaw`LOCK TABLE persons IN SHARE ROW EXCLUSIVE MODE`,
@@ -108,6 +112,7 @@ export function statementPersonWriter(db: Db): PersonWriter {
           INSERT INTO identities (kind, value, person_id)
           SELECT * FROM unnest(${identities.map((i) => i.kind)}::text[], ${identities.map((i) => i.value)}::text[], ${identities.map((i) => i.personId)}::text[])
           ON CONFLICT (kind, value) DO UPDATE SET person_id = EXCLUDED.person_id`,
+        db.$executeRawUnsafe(UPSERT_FROM_PERSONS, companiesJson(companies)),
       ]);
     },
     close: async () => {},

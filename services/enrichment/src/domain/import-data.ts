@@ -1,10 +1,12 @@
 // Imports NDJSON streams line by line (so a file larger than memory imports): each bad line is
 // reported with its number and skipped, the rest written in batches. Persons go through COPY
-// (import-persons.ts); visitors, a few per person at most, through batched statements.
+// (import-persons.ts); visitors, a few per person at most, and companies through batched statements.
 import type { Db } from '@glimpse/db/enrichment';
+import { companyStore } from '../data/company-repository.js';
 import { upsertVisitors, type VisitorRow } from '../data/import-repository.js';
 import { openCopyPersonWriter, statementPersonWriter } from '../data/person-import-repository.js';
 import { normalizeEmail } from './identifiers.js';
+import { companyLine } from './import-companies.js';
 import { importPersonLines } from './import-persons.js';
 import type { ImportReport, ImportRun } from './import-report.js';
 
@@ -55,6 +57,11 @@ async function importLines<T>(
     lineNumber += 1;
     if (text.trim() === '') continue; // blank lines (a trailing newline, say) are not records
     report.read += 1;
+    // JSON.parse would call it bad JSON; it is worth naming, as Postgres can store no NUL.
+    if (text.includes('\0')) {
+      fail(lineNumber, 'contains a NUL character');
+      continue;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -105,5 +112,21 @@ export function importVisitors(lines: AsyncIterable<string>, accountId: string, 
       return batch.filter((b) => unknown.has(b.row.email)).map((b) => ({ line: b.line, message: 'no imported person has this email' }));
     },
     options,
+  );
+}
+
+/** Companies (firmographics) by domain, source "import": a later line of a domain replaces an earlier one. */
+export function importCompanies(lines: AsyncIterable<string>, options: Omit<ImportOptions, 'defaultPhoneRegion'>): Promise<ImportReport> {
+  const { db } = options;
+  if (!db) throw new Error('importCompanies needs a db');
+  const store = companyStore(db);
+  return importLines(
+    lines,
+    companyLine,
+    async (batch) => {
+      await store.upsertImported([...new Map(batch.map((b) => [b.row.domain, b.row])).values()]);
+      return [];
+    },
+    { ...options, batchSize: options.batchSize ?? 1000 },
   );
 }

@@ -6,6 +6,7 @@ const row = (id: string, identities: [string, string][], record = '{}'): PersonR
   record,
   details: '{}',
   identities: identities.map(([kind, value]) => ({ kind, value })),
+  company: null,
 });
 
 describe('PersonChunk', () => {
@@ -40,12 +41,24 @@ describe('PersonChunk', () => {
   });
 });
 
+describe('PersonChunk companies', () => {
+  it('when several persons name one company, then the chunk holds it once, what later lines know winning', () => {
+    const company = { domain: 'acme.example', name: 'Acme', industry: null, size: '11-50', employees: null, founded: null, location: null, profileUrl: null };
+    const chunk = new PersonChunk();
+    chunk.add({ ...row('a', []), company });
+    chunk.add({ ...row('b', []), company: { ...company, name: 'Acme Inc', size: null } });
+    chunk.add(row('c', []));
+    expect(chunk.companies()).toEqual([{ ...company, name: 'Acme Inc' }]);
+  });
+});
+
 describe('personRow', () => {
   it('when a line is already in the served form, then its text is stored as written; otherwise the normalized record is', () => {
     const person = generatePerson(0, 5);
     const line = JSON.stringify(person);
     const served = personRow(`  ${line}  `, 'US');
     expect(served).toMatchObject({ ok: true, row: { id: person.profile.id, record: line } });
+    expect(served.ok && served.row.company).toMatchObject({ domain: person.organization.primary_domain, name: person.company.name });
     const upper = personRow(JSON.stringify({ ...person, profile: { ...person.profile, id: person.profile.id!.toUpperCase() } }), 'US');
     expect(upper.ok && JSON.parse(upper.row.record)).toEqual(person);
     expect(upper.ok && upper.row.record).not.toBe(line.replace(person.profile.id!, person.profile.id!.toUpperCase()));

@@ -2,6 +2,8 @@
 // validated and normalized here, reported by number when bad, and the good ones are written in
 // chunks through a PersonWriter (COPY, see person-import-repository.ts) while the next chunk is
 // parsed. What is stored is what the lookups serve: the §2.3 record and the §2.1 details as JSON text.
+// Each chunk also carries the companies its persons name (company-record.ts), one per domain.
+import { companyOfPerson, mergeCompany, type CompanyRow } from './company-record.js';
 import { validateImportRecord } from './enriched-record.js';
 import { identitiesOf } from './identifiers.js';
 import { toVisitorDetails } from './visitor-details.js';
@@ -13,6 +15,8 @@ export interface PersonRow {
   record: string;
   details: string;
   identities: { kind: string; value: string }[];
+  /** The employer the record names, when it names one by a domain. */
+  company: CompanyRow | null;
 }
 
 export interface IdentityRow {
@@ -21,9 +25,12 @@ export interface IdentityRow {
   personId: string;
 }
 
-/** Where chunks go. Each write is one transaction; writes come one after another, in line order. */
+/**
+ * Where chunks go. Each write is one transaction; writes come one after another, in line order.
+ * The companies are upserted with source "persons", never over a row a company import wrote.
+ */
 export interface PersonWriter {
-  write(rows: PersonRow[], identities: IdentityRow[]): Promise<unknown>;
+  write(rows: PersonRow[], identities: IdentityRow[], companies: CompanyRow[]): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -45,6 +52,7 @@ export function personRow(text: string, defaultPhoneRegion: string): { ok: true;
       record: result.asGiven ? text.trim() : JSON.stringify(result.record),
       details: JSON.stringify(toVisitorDetails(result.record)),
       identities: identitiesOf(result.record, defaultPhoneRegion),
+      company: companyOfPerson(result.record),
     },
   };
 }
@@ -56,12 +64,18 @@ export function personRow(text: string, defaultPhoneRegion: string): { ok: true;
  */
 export class PersonChunk {
   private readonly persons = new Map<string, PersonRow>();
+  private readonly companyRows = new Map<string, CompanyRow>();
   lines = 0;
 
   add(row: PersonRow): void {
     this.persons.delete(row.id);
     this.persons.set(row.id, row);
     this.lines += 1;
+    const company = row.company;
+    if (company) {
+      const earlier = this.companyRows.get(company.domain);
+      this.companyRows.set(company.domain, earlier ? mergeCompany(earlier, company) : company);
+    }
   }
 
   get size(): number {
@@ -82,6 +96,11 @@ export class PersonChunk {
       }
     }
     return [...owners.values()];
+  }
+
+  /** Every company the chunk's lines named, one per domain, what later lines know winning. */
+  companies(): CompanyRow[] {
+    return [...this.companyRows.values()];
   }
 }
 
@@ -117,7 +136,7 @@ export async function importPersonLines(
     chunk = new PersonChunk();
     writer ??= openWriter();
     writing = writer
-      .then((w) => w.write(current.rows(), current.identities()))
+      .then((w) => w.write(current.rows(), current.identities(), current.companies()))
       .then(() => {
         report.imported += current.lines;
         onProgress?.(report);

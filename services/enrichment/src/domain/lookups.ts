@@ -106,7 +106,8 @@ export function missingField(record: string, required: string[]): string | null 
   return null;
 }
 
-const today = () => new Date().toISOString().slice(0, 10);
+/** The UTC day a lookup is billed on, YYYY-MM-DD. */
+export const today = () => new Date().toISOString().slice(0, 10);
 
 /** The answer of one enrichment: the record's JSON text, and the credits left when the account has a limit. */
 export interface Enriched {
@@ -117,7 +118,8 @@ export interface Enriched {
 /** The response header that tells the credits left, on every answer of an account with a limit. */
 export const CREDITS_HEADER = 'Credits-Remaining';
 
-function withCredits(err: unknown, left: number | null): unknown {
+/** The error, with the credits left in its headers when the account has a limit. */
+export function withCredits(err: unknown, left: number | null): unknown {
   if (err instanceof AppError && left !== null) err.headers[CREDITS_HEADER] = String(left);
   return err;
 }
@@ -163,7 +165,11 @@ export async function enrichPerson({ db, credits, defaultPhoneRegion }: LookupDe
  * `{"billed":n,"results":[{"status":200,"record":{…}} | {"status":404,"error":…,"message":…}]}`.
  */
 export async function enrichBulk(deps: LookupDeps, accountId: string, body: unknown): Promise<Enriched> {
-  const items = parseBulk(body);
+  return answerInOrder(parseBulk(body), (item) => enrichPerson(deps, accountId, item));
+}
+
+/** The bulk answer of items looked up one after another by `one` (a person's or a company's enrichment). */
+export async function answerInOrder(items: unknown[], one: (item: unknown) => Promise<Enriched>): Promise<Enriched> {
   const parts: string[] = [];
   let billed = 0;
   let creditsLeft: number | null = null;
@@ -174,10 +180,10 @@ export async function enrichBulk(deps: LookupDeps, accountId: string, body: unkn
     // resolved promise.
     if (index > 0) await nextTurn();
     try {
-      const one = await enrichPerson(deps, accountId, item);
+      const answer = await one(item);
       billed += 1;
-      creditsLeft = one.creditsLeft;
-      parts.push(`{"status":200,"record":${one.record}}`);
+      creditsLeft = answer.creditsLeft;
+      parts.push(`{"status":200,"record":${answer.record}}`);
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       if (err.headers[CREDITS_HEADER] !== undefined) creditsLeft = Number(err.headers[CREDITS_HEADER]);

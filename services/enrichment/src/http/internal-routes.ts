@@ -4,12 +4,14 @@ import express, { type Request, type Response, type Router } from 'express';
 import { AppError } from '@glimpse/errors';
 import { INTERNAL_HEADERS, internalCallers, type InternalRouteTable } from '@glimpse/http';
 import { CREDITS_HEADER, enrichBulk, enrichPerson, visitorDetails, type Enriched, type LookupDeps } from '../domain/lookups.js';
+import { enrichCompaniesBulk, enrichCompany, lookupCompanies } from '../domain/companies.js';
 import { accountUsage } from '../domain/usage.js';
 import { parseCreditLimitBody } from '../domain/credit-limit.js';
 import { normalizeRecord } from '../domain/enriched-record.js';
 import { normalizeEmail } from '../domain/identifiers.js';
 import { toVisitorDetails } from '../domain/visitor-details.js';
 import { findRecord } from '../data/person-repository.js';
+import { companyStore } from '../data/company-repository.js';
 import { setCreditLimit } from '../data/credit-repository.js';
 import { usageTotals } from '../data/usage-repository.js';
 import { isDatabaseUnavailable } from '../data/database-errors.js';
@@ -38,13 +40,47 @@ function handle(fn: (req: Request, res: Response) => Promise<void>) {
   };
 }
 
-/** Who may call what: the gateway every route; the webhooks service only the (unbilled) person details. */
-export const INTERNAL_ROUTES: InternalRouteTable = { gateway: '*', webhooks: ['POST /internal/persons/details'] };
+/** Who may call what: the gateway every route; the webhooks service only the (unbilled) person details and companies. */
+export const INTERNAL_ROUTES: InternalRouteTable = { gateway: '*', webhooks: ['POST /internal/persons/details', 'POST /internal/companies/lookup'] };
+
+const accountOf = (res: Response) => res.locals.accountId as string;
+
+function sendEnriched(res: Response, { record, creditsLeft }: Enriched): void {
+  if (creditsLeft !== null) res.setHeader(CREDITS_HEADER, String(creditsLeft));
+  sendJson(res, record);
+}
+
+/** Companies by domain: the billed enrichment (one and bulk, as a person's) and the unbilled lookup for other services. */
+function companyRoutes(router: Router, { db, credits }: LookupDeps): void {
+  const deps = { companies: companyStore(db), credits };
+  router.post(
+    '/internal/companies/enrichment',
+    express.json({ limit: '4kb', strict: false }),
+    handle(async (req, res) => {
+      sendEnriched(res, await enrichCompany(deps, accountOf(res), req.body));
+    }),
+  );
+  router.post(
+    '/internal/companies/enrichment/bulk',
+    express.json({ limit: '256kb', strict: false }),
+    handle(async (req, res) => {
+      sendEnriched(res, await enrichCompaniesBulk(deps, accountOf(res), req.body));
+    }),
+  );
+  // Up to 10,000 domains of 253 characters at most, quoted.
+  router.post(
+    '/internal/companies/lookup',
+    express.json({ limit: '3mb', strict: false }),
+    handle(async (req, res) => {
+      res.json(await lookupCompanies(deps.companies, req.body));
+    }),
+  );
+}
 
 export function internalRouter({ internalTokens, ...deps }: LookupDeps & { internalTokens: Partial<Record<string, string>> }): Router {
   const router = express.Router();
   router.use('/internal', internalCallers({ tokens: internalTokens, routes: INTERNAL_ROUTES }));
-  const account = (res: Response) => res.locals.accountId as string;
+  const account = accountOf;
 
   router.get(
     '/internal/visitors/:visitorId/details',
@@ -52,10 +88,6 @@ export function internalRouter({ internalTokens, ...deps }: LookupDeps & { inter
       sendJson(res, await visitorDetails(deps, account(res), req.params.visitorId as string));
     }),
   );
-  const sendEnriched = (res: Response, { record, creditsLeft }: Enriched) => {
-    if (creditsLeft !== null) res.setHeader(CREDITS_HEADER, String(creditsLeft));
-    sendJson(res, record);
-  };
   router.post(
     '/internal/enrichment',
     express.json({ limit: '32kb', strict: false }),
@@ -99,6 +131,7 @@ export function internalRouter({ internalTokens, ...deps }: LookupDeps & { inter
       res.json(await erasePersonOfAccount(deps.db, account(res), email, replacement));
     }),
   );
+  companyRoutes(router, deps);
   router.get(
     '/internal/usage',
     handle(async (req, res) => {
