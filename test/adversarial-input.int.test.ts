@@ -237,6 +237,10 @@ function baseBody(op: Operation): unknown {
       return { email: 'nobody@example.com' };
     case 'POST /visitors/enrichment/bulk':
       return { items: [{ email: 'nobody@example.com' }] };
+    case 'POST /companies/enrichment':
+      return { domain: 'nobody.example' };
+    case 'POST /companies/enrichment/bulk':
+      return { items: [{ domain: 'nobody.example' }] };
     case 'POST /events':
     case 'POST /account/events/dry-run':
       return event;

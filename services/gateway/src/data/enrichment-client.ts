@@ -11,6 +11,14 @@ export interface EnrichmentClient {
   personDetails(accountId: string, email: string): Promise<UpstreamResponse>;
   enrich(accountId: string, body: unknown): Promise<UpstreamResponse>;
   enrichBulk(accountId: string, body: unknown): Promise<UpstreamResponse>;
+  /** A company's record by {domain}, billed as a person's enrichment. */
+  enrichCompany(accountId: string, body: unknown): Promise<UpstreamResponse>;
+  enrichCompaniesBulk(accountId: string, body: unknown): Promise<UpstreamResponse>;
+  /**
+   * The companies of up to 10,000 domains ({domains, industry?, size?}, checked by the service) that
+   * exist and match: {items: CompanyRecord[]}; not billed, for views that compose companies.
+   */
+  companies(accountId: string, body: unknown): Promise<UpstreamResponse>;
   /** An account's erasure of a person: its visitors matched to them go, the email leaves the others' page views ({deletedVisitors, hashedVisitors}). */
   erasePerson(accountId: string, email: string, replacement: string): Promise<UpstreamResponse>;
   /** Usage by day; `search` is the client's query string ("" or "?from=…&to=…"), checked by the service. */
@@ -29,6 +37,9 @@ export function createEnrichmentClient(endpoint: ServiceEndpoint): EnrichmentCli
     personDetails: (accountId, email) => service.call('POST', '/internal/persons/details', accountId, { email }),
     enrich: (accountId, body) => service.call('POST', '/internal/enrichment', accountId, body),
     enrichBulk: (accountId, body) => service.call('POST', '/internal/enrichment/bulk', accountId, body),
+    enrichCompany: (accountId, body) => service.call('POST', '/internal/companies/enrichment', accountId, body),
+    enrichCompaniesBulk: (accountId, body) => service.call('POST', '/internal/companies/enrichment/bulk', accountId, body),
+    companies: (accountId, body) => service.call('POST', '/internal/companies/lookup', accountId, body),
     erasePerson: (accountId, email, replacement) => service.call('POST', '/internal/persons/erase', accountId, { email, replacement }),
     usage: (accountId, search) => service.call('GET', `/internal/usage${search}`, accountId),
     setCreditLimit: (accountId, body) => service.call('PUT', '/internal/credits', accountId, body),

@@ -1,6 +1,7 @@
-// The lookups (spec §4.1, §4.2) and the bulk enrichment: API key with the endpoint's scope and
-// within its rate limit, then forwarded to the internal enrichment service with the authenticated
-// account; with an Idempotency-Key, an enrichment is answered once and billed once (24 h).
+// The lookups (spec §4.1, §4.2), the company enrichment by domain and the bulk enrichments: API key
+// with the endpoint's scope and within its rate limit, then forwarded to the internal enrichment
+// service with the authenticated account; with an Idempotency-Key, an enrichment is answered once
+// and billed once (24 h).
 import express, { type Request, type Response, type Router } from 'express';
 import type { Authenticator, Scope } from '@glimpse/auth';
 import { AppError } from '@glimpse/errors';
@@ -84,7 +85,40 @@ async function visitorDetailsAnswer(
   throw unavailable('the visitors service is unavailable; retry later');
 }
 
-export function lookupsRouter({ authenticator, enrichment, visitors, bodyLimitBytes, limits, idempotency, inFlightWaitMs }: LookupsRouteOptions): Router {
+type Forward = (accountId: string, body: unknown) => Promise<UpstreamResponse>;
+
+/**
+ * POST {path} (one enrichment) and POST {path}/bulk (up to 100; the rate limit counts its lookups:
+ * a bulk call of 100 spends what 100 single calls would), each answered once per Idempotency-Key.
+ * `fingerprint` names the operation in the key's fingerprint, so one key cannot replay another's answer.
+ */
+function enrichmentRoutes(router: Router, options: LookupsRouteOptions, path: string, fingerprint: string, one: Forward, bulk: Forward): void {
+  const { authenticator, bodyLimitBytes, limits, idempotency, inFlightWaitMs } = options;
+  const keyed = (req: Request, res: Response, operation: string) => ({
+    store: idempotency,
+    accountId: res.locals.accountId as string,
+    key: idempotencyKeyOf(req),
+    fingerprint: lookupFingerprint(operation, req.body),
+    waitMs: inFlightWaitMs,
+  });
+  const authenticated = authenticate(authenticator, { kind: 'api_key', scope: 'enrichment:read' }, { rateHeaders: limits.perAddress });
+  router.post(path, authenticated, perCredentialLimit(limits.perKey, 'lookup', limits.perAccount), jsonBodyParser(bodyLimitBytes), async (req, res) => {
+    const accountId = res.locals.accountId as string;
+    relayLookup(res, await idempotentLookup(keyed(req, res, fingerprint), () => one(accountId, req.body)));
+  });
+  router.post(`${path}/bulk`, authenticated, jsonBodyParser(BULK_BODY_LIMIT_BYTES), async (req, res) => {
+    const body = req.body as { items?: unknown } | null;
+    const items = body !== null && typeof body === 'object' && Array.isArray(body.items) ? body.items.length : 0;
+    // A call the service refuses whole (no lookups, more than 100) counts as one request.
+    const count = items >= 1 && items <= MAX_BULK_ITEMS ? items : 1;
+    await takeCredentialAndAccount(res, limits, 'lookup', count);
+    const accountId = res.locals.accountId as string;
+    relayLookup(res, await idempotentLookup(keyed(req, res, `${fingerprint}/bulk`), () => bulk(accountId, req.body)));
+  });
+}
+
+export function lookupsRouter(options: LookupsRouteOptions): Router {
+  const { authenticator, enrichment, visitors, limits } = options;
   const router = express.Router();
   router.use('/visitors', addressRateHeaders(limits.perAddress));
   const apiKey = (scope: Scope) => [
@@ -95,31 +129,23 @@ export function lookupsRouter({ authenticator, enrichment, visitors, bodyLimitBy
   router.get('/visitors/:visitorId/details', ...apiKey('visitors:read'), async (req, res) => {
     await visitorDetailsAnswer(res, { enrichment, visitors }, res.locals.accountId as string, req.params.visitorId as string);
   });
-  const keyed = (req: Request, res: Response, path: string) => ({
-    store: idempotency,
-    accountId: res.locals.accountId as string,
-    key: idempotencyKeyOf(req),
-    fingerprint: lookupFingerprint(path, req.body),
-    waitMs: inFlightWaitMs,
-  });
-  router.post('/visitors/enrichment', ...apiKey('enrichment:read'), jsonBodyParser(bodyLimitBytes), async (req, res) => {
-    const accountId = res.locals.accountId as string;
-    relayLookup(res, await idempotentLookup(keyed(req, res, 'enrichment'), () => enrichment.enrich(accountId, req.body)));
-  });
-  // The rate limit counts lookups: a bulk call of 100 spends what 100 single calls would.
-  router.post(
-    '/visitors/enrichment/bulk',
-    authenticate(authenticator, { kind: 'api_key', scope: 'enrichment:read' }, { rateHeaders: limits.perAddress }),
-    jsonBodyParser(BULK_BODY_LIMIT_BYTES),
-    async (req, res) => {
-      const body = req.body as { items?: unknown } | null;
-      const items = body !== null && typeof body === 'object' && Array.isArray(body.items) ? body.items.length : 0;
-      // A call the service refuses whole (no lookups, more than 100) counts as one request.
-      const count = items >= 1 && items <= MAX_BULK_ITEMS ? items : 1;
-      await takeCredentialAndAccount(res, limits, 'lookup', count);
-      const accountId = res.locals.accountId as string;
-      relayLookup(res, await idempotentLookup(keyed(req, res, 'enrichment/bulk'), () => enrichment.enrichBulk(accountId, req.body)));
-    },
+  enrichmentRoutes(
+    router,
+    options,
+    '/visitors/enrichment',
+    'enrichment',
+    (accountId, body) => enrichment.enrich(accountId, body),
+    (accountId, body) => enrichment.enrichBulk(accountId, body),
+  );
+  // A company by its domain, billed and limited as a person's enrichment.
+  router.use('/companies/enrichment', addressRateHeaders(limits.perAddress));
+  enrichmentRoutes(
+    router,
+    options,
+    '/companies/enrichment',
+    'companies/enrichment',
+    (accountId, body) => enrichment.enrichCompany(accountId, body),
+    (accountId, body) => enrichment.enrichCompaniesBulk(accountId, body),
   );
   return router;
 }
