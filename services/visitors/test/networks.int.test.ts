@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { TOPICS, companyVisitedSchema } from '@glimpse/messaging';
-import type { RunningVisitorsService } from '@glimpse/visitors';
+import { deleteNetworkTypeOverride, setNetworkTypeOverride, type RunningVisitorsService } from '@glimpse/visitors';
+import { serviceDatabaseUrl } from '../../../test/config';
 import { endOffsets, ofAccount, readTopic } from '../../../test/support/kafka-helpers';
 import { closeTestDb, testDb, waitFor } from '../../../test/support/stack';
 import { startTestVisitorsService, visitorsApi } from '../../../test/support/visitors';
@@ -63,7 +64,7 @@ async function seed(): Promise<void> {
 beforeAll(async () => {
   await seed();
   // Started after the data is in: a replica loads it before its first chunk.
-  service = await startTestVisitorsService();
+  service = await startTestVisitorsService({ VISITORS_IP_DATA_POLL_MS: '1000' });
 });
 
 afterAll(async () => {
@@ -166,5 +167,26 @@ describe('networks, locations and companies from addresses', () => {
       site.accountId,
     );
     expect(stored.map((s) => s.t).join()).not.toMatch(/81\.2\.69|89\.160|2001:218/);
+  });
+
+  it('when an operator types an AS as business, then the replicas name its organisation as the company of new page views', async () => {
+    const site = newSite();
+    const asn = { asn: '7922' };
+    await setNetworkTypeOverride(serviceDatabaseUrl('visitors'), asn, 'business');
+    try {
+      // Each try a new visitor: the replica takes the override at its next poll (every second here).
+      const named = await waitFor(
+        async () => {
+          const v = newVisitorId();
+          await produceCollected([message(site, v, 'pageview', { path: '/', ip: '89.160.20.115' })]);
+          const d = await waitFor(async () => (await details(site, v))?.visitor, { what: 'the page view applied' });
+          return d.company ? d : undefined;
+        },
+        { what: 'the override taken up', timeoutMs: 30_000, intervalMs: 500 },
+      );
+      expect(named).toMatchObject({ company: 'Comcast Cable Communications, LLC', network: { type: 'business' }, identified_by: { method: 'ip_company' } });
+    } finally {
+      await deleteNetworkTypeOverride(serviceDatabaseUrl('visitors'), asn);
+    }
   });
 });

@@ -8,11 +8,12 @@ import { accountCommands } from './commands/accounts.js';
 import { playbookCommands } from './commands/playbooks.js';
 import { lookupCommands } from './commands/lookups.js';
 import { importCommands } from './commands/imports.js';
+import { networkTypeCommands } from './commands/network-types.js';
 import { ipDataCommands } from './commands/ip-data.js';
 import { siteCommands } from './commands/sites.js';
 import { loadConfig, serviceDatabaseUrl, type CliService } from './config.js';
 
-export const commands: Command[] = [...accountCommands, ...siteCommands, ...lookupCommands, ...playbookCommands, ...importCommands, ...ipDataCommands];
+export const commands: Command[] = [...accountCommands, ...siteCommands, ...lookupCommands, ...playbookCommands, ...importCommands, ...ipDataCommands, ...networkTypeCommands];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.words.join(' ').length));

@@ -15,6 +15,8 @@ const ALLOWED: Record<string, string[]> = {
   // import ip-ranges / locations and ip-datasets: the visitors service's own IP dataset code, which
   // opens its connection as glimpse_visitors itself (no db() of the CLI's: that one is enrichment's).
   'commands/ip-data.ts': ['@glimpse/visitors'],
+  // network-types: the visitors service's overrides of network types, as glimpse_visitors (like the IP datasets they type).
+  'commands/network-types.ts': ['@glimpse/visitors'],
 };
 
 /** The CLI may never write identity or publish on its own: those are the gateway's. */
