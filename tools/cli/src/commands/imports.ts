@@ -1,8 +1,8 @@
-// import persons / import visitors (NDJSON files, streamed) and demo (a synthetic dataset).
+// import persons / import companies / import visitors (NDJSON files, streamed) and demo (a synthetic dataset).
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { createHash } from 'node:crypto';
-import { generatePerson, importPersons, importVisitors, type ImportReport } from '@glimpse/enrichment';
+import { generatePerson, importCompanies, importPersons, importVisitors, type ImportReport } from '@glimpse/enrichment';
 import { AppError } from '@glimpse/errors';
 import { required, UsageError, type Command, type CommandContext } from '../command.js';
 import { loadConfig, serviceDatabaseUrl } from '../config.js';
@@ -81,6 +81,17 @@ export const importCommands: Command[] = [
           onProgress,
         }),
       ),
+    human: summary,
+  },
+  {
+    words: ['import', 'companies'],
+    summary:
+      'import companies (firmographics) from an NDJSON file, one {"domain", "name", "industry", "size", "employees", "founded", "location", "profile_url"} a line',
+    usage:
+      "glimpse import companies FILE.ndjson [--json]\n\nA line's domain is required (lower-cased, www. dropped); it replaces what imported persons said of\nthe company. Written by the enrichment service's import, as its role (ENRICHMENT_DATABASE_URL).",
+    options: {},
+    run: ({ positionals, db, io }) =>
+      withProgress(io, 'companies', (onProgress) => importCompanies(fileLines(positionals[0]), { db: db('enrichment'), onProgress })),
     human: summary,
   },
   {
