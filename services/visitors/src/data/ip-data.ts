@@ -1,5 +1,5 @@
 // The IP data a visitors replica holds in memory: every range dataset's current version as a range
-// index, the operators' type overrides, and the City database of the location dataset. Loaded from
+// index, the operators' type overrides, and the City databases of the location datasets. Loaded from
 // Postgres at start and again when a dataset's version or an override changes (polled): each load
 // reads one snapshot (REPEATABLE READ), builds the new lookup beside the old one and swaps, so a
 // page view sees one whole version of every dataset. Datasets whose version did not move are kept.
@@ -12,6 +12,7 @@ import type { Registry } from 'prom-client';
 import { metricsIn, type Logger } from '@glimpse/logging';
 import { isNetworkType, type NetworkType } from '@glimpse/validation';
 import {
+  byPrecedence,
   createNetworkLookup,
   type Location,
   type NetworkClassifier,
@@ -31,7 +32,8 @@ interface DatasetRow {
 
 interface Loaded {
   ranges: Map<string, RangeDataset & { version: string }>;
-  location: { name: string; version: string; locate: (address: string) => Location | null } | null;
+  /** The location datasets, highest precedence first (e.g. one file for IPv4, one for IPv6). */
+  locations: { name: string; precedence: number; version: string; locate: (address: string) => Location | null }[];
   overridesKey: string;
   overrides: TypeOverrides;
 }
@@ -91,20 +93,30 @@ async function readRanges(client: pg.Client, name: string, version: string): Pro
   return out;
 }
 
-/** A City database's answer as a visitor's location (English names). */
-export function locationOf(r: CityResponse | null): Location | null {
+/**
+ * A City database's answer as a visitor's location: MaxMind's GeoIP2/GeoLite2 layout (DB-IP ships
+ * the same), or the flat one of ip-location-db's files ({country_code, state1, city, timezone}).
+ */
+export function locationOf(r: (CityResponse & FlatCity) | null): Location | null {
   if (!r) return null;
   const location = {
-    country: r.country?.iso_code ?? r.registered_country?.iso_code ?? null,
-    region: r.subdivisions?.[0]?.names?.en ?? null,
-    city: r.city?.names?.en ?? null,
-    time_zone: r.location?.time_zone ?? null,
+    country: r.country?.iso_code ?? r.registered_country?.iso_code ?? r.country_code ?? null,
+    region: r.subdivisions?.[0]?.names?.en ?? (r.state1 || null),
+    city: r.city?.names?.en ?? (typeof r.city === 'string' ? r.city || null : null),
+    time_zone: r.location?.time_zone ?? (r.timezone || null),
   };
   return location.country || location.city || location.time_zone ? location : null;
 }
 
+/** ip-location-db's flat City record. */
+interface FlatCity {
+  country_code?: string;
+  state1?: string;
+  timezone?: string;
+}
+
 export function cityLocator(file: Buffer): (address: string) => Location | null {
-  const reader = new Reader<CityResponse>(file);
+  const reader = new Reader<CityResponse & FlatCity>(file);
   return (address) => {
     try {
       return locationOf(reader.get(address));
@@ -114,9 +126,21 @@ export function cityLocator(file: Buffer): (address: string) => Location | null 
   };
 }
 
+/** The first location dataset (by precedence) that places the address. */
+function locateIn(locations: Loaded['locations']): ((address: string) => Location | null) | undefined {
+  if (locations.length === 0) return undefined;
+  return (address) => {
+    for (const l of locations) {
+      const found = l.locate(address);
+      if (found) return found;
+    }
+    return null;
+  };
+}
+
 export function createIpData(options: { databaseUrl: string; classify: NetworkClassifier; pollMs: number; logger: Logger; registry?: Registry }): IpData {
   const { logger } = options;
-  let loaded: Loaded = { ranges: new Map(), location: null, overridesKey: '', overrides: { asn: new Map(), org: new Map() } };
+  let loaded: Loaded = { ranges: new Map(), locations: [], overridesKey: '', overrides: { asn: new Map(), org: new Map() } };
   let lookup = createNetworkLookup({ datasets: [], classify: options.classify });
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | null = null;
@@ -153,26 +177,30 @@ export function createIpData(options: { databaseUrl: string; classify: NetworkCl
         changed = true;
       }
       for (const name of loaded.ranges.keys()) if (!ranges.has(name)) ((changed = true), segments?.remove({ dataset: name }));
-      const newest = datasets.filter((x) => x.kind === 'location').sort((a, b) => b.precedence - a.precedence || (a.name < b.name ? -1 : 1))[0];
-      let location = loaded.location;
-      if (!newest) location = null;
-      else if (!location || location.name !== newest.name || location.version !== newest.version) {
+      const locations: Loaded['locations'] = [];
+      for (const d of datasets.filter((x) => x.kind === 'location').sort(byPrecedence)) {
+        const had = loaded.locations.find((l) => l.name === d.name && l.version === d.version);
+        if (had) {
+          locations.push({ ...had, precedence: d.precedence });
+          continue;
+        }
         const chunks = await client.query<{ bytes: Buffer }>('SELECT bytes FROM ip_dataset_files WHERE dataset = $1 AND version = $2::bigint ORDER BY seq', [
-          newest.name,
-          newest.version,
+          d.name,
+          d.version,
         ]);
-        location = { name: newest.name, version: newest.version, locate: cityLocator(Buffer.concat(chunks.rows.map((c) => c.bytes))) };
-        logger.info({ dataset: newest.name, version: newest.version }, 'location database loaded');
+        locations.push({ name: d.name, precedence: d.precedence, version: d.version, locate: cityLocator(Buffer.concat(chunks.rows.map((c) => c.bytes))) });
+        logger.info({ dataset: d.name, version: d.version }, 'location database loaded');
       }
-      changed ||= location !== loaded.location;
+      const key = (l: Loaded['locations']) => l.map((x) => `${x.name}@${x.version}:${x.precedence}`).join(',');
+      changed ||= key(locations) !== key(loaded.locations);
       await client.query('COMMIT');
       if (!changed) return;
       const overrides: TypeOverrides = {
         asn: new Map(rows.filter((r) => r.kind === 'asn' && isNetworkType(r.type)).map((r) => [Number(r.value), r.type as NetworkType])),
         org: new Map(rows.filter((r) => r.kind === 'org' && isNetworkType(r.type)).map((r) => [r.value, r.type as NetworkType])),
       };
-      loaded = { ranges, location, overridesKey, overrides };
-      lookup = createNetworkLookup({ datasets: [...ranges.values()], overrides, classify: options.classify, locate: location?.locate });
+      loaded = { ranges, locations, overridesKey, overrides };
+      lookup = createNetworkLookup({ datasets: [...ranges.values()], overrides, classify: options.classify, locate: locateIn(locations) });
       loadSeconds?.set((performance.now() - started) / 1000);
     } finally {
       await client.end().catch(() => undefined);
