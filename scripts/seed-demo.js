@@ -26,7 +26,7 @@ async function* lines(count, line) {
   for (let i = 0; i < count; i++) yield JSON.stringify(line(i));
 }
 
-/** Persons are shared by all accounts; the visitors belong to the demo account. */
+/** Persons (and the companies the import derives from their employers) are shared by all accounts; the visitors belong to the demo account. */
 async function seedDataset(enrichmentDb, databaseUrl, accountId) {
   const persons = Array.from({ length: DEMO_PERSONS }, (_, i) => generatePerson(i, DEMO_SEED));
   await importPersons(
@@ -38,7 +38,12 @@ async function seedDataset(enrichmentDb, databaseUrl, accountId) {
     accountId,
     { db: enrichmentDb, defaultPhoneRegion: 'US' },
   );
-  return { visitorId: demoVisitorId(accountId, 0), email: persons[1].traits.work_email, phone: persons[2].traits.mobile_phone };
+  return {
+    visitorId: demoVisitorId(accountId, 0),
+    email: persons[1].traits.work_email,
+    phone: persons[2].traits.mobile_phone,
+    domain: persons[1].organization.primary_domain,
+  };
 }
 
 const PLAYBOOKS = [
@@ -129,7 +134,7 @@ function describe(demo, gatewayUrl, operatorToken) {
     `  add-ons      workflows ${demo.workflows ? 'on' : 'off'} (events, event tokens, playbooks, page rules: glimpse account workflows)`,
     `  event token  ${demo.token}   (id ${demo.tokenId})`,
     `  API key      ${demo.apiKey}   (id ${demo.apiKeyId}; scopes ${SCOPES.join(', ')})`,
-    `  dataset      ${DEMO_PERSONS} synthetic persons (seed ${DEMO_SEED}) and their visitors`,
+    `  dataset      ${DEMO_PERSONS} synthetic persons (seed ${DEMO_SEED}), their companies and their visitors`,
     ...demo.playbooks.map((p) => `  playbook     ${p.id}  ${p.name}: triggers ${p.triggers.join(',') || '-'}; exits ${p.exits.join(',') || '-'}`),
     ...(demo.site ? [`  site         ${demo.site.id}  ${demo.site.name}: key ${demo.site.key}, origins ${demo.site.origins.join(', ')}`] : []),
     '',
@@ -152,6 +157,8 @@ function describe(demo, gatewayUrl, operatorToken) {
     `       -H 'Content-Type: application/json' -d '{"email":"${demo.sample.email}"}'`,
     `  curl -s -X POST ${gatewayUrl}/visitors/enrichment -H 'Authorization: Bearer ${demo.apiKey}' \\`,
     `       -H 'Content-Type: application/json' -d '{"phone":"${demo.sample.phone}"}'`,
+    `  curl -s -X POST ${gatewayUrl}/companies/enrichment -H 'Authorization: Bearer ${demo.apiKey}' \\`,
+    `       -H 'Content-Type: application/json' -d '{"domain":"${demo.sample.domain}"}'`,
     '',
   ];
   return lines.join('\n');
