@@ -51,6 +51,11 @@ const schema = internalServiceSchema(
       .min(1)
       .max(24 * 31)
       .default(24),
+    /**
+     * How long the companies view reuses a window's aggregate (0: never): a dashboard's pages, sorts
+     * and CSV within it read one aggregate, and what it shows may be this much behind.
+     */
+    COMPANIES_VIEW_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
     /** Most page rules one account may have (past it: 409 limit_reached). */
     PAGE_RULES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(100),
   },

@@ -81,6 +81,7 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
       internalTokens: config.INTERNAL_TOKENS,
       erasureSecret: config.VISITORS_ERASURE_KEY,
       pageRulesPerAccount: config.PAGE_RULES_PER_ACCOUNT,
+      companiesCacheMs: config.COMPANIES_VIEW_CACHE_SECONDS * 1000,
     }),
   );
   return serveService({

@@ -3,99 +3,71 @@
 // company's days, people and pages. Sessions give the window (they carry their start); profiles give
 // the company, identification, network and location.
 import type { Db } from '@glimpse/db/visitors';
-import type { CompanyCursor, CompanyWindow, DayRow } from '../domain/company-views.js';
+import type { CompanyCounts, CompanyWindow, DayRow } from '../domain/company-views.js';
 import type { Location } from '../domain/network-lookup.js';
 
-export interface CompanyFilters {
+/** Filters on the visitors themselves (the rest are applied to the aggregate, in memory). */
+export interface VisitorFilters {
   country: string | null;
   networkType: string | null;
-  minVisits: number;
-  /** Only these keys (null: any). */
-  keys: string[] | null;
 }
 
-export interface CompanyRow {
-  key: string;
-  name: string | null;
-  domain: string | null;
-  visitors: number;
-  identified: number;
-  page_views: number;
-  sessions: number;
-  first_visit: string;
-  last_visit: string;
-  location: Location | null;
-  network_type: string | null;
+/**
+ * Every company of a window with its counts: the sessions that started in it, grouped first by
+ * visitor (so a visitor counts once without a sort), then by company. Narrow rows, hash
+ * aggregates; the names, locations and pages of a page's companies are read apart (companyLooks).
+ */
+export async function companyAggregate(db: Db, accountId: string, w: CompanyWindow, f: VisitorFilters): Promise<CompanyCounts[]> {
+  const rows = await db.$transaction(async (tx) => {
+    // In memory: the default 4 MB spills a window of 100,000 visitors to disk.
+    await tx.$executeRawUnsafe(`SET LOCAL work_mem = '64MB'`);
+    return tx.$queryRawUnsafe<(Omit<CompanyCounts, 'first_visit' | 'last_visit'> & { first_visit: Date; last_visit: Date })[]>(
+      `WITH v AS (
+         SELECT p.company_key AS key, s.visitor_id, count(*) AS sessions, sum(s.page_views) AS page_views, min(s.started_at) AS first_visit,
+           max(s.last_at) AS last_visit, bool_or(p.email IS NOT NULL) AS identified
+         FROM visitor_sessions s JOIN visitor_profiles p ON p.account_id = s.account_id AND p.id = s.visitor_id
+         WHERE s.account_id = $1::uuid AND s.started_at >= $2::timestamptz AND s.started_at < $3::timestamptz
+           AND ($4::uuid IS NULL OR s.site_id = $4::uuid) AND p.company_key IS NOT NULL
+           AND ($5::text IS NULL OR p.location->>'country' = $5::text)
+           AND ($6::text IS NULL OR p.network->>'type' = $6::text)
+         GROUP BY p.company_key, s.visitor_id)
+       SELECT key, count(*)::int AS visitors, (count(*) FILTER (WHERE identified))::int AS identified, sum(sessions)::int AS sessions,
+         sum(page_views)::int AS page_views, min(first_visit) AS first_visit, max(last_visit) AS last_visit
+       FROM v GROUP BY key`,
+      accountId,
+      w.since.toISOString(),
+      w.until.toISOString(),
+      w.site,
+      f.country,
+      f.networkType,
+    );
+  });
+  return rows.map((r) => ({ ...r, first_visit: new Date(r.first_visit).toISOString(), last_visit: new Date(r.last_visit).toISOString() }));
 }
 
-// $1 account, $2 since, $3 until, $4 site, $5 country, $6 network type, $7 keys, $8 min visits.
-const GROUPED = `WITH s AS (
-    SELECT p.company_key AS key, s.visitor_id, s.started_at, s.last_at, s.page_views, p.email, p.last_seen,
-      p.company->>'name' AS name, p.company->>'domain' AS domain, p.location, p.network->>'type' AS network_type
-    FROM visitor_sessions s JOIN visitor_profiles p ON p.account_id = s.account_id AND p.id = s.visitor_id
-    WHERE s.account_id = $1::uuid AND s.started_at >= $2::timestamptz AND s.started_at < $3::timestamptz
-      AND ($4::uuid IS NULL OR s.site_id = $4::uuid) AND p.company_key IS NOT NULL
-      AND ($5::text IS NULL OR p.location->>'country' = $5::text)
-      AND ($6::text IS NULL OR p.network->>'type' = $6::text)
-      AND ($7::text[] IS NULL OR p.company_key = ANY($7::text[]))
-  ), g AS (
-    SELECT key, count(DISTINCT visitor_id)::int AS visitors, count(DISTINCT visitor_id) FILTER (WHERE email IS NOT NULL)::int AS identified,
-      count(*)::int AS sessions, sum(page_views)::int AS page_views, min(started_at) AS first_visit, max(last_at) AS last_visit,
-      (array_agg(name ORDER BY last_seen DESC) FILTER (WHERE name IS NOT NULL))[1] AS name,
-      (array_agg(domain ORDER BY last_seen DESC) FILTER (WHERE domain IS NOT NULL))[1] AS domain,
-      (array_agg(location::text ORDER BY last_seen DESC) FILTER (WHERE location IS NOT NULL))[1] AS location,
-      (array_agg(network_type ORDER BY last_seen DESC) FILTER (WHERE network_type IS NOT NULL))[1] AS network_type
-    FROM s GROUP BY key HAVING count(*) >= $8::int
-  )`;
-
-const ORDERS = {
-  last_visit: { order: 'last_visit DESC, key', after: '(last_visit < $9::timestamptz OR (last_visit = $9::timestamptz AND key > $10::text))' },
-  page_views: { order: 'page_views DESC, key', after: '(page_views < $9::int OR (page_views = $9::int AND key > $10::text))' },
-} as const;
-
-type RawRow = Omit<CompanyRow, 'first_visit' | 'last_visit' | 'location'> & { first_visit: Date; last_visit: Date; location: string | null };
-
-const rowOf = (r: RawRow): CompanyRow => ({
-  ...r,
-  first_visit: new Date(r.first_visit).toISOString(),
-  last_visit: new Date(r.last_visit).toISOString(),
-  location: r.location === null ? null : (JSON.parse(r.location) as Location),
-});
-
-const params = (accountId: string, w: CompanyWindow, f: CompanyFilters) => [
-  accountId,
-  w.since.toISOString(),
-  w.until.toISOString(),
-  w.site,
-  f.country,
-  f.networkType,
-  f.keys,
-  f.minVisits,
-];
-
-/** One more than `limit` rows when there is a next page, in the sort's order after the cursor. */
-export async function companyPage(
+/** What a page's companies look like: the name and domain the network data gave, its latest visitor's location and network type. */
+export async function companyLooks(
   db: Db,
   accountId: string,
-  w: CompanyWindow,
-  f: CompanyFilters,
-  page: { sort: keyof typeof ORDERS; limit: number; after: CompanyCursor | null },
-): Promise<CompanyRow[]> {
-  const o = ORDERS[page.sort];
-  const rows = await db.$queryRawUnsafe<RawRow[]>(
-    `${GROUPED} SELECT * FROM g WHERE $9::text IS NULL OR ${o.after} ORDER BY ${o.order} LIMIT $11::int`,
-    ...params(accountId, w, f),
-    page.after?.value ?? null,
-    page.after?.key ?? null,
-    page.limit + 1,
+  keys: string[],
+): Promise<Map<string, { name: string | null; domain: string | null; location: Location | null; network_type: string | null }>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.$queryRawUnsafe<{ key: string; name: string | null; domain: string | null; location: string | null; network_type: string | null }[]>(
+    `SELECT k.key, l.name, l.domain, l.location, l.network_type FROM unnest($2::text[]) AS k(key) CROSS JOIN LATERAL (
+       SELECT (array_agg(p.company->>'name') FILTER (WHERE p.company IS NOT NULL))[1] AS name,
+         (array_agg(p.company->>'domain') FILTER (WHERE p.company IS NOT NULL))[1] AS domain,
+         (array_agg(p.location::text) FILTER (WHERE p.location IS NOT NULL))[1] AS location,
+         (array_agg(p.network->>'type') FILTER (WHERE p.network IS NOT NULL))[1] AS network_type
+       FROM (SELECT company, location, network FROM visitor_profiles WHERE account_id = $1::uuid AND company_key = k.key ORDER BY last_seen DESC LIMIT 20) p) l`,
+    accountId,
+    keys,
   );
-  return rows.map(rowOf);
-}
-
-/** Every company key of the window (for the gateway's firmographic filters), at most `limit`. */
-export async function companyKeys(db: Db, accountId: string, w: CompanyWindow, f: CompanyFilters, limit: number): Promise<string[]> {
-  const rows = await db.$queryRawUnsafe<{ key: string }[]>(`${GROUPED} SELECT key FROM g ORDER BY key LIMIT $9::int`, ...params(accountId, w, f), limit);
-  return rows.map((r) => r.key);
+  return new Map(
+    rows.map((r) => [
+      r.key,
+      { name: r.name, domain: r.domain, location: r.location === null ? null : (JSON.parse(r.location) as Location), network_type: r.network_type },
+    ]),
+  );
 }
 
 /** The pages the companies' visitors viewed in the window (from each visitor's last pages), by company. */

@@ -1,4 +1,13 @@
-import { companyFilterSchema, companyWindow, decodeCompanyCursor, encodeCompanyCursor, topPages, zeroFilledDays } from './company-views.js';
+import {
+  companyFilterSchema,
+  companyPageOf,
+  companyWindow,
+  decodeCompanyCursor,
+  encodeCompanyCursor,
+  topPages,
+  zeroFilledDays,
+  type CompanyCounts,
+} from './company-views.js';
 
 describe('the companies view', () => {
   const now = new Date('2026-11-28T12:00:00.000Z');
@@ -45,5 +54,26 @@ describe('the companies view', () => {
       ['2026-11-27', 2],
       ['2026-11-28', 0],
     ]);
+  });
+
+  it('cuts pages newest first (or most viewed first) and goes on after the cursor without repeating a company', () => {
+    const row = (key: string, lastMinute: number, pageViews: number, sessions = 1): CompanyCounts => ({
+      key,
+      visitors: 1,
+      identified: 0,
+      page_views: pageViews,
+      sessions,
+      first_visit: '2026-11-01T00:00:00.000Z',
+      last_visit: new Date(Date.UTC(2026, 10, 27, 10, lastMinute)).toISOString(),
+    });
+    const rows = [row('b', 5, 1), row('a', 5, 9), row('c', 9, 3, 2), row('d', 1, 3)];
+    const page = (after: ReturnType<typeof decodeCompanyCursor> | null, sort: 'last_visit' | 'page_views' = 'last_visit') =>
+      companyPageOf(rows, { sort, limit: 2, after, minVisits: 1, keys: null }).map((r) => r.key);
+    expect(page(null)).toEqual(['c', 'a', 'b']);
+    expect(page({ key: 'a', value: rows[1]!.last_visit })).toEqual(['b', 'd']);
+    expect(page(null, 'page_views')).toEqual(['a', 'c', 'd']);
+    expect(page({ key: 'c', value: '3' }, 'page_views')).toEqual(['d', 'b']);
+    expect(companyPageOf(rows, { sort: 'last_visit', limit: 10, after: null, minVisits: 2, keys: null }).map((r) => r.key)).toEqual(['c']);
+    expect(companyPageOf(rows, { sort: 'last_visit', limit: 10, after: null, minVisits: 1, keys: ['d', 'b'] }).map((r) => r.key)).toEqual(['b', 'd']);
   });
 });

@@ -40,11 +40,52 @@ export interface CompanyWindow {
 
 /** The window: until now by default, since 30 days before until; at most 400 days, and since before until. */
 export function companyWindow(f: Pick<CompanyFilter, 'site' | 'since' | 'until'>, now: Date): CompanyWindow {
-  const until = f.until ? new Date(f.until) : now;
+  // Until now by default, rounded up to the minute: one minute's requests share one window (and its cached aggregate).
+  const until = f.until ? new Date(f.until) : new Date(Math.ceil(now.getTime() / 60_000) * 60_000);
   const since = f.since ? new Date(f.since) : new Date(until.getTime() - COMPANY_WINDOW_DAYS_DEFAULT * DAY_MS);
   if (since >= until) throw new AppError('invalid_request', 'since must be before until');
   if (until.getTime() - since.getTime() > MAX_WINDOW_DAYS * DAY_MS) throw new AppError('invalid_request', `the window is at most ${MAX_WINDOW_DAYS} days`);
   return { site: f.site ?? null, since, until };
+}
+
+/** A company's counts in a window (the aggregate the pages are cut from). */
+export interface CompanyCounts {
+  key: string;
+  visitors: number;
+  identified: number;
+  page_views: number;
+  sessions: number;
+  first_visit: string;
+  last_visit: string;
+}
+
+const SORT_VALUE = {
+  last_visit: (r: CompanyCounts) => r.last_visit,
+  page_views: (r: CompanyCounts) => r.page_views,
+} as const;
+
+/**
+ * One page of the aggregate: the companies with at least `minVisits` sessions (and among `keys`, when
+ * given), newest last visit or most page views first, then by key; after the cursor's row; one more
+ * than `limit` when there is a next page.
+ */
+export function companyPageOf(
+  rows: readonly CompanyCounts[],
+  page: { sort: (typeof COMPANY_SORTS)[number]; limit: number; after: CompanyCursor | null; minVisits: number; keys: readonly string[] | null },
+): CompanyCounts[] {
+  const value = SORT_VALUE[page.sort];
+  const keys = page.keys ? new Set(page.keys) : null;
+  const cmp = (a: CompanyCounts, b: CompanyCounts) => {
+    const x = value(a);
+    const y = value(b);
+    return x > y ? -1 : x < y ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+  };
+  const after = page.after;
+  const afterRow = after ? ({ key: after.key, last_visit: after.value, page_views: Number(after.value) } as CompanyCounts) : null;
+  return rows
+    .filter((r) => r.sessions >= page.minVisits && (!keys || keys.has(r.key)) && (!afterRow || cmp(r, afterRow) > 0))
+    .sort(cmp)
+    .slice(0, page.limit + 1);
 }
 
 export interface CompanyCursor {

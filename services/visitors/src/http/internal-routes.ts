@@ -24,12 +24,15 @@ export function internalRouter({
   internalTokens,
   erasureSecret,
   pageRulesPerAccount,
+  companiesCacheMs = 60_000,
   now = () => new Date(),
 }: {
   db: Db;
   internalTokens: Partial<Record<string, string>>;
   erasureSecret: string;
   pageRulesPerAccount?: number;
+  /** How long the companies view reuses a window's aggregate (ms). */
+  companiesCacheMs?: number;
   now?: () => Date;
 }): Router {
   const { router, account, json } = gatewayInternalRouter(internalTokens);
@@ -85,6 +88,6 @@ export function internalRouter({
   });
 
   router.use(pageRulesRouter({ db, maxPerAccount: pageRulesPerAccount }));
-  router.use(companyRoutes({ db, account, json, now }));
+  router.use(companyRoutes({ db, account, json, now, cacheMs: companiesCacheMs }));
   return router;
 }
