@@ -13,8 +13,8 @@ export interface RangeInput<R> {
 
 interface Segments {
   /** IPv4: start and end of each segment; IPv6: their high and low halves. */
-  starts: Float64Array | BigUint64Array[];
-  ends: Float64Array | BigUint64Array[];
+  starts: Uint32Array | BigUint64Array[];
+  ends: Uint32Array | BigUint64Array[];
   records: Uint32Array;
 }
 
@@ -128,7 +128,7 @@ export function buildRangeIndex<R>(ranges: Iterable<RangeInput<R>>): RangeIndex<
   }
   const f4 = flatten(v4, 1);
   const f6 = flatten(v6, 1n);
-  const four: Segments = { starts: Float64Array.from(f4.s), ends: Float64Array.from(f4.e), records: Uint32Array.from(f4.r) };
+  const four: Segments = { starts: Uint32Array.from(f4.s), ends: Uint32Array.from(f4.e), records: Uint32Array.from(f4.r) };
   const halves = (values: bigint[]) => {
     const h = new BigUint64Array(values.length);
     const l = new BigUint64Array(values.length);
@@ -149,7 +149,7 @@ export function buildRangeIndex<R>(ranges: Iterable<RangeInput<R>>): RangeIndex<
       if (a === null) return undefined;
       const i =
         a.family === 4
-          ? search(four.starts as Float64Array, four.ends as Float64Array, a.value)
+          ? search(four.starts as Uint32Array, four.ends as Uint32Array, a.value)
           : search6(six.starts as BigUint64Array[], six.ends as BigUint64Array[], a.hi, a.lo);
       if (i < 0) return undefined;
       return records[(a.family === 4 ? four : six).records[i]!];

@@ -22,7 +22,7 @@ const DEFAULT_LIMIT = 50;
 /** The most keys a window's firmographic filter is applied to. */
 const MAX_KEYS = 50_000;
 /** Aggregates kept at once (the oldest goes first). */
-const CACHED_AGGREGATES = 200;
+const CACHED_AGGREGATES = 50;
 
 function parseFilter(body: unknown): CompanyFilter {
   const parsed = companyFilterSchema.safeParse(body ?? {});
