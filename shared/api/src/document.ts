@@ -43,6 +43,7 @@ import {
 } from './sites.js';
 import {
   WEBHOOK_DELIVERY_STATUSES,
+  companyVisitedPayloadSchema,
   webhookCreateSchema,
   webhookDeliverySchema,
   webhookEndpointCreatedSchema,
@@ -285,7 +286,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       {
         name: 'Webhooks',
         description:
-          "Webhook endpoints that receive enrollment.started, enrollment.stopped and visitor.identified (a visitor linked to a person: visitor_id, site_id, method, confidence, email and the person's details fields that are known), their signing secrets and deliveries; an API key with the account:manage scope",
+          "Webhook endpoints that receive enrollment.started, enrollment.stopped, visitor.identified (a visitor linked to a person: visitor_id, site_id, method, confidence, email and the person's details fields that are known) and company.visited (a named company's first visit to a site in a UTC day, with its firmographics: the CompanyVisitedPayload webhook), their signing secrets and deliveries; an API key with the account:manage scope",
       },
     ],
   });
@@ -742,6 +743,29 @@ function registerWebhooks(registry: OpenAPIRegistry, security: Record<string, st
       query: page.extend({ status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional() }),
     },
   );
+  registry.registerWebhook({
+    method: 'post',
+    path: 'company.visited',
+    operationId: 'webhooks.companyVisited',
+    tags: ['Webhooks'],
+    summary: "A named company's first visit to a site in a window (a UTC day), POSTed to the endpoints subscribed to company.visited",
+    description:
+      'Signed per Standard Webhooks (webhook-id: the visit id, the same on every retry; dedupe on it). Answer 2xx within 10 s; anything else is retried.',
+    // No credential: the receiver checks the signature with the endpoint's secret.
+    security: [],
+    request: {
+      headers: z.object({
+        'webhook-id': z.uuid().meta({ description: 'the visit id: the same on every retry' }),
+        'webhook-timestamp': z
+          .string()
+          .regex(/^[0-9]+$/)
+          .meta({ description: 'Unix seconds of the attempt' }),
+        'webhook-signature': z.string().meta({ description: "v1,<base64 HMAC-SHA256>; two, space-separated, during a secret rotation's grace" }),
+      }),
+      body: { required: true, content: json(companyVisitedPayloadSchema) },
+    },
+    responses: { 200: { description: 'received (any 2xx)' } },
+  });
 }
 
 /** The companies' enrichment: billed and limited like a person's, one lookup a domain. */

@@ -1,9 +1,12 @@
 // The webhooks management API (/account/webhooks, an API key with account:manage): the bodies the
 // webhooks service validates with and the answers it gives, for the OpenAPI document. Answer
-// objects are open (other fields may be added later); every field listed is checked.
+// objects are open (other fields may be added later); every field listed is checked. Also the body
+// of a company.visited delivery, which the webhooks service builds.
 import { z } from 'zod';
+import { companyRecordSchema } from './companies.js';
+import { networkSchema, visitorLocationSchema } from './company-views.js';
 
-export const WEBHOOK_EVENT_TYPES = ['enrollment.started', 'enrollment.stopped', 'visitor.identified'] as const;
+export const WEBHOOK_EVENT_TYPES = ['enrollment.started', 'enrollment.stopped', 'visitor.identified', 'company.visited'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 const url = z
@@ -89,7 +92,8 @@ export const webhookDeliverySchema = z
   .object({
     id,
     effectId: id.meta({
-      description: "the playbook effect delivered (for visitor.identified: the identification's id); the webhook-id header of every attempt",
+      description:
+        "the playbook effect delivered (for visitor.identified: the identification's id; for company.visited: the visit's); the webhook-id header of every attempt",
     }),
     type: eventType,
     status: z.enum(WEBHOOK_DELIVERY_STATUSES),
@@ -99,3 +103,34 @@ export const webhookDeliverySchema = z
     attempts: z.array(webhookAttemptSchema).meta({ description: 'every attempt so far, oldest first' }),
   })
   .meta({ id: 'WebhookDelivery' });
+
+/** The firmographics a company.visited delivery carries: the company record's fields but its domain and name. */
+const firmographics = companyRecordSchema.omit({ domain: true, name: true }).shape;
+
+/**
+ * The body of a company.visited delivery (Standard Webhooks' {type, timestamp, data}), sent once per
+ * company, site and window (a UTC day); its webhook-id is the visit's id, the same on every retry.
+ */
+export const companyVisitedPayloadSchema = z
+  .strictObject({
+    type: z.literal('company.visited'),
+    timestamp: at.meta({ description: "the company's first page view on the site in the window" }),
+    data: z.strictObject({
+      site_id: id,
+      visitor_id: z.string().meta({ description: 'the visitor (24 hex) whose page view it was' }),
+      company: z
+        .strictObject({
+          key: z.string().meta({ description: 'the company domain, or its name lower-cased when the data names no domain: GET /account/companies/{key}' }),
+          name: z.string().nullable().meta({ description: "the company record's name, else the network data's; null when neither names it" }),
+          domain: z.string().nullable(),
+          ...firmographics,
+        })
+        .meta({ description: 'the company, with its firmographics when scheduled; without a company record for the domain every firmographic field is null' }),
+      network: networkSchema.nullable().meta({ description: "the visitor's network; null when the address matched no network data" }),
+      location: visitorLocationSchema.nullable().meta({ description: 'where the page view came from; null when unknown' }),
+      window_start: at.meta({ description: 'the start of the window (UTC day) this is the first visit of' }),
+    }),
+  })
+  .meta({ id: 'CompanyVisitedPayload', description: 'a company.visited delivery: a named company visited a site for the first time in the window' });
+
+export type CompanyVisitedPayload = z.infer<typeof companyVisitedPayloadSchema>;

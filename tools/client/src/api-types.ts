@@ -642,7 +642,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "company.visited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A named company's first visit to a site in a window (a UTC day), POSTed to the endpoints subscribed to company.visited
+         * @description Signed per Standard Webhooks (webhook-id: the visit id, the same on every retry; dedupe on it). Answer 2xx within 10 s; anything else is retried.
+         */
+        post: operations["webhooks.companyVisited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         BulkEnrichmentResult: {
@@ -672,6 +693,73 @@ export interface components {
                 error: string;
                 message: string;
             })[];
+        };
+        /** @description a company.visited delivery: a named company visited a site for the first time in the window */
+        CompanyVisitedPayload: {
+            /** @enum {string} */
+            type: "company.visited";
+            /**
+             * Format: date-time
+             * @description the company's first page view on the site in the window
+             */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                site_id: string;
+                /** @description the visitor (24 hex) whose page view it was */
+                visitor_id: string;
+                /** @description the company, with its firmographics when scheduled; without a company record for the domain every firmographic field is null */
+                company: {
+                    /** @description the company domain, or its name lower-cased when the data names no domain: GET /account/companies/{key} */
+                    key: string;
+                    /** @description the company record's name, else the network data's; null when neither names it */
+                    name: string | null;
+                    domain: string | null;
+                    /** @description its industry, as the source named it */
+                    industry: string | null;
+                    /** @description employees as a range label, e.g. "51-200" */
+                    size: string | null;
+                    /** @description the estimated number of employees */
+                    employees: number | null;
+                    /** @description the year it was founded */
+                    founded: number | null;
+                    /** @description its headquarters: country, region (state) and city, each null when unknown */
+                    location: {
+                        country: string | null;
+                        region: string | null;
+                        city: string | null;
+                    };
+                    /** @description the company's professional-network page */
+                    pronet_url: string | null;
+                };
+                /** @description the visitor's network; null when the address matched no network data */
+                network: {
+                    /** @description who holds the range (organisation, ISP or AS name) */
+                    name: string | null;
+                    /**
+                     * @description business, education and government name a company; isp, mobile, hosting and unknown do not
+                     * @enum {string}
+                     */
+                    type: "business" | "education" | "government" | "isp" | "mobile" | "hosting" | "unknown";
+                    /** @description the autonomous system */
+                    asn: number | null;
+                    domain?: string | null;
+                } | null;
+                /** @description where the page view came from; null when unknown */
+                location: {
+                    /** @description ISO 3166-1 alpha-2 */
+                    country: string | null;
+                    region: string | null;
+                    city: string | null;
+                    /** @description IANA time zone */
+                    time_zone: string | null;
+                } | null;
+                /**
+                 * Format: date-time
+                 * @description the start of the window (UTC day) this is the first visit of
+                 */
+                window_start: string;
+            };
         };
         /** @description Spec §2.1: all fields are strings and none is required, so a field the person lacks is left out. The page-view fields the spec does not show (docs/decisions.md) are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified). */
         VisitorDetails: {
@@ -1571,7 +1659,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified")[];
+            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited")[];
             enabled: boolean;
             /**
              * @description failing: disabled after a day of failed attempts; user: disabled by a change; null while enabled
@@ -1595,7 +1683,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified")[];
+            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited")[];
             enabled: boolean;
             /**
              * @description failing: disabled after a day of failed attempts; user: disabled by a change; null while enabled
@@ -1620,14 +1708,14 @@ export interface components {
             /** @description an absolute http(s) URL without credentials or fragment, whose host resolves only to public addresses */
             url: string;
             /** @description the event types to receive (duplicates are dropped) */
-            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified")[];
+            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited")[];
         };
         /** @description any of the fields, at least one; a list replaces the old one */
         WebhookEndpointChanges: {
             /** @description an absolute http(s) URL without credentials or fragment, whose host resolves only to public addresses */
             url?: string;
             /** @description the event types to receive (duplicates are dropped) */
-            events?: ("enrollment.started" | "enrollment.stopped" | "visitor.identified")[];
+            events?: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited")[];
             /** @description false pauses deliveries; true resumes them (and the pending ones, with a fresh retry window) */
             enabled?: boolean;
         };
@@ -1636,7 +1724,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified")[];
+            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited")[];
             enabled: boolean;
             /**
              * @description failing: disabled after a day of failed attempts; user: disabled by a change; null while enabled
@@ -1667,11 +1755,11 @@ export interface components {
             id: string;
             /**
              * Format: uuid
-             * @description the playbook effect delivered (for visitor.identified: the identification's id); the webhook-id header of every attempt
+             * @description the playbook effect delivered (for visitor.identified: the identification's id; for company.visited: the visit's); the webhook-id header of every attempt
              */
             effectId: string;
             /** @enum {string} */
-            type: "enrollment.started" | "enrollment.stopped" | "visitor.identified";
+            type: "enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             /** Format: date-time */
@@ -9180,6 +9268,35 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    "webhooks.companyVisited": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the visit id: the same on every retry */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256>; two, space-separated, during a secret rotation's grace */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyVisitedPayload"];
+            };
+        };
+        responses: {
+            /** @description received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -12,11 +12,19 @@ describe('webhook endpoint bodies', () => {
     [{ events: ['enrollment.started'] }, 'url is required'],
     [{ url: 'https://example.com' }, 'events is required'],
     [{ url: 'https://example.com', events: [] }, 'at least one event'],
-    [{ url: 'https://example.com', events: ['enrollment.paused'] }, 'each event must be one of enrollment.started, enrollment.stopped, visitor.identified'],
+    [
+      { url: 'https://example.com', events: ['enrollment.paused'] },
+      'each event must be one of enrollment.started, enrollment.stopped, visitor.identified, company.visited',
+    ],
     [{ url: 'https://example.com', events: ['enrollment.started'], secret: 'x' }, 'unknown field(s): secret'],
     [[], 'body must be a JSON object'],
   ])('when the body is %j, then it is refused: %s', (body, message) => {
     expect(() => parseNewEndpoint(body)).toThrow(message);
+  });
+
+  it('when a subscription names company.visited, then it is accepted', () => {
+    expect(parseNewEndpoint({ url: 'https://example.com/hook', events: ['company.visited'] }).events).toEqual(['company.visited']);
+    expect(parseEndpointChanges({ events: ['visitor.identified', 'company.visited'] }).events).toEqual(['visitor.identified', 'company.visited']);
   });
 
   it('when a change names nothing, or a wrong type, then it is refused', () => {
