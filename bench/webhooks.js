@@ -133,10 +133,12 @@ async function run(argv) {
     const groups = {
       WEBHOOKS_GROUP_ID: `glimpse-webhooks-bench-${stamp}`,
       WEBHOOKS_IDENTIFIED_GROUP_ID: `glimpse-webhooks-identified-bench-${stamp}`,
+      WEBHOOKS_COMPANIES_GROUP_ID: `glimpse-webhooks-companies-bench-${stamp}`,
       WEBHOOKS_ACCOUNTS_GROUP_ID: `glimpse-webhooks-accounts-bench-${stamp}`,
     };
     await startGroupAtEnd({ brokers: env.kafkaBrokers, groupId: groups.WEBHOOKS_GROUP_ID, topic: TOPICS.playbookEffects });
     await startGroupAtEnd({ brokers: env.kafkaBrokers, groupId: groups.WEBHOOKS_IDENTIFIED_GROUP_ID, topic: TOPICS.visitorsIdentified });
+    await startGroupAtEnd({ brokers: env.kafkaBrokers, groupId: groups.WEBHOOKS_COMPANIES_GROUP_ID, topic: TOPICS.visitorsCompanies });
 
     const [port] = await suite.freePorts(1);
     const base = suite.serviceEnvBase(databaseUrl);

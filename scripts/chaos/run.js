@@ -325,6 +325,7 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     WEBHOOKS_GROUP_ID: 'glimpse-webhooks-chaos',
     WEBHOOKS_ACCOUNTS_GROUP_ID: 'glimpse-webhooks-accounts-chaos',
     WEBHOOKS_IDENTIFIED_GROUP_ID: 'glimpse-webhooks-identified-chaos',
+    WEBHOOKS_COMPANIES_GROUP_ID: 'glimpse-webhooks-companies-chaos',
     WEBHOOKS_SESSION_TIMEOUT_MS: '6000',
     WEBHOOKS_BLOCK_PRIVATE_TARGETS: 'true',
     WEBHOOKS_REQUIRE_HTTPS: 'true',

@@ -13,6 +13,7 @@ import { serviceEnv } from './stack';
 export async function startTestWebhooksService(overrides: Record<string, string> = {}): Promise<RunningWebhooksService> {
   const groupId = overrides.WEBHOOKS_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.playbookEffects, 'glimpse-webhooks-test'));
   const identifiedGroupId = overrides.WEBHOOKS_IDENTIFIED_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.visitorsIdentified, 'glimpse-webhooks-identified-test'));
+  const companiesGroupId = overrides.WEBHOOKS_COMPANIES_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.visitorsCompanies, 'glimpse-webhooks-companies-test'));
   const env = serviceEnv('webhooks', {
     WEBHOOKS_PORT: '0',
     WEBHOOKS_BLOCK_PRIVATE_TARGETS: 'true',
@@ -25,6 +26,7 @@ export async function startTestWebhooksService(overrides: Record<string, string>
     ...overrides,
     WEBHOOKS_GROUP_ID: groupId,
     WEBHOOKS_IDENTIFIED_GROUP_ID: identifiedGroupId,
+    WEBHOOKS_COMPANIES_GROUP_ID: companiesGroupId,
   });
   return startWebhooksService(webhooksConfig(env), createLogger({ service: 'webhooks', level: 'silent' }));
 }

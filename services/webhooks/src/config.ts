@@ -38,7 +38,9 @@ const schema = internalServiceSchema(
     WEBHOOKS_ACCOUNTS_GROUP_ID: groupIdEnv('glimpse-webhooks-accounts'),
     /** The consumer group on visitors.identified (each becomes a visitor.identified delivery). */
     WEBHOOKS_IDENTIFIED_GROUP_ID: groupIdEnv('glimpse-webhooks-identified'),
-    /** The enrichment service, asked for an identified visitor's person details (the seven §2.1 fields). */
+    /** The consumer group on visitors.companies (a company's first visit to a site in a window becomes a company.visited delivery). */
+    WEBHOOKS_COMPANIES_GROUP_ID: groupIdEnv('glimpse-webhooks-companies'),
+    /** The enrichment service, asked for an identified visitor's person details (the seven §2.1 fields) and a visiting company's firmographics. */
     ENRICHMENT_URL: z.string().url().default('http://127.0.0.1:8081'),
     ENRICHMENT_TIMEOUT_MS: ms(5000),
     WEBHOOKS_SESSION_TIMEOUT_MS: sessionTimeoutEnv(),

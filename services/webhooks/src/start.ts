@@ -1,5 +1,6 @@
-// Starts the webhooks service: the consumer groups on playbook.effects and visitors.identified
-// (schedule deliveries; an identification's person details come from enrichment), the consumer of
+// Starts the webhooks service: the consumer groups on playbook.effects, visitors.identified and
+// visitors.companies (schedule deliveries; an identification's person details and a company's
+// firmographics come from enrichment), the consumer of
 // the accounts topic (a deletion removes the account's endpoints), the dispatcher
 // (sends deliveries, retries from the schedule in Postgres) and an HTTP port for the internal
 // management API, health, readiness and metrics. On stop it leaves the groups, lets the attempts
@@ -8,6 +9,7 @@ import { postgresProbe } from '@glimpse/db';
 import { createDb } from '@glimpse/db/webhooks';
 import { createBaseApp, serveService, serviceStart, type RunningService } from '@glimpse/http';
 import { TOPICS, connectServiceKafka, createAccountEventsConsumer } from '@glimpse/messaging';
+import { createCompaniesConsumer } from './consumer/companies-consumer.js';
 import { createEffectsConsumer } from './consumer/effects-consumer.js';
 import { createIdentifiedConsumer } from './consumer/identified-consumer.js';
 import { createEnrichmentClient } from './data/enrichment-client.js';
@@ -43,6 +45,7 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
       kafka: async () => {
         if (!consumer.isRunning()) throw new Error('consumer not running');
         if (!identified.isRunning()) throw new Error('visitors.identified consumer not running');
+        if (!companies.isRunning()) throw new Error('visitors.companies consumer not running');
         await kafkaHealth.check();
       },
       accounts: async () => accounts.check(),
@@ -92,6 +95,18 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
     retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
     onScheduled: () => dispatcher.poke(),
   });
+  const companies = createCompaniesConsumer({
+    kafka,
+    groupId: config.WEBHOOKS_COMPANIES_GROUP_ID,
+    sessionTimeoutMs: config.WEBHOOKS_SESSION_TIMEOUT_MS,
+    logger,
+    registry: base.registry,
+    db,
+    producer,
+    companies: enrichment,
+    retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
+    onScheduled: () => dispatcher.poke(),
+  });
   const accounts = createAccountEventsConsumer({
     kafka,
     groupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID,
@@ -100,7 +115,7 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
     registry: base.registry,
     onDeleted: (accountId) => deleteAccountEndpoints(db, accountId),
   });
-  await Promise.all([consumer.start(), identified.start()]);
+  await Promise.all([consumer.start(), identified.start(), companies.start()]);
   accounts.start();
   dispatcher.start();
   // Secrets stored in clear (before encryption) or under a previous key are sealed under the
@@ -136,7 +151,12 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
     host: config.HOST,
     metricsPort: config.METRICS_PORT,
     logger,
-    details: { groupId: config.WEBHOOKS_GROUP_ID, identifiedGroupId: config.WEBHOOKS_IDENTIFIED_GROUP_ID, accountsGroupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID },
+    details: {
+      groupId: config.WEBHOOKS_GROUP_ID,
+      identifiedGroupId: config.WEBHOOKS_IDENTIFIED_GROUP_ID,
+      companiesGroupId: config.WEBHOOKS_COMPANIES_GROUP_ID,
+      accountsGroupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID,
+    },
     drain: [
       () => {
         stopping = true;
@@ -144,6 +164,7 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
       },
       () => consumer.stop(),
       () => identified.stop(),
+      () => companies.stop(),
       () => accounts.stop(),
       () => dispatcher.stop(),
     ],

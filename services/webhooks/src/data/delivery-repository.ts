@@ -10,6 +10,11 @@ export function personKeyOf(accountId: string, email: string): string {
   return createHash('sha256').update(`${accountId}:${email}`).digest('hex');
 }
 
+/** The ordering key of a company's deliveries for one site (prefixed, so never a person's key). */
+export function companyKeyOf(accountId: string, siteId: string, company: string): string {
+  return createHash('sha256').update(`company:${accountId}:${siteId}:${company}`).digest('hex');
+}
+
 /**
  * One delivery per enabled endpoint of the account subscribed to the type, in one statement; a
  * redelivered effect adds nothing (unique endpoint and effect). An endpoint gets only what was
@@ -29,6 +34,51 @@ export async function enqueueEffect(
     FROM webhook_endpoints e
     WHERE e.account_id = ${accountId}::uuid AND e.enabled AND ${type} = ANY(e.events) AND e.created_at <= ${publishedAt}
     ON CONFLICT (endpoint_id, effect_id) DO NOTHING`;
+}
+
+export interface EffectToEnqueue {
+  accountId: string;
+  effectId: string;
+  personKey: string;
+  type: WebhookEventType;
+  payload: string;
+  publishedAt: Date;
+}
+
+/**
+ * enqueueEffect for a chunk of effects in one statement (their rows passed as one JSON array, in
+ * order, so one person's keep their order). Returns how many deliveries were added.
+ */
+export async function enqueueEffects(db: Db, effects: EffectToEnqueue[], retryWindowMs: number): Promise<number> {
+  if (effects.length === 0) return 0;
+  const rows = JSON.stringify(
+    effects.map((e, ord) => ({
+      ord,
+      account_id: e.accountId,
+      effect_id: e.effectId,
+      person_key: e.personKey,
+      type: e.type,
+      payload: e.payload,
+      published_at: e.publishedAt,
+    })),
+  );
+  return db.$executeRaw`
+    INSERT INTO webhook_deliveries (id, endpoint_id, effect_id, person_key, type, payload, next_attempt_at, expires_at)
+    SELECT gen_random_uuid(), e.id, x.effect_id, x.person_key, x.type, x.payload, now(), now() + ${retryWindowMs} * interval '1 millisecond'
+    FROM json_to_recordset(${rows}::json) AS x(ord int, account_id uuid, effect_id uuid, person_key text, type text, payload text, published_at timestamptz)
+    JOIN webhook_endpoints e ON e.account_id = x.account_id AND e.enabled AND x.type = ANY(e.events) AND e.created_at <= x.published_at
+    ORDER BY x.ord, e.id
+    ON CONFLICT (endpoint_id, effect_id) DO NOTHING`;
+}
+
+/** Those of the accounts with an enabled endpoint subscribed to the type (one query for a chunk of messages). */
+export async function subscribedAccounts(db: Db, accountIds: string[], type: WebhookEventType): Promise<Set<string>> {
+  if (accountIds.length === 0) return new Set();
+  // The ids as given (not as Postgres spells a uuid back), so the caller finds its own strings.
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT a.id FROM unnest(${accountIds}::text[]) AS a(id)
+    WHERE EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = a.id::uuid AND e.enabled AND ${type} = ANY(e.events))`;
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Whether an enabled endpoint of the account subscribes to the type (before asking anyone for a payload). */
