@@ -226,6 +226,8 @@ async function main() {
     await seed.send({ topic: 'visitors.collected', acks: -1, messages: [{ key: 'site:0123456789abcdef01234567', value: '{"smoke":true}' }] });
     // And one identification for the webhooks consumer.
     await seed.send({ topic: 'visitors.identified', acks: -1, messages: [{ key: 'account:0123456789abcdef01234567', value: '{"smoke":true}' }] });
+    // And one company visit for the companies consumer.
+    await seed.send({ topic: 'visitors.companies', acks: -1, messages: [{ key: 'account:site:example.com', value: '{"smoke":true}' }] });
     await seed.disconnect();
     // Load the group coordinator (__consumer_offsets) before the checks: on a fresh broker the first
     // group operation can meet GROUP_LOAD_IN_PROGRESS, which is no ACL's doing.
@@ -349,6 +351,13 @@ async function main() {
       consume('glimpse-webhooks', 'glimpse-webhooks-identified', 'visitors.identified'),
     );
     await check('webhooks produces to visitors.identified', false, () => produce('glimpse-webhooks', 'visitors.identified'));
+    await check('visitors produces company visits to visitors.companies', true, () => produce('glimpse-visitors', 'visitors.companies'));
+    await check('webhooks consumes visitors.companies in group glimpse-webhooks-companies', true, () =>
+      consume('glimpse-webhooks', 'glimpse-webhooks-companies', 'visitors.companies'),
+    );
+    await check('webhooks consumes visitors.companies in a group not its own', false, () => consume('glimpse-webhooks', 'someone-else', 'visitors.companies'));
+    await check('webhooks produces to visitors.companies', false, () => produce('glimpse-webhooks', 'visitors.companies'));
+    await check('gateway produces to visitors.companies', false, () => produce('glimpse-gateway', 'visitors.companies'));
     // Dead letters: each consumer writes its own dead-letter topic and no other's.
     await check('webhooks consumes playbook.effects in group glimpse-webhooks', true, () =>
       consume('glimpse-webhooks', 'glimpse-webhooks', 'playbook.effects'),

@@ -55,6 +55,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
       'playbook.effects',
       'visitors.collected',
       'visitors.collected.dlq',
+      'visitors.companies',
       'visitors.identified',
       'webhooks.dlq',
     ]);
@@ -99,7 +100,12 @@ describe.each(OVERLAYS)('%s', (overlay) => {
       'glimpse-playbook': [playbookEnv.PLAYBOOK_GROUP_ID, playbookEnv.PLAYBOOK_ACCOUNTS_GROUP_ID ?? `${playbookEnv.PLAYBOOK_GROUP_ID}-accounts`],
       'glimpse-keda': [playbookEnv.PLAYBOOK_GROUP_ID, visitorsEnv.VISITORS_GROUP_ID],
       'glimpse-visitors': [visitorsEnv.VISITORS_GROUP_ID, visitorsEnv.VISITORS_ACCOUNTS_GROUP_ID],
-      'glimpse-webhooks': [webhooksEnv.WEBHOOKS_GROUP_ID, webhooksEnv.WEBHOOKS_ACCOUNTS_GROUP_ID, webhooksEnv.WEBHOOKS_IDENTIFIED_GROUP_ID],
+      'glimpse-webhooks': [
+        webhooksEnv.WEBHOOKS_GROUP_ID,
+        webhooksEnv.WEBHOOKS_ACCOUNTS_GROUP_ID,
+        webhooksEnv.WEBHOOKS_IDENTIFIED_GROUP_ID,
+        webhooksEnv.WEBHOOKS_COMPANIES_GROUP_ID,
+      ],
       'glimpse-enrichment': [enrichmentEnv.ENRICHMENT_ACCOUNTS_GROUP_ID],
     };
     for (const u of users.values()) {
@@ -142,6 +148,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     // account deletions in another, writes identified visitors' track events and its dead letters.
     const dlq = topicsJson.topics.visitorsDeadLetter.name;
     const identified = topicsJson.topics.visitorsIdentified.name;
+    const companies = topicsJson.topics.visitorsCompanies.name;
     expect(visitorsEnv.VISITORS_GROUP_ID).toBe('glimpse-visitors');
     expect(visitorsEnv.VISITORS_ACCOUNTS_GROUP_ID).toBe('glimpse-visitors-accounts');
     expect(ops('glimpse-gateway', collected.name)).toEqual(['Describe', 'Write']);
@@ -159,25 +166,31 @@ describe.each(OVERLAYS)('%s', (overlay) => {
         `topic ${collected.name}: Describe,Read`,
         `topic ${dlq}: Describe,Write`,
         `topic ${identified}: Describe,Write`,
+        `topic ${companies}: Describe,Write`,
       ].sort(),
     );
-    // Identifications: the visitors service writes them; the webhooks service reads them in a group
-    // of its own (visitor.identified), effects and account deletions in the others; nobody else.
+    // Identifications and companies' visits: the visitors service writes them; the webhooks service
+    // reads each in a group of its own (visitor.identified, company.visited), effects and account
+    // deletions in the others; nobody else.
     expect(webhooksEnv.WEBHOOKS_IDENTIFIED_GROUP_ID).toBe('glimpse-webhooks-identified');
+    expect(webhooksEnv.WEBHOOKS_COMPANIES_GROUP_ID).toBe('glimpse-webhooks-companies');
     expect(acls('glimpse-webhooks')).toEqual(
       [
         `group ${webhooksEnv.WEBHOOKS_ACCOUNTS_GROUP_ID}: Describe,Read`,
         `group ${webhooksEnv.WEBHOOKS_GROUP_ID}: Describe,Read`,
         `group ${webhooksEnv.WEBHOOKS_IDENTIFIED_GROUP_ID}: Describe,Read`,
+        `group ${webhooksEnv.WEBHOOKS_COMPANIES_GROUP_ID}: Describe,Read`,
         `topic ${accounts}: Describe,Read`,
         `topic ${topicsJson.topics.playbookEffects.name}: Describe,Read`,
         `topic ${identified}: Describe,Read`,
+        `topic ${companies}: Describe,Read`,
         `topic ${topicsJson.topics.webhooksDeadLetter.name}: Describe,Write`,
       ].sort(),
     );
     for (const u of users.values()) {
       const expected = { 'glimpse-visitors': ['Describe', 'Write'], 'glimpse-webhooks': ['Describe', 'Read'] }[u.metadata.name as string] ?? [];
-      expect({ user: u.metadata.name, ops: ops(u.metadata.name, identified) }).toEqual({ user: u.metadata.name, ops: expected });
+      for (const topic of [identified, companies])
+        expect({ user: u.metadata.name, topic, ops: ops(u.metadata.name, topic) }).toEqual({ user: u.metadata.name, topic, ops: expected });
     }
     expect(acls('glimpse-keda')).toEqual(
       [
