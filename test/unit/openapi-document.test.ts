@@ -39,6 +39,9 @@ it('when the document is validated against the OpenAPI 3.1 schema, then it is va
   expect(paths.filter((p) => p.startsWith('/account/')).sort()).toEqual([
     '/account/api-keys',
     '/account/api-keys/{id}',
+    '/account/companies',
+    '/account/companies.csv',
+    '/account/companies/{key}',
     '/account/event-tokens',
     '/account/event-tokens/{id}',
     '/account/events/catalog',

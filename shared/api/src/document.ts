@@ -5,6 +5,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { companyEnrichmentBulkSchema, companyEnrichmentInputSchema, companyRecordSchema } from './companies.js';
+import { COMPANIES_CSV_MAX, COMPANY_SORTS, companyDetailSchema, companyListSchema } from './company-views.js';
 import { enrichmentBulkSchema, enrichmentInputSchema } from './enrichment.js';
 import { batchResultSchema, errorBodySchema, eventAckSchema, eventBatchSchema, eventInputSchema } from './events.js';
 import {
@@ -261,6 +262,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerSites(registry, security);
   registerWebhooks(registry, security);
   registerCompanies(registry, security);
+  registerCompanyViews(registry, security);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
@@ -799,4 +801,56 @@ function registerCompanies(registry: OpenAPIRegistry, security: Record<string, s
     },
   });
   registry.registerComponent('schemas', 'BulkCompanyEnrichmentResult', bulkResult('CompanyRecord'));
+}
+
+/** The companies view under /account/companies: the visitors service's groups joined with enrichment's firmographics. */
+function registerCompanyViews(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
+  const op = managementOperations(registry, security, 'Companies');
+  const text = (description: string) => z.string().optional().meta({ description });
+  const window = z.object({
+    site: text("a site's id: only its visits (all the account's sites by default)"),
+    since: text('ISO 8601 date-time: sessions that started from then on (default: 30 days before until)'),
+    until: text('ISO 8601 date-time: sessions that started before then (default: now, to the next minute); at most 400 days after since'),
+  });
+  const filters = window.extend({
+    industry: text("the firmographics' industry, any case"),
+    size: text("the firmographics' size label, e.g. 51-200"),
+    country: text("ISO 3166 two-letter code of the company's latest visitor's location"),
+    network_type: z.enum(['business', 'education', 'government']).optional().meta({ description: 'the network type of its latest visitor' }),
+    min_visits: text('at least this many sessions in the window'),
+    sort: z.enum(COMPANY_SORTS).optional().meta({ description: 'last_visit (default), or page_views; then the key' }),
+  });
+  op(
+    'get',
+    '/account/companies',
+    'companies.list',
+    'The companies whose visitors had sessions in a window, newest last visit (or most page views) first, with their firmographics',
+    { status: 200, description: 'a page of companies', schema: companyListSchema },
+    {
+      query: filters.extend({
+        limit: text(`1 to ${COMPANIES_CSV_MAX} (default 50)`),
+        cursor: text('nextCursor of the previous page'),
+      }),
+    },
+  );
+  op(
+    'get',
+    '/account/companies.csv',
+    'companies.csv',
+    `The same list as CSV, every company up to ${COMPANIES_CSV_MAX} (an attachment; cells that a spreadsheet would run as a formula are prefixed with ')`,
+    { status: 200, description: 'the CSV' },
+    { query: filters },
+    { 200: { description: 'the CSV, one company a line after the header', headers: RATE_HEADERS, content: { 'text/csv': { schema: z.string() } } } },
+  );
+  op(
+    'get',
+    '/account/companies/{key}',
+    'companies.get',
+    'One company in a window: its counts and firmographics, its visits per day, its visitors and its pages',
+    { status: 200, description: 'the company', schema: companyDetailSchema },
+    {
+      params: z.object({ key: z.string().meta({ description: 'the company domain, or its name lower-cased when no domain is known' }) }),
+      query: window,
+    },
+  );
 }

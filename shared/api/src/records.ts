@@ -4,6 +4,8 @@
 // with them and conforms one to them. Objects are strict and list their members in the spec's
 // order, which is also the order of the keys in an answer.
 import { z } from 'zod';
+import { companyRecordSchema } from './companies.js';
+import { networkSchema, visitorLocationSchema } from './company-views.js';
 
 export type JsonScalar = string | number | boolean;
 export type JsonValue = JsonScalar | null | JsonValue[] | { [key: string]: JsonValue };
@@ -300,11 +302,16 @@ export const visitorDetailsSchema = z
           "how, when and how surely the visitor was tied to a person or a company: method identify (confidence 1), email_link (1), form (0.9), ip_company (0.5: the company behind the address; the person's fields absent)",
       })
       .optional(),
+    network: networkSchema.optional(),
+    location: visitorLocationSchema.optional(),
+    company_profile: companyRecordSchema
+      .meta({ description: "the firmographics of the company the visitor counts for (a work email's domain, else its network's company), when a record exists" })
+      .optional(),
   })
   .meta({
     id: 'VisitorDetails',
     description:
-      "Spec §2.1: all fields are strings and none is required, so a field the person lacks is left out. The page-view fields the spec does not show (docs/decisions.md) are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified).",
+      "Spec §2.1: all fields are strings and none is required, so a field the person lacks is left out. The page-view fields the spec does not show (docs/decisions.md) are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified), and its network, location and company_profile when its address was located.",
   });
 
 export type EnrichedRecord = z.infer<typeof enrichedRecordSchema>;

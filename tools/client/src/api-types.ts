@@ -641,6 +641,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The companies whose visitors had sessions in a window, newest last visit (or most page views) first, with their firmographics */
+        get: operations["companies.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/companies.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same list as CSV, every company up to 10000 (an attachment; cells that a spreadsheet would run as a formula are prefixed with ') */
+        get: operations["companies.csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/companies/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One company in a window: its counts and firmographics, its visits per day, its visitors and its pages */
+        get: operations["companies.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "company.visited": {
@@ -761,7 +812,7 @@ export interface components {
                 window_start: string;
             };
         };
-        /** @description Spec §2.1: all fields are strings and none is required, so a field the person lacks is left out. The page-view fields the spec does not show (docs/decisions.md) are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified). */
+        /** @description Spec §2.1: all fields are strings and none is required, so a field the person lacks is left out. The page-view fields the spec does not show (docs/decisions.md) are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified), and its network, location and company_profile when its address was located. */
         VisitorDetails: {
             firstName?: string;
             lastName?: string;
@@ -799,6 +850,53 @@ export interface components {
                 at: string;
                 confidence?: number;
             };
+            network?: components["schemas"]["Network"];
+            location?: components["schemas"]["VisitorLocation"];
+            /** @description the firmographics of the company the visitor counts for (a work email's domain, else its network's company), when a record exists */
+            company_profile?: {
+                /** @description the key: lower-cased, without www. */
+                domain: string;
+                /** @description the company name */
+                name: string | null;
+                /** @description its industry, as the source named it */
+                industry: string | null;
+                /** @description employees as a range label, e.g. "51-200" */
+                size: string | null;
+                /** @description the estimated number of employees */
+                employees: number | null;
+                /** @description the year it was founded */
+                founded: number | null;
+                /** @description its headquarters: country, region (state) and city, each null when unknown */
+                location: {
+                    country: string | null;
+                    region: string | null;
+                    city: string | null;
+                };
+                /** @description the company's professional-network page */
+                pronet_url: string | null;
+            };
+        };
+        /** @description the network of the visitor's last located page view (the address itself is never kept) */
+        Network: {
+            /** @description who holds the range (organisation, ISP or AS name) */
+            name: string | null;
+            /**
+             * @description business, education and government name a company; isp, mobile, hosting and unknown do not
+             * @enum {string}
+             */
+            type: "business" | "education" | "government" | "isp" | "mobile" | "hosting" | "unknown";
+            /** @description the autonomous system */
+            asn: number | null;
+            domain?: string | null;
+        };
+        /** @description where the last located page view came from (a City database, at collection) */
+        VisitorLocation: {
+            /** @description ISO 3166-1 alpha-2 */
+            country: string | null;
+            region: string | null;
+            city: string | null;
+            /** @description IANA time zone */
+            time_zone: string | null;
         };
         /** @description Every error (spec §2.6): a code and a message for people. */
         ErrorBody: {
@@ -1528,8 +1626,8 @@ export interface components {
             identifiedBy?: components["schemas"]["IdentifiedBy"];
             /** @description the name of the company behind the address (ip_company), while no person is known */
             company?: string;
-            network?: components["schemas"]["Network"];
-            location?: components["schemas"]["VisitorLocation"];
+            network?: components["schemas"]["Network"] & (Record<string, never> | null);
+            location?: components["schemas"]["VisitorLocation"] & (Record<string, never> | null);
             /** @description the company the visitor counts for (a work email's domain, else the network's company): GET /account/companies/{key} */
             companyKey?: string | null;
         };
@@ -1542,28 +1640,6 @@ export interface components {
             /** @description identify and email_link 1, form 0.9, ip_company 0.5 */
             confidence?: number;
         };
-        /** @description the network of the visitor's last located page view (the address itself is never kept) */
-        Network: {
-            /** @description who holds the range (organisation, ISP or AS name) */
-            name: string | null;
-            /**
-             * @description business, education and government name a company; isp, mobile, hosting and unknown do not
-             * @enum {string}
-             */
-            type: "business" | "education" | "government" | "isp" | "mobile" | "hosting" | "unknown";
-            /** @description the autonomous system */
-            asn: number | null;
-            domain?: string | null;
-        } | null;
-        /** @description where the last located page view came from (a City database, at collection) */
-        VisitorLocation: {
-            /** @description ISO 3166-1 alpha-2 */
-            country: string | null;
-            region: string | null;
-            city: string | null;
-            /** @description IANA time zone */
-            time_zone: string | null;
-        } | null;
         /** @description a visitor's full record: its pages, sessions, identity history with the page view that made each match, consent and company */
         VisitorRecord: {
             id: string;
@@ -1579,8 +1655,8 @@ export interface components {
             lastPage: string | null;
             email?: string;
             identifiedBy?: components["schemas"]["IdentifiedBy"];
-            network?: components["schemas"]["Network"];
-            location?: components["schemas"]["VisitorLocation"];
+            network?: components["schemas"]["Network"] & (Record<string, never> | null);
+            location?: components["schemas"]["VisitorLocation"] & (Record<string, never> | null);
             /** @description the company the visitor counts for (a work email's domain, else the network's company): GET /account/companies/{key} */
             companyKey?: string | null;
             firstReferrer: string | null;
@@ -1810,6 +1886,149 @@ export interface components {
         CompanyEnrichmentInput: {
             /** @description the company domain, in any case, with or without www., or a URL of the site */
             domain: string;
+        };
+        CompanyList: {
+            items: components["schemas"]["CompanySummary"][];
+            nextCursor: string | null;
+        };
+        /** @description a company that visited in the window */
+        CompanySummary: {
+            /** @description the company domain, or its name lower-cased when the data names no domain: GET /account/companies/{key} */
+            key: string;
+            name: string;
+            domain: string | null;
+            visitors: number;
+            /** @description visitors tied to a person */
+            identified: number;
+            /** @description in the sessions that started in the window */
+            page_views: number;
+            sessions: number;
+            /** Format: date-time */
+            first_visit: string;
+            /** Format: date-time */
+            last_visit: string;
+            /** @description the five pages its visitors viewed most in the window (from each visitor's last 20 pages) */
+            top_pages: {
+                path: string;
+                views: number;
+            }[];
+            /** @description where its latest visitor was */
+            location: {
+                /** @description ISO 3166-1 alpha-2 */
+                country: string | null;
+                region: string | null;
+                city: string | null;
+                /** @description IANA time zone */
+                time_zone: string | null;
+            } | null;
+            /**
+             * @description its latest visitor's network type
+             * @enum {string|null}
+             */
+            network_type: "business" | "education" | "government" | "isp" | "mobile" | "hosting" | "unknown" | null;
+            /** @description null when no company record has this domain */
+            firmographics: {
+                /** @description the key: lower-cased, without www. */
+                domain: string;
+                /** @description the company name */
+                name: string | null;
+                /** @description its industry, as the source named it */
+                industry: string | null;
+                /** @description employees as a range label, e.g. "51-200" */
+                size: string | null;
+                /** @description the estimated number of employees */
+                employees: number | null;
+                /** @description the year it was founded */
+                founded: number | null;
+                /** @description its headquarters: country, region (state) and city, each null when unknown */
+                location: {
+                    country: string | null;
+                    region: string | null;
+                    city: string | null;
+                };
+                /** @description the company's professional-network page */
+                pronet_url: string | null;
+            } | null;
+        };
+        CompanyDetail: {
+            /** @description the company domain, or its name lower-cased when the data names no domain: GET /account/companies/{key} */
+            key: string;
+            name: string;
+            domain: string | null;
+            visitors: number;
+            /** @description visitors tied to a person */
+            identified: number;
+            /** @description in the sessions that started in the window */
+            page_views: number;
+            sessions: number;
+            /** Format: date-time */
+            first_visit: string;
+            /** Format: date-time */
+            last_visit: string;
+            /** @description the five pages its visitors viewed most in the window (from each visitor's last 20 pages) */
+            top_pages: {
+                path: string;
+                views: number;
+            }[];
+            /** @description where its latest visitor was */
+            location: {
+                /** @description ISO 3166-1 alpha-2 */
+                country: string | null;
+                region: string | null;
+                city: string | null;
+                /** @description IANA time zone */
+                time_zone: string | null;
+            } | null;
+            /**
+             * @description its latest visitor's network type
+             * @enum {string|null}
+             */
+            network_type: "business" | "education" | "government" | "isp" | "mobile" | "hosting" | "unknown" | null;
+            /** @description null when no company record has this domain */
+            firmographics: {
+                /** @description the key: lower-cased, without www. */
+                domain: string;
+                /** @description the company name */
+                name: string | null;
+                /** @description its industry, as the source named it */
+                industry: string | null;
+                /** @description employees as a range label, e.g. "51-200" */
+                size: string | null;
+                /** @description the estimated number of employees */
+                employees: number | null;
+                /** @description the year it was founded */
+                founded: number | null;
+                /** @description its headquarters: country, region (state) and city, each null when unknown */
+                location: {
+                    country: string | null;
+                    region: string | null;
+                    city: string | null;
+                };
+                /** @description the company's professional-network page */
+                pronet_url: string | null;
+            } | null;
+            /** @description visits per UTC day of the window, oldest first, zero-filled */
+            days: {
+                /** Format: date */
+                day: string;
+                visitors: number;
+                sessions: number;
+                page_views: number;
+            }[];
+            /** @description its visitors in the window, newest first (at most 100) */
+            people: {
+                visitorId: string;
+                email: string | null;
+                /** Format: date-time */
+                lastSeen: string;
+                pageViews: number;
+                location: components["schemas"]["VisitorLocation"] & (Record<string, never> | null);
+            }[];
+            /** @description every page its visitors viewed, most viewed first (at most 50) */
+            pages: {
+                path: string;
+                views: number;
+            }[];
         };
     };
     responses: never;
@@ -9262,6 +9481,493 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Credits-Remaining": components["headers"]["CreditsRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "companies.list": {
+        parameters: {
+            query?: {
+                /** @description a site's id: only its visits (all the account's sites by default) */
+                site?: string;
+                /** @description ISO 8601 date-time: sessions that started from then on (default: 30 days before until) */
+                since?: string;
+                /** @description ISO 8601 date-time: sessions that started before then (default: now, to the next minute); at most 400 days after since */
+                until?: string;
+                /** @description the firmographics' industry, any case */
+                industry?: string;
+                /** @description the firmographics' size label, e.g. 51-200 */
+                size?: string;
+                /** @description ISO 3166 two-letter code of the company's latest visitor's location */
+                country?: string;
+                /** @description the network type of its latest visitor */
+                network_type?: "business" | "education" | "government";
+                /** @description at least this many sessions in the window */
+                min_visits?: string;
+                /** @description last_visit (default), or page_views; then the key */
+                sort?: "last_visit" | "page_views";
+                /** @description 1 to 10000 (default 50) */
+                limit?: string;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of companies */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyList"];
+                };
+            };
+            /** @description the request breaks a rule the message names */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description missing, unknown or revoked credential, or one of the wrong kind */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the credential lacks the endpoint's scope (forbidden), or the account lacks the workflows add-on the endpoint belongs to (addon_required: events, event-token creation, playbooks, page rules) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such visitor in this account, or nobody matches (not billed) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over the size limit */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an Idempotency-Key reused with another body, or (playbooks) an event name never sent */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an unexpected failure (never expected; listed so a test reports it as a status, not a schema error) */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a dependency is down; nothing was done; retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "companies.csv": {
+        parameters: {
+            query?: {
+                /** @description a site's id: only its visits (all the account's sites by default) */
+                site?: string;
+                /** @description ISO 8601 date-time: sessions that started from then on (default: 30 days before until) */
+                since?: string;
+                /** @description ISO 8601 date-time: sessions that started before then (default: now, to the next minute); at most 400 days after since */
+                until?: string;
+                /** @description the firmographics' industry, any case */
+                industry?: string;
+                /** @description the firmographics' size label, e.g. 51-200 */
+                size?: string;
+                /** @description ISO 3166 two-letter code of the company's latest visitor's location */
+                country?: string;
+                /** @description the network type of its latest visitor */
+                network_type?: "business" | "education" | "government";
+                /** @description at least this many sessions in the window */
+                min_visits?: string;
+                /** @description last_visit (default), or page_views; then the key */
+                sort?: "last_visit" | "page_views";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the CSV, one company a line after the header */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description the request breaks a rule the message names */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description missing, unknown or revoked credential, or one of the wrong kind */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the credential lacks the endpoint's scope (forbidden), or the account lacks the workflows add-on the endpoint belongs to (addon_required: events, event-token creation, playbooks, page rules) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such visitor in this account, or nobody matches (not billed) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over the size limit */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an Idempotency-Key reused with another body, or (playbooks) an event name never sent */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an unexpected failure (never expected; listed so a test reports it as a status, not a schema error) */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a dependency is down; nothing was done; retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "companies.get": {
+        parameters: {
+            query?: {
+                /** @description a site's id: only its visits (all the account's sites by default) */
+                site?: string;
+                /** @description ISO 8601 date-time: sessions that started from then on (default: 30 days before until) */
+                since?: string;
+                /** @description ISO 8601 date-time: sessions that started before then (default: now, to the next minute); at most 400 days after since */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the company domain, or its name lower-cased when no domain is known */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the company */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyDetail"];
+                };
+            };
+            /** @description the request breaks a rule the message names */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description missing, unknown or revoked credential, or one of the wrong kind */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the credential lacks the endpoint's scope (forbidden), or the account lacks the workflows add-on the endpoint belongs to (addon_required: events, event-token creation, playbooks, page rules) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such visitor in this account, or nobody matches (not billed) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over the size limit */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an Idempotency-Key reused with another body, or (playbooks) an event name never sent */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an unexpected failure (never expected; listed so a test reports it as a status, not a schema error) */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a dependency is down; nothing was done; retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };

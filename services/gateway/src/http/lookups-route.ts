@@ -12,6 +12,7 @@ import type { EnrichmentClient } from '../data/enrichment-client.js';
 import { relay, type UpstreamResponse } from '../data/internal-service.js';
 import type { RateLimiter } from '../data/rate-limiter.js';
 import type { VisitorsClient } from '../data/visitors-client.js';
+import { looksLikeDomain } from '../domain/company-list.js';
 import { tagVisitorDetails, type TagVisitorFields } from '../domain/visitor-details.js';
 import { authenticate } from './authenticate.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
@@ -70,19 +71,33 @@ async function visitorDetailsAnswer(
   ]);
   if (seen.status === 'fulfilled' && seen.value.status === 200) {
     const { visitor, email } = seen.value.body as { visitor: TagVisitorFields; email?: string };
-    if (email === undefined) {
-      res.json(tagVisitorDetails(visitor));
-      return;
-    }
-    const person = await enrichment.personDetails(accountId, email);
-    if (person.status !== 200 && person.status !== 404) throw unavailable('the lookup service is unavailable; retry later');
-    res.json(tagVisitorDetails(visitor, email, person.status === 200 ? (person.body as { details: Record<string, unknown> }).details : null));
+    const [person, profile] = await Promise.all([
+      email === undefined ? null : enrichment.personDetails(accountId, email),
+      firmographicsOf(enrichment, accountId, visitor.company_key),
+    ]);
+    if (person && person.status !== 200 && person.status !== 404) throw unavailable('the lookup service is unavailable; retry later');
+    const fields = person?.status === 200 ? (person.body as { details: Record<string, unknown> }).details : null;
+    res.json(tagVisitorDetails(visitor, email, fields, profile));
     return;
   }
   const tagKnowsNothing = seen.status === 'fulfilled' && seen.value.status === 404;
   if (imported.status === 'rejected') throw imported.reason;
   if (tagKnowsNothing || imported.value.status === 200) return relayLookup(res, imported.value);
   throw unavailable('the visitors service is unavailable; retry later');
+}
+
+/**
+ * The firmographics of the company a visitor counts for (by its domain), or null: none known, no
+ * domain, or enrichment unreachable — they decorate the answer, which does not wait on them to fail.
+ */
+async function firmographicsOf(enrichment: EnrichmentClient, accountId: string, key: string | undefined): Promise<Record<string, unknown> | null> {
+  if (!key || !looksLikeDomain(key)) return null;
+  try {
+    const found = await enrichment.companies(accountId, { domains: [key] });
+    return found.status === 200 ? ((found.body as { items: Record<string, unknown>[] }).items[0] ?? null) : null;
+  } catch {
+    return null;
+  }
 }
 
 type Forward = (accountId: string, body: unknown) => Promise<UpstreamResponse>;
