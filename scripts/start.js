@@ -15,9 +15,10 @@ migrations, runs the services (gateway on PORT, default 8080; playbook service o
 default 8082; the internal enrichment service on ENRICHMENT_PORT, default 8081; the webhooks
 service on WEBHOOKS_PORT, default 8083; the visitors service on VISITORS_PORT, default 8084), then creates a
 demo account (event token, API key, two playbooks, 200 synthetic persons and their visitors, a
-site) and prints it, and serves a small demo website with the site tag on DEMO_SITE_PORT (default
-3000) to browse and then find yourself in the console's Visitors page.
-  --no-seed   do not create the demo account (nor serve the demo website)`;
+site with some 30 page views from the companies and networks of the demo IP data, scripts/demo-data)
+and prints it, and serves a small demo website with the site tag on DEMO_SITE_PORT (default 3000)
+to browse and then find yourself in the console's Visitors and Companies pages.
+  --no-seed   do not create the demo account (nor import the demo IP data, nor serve the demo website)`;
 
 const DEMO_SITE_PORT = Number(process.env.DEMO_SITE_PORT || 3000);
 /** @type {{ close(): Promise<void> } | undefined} */
@@ -101,18 +102,21 @@ async function main() {
   await require('./infra/up.js').up();
   await build();
   await mustRun(process.execPath, [path.join(ROOT, 'scripts', 'migrate.js')], { env });
+  const seeding = !args.includes('--no-seed');
+  // The demo's IP data before the services: the visitors service loads it at start.
+  const ipData = seeding ? await require('./seed-demo.js').seedIpData(env.DATABASE_URL) : undefined;
   process.on('SIGINT', () => stop(0));
   process.on('SIGTERM', () => stop(0));
   SERVICES.forEach(startService);
   await Promise.all(SERVICES.map(waitReady));
-  if (!args.includes('--no-seed')) {
+  if (seeding) {
     const gatewayUrl = `http://127.0.0.1:${env.PORT}`;
     const siteOrigin = `http://127.0.0.1:${DEMO_SITE_PORT}`;
     const demo = await require('./seed-demo.js').seedDemo({ databaseUrl: env.DATABASE_URL, gatewayUrl, siteOrigin });
     // A small website with the tag installed, so the visitor half can be tried in a browser.
     const site = await require('./demo-site.js').startDemoSite({ port: DEMO_SITE_PORT, gatewayUrl, siteKey: demo.site.key, sampleEmail: demo.sample.email });
     demoSite = site;
-    console.log(require('./seed-demo.js').describe({ ...demo, siteUrl: site.url }, gatewayUrl, env.OPERATOR_TOKEN));
+    console.log(require('./seed-demo.js').describe({ ...demo, ipData, siteUrl: site.url }, gatewayUrl, env.OPERATOR_TOKEN));
   }
   console.log(`Glimpse is running on node ${process.version}: gateway http://127.0.0.1:${env.PORT}  (Ctrl-C stops it)`);
   console.log(`The CLI (npx glimpse) talks to it with: export GLIMPSE_URL=http://127.0.0.1:${env.PORT} GLIMPSE_OPERATOR_TOKEN=${env.OPERATOR_TOKEN}`);
