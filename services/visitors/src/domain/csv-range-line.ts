@@ -2,7 +2,8 @@
 // of DB-IP, IPinfo and ip-location-db files). The columns are named by the importer (--columns):
 // start, end, asn, name, domain, type; any other name is a column to ignore. A first line whose
 // start is not an address is a header, and skipped.
-import { parseAddress, rangeBounds } from './ip-bounds.js';
+import { parseAddress } from './ip-address.js';
+import { rangeBounds } from './ip-bounds.js';
 import { checkFields, type IpRangeRow } from './ip-range-row.js';
 
 export const CSV_FIELDS = ['start', 'end', 'asn', 'name', 'domain', 'type'] as const;
@@ -62,18 +63,22 @@ export function splitCsvLine(line: string): string[] | null {
   }
 }
 
+const field = (fields: readonly string[], index: number | undefined) => (index === undefined ? undefined : fields[index]);
+
 export function parseCsvFields(fields: readonly string[], columns: CsvColumns): IpRangeRow | { error: string } {
-  const at = (name: CsvField) => {
-    const index = columns[name];
-    return index === undefined ? undefined : fields[index];
-  };
-  const start = at('start');
-  const end = at('end');
+  const start = fields[columns.start];
+  const end = fields[columns.end];
   if (start === undefined || end === undefined) return { error: `fewer than ${Math.max(columns.start, columns.end) + 1} columns` };
   const bounds = rangeBounds(start, end);
   if ('error' in bounds) return bounds;
-  const checked = checkFields({ asn: at('asn'), name: at('name'), domain: at('domain'), type: at('type') });
-  return 'error' in checked ? checked : { ...bounds, ...checked.value };
+  const checked = checkFields({
+    asn: field(fields, columns.asn),
+    name: field(fields, columns.name),
+    domain: field(fields, columns.domain),
+    type: field(fields, columns.type),
+  });
+  if ('error' in checked) return checked;
+  return { family: bounds.family, first: bounds.first, last: bounds.last, asn: checked.asn, name: checked.name, domain: checked.domain, type: checked.type };
 }
 
 /**

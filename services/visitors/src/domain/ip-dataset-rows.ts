@@ -1,6 +1,7 @@
 // The rows of an IP dataset file, whatever its format, as one stream of outcomes the importer counts
 // and copies: a row, a line (or network) in error, or a network with nothing usable.
-import type { IpRangeRow, RowFields, Checked } from './ip-range-row.js';
+import { formatAddress } from './ip-bounds.js';
+import type { Invalid, IpRangeRow, RowFields } from './ip-range-row.js';
 import type { MmdbFile } from './mmdb-networks.js';
 
 export type RowOutcome =
@@ -13,33 +14,48 @@ export type RowOutcome =
 /** A parser of one line: a row, an error, or null for a line that is no data (a header). */
 export type LineParser = (line: string) => IpRangeRow | { error: string } | null;
 
-/** The outcomes of a text file's lines, numbered from 1; blank lines are passed over. */
-export async function* lineRows(lines: AsyncIterable<string> | Iterable<string>, parse: LineParser): AsyncGenerator<RowOutcome> {
+/**
+ * Reads a text file's lines in order, numbered from 1: the outcome of a line of data, or null for a
+ * blank line or one that is no data (a header).
+ */
+export function lineRowReader(parse: LineParser): (text: string) => RowOutcome | null {
   let line = 0;
-  for await (const text of lines) {
+  return (text) => {
     line += 1;
-    if (text.trim() === '') continue;
+    if (text.trim() === '') return null;
     // Postgres' text cannot hold one: caught here, the line is reported instead of the COPY failing.
-    if (text.includes('\0')) {
-      yield { line, error: 'contains a NUL byte' };
-      continue;
-    }
+    if (text.includes('\0')) return { line, error: 'contains a NUL byte' };
     const parsed = parse(text);
-    if (parsed === null) continue;
-    yield 'error' in parsed ? { line, error: parsed.error } : { line, row: parsed, read: 1 };
-  }
+    if (parsed === null) return null;
+    return 'error' in parsed ? { line, error: parsed.error } : { line, row: parsed, read: 1 };
+  };
 }
 
 const sameFields = (a: RowFields, b: RowFields) => a.asn === b.asn && a.name === b.name && a.domain === b.domain && a.type === b.type;
+
+interface PendingRow {
+  line: number;
+  family: 4 | 6;
+  first: bigint;
+  last: bigint;
+  fields: RowFields;
+  read: number;
+}
+
+const rowOf = (p: PendingRow): RowOutcome => ({
+  line: p.line,
+  row: { family: p.family, first: formatAddress(p.family, p.first), last: formatAddress(p.family, p.last), ...p.fields },
+  read: p.read,
+});
 
 /**
  * The outcomes of a MaxMind DB file's networks in address order, numbered from 1 (the `line` of an
  * error); adjacent networks of the same family with the same fields are one row. `fieldsOf` maps a
  * decoded record (null: nothing usable); it runs once per distinct record.
  */
-export function* mmdbRows(file: MmdbFile, fieldsOf: (record: unknown) => Checked<RowFields> | null): Generator<RowOutcome> {
-  const byPointer = new Map<number, Checked<RowFields> | null>();
-  let pending: { line: number; row: IpRangeRow; read: number } | null = null;
+export function* mmdbRows(file: MmdbFile, fieldsOf: (record: unknown) => RowFields | Invalid | null): Generator<RowOutcome> {
+  const byPointer = new Map<number, RowFields | Invalid | null>();
+  let pending: PendingRow | null = null;
   let line = 0;
   for (const network of file.networks()) {
     line += 1;
@@ -53,13 +69,13 @@ export function* mmdbRows(file: MmdbFile, fieldsOf: (record: unknown) => Checked
       continue;
     }
     const { family, first, last } = network;
-    if (pending && pending.row.family === family && pending.row.last + 1n === first && sameFields(pending.row, fields.value)) {
-      pending.row.last = last;
+    if (pending && pending.family === family && pending.last + 1n === first && sameFields(pending.fields, fields)) {
+      pending.last = last;
       pending.read += 1;
       continue;
     }
-    if (pending) yield pending;
-    pending = { line, row: { family, first, last, ...fields.value }, read: 1 };
+    if (pending) yield rowOf(pending);
+    pending = { line, family, first, last, fields, read: 1 };
   }
-  if (pending) yield pending;
+  if (pending) yield rowOf(pending);
 }

@@ -20,6 +20,6 @@ export function parseIpRangeLine(line: string): IpRangeRow | { error: string } {
   const { name, domain } = company as { name?: unknown; domain?: unknown };
   const fields = checkFields({ asn, name, domain, type: type ?? 'business' });
   if ('error' in fields) return { error: fields.error.startsWith('name') || fields.error.startsWith('domain') ? `company.${fields.error}` : fields.error };
-  if (fields.value.name === null) return { error: 'company.name: missing (1-200 characters)' };
-  return { ...bounds, ...fields.value };
+  if (fields.name === null) return { error: 'company.name: missing (1-200 characters)' };
+  return { ...bounds, ...fields };
 }

@@ -14,7 +14,12 @@ export interface IpRangeRow extends Bounds {
 
 export type RowFields = Omit<IpRangeRow, keyof Bounds>;
 
-export type Checked<T> = { value: T } | { error: string };
+/** A value refused, and why (a checked value is never an object, so the two are told apart cheaply). */
+export interface Invalid {
+  error: string;
+}
+
+export const isInvalid = (value: unknown): value is Invalid => typeof value === 'object' && value !== null;
 
 const MAX_ASN = 4_294_967_295;
 const MAX_NAME = 200;
@@ -24,48 +29,48 @@ const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2
 const absent = (value: unknown) => value === undefined || value === null || value === '';
 
 /** An autonomous system number: 15169, "15169" or "AS15169"; absent is null. */
-export function checkAsn(value: unknown): Checked<number | null> {
-  if (absent(value)) return { value: null };
+export function checkAsn(value: unknown): number | null | Invalid {
+  if (absent(value)) return null;
   const text = typeof value === 'string' ? ASN_TEXT.exec(value.trim())?.[1] : undefined;
   const asn = typeof value === 'number' ? value : text === undefined ? NaN : Number(text);
   if (!Number.isInteger(asn) || asn < 0 || asn > MAX_ASN) return { error: 'asn: not an AS number (15169 or AS15169)' };
-  return { value: asn };
+  return asn;
 }
 
 /** An organisation's name, trimmed; absent or blank is null. */
-export function checkName(value: unknown): Checked<string | null> {
-  if (absent(value)) return { value: null };
+export function checkName(value: unknown): string | null | Invalid {
+  if (absent(value)) return null;
   if (typeof value !== 'string') return { error: 'name: not a string' };
   const name = value.trim();
   if (name.includes('\0')) return { error: 'name: contains a NUL byte' };
   if (name.length > MAX_NAME) return { error: `name: longer than ${MAX_NAME} characters` };
-  return { value: name === '' ? null : name };
+  return name === '' ? null : name;
 }
 
 /** A domain name, lower-cased; absent is null. */
-export function checkDomain(value: unknown): Checked<string | null> {
-  if (absent(value)) return { value: null };
+export function checkDomain(value: unknown): string | null | Invalid {
+  if (absent(value)) return null;
   if (typeof value !== 'string' || !DOMAIN.test(value.trim())) return { error: 'domain: not a domain name' };
-  return { value: value.trim().toLowerCase() };
+  return value.trim().toLowerCase();
 }
 
 /** One of NETWORK_TYPES; absent is null. */
-export function checkType(value: unknown): Checked<NetworkType | null> {
-  if (absent(value)) return { value: null };
+export function checkType(value: unknown): NetworkType | null | Invalid {
+  if (absent(value)) return null;
   const type = typeof value === 'string' ? value.trim().toLowerCase() : value;
   if (!isNetworkType(type)) return { error: `type: one of ${NETWORK_TYPES.join(', ')}` };
-  return { value: type };
+  return type;
 }
 
 /** The four fields checked together: the first bad one is the error. */
-export function checkFields(raw: { asn?: unknown; name?: unknown; domain?: unknown; type?: unknown }): Checked<RowFields> {
+export function checkFields(raw: { asn?: unknown; name?: unknown; domain?: unknown; type?: unknown }): RowFields | Invalid {
   const asn = checkAsn(raw.asn);
-  if ('error' in asn) return asn;
+  if (isInvalid(asn)) return asn;
   const name = checkName(raw.name);
-  if ('error' in name) return name;
+  if (isInvalid(name)) return name;
   const domain = checkDomain(raw.domain);
-  if ('error' in domain) return domain;
+  if (isInvalid(domain)) return domain;
   const type = checkType(raw.type);
-  if ('error' in type) return type;
-  return { value: { asn: asn.value, name: name.value, domain: domain.value, type: type.value } };
+  if (isInvalid(type)) return type;
+  return { asn, name, domain, type };
 }

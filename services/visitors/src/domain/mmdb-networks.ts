@@ -5,9 +5,12 @@
 // networks are given once, as IPv4.
 import { Reader, type Response } from 'mmdb-lib';
 import Decoder from 'mmdb-lib/lib/decoder.js';
-import type { Bounds } from './ip-bounds.js';
 
-export interface MmdbNetwork extends Bounds {
+export interface MmdbNetwork {
+  family: 4 | 6;
+  /** First and last address as values (IPv4 in the low 32 bits). */
+  first: bigint;
+  last: bigint;
   prefix: number;
   /** The record's pointer: networks that share a record share it, so it keys a cache of decoded records. */
   pointer: number;

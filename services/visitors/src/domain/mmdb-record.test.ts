@@ -41,7 +41,10 @@ describe("the vendors' network types", () => {
 describe('a MaxMind DB record → row fields', () => {
   it("reads GeoLite2-ASN and DB-IP's ASN records", () => {
     expect(mmdbRecordFields({ autonomous_system_number: 15169, autonomous_system_organization: 'Google Inc.' })).toEqual({
-      value: { asn: 15169, name: 'Google Inc.', domain: null, type: null },
+      asn: 15169,
+      name: 'Google Inc.',
+      domain: null,
+      type: null,
     });
   });
 
@@ -55,8 +58,8 @@ describe('a MaxMind DB record → row fields', () => {
         mobile_country_code: '310',
         mobile_network_code: '004',
       }),
-    ).toEqual({ value: { asn: 6167, name: 'Verizon Wireless Org', domain: null, type: 'mobile' } });
-    expect(mmdbRecordFields({ isp: 'WifiNetCom' })).toEqual({ value: { asn: null, name: 'WifiNetCom', domain: null, type: null } });
+    ).toEqual({ asn: 6167, name: 'Verizon Wireless Org', domain: null, type: 'mobile' });
+    expect(mmdbRecordFields({ isp: 'WifiNetCom' })).toEqual({ asn: null, name: 'WifiNetCom', domain: null, type: null });
   });
 
   it("reads an Enterprise record's traits: user_type before connection_type", () => {
@@ -64,23 +67,29 @@ describe('a MaxMind DB record → row fields', () => {
       city: { names: { en: 'Boxford' } },
       traits: { autonomous_system_number: 209, isp: 'Century Link', organization: 'Lariat Software', connection_type: 'Cable/DSL', user_type: 'government' },
     };
-    expect(mmdbRecordFields(record)).toEqual({ value: { asn: 209, name: 'Lariat Software', domain: null, type: 'government' } });
-    expect(mmdbRecordFields({ traits: { connection_type: 'Corporate' } })).toEqual({ value: { asn: null, name: null, domain: null, type: 'business' } });
+    expect(mmdbRecordFields(record)).toEqual({ asn: 209, name: 'Lariat Software', domain: null, type: 'government' });
+    expect(mmdbRecordFields({ traits: { connection_type: 'Corporate' } })).toEqual({ asn: null, name: null, domain: null, type: 'business' });
   });
 
   it('reads IPinfo\'s layouts: asn "AS…" with name or as_name, and the asn and company objects', () => {
     expect(mmdbRecordFields({ asn: 'AS13335', name: 'Cloudflare, Inc.', domain: 'cloudflare.com', type: 'hosting' })).toEqual({
-      value: { asn: 13335, name: 'Cloudflare, Inc.', domain: 'cloudflare.com', type: 'hosting' },
+      asn: 13335,
+      name: 'Cloudflare, Inc.',
+      domain: 'cloudflare.com',
+      type: 'hosting',
     });
     expect(mmdbRecordFields({ asn: 'AS15169', as_name: 'Google LLC', as_domain: 'google.com', country: 'US' })).toEqual({
-      value: { asn: 15169, name: 'Google LLC', domain: 'google.com', type: null },
+      asn: 15169,
+      name: 'Google LLC',
+      domain: 'google.com',
+      type: null,
     });
     expect(
       mmdbRecordFields({
         asn: { asn: 'AS7922', name: 'Comcast Cable Communications, LLC', domain: 'comcast.net', type: 'isp' },
         company: { name: 'Acme Corp', domain: 'acme.example', type: 'business' },
       }),
-    ).toEqual({ value: { asn: 7922, name: 'Acme Corp', domain: 'acme.example', type: 'business' } });
+    ).toEqual({ asn: 7922, name: 'Acme Corp', domain: 'acme.example', type: 'business' });
   });
 
   it('gives null for a record with no asn, name or type, and an error for a bad value', () => {

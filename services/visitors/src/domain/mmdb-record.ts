@@ -3,7 +3,7 @@
 // DB-IP (MaxMind's field names) and IPinfo (`asn` "AS…", name/as_name, domain/as_domain, type, or
 // the objects `asn` and `company`). The organisation that holds the network is preferred to its
 // ISP, and both to the autonomous system's name.
-import { checkFields, type Checked, type RowFields } from './ip-range-row.js';
+import { checkFields, type Invalid, type RowFields } from './ip-range-row.js';
 import { ipinfoType, maxmindConnectionType, maxmindUserType } from './vendor-network-types.js';
 
 type Fields = Record<string, unknown>;
@@ -26,7 +26,7 @@ function typeOf(t: Fields, company: Fields | undefined, asn: Fields | undefined)
  * The row fields of one record, checked; null when it gives nothing to place a visitor with (no
  * asn, name or type: a City or Anonymous-IP record, say).
  */
-export function mmdbRecordFields(record: unknown): Checked<RowFields> | null {
+export function mmdbRecordFields(record: unknown): RowFields | Invalid | null {
   const top = objectOf(record);
   if (!top) return null;
   const t: Fields = { ...top, ...objectOf(top.traits) };

@@ -2,7 +2,6 @@
 // locate it: MaxMind DB, CSV of ranges, NDJSON company lists) and ip-datasets (list, delete). They
 // write the visitors service's tables through its own code, as its role (glimpse_visitors).
 import fs from 'node:fs';
-import readline from 'node:readline';
 import { DATABASE_ROLES, roleDatabaseUrl } from '@glimpse/config';
 import { AppError } from '@glimpse/errors';
 import {
@@ -13,7 +12,6 @@ import {
   isIpDatasetFormat,
   listIpDatasets,
   type IpDatasetImportReport,
-  type IpDatasetSource,
   type IpDatasetSummary,
   type LocationImportReport,
 } from '@glimpse/visitors';
@@ -40,12 +38,6 @@ function precedenceOf(values: CommandContext['values']): number | undefined {
   if (values.precedence === undefined) return undefined;
   if (typeof values.precedence !== 'string' || !/^-?\d{1,10}$/.test(values.precedence)) throw new UsageError('--precedence takes a whole number');
   return Number(values.precedence);
-}
-
-/** A MaxMind DB file is read whole (a tree to walk); a text file line by line. */
-function sourceOf(file: string, format: string): IpDatasetSource {
-  if (format === 'mmdb') return fs.readFileSync(file);
-  return readline.createInterface({ input: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }), crlfDelay: Infinity });
 }
 
 const importIpRangesUsage = `glimpse import ip-ranges FILE --dataset NAME [--format mmdb|csv|ndjson] [--precedence N] [--columns start,end,asn,name] [--json]
@@ -82,7 +74,7 @@ export const ipDataCommands: Command[] = [
         precedence: precedenceOf(values),
         columns: typeof values.columns === 'string' ? values.columns.split(',') : undefined,
       };
-      return withProgress(io, 'ip ranges', (onProgress) => importIpDataset(sourceOf(file, format), { ...options, onProgress }));
+      return withProgress(io, 'ip ranges', (onProgress) => importIpDataset({ path: file }, { ...options, onProgress }));
     },
     human: datasetHuman,
   },
