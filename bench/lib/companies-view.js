@@ -70,7 +70,7 @@ async function measureCompaniesView({ gatewayUrl, apiKey, siteId, durationSec, c
   const out = {};
   for (const [name, path] of Object.entries(viewQueries(siteId))) {
     const first = await fetch(`${gatewayUrl}${path}`, { headers: { authorization: `Bearer ${apiKey}` } });
-    const body = await first.json();
+    const body = /** @type {{ items: { key: string }[] }} */ (await first.json());
     if (first.status !== 200) throw new Error(`GET ${path} answered ${first.status}: ${JSON.stringify(body)}`);
     progress(`companies view: ${name} (${body.items.length} items on the first page), ${durationSec} s at ${connections} connections`);
     const run = summarizeAutocannon(
