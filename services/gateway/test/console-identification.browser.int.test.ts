@@ -47,7 +47,7 @@ async function signedInConsole(name: string): Promise<{ page: Page; problems: st
   await page.goto(`${gateway.url}/console`);
   await page.getByLabel('Management API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await heading(page, 'Event tokens');
+  await heading(page, 'Companies'); // the landing page
   return { page, problems, key };
 }
 

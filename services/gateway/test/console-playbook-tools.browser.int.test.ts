@@ -51,7 +51,7 @@ async function signedIn(key: string): Promise<Console> {
   await heading(page, 'Sign in');
   await page.getByLabel('Management API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await heading(page, 'Event tokens');
+  await heading(page, 'Companies'); // the landing page
   return { page, problems, consoleLines };
 }
 

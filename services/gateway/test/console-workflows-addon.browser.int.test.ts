@@ -41,7 +41,7 @@ async function signedIn(workflows: boolean): Promise<{ page: Page; problems: str
   await page.goto(`${gateway.url}/console`);
   await page.getByLabel('Management API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Event tokens' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Companies' }).waitFor(); // the landing page
   return { page, problems };
 }
 
@@ -54,6 +54,7 @@ const notice = (page: Page) => page.getByRole('note').filter({ hasText: 'Workflo
 describe('the console without the workflows add-on', () => {
   it('says why on the event tokens, playbooks and page rules pages, and not elsewhere', async () => {
     const { page, problems } = await signedIn(false);
+    await goTo(page, 'Event tokens');
     await page.getByRole('button', { name: 'Create event token' }).click();
     await notice(page).waitFor();
     expect(await notice(page).textContent()).toContain('Ask your Glimpse operator to enable it');

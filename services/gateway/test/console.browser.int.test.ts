@@ -110,10 +110,11 @@ describe('web console at /console', () => {
     const { key } = await createTestApiKey(accountId, ['account:manage']);
     const { page, problems } = await openConsole();
 
-    // Sign in with the keyboard; the page's heading takes focus for screen readers.
+    // Sign in with the keyboard: the landing page's heading takes focus for screen readers.
     await signIn(page, key);
-    await heading(page, 'Event tokens');
+    await heading(page, 'Companies');
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await goTo(page, 'Event tokens');
 
     // Create an event token: shown once, in its own box, until dismissed.
     await page.getByRole('button', { name: 'Create event token' }).click();

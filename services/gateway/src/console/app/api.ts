@@ -26,6 +26,26 @@ export async function api<T = unknown>(method: Method, path: string, body?: unkn
 
 // The status too, where it tells something (POST /account/suppressions: 201 new, 200 already).
 export async function call<T = unknown>(method: Method, path: string, body?: unknown): Promise<{ status: number; data: T }> {
+  const res = await send(method, path, body);
+  // 204 No Content: callers of such endpoints (DELETE) do not read the data.
+  if (res.status === 204) return { status: 204, data: null as T };
+  const data: unknown = await res.json().catch(() => null);
+  if (!res.ok) throw refusal(res, data);
+  return { status: res.status, data: data as T };
+}
+
+/**
+ * A file the API answers (GET /account/companies.csv): its bytes, and the name its
+ * Content-Disposition gives (else `fallbackName`). Fetched with the key like any call: the API
+ * takes no cookie, so a plain link could not download it.
+ */
+export async function apiFile(path: string, fallbackName: string): Promise<{ blob: Blob; name: string }> {
+  const res = await send('GET', path);
+  if (!res.ok) throw refusal(res, await res.json().catch(() => null));
+  return { blob: await res.blob(), name: attachmentName(res.headers.get('content-disposition')) ?? fallbackName };
+}
+
+async function send(method: Method, path: string, body?: unknown): Promise<Response> {
   const init: RequestInit & { headers: Record<string, string> } = {
     method,
     headers: { authorization: `Bearer ${currentKey()}` },
@@ -36,20 +56,30 @@ export async function call<T = unknown>(method: Method, path: string, body?: unk
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  let res: Response;
   try {
-    res = await fetch(new URL(path, API_ROOT), init);
+    return await fetch(new URL(path, API_ROOT), init);
   } catch {
     throw new ApiError(0, 'network_error', 'The gateway could not be reached. Check the connection and try again.');
   }
-  // 204 No Content: callers of such endpoints (DELETE) do not read the data.
-  if (res.status === 204) return { status: 204, data: null as T };
-  const data: unknown = await res.json().catch(() => null);
-  if (!res.ok) {
-    const { error, message } = errorFields(data);
-    throw new ApiError(res.status, error ?? 'http_error', message ?? `The gateway answered ${res.status}.`);
+}
+
+function refusal(res: Response, data: unknown): ApiError {
+  const { error, message } = errorFields(data);
+  return new ApiError(res.status, error ?? 'http_error', message ?? `The gateway answered ${res.status}.`);
+}
+
+// attachment; filename="companies.csv" (or filename*=UTF-8''…): a plain name only, no path.
+function attachmentName(header: string | null): string | null {
+  if (!header) return null;
+  const extended = /filename\*=UTF-8''([^;\s]+)/i.exec(header)?.[1];
+  let name: string | undefined;
+  try {
+    name = extended ? decodeURIComponent(extended) : /filename="?([^";]+)"?/i.exec(header)?.[1];
+  } catch {
+    name = undefined;
   }
-  return { status: res.status, data: data as T };
+  const plain = name?.replace(/[/\\]/g, '_').trim();
+  return plain ? plain : null;
 }
 
 function errorFields(data: unknown): { error?: string; message?: string } {

@@ -126,3 +126,14 @@ export function copyButton(label: string, source: HTMLElement): HTMLButtonElemen
     }
   }
 }
+
+/** Hands a file to the browser's downloads, as a link with `download` would. */
+export function saveFile(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = h('a', { href: url, download: name, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Freed once the download has surely read it (revoked at once, a browser may not have started).
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

@@ -24,3 +24,11 @@ export function duration(seconds: number): string {
 }
 
 export const confidence = (c: number | null | undefined): string => (typeof c === 'number' ? c.toFixed(2) : '–');
+
+const countFormat = new Intl.NumberFormat();
+/** A count with the locale's grouping: 1,234. */
+export const count = (n: number): string => countFormat.format(n);
+
+/** Where someone or something is, as "City, Region, CC"; `none` when nothing is known. */
+export const place = (where: { city?: string | null; region?: string | null; country?: string | null } | null | undefined, none = '–'): string =>
+  [where?.city, where?.region, where?.country].filter((part) => part).join(', ') || none;

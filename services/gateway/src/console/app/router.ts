@@ -1,8 +1,10 @@
 // Hash routes (#/sites?site=…): which page <main> shows. Replacing <main>'s children is also
 // what drops a one-time secret when the page changes or the person signs out.
+import { ApiError } from './api';
 import { $, h } from './dom';
 import { fail } from './messages';
 import { apiKeysPage } from './pages/api-keys';
+import { companiesPage } from './pages/companies';
 import { emailLinksPage } from './pages/email-links';
 import { enrollmentsPage } from './pages/enrollments';
 import { eventTokensPage } from './pages/event-tokens';
@@ -19,10 +21,11 @@ import { visitorsPage } from './pages/visitors';
 import { webhooksPage } from './pages/webhooks';
 import { isSignedIn } from './session';
 
-const HOME = 'event-tokens';
+const HOME = 'companies';
 
 // In the order of the navigation in index.html; a new page needs a link there too.
 const PAGES = new Map<string, { title: string; render: PageRender }>([
+  ['companies', { title: 'Companies', render: companiesPage }],
   ['event-tokens', { title: 'Event tokens', render: eventTokensPage }],
   ['api-keys', { title: 'API keys', render: apiKeysPage }],
   ['sites', { title: 'Sites', render: sitesPage }],
@@ -73,7 +76,8 @@ export function render(): void {
     if (link.getAttribute('href') === `#/${route.name}`) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
-  void Promise.resolve(page.render(root, route.params)).catch(fail);
+  // The API's refusal of a page the person has left would be reported on another page: dropped.
+  void Promise.resolve(page.render(root, route.params)).catch((err: unknown) => (root.isConnected || !(err instanceof ApiError)) && fail(err));
 }
 
 // Signed in: the page the address names (the home page if none), its heading focused.
