@@ -1,5 +1,7 @@
 // The shapes of the management API's answers the console reads (docs/openapi.json has them all).
-// Only the fields used here are named.
+// Only the fields used here are named. Newer records come from their schemas in @glimpse/api
+// (types only: nothing of it is bundled).
+import type { NetworkRecordView, VisitorLocation } from '@glimpse/api';
 
 export interface List<T> {
   items: T[];
@@ -180,6 +182,10 @@ export interface VisitorRow {
   firstSeen: string | null;
   lastSeen: string | null;
   identifiedBy?: Identification | null;
+  network?: NetworkRecordView | null;
+  location?: VisitorLocation | null;
+  /** The company it counts for: GET /account/companies/{key}. */
+  companyKey?: string | null;
 }
 export interface IdentityLink extends Identification {
   email: string;
@@ -205,6 +211,9 @@ export interface Visitor {
   firstSeen?: string | null;
   lastSeen?: string | null;
   identifiedBy?: Identification | null;
+  network?: NetworkRecordView | null;
+  location?: VisitorLocation | null;
+  companyKey?: string | null;
   identityHistory?: IdentityLink[];
   sessionList?: VisitorSession[];
   pages?: { path: string; title?: string | null; at: string }[];

@@ -32,3 +32,11 @@ export const count = (n: number): string => countFormat.format(n);
 /** Where someone or something is, as "City, Region, CC"; `none` when nothing is known. */
 export const place = (where: { city?: string | null; region?: string | null; country?: string | null } | null | undefined, none = '–'): string =>
   [where?.city, where?.region, where?.country].filter((part) => part).join(', ') || none;
+
+const NETWORK_TYPE_LABELS: Readonly<Record<string, string>> = { isp: 'ISP', unknown: 'unknown type of' };
+
+/** A visitor's network as "BT, ISP network, AS 2856"; `none` when unknown. */
+export function network(n: { name: string | null; type: string; asn: number | null } | null | undefined, none = '–'): string {
+  if (!n) return none;
+  return [n.name, `${NETWORK_TYPE_LABELS[n.type] ?? n.type} network`, n.asn === null ? null : `AS ${n.asn}`].filter((part) => part).join(', ');
+}

@@ -4,7 +4,8 @@ import { api } from '../api';
 import type { Identification, Visitor } from '../api-types';
 import { loading, tableOr } from '../components';
 import { h, type Child } from '../dom';
-import { confidence, duration, when } from '../format';
+import { confidence, duration, network, place, when } from '../format';
+import { companyHref } from './company-filters';
 
 const METHOD_NAMES: Readonly<Record<string, string>> = {
   identify: 'identify call',
@@ -47,6 +48,12 @@ export async function showVisitor(slot: HTMLElement, id: string, filter: string)
         { id: 'visitor-company' },
         company?.name ? [company.name, company.domain ? [' (', h('code', {}, company.domain), ')'] : '', company.at ? [', ', when(company.at)] : ''] : '–',
       ),
+      h('dt', {}, 'Counts for company'),
+      h('dd', { id: 'visitor-company-key' }, v.companyKey ? h('a', { href: companyHref(v.companyKey) }, v.companyKey) : '–'),
+      h('dt', {}, 'Network'),
+      h('dd', { id: 'visitor-network' }, network(v.network)),
+      h('dt', {}, 'Location'),
+      h('dd', { id: 'visitor-location' }, place(v.location), v.location?.time_zone ? ` (${v.location.time_zone})` : ''),
       h('dt', {}, 'Consent'),
       h('dd', { id: 'visitor-consent' }, consent.state, consent.at ? [' since ', when(consent.at)] : '', v.cookieless ? ' (cookieless)' : ''),
       h('dt', {}, 'Page views'),

@@ -4,9 +4,10 @@ import { api } from '../api';
 import type { List, VisitorRow } from '../api-types';
 import { compact, field, loading, pageHeading, table } from '../components';
 import { h, type Child } from '../dom';
-import { confidence, dateTimeSeconds, duration, recentTime, when } from '../format';
+import { confidence, dateTimeSeconds, duration, network, place, recentTime, when } from '../format';
 import { action } from '../messages';
 import { poll } from '../poll';
+import { companyHref } from './company-filters';
 import { showVisitor } from './visitor-detail';
 
 const VISITORS_POLL_MS = 10_000;
@@ -20,6 +21,13 @@ const VISITOR_FILTERS: readonly (readonly [value: string, label: string, identif
 ];
 
 const visitorHref = (id: string, filter: string): string => `#/visitors?${new URLSearchParams({ ...(filter !== 'all' ? { filter } : {}), visitor: id })}`;
+
+// The company a visitor counts for, by its key (a domain, or a name lower-cased when the data has
+// no domain): the address's company name where that is the key.
+function companyName(v: VisitorRow, key: string): string {
+  const name = typeof v.company === 'string' ? v.company : v.company?.name;
+  return name && name.toLowerCase() === key ? name : key;
+}
 
 export async function visitorsPage(root: HTMLElement, params: URLSearchParams): Promise<void> {
   const results = h('div', {}, loading());
@@ -41,7 +49,19 @@ export async function visitorsPage(root: HTMLElement, params: URLSearchParams): 
     },
     VISITOR_FILTERS.map(([value, label]) => h('option', { value, selected: value === filter }, label)),
   );
-  const columns = ['Visitor', 'Email', 'Page views', 'Sessions', 'Engaged time', 'Last page', 'First seen', 'Last seen', 'Identified by'];
+  const columns = [
+    'Visitor',
+    'Email',
+    'Page views',
+    'Sessions',
+    'Engaged time',
+    'Last page',
+    'First seen',
+    'Last seen',
+    'Identified by',
+    'Company',
+    'Network and location',
+  ];
   const row = (v: VisitorRow): Child[] => [
     h('a', { href: visitorHref(v.id, filter), 'aria-label': `Open visitor ${v.id}` }, h('code', {}, v.id)),
     v.email ??
@@ -62,6 +82,8 @@ export async function visitorsPage(root: HTMLElement, params: URLSearchParams): 
           typeof v.identifiedBy.confidence === 'number' ? `, confidence ${confidence(v.identifiedBy.confidence)}` : '',
         ]
       : '–',
+    v.companyKey ? h('a', { href: companyHref(v.companyKey) }, companyName(v, v.companyKey)) : '–',
+    v.network || v.location ? [h('div', {}, network(v.network)), h('div', { class: 'muted' }, place(v.location))] : '–',
   ];
   async function load() {
     const identified = VISITOR_FILTERS.find(([v]) => v === filter)?.[2];
