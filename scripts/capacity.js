@@ -115,6 +115,21 @@ const ASSUMED = {
     unit: 'ms CPU per applied page view (Postgres)',
     why: 'no valid bench/figures/collect.json: within the issue 18 target',
   },
+  ipLookupMsPerPageView: {
+    value: 0.011,
+    unit: 'ms CPU per page view for its network, type, company and location (visitors service)',
+    why: 'bench/lib/network-lookups.js run alone on 2026-11-28 (515,158 ip-location-db ASN ranges, DB-IP City Lite); no figure in bench/figures/collect.json',
+  },
+  ipRangeBytes: {
+    value: 128,
+    unit: 'bytes of a visitors replica per range held in memory',
+    why: 'bench/lib/network-lookups.js on 2026-11-28: 191 MiB for 515,158 ranges and a 128 MiB City file',
+  },
+  companiesViewAggregateMs: {
+    value: 400,
+    unit: "ms of Postgres per companies-view aggregate of a window of 100,000 visitors' 150,000 sessions (once per window and minute)",
+    why: 'measured by hand on 2026-11-28 (EXPLAIN ANALYZE on a loaded 2-core machine, 250 to 670 ms)',
+  },
 };
 
 /** Counts read from the code and the manifests (by hand: a change there must change them here). */
@@ -283,6 +298,22 @@ function inputs(dir = FIGURES) {
     set('gatewayMsPerPageView', first(pv.gateway), 'ms CPU per accepted page view (gateway)', at);
     set('visitorsMsPerPageView', first(pv.visitors), 'ms CPU per applied page view (visitors service)', at);
     set('postgresMsPerPageView', first(pv.postgres), 'ms CPU per applied page view (Postgres)', at);
+  }
+  const ip = collect?.valid && collect.networkLookups;
+  if (ip) {
+    const at = `bench/figures/collect.json (${String(collect.date).slice(0, 10)}, ${ip.ranges} ranges)`;
+    set('ipLookupMsPerPageView', first(ip.cpuMsPerLookup), 'ms CPU per page view for its network, type, company and location (visitors service)', at);
+    const rangeBytes = ((ip.memoryMiB - ip.cityFileMiB) * 2 ** 20) / ip.ranges;
+    set('ipRangeBytes', first(Math.round(rangeBytes)), 'bytes of a visitors replica per range held in memory', at);
+  }
+  const view = collect?.valid && collect.companiesView?.aggregate;
+  if (view) {
+    set(
+      'companiesViewAggregateMs',
+      first(view.coldMs),
+      "ms per companies-view aggregate of a window of 100,000 visitors' sessions (once per window and minute)",
+      `bench/figures/collect.json (${String(collect.date).slice(0, 10)})`,
+    );
   }
   return out;
 }
@@ -557,6 +588,29 @@ function render(i = inputs()) {
       `| ${fmt(r.pageViewsPerSec)} | ${r.gateway} | ${r.visitors} | ${r.partitions} | ${r.brokers} | ${r.kafkaDiskGB} | ${r.pgCores} | ${fmt(r.redisOps)} | ${r.redisMasters} | ${r.walls.join(', ') || '—'} |`,
     );
   }
+  out.push(
+    '',
+    '### IP data in every visitors replica, and the companies view',
+    '',
+    `Every visitors replica holds every IP dataset in memory (docs/decisions.md, "Lookups in the replica's memory"): about ${v('ipRangeBytes')} B per range, plus each City database's file whole, and ${v('ipLookupMsPerPageView')} ms of CPU per page view for the lookups (within visitorsMsPerPageView when the collect figures were taken with data loaded). A reload after an import costs each replica about 4 µs of CPU per range.`,
+    '',
+    '| ranges held | City databases | memory per visitors replica (MiB) | on 12 replicas (GiB) |',
+    '|---|---|---|---|',
+  );
+  /** @type {[number, number, string][]} */
+  const ipData = [
+    [515_000, 128, 'DB-IP City Lite, IPv4 + IPv6 (128 MiB)'],
+    [2_000_000, 128, 'DB-IP City Lite (128 MiB)'],
+    [10_000_000, 300, 'a commercial City database (about 300 MiB)'],
+  ];
+  for (const [ranges, cityMiB, city] of ipData) {
+    const mib = Math.round((ranges * v('ipRangeBytes')) / 2 ** 20 + cityMiB);
+    out.push(`| ${fmt(ranges)} | ${city} | ${fmt(mib)} | ${Math.round(((mib * 12) / 1024) * 10) / 10} |`);
+  }
+  out.push(
+    '',
+    `The companies view costs one aggregate of a window per minute (COMPANIES_VIEW_CACHE_SECONDS) per account and window asked, about ${v('companiesViewAggregateMs')} ms of Postgres for 100,000 visitors; every page, sort, filter and CSV of that minute is cut from it in the replica (microseconds) plus indexed reads of its 50 companies. 1,000 accounts each watching one window therefore add about ${Math.round((1000 * v('companiesViewAggregateMs')) / 60_000) / 1000} Postgres cores at most; a replica keeps at most 50 aggregates (about 1.5 MB each for 10,000 companies).`,
+  );
   out.push(
     '',
     '### Postgres per persons held',
