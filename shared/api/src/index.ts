@@ -3,6 +3,7 @@
 export { MAX_BATCH_EVENTS, batchResultSchema, errorBodySchema, eventAckSchema, eventBatchSchema, eventInputSchema, type EventInput } from './events.js';
 export * from './enrichment.js';
 export * from './companies.js';
+export * from './company-views.js';
 export { API_VERSION, buildOpenApiDocument } from './document.js';
 export {
   REENROLLMENT_POLICIES,
