@@ -12,6 +12,7 @@ const WEBHOOK_EVENTS: readonly (readonly [type: string, what: string, byDefault?
   ['enrollment.started', 'a playbook enrollment started'],
   ['enrollment.stopped', 'a playbook enrollment stopped'],
   ['visitor.identified', 'a site visitor was identified (it carries the person’s email: off unless chosen)', false],
+  ['company.visited', 'a named company’s first visit to a site in a day, with its firmographics', false],
 ];
 
 export async function webhooksPage(root: HTMLElement, params: URLSearchParams): Promise<void> {
