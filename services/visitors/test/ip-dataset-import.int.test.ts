@@ -75,7 +75,9 @@ describe('importIpDataset', () => {
   it('refuses a bad precedence, unknown CSV columns and a format that does not fit the source, before writing', async () => {
     const options = { databaseUrl, dataset: `${tag}-refused`, format: 'csv' as const };
     await expect(importIpDataset(['1.0.0.0,1.0.0.1'], { ...options, precedence: 1.5 })).rejects.toThrow('precedence: a whole number');
-    await expect(importIpDataset(['1.0.0.0,1.0.0.1'], { ...options, columns: ['from', 'to'] })).rejects.toThrow('columns: start and end are required');
+    await expect(importIpDataset(['1.0.0.0,1.0.0.1'], { ...options, columns: ['from', 'to'] })).rejects.toThrow(
+      'columns: start and end, or cidr, are required',
+    );
     await expect(importIpDataset(Buffer.from('x'), options)).rejects.toThrow('a csv file is imported from its path or its lines');
     await expect(importIpDataset(['x'], { ...options, format: 'mmdb' })).rejects.toThrow('a MaxMind DB file is imported from its path or its bytes');
     expect(await rows(options.dataset)).toEqual([]);

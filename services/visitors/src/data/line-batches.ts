@@ -19,7 +19,8 @@ export async function* fileLineBatches(path: string): AsyncGenerator<string[]> {
     first = false;
     const lines = text.split('\n');
     rest = lines.pop() ?? '';
-    yield lines.map(withoutCr);
+    // Most files end their lines with \n alone: no pass over the lines for them.
+    yield text.includes('\r') ? lines.map(withoutCr) : lines;
   }
   rest += decoder.end();
   if (rest !== '') yield [withoutCr(rest)];

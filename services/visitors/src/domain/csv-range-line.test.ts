@@ -19,12 +19,14 @@ describe('splitCsvLine', () => {
 
 describe('csvColumns', () => {
   it('finds the recognised columns and ignores the others', () => {
-    expect(csvColumns(DEFAULT_CSV_COLUMNS)).toEqual({ start: 0, end: 1, asn: 2, name: 3 });
-    expect(csvColumns(['start', 'end', '-', '-', 'asn', 'NAME', 'domain'])).toEqual({ start: 0, end: 1, asn: 4, name: 5, domain: 6 });
+    expect(csvColumns(DEFAULT_CSV_COLUMNS)).toMatchObject({ place: { start: 0, end: 1 }, asn: 2, name: 3 });
+    expect(csvColumns(['start', 'end', '-', '-', 'asn', 'NAME', 'domain'])).toMatchObject({ place: { start: 0, end: 1 }, asn: 4, name: 5, domain: 6 });
+    expect(csvColumns(['cidr', '-', '-', '-', '-', 'asn', 'name', 'domain'])).toMatchObject({ place: { cidr: 0 }, asn: 5, name: 6, domain: 7 });
   });
 
-  it('needs start and end, each once', () => {
-    expect(csvColumns(['start', 'asn'])).toEqual({ error: 'columns: start and end are required' });
+  it('needs start and end, or cidr, each once', () => {
+    expect(csvColumns(['start', 'asn'])).toEqual({ error: 'columns: start and end, or cidr, are required' });
+    expect(csvColumns(['start', 'end', 'cidr'])).toEqual({ error: 'columns: start and end, or cidr, are required' });
     expect(csvColumns(['start', 'end', 'name', 'name'])).toEqual({ error: 'columns: name named twice' });
   });
 });
@@ -53,6 +55,21 @@ describe('a CSV line → a range', () => {
       type: 'hosting',
     });
     expect(parse('1.0.0.0,1.0.0.255,,,,')).toMatchObject({ asn: null, name: null, domain: null, type: null });
+  });
+
+  it("reads IPinfo Lite's layout, a CIDR (network) with asn, as_name and as_domain", () => {
+    const parse = csvRangeParser(columns(['cidr', '-', '-', '-', '-', 'asn', 'name', 'domain']));
+    expect(parse('network,country,country_code,continent,continent_code,asn,as_name,as_domain')).toBeNull();
+    expect(parse('1.0.0.0/24,Australia,AU,Oceania,OC,AS13335,"Cloudflare, Inc.",cloudflare.com')).toEqual({
+      family: 4,
+      first: '1.0.0.0',
+      last: '1.0.0.255',
+      asn: 13335,
+      name: 'Cloudflare, Inc.',
+      domain: 'cloudflare.com',
+      type: null,
+    });
+    expect(parse('1.0.0.0/33,Australia,AU,Oceania,OC,AS13335,x,')).toEqual({ error: 'cidr: prefix longer than 32 bits' });
   });
 
   it('skips a header (a first line whose start is not an address) and a byte-order mark', () => {

@@ -1,15 +1,22 @@
 // One line of a CSV of ranges, `start,end,…`: inclusive, any alignment, IPv4 or IPv6 (the layout
-// of DB-IP, IPinfo and ip-location-db files). The columns are named by the importer (--columns):
-// start, end, asn, name, domain, type; any other name is a column to ignore. A first line whose
-// start is not an address is a header, and skipped.
+// of DB-IP, IPinfo and ip-location-db files), or a CIDR column instead (IPinfo Lite's `network`).
+// The columns are named by the importer (--columns): start, end (or cidr), asn, name, domain, type;
+// any other name is a column to ignore. A first line whose start is not an address is a header, and
+// skipped.
 import { parseAddress } from './ip-address.js';
-import { rangeBounds } from './ip-bounds.js';
+import { cidrBounds, rangeBounds, type Bounds } from './ip-bounds.js';
 import { checkFields, type IpRangeRow } from './ip-range-row.js';
 
-export const CSV_FIELDS = ['start', 'end', 'asn', 'name', 'domain', 'type'] as const;
+export const CSV_FIELDS = ['start', 'end', 'cidr', 'asn', 'name', 'domain', 'type'] as const;
 export type CsvField = (typeof CSV_FIELDS)[number];
-/** The column (from 0) each recognised field is in. */
-export type CsvColumns = Partial<Record<CsvField, number>> & { start: number; end: number };
+/** The column (from 0) each recognised field is in: where the range is (start and end, or a CIDR), and its fields. */
+export interface CsvColumns {
+  place: { start: number; end: number } | { cidr: number };
+  asn?: number;
+  name?: number;
+  domain?: number;
+  type?: number;
+}
 
 /** ip-location-db's ASN files (start_ip,end_ip,asn,org), and the first four columns of most others. */
 export const DEFAULT_CSV_COLUMNS: readonly string[] = ['start', 'end', 'asn', 'name'];
@@ -24,8 +31,11 @@ export function csvColumns(names: readonly string[]): CsvColumns | { error: stri
     if (columns[name] !== undefined) return { error: `columns: ${name} named twice` };
     columns[name] = index;
   }
-  if (columns.start === undefined || columns.end === undefined) return { error: 'columns: start and end are required' };
-  return columns as CsvColumns;
+  const { start, end, cidr, asn, name, domain, type } = columns;
+  const fields = { asn, name, domain, type };
+  if (start !== undefined && end !== undefined && cidr === undefined) return { place: { start, end }, ...fields };
+  if (cidr !== undefined && start === undefined && end === undefined) return { place: { cidr }, ...fields };
+  return { error: 'columns: start and end, or cidr, are required' };
 }
 
 /**
@@ -65,11 +75,24 @@ export function splitCsvLine(line: string): string[] | null {
 
 const field = (fields: readonly string[], index: number | undefined) => (index === undefined ? undefined : fields[index]);
 
+/** The first column that places the range: the start, or the CIDR. */
+const placeColumn = ({ place }: CsvColumns) => ('cidr' in place ? place.cidr : place.start);
+
+function boundsOf(fields: readonly string[], { place }: CsvColumns): Bounds | { error: string } {
+  if ('cidr' in place) {
+    const cidr = fields[place.cidr];
+    if (cidr === undefined) return { error: `fewer than ${place.cidr + 1} columns` };
+    const bounds = cidrBounds(cidr);
+    return 'error' in bounds ? { error: `cidr: ${bounds.error}` } : bounds;
+  }
+  const start = fields[place.start];
+  const end = fields[place.end];
+  if (start === undefined || end === undefined) return { error: `fewer than ${Math.max(place.start, place.end) + 1} columns` };
+  return rangeBounds(start, end);
+}
+
 export function parseCsvFields(fields: readonly string[], columns: CsvColumns): IpRangeRow | { error: string } {
-  const start = fields[columns.start];
-  const end = fields[columns.end];
-  if (start === undefined || end === undefined) return { error: `fewer than ${Math.max(columns.start, columns.end) + 1} columns` };
-  const bounds = rangeBounds(start, end);
+  const bounds = boundsOf(fields, columns);
   if ('error' in bounds) return bounds;
   const checked = checkFields({
     asn: field(fields, columns.asn),
@@ -83,7 +106,7 @@ export function parseCsvFields(fields: readonly string[], columns: CsvColumns): 
 
 /**
  * A parser of a file's lines in order: a row, an error, or null for the header (a first line whose
- * start is not an address; a byte-order mark before it is dropped).
+ * start or CIDR is not an address; a byte-order mark before it is dropped).
  */
 export function csvRangeParser(columns: CsvColumns): (line: string) => IpRangeRow | { error: string } | null {
   let first = true;
@@ -93,7 +116,7 @@ export function csvRangeParser(columns: CsvColumns): (line: string) => IpRangeRo
     const isFirst = first;
     first = false;
     if (fields === null) return { error: 'a quoted field is not closed, or text follows its closing quote' };
-    if (isFirst && parseAddress((fields[columns.start] ?? '').trim()) === null) return null;
+    if (isFirst && parseAddress((fields[placeColumn(columns)] ?? '').trim().split('/')[0]!) === null) return null;
     return parseCsvFields(fields, columns);
   };
 }

@@ -49,8 +49,8 @@ new ones are in; no other dataset is touched). Bad lines are skipped and reporte
                 or ndjson ({"cidr", "company": {"name", "domain"}, "type"?, "asn"?}; typed business
                 unless it says). Default: from the extension (.mmdb, .csv, .ndjson or .jsonl).
   --precedence  higher wins where datasets overlap (default: the dataset's, 0 for a new one)
-  --columns     a CSV's columns, in order: start, end, asn, name, domain, type; "-" or any other
-                name is ignored (default start,end,asn,name, ip-location-db's ASN layout)
+  --columns     a CSV's columns, in order: start, end (or cidr), asn, name, domain, type; "-" or
+                any other name is ignored (default start,end,asn,name, ip-location-db's ASN layout)
 Written as the visitors service's role (DATABASE_URL as glimpse_visitors). See docs/ip-data.md.`;
 
 const datasetHuman = (r: unknown) => {
