@@ -1,176 +1,224 @@
-// Company-from-IP ranges for the collect benchmark: a generated table of `count` ranges (nine in ten
-// IPv4 /24s from 16.0.0.0 up, one in ten IPv6 /48s under 2a00::/16), loaded into visitors.ip_ranges
-// through the visitors package's importIpRanges when it has one, else by a COPY of the same rows;
-// addresses inside and outside them; and the Postgres CPU of the visitors service's lookup statement.
+// IP ranges for the collect benchmark: a generated CSV of `count` ranges in the layout of the
+// vendors' range files (start,end,asn,name; not CIDR-aligned; nine in ten IPv4 from 16.0.0.0 up,
+// one in ten IPv6 under 2a00::/16; every seventh name quoted with a comma in it), imported as the
+// dataset "bench" through the visitors package's importIpDataset (timed, with the Node process's
+// CPU), beside a raw COPY of the same rows' first, last, asn and name into a scratch table: the
+// ratio of the two rates is how close the importer comes to the database's own ceiling. For
+// reference, a raw COPY of the same rows as the import writes them into a table shaped like
+// ip_ranges (its sequence and indexes): what the table itself costs. Addresses inside the ranges and
+// outside them, for the page views.
 'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 const { Readable } = require('node:stream');
 const { pipeline } = require('node:stream/promises');
 const { performance } = require('node:perf_hooks');
 const { processCpuSeconds } = require('./cpu-usage.js');
 
-const DOMAIN_SUFFIX = '.bench.example';
-const V4_BASE = 16 * 2 ** 24; // 16.0.0.0: the /4 above it holds 1,048,576 /24s
-
-/**
- * The lookup of one chunk's distinct addresses, the most specific range holding each: a copy of the
- * visitors service's `companies` statement (services/visitors/src/data/collected-store.ts), run as
- * the visitors role (its search_path); its package exports it as IP_COMPANY_LOOKUP_SQL, when it does.
- */
-const LOOKUP_SQL = `SELECT u.ip, r.company_name, r.company_domain FROM unnest($1::text[]) AS u(ip)
-    CROSS JOIN LATERAL (SELECT company_name, company_domain FROM ip_ranges WHERE range >>= u.ip::inet ORDER BY masklen(range) DESC LIMIT 1) r`;
+const DATASET = 'bench';
+const V4_BASE = 16 * 2 ** 24; // 16.0.0.0: the /4 above it holds 1,048,576 blocks of 256
+const COLUMNS = ['start', 'end', 'asn', 'name'];
 
 const v4 = (n) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 const hex = (n) => n.toString(16);
 
-/** Range `i` of the generated table: { cidr, name, domain }. */
+/** Range `i`: { start, end, asn, name }, inclusive and off any CIDR boundary. */
 function rangeAt(i) {
   const company = i % 50_000;
-  const name = `Bench Company ${company}`;
-  const domain = `c${company}${DOMAIN_SUFFIX}`;
+  const name = i % 7 === 0 ? `Bench Company ${company}, Inc.` : `Bench Company ${company}`;
+  const asn = 64_512 + (company % 1000);
   if (i % 10 === 9) {
     const k = Math.floor(i / 10);
-    return { cidr: `2a00:${hex(k >>> 16)}:${hex(k & 0xffff)}::/48`, name, domain };
+    const prefix = `2a00:${hex(k >>> 16)}:${hex(k & 0xffff)}`;
+    return { start: `${prefix}::11`, end: `${prefix}:ffff::ff`, asn, name };
   }
-  const j = i - Math.floor(i / 10); // index among the IPv4 ranges
-  return { cidr: `${v4(V4_BASE + j * 256)}/24`, name, domain };
+  const block = V4_BASE + (i - Math.floor(i / 10)) * 256; // the i-th IPv4 range's block of 256
+  return { start: v4(block + 17), end: v4(block + 17 + 200 + (i % 37)), asn, name };
 }
 
 /** An address inside range `i` (`salt` picks the host). */
 function addressIn(i, salt = 0) {
-  const { cidr } = rangeAt(i);
-  const base = cidr.slice(0, cidr.indexOf('/'));
-  if (base.includes(':')) return `${base}${hex(1 + (salt % 0xfffe))}`;
-  const parts = base.split('.');
-  parts[3] = String(1 + (salt % 254));
+  const { start } = rangeAt(i);
+  if (start.includes(':')) return `${start.slice(0, -2)}${hex(0x12 + (salt % 0xfff0))}`;
+  const parts = start.split('.');
+  parts[3] = String(17 + (salt % 200));
   return parts.join('.');
 }
 
 /** An address in none of the ranges (TEST-NET-3 and 2001:db8::/32). */
 const addressOutside = (salt) => (salt % 2 ? `203.0.113.${1 + (salt % 254)}` : `2001:db8::${hex(1 + (salt % 0xfffe))}`);
 
-function* ndjsonLines(count) {
-  for (let i = 0; i < count; i += 1) {
-    const r = rangeAt(i);
-    yield JSON.stringify({ cidr: r.cidr, company: { name: r.name, domain: r.domain } });
+const csvName = (name) => (name.includes(',') ? `"${name}"` : name);
+
+/** Each file's line for range r: the CSV (as the vendors ship it), and COPY text of four and of all eight columns. */
+const LINES = {
+  csv: { header: 'start_ip,end_ip,asn,name\n', line: (r) => `${r.start},${r.end},${r.asn},${csvName(r.name)}\n` },
+  copy4: { header: '', line: (r) => `${r.start}\t${r.end}\t${r.asn}\t${r.name}\n` },
+  copy8: { header: '', line: (r) => `raw\t1\t${r.start}\t${r.end}\t${r.asn}\t${r.name}\t\\N\t\\N\n` },
+};
+
+async function writeFiles(dir, count) {
+  const files = {};
+  for (const [name, { header, line }] of Object.entries(LINES)) {
+    files[name] = path.join(dir, `ranges.${name}`);
+    const chunks = function* chunks() {
+      let batch = header;
+      for (let i = 0; i < count; i += 1) {
+        batch += line(rangeAt(i));
+        if (batch.length > 256 * 1024) {
+          yield batch;
+          batch = '';
+        }
+      }
+      if (batch) yield batch;
+    };
+    await pipeline(Readable.from(chunks()), fs.createWriteStream(files[name]));
   }
+  return files;
 }
 
-function* copyRows(count) {
-  let batch = '';
-  for (let i = 0; i < count; i += 1) {
-    const r = rangeAt(i);
-    batch += `${r.cidr}\t${r.name}\t${r.domain}\n`;
-    if (batch.length > 256 * 1024) {
-      yield batch;
-      batch = '';
-    }
-  }
-  if (batch) yield batch;
-}
+const IMPORT_APPLICATION = 'glimpse-import-ip-ranges'; // the application_name importIpDataset's connection gives
 
 /**
- * Makes visitors.ip_ranges hold exactly the `count` generated ranges: kept when an earlier run left
- * them (same count, all ours), else emptied and loaded. `sql` may be any role's; `databaseUrl` the visitors role's. Returns how, how long and at what rate.
- * `visitorsPackage` is the visitors package's exports (its importIpRanges, when present).
+ * CPU seconds used by the Postgres backend of the first connection named `applicationName` that
+ * `sql` (another connection) finds, sampled every 50 ms until stop() (a backend's figures go with
+ * it when its connection closes: at most the last 50 ms, the import's commit, are missed).
+ */
+function watchBackendCpu(sql, applicationName) {
+  let pid = null;
+  let last = null;
+  let stopped = false;
+  const sample = async () => {
+    while (!stopped) {
+      if (pid === null) {
+        const { rows } = await sql.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [applicationName]);
+        pid = rows[0]?.pid ?? null;
+      }
+      const seconds = pid === null ? null : processCpuSeconds(pid);
+      if (seconds !== null) last = seconds;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const running = sample();
+  return async () => {
+    stopped = true;
+    await running;
+    return last;
+  };
+}
+
+/** µs per row of `seconds` of CPU. */
+const perRow = (seconds, count) => (seconds === null ? null : Math.round((seconds * 1e8) / count) / 100);
+
+/**
+ * The CSV imported as `glimpse import ip-ranges FILE --format csv` does (by its path, read a chunk
+ * at a time), into a dataset deleted first and the table vacuumed (untimed): a first import of
+ * `count` ranges. `sql` is a connection that may VACUUM and see pg_stat_activity.
  * @param {Record<string, any>} options @returns {Promise<any>}
  */
-async function ensureIpRanges({ sql, pg, databaseUrl, count, visitorsPackage, progress }) {
-  const {
-    rows: [now],
-  } = await sql.query(`SELECT count(*)::bigint AS n, count(*) FILTER (WHERE company_domain LIKE '%' || $1)::bigint AS ours FROM visitors.ip_ranges`, [
-    DOMAIN_SUFFIX,
-  ]);
-  if (Number(now.n) === count && Number(now.ours) === count) return { ranges: count, loadedBy: 'kept from an earlier run' };
-  await sql.query('TRUNCATE visitors.ip_ranges');
-  const importIpRanges = visitorsPackage?.importIpRanges;
+async function timedImport({ visitorsPackage, databaseUrl, sql, file, count }) {
+  await visitorsPackage.deleteIpDataset(databaseUrl, DATASET).catch((err) => {
+    if (err.code !== 'not_found') throw err;
+  });
+  await sql.query('VACUUM visitors.ip_ranges');
+  const cpu0 = process.cpuUsage();
+  const stopWatching = watchBackendCpu(sql, IMPORT_APPLICATION);
   const t0 = performance.now();
-  let loadedBy;
-  if (typeof importIpRanges === 'function') {
-    loadedBy = 'importIpRanges (visitors package)';
-    progress(`ip ranges: importing ${count} through the visitors package's importIpRanges`);
-    const report = await importIpRanges(Readable.from(ndjsonLines(count)), { databaseUrl, replace: true, onProgress: () => {} });
-    if (report.skipped) throw new Error(`importIpRanges skipped ${report.skipped} generated lines: ${JSON.stringify(report.errors.slice(0, 3))}`);
-  } else {
-    loadedBy = 'COPY (pg-copy-streams, in the bench)';
-    progress(`ip ranges: COPY of ${count} generated rows`);
-    const copy = require('pg-copy-streams');
-    const client = new pg.Client({ connectionString: databaseUrl, application_name: 'bench-ip-ranges' });
-    await client.connect();
-    try {
-      await pipeline(Readable.from(copyRows(count)), client.query(copy.from('COPY ip_ranges (range, company_name, company_domain) FROM STDIN')));
-    } finally {
-      await client.end();
-    }
-  }
+  const report = await visitorsPackage.importIpDataset({ path: file }, { databaseUrl, dataset: DATASET, format: 'csv', columns: COLUMNS });
   const wallMs = performance.now() - t0;
-  await sql.query('ANALYZE visitors.ip_ranges');
-  const {
-    rows: [after],
-  } = await sql.query('SELECT count(*)::bigint AS n FROM visitors.ip_ranges');
-  if (Number(after.n) !== count) throw new Error(`visitors.ip_ranges holds ${after.n} rows after loading ${count}`);
-  return { ranges: count, loadedBy, seconds: Math.round(wallMs / 10) / 100, rangesPerSec: Math.round((count / wallMs) * 1000) };
+  const cpu = process.cpuUsage(cpu0);
+  const backendCpu = await stopWatching();
+  const nodeCpuMs = (cpu.user + cpu.system) / 1000;
+  if (report.imported !== count || report.skipped)
+    throw new Error(`importIpDataset imported ${report.imported} of ${count} ranges: ${JSON.stringify(report.errors.slice(0, 3))}`);
+  return {
+    ranges: report.imported,
+    version: report.version,
+    seconds: Math.round(wallMs / 10) / 100,
+    rangesPerSec: Math.round((count / wallMs) * 1000),
+    nodeCpuPctOfOneCore: Math.round((nodeCpuMs / wallMs) * 100),
+    nodeCpuUsPerRange: Math.round((nodeCpuMs * 100_000) / count) / 100,
+    postgresCpuUsPerRange: perRow(backendCpu, count),
+  };
 }
 
+/** The scratch tables: the four columns alone (the target's baseline), and ip_ranges' shape. */
+const RAW_TABLES = {
+  copy4: { ddl: '(first inet NOT NULL, last inet NOT NULL, asn bigint, name text)', columns: 'first, last, asn, name' },
+  copy8: { ddl: '(LIKE visitors.ip_ranges INCLUDING ALL)', columns: 'dataset, version, first, last, asn, name, domain, type' },
+};
+
 /**
- * Runs `statement` over `lookups` distinct addresses (`insideShare` of them in a range), `chunk` per
- * statement as the consumer does per chunk, on one connection of its own, after an untimed pass over
- * a tenth of them; the backend's CPU (and the wall time) per address, the matches checked.
+ * COPY of a file written beforehand into a fresh scratch table (`shape`: copy4 or copy8), on the
+ * same database, timed. `pg` is the driver, `copy` pg-copy-streams.
  * @param {Record<string, any>} options @returns {Promise<any>}
  */
-async function measureIpLookup({ pg, databaseUrl, ranges, lookups, chunk, insideShare = 0.8, statement = LOOKUP_SQL }) {
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'bench-ip-lookup' });
+async function rawCopy({ pg, copy, databaseUrl, file, count, shape }) {
+  const { ddl, columns } = RAW_TABLES[shape];
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'bench-ip-ranges-raw-copy' });
   await client.connect();
   try {
+    await client.query(`DROP TABLE IF EXISTS bench_raw_ip_ranges; CREATE TABLE bench_raw_ip_ranges ${ddl}`);
     const {
       rows: [{ pid }],
     } = await client.query('SELECT pg_backend_pid() AS pid');
-    const plan = JSON.stringify((await client.query(`EXPLAIN (FORMAT JSON) ${statement}`, [[addressIn(0)]])).rows[0]);
-    const usesIndex = /ip_ranges_range_idx/.test(plan);
-    const addresses = [];
-    const expected = [];
-    for (let n = 0; n < lookups; n += 1) {
-      // Spread over the table; distinct hosts so no two lookups are the same address.
-      const inside = n % 100 < insideShare * 100;
-      const i = Math.floor((n * 7919) % ranges);
-      addresses.push(inside ? addressIn(i, n) : addressOutside(n));
-      expected.push(inside ? rangeAt(i).name : null);
-    }
-    // As Postgres prints them (2a00:0:0::1 comes back 2a00::1), to match the answers by address.
-    const printed = (await client.query('SELECT host(a) AS t FROM unnest($1::inet[]) WITH ORDINALITY AS u(a, o) ORDER BY o', [addresses])).rows.map((r) => r.t);
-    const run = async (from, to) => {
-      let matched = 0;
-      let wrong = 0;
-      for (let k = from; k < to; k += chunk) {
-        const slice = addresses.slice(k, Math.min(k + chunk, to));
-        const { rows } = await client.query(statement, [slice]);
-        const byIp = new Map(rows.map((r) => [r.ip, r.company_name]));
-        slice.forEach((ip, x) => {
-          const got = byIp.get(ip) ?? byIp.get(printed[k + x]) ?? null;
-          if (got !== null) matched += 1;
-          if (got !== expected[k + x]) wrong += 1;
-        });
-      }
-      return { matched, wrong };
-    };
-    await run(0, Math.ceil(lookups / 10)); // warm: the index pages a busy service keeps in memory
-    const cpu0 = processCpuSeconds(pid) ?? 0;
+    const pg0 = processCpuSeconds(pid);
     const t0 = performance.now();
-    const { matched, wrong } = await run(0, lookups);
+    await pipeline(fs.createReadStream(file, { highWaterMark: 256 * 1024 }), client.query(copy.from(`COPY bench_raw_ip_ranges (${columns}) FROM STDIN`)));
     const wallMs = performance.now() - t0;
-    const cpuMs = ((processCpuSeconds(pid) ?? 0) - cpu0) * 1000;
+    const pg1 = processCpuSeconds(pid);
+    const { rows } = await client.query('SELECT count(*)::int AS n FROM bench_raw_ip_ranges');
+    if (rows[0].n !== count) throw new Error(`the raw COPY stored ${rows[0].n} of ${count} rows`);
     return {
-      ranges,
-      lookups,
-      chunk,
-      matched,
-      wrongMatches: wrong,
-      usesIndex,
-      postgresCpuMsPerLookup: Math.round((cpuMs / lookups) * 10_000) / 10_000,
-      wallMsPerLookup: Math.round((wallMs / lookups) * 10_000) / 10_000,
+      rows: count,
+      seconds: Math.round(wallMs / 10) / 100,
+      rowsPerSec: Math.round((count / wallMs) * 1000),
+      postgresCpuUsPerRange: pg0 === null || pg1 === null ? null : perRow(pg1 - pg0, count),
     };
   } finally {
+    await client.query('DROP TABLE IF EXISTS bench_raw_ip_ranges').catch(() => undefined);
     await client.end();
   }
 }
 
-module.exports = { LOOKUP_SQL, rangeAt, addressIn, addressOutside, ensureIpRanges, measureIpLookup };
+/**
+ * Generates `count` ranges to a temporary directory (untimed), imports them as dataset "bench"
+ * (which stays, for the page views' lookups), then times the raw COPY. `databaseUrl` is the visitors
+ * role's (the import's), `rawDatabaseUrl` any role's that may create a table.
+ * @param {Record<string, any>} options @returns {Promise<any>}
+ */
+async function measureImport({ visitorsPackage, pg, databaseUrl, rawDatabaseUrl, count, progress }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glimpse-bench-ip-ranges-'));
+  try {
+    progress(`ip ranges: writing ${count} CSV ranges to ${dir} (untimed)`);
+    const files = await writeFiles(dir, count);
+    progress(`ip ranges: importIpDataset (csv) of ${count} ranges into dataset ${DATASET}`);
+    const sql = new pg.Client({ connectionString: rawDatabaseUrl, application_name: 'bench-ip-ranges' });
+    await sql.connect();
+    let imported;
+    try {
+      imported = await timedImport({ visitorsPackage, databaseUrl, sql, file: files.csv, count });
+    } finally {
+      await sql.end();
+    }
+    const copy = require('pg-copy-streams');
+    progress(`ip ranges: raw COPY of the same ${count} rows (first, last, asn, name)`);
+    const raw = await rawCopy({ pg, copy, databaseUrl: rawDatabaseUrl, file: files.copy4, count, shape: 'copy4' });
+    progress(`ip ranges: raw COPY of the same ${count} rows into a table shaped like ip_ranges (for reference)`);
+    const rawTable = await rawCopy({ pg, copy, databaseUrl: rawDatabaseUrl, file: files.copy8, count, shape: 'copy8' });
+    return {
+      dataset: DATASET,
+      csvMiB: Math.round(fs.statSync(files.csv).size / 1048576),
+      import: imported,
+      rawCopy: raw,
+      rawCopyIpRangesShape: rawTable,
+      importToRawCopy: Math.round((imported.rangesPerSec / raw.rowsPerSec) * 100) / 100,
+      importToRawCopyIpRangesShape: Math.round((imported.rangesPerSec / rawTable.rowsPerSec) * 100) / 100,
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+module.exports = { DATASET, rangeAt, addressIn, addressOutside, measureImport };
