@@ -80,7 +80,8 @@ beforeAll(async () => {
   // and polls it every second after that.
   [browser, visitors, enrichment] = await Promise.all([
     launchChromium("the console's companies tests"),
-    startTestVisitorsService({ VISITORS_IP_DATA_POLL_MS: '1000' }),
+    // No reuse of a window's aggregate: the test reads the list as soon as its page views are applied.
+    startTestVisitorsService({ VISITORS_IP_DATA_POLL_MS: '1000', COMPANIES_VIEW_CACHE_SECONDS: '0' }),
     startTestEnrichmentService(),
   ]);
   gateway = await startTestGateway({ VISITORS_URL: visitors.url, ENRICHMENT_URL: enrichment.url });
