@@ -18,10 +18,11 @@ export interface VisitorFilters {
  * aggregates; the names, locations and pages of a page's companies are read apart (companyLooks).
  */
 export async function companyAggregate(db: Db, accountId: string, w: CompanyWindow, f: VisitorFilters): Promise<CompanyCounts[]> {
-  const rows = await db.$transaction(async (tx) => {
-    // In memory: the default 4 MB spills a window of 100,000 visitors to disk.
-    await tx.$executeRawUnsafe(`SET LOCAL work_mem = '64MB'`);
-    return tx.$queryRawUnsafe<(Omit<CompanyCounts, 'first_visit' | 'last_visit'> & { first_visit: Date; last_visit: Date })[]>(
+  // One batch transaction (no interactive one, whose 5 s timeout a loaded machine can pass): the
+  // aggregate's hash tables in memory, where the default 4 MB spills a window of 100,000 visitors to disk.
+  const [, rows] = await db.$transaction([
+    db.$executeRawUnsafe(`SET LOCAL work_mem = '64MB'`),
+    db.$queryRawUnsafe<(Omit<CompanyCounts, 'first_visit' | 'last_visit'> & { first_visit: Date; last_visit: Date })[]>(
       `WITH v AS (
          SELECT p.company_key AS key, s.visitor_id, count(*) AS sessions, sum(s.page_views) AS page_views, min(s.started_at) AS first_visit,
            max(s.last_at) AS last_visit, bool_or(p.email IS NOT NULL) AS identified
@@ -40,8 +41,8 @@ export async function companyAggregate(db: Db, accountId: string, w: CompanyWind
       w.site,
       f.country,
       f.networkType,
-    );
-  });
+    ),
+  ]);
   return rows.map((r) => ({ ...r, first_visit: new Date(r.first_visit).toISOString(), last_visit: new Date(r.last_visit).toISOString() }));
 }
 
