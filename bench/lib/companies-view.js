@@ -76,7 +76,14 @@ async function measureCompaniesView({ gatewayUrl, apiKey, siteId, durationSec, c
     const run = summarizeAutocannon(
       await autocannonRun({ url: `${gatewayUrl}${path}`, connections, duration: durationSec, headers: { authorization: `Bearer ${apiKey}` } }),
     );
-    out[name] = { items: body.items.length, firstItem: body.items[0]?.key ?? null, reqPerSec: run.reqPerSec, ok: run.ok, requests: run.requests, latencyMs: run.latencyMs };
+    out[name] = {
+      items: body.items.length,
+      firstItem: body.items[0]?.key ?? null,
+      reqPerSec: run.reqPerSec,
+      ok: run.ok,
+      requests: run.requests,
+      latencyMs: run.latencyMs,
+    };
   }
   return out;
 }

@@ -25,7 +25,10 @@ function packageDir({ name, version }, log) {
   if (fs.existsSync(path.join(dir, 'package', 'package.json'))) return path.join(dir, 'package');
   fs.mkdirSync(dir, { recursive: true });
   log(`fetching ${name}@${version} from the npm registry into ${path.relative(ROOT, dir)}`);
-  const tarball = execFileSync('npm', ['pack', `${name}@${version}`, '--silent'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop();
+  const tarball = execFileSync('npm', ['pack', `${name}@${version}`, '--silent'], { cwd: dir, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop();
   execFileSync('tar', ['xzf', tarball], { cwd: dir });
   fs.rmSync(path.join(dir, tarball));
   return path.join(dir, 'package');

@@ -305,7 +305,9 @@ export const visitorDetailsSchema = z
     network: networkSchema.optional(),
     location: visitorLocationSchema.optional(),
     company_profile: companyRecordSchema
-      .meta({ description: "the firmographics of the company the visitor counts for (a work email's domain, else its network's company), when a record exists" })
+      .meta({
+        description: "the firmographics of the company the visitor counts for (a work email's domain, else its network's company), when a record exists",
+      })
       .optional(),
   })
   .meta({

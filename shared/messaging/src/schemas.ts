@@ -212,6 +212,8 @@ export const companyVisitedSchema = z.object({
   windowStart: z.iso.datetime(),
   at: z.iso.datetime(),
   network: z.object({ name: z.string().nullable(), type: z.string(), asn: z.number().int().nullable() }).nullable(),
-  location: z.object({ country: z.string().nullable(), region: z.string().nullable(), city: z.string().nullable(), time_zone: z.string().nullable() }).nullable(),
+  location: z
+    .object({ country: z.string().nullable(), region: z.string().nullable(), city: z.string().nullable(), time_zone: z.string().nullable() })
+    .nullable(),
 });
 export type CompanyVisitedMessage = z.infer<typeof companyVisitedSchema>;

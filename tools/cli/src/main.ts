@@ -13,7 +13,15 @@ import { ipDataCommands } from './commands/ip-data.js';
 import { siteCommands } from './commands/sites.js';
 import { loadConfig, serviceDatabaseUrl, type CliService } from './config.js';
 
-export const commands: Command[] = [...accountCommands, ...siteCommands, ...lookupCommands, ...playbookCommands, ...importCommands, ...ipDataCommands, ...networkTypeCommands];
+export const commands: Command[] = [
+  ...accountCommands,
+  ...siteCommands,
+  ...lookupCommands,
+  ...playbookCommands,
+  ...importCommands,
+  ...ipDataCommands,
+  ...networkTypeCommands,
+];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.words.join(' ').length));
