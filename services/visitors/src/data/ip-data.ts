@@ -28,12 +28,14 @@ interface DatasetRow {
   kind: string;
   precedence: number;
   version: string;
+  /** The version and when it was imported: what tells a replica the dataset changed. */
+  stamp: string;
 }
 
 interface Loaded {
-  ranges: Map<string, RangeDataset & { version: string }>;
+  ranges: Map<string, RangeDataset & { stamp: string }>;
   /** The location datasets, highest precedence first (e.g. one file for IPv4, one for IPv6). */
-  locations: { name: string; precedence: number; version: string; locate: (address: string) => Location | null }[];
+  locations: { name: string; precedence: number; stamp: string; locate: (address: string) => Location | null }[];
   overridesKey: string;
   overrides: TypeOverrides;
 }
@@ -156,30 +158,39 @@ export function createIpData(options: { databaseUrl: string; classify: NetworkCl
     await client.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const datasets = (await client.query<DatasetRow>('SELECT name, kind, precedence, version::text AS version FROM ip_datasets')).rows;
+      // A version with its import time: a dataset deleted and imported again starts at version 1 again.
+      const datasets = (
+        await client.query<DatasetRow>(
+          `SELECT name, kind, precedence, version::text AS version, version::text || '@' || (extract(epoch FROM imported_at) * 1000)::bigint AS stamp FROM ip_datasets`,
+        )
+      ).rows;
       const rows = (
         await client.query<{ kind: string; value: string; type: string }>('SELECT kind, value, type FROM network_type_overrides ORDER BY kind, value')
       ).rows;
       const overridesKey = rows.map((r) => `${r.kind}\t${r.value}\t${r.type}`).join('\n');
-      const ranges = new Map<string, RangeDataset & { version: string }>();
+      const ranges = new Map<string, RangeDataset & { stamp: string }>();
       let changed = overridesKey !== loaded.overridesKey;
       for (const d of datasets.filter((x) => x.kind === 'ranges')) {
         const had = loaded.ranges.get(d.name);
-        if (had && had.version === d.version) {
+        if (had && had.stamp === d.stamp) {
           ranges.set(d.name, { ...had, precedence: d.precedence });
           changed ||= had.precedence !== d.precedence;
           continue;
         }
         const index = buildRangeIndex(await readRanges(client, d.name, d.version));
-        ranges.set(d.name, { name: d.name, precedence: d.precedence, version: d.version, index });
+        ranges.set(d.name, { name: d.name, precedence: d.precedence, stamp: d.stamp, index });
         segments?.set({ dataset: d.name }, index.size.v4 + index.size.v6);
         logger.info({ dataset: d.name, version: d.version, segments: index.size, refused: index.refused }, 'ip dataset loaded');
         changed = true;
       }
-      for (const name of loaded.ranges.keys()) if (!ranges.has(name)) ((changed = true), segments?.remove({ dataset: name }));
+      for (const name of loaded.ranges.keys()) {
+        if (ranges.has(name)) continue;
+        changed = true;
+        segments?.remove({ dataset: name });
+      }
       const locations: Loaded['locations'] = [];
       for (const d of datasets.filter((x) => x.kind === 'location').sort(byPrecedence)) {
-        const had = loaded.locations.find((l) => l.name === d.name && l.version === d.version);
+        const had = loaded.locations.find((l) => l.name === d.name && l.stamp === d.stamp);
         if (had) {
           locations.push({ ...had, precedence: d.precedence });
           continue;
@@ -188,10 +199,10 @@ export function createIpData(options: { databaseUrl: string; classify: NetworkCl
           d.name,
           d.version,
         ]);
-        locations.push({ name: d.name, precedence: d.precedence, version: d.version, locate: cityLocator(Buffer.concat(chunks.rows.map((c) => c.bytes))) });
+        locations.push({ name: d.name, precedence: d.precedence, stamp: d.stamp, locate: cityLocator(Buffer.concat(chunks.rows.map((c) => c.bytes))) });
         logger.info({ dataset: d.name, version: d.version }, 'location database loaded');
       }
-      const key = (l: Loaded['locations']) => l.map((x) => `${x.name}@${x.version}:${x.precedence}`).join(',');
+      const key = (l: Loaded['locations']) => l.map((x) => `${x.name}@${x.stamp}:${x.precedence}`).join(',');
       changed ||= key(locations) !== key(loaded.locations);
       await client.query('COMMIT');
       if (!changed) return;
