@@ -4,8 +4,16 @@
 // gateway producing to Kafka for a real visitors service, read back through the public API (the
 // details lookup, GET /account/visitors/{id}, the site's stats) and from the browser itself
 // (cookies, storage, the address bar). The tag's requests alone are tag-identification-behaviour.
+// Addresses (X-Forwarded-For on the tab's posts) in IP datasets imported before the services start:
+// a business range names the company, home, mobile and hosting ranges do not.
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createDb } from '@glimpse/db/enrichment';
+import { importCompanies } from '@glimpse/enrichment';
 import type { RunningGateway } from '@glimpse/gateway';
+import { deleteIpDataset, importIpDataset, importLocationFile } from '@glimpse/visitors';
+import { serviceDatabaseUrl } from '../../../test/config';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import { launchChromium } from '../../../test/support/browser';
 import {
@@ -15,7 +23,6 @@ import {
   request,
   startTestEnrichmentService,
   startTestGateway,
-  testDb,
   uniqueEmail,
   waitFor,
 } from '../../../test/support/stack';
@@ -35,10 +42,50 @@ let lookupKey: string;
 /** Chromium's own user agent without "Headless", which the gateway's bot filter rightly refuses. */
 let userAgent: string;
 
+const ipTag = randomBytes(4).toString('hex');
+const IP_DATASETS = { ranges: `tag-${ipTag}`, city: `tag-${ipTag}-city` };
+const ACME = { name: `Acme ${ipTag}`, domain: `acme-${ipTag}.example` };
+
+/** The IP data the tests' addresses fall in (inside blocks MaxMind's City test database locates), and Acme's firmographics. */
+async function importIpData(): Promise<void> {
+  const databaseUrl = serviceDatabaseUrl('visitors');
+  const report = await importIpDataset(
+    [
+      `81.2.69.128,81.2.69.191,64500,${ACME.name},${ACME.domain},business`,
+      '89.160.20.112,89.160.20.127,64501,"Example Broadband, Inc.",,isp',
+      '2.125.160.216,2.125.160.223,64502,Example Mobile,,mobile',
+      '216.160.83.56,216.160.83.63,64503,Example Cloud,,hosting',
+    ],
+    // Above whatever else this lane's database holds.
+    { databaseUrl, dataset: IP_DATASETS.ranges, format: 'csv', columns: ['start', 'end', 'asn', 'name', 'domain', 'type'], precedence: 2_147_000_000 },
+  );
+  expect(report).toMatchObject({ imported: 4, skipped: 0 });
+  await importLocationFile(path.join(__dirname, '..', '..', 'visitors', 'test', 'fixtures', 'ip-data', 'GeoIP2-City-Test.mmdb'), {
+    databaseUrl,
+    dataset: IP_DATASETS.city,
+  });
+  const db = createDb({ databaseUrl: serviceDatabaseUrl('enrichment'), poolSize: 1 });
+  try {
+    const line = { domain: ACME.domain, name: ACME.name, industry: 'Industrial Machinery', size: '51-200', employees: 150, founded: 1998 };
+    expect(
+      await importCompanies(
+        (async function* () {
+          yield JSON.stringify(line);
+        })(),
+        { db },
+      ),
+    ).toMatchObject({ imported: 1 });
+  } finally {
+    await db.$disconnect();
+  }
+}
+
 beforeAll(async () => {
+  // Before the visitors service starts: a replica loads the IP data before its first chunk.
+  await importIpData();
   [browser, visitors, enrichment] = await Promise.all([
     launchChromium("the site tag's identification tests"),
-    startTestVisitorsService(),
+    startTestVisitorsService({ COMPANIES_VIEW_CACHE_SECONDS: '0' }),
     startTestEnrichmentService(),
   ]);
   gateway = await startTestGateway({ VISITORS_URL: visitors.url, ENRICHMENT_URL: enrichment.url });
@@ -58,6 +105,7 @@ afterAll(async () => {
   await site?.stop();
   await gateway?.stop();
   await Promise.all([visitors?.stop(), enrichment?.stop()]);
+  for (const name of Object.values(IP_DATASETS)) await deleteIpDataset(serviceDatabaseUrl('visitors'), name).catch(() => undefined);
   await closeTestDb();
 });
 
@@ -282,28 +330,48 @@ describe('identification through the gateway and the visitors service', () => {
     await context.close();
   }, 60_000);
 
-  it("when a visitor's address is in a company's range, then its details name the company", async () => {
-    await createSite('company from ip');
-    // An address of its own in the shared table, most specific of all (a /30), removed afterwards.
-    const [a, b] = [1 + Math.floor(Math.random() * 250), Math.floor(Math.random() * 64) * 4];
-    const range = `100.${64 + (a % 60)}.${a}.${b}/30`;
-    const company = `Acme ${Date.now().toString(36)}`;
-    await testDb('visitors').$executeRawUnsafe(
-      `INSERT INTO visitors.ip_ranges (range, company_name, company_domain) VALUES ($1::inet, $2, 'acme.example')`,
-      range,
-      company,
-    );
-    try {
-      const { context, tab, problems } = await openTab({ forwardedFor: range.replace(/\.\d+\/30$/, `.${b + 2}`) });
+  it('when a page is viewed from a business range, then the visitor has the company with its location and firmographics; from a home, mobile or hosting range only the network, unidentified; the companies view counts the company alone', async () => {
+    const created = await createSite('company from ip');
+    const view = async (address: string) => {
+      const { context, tab, problems } = await openTab({ forwardedFor: address });
       await tab.goto(`${site.origin}/pricing`);
       const vid = await waitFor(() => visitorId(tab), { what: 'the vid' });
-      const named = await waitForDetails(vid, (body) => body.company !== undefined, 'the company');
-      expect(named).toMatchObject({ company, identified_by: { method: 'ip_company', confidence: 0.5 } });
-      expect(named.email).toBeUndefined();
+      const body = await waitForDetails(vid, (b) => b.page_views === 1 && b.location !== undefined, `the located page view from ${address}`);
       expect(problems).toEqual([]);
       await context.close();
-    } finally {
-      await testDb('visitors').$executeRawUnsafe(`DELETE FROM visitors.ip_ranges WHERE range = $1::inet`, range);
+      return body;
+    };
+    const london = { country: 'GB', region: 'England', city: 'London', time_zone: 'Europe/London' };
+    expect(await view('81.2.69.142')).toMatchObject({
+      company: ACME.name,
+      identified_by: { method: 'ip_company', confidence: 0.5 },
+      network: { name: ACME.name, type: 'business', asn: 64500 },
+      location: london,
+      company_profile: { domain: ACME.domain, industry: 'Industrial Machinery', size: '51-200', employees: 150 },
+    });
+    for (const [address, type, city] of [
+      ['89.160.20.115', 'isp', 'Linköping'],
+      ['2.125.160.217', 'mobile', 'Boxford'],
+      ['216.160.83.57', 'hosting', 'Milton'],
+    ] as const) {
+      const anonymous = await view(address);
+      expect(anonymous).toMatchObject({ network: { type }, location: { city } });
+      for (const field of ['company', 'identified_by', 'company_profile', 'email', 'name'])
+        expect([address, field, anonymous[field]]).toEqual([address, field, undefined]);
     }
-  }, 60_000);
+    const companies = await manage(`/account/companies?site=${created.id}`);
+    expect(companies.status).toBe(200);
+    expect(companies.body.items).toEqual([
+      expect.objectContaining({
+        key: ACME.domain,
+        name: ACME.name,
+        visitors: 1,
+        identified: 0,
+        sessions: 1,
+        page_views: 1,
+        network_type: 'business',
+        location: london,
+      }),
+    ]);
+  }, 90_000);
 });
