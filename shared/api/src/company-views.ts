@@ -8,6 +8,12 @@ import { companyRecordSchema } from './companies.js';
 
 const at = z.iso.datetime();
 
+/**
+ * A registered record or null. Not `.nullable()`: the OpenAPI generator writes that as allOf of the
+ * record and {type: [object, null]}, which refuses null; a union is anyOf of the record and null.
+ */
+export const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
+
 export const networkSchema = z
   .object({
     name: z.string().nullable().meta({ description: 'who holds the range (organisation, ISP or AS name)' }),
@@ -44,9 +50,9 @@ export const companySummarySchema = z
     first_visit: at,
     last_visit: at,
     top_pages: z.array(pageCount).meta({ description: "the five pages its visitors viewed most in the window (from each visitor's last 20 pages)" }),
-    location: visitorLocationSchema.nullable().meta({ description: 'where its latest visitor was' }),
+    location: orNull(visitorLocationSchema).meta({ description: 'where its latest visitor was' }),
     network_type: z.enum(NETWORK_TYPES).nullable().meta({ description: "its latest visitor's network type" }),
-    firmographics: companyRecordSchema.nullable().meta({ description: 'null when no company record has this domain' }),
+    firmographics: orNull(companyRecordSchema).meta({ description: 'null when no company record has this domain' }),
   })
   .meta({ id: 'CompanySummary', description: 'a company that visited in the window' });
 
@@ -64,7 +70,7 @@ export const companyDetailSchema = companySummarySchema
           email: z.string().nullable(),
           lastSeen: at,
           pageViews: z.int().min(0),
-          location: visitorLocationSchema.nullable(),
+          location: orNull(visitorLocationSchema),
         }),
       )
       .meta({ description: 'its visitors in the window, newest first (at most 100)' }),

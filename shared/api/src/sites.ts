@@ -2,7 +2,7 @@
 // validates with these schemas, and the OpenAPI document is generated from them. Origins are
 // checked for shape here; the gateway normalises them (domain/site-input.ts).
 import { z } from 'zod';
-import { networkSchema, visitorLocationSchema } from './company-views.js';
+import { networkSchema, orNull, visitorLocationSchema } from './company-views.js';
 import { COLLECTED_ID_PATTERN, ENGAGED_SECONDS_MAX, EVENT_NAME_PATTERN, VISITOR_ID_PATTERN } from '@glimpse/validation';
 
 export const MAX_SITES_PER_ACCOUNT = 50;
@@ -155,8 +155,8 @@ export const visitorSummarySchema = z
     email: z.string().optional(),
     identifiedBy: identifiedBySchema.optional(),
     company: z.string().optional().meta({ description: 'the name of the company behind the address (ip_company), while no person is known' }),
-    network: networkSchema.nullable().optional(),
-    location: visitorLocationSchema.nullable().optional(),
+    network: orNull(networkSchema).optional(),
+    location: orNull(visitorLocationSchema).optional(),
     companyKey: z
       .string()
       .nullable()

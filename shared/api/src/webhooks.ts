@@ -4,7 +4,7 @@
 // of a company.visited delivery, which the webhooks service builds.
 import { z } from 'zod';
 import { companyRecordSchema } from './companies.js';
-import { networkSchema, visitorLocationSchema } from './company-views.js';
+import { networkSchema, orNull, visitorLocationSchema } from './company-views.js';
 
 export const WEBHOOK_EVENT_TYPES = ['enrollment.started', 'enrollment.stopped', 'visitor.identified', 'company.visited'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -126,8 +126,8 @@ export const companyVisitedPayloadSchema = z
           ...firmographics,
         })
         .meta({ description: 'the company, with its firmographics when scheduled; without a company record for the domain every firmographic field is null' }),
-      network: networkSchema.nullable().meta({ description: "the visitor's network; null when the address matched no network data" }),
-      location: visitorLocationSchema.nullable().meta({ description: 'where the page view came from; null when unknown' }),
+      network: orNull(networkSchema).meta({ description: "the visitor's network; null when the address matched no network data" }),
+      location: orNull(visitorLocationSchema).meta({ description: 'where the page view came from; null when unknown' }),
       window_start: at.meta({ description: 'the start of the window (UTC day) this is the first visit of' }),
     }),
   })

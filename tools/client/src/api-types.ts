@@ -784,33 +784,37 @@ export interface components {
                     pronet_url: string | null;
                 };
                 /** @description the visitor's network; null when the address matched no network data */
-                network: {
-                    /** @description who holds the range (organisation, ISP or AS name) */
-                    name: string | null;
-                    /**
-                     * @description business, education and government name a company; isp, mobile, hosting and unknown do not
-                     * @enum {string}
-                     */
-                    type: "business" | "education" | "government" | "isp" | "mobile" | "hosting" | "unknown";
-                    /** @description the autonomous system */
-                    asn: number | null;
-                    domain?: string | null;
-                } | null;
+                network: components["schemas"]["Network"] | null;
                 /** @description where the page view came from; null when unknown */
-                location: {
-                    /** @description ISO 3166-1 alpha-2 */
-                    country: string | null;
-                    region: string | null;
-                    city: string | null;
-                    /** @description IANA time zone */
-                    time_zone: string | null;
-                } | null;
+                location: components["schemas"]["VisitorLocation"] | null;
                 /**
                  * Format: date-time
                  * @description the start of the window (UTC day) this is the first visit of
                  */
                 window_start: string;
             };
+        };
+        /** @description the network of the visitor's last located page view (the address itself is never kept) */
+        Network: {
+            /** @description who holds the range (organisation, ISP or AS name) */
+            name: string | null;
+            /**
+             * @description business, education and government name a company; isp, mobile, hosting and unknown do not
+             * @enum {string}
+             */
+            type: "business" | "education" | "government" | "isp" | "mobile" | "hosting" | "unknown";
+            /** @description the autonomous system */
+            asn: number | null;
+            domain?: string | null;
+        };
+        /** @description where the last located page view came from (a City database, at collection) */
+        VisitorLocation: {
+            /** @description ISO 3166-1 alpha-2 */
+            country: string | null;
+            region: string | null;
+            city: string | null;
+            /** @description IANA time zone */
+            time_zone: string | null;
         };
         /** @description Spec §2.1: all fields are strings and none is required, so a field the person lacks is left out. The page-view fields the spec does not show (docs/decisions.md) are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified), and its network, location and company_profile when its address was located. */
         VisitorDetails: {
@@ -875,28 +879,6 @@ export interface components {
                 /** @description the company's professional-network page */
                 pronet_url: string | null;
             };
-        };
-        /** @description the network of the visitor's last located page view (the address itself is never kept) */
-        Network: {
-            /** @description who holds the range (organisation, ISP or AS name) */
-            name: string | null;
-            /**
-             * @description business, education and government name a company; isp, mobile, hosting and unknown do not
-             * @enum {string}
-             */
-            type: "business" | "education" | "government" | "isp" | "mobile" | "hosting" | "unknown";
-            /** @description the autonomous system */
-            asn: number | null;
-            domain?: string | null;
-        };
-        /** @description where the last located page view came from (a City database, at collection) */
-        VisitorLocation: {
-            /** @description ISO 3166-1 alpha-2 */
-            country: string | null;
-            region: string | null;
-            city: string | null;
-            /** @description IANA time zone */
-            time_zone: string | null;
         };
         /** @description Every error (spec §2.6): a code and a message for people. */
         ErrorBody: {
@@ -1626,8 +1608,8 @@ export interface components {
             identifiedBy?: components["schemas"]["IdentifiedBy"];
             /** @description the name of the company behind the address (ip_company), while no person is known */
             company?: string;
-            network?: components["schemas"]["Network"] & (Record<string, never> | null);
-            location?: components["schemas"]["VisitorLocation"] & (Record<string, never> | null);
+            network?: components["schemas"]["Network"] | null;
+            location?: components["schemas"]["VisitorLocation"] | null;
             /** @description the company the visitor counts for (a work email's domain, else the network's company): GET /account/companies/{key} */
             companyKey?: string | null;
         };
@@ -1655,8 +1637,8 @@ export interface components {
             lastPage: string | null;
             email?: string;
             identifiedBy?: components["schemas"]["IdentifiedBy"];
-            network?: components["schemas"]["Network"] & (Record<string, never> | null);
-            location?: components["schemas"]["VisitorLocation"] & (Record<string, never> | null);
+            network?: components["schemas"]["Network"] | null;
+            location?: components["schemas"]["VisitorLocation"] | null;
             /** @description the company the visitor counts for (a work email's domain, else the network's company): GET /account/companies/{key} */
             companyKey?: string | null;
             firstReferrer: string | null;
@@ -1913,42 +1895,14 @@ export interface components {
                 views: number;
             }[];
             /** @description where its latest visitor was */
-            location: {
-                /** @description ISO 3166-1 alpha-2 */
-                country: string | null;
-                region: string | null;
-                city: string | null;
-                /** @description IANA time zone */
-                time_zone: string | null;
-            } | null;
+            location: components["schemas"]["VisitorLocation"] | null;
             /**
              * @description its latest visitor's network type
              * @enum {string|null}
              */
             network_type: "business" | "education" | "government" | "isp" | "mobile" | "hosting" | "unknown" | null;
             /** @description null when no company record has this domain */
-            firmographics: {
-                /** @description the key: lower-cased, without www. */
-                domain: string;
-                /** @description the company name */
-                name: string | null;
-                /** @description its industry, as the source named it */
-                industry: string | null;
-                /** @description employees as a range label, e.g. "51-200" */
-                size: string | null;
-                /** @description the estimated number of employees */
-                employees: number | null;
-                /** @description the year it was founded */
-                founded: number | null;
-                /** @description its headquarters: country, region (state) and city, each null when unknown */
-                location: {
-                    country: string | null;
-                    region: string | null;
-                    city: string | null;
-                };
-                /** @description the company's professional-network page */
-                pronet_url: string | null;
-            } | null;
+            firmographics: components["schemas"]["CompanyRecord"] | null;
         };
         CompanyDetail: {
             /** @description the company domain, or its name lower-cased when the data names no domain: GET /account/companies/{key} */
@@ -1971,42 +1925,14 @@ export interface components {
                 views: number;
             }[];
             /** @description where its latest visitor was */
-            location: {
-                /** @description ISO 3166-1 alpha-2 */
-                country: string | null;
-                region: string | null;
-                city: string | null;
-                /** @description IANA time zone */
-                time_zone: string | null;
-            } | null;
+            location: components["schemas"]["VisitorLocation"] | null;
             /**
              * @description its latest visitor's network type
              * @enum {string|null}
              */
             network_type: "business" | "education" | "government" | "isp" | "mobile" | "hosting" | "unknown" | null;
             /** @description null when no company record has this domain */
-            firmographics: {
-                /** @description the key: lower-cased, without www. */
-                domain: string;
-                /** @description the company name */
-                name: string | null;
-                /** @description its industry, as the source named it */
-                industry: string | null;
-                /** @description employees as a range label, e.g. "51-200" */
-                size: string | null;
-                /** @description the estimated number of employees */
-                employees: number | null;
-                /** @description the year it was founded */
-                founded: number | null;
-                /** @description its headquarters: country, region (state) and city, each null when unknown */
-                location: {
-                    country: string | null;
-                    region: string | null;
-                    city: string | null;
-                };
-                /** @description the company's professional-network page */
-                pronet_url: string | null;
-            } | null;
+            firmographics: components["schemas"]["CompanyRecord"] | null;
             /** @description visits per UTC day of the window, oldest first, zero-filled */
             days: {
                 /** Format: date */
@@ -2022,7 +1948,7 @@ export interface components {
                 /** Format: date-time */
                 lastSeen: string;
                 pageViews: number;
-                location: components["schemas"]["VisitorLocation"] & (Record<string, never> | null);
+                location: components["schemas"]["VisitorLocation"] | null;
             }[];
             /** @description every page its visitors viewed, most viewed first (at most 50) */
             pages: {
