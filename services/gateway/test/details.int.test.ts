@@ -93,6 +93,8 @@ describe('details of a visitor seen by the tag', () => {
       last_page: '/signup',
       engaged_seconds: 21,
       identified_by: { method: 'identify', at: expect.any(String), confidence: 1 },
+      // The person's work domain: the persons import made its company record.
+      company_profile: expect.objectContaining({ domain: email.slice(email.indexOf('@') + 1).toLowerCase() }),
     });
     expect(res.body.email).toBe(email.toLowerCase());
     expect(res.body.name).toEqual(expect.any(String));

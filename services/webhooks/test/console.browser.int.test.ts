@@ -59,7 +59,8 @@ describe('console: webhooks', () => {
     await heading(page, 'Sign in');
     await page.getByLabel('Management API key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await heading(page, 'Event tokens');
+    // The console opens on Companies.
+    await heading(page, 'Companies');
 
     await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Webhooks', exact: true }).click();
     await heading(page, 'Webhooks');

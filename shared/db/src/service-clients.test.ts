@@ -12,10 +12,10 @@ import * as visitors from './visitors';
 
 const SCHEMA = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'prisma', 'schema.prisma'), 'utf8');
 
-/** The model delegates (`enrollment`, `webhookDelivery` …) of the models schema.prisma puts in `schema`. */
+/** The model delegates (`enrollment`, `webhookDelivery` …) of the models schema.prisma puts in `schema` (an @@ignore'd model has none). */
 function modelsOf(schema: string): string[] {
   return [...SCHEMA.matchAll(/^model (\w+) \{\n([\s\S]*?)^\}$/gm)]
-    .filter((m) => m[2]!.includes(`@@schema("${schema}")`))
+    .filter((m) => m[2]!.includes(`@@schema("${schema}")`) && !/^\s*@@ignore\b/m.test(m[2]!))
     .map((m) => m[1]![0]!.toLowerCase() + m[1]!.slice(1))
     .sort();
 }
