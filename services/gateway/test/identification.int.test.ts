@@ -235,12 +235,17 @@ describe('per-address limit', () => {
     const flooder = newAddress();
     // Wait for the start of a second so the whole flood falls in one window.
     await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 10));
+    const t0 = Date.now();
     const flood = await Promise.all(
       Array.from({ length: 20 }, () => collect({ site: site.key, events: [pageview()] }, { address: flooder, url: limited.url })),
     );
-    expect(flood.filter((r) => r.status === 200)).toHaveLength(3);
+    // On a loaded machine the flood can spill into the next second (a full run once took 6): 3 per window it spans.
+    const windows = Math.floor(Date.now() / 1000) - Math.floor(t0 / 1000) + 1;
+    const accepted = flood.filter((r) => r.status === 200).length;
+    expect(accepted).toBeGreaterThanOrEqual(3);
+    expect(accepted).toBeLessThanOrEqual(3 * windows);
     const refused = flood.filter((r) => r.status === 429);
-    expect(refused).toHaveLength(17);
+    expect(refused).toHaveLength(20 - accepted);
     expect(refused[0]!.headers.get('retry-after')).toBe('1');
     const others = await Promise.all(
       [newAddress(), newAddress()].map((address) => collect({ site: site.key, events: [pageview()] }, { address, url: limited.url })),
