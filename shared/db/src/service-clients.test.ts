@@ -15,7 +15,7 @@ const SCHEMA = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'prisma', 
 /** The model delegates (`enrollment`, `webhookDelivery` …) of the models schema.prisma puts in `schema` (an @@ignore'd model has none). */
 function modelsOf(schema: string): string[] {
   return [...SCHEMA.matchAll(/^model (\w+) \{\n([\s\S]*?)^\}$/gm)]
-    .filter((m) => m[2]!.includes(`@@schema("${schema}")`) && !/^\s*@@ignore\b/m.test(m[2]!))
+    .filter((m) => m[2]!.includes(`@@schema("${schema}")`) && !m[2]!.split('\n').some((line) => line.trim().startsWith('@@ignore')))
     .map((m) => m[1]![0]!.toLowerCase() + m[1]!.slice(1))
     .sort();
 }
