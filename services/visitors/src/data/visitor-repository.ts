@@ -35,23 +35,28 @@ export async function visitorPage(
 }
 
 export async function siteHours(db: Db, accountId: string, siteId: string, since: Date): Promise<{ rows: HourRow[]; firstPageViewAt: string | null }> {
-  const [rows, first] = await Promise.all([
-    db.$queryRawUnsafe<{ hour: Date; page_views: number; visitors: number; bots: number }[]>(
-      `SELECT hour, page_views, visitors, bots FROM site_hours WHERE site_id = $1::uuid AND account_id = $2::uuid AND hour >= $3::timestamptz ORDER BY hour`,
-      siteId,
-      accountId,
-      since.toISOString(),
-    ),
-    // The first page view's time from the visitors first seen on the site; the first hour with one
-    // only when no such visitor is left (an hour bucket starts before every view inside it).
-    db.$queryRawUnsafe<{ at: Date | null }[]>(
-      `SELECT COALESCE(
+  // One snapshot: read apart, a chunk committed between the two reads gave a first page view's time
+  // with its hour still empty (a full test run, 2026-11-28).
+  const [rows, first] = await db.$transaction(
+    [
+      db.$queryRawUnsafe<{ hour: Date; page_views: number; visitors: number; bots: number }[]>(
+        `SELECT hour, page_views, visitors, bots FROM site_hours WHERE site_id = $1::uuid AND account_id = $2::uuid AND hour >= $3::timestamptz ORDER BY hour`,
+        siteId,
+        accountId,
+        since.toISOString(),
+      ),
+      // The first page view's time from the visitors first seen on the site; the first hour with one
+      // only when no such visitor is left (an hour bucket starts before every view inside it).
+      db.$queryRawUnsafe<{ at: Date | null }[]>(
+        `SELECT COALESCE(
          (SELECT min(first_seen) FROM visitor_profiles WHERE site_id = $1::uuid AND account_id = $2::uuid AND page_views > 0),
          (SELECT min(hour) FROM site_hours WHERE site_id = $1::uuid AND account_id = $2::uuid AND page_views > 0)) AS at`,
-      siteId,
-      accountId,
-    ),
-  ]);
+        siteId,
+        accountId,
+      ),
+    ],
+    { isolationLevel: 'RepeatableRead' },
+  );
   const at = first[0]?.at ?? null;
   return {
     rows: rows.map((r) => ({ hour: new Date(r.hour).toISOString(), pageViews: r.page_views, visitors: r.visitors, bots: r.bots })),
