@@ -90,33 +90,48 @@ export interface LinkRow {
 }
 
 /** A visitor's sessions (newest first, at most `limit`) and identity history (newest first). */
-export async function visitorHistory(db: Db, accountId: string, visitorId: string, limit = 100): Promise<{ sessions: SessionRow[]; links: LinkRow[] }> {
-  const [sessions, links] = await Promise.all([
-    db.$queryRawUnsafe<
-      {
-        number: number;
-        site_id: string;
-        started_at: Date;
-        last_at: Date;
-        page_views: number;
-        landing_path: string | null;
-        referrer: string | null;
-        utm_campaign: string | null;
-      }[]
-    >(
-      `SELECT number, site_id::text AS site_id, started_at, last_at, page_views, landing_path, referrer, utm_campaign FROM visitor_sessions
-       WHERE account_id = $1::uuid AND visitor_id = $2 ORDER BY number DESC LIMIT $3::int`,
-      accountId,
-      visitorId,
-      limit,
-    ),
-    db.$queryRawUnsafe<{ email: string; method: string; confidence: number; at: Date; source_id: string; source_path: string | null }[]>(
-      `SELECT email, method, confidence, at, source_id, source_path FROM identity_links WHERE account_id = $1::uuid AND visitor_id = $2 ORDER BY at DESC, source_id DESC LIMIT 500`,
-      accountId,
-      visitorId,
-    ),
-  ]);
-  return { sessions: sessions.map(camelRow), links: links.map(camelRow) };
+/**
+ * A visitor with its sessions (newest first, at most `limit`) and identity history (newest first),
+ * read in one snapshot: read apart, an identify committed between the reads gave a history of two
+ * links beside the profile's older current email (a fresh-clone run, 2026-11-28).
+ */
+export async function visitorWithHistory(
+  db: Db,
+  accountId: string,
+  visitorId: string,
+  limit = 100,
+): Promise<{ visitor: VisitorState; sessions: SessionRow[]; links: LinkRow[] } | null> {
+  const [profiles, sessions, links] = await db.$transaction(
+    [
+      db.$queryRawUnsafe<ProfileRow[]>(`SELECT ${COLUMNS} FROM visitor_profiles WHERE account_id = $1::uuid AND id = $2`, accountId, visitorId),
+      db.$queryRawUnsafe<
+        {
+          number: number;
+          site_id: string;
+          started_at: Date;
+          last_at: Date;
+          page_views: number;
+          landing_path: string | null;
+          referrer: string | null;
+          utm_campaign: string | null;
+        }[]
+      >(
+        `SELECT number, site_id::text AS site_id, started_at, last_at, page_views, landing_path, referrer, utm_campaign FROM visitor_sessions
+         WHERE account_id = $1::uuid AND visitor_id = $2 ORDER BY number DESC LIMIT $3::int`,
+        accountId,
+        visitorId,
+        limit,
+      ),
+      db.$queryRawUnsafe<{ email: string; method: string; confidence: number; at: Date; source_id: string; source_path: string | null }[]>(
+        `SELECT email, method, confidence, at, source_id, source_path FROM identity_links WHERE account_id = $1::uuid AND visitor_id = $2 ORDER BY at DESC, source_id DESC LIMIT 500`,
+        accountId,
+        visitorId,
+      ),
+    ],
+    { isolationLevel: 'RepeatableRead' },
+  );
+  if (!profiles[0]) return null;
+  return { visitor: profileFromRow(profiles[0]), sessions: sessions.map(camelRow), links: links.map(camelRow) };
 }
 
 /** A site's last 24 hours: page views and bots from its hours, visitors (and identified ones) seen since. */

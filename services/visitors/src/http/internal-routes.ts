@@ -9,7 +9,7 @@ import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import { isUuid, normalizeEmail } from '@glimpse/validation';
 import { decodeVisitorCursor, detailsOf, encodeVisitorCursor, listItemOf, recordOf, trafficSince, zeroFilledHours } from '../domain/visitor-views.js';
 import { erasureHash } from '../data/erasure-hash.js';
-import { deleteSiteData, erasePerson, findVisitor, siteHours, siteStats, visitorHistory, visitorPage } from '../data/visitor-repository.js';
+import { deleteSiteData, erasePerson, findVisitor, siteHours, siteStats, visitorPage, visitorWithHistory } from '../data/visitor-repository.js';
 import { companyRoutes } from './company-routes.js';
 import { pageRulesRouter } from './page-rules-routes.js';
 
@@ -51,10 +51,9 @@ export function internalRouter({
 
   router.get('/internal/visitors/:visitorId', async (req, res) => {
     const id = req.params.visitorId as string;
-    const visitor = VISITOR_ID_PATTERN.test(id) ? await findVisitor(db, account(res), id) : null;
-    if (!visitor) throw new AppError('not_found', 'no visitor with this id');
-    const { sessions, links } = await visitorHistory(db, account(res), id);
-    res.json(recordOf(visitor, sessions, links));
+    const found = VISITOR_ID_PATTERN.test(id) ? await visitorWithHistory(db, account(res), id) : null;
+    if (!found) throw new AppError('not_found', 'no visitor with this id');
+    res.json(recordOf(found.visitor, found.sessions, found.links));
   });
 
   router.get('/internal/visitors', async (req, res) => {
