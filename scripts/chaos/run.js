@@ -555,11 +555,19 @@ async function runSuite({ m, opts, registry, stack, did, runId, marker }) {
     throw new Error(`creating the hang account's playbook: ${hangPlaybook.status} ${JSON.stringify(hangPlaybook.body)}`);
   await Promise.all(
     Array.from({ length: HANG_PEOPLE }, async (_, i) => {
-      const res = await http(`${gateways[i % 2]}/events`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${hangToken}` },
-        body: JSON.stringify({ event: 'signed_up', email: `hang${i}.${marker}@chaos-load.example` }),
-      });
+      const send = () =>
+        http(`${gateways[i % 2]}/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${hangToken}`, 'idempotency-key': `hang-${marker}-${i}` },
+          body: JSON.stringify({ event: 'signed_up', email: `hang${i}.${marker}@chaos-load.example` }),
+        });
+      let res = await send();
+      // Set-up, before any fault: a 503 (the brokers still settling on a loaded machine, a fresh-clone run
+      // once) is retried as the API says, under the same Idempotency-Key, a few times.
+      for (let attempt = 1; res.status === 503 && attempt <= 5; attempt += 1) {
+        await new Promise((r) => setTimeout(r, 1000 * attempt));
+        res = await send();
+      }
       if (res.status !== 200) throw new Error(`the hang account's event ${i}: ${res.status} ${JSON.stringify(res.body)}`);
     }),
   );
