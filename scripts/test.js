@@ -20,7 +20,7 @@ const HELP = `Usage: npm test [-- <jest args>]
 Starts Kafka/Postgres/Redis and the tests' Redis Cluster (six redis-server processes on
 127.0.0.1:7001-7006) if needed (scripts/infra/up.js), installs Debian's chromium for the
 console's browser tests if it is missing (scripts/infra/chromium.js), builds the workspace, then runs
-every unit and integration test with jest in ${DEFAULT_LANES} worker processes (--maxWorkers=N for N, 1 to 4),
+every unit and integration test with jest in ${DEFAULT_LANES} worker processes (--maxWorkers=N for N, 1 to 6),
 each a test lane with its own Kafka broker, test database and Redis database (scripts/infra/lanes.js),
 so files in different workers never share a topic, a consumer group or a table. Extra arguments go to jest, e.g.
   npm test -- services/gateway          only the tests under that path

@@ -11,13 +11,17 @@ const path = require('node:path');
 const { readEnv } = require('./env');
 
 /** The most lanes `npm test` runs; each lane > 1 is a broker JVM (512 MB heap at most). */
-const MAX_LANES = 4;
+const MAX_LANES = 6;
 const PORT_STEP = 10;
 const LANE_DIR = /^kafka-lane-(\d+)$/;
 
-/** The lane a jest worker is (JEST_WORKER_ID counts from 1; a run in band is lane 1). */
+/**
+ * The lane a jest worker is (JEST_WORKER_ID counts from 1; a run in band is lane 1), or
+ * GLIMPSE_TEST_LANE when set: a run in band of its own beside another's (jest sets JEST_WORKER_ID
+ * to 1 in band, so two such runs would otherwise share lane 1).
+ */
 function laneOf(env = process.env) {
-  const id = Number.parseInt(env.JEST_WORKER_ID ?? '1', 10);
+  const id = Number.parseInt(env.GLIMPSE_TEST_LANE ?? env.JEST_WORKER_ID ?? '1', 10);
   return Number.isInteger(id) && id >= 1 ? id : 1;
 }
 

@@ -29,6 +29,8 @@ describe('laneOf', () => {
     expect(laneOf({ JEST_WORKER_ID: '3' })).toBe(3);
     expect(laneOf({})).toBe(1);
     expect(laneOf({ JEST_WORKER_ID: 'x' })).toBe(1);
+    // A run in band of its own (jest sets JEST_WORKER_ID to 1) picks its lane by name.
+    expect(laneOf({ JEST_WORKER_ID: '1', GLIMPSE_TEST_LANE: '5' })).toBe(5);
   });
 });
 

@@ -9,8 +9,8 @@ import type { Logger } from '@glimpse/logging';
 
 const CHUNK = 5000;
 
-const PURGE = `DELETE FROM collected_messages WHERE (visitor_id, id) IN (
-  SELECT visitor_id, id FROM collected_messages WHERE at < now() - make_interval(hours => $1::int) LIMIT ${CHUNK})`;
+const PURGE = `DELETE FROM collected_messages WHERE (account_id, visitor_id, id) IN (
+  SELECT account_id, visitor_id, id FROM collected_messages WHERE at < now() - make_interval(hours => $1::int) LIMIT ${CHUNK})`;
 
 const PURGE_ERASURES = `DELETE FROM visitor_erasures WHERE erased_at < now() - make_interval(hours => $1::int)`;
 

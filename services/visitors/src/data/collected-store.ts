@@ -79,13 +79,13 @@ const PROFILE_UNNEST = `unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamp
         network, location, company_key)`;
 
 const SQL = {
-  collected: `SELECT c.visitor_id, c.id FROM collected_messages c
-    JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS u(visitor_id, id) USING (visitor_id, id)`,
+  collected: `SELECT c.account_id::text AS account_id, c.visitor_id, c.id FROM collected_messages c
+    JOIN (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[], $3::text[])) AS u(account_id, visitor_id, id) USING (account_id, visitor_id, id)`,
   profiles: `SELECT ${PROFILE_COLUMNS} FROM visitor_profiles p
     WHERE (p.account_id, p.id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
     ORDER BY p.account_id, p.id FOR UPDATE`,
-  recordIds: `INSERT INTO collected_messages (visitor_id, id, at)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[]) ON CONFLICT DO NOTHING`,
+  recordIds: `INSERT INTO collected_messages (account_id, visitor_id, id, at)
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[]) ON CONFLICT DO NOTHING`,
   insertProfiles: `INSERT INTO visitor_profiles (account_id, id, site_id, first_seen, last_seen, page_views, sessions, engaged_seconds,
       last_pages, first_referrer, first_utm, session_started_at, session_last_at, session_campaign, email, identified_method, identified_at,
       identified_confidence, consent, consent_at, cookieless, company, company_at, network, location, company_key)
@@ -271,13 +271,13 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
   return {
     async load(request): Promise<ChunkState> {
       const { visitors, ids } = request;
-      const found = await tx.$queryRawUnsafe<{ visitor_id: string; id: string }[]>(SQL.collected, ...columns(ids, ['visitorId', 'id']));
+      const found = await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; id: string }[]>(SQL.collected, ...columns(ids, ['accountId', 'visitorId', 'id']));
       const rows = visitors.length === 0 ? [] : await tx.$queryRawUnsafe<ProfileRow[]>(SQL.profiles, ...columns(visitors, ['accountId', 'visitorId']));
-      const collected = new Set(found.map((r) => collectedKey(r.visitor_id, r.id)));
+      const collected = new Set(found.map((r) => collectedKey(r.account_id, r.visitor_id, r.id)));
       const { rules, firings } = await loadRules(tx, request, visitors);
       const erasures = await loadErasures(tx, erasureSecret, request.identifies);
       // Redelivered identifies: those whose link exists announce it again.
-      const again = request.identifies.filter((i) => collected.has(collectedKey(i.visitorId, i.id)));
+      const again = request.identifies.filter((i) => collected.has(collectedKey(i.accountId, i.visitorId, i.id)));
       const linked =
         again.length === 0
           ? []
@@ -297,7 +297,7 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
     async write(plan: CollectedPlan) {
       const c = plan.collected;
       if (c.length === 0 && plan.companyVisits.length === 0) return [];
-      const recorded = c.length === 0 ? 0 : await tx.$executeRawUnsafe(SQL.recordIds, ...columns(c, ['visitorId', 'id', 'at']));
+      const recorded = c.length === 0 ? 0 : await tx.$executeRawUnsafe(SQL.recordIds, ...columns(c, ['accountId', 'visitorId', 'id', 'at']));
       if (recorded !== c.length) throw new ConcurrentApplyError('collected ids');
       const g = plan.merges;
       if (g.length > 0) {

@@ -23,7 +23,7 @@ export interface VisitorRef {
 export interface ChunkRequest {
   /** Its visitors and the cookieless ones its consents name. */
   visitors: VisitorRef[];
-  ids: { visitorId: string; id: string }[];
+  ids: { accountId: string; visitorId: string; id: string }[];
   accounts: string[];
   /** Page view addresses (never stored: looked up only). */
   ips: string[];

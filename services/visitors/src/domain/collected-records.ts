@@ -130,6 +130,7 @@ export interface SiteHourDelta {
 }
 
 export interface CollectedId {
+  accountId: string;
   visitorId: string;
   id: string;
   at: string;

@@ -103,7 +103,7 @@ export function applyPlan(t: ReplayTables, plan: CollectedPlan): void {
       row.bots += h.bots;
     }
   }
-  for (const c of plan.collected) t.collected.add(collectedKey(c.visitorId, c.id));
+  for (const c of plan.collected) t.collected.add(collectedKey(c.accountId, c.visitorId, c.id));
   t.forwards.push(...plan.forwards.filter((f) => !f.redelivered));
   t.identified.push(...plan.identified.filter((i) => !i.redelivered));
   for (const c of plan.companyVisits) {

@@ -28,16 +28,16 @@ export const BOT_VISITOR = 'bot';
 export type * from './collected-records.js';
 
 export const profileKey = (accountId: string, visitorId: string) => `${accountId}\n${visitorId}`;
-export const collectedKey = (visitorId: string, id: string) => `${visitorId}\n${id}`;
+export const collectedKey = (accountId: string, visitorId: string, id: string) => `${accountId}\n${visitorId}\n${id}`;
 export const erasureKey = (accountId: string, email: string) => `${accountId}\n${email}`;
 export const linkKey = (accountId: string, visitorId: string, sourceId: string) => `${profileKey(accountId, visitorId)}\n${sourceId}`;
 export const firingKey = (accountId: string, visitorId: string, session: number, ruleId: string) =>
   `${profileKey(accountId, visitorId)}\n${session}\n${ruleId}`;
 export const sessionKey = (accountId: string, visitorId: string, number: number) => `${profileKey(accountId, visitorId)}\n${number}`;
 
-/** The dedupe row of any message: (visitor, id), a bot's (BOT_VISITOR, site:id). */
-export function collectedRef(m: Collected): { visitorId: string; id: string } {
-  return m.type === 'bot' ? { visitorId: BOT_VISITOR, id: `${m.siteId}:${m.id}` } : { visitorId: m.visitorId, id: m.id };
+/** The dedupe row of any message: (account, visitor, id), a bot's (account, BOT_VISITOR, site:id). */
+export function collectedRef(m: Collected): { accountId: string; visitorId: string; id: string } {
+  return m.type === 'bot' ? { accountId: m.accountId, visitorId: BOT_VISITOR, id: `${m.siteId}:${m.id}` } : { accountId: m.accountId, visitorId: m.visitorId, id: m.id };
 }
 
 const iso = (at: string) => new Date(at).toISOString();
@@ -253,7 +253,7 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
 
   for (const m of messages) {
     const ref = collectedRef(m);
-    const key = collectedKey(ref.visitorId, ref.id);
+    const key = collectedKey(ref.accountId, ref.visitorId, ref.id);
     const at = iso(m.receivedAt);
     if (seen.has(key) || collected.has(key)) {
       plan.counts.duplicates += 1;
