@@ -96,15 +96,30 @@ describe('POST /collect', () => {
     });
   });
 
-  it('when the tag comes back with the cookie, then the same visitor id is used; a valid body vid wins over the cookie', async () => {
+  it('when the tag comes back with the cookie, then the same visitor id is used; a body vid counts only without a valid cookie', async () => {
     const site = await createSite();
     const first = await collect({ site: site.key, events: [pageview()] });
     const vid = first.body.vid as string;
     const again = await collect({ site: site.key, events: [pageview('/docs')] }, { cookie: `_glv=${vid}` });
     expect(again.body.vid).toBe(vid);
     const other = 'abcdef0123456789abcdef01';
-    expect((await collect({ site: site.key, vid: other, events: [pageview()] }, { cookie: `_glv=${vid}` })).body.vid).toBe(other);
+    expect((await collect({ site: site.key, vid: other, events: [pageview()] })).body.vid).toBe(other);
+    expect((await collect({ site: site.key, vid: other, events: [pageview()] }, { cookie: '_glv=bad' })).body.vid).toBe(other);
     expect((await collect({ site: site.key, vid: 'NOT-A-VID', events: [pageview()] })).body.vid).not.toBe(vid);
+  });
+
+  it("when a script sends another body vid beside the HttpOnly cookie, then the cookie wins: the message in Kafka and the cookie set are the cookie visitor's", async () => {
+    const site = await createSite();
+    const vid = (await collect({ site: site.key, events: [pageview()] })).body.vid as string;
+    const forged = 'abcdef0123456789abcdef02';
+    let res!: HttpResult;
+    const messages = await collectedOf(
+      site.id,
+      async () => (res = await collect({ site: site.key, vid: forged, events: [pageview('/forged')] }, { cookie: `_glv=${vid}` })),
+    );
+    expect(res.body.vid).toBe(vid);
+    expect(res.headers.get('set-cookie')).toMatch(new RegExp(`^_glv=${vid};`));
+    expect(messages.map((m) => [m.key, m.json?.visitorId])).toEqual([[`${site.id}:${vid}`, vid]]);
   });
 
   it('when the request came over https (through a trusted proxy), then the cookie is Secure', async () => {

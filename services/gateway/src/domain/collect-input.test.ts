@@ -5,6 +5,7 @@ import {
   collectedMessages,
   cookieValue,
   decideConsent,
+  knownVisitorId,
   mintVisitorId,
   parseCollectRequest,
   visitorCookie,
@@ -70,10 +71,13 @@ describe('collect input', () => {
     expect(mintVisitorId()).not.toBe(mintVisitorId());
   });
 
-  it('when the body and the cookie both name a visitor, then a valid body vid wins, else the cookie, else a new one', () => {
+  it('when the body and the cookie both name a visitor, then a valid cookie wins, else the body vid, else a new one', () => {
     const body = 'b'.repeat(24);
     const cookie = `x=1; _glv=${'c'.repeat(24)}; y=2`;
-    expect(visitorIdOf(body, cookie)).toEqual({ vid: body, minted: false });
+    expect(visitorIdOf(body, cookie)).toEqual({ vid: 'c'.repeat(24), minted: false });
+    expect(knownVisitorId(body, cookie)).toBe('c'.repeat(24));
+    expect(visitorIdOf(body, '_glv=bad')).toEqual({ vid: body, minted: false });
+    expect(visitorIdOf(body, undefined)).toEqual({ vid: body, minted: false });
     expect(visitorIdOf('NOT-HEX', cookie)).toEqual({ vid: 'c'.repeat(24), minted: false });
     expect(visitorIdOf(undefined, '_glv=bad')).toEqual({ vid: expect.stringMatching(/^[a-f0-9]{24}$/), minted: true });
     expect(cookieValue(undefined, '_glv')).toBeUndefined();

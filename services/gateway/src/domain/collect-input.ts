@@ -1,5 +1,5 @@
 // The rules of POST /collect once the site is known: the body (the tag's wire format, @glimpse/api's
-// schema), the visitor id (body vid, else the _glv cookie, else a new one), consent, what each
+// schema), the visitor id (the _glv cookie, else body vid, else a new one), consent, what each
 // event becomes on visitors.collected, and what is dropped: track names the site does not allow,
 // identify calls without a valid email, form captures the site does not take, link tokens that are
 // not intact, this account's and current, and anything identifying from a cookieless visitor (one
@@ -37,14 +37,17 @@ export function cookieValue(header: string | undefined, name: string): string | 
   return undefined;
 }
 
-/** The body's vid when valid, else the cookie's; undefined when neither is. */
+/**
+ * The HttpOnly cookie's vid when valid, else the body's; undefined when neither is. The cookie wins:
+ * a script on the page can write any body vid, but cannot read or set the cookie.
+ */
 export function knownVisitorId(bodyVid: string | null | undefined, cookieHeader: string | undefined): string | undefined {
-  if (typeof bodyVid === 'string' && VISITOR_ID_PATTERN.test(bodyVid)) return bodyVid;
   const cookie = cookieValue(cookieHeader, VISITOR_COOKIE);
-  return cookie !== undefined && VISITOR_ID_PATTERN.test(cookie) ? cookie : undefined;
+  if (cookie !== undefined && VISITOR_ID_PATTERN.test(cookie)) return cookie;
+  return typeof bodyVid === 'string' && VISITOR_ID_PATTERN.test(bodyVid) ? bodyVid : undefined;
 }
 
-/** The body's vid when valid, else the cookie's, else a new one (`minted` says which). */
+/** The cookie's vid when valid, else the body's, else a new one (`minted` says which). */
 export function visitorIdOf(bodyVid: string | null | undefined, cookieHeader: string | undefined, now = Date.now()): { vid: string; minted: boolean } {
   const known = knownVisitorId(bodyVid, cookieHeader);
   return known !== undefined ? { vid: known, minted: false } : { vid: mintVisitorId(now), minted: true };
