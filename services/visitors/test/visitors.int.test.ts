@@ -121,6 +121,24 @@ describe('collected messages read through the internal API', () => {
     const sum = (body: { hours: { pageViews: number }[] }) => body.hours.reduce((s, h) => s + h.pageViews, 0);
     expect(sum(hoursAfter.body)).toBe(sum(hoursBefore.body) + 1);
   });
+
+  it('when two accounts send a message with the same visitor id and the same message id, then each is counted: the dedup is keyed with the account', async () => {
+    // Both ids come from the browser (a vid, an event id): another account's site must not be able to shadow this one's.
+    const [first, second] = [newSite(), newSite()];
+    const v = newVisitorId();
+    const a = message(first, v, 'pageview', { path: '/a' });
+    const b = { ...message(second, v, 'pageview', { path: '/b' }), id: a.id };
+    await produceCollected([a]);
+    await waitForPageViews(first, v, 1);
+    await produceCollected([b]);
+    await waitForPageViews(second, v, 1);
+    const rows = await testDb('visitors').$queryRawUnsafe<{ account_id: string }[]>(
+      `SELECT account_id::text AS account_id FROM visitors.collected_messages WHERE visitor_id = $1 AND id = $2 ORDER BY account_id`,
+      v,
+      a.id,
+    );
+    expect(rows.map((r) => r.account_id)).toEqual([first.accountId, second.accountId].sort());
+  });
 });
 
 describe('identification and tracks', () => {
