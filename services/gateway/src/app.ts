@@ -5,7 +5,7 @@ import type { Db } from '@glimpse/db/identity';
 import { metricsIn, type Logger } from '@glimpse/logging';
 import { createBaseApp, type OptionalCheck, type ReadinessCheck } from '@glimpse/http';
 import type { BatchingProducer } from '@glimpse/messaging';
-import type { AddressLimiter } from './data/address-limiter.js';
+import { createAddressLimiter, type AddressLimiter } from './data/address-limiter.js';
 import { createIdempotencyStore } from './data/idempotency-store.js';
 import { createRateLimiter, type RateLimiter } from './data/rate-limiter.js';
 import { createRawEventStore, rawEventKeys } from './data/raw-event-store.js';
@@ -55,6 +55,9 @@ export interface CreateGatewayOptions {
     | 'SITE_CACHE_NEGATIVE_TTL_MS'
     | 'SITE_CACHE_STALE_IF_ERROR_MS'
     | 'SITE_CACHE_MAX_ENTRIES'
+    | 'SITE_CACHE_UNKNOWN_MAX_ENTRIES'
+    | 'SITE_KEY_LOOKUPS_PER_IP_PER_SECOND'
+    | 'SITE_KEY_LOOKUPS_PER_IP_BURST'
     | 'COLLECT_RATE_LIMIT_PER_IP_PER_SECOND'
     | 'LINK_TOKEN_SECRET'
     | 'OPERATOR_TOKEN'
@@ -238,12 +241,20 @@ function collectRoute({
     ['reason'],
   );
   const label = createReasonLabels();
+  const siteLookups = metrics.counter(
+    'glimpse_site_key_lookups_total',
+    'Site-key look-ups that reached Postgres, by what they found (site, unknown, failed), and those refused to an address over its budget (refused)',
+    ['result'],
+  );
   const sites = createSiteCache({
     load: (key) => findSiteByKey(db, key),
     ttlMs: config.SITE_CACHE_TTL_MS,
     negativeTtlMs: config.SITE_CACHE_NEGATIVE_TTL_MS,
     staleIfErrorMs: config.SITE_CACHE_STALE_IF_ERROR_MS,
     maxEntries: config.SITE_CACHE_MAX_ENTRIES,
+    maxUnknownEntries: config.SITE_CACHE_UNKNOWN_MAX_ENTRIES,
+    missLimiter: createAddressLimiter({ perSecond: config.SITE_KEY_LOOKUPS_PER_IP_PER_SECOND, burst: config.SITE_KEY_LOOKUPS_PER_IP_BURST }),
+    onLookup: (result) => siteLookups.inc({ result }),
   });
   return collectRouter({
     sites,

@@ -109,6 +109,11 @@ const schema = z
     /** While Postgres fails, a site seen a moment ago keeps collecting this long past its cache time. */
     SITE_CACHE_STALE_IF_ERROR_MS: ms(600_000),
     SITE_CACHE_MAX_ENTRIES: positive(10_000),
+    /** Unknown site keys remembered (for SITE_CACHE_NEGATIVE_TTL_MS), apart from the real sites: they never push one out. */
+    SITE_CACHE_UNKNOWN_MAX_ENTRIES: positive(10_000),
+    /** Site-key look-ups that reach Postgres (a key the cache does not hold), per client address and gateway: a steady rate and a burst; beyond, 429. */
+    SITE_KEY_LOOKUPS_PER_IP_PER_SECOND: positive(2),
+    SITE_KEY_LOOKUPS_PER_IP_BURST: positive(30),
     /** Requests per second per client address on POST /collect (IPv6 by /64), checked before the site's limit. */
     COLLECT_RATE_LIMIT_PER_IP_PER_SECOND: positive(50),
     /** The secret email-link tokens are sealed with (AES-256-GCM, key by HKDF); changing it invalidates every token issued. */

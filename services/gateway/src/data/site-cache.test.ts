@@ -1,3 +1,4 @@
+import { createAddressLimiter } from './address-limiter';
 import { createSiteCache } from './site-cache';
 import type { CollectSite } from './site-repository';
 
@@ -63,5 +64,31 @@ describe('site cache', () => {
     await c.get('c');
     await c.get('a');
     expect(load).toHaveBeenCalledTimes(4);
+  });
+
+  it('when many unknown keys are looked up, then they never push a real site out of the cache', async () => {
+    const load = jest.fn(async (key: string) => (key === 'real' ? site : null));
+    const c = cache(load, { maxUnknownEntries: 2 });
+    await c.get('real');
+    for (let i = 0; i < 50; i++) await c.get(`made-up-${i}`);
+    expect(await c.get('real')).toBe(site);
+    expect(load.mock.calls.filter(([key]) => key === 'real')).toHaveLength(1);
+  });
+
+  it('when an address looks up more keys than its budget, then the next is 429 without a query, and other addresses and cached keys are unaffected', async () => {
+    const load = jest.fn(async (key: string) => (key === 'real' ? site : null));
+    const lookups: string[] = [];
+    const c = cache(load, { maxEntries: 10, missLimiter: createAddressLimiter({ perSecond: 0.001, burst: 3 }), onLookup: (r) => lookups.push(r) });
+    const from = { address: '203.0.113.9' };
+    expect(await c.get('real', from)).toBe(site);
+    await c.get('x1', from);
+    await c.get('x2', from);
+    await expect(c.get('x3', from)).rejects.toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(load).toHaveBeenCalledTimes(3);
+    expect(lookups).toEqual(['site', 'unknown', 'unknown', 'refused']);
+    // Cached answers cost nothing; another address has its own budget.
+    expect(await c.get('real', from)).toBe(site);
+    expect(await c.get('x1', from)).toBeNull();
+    expect(await c.get('x3', { address: '198.51.100.1' })).toBeNull();
   });
 });

@@ -100,8 +100,9 @@ export function collectRouter({
   onDropped,
 }: CollectRouteOptions): Router {
   const router = express.Router();
-  const siteOf = async (key: unknown): Promise<CollectSite> => {
-    const site = isSiteKey(key) ? await sites.get(key) : null;
+  // A key the cache does not hold spends the client address's budget of site-key look-ups.
+  const siteOf = async (key: unknown, address: string | undefined): Promise<CollectSite> => {
+    const site = isSiteKey(key) ? await sites.get(key, { address }) : null;
     if (!site) throw new AppError('unauthorized', 'unknown site key');
     return site;
   };
@@ -112,7 +113,7 @@ export function collectRouter({
     res.vary('Origin');
     const origin = req.get('origin');
     if (origin === undefined) throw new AppError('forbidden', 'a preflight names its Origin');
-    if (req.query.site !== undefined) checkOrigin(await siteOf(req.query.site), origin);
+    if (req.query.site !== undefined) checkOrigin(await siteOf(req.query.site, req.ip), origin);
     allowOrigin(res, origin);
     res.set({ 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Headers': 'Content-Type', 'Access-Control-Max-Age': '600' }).status(204).end();
   });
@@ -120,7 +121,7 @@ export function collectRouter({
   router.post('/collect', bodyType, express.text({ type: BODY_TYPES, limit: COLLECT_BODY_LIMIT_BYTES }), async (req, res) => {
     res.vary('Origin');
     const body = parseText(req.body);
-    const site = await siteOf(body.site);
+    const site = await siteOf(body.site, req.ip);
     allowOrigin(res, checkOrigin(site, req.get('origin')));
     const input = parseCollectRequest(body);
     // The address first: a refusal there must not spend the site's budget.
