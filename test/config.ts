@@ -61,12 +61,20 @@ export function laneTestDatabaseUrl(lane: number, base = testDatabaseUrl()): str
  */
 function applyLane(): void {
   const lane = lanes.laneOf(process.env);
-  if (lane === 1 || process.env.GLIMPSE_TEST_LANE === String(lane)) return;
+  // Applied once: a child process inherits the lane's settings (GLIMPSE_TEST_LANE alone, as given
+  // to a run in band, is a lane still to apply).
+  if (lane === 1 || process.env.GLIMPSE_TEST_LANE_APPLIED === String(lane)) return;
   const infra = lanes.laneInfra(lane);
   process.env.TEST_DATABASE_URL = laneTestDatabaseUrl(lane);
   process.env.KAFKA_BROKERS = infra.kafkaBrokers.join(',');
   process.env.REDIS_URL = infra.redisUrl;
   process.env.GLIMPSE_TEST_LANE = String(lane);
+  process.env.GLIMPSE_TEST_LANE_APPLIED = String(lane);
+}
+
+/** The lane a run in band was given with GLIMPSE_TEST_LANE, or undefined. */
+export function pinnedLane(): number | undefined {
+  return process.env.GLIMPSE_TEST_LANE === undefined ? undefined : lanes.laneOf(process.env);
 }
 
 /** Points the services started inside a test process at its lane's test database, quietly. */

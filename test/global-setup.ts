@@ -3,7 +3,7 @@
 // and each lane's test database is migrated with the same runner production uses.
 import path from 'node:path';
 import { ensureDatabase, migrate } from '../shared/db/src/migrate';
-import { MAX_LANES, laneTestDatabaseUrl } from './config';
+import { MAX_LANES, laneTestDatabaseUrl, pinnedLane } from './config';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const infra = require('../scripts/infra/up.js') as { up(options?: { redisCluster?: boolean; lanes?: number }): Promise<void> };
@@ -13,9 +13,11 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   if (lanes > MAX_LANES) {
     throw new Error(`the integration tests run in at most ${MAX_LANES} jest workers, one test lane each (--maxWorkers=${lanes} asked for more)`);
   }
-  await infra.up({ redisCluster: true, lanes });
+  // A run in band given a lane of its own (GLIMPSE_TEST_LANE) needs that lane's broker and database too.
+  const pinned = pinnedLane();
+  await infra.up({ redisCluster: true, lanes: Math.max(lanes, pinned ?? 1) });
   // One after the other: the first migration of a database creates the roles every lane shares.
-  for (let lane = 1; lane <= lanes; lane += 1) {
+  for (const lane of new Set([...Array.from({ length: lanes }, (_, i) => i + 1), ...(pinned === undefined ? [] : [pinned])])) {
     const databaseUrl = laneTestDatabaseUrl(lane);
     await ensureDatabase(databaseUrl);
     await migrate({ databaseUrl, migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations') });
