@@ -44,6 +44,8 @@ export interface CreateGatewayOptions {
     | 'SITES_PER_ACCOUNT'
     | 'RAW_EVENTS_PER_ACCOUNT'
     | 'RAW_EVENT_BYTES_PER_ACCOUNT'
+    | 'IDEMPOTENCY_KEYS_PER_ACCOUNT'
+    | 'IDEMPOTENCY_KEY_BYTES_PER_ACCOUNT'
     | 'REDIS_FAIL_CLOSED_AFTER_MS'
     | 'REDIS_KEYS_MEMORY_FRACTION'
     | 'KAFKA_SEND_TIMEOUT_MS'
@@ -124,6 +126,7 @@ export function createGatewayApp({
     onMissed: (reason) => missed.inc({ reason }),
     onDropped: (n) => droppedRaw.inc(n),
   });
+  const idempotencyBudget = { maxCount: config.IDEMPOTENCY_KEYS_PER_ACCOUNT, maxBytes: config.IDEMPOTENCY_KEY_BYTES_PER_ACCOUNT };
   // A key stays "pending" a little longer than its send can take, so a gateway that dies mid-send frees it soon.
   const idempotency = createIdempotencyStore({
     redis,
@@ -131,6 +134,7 @@ export function createGatewayApp({
     onFailure: onRedisFailure,
     memoryGuard,
     keysShare: config.REDIS_KEYS_MEMORY_FRACTION,
+    budget: idempotencyBudget,
   });
 
   // Per API key and per account (every key of it together): more keys do not multiply an account's rate.
@@ -158,6 +162,7 @@ export function createGatewayApp({
     keyOf: rawEventKeys.lookupIdempotency,
     memoryGuard,
     keysShare: config.REDIS_KEYS_MEMORY_FRACTION,
+    budget: idempotencyBudget,
   });
   base.app.use(
     lookupsRouter({

@@ -47,6 +47,9 @@ const schema = z
     RAW_EVENTS_PER_ACCOUNT: positive(10_000),
     /** Bytes of raw copies kept in Redis per account (their compact form); over it, the account's oldest copies go. */
     RAW_EVENT_BYTES_PER_ACCOUNT: positive(8 * 1024 * 1024),
+    /** Idempotency-Keys an account may hold (events' and lookups' together, each counted 25 h from its claim), and their bytes; over either, 429 idempotency_budget_exceeded. */
+    IDEMPOTENCY_KEYS_PER_ACCOUNT: positive(1_000_000),
+    IDEMPOTENCY_KEY_BYTES_PER_ACCOUNT: positive(256 * 1024 * 1024),
     /** A Redis Cluster ("host:port,host:port,…", some of its nodes): when set, every Redis use goes to it instead of REDIS_URL. */
     REDIS_CLUSTER_NODES: z
       .string()

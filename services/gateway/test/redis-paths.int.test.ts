@@ -20,6 +20,8 @@ const clusterNodes = () =>
   parseClusterNodes(process.env.REDIS_CLUSTER_NODES ?? '127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003,127.0.0.1:7004,127.0.0.1:7005,127.0.0.1:7006');
 
 const MINUTE = 60_000;
+/** A budget no test here reaches. */
+const ROOMY = { maxCount: 1_000_000, maxBytes: 1024 ** 3 };
 
 function event(accountId: string, receivedAtMs: number, overrides: Partial<InboundEvent> = {}): InboundEvent {
   return {
@@ -198,7 +200,7 @@ describe.each([
 
   describe('idempotency keys', () => {
     it('when a key is claimed, completed and claimed again, then the second claim finds it done with its answer', async () => {
-      const idem = createIdempotencyStore({ redis, pendingTtlMs: 5000, onFailure, keyOf: rawEventKeys.lookupIdempotency });
+      const idem = createIdempotencyStore({ redis, pendingTtlMs: 5000, onFailure, keyOf: rawEventKeys.lookupIdempotency, budget: ROOMY });
       const accountId = randomUUID();
       expect(await idem.claim(accountId, 'k1', 'fp1')).toEqual({ state: 'claimed' });
       expect(await idem.claim(accountId, 'k1', 'fp1')).toEqual({ state: 'pending', fingerprint: 'fp1' });
@@ -241,12 +243,19 @@ describe.each([
         expect(await rawCopiesOf(redis, accountId)).toEqual([]);
         // Idempotency keys have a larger share: above it, a claim is answered as if Redis were down…
         const keyFailures: string[] = [];
-        const idem = createIdempotencyStore({ redis, pendingTtlMs: 5000, onFailure: (op) => keyFailures.push(op), memoryGuard: guard, keysShare: 1e-7 });
+        const idem = createIdempotencyStore({
+          redis,
+          pendingTtlMs: 5000,
+          onFailure: (op) => keyFailures.push(op),
+          memoryGuard: guard,
+          keysShare: 1e-7,
+          budget: ROOMY,
+        });
         expect(await idem.claim(accountId, 'k', 'fp')).toBeNull();
         expect(keyFailures).toEqual(['idempotency_memory_full']);
         expect(await redis.exists(rawEventKeys.idempotency(accountId, 'k'))).toBe(0);
         // …and below it the key is held while raw copies are still refused.
-        const roomy = createIdempotencyStore({ redis, pendingTtlMs: 5000, onFailure, memoryGuard: guard, keysShare: 1 });
+        const roomy = createIdempotencyStore({ redis, pendingTtlMs: 5000, onFailure, memoryGuard: guard, keysShare: 1, budget: ROOMY });
         expect(await roomy.claim(accountId, 'k', 'fp')).toEqual({ state: 'claimed' });
         guard.stop();
         const relaxed = createMemoryGuard({ redis, fraction: 1, intervalMs: 50 });

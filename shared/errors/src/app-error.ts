@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   unknown_event_name: 422,
   idempotency_key_reused: 422,
   rate_limited: 429,
+  /** The account holds as many Idempotency-Keys as its budget allows. */
+  idempotency_budget_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

@@ -34,6 +34,8 @@ export const rawEventKeys = {
   meta: (accountId: string) => `${tag(accountId)}:rawmeta`,
   idempotency: (accountId: string, key: string) => `${tag(accountId)}:idem:${key}`,
   lookupIdempotency: (accountId: string, key: string) => `${tag(accountId)}:lidem:${key}`,
+  /** The account's budget of idempotency keys (idempotency-store.ts). */
+  idempotencyBudget: (accountId: string) => `${tag(accountId)}:idembudget`,
 };
 
 export const bucketOf = (ms: number) => Math.floor(ms / 1000 / RAW_BUCKET_SECONDS);

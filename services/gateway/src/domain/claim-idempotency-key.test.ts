@@ -1,6 +1,6 @@
 import { AppError } from '@glimpse/errors';
 import type { IdempotencyStore, KeyState } from '../data/idempotency-store.js';
-import { claimIdempotencyKey, type ClaimIdempotencyKeyOptions } from './claim-idempotency-key.js';
+import { claimIdempotencyKey, overBudget, type ClaimIdempotencyKeyOptions } from './claim-idempotency-key.js';
 
 /** A store whose claim answers the given states in turn (the last one from then on). */
 function storeAnswering(...states: (KeyState | null)[]): IdempotencyStore & { claims: number } {
@@ -63,5 +63,13 @@ describe('claimIdempotencyKey', () => {
     const store = storeAnswering({ state: 'pending', fingerprint: 'fp' });
     await expect(claimIdempotencyKey(options(store, { waitMs: 120 }))).rejects.toMatchObject({ code: 'idempotency_key_in_flight' });
     expect(store.claims).toBeGreaterThanOrEqual(2);
+  });
+
+  it('when the account is over its budget of keys, then it is refused 429 with Retry-After until the next hour, and the store is asked once', async () => {
+    const store = storeAnswering({ state: 'over_budget' });
+    await expect(claimIdempotencyKey(options(store))).rejects.toMatchObject({ code: 'idempotency_budget_exceeded', status: 429 });
+    expect(store.claims).toBe(1);
+    expect(overBudget(Date.UTC(2026, 0, 1, 10, 59, 30)).headers).toEqual({ 'Retry-After': '30' });
+    expect(overBudget(Date.UTC(2026, 0, 1, 10, 0, 0)).headers).toEqual({ 'Retry-After': '3600' });
   });
 });

@@ -7,6 +7,10 @@
 //   playbook service drops a repeat, and refusing would stop event intake whenever Redis is down;
 // - a lookup is refused (503): nothing downstream could tell a retry from a new lookup,
 //   which would be made and billed twice.
+//
+// An account over its budget of keys (idempotency-store.ts) is refused, 429
+// idempotency_budget_exceeded: the request is not processed and its key not stored, and
+// Retry-After names the next hour, when the oldest hour's keys stop counting.
 import { AppError } from '@glimpse/errors';
 import type { IdempotencyStore } from '../data/idempotency-store.js';
 
@@ -28,6 +32,15 @@ export interface ClaimIdempotencyKeyOptions {
   errors: { reused(): AppError; inFlight(): AppError };
 }
 
+export function overBudget(now: number): AppError {
+  const untilNextHour = 3600 - (Math.floor(now / 1000) % 3600);
+  return new AppError(
+    'idempotency_budget_exceeded',
+    'the account holds as many Idempotency-Keys as its budget allows (they count for 25 hours); retry later, or send without an Idempotency-Key',
+    { headers: { 'Retry-After': String(untilNextHour) } },
+  );
+}
+
 export async function claimIdempotencyKey({
   store,
   accountId,
@@ -45,6 +58,7 @@ export async function claimIdempotencyKey({
       throw withoutRedis.refuse();
     }
     if (holder.state === 'claimed') return holder;
+    if (holder.state === 'over_budget') throw overBudget(Date.now());
     // A null fingerprint: a key written before keys were bound to a body, taken as this one's.
     if (holder.fingerprint !== null && holder.fingerprint !== fingerprint) throw errors.reused();
     if (holder.state === 'done') return { state: 'done', answer: holder.answer };
