@@ -38,6 +38,12 @@ const schema = internalServiceSchema(
       .int()
       .positive()
       .default(15 * 60_000),
+    /** Visitors not seen for this many days are deleted, with their sessions, identity links and page-rule firings (about 13 months). */
+    VISITOR_RETENTION_DAYS: z.coerce.number().int().min(1).default(395),
+    /** Cookieless (day) profiles are deleted after this many days. */
+    VISITOR_COOKIELESS_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+    /** How often the visitor retention runs (in chunks, one replica at a time). */
+    VISITOR_RETENTION_INTERVAL_MS: z.coerce.number().int().positive().default(3_600_000),
     /** Erasure tombstones (dropping identifies of an erased person still in flight) are kept this long. */
     VISITORS_ERASURE_RETENTION_HOURS: z.coerce.number().int().min(25).default(72),
     /** The HMAC key of erasure tombstones (account|email is never stored, only its keyed hash). */

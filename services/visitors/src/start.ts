@@ -1,14 +1,16 @@
 // Starts the visitors service: the consumer group on visitors.collected (sessions, aggregates,
 // identity links and site hours; track events of identified visitors on to events.inbound), the
 // consumer of the accounts topic (a deletion removes the account's visitors), the periodic purge of
-// old collected ids, and an HTTP port for the internal API, health, readiness and metrics (lag
+// old collected ids and the visitor retention, and an HTTP port for the internal API, health, readiness and metrics (lag
 // included). On stop it leaves the groups (the chunk in hand finished and committed), then closes.
 import { postgresProbe } from '@glimpse/db';
 import { createDb } from '@glimpse/db/visitors';
 import { createBaseApp, serveService, serviceStart, type RunningService } from '@glimpse/http';
+import { metricsIn } from '@glimpse/logging';
 import { batchConsumerServiceReadiness, TOPICS, connectServiceKafka, createAccountEventsConsumer } from '@glimpse/messaging';
 import { createCollectedConsumer } from './consumer/collected-consumer.js';
 import { scheduleCollectedPurge } from './data/collected-retention.js';
+import { scheduleVisitorRetention } from './data/visitor-retention.js';
 import { createIpData } from './data/ip-data.js';
 import { classifyNetwork } from './domain/network-classifier.js';
 import { deleteAccountVisitors } from './data/visitor-repository.js';
@@ -74,6 +76,28 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
     intervalMs: config.VISITORS_PURGE_INTERVAL_MS,
     logger,
   });
+  const retained = metricsIn(base.registry).counter(
+    'glimpse_visitors_retention_deleted_total',
+    'Rows deleted by the visitor retention, by table (profiles, sessions, links, firings, company_visits)',
+    ['table'],
+  );
+  const retention = scheduleVisitorRetention(db, {
+    retentionDays: config.VISITOR_RETENTION_DAYS,
+    cookielessRetentionDays: config.VISITOR_COOKIELESS_RETENTION_DAYS,
+    intervalMs: config.VISITOR_RETENTION_INTERVAL_MS,
+    logger,
+    onDeleted: (c) => {
+      for (const [table, n] of [
+        ['profiles', c.profiles],
+        ['sessions', c.sessions],
+        ['links', c.links],
+        ['firings', c.firings],
+        ['company_visits', c.companyVisits],
+      ] as const) {
+        if (n > 0) retained.inc({ table }, n);
+      }
+    },
+  });
 
   base.app.use(
     internalRouter({
@@ -92,7 +116,7 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
     metricsPort: config.METRICS_PORT,
     logger,
     details: { groupId: config.VISITORS_GROUP_ID, accountsGroupId: config.VISITORS_ACCOUNTS_GROUP_ID },
-    drain: [() => purge.stop(), () => ipData.stop(), () => consumer.stop(), () => accounts.stop()],
+    drain: [() => purge.stop(), () => retention.stop(), () => ipData.stop(), () => consumer.stop(), () => accounts.stop()],
     close: [() => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
   });
 });

@@ -15,6 +15,8 @@ export const ADVISORY_LOCKS = {
   usageRollup: 0x6c656467n,
   /** visitors: deleting collected message ids past their retention. */
   collectedMessagesPurge: 7_204_321n,
+  /** visitors: deleting visitors (and their sessions, links, firings) past the visitor retention. */
+  visitorRetention: 7_204_322n,
 } as const;
 
 export type AdvisoryLock = keyof typeof ADVISORY_LOCKS;
