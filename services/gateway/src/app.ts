@@ -22,7 +22,8 @@ import { tagAsset } from './tag/tag-asset.js';
 import { tagRouter } from './tag/tag-route.js';
 import type { TagAsset } from './http/account/site-routes.js';
 import { collectRouter } from './http/collect-route.js';
-import { createLinkTokens, type LinkTokens } from './domain/link-token.js';
+import { createLinkTokenRevocations, type LinkTokenRevocations } from './data/link-token-revocations.js';
+import { createLinkTokens } from './domain/link-token.js';
 import { createDailySalt, type DailySalt } from './data/daily-salt.js';
 import { createSiteCache } from './data/site-cache.js';
 import { findSiteByKey } from './data/site-repository.js';
@@ -62,6 +63,7 @@ export interface CreateGatewayOptions {
     | 'SITE_KEY_LOOKUPS_PER_IP_BURST'
     | 'COLLECT_RATE_LIMIT_PER_IP_PER_SECOND'
     | 'LINK_TOKEN_SECRET'
+    | 'LINK_TOKEN_REVOCATION_CACHE_MS'
     | 'OPERATOR_TOKEN'
   >;
   producer: BatchingProducer;
@@ -141,6 +143,12 @@ export function createGatewayApp({
   const perAccount = accountRateLimits(config);
 
   const linkTokens = createLinkTokens(config.LINK_TOKEN_SECRET);
+  const linkTokenRevocations = createLinkTokenRevocations({
+    db,
+    linkTokens,
+    ttlMs: config.LINK_TOKEN_REVOCATION_CACHE_MS,
+    onFailure: (err) => logger.warn({ err: (err as Error).message }, 'link token revocations unreadable; the link identifies nobody'),
+  });
   const base = createBaseApp({ logger, checks, registry, trustProxy: trustProxySetting(config.TRUST_PROXY) });
   base.app.use(
     eventsRouter({
@@ -186,6 +194,7 @@ export function createGatewayApp({
       services,
       rawStore,
       linkTokens,
+      linkTokenRevocations,
       sites: { tag, maxPerAccount: config.SITES_PER_ACCOUNT, publicUrl: config.PUBLIC_URL },
       limits: {
         perKey: limiter('account', 'k', config.ACCOUNT_RATE_LIMIT_PER_SECOND, true),
@@ -199,7 +208,7 @@ export function createGatewayApp({
   if (config.OPERATOR_TOKEN) {
     const sites = { tag, maxPerAccount: config.SITES_PER_ACCOUNT, publicUrl: config.PUBLIC_URL };
     const credentialCaps = { eventTokensPerAccount: config.EVENT_TOKENS_PER_ACCOUNT, apiKeysPerAccount: config.API_KEYS_PER_ACCOUNT };
-    const accounts = { producer, ...services, rawStore, sites, credentialCaps };
+    const accounts = { producer, ...services, rawStore, sites, credentialCaps, linkTokens: { tokens: linkTokens, revocations: linkTokenRevocations } };
     base.app.use(operatorRouter({ token: config.OPERATOR_TOKEN, db, addressLimiter, logger, accounts }));
   }
   base.app.use(tagRouter());
@@ -212,7 +221,7 @@ export function createGatewayApp({
       limiter: limiter('collect', 's', config.COLLECT_RATE_LIMIT_PER_SECOND),
       addressLimiter: limiter('collect_ip', 'ip', config.COLLECT_RATE_LIMIT_PER_IP_PER_SECOND),
       salt: createDailySalt({ redis, onFallback: (err) => onRedisFailure('cookieless_salt', err) }),
-      linkTokens,
+      linkTokens: linkTokenRevocations,
     }),
   );
   base.app.use(consoleRouter());
@@ -235,7 +244,7 @@ function collectRoute({
   limiter: RateLimiter;
   addressLimiter: RateLimiter;
   salt: DailySalt;
-  linkTokens: LinkTokens;
+  linkTokens: Pick<LinkTokenRevocations, 'verify'>;
 }) {
   const metrics = metricsIn(registry);
   const accepted = metrics.counter('glimpse_collect_accepted_total', 'Events of the site tag acknowledged by Kafka and answered 200');

@@ -121,6 +121,8 @@ const schema = z
     COLLECT_RATE_LIMIT_PER_IP_PER_SECOND: positive(50),
     /** The secret email-link tokens are sealed with (AES-256-GCM, key by HKDF); changing it invalidates every token issued. */
     LINK_TOKEN_SECRET: z.string().min(32, 'LINK_TOKEN_SECRET must be at least 32 characters').default(DEV_LINK_TOKEN_SECRET),
+    /** How long POST /collect keeps a link token's revocation state: a revocation through another gateway takes effect within it. */
+    LINK_TOKEN_REVOCATION_CACHE_MS: ms(30_000),
     /**
      * The operator API's bearer token (/operator: accounts' add-ons). Unset or empty: there is no
      * operator API (/operator answers 404). No development default: an operator API is opt-in.

@@ -656,6 +656,21 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
       body: { required: true, content: json(linkTokenInputSchema) },
     },
   );
+  op(
+    'delete',
+    '/account/link-tokens/{id}',
+    'sites.revokeLinkToken',
+    'Revoke one link token: a link page view with it identifies nobody (within a minute on every gateway). Idempotent; an id this account never issued revokes nothing',
+    { status: 204, description: 'revoked' },
+    { params: z.object({ id: z.string().meta({ description: 'the id answered when the token was made (22 characters: letters, digits, _ -)' }) }) },
+  );
+  op(
+    'delete',
+    '/account/link-tokens',
+    'sites.revokeLinkTokens',
+    "Revoke every link token of the account issued so far (tokens made afterwards identify as usual). Tokens of an erased person's emails are revoked by the erasure",
+    { status: 204, description: 'revoked' },
+  );
   op('get', '/account/page-rules', 'sites.listPageRules', 'The page rules: page views of identified visitors that become events', {
     status: 200,
     description: 'the rules',

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { visitorSummarySchema } from './sites.js';
 import { emailSchema, EVENT_NAME_PATTERN } from '@glimpse/validation';
 
-export const LINK_TOKEN_TTL_DAYS = { min: 1, max: 365, default: 30 } as const;
+/** Days a link token identifies: 30 by default, at most 90 (a campaign's life; a token cannot be called back from a sent email, only revoked). */
+export const LINK_TOKEN_TTL_DAYS = { min: 1, max: 90, default: 30 } as const;
 export const MAX_PAGE_RULES_PER_ACCOUNT = 100;
 export const PAGE_RULE_PATTERN_MAX = 256;
 
@@ -36,6 +37,10 @@ export const linkTokenCreatedSchema = z
         description:
           'opaque and signed (AES-256-GCM): bound to this account, expiring, never the email in clear. Add it to a link to the site as ?gl=<token>: the tag sends it, removes it from the address bar, and the visitor is identified with method email_link',
       }),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{22}$/)
+      .meta({ description: "the token's id (in the token too): DELETE /account/link-tokens/{id} revokes it" }),
     expiresAt: at,
   })
   .meta({ id: 'LinkToken' });

@@ -101,7 +101,7 @@ export interface CollectContext {
   cookielessId?: string;
   /** A cookieless request's earlier persistent id (body or cookie): the one a denial is about. */
   priorVisitorId?: string;
-  /** An email-link token's email when it is this account's and current. */
+  /** An email-link token's email when it is this account's, current and not revoked (checked before, by the caller). */
   verifyLink(token: string): LinkTokenCheck;
 }
 
@@ -112,6 +112,8 @@ export type DropReason =
   | 'link_invalid'
   | 'link_expired'
   | 'link_foreign_account'
+  | 'link_revoked'
+  | 'link_unchecked'
   | 'cookieless'
   | 'consent_without_visitor';
 

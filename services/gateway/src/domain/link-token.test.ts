@@ -1,4 +1,4 @@
-import { createLinkTokens } from './link-token';
+import { createLinkTokens, LINK_TOKEN_ID_PATTERN } from './link-token';
 
 const tokens = createLinkTokens('a-test-secret-of-at-least-32-characters!');
 const account = '0b6f4c36-1c1e-4f4a-9d4e-3f1a2b3c4d5e';
@@ -8,10 +8,12 @@ const now = new Date('2026-11-29T12:00:00Z');
 
 describe('link tokens', () => {
   it('when a token is issued and verified for its account within its time, then it gives the email back', () => {
-    const { token, expiresAt } = tokens.issue(account, email, 30, now);
+    const { token, id, expiresAt } = tokens.issue(account, email, 30, now);
     expect(expiresAt).toEqual(new Date('2026-12-29T12:00:00Z'));
     expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(tokens.verify(token, account, now)).toEqual({ ok: true, email });
+    expect(id).toMatch(LINK_TOKEN_ID_PATTERN);
+    expect(tokens.verify(token, account, now)).toEqual({ ok: true, email, id, issuedAt: now.getTime() });
+    expect(tokens.issue(account, email, 30, now).id).not.toBe(id);
   });
 
   it('when a token is read as bytes or text, then the email is not in it, and two tokens for one email differ', () => {
@@ -42,13 +44,21 @@ describe('link tokens', () => {
   });
 
   it('when a token is past its expiry, then it is expired', () => {
-    const { token, expiresAt } = tokens.issue(account, email, 1, now);
-    expect(tokens.verify(token, account, new Date(expiresAt.getTime() - 1000))).toEqual({ ok: true, email });
+    const { token, id, expiresAt } = tokens.issue(account, email, 1, now);
+    expect(tokens.verify(token, account, new Date(expiresAt.getTime() - 1000))).toEqual({ ok: true, email, id, issuedAt: now.getTime() });
     expect(tokens.verify(token, account, expiresAt)).toEqual({ ok: false, reason: 'link_expired' });
   });
 
   it('when the secret changes, then earlier tokens are invalid', () => {
     const { token } = tokens.issue(account, email, 30, now);
     expect(createLinkTokens('another-secret-of-at-least-32-characters').verify(token, account, now)).toEqual({ ok: false, reason: 'link_invalid' });
+  });
+
+  it('when an email is keyed for a revocation, then the key is stable, differs per email and per secret, and is not the email', () => {
+    const key = tokens.emailKey(email);
+    expect(key).toMatch(/^[a-f0-9]{64}$/);
+    expect(tokens.emailKey(email)).toBe(key);
+    expect(tokens.emailKey('other@example.com')).not.toBe(key);
+    expect(createLinkTokens('another-secret-of-at-least-32-characters').emailKey(email)).not.toBe(key);
   });
 });

@@ -30,7 +30,7 @@ import {
   type DropReason,
 } from '../domain/collect-input.js';
 import { addressSubject, cookielessId } from '../domain/cookieless-id.js';
-import type { LinkTokens } from '../domain/link-token.js';
+import type { LinkTokenCheck } from '../domain/link-token.js';
 import { isSiteKey } from '../domain/site-input.js';
 import { jsonProblem } from './json-body.js';
 import { refusal } from './rate-limit.js';
@@ -44,7 +44,8 @@ export interface CollectRouteOptions {
   addressRateLimiter: RateLimiter;
   /** The salt of the day's cookieless ids. */
   salt: DailySalt;
-  linkTokens: LinkTokens;
+  /** A link token's check, its revocations included (through a short cache: a link page view can come on any request). */
+  linkTokens: { verify(token: string, accountId: string): Promise<LinkTokenCheck> };
   onAccepted(count: number): void;
   /** Bot page views, by what matched. */
   onBot(reason: string, count: number): void;
@@ -145,6 +146,10 @@ export function collectRouter({
     const todaysId = consent.cookieless || consent.granted ? cookielessId(await salt.get(), site.id, req.ip, userAgent) : undefined;
     const { vid } = consent.cookieless ? { vid: todaysId! } : visitorIdOf(input.vid, cookieHeader);
     const priorVisitorId = consent.cookieless ? knownVisitorId(input.vid, cookieHeader) : undefined;
+    // Link tokens first: their revocations are read (through a cache) before the batch is judged.
+    const links = new Map<string, LinkTokenCheck>();
+    if (!consent.cookieless)
+      for (const e of input.events) if (e.type === 'link' && !links.has(e.token)) links.set(e.token, await linkTokens.verify(e.token, site.accountId));
     const { messages, dropped } = collectedMessages(input.events, {
       accountId: site.accountId,
       siteId: site.id,
@@ -157,7 +162,7 @@ export function collectRouter({
       cookieless: consent.cookieless,
       ...(todaysId !== undefined && !consent.cookieless ? { cookielessId: todaysId } : {}),
       ...(priorVisitorId !== undefined ? { priorVisitorId } : {}),
-      verifyLink: (token) => linkTokens.verify(token, site.accountId),
+      verifyLink: (token) => links.get(token) ?? { ok: false, reason: 'link_invalid' },
     });
     await recordCollected(producer, site.workflows ? messages : messages.map(withoutWorkflows));
     onAccepted(messages.length);

@@ -19,7 +19,7 @@ import type { VisitorsClient } from '../data/visitors-client.js';
 import type { WebhooksClient } from '../data/webhooks-client.js';
 import { relay } from '../data/internal-service.js';
 import { credentialRoutes } from './account/credential-routes.js';
-import { forwardedRoutes } from './account/forwarded-routes.js';
+import { forwardedRoutes, type ForwardedRoutesOptions } from './account/forwarded-routes.js';
 import { jsonBody } from './account/json-body.js';
 import { siteRoutes, type TagAsset } from './account/site-routes.js';
 import { requireWorkflows, WORKFLOWS_PATHS } from './account/workflows-addon.js';
@@ -34,6 +34,8 @@ export interface OperatorAccountOptions {
   webhooks: WebhooksClient;
   visitors: VisitorsClient;
   rawStore: RawEventStore;
+  /** An erasure revokes the person's link tokens. */
+  linkTokens: ForwardedRoutesOptions['linkTokens'];
   sites: { tag: () => TagAsset; maxPerAccount: number; publicUrl?: string };
   credentialCaps?: Partial<CredentialCaps>;
   logger: Logger;
@@ -113,7 +115,17 @@ function existingAccount(db: Db): RequestHandler {
  * account's place. The account must exist (404 otherwise, as an unknown account's key would be
  * 401); its workflows add-on is read fresh, and the add-on's paths refuse without it, as on /account.
  */
-export function operatorActingRouter({ db, playbooks, enrichment, webhooks, visitors, rawStore, sites, credentialCaps }: OperatorAccountOptions): Router {
+export function operatorActingRouter({
+  db,
+  playbooks,
+  enrichment,
+  webhooks,
+  visitors,
+  rawStore,
+  linkTokens,
+  sites,
+  credentialCaps,
+}: OperatorAccountOptions): Router {
   const router = express.Router();
   router.use('/operator/accounts/:id/account', existingAccount(db));
   // The /account routers match on /account/…: below this mount point that is what is left of the path.
@@ -121,7 +133,7 @@ export function operatorActingRouter({ db, playbooks, enrichment, webhooks, visi
   acting.use(WORKFLOWS_PATHS, requireWorkflows);
   acting.post('/account/event-tokens', requireWorkflows);
   acting.use(credentialRoutes({ db, caps: credentialCaps }));
-  acting.use(forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore }));
+  acting.use(forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore, linkTokens }));
   acting.use(siteRoutes({ db, visitors, tag: sites.tag, maxSitesPerAccount: sites.maxPerAccount, publicUrl: sites.publicUrl }));
   router.use('/operator/accounts/:id', acting);
   return router;

@@ -19,6 +19,7 @@ import { siteRoutes, type TagAsset } from './site-routes.js';
 import { linkTokenRoutes } from './link-token-routes.js';
 import { visitorRoutes } from './visitor-routes.js';
 import { companyRoutes } from './company-routes.js';
+import type { LinkTokenRevocations } from '../../data/link-token-revocations.js';
 import type { LinkTokens } from '../../domain/link-token.js';
 import type { ServiceClients } from '../../start-clients.js';
 
@@ -29,6 +30,8 @@ export interface AccountRouterOptions {
   services: ServiceClients;
   rawStore: RawEventStore;
   linkTokens: LinkTokens;
+  /** Revocations of link tokens: written by DELETE /account/link-tokens… and by an erasure. */
+  linkTokenRevocations: LinkTokenRevocations;
   sites: { tag: () => TagAsset; maxPerAccount: number; publicUrl?: string };
   /** Per API key and (every key of the account together) per account; per address before authentication. */
   limits: { perKey: RateLimiter; perAccount?: RateLimiter; perAddress: AddressLimiter };
@@ -36,7 +39,17 @@ export interface AccountRouterOptions {
   credentialCaps?: Partial<CredentialCaps>;
 }
 
-export function accountRouter({ authenticator, db, services, rawStore, linkTokens, sites, limits, credentialCaps }: AccountRouterOptions): Router {
+export function accountRouter({
+  authenticator,
+  db,
+  services,
+  rawStore,
+  linkTokens,
+  linkTokenRevocations,
+  sites,
+  limits,
+  credentialCaps,
+}: AccountRouterOptions): Router {
   const router = express.Router();
   router.use(
     '/account',
@@ -53,9 +66,9 @@ export function accountRouter({ authenticator, db, services, rawStore, linkToken
   router.post('/account/event-tokens', requireWorkflows);
   router.use(credentialRoutes({ db, caps: credentialCaps }));
   router.use(recentEventsRoute({ rawStore })); // before GET /account/events/{eventId}
-  router.use(forwardedRoutes({ ...services, rawStore }));
+  router.use(forwardedRoutes({ ...services, rawStore, linkTokens: { tokens: linkTokens, revocations: linkTokenRevocations } }));
   router.use(webhookRoutes({ webhooks: services.webhooks }));
-  router.use(linkTokenRoutes({ linkTokens }));
+  router.use(linkTokenRoutes({ linkTokens, revocations: linkTokenRevocations }));
   router.use(visitorRoutes({ visitors: services.visitors }));
   router.use(companyRoutes({ visitors: services.visitors, enrichment: services.enrichment }));
   router.use(siteRoutes({ db, visitors: services.visitors, tag: sites.tag, maxSitesPerAccount: sites.maxPerAccount, publicUrl: sites.publicUrl }));

@@ -8,7 +8,10 @@ import type { WebhooksClient } from '../../data/webhooks-client.js';
 import type { VisitorsClient } from '../../data/visitors-client.js';
 import { AppError } from '@glimpse/errors';
 import { normalizeEmail } from '@glimpse/validation';
+import type { LinkTokenRevocations } from '../../data/link-token-revocations.js';
 import type { RawEventStore } from '../../data/raw-event-store.js';
+import type { LinkTokens } from '../../domain/link-token.js';
+import { revokeEmail } from '../../domain/link-token-revocation.js';
 import { parseEventInput } from '../../domain/event-input.js';
 import { jsonBody, rawSearch } from './json-body.js';
 
@@ -19,9 +22,14 @@ export interface ForwardedRoutesOptions {
   webhooks: WebhooksClient;
   visitors: VisitorsClient;
   rawStore: RawEventStore;
+  /** An erasure revokes every link token of the person's emails. */
+  linkTokens: { tokens: LinkTokens; revocations: LinkTokenRevocations };
 }
 
-export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore }: ForwardedRoutesOptions): Router {
+/** Emails of one person erased at once: the erased one and the others enrichment knows of the person (a bound on calls). */
+const MAX_PERSON_EMAILS = 20;
+
+export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore, linkTokens }: ForwardedRoutesOptions): Router {
   const router = express.Router();
   const id = (req: express.Request) => req.params.id as string;
 
@@ -45,10 +53,11 @@ export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, raw
   router.delete('/account/suppressions/:email', async (req, res) => relay(res, await playbooks.unsuppress(account(res), req.params.email as string)));
   // Erasure: the playbook service's tables first (they hold the email the longest; it answers with
   // the keyed stand-in that replaced it), then the raw events in Redis, then the webhooks service's
-  // delivery records (the email becomes that stand-in), then the visitors service's identity links
-  // and the aggregates of every visitor tied to the person, then the enrichment service's imported
-  // visitors of the person; all idempotent (erasing again gives the same stand-in), so a 503 from
-  // any is retried whole.
+  // delivery records (the email becomes that stand-in), then the enrichment service's imported
+  // visitors of the person (it answers the person's other emails), then every link token of those
+  // emails is revoked for good, then the visitors service's identity links and the aggregates of
+  // every visitor tied to the person by any of the emails; all idempotent (erasing again gives the
+  // same stand-in), so a 503 from any is retried whole.
   router.delete('/account/persons/:email', async (req, res) => {
     const email = normalizeEmail(req.params.email);
     if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
@@ -58,15 +67,29 @@ export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, raw
     const deletedRawEvents = await rawStore.erasePerson(account(res), email);
     const deliveries = await webhooks.call('POST', '/internal/persons/erase', account(res), { email, replacement });
     if (deliveries.status !== 200) return relay(res, deliveries);
-    const visitorData = await visitors.call('DELETE', `/internal/persons/${encodeURIComponent(email)}`, account(res));
-    if (visitorData.status !== 200) return relay(res, visitorData);
-    const { deletedVisitors, deletedLinks } = visitorData.body as { deletedVisitors: number; deletedLinks: number };
     const imported = await enrichment.erasePerson(account(res), email, replacement);
     if (imported.status !== 200) return relay(res, imported);
-    const { deletedVisitors: deletedImportedVisitors, hashedVisitors: hashedImportedVisitors } = imported.body as {
-      deletedVisitors: number;
-      hashedVisitors: number;
-    };
+    const {
+      deletedVisitors: deletedImportedVisitors,
+      hashedVisitors: hashedImportedVisitors,
+      emails: personEmails = [],
+    } = imported.body as { deletedVisitors: number; hashedVisitors: number; emails?: string[] };
+    const emails = [...new Set([email, ...personEmails.map((e) => normalizeEmail(e)).filter((e): e is string => e !== null)])].slice(0, MAX_PERSON_EMAILS);
+    // Before the links go: a link page view in between would make a new one.
+    const now = new Date();
+    await linkTokens.revocations.revoke(
+      account(res),
+      emails.map((e) => revokeEmail(linkTokens.tokens.emailKey(e), now)),
+    );
+    let deletedVisitors = 0;
+    let deletedLinks = 0;
+    for (const e of emails) {
+      const visitorData = await visitors.call('DELETE', `/internal/persons/${encodeURIComponent(e)}`, account(res));
+      if (visitorData.status !== 200) return relay(res, visitorData);
+      const counts = visitorData.body as { deletedVisitors: number; deletedLinks: number };
+      deletedVisitors += counts.deletedVisitors;
+      deletedLinks += counts.deletedLinks;
+    }
     res.json({
       ...playbookCounts,
       deletedRawEvents,

@@ -1,14 +1,18 @@
-// POST /account/link-tokens: a token for campaign links (?gl=<token>) that identifies the visitor
-// who follows it as the given person (method email_link). Nothing is stored: the token carries it.
+// Email-link tokens for campaign links (?gl=<token>), which identify the visitor who follows one as
+// the given person (method email_link). A token carries its account, email, expiry and id; nothing
+// is stored at issue. Revoking one (by id) or all the account's tokens issued so far writes a row
+// of identity.link_token_revocations, which POST /collect checks.
 import express, { type Response, type Router } from 'express';
 import { LINK_TOKEN_TTL_DAYS, linkTokenInputSchema } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
-import type { LinkTokens } from '../../domain/link-token.js';
+import type { LinkTokenRevocations } from '../../data/link-token-revocations.js';
+import { LINK_TOKEN_ID_PATTERN, type LinkTokens } from '../../domain/link-token.js';
+import { revokeAll, revokeOne } from '../../domain/link-token-revocation.js';
 import { jsonBody } from './json-body.js';
 
 const account = (res: Response) => res.locals.accountId as string;
 
-export function linkTokenRoutes({ linkTokens }: { linkTokens: LinkTokens }): Router {
+export function linkTokenRoutes({ linkTokens, revocations }: { linkTokens: LinkTokens; revocations: LinkTokenRevocations }): Router {
   const router = express.Router();
   router.post('/account/link-tokens', jsonBody, (req, res) => {
     const parsed = linkTokenInputSchema.safeParse(req.body);
@@ -16,8 +20,18 @@ export function linkTokenRoutes({ linkTokens }: { linkTokens: LinkTokens }): Rou
       const issue = parsed.error.issues[0]!;
       throw new AppError('invalid_request', issue.message);
     }
-    const { token, expiresAt } = linkTokens.issue(account(res), parsed.data.email, parsed.data.ttl_days ?? LINK_TOKEN_TTL_DAYS.default);
-    res.status(201).json({ token, expiresAt: expiresAt.toISOString() });
+    const { token, id, expiresAt } = linkTokens.issue(account(res), parsed.data.email, parsed.data.ttl_days ?? LINK_TOKEN_TTL_DAYS.default);
+    res.status(201).json({ token, id, expiresAt: expiresAt.toISOString() });
+  });
+  router.delete('/account/link-tokens/:id', async (req, res) => {
+    const id = req.params.id as string;
+    if (!LINK_TOKEN_ID_PATTERN.test(id)) throw new AppError('invalid_request', 'id must be the 22-character id answered with the token');
+    await revocations.revoke(account(res), [revokeOne(id, new Date())]);
+    res.status(204).end();
+  });
+  router.delete('/account/link-tokens', async (_req, res) => {
+    await revocations.revoke(account(res), [revokeAll(new Date())]);
+    res.status(204).end();
   });
   return router;
 }
