@@ -25,12 +25,17 @@ const FIRST_ROUND_MAX_MS = 30_000;
 
 /** Runs `purge` soon and every `intervalMs`, on timers that keep no process alive; stop() ends it. */
 export function scheduleRecurringPurge({ purge, intervalMs, logger, details, deletedMessage, failedMessage }: RecurringPurgeOptions): { stop(): void } {
-  const run = () =>
-    purge().then(
-      (n) => n > 0 && logger.info({ deleted: n, ...details }, deletedMessage),
+  async function round(): Promise<void> {
+    try {
+      const n = await purge();
+      if (n > 0) logger.info({ deleted: n, ...details }, deletedMessage);
+    } catch (err) {
       // The message only, cut short: a driver error may quote a whole statement.
-      (err: unknown) => logger.warn({ err: (err as Error).message?.slice(0, 200) }, failedMessage),
-    );
+      logger.warn({ err: (err as Error).message?.slice(0, 200) }, failedMessage);
+    }
+  }
+  // A round logs its own failure and the next one retries, so the timers may drop its promise.
+  const run = () => void round();
   const first = setTimeout(run, Math.min(intervalMs, FIRST_ROUND_MAX_MS));
   const timer = setInterval(run, intervalMs);
   first.unref();
