@@ -100,7 +100,15 @@ export async function run(argv: string[], io: Io, dbFactory?: (service: CliServi
 
 export function main(): void {
   const io: Io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
-  run(process.argv.slice(2), io).then((code) => {
-    process.exitCode = code;
-  });
+  // run() answers an exit code for every error of a command; what is left (a disconnect that
+  // failed after the command's answer) is reported the same way rather than as an unhandled rejection.
+  run(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      io.stderr(`error: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    },
+  );
 }
