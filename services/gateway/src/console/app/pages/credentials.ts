@@ -42,17 +42,16 @@ export function credentialsPage({
     const form = h('form', { class: 'create' });
     const createButton = h('button', { type: 'submit' }, `Create ${noun}`);
     form.append(...present(extraFields(), createButton));
-    form.addEventListener(
-      'submit',
-      action(async () => {
-        const created = await api<CreatedCredential>('POST', path, body(form));
-        form.reset();
-        const box = secretBox(`New ${noun} ${created.prefix}`, created[secretField] ?? '', () => createButton.focus());
-        slot.replaceChildren(box);
-        box.focus();
-        await load();
-      }),
-    );
+    const create = action(async () => {
+      const created = await api<CreatedCredential>('POST', path, body(form));
+      form.reset();
+      const box = secretBox(`New ${noun} ${created.prefix}`, created[secretField] ?? '', () => createButton.focus());
+      slot.replaceChildren(box);
+      box.focus();
+      await load();
+    });
+    // action() reports any error on the page itself, so its promise never rejects: the listener may drop it.
+    form.addEventListener('submit', (event) => void create(event));
 
     // A page at a time (the API's pages, newest first), with "Load more" when there are more.
     async function load() {
