@@ -154,6 +154,29 @@ const dependencyRules = PACKAGES.filter((pkg) => pkg.group !== 'tools').map((pkg
   },
 }));
 
+/**
+ * Async mistakes, caught with the types (typescript-eslint's type-checked rules) in production code:
+ * a promise nobody awaits or handles (its rejection is an unhandled rejection, which ends a Node
+ * process), a promise where a plain value is expected (an async callback to a timer or an event
+ * listener, which drops it; a promise in an `if`, always truthy), and an `await` on what is not a
+ * promise. The types come from one program of every package's sources (tsconfig.eslint.json, no
+ * build needed) and the console's (tsconfig.console.json). Test files are left out to keep the
+ * lint short: theirs (tsconfig.tests.json) would be a second program as large again.
+ */
+const TYPED_PROJECTS = ['tsconfig.eslint.json', 'services/gateway/tsconfig.console.json'];
+const asyncMistakeRules = [
+  {
+    files: ['{services,shared,tools}/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/__tests__/**'],
+    languageOptions: { parserOptions: { project: TYPED_PROJECTS, tsconfigRootDir: ROOT } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
+];
+
 export default tseslint.config(
   {
     ignores: ['**/node_modules/**', '**/dist/**', 'shared/db/src/generated/**', '.infra/**', 'artifacts/**', 'coverage/**'],
@@ -217,4 +240,5 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   ...dependencyRules,
+  ...asyncMistakeRules,
 );
