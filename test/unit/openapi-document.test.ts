@@ -49,6 +49,7 @@ it('when the document is validated against the OpenAPI 3.1 schema, then it is va
     '/account/events/recent',
     '/account/events/{eventId}',
     '/account/link-tokens',
+    '/account/link-tokens/{id}',
     '/account/page-rules',
     '/account/page-rules/{id}',
     '/account/persons/{email}',

@@ -19,7 +19,7 @@ import { docsRouter } from './http/docs-route.js';
 import { operatorRouter } from './http/operator-routes.js';
 import type { ServiceClients } from './start-clients.js';
 import { tagAsset } from './tag/tag-asset.js';
-import { tagRouter } from './tag/tag-route.js';
+import { siteScriptRouter, tagRouter } from './tag/tag-route.js';
 import type { TagAsset } from './http/account/site-routes.js';
 import { collectRouter } from './http/collect-route.js';
 import { createLinkTokenRevocations, type LinkTokenRevocations } from './data/link-token-revocations.js';
@@ -229,7 +229,7 @@ export function createGatewayApp({
   return { app: base.finish(), registry };
 }
 
-/** POST /collect with its site cache and metrics. */
+/** POST /collect with its site cache and metrics, and GET /s/<site key>.js (the tag with the site's settings) through the same cache. */
 function collectRoute({
   config,
   db,
@@ -270,15 +270,18 @@ function collectRoute({
     missLimiter: createAddressLimiter({ perSecond: config.SITE_KEY_LOOKUPS_PER_IP_PER_SECOND, burst: config.SITE_KEY_LOOKUPS_PER_IP_BURST }),
     onLookup: (result) => siteLookups.inc({ result }),
   });
-  return collectRouter({
-    sites,
-    producer,
-    rateLimiter: limiter,
-    addressRateLimiter: addressLimiter,
-    salt,
-    linkTokens,
-    onAccepted: (n) => accepted.inc(n),
-    onBot: (reason, n) => bots.inc({ reason: label(reason) }, n),
-    onDropped: (reason, n) => dropped.inc({ reason }, n),
-  });
+  return [
+    siteScriptRouter({ sites }),
+    collectRouter({
+      sites,
+      producer,
+      rateLimiter: limiter,
+      addressRateLimiter: addressLimiter,
+      salt,
+      linkTokens,
+      onAccepted: (n) => accepted.inc(n),
+      onBot: (reason, n) => bots.inc({ reason: label(reason) }, n),
+      onDropped: (reason, n) => dropped.inc({ reason }, n),
+    }),
+  ];
 }

@@ -96,8 +96,8 @@ describe('email links', () => {
     const manager = await createManager();
     for (const [body, message] of [
       [{}, 'email is required'],
-      [{ email: 'x@example.com', ttl_days: 0 }, 'ttl_days must be 1 to 365'],
-      [{ email: 'x@example.com', ttl_days: 366 }, 'ttl_days must be 1 to 365'],
+      [{ email: 'x@example.com', ttl_days: 0 }, 'ttl_days must be 1 to 90'],
+      [{ email: 'x@example.com', ttl_days: 91 }, 'ttl_days must be 1 to 90'],
       [{ email: 'x@example.com', extra: 1 }, 'unknown field(s): extra'],
     ] as const) {
       const res = await api(gateway.url, manager.key).post('/account/link-tokens', body);

@@ -540,7 +540,9 @@ function registerCollect(registry: OpenAPIRegistry): void {
       'The collector can be served from a CNAME of the site (e.g. t.example.com), so its cookie is first-party and not capped at seven days. ' +
       'Consent: on a site with consent required (until consent granted), and for any visitor who denied it or sends GPC to a site honouring it, no cookie is set and the visitor is counted under a cookieless id, ' +
       'the first 24 hex of HMAC-SHA256(salt of the UTC day, site|IP|user agent): the same browser is one visitor for a day, never followed across days; the salt is random per day, kept 48 h in Redis and never with the data. ' +
-      "Such page views are marked cookieless and carry no address; identify, link and track are dropped. A consent item granted mints the persistent id (and cookie) and joins the day's cookieless page views to it; denied deletes the visitor's identity links. " +
+      "Such page views are marked cookieless and carry no address; identify, link and track are dropped. A consent item granted mints the persistent id (and cookie) and credits to it the page views it lists (views: this browser's, sent while pending), leaving the day's cookieless profile (shared behind one address and browser) alone; denied deletes the visitor's identity links. " +
+      'On a consent-required site a cookie alone is no grant: without consent granted the visitor is cookieless and the cookie is deleted. ' +
+      "What reaches Kafka of an address is trimmed, whoever sent it: a page view's url keeps its origin, path, utm_ parameters and the site's query_keys (never a fragment), a referrer its origin and path, a path nothing from '?' or '#'. " +
       "Identification: identify (confidence 1); identify with method form only on a site with capture_forms (0.9); link items with a token of POST /account/link-tokens of the site's account, not expired (email_link, 1); others dropped. " +
       "Limits: per client address (IPv6 by /64) and then per site, so one address cannot spend a site's budget.",
     request: {

@@ -14,6 +14,9 @@ export const COLLECT_BODY_LIMIT_BYTES = 32 * 1024;
 export const COLLECT_LINK_TOKEN_MAX = 1024;
 export const COLLECT_CONSENT_STATES = ['pending', 'granted', 'denied'] as const;
 export const SITE_KEY_PATTERN = /^glp_[A-Za-z0-9_-]{32}$/;
+export const MAX_QUERY_KEYS = 20;
+/** The page views a grant credits to the visitor it mints (this page load's, sent while consent was pending). */
+export const MAX_GRANT_VIEWS = 20;
 
 const name = z
   .string({ error: (i) => (i.input === undefined ? 'name is required' : 'name must be a string') })
@@ -56,6 +59,21 @@ const honorGpc = z
   .boolean({ error: 'honor_gpc must be true or false' })
   .meta({ description: "a browser's Global Privacy Control signal keeps its visitor cookieless and unidentifiable, like a denial (default true)" });
 
+const queryKeys = z
+  .array(
+    z
+      .string({ error: 'each query key must be a string' })
+      .regex(/^[A-Za-z0-9_.[\]-]{1,64}$/, 'each query key must be 1 to 64 characters: letters, digits, _ . - [ ]'),
+    {
+      error: 'query_keys must be an array of query parameter names',
+    },
+  )
+  .max(MAX_QUERY_KEYS, `a site allows at most ${MAX_QUERY_KEYS} query keys`)
+  .meta({
+    description:
+      "the query parameters a page view's URL keeps besides the utm_ ones (default: none); the tag and the gateway drop every other parameter and the fragment",
+  });
+
 const siteObjectError = (i: { code: string; keys?: string[] }) =>
   i.code === 'unrecognized_keys'
     ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a site has name, origins, track_events, capture_forms, consent and honor_gpc`
@@ -70,6 +88,7 @@ export const siteCreateSchema = z
       capture_forms: captureForms.optional(),
       consent: consent.optional(),
       honor_gpc: honorGpc.optional(),
+      query_keys: queryKeys.optional(),
     },
     { error: siteObjectError },
   )
@@ -83,6 +102,7 @@ export const siteUpdateSchema = z
       capture_forms: captureForms.optional(),
       consent: consent.optional(),
       honor_gpc: honorGpc.optional(),
+      query_keys: queryKeys.optional(),
     },
     { error: siteObjectError },
   )
@@ -102,17 +122,21 @@ export const siteSchema = z
     capture_forms: z.boolean(),
     consent: z.enum(SITE_CONSENT_MODES),
     honor_gpc: z.boolean(),
+    query_keys: z.array(z.string()),
     createdAt: at,
     updatedAt: at,
     snippet: z
       .object({
-        html: z.string().meta({ description: 'the tag to put in every page' }),
+        html: z.string().meta({ description: "the tag to put in every page: the site's script /s/{key}.js, which carries the site's settings" }),
         integrity: z
           .string()
           .regex(/^sha384-[A-Za-z0-9+/]+=*$/)
-          .meta({ description: "the tag's Subresource Integrity hash" }),
+          .meta({
+            description:
+              'the Subresource Integrity hash of the generic /g.js (the older snippet); the per-site script changes with its settings, so it takes none',
+          }),
       })
-      .meta({ description: 'the install snippet; it carries data-capture-forms, data-consent and data-honor-gpc only when they differ from the defaults' }),
+      .meta({ description: 'the install snippet' }),
   })
   .meta({ id: 'Site' });
 
@@ -186,10 +210,14 @@ export const collectEventSchema = z
       z.strictObject({
         type: z.literal('pageview'),
         id: collectedId,
-        url: z.string().max(4096).optional(),
+        url: z
+          .string()
+          .max(4096)
+          .optional()
+          .meta({ description: "kept as origin, path, the utm_ parameters and the site's query_keys; any other parameter and the fragment are dropped" }),
         path: z.string().min(1).max(2048).startsWith('/', 'path must start with /'),
         title: z.string().max(512).optional(),
-        referrer: z.string().max(2048).optional(),
+        referrer: z.string().max(2048).optional().meta({ description: 'kept as origin and path only' }),
         utm: utm.optional(),
       }),
       z.strictObject({ type: z.literal('engagement'), id: collectedId, pageViewId: collectedId, seconds: z.int().min(0).max(ENGAGED_SECONDS_MAX) }),
@@ -212,10 +240,29 @@ export const collectEventSchema = z
           path: z.string().max(2048).optional(),
         })
         .meta({ description: "identifies the visitor with method email_link when the token is intact, this site's account's and not expired (else dropped)" }),
-      z.strictObject({ type: z.literal('consent'), id: collectedId, state: z.enum(['granted', 'denied']) }).meta({
-        description:
-          "granted: the visitor gets its persistent id (and cookie) and the day's cookieless page views join it; denied: the visitor's identity links are deleted and its cookie cleared",
-      }),
+      z
+        .strictObject({
+          type: z.literal('consent'),
+          id: collectedId,
+          state: z.enum(['granted', 'denied']),
+          views: z
+            .array(
+              z.strictObject({
+                id: collectedId,
+                path: z.string().min(1).max(2048).startsWith('/', 'path must start with /'),
+                at: z.iso.datetime().meta({ description: "when the tag sent the page view (the browser's clock)" }),
+              }),
+            )
+            .max(MAX_GRANT_VIEWS)
+            .optional()
+            .meta({
+              description: `on a grant: the page views this page load sent while consent was pending (at most ${MAX_GRANT_VIEWS}), credited to the new visitor; the day's cookieless profile keeps them too`,
+            }),
+        })
+        .meta({
+          description:
+            "granted: the visitor gets its persistent id (and cookie) and the views listed are credited to it (nothing else of the cookieless day: others behind the same address and browser stay apart); denied: the visitor's identity links are deleted and its cookie cleared",
+        }),
       z.strictObject({
         type: z.literal('track'),
         id: collectedId,

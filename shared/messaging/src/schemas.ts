@@ -145,8 +145,13 @@ export const collectedMessageSchema = z.discriminatedUnion('type', [
     ...collectedBase,
     type: z.literal('consent'),
     state: z.enum(['granted', 'denied']),
-    /** On a grant: the day's cookieless id of the same browser, whose page views join the new visitor. */
+    /** From before grants carried their views: ignored (a cookieless day is shared by everyone behind one address and browser). */
     cookielessId: z.string().regex(VISITOR_ID_PATTERN).optional(),
+    /** On a grant: the page views this browser sent while consent was pending, credited to the new visitor (path without query). */
+    views: z
+      .array(z.object({ id: z.string().regex(COLLECTED_ID_PATTERN), path: z.string().min(1).max(2048), at: z.iso.datetime() }))
+      .max(20)
+      .optional(),
   }),
   z.object({
     ...collectedBase,

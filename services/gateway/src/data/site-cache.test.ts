@@ -10,6 +10,7 @@ const site: CollectSite = {
   captureForms: false,
   consent: 'implied',
   honorGpc: true,
+  queryKeys: [],
   workflows: true,
 };
 

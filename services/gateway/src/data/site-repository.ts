@@ -17,9 +17,11 @@ export interface SiteRecord extends SiteFields {
 }
 
 /** What collecting needs of a site, and whether its account has the workflows add-on (page rules and tracks are of it). */
-export type CollectSite = Pick<SiteRecord, 'id' | 'accountId' | 'origins' | 'trackEvents' | 'captureForms' | 'consent' | 'honorGpc'> & { workflows: boolean };
+export type CollectSite = Pick<SiteRecord, 'id' | 'accountId' | 'origins' | 'trackEvents' | 'captureForms' | 'consent' | 'honorGpc' | 'queryKeys'> & {
+  workflows: boolean;
+};
 
-const settingColumns = { captureForms: true, consent: true, honorGpc: true } as const;
+const settingColumns = { captureForms: true, consent: true, honorGpc: true, queryKeys: true } as const;
 const columns = {
   id: true,
   accountId: true,

@@ -24,6 +24,7 @@ const ctx: CollectContext = {
   ip: '203.0.113.9',
   captureForms: false,
   cookieless: false,
+  queryKeys: [],
   verifyLink: () => ({ ok: false, reason: 'link_invalid' }),
 };
 const pageview = {
@@ -103,6 +104,7 @@ describe('collect input', () => {
     for (const m of messages) expect(collectedSchema.safeParse(m).success).toBe(true);
     expect(messages[0]).toEqual({
       ...pageview,
+      url: 'https://a.test/p',
       accountId: ctx.accountId,
       siteId: ctx.siteId,
       visitorId: ctx.visitorId,
@@ -182,10 +184,45 @@ describe('identification and consent in collect', () => {
     expect(out.dropped).toEqual({ cookieless: 3 });
   });
 
-  it('when consent is granted, then a consent message carries the cookieless id; a denial is about the earlier persistent id, else nothing', () => {
-    const granted = collectedMessages(events({ type: 'consent', id: 'cs_00000001', state: 'granted' }), { ...ctx, cookielessId: 'b'.repeat(24) });
-    expect(granted.messages).toEqual([expect.objectContaining({ type: 'consent', state: 'granted', cookielessId: 'b'.repeat(24), visitorId: ctx.visitorId })]);
+  it('when a page view names a full address, then Kafka gets its path, UTM and allowed query keys only, never a fragment, and the referrer without its query', () => {
+    const view = {
+      ...pageview,
+      url: 'https://a.test/reset?token=s3cret&utm_source=news&tab=2#access_token=xyz',
+      path: '/reset?token=s3cret#x',
+      referrer: 'https://ref.test/search?q=ann%40example.com#r',
+    };
+    const [message] = collectedMessages(events(view), { ...ctx, queryKeys: ['tab'] }).messages;
+    expect(message).toMatchObject({ type: 'pageview', url: 'https://a.test/reset?utm_source=news&tab=2', path: '/reset', referrer: 'https://ref.test/search' });
+    expect(JSON.stringify(message)).not.toMatch(/s3cret|xyz|ann/);
+    const notUrls = collectedMessages(events({ ...pageview, url: 'javascript:alert(1)', referrer: 'not a url' }), ctx).messages[0];
+    expect(notUrls).not.toHaveProperty('url');
+    expect(notUrls).not.toHaveProperty('referrer');
+  });
+
+  it("when consent is granted, then the consent message carries the browser's pending views (paths trimmed, none later than the grant or older than a day) and no cookieless id; a denial is about the earlier persistent id, else nothing", () => {
+    const views = [
+      { id: 'pv_00000011', path: '/a?x=1', at: '2026-11-25T09:50:00.000Z' },
+      { id: 'pv_00000012', path: '/b', at: '2026-11-25T10:05:00.000Z' },
+      { id: 'pv_00000013', path: '/old', at: '2026-11-24T09:59:00.000Z' },
+    ];
+    const granted = collectedMessages(events({ type: 'consent', id: 'cs_00000001', state: 'granted', views }), ctx);
+    expect(granted.messages).toEqual([
+      {
+        type: 'consent',
+        state: 'granted',
+        id: 'cs_00000001',
+        accountId: ctx.accountId,
+        siteId: ctx.siteId,
+        visitorId: ctx.visitorId,
+        receivedAt: ctx.receivedAt,
+        views: [
+          { id: 'pv_00000011', path: '/a', at: '2026-11-25T09:50:00.000Z' },
+          { id: 'pv_00000012', path: '/b', at: ctx.receivedAt },
+        ],
+      },
+    ]);
     expect(collectedSchema.safeParse(granted.messages[0]).success).toBe(true);
+    expect(collectedMessages(events({ type: 'consent', id: 'cs_00000003', state: 'granted' }), ctx).messages[0]).not.toHaveProperty('views');
     const deny = events({ type: 'consent', id: 'cs_00000002', state: 'denied' });
     expect(collectedMessages(deny, { ...ctx, cookieless: true, priorVisitorId: 'c'.repeat(24) }).messages).toEqual([
       expect.objectContaining({ type: 'consent', state: 'denied', visitorId: 'c'.repeat(24) }),

@@ -10,6 +10,7 @@ import { AppError } from '@glimpse/errors';
 import { VISITOR_ID_PATTERN, type CollectedBot, type CollectedMessage } from '@glimpse/messaging';
 import { normalizeEmail } from '@glimpse/validation';
 import type { LinkTokenCheck } from './link-token.js';
+import { trimPageUrl, trimPath, trimReferrer } from './trim-url.js';
 
 export const VISITOR_COOKIE = '_glv';
 
@@ -97,8 +98,8 @@ export interface CollectContext {
   ip?: string;
   /** The visitor is counted under its cookieless id (visitorId): page views only, nothing identifying. */
   cookieless: boolean;
-  /** The day's cookieless id of this browser: what a granted consent joins to the persistent visitor. */
-  cookielessId?: string;
+  /** The query keys the site's page view URLs keep besides utm_*. */
+  queryKeys: readonly string[];
   /** A cookieless request's earlier persistent id (body or cookie): the one a denial is about. */
   priorVisitorId?: string;
   /** An email-link token's email when it is this account's, current and not revoked (checked before, by the caller). */
@@ -123,13 +124,16 @@ export interface CollectedBatch {
 }
 
 function pageView(event: Extract<CollectEvent, { type: 'pageview' }>, base: CollectedBase, ctx: CollectContext): CollectedMessage {
+  // Trimmed here too, whatever sent it: no query string but the allowed keys, and no fragment, reaches Kafka.
+  const url = event.url !== undefined ? trimPageUrl(event.url, ctx.queryKeys) : undefined;
+  const referrer = event.referrer ? trimReferrer(event.referrer) : undefined;
   return {
     ...base,
     type: 'pageview',
-    path: event.path,
-    ...(event.url !== undefined ? { url: event.url } : {}),
+    path: trimPath(event.path),
+    ...(url !== undefined ? { url } : {}),
     ...(event.title !== undefined ? { title: event.title } : {}),
-    ...(event.referrer ? { referrer: event.referrer } : {}),
+    ...(referrer !== undefined ? { referrer } : {}),
     ...(event.utm !== undefined && Object.keys(event.utm).length > 0 ? { utm: event.utm } : {}),
     ...(ctx.userAgent !== undefined ? { userAgent: ctx.userAgent.slice(0, 1024) } : {}),
     // A cookieless view carries no address: it is never matched to a company or a person.
@@ -145,7 +149,23 @@ function consentMessage(event: Extract<CollectEvent, { type: 'consent' }>, base:
     return ctx.priorVisitorId !== undefined ? { ...base, visitorId: ctx.priorVisitorId, type: 'consent', state: 'denied' } : 'consent_without_visitor';
   }
   if (ctx.cookieless) return 'cookieless';
-  return { ...base, type: 'consent', state: 'granted', ...(ctx.cookielessId !== undefined ? { cookielessId: ctx.cookielessId } : {}) };
+  const views = grantViews(event.views ?? [], base.receivedAt);
+  return { ...base, type: 'consent', state: 'granted', ...(views.length > 0 ? { views } : {}) };
+}
+
+const GRANT_VIEW_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * The page views a grant credits to the new visitor (this browser's, sent while consent was
+ * pending): paths trimmed, times from the browser's clock never after the grant's arrival, and
+ * none older than a day. Only these move: the day's cookieless profile, shared by everyone behind
+ * the same address and browser, is left alone.
+ */
+export function grantViews(views: readonly { id: string; path: string; at: string }[], receivedAt: string): { id: string; path: string; at: string }[] {
+  const until = Date.parse(receivedAt);
+  return views
+    .filter((v) => until - Date.parse(v.at) < GRANT_VIEW_WINDOW_MS)
+    .map((v) => ({ id: v.id, path: trimPath(v.path), at: new Date(Math.min(Date.parse(v.at), until)).toISOString() }));
 }
 
 function toMessage(event: CollectEvent, ctx: CollectContext): CollectedMessage | DropReason {

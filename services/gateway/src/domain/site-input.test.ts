@@ -24,6 +24,7 @@ describe('site input', () => {
       captureForms: false,
       consent: 'implied',
       honorGpc: true,
+      queryKeys: [],
     });
     expect(parseSiteCreate({ name: 'x', origins: ['http://b.io'] }).trackEvents).toEqual([]);
   });
@@ -58,25 +59,16 @@ describe('site input', () => {
     expect(isSiteKey('glk_abc')).toBe(false);
   });
 
-  it('when a snippet is made, then it is the async tag with the key, the SRI hash and crossorigin', () => {
+  it("when a snippet is made, then it is the async per-site script (the settings travel in it, not in attributes), beside /g.js's SRI hash for the older snippet", () => {
     const s = siteSnippet('https://t.example.com/', 'glp_' + 'a'.repeat(32), 'sha384-abc');
-    expect(s).toEqual({
-      html: `<script async src="https://t.example.com/g.js" data-site="glp_${'a'.repeat(32)}" integrity="sha384-abc" crossorigin="anonymous"></script>`,
-      integrity: 'sha384-abc',
-    });
+    expect(s).toEqual({ html: `<script async src="https://t.example.com/s/glp_${'a'.repeat(32)}.js"></script>`, integrity: 'sha384-abc' });
   });
 
-  it('when a site keeps the default settings, then the snippet has no setting attributes; when it differs, exactly those that differ', () => {
-    const key = 'glp_' + 'a'.repeat(32);
-    const defaults = siteSnippet('https://t.test', key, 'sha384-abc', { captureForms: false, consent: 'implied', honorGpc: true });
-    expect(defaults.html).not.toMatch(/data-(capture-forms|consent|honor-gpc)/);
-    const strict = siteSnippet('https://t.test', key, 'sha384-abc', { captureForms: true, consent: 'required', honorGpc: false });
-    expect(strict.html).toBe(
-      `<script async src="https://t.test/g.js" data-site="${key}" data-capture-forms="true" data-consent="required" data-honor-gpc="false" integrity="sha384-abc" crossorigin="anonymous"></script>`,
-    );
-    expect(siteSnippet('https://t.test', key, 'sha384-abc', { captureForms: false, consent: 'required', honorGpc: true }).html).toContain(
-      ' data-consent="required" integrity=',
-    );
+  it('when query keys are given, then they are kept once each; a malformed or an excess one is refused', () => {
+    expect(parseSiteCreate({ name: 'x', origins: ['https://a.test'], query_keys: ['page', 'q', 'page'] }).queryKeys).toEqual(['page', 'q']);
+    expect(parseSiteUpdate({ query_keys: [] })).toEqual({ queryKeys: [] });
+    expect(() => parseSiteUpdate({ query_keys: ['a b'] })).toThrow('each query key must be 1 to 64 characters');
+    expect(() => parseSiteUpdate({ query_keys: Array.from({ length: 21 }, (_, i) => `k${i}`) })).toThrow('at most 20 query keys');
   });
 
   it('when settings are given or left out, then create fills the defaults and update changes only what was given', () => {

@@ -20,10 +20,9 @@ export interface SiteFields {
   captureForms: boolean;
   consent: SiteConsentMode;
   honorGpc: boolean;
+  /** The query keys a page view's URL keeps besides utm_*. */
+  queryKeys: string[];
 }
-
-/** What the tag reads from its script tag (the snippet's data- attributes). */
-export type SiteSettings = Pick<SiteFields, 'captureForms' | 'consent' | 'honorGpc'>;
 
 /**
  * An origin as browsers send it in the Origin header: scheme, lower-case host, port only when not
@@ -71,6 +70,7 @@ export function parseSiteCreate(body: unknown): SiteFields {
     captureForms: input.capture_forms ?? SITE_SETTING_DEFAULTS.capture_forms,
     consent: input.consent ?? SITE_SETTING_DEFAULTS.consent,
     honorGpc: input.honor_gpc ?? SITE_SETTING_DEFAULTS.honor_gpc,
+    queryKeys: [...new Set(input.query_keys ?? [])],
   };
 }
 
@@ -83,6 +83,7 @@ export function parseSiteUpdate(body: unknown): Partial<SiteFields> {
     ...(input.capture_forms !== undefined ? { captureForms: input.capture_forms } : {}),
     ...(input.consent !== undefined ? { consent: input.consent } : {}),
     ...(input.honor_gpc !== undefined ? { honorGpc: input.honor_gpc } : {}),
+    ...(input.query_keys !== undefined ? { queryKeys: [...new Set(input.query_keys)] } : {}),
   };
 }
 
@@ -97,16 +98,6 @@ export function isSiteKey(value: unknown): value is string {
 
 const escapeAttribute = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-/** The settings the tag must know, as data- attributes, only where they differ from the defaults. */
-function settingAttributes(settings: SiteSettings | undefined): string {
-  if (!settings) return '';
-  return [
-    settings.captureForms !== SITE_SETTING_DEFAULTS.capture_forms ? ` data-capture-forms="${String(settings.captureForms)}"` : '',
-    settings.consent !== SITE_SETTING_DEFAULTS.consent ? ` data-consent="${escapeAttribute(settings.consent)}"` : '',
-    settings.honorGpc !== SITE_SETTING_DEFAULTS.honor_gpc ? ` data-honor-gpc="${String(settings.honorGpc)}"` : '',
-  ].join('');
-}
-
 /** The text without its trailing '/'s (by a scan: the base URL may come from the request's Host). */
 function withoutTrailingSlashes(text: string): string {
   let end = text.length;
@@ -114,11 +105,12 @@ function withoutTrailingSlashes(text: string): string {
   return text.slice(0, end);
 }
 
-/** The install snippet: the async tag with the site key, its settings and the tag's SRI hash; no inline script. */
-export function siteSnippet(baseUrl: string, key: string, integrity: string, settings?: SiteSettings): { html: string; integrity: string } {
-  const src = `${withoutTrailingSlashes(baseUrl)}/g.js`;
-  return {
-    html: `<script async src="${escapeAttribute(src)}" data-site="${escapeAttribute(key)}"${settingAttributes(settings)} integrity="${escapeAttribute(integrity)}" crossorigin="anonymous"></script>`,
-    integrity,
-  };
+/**
+ * The install snippet: the async per-site script, which carries the site's settings (so a change in
+ * the console reaches every page without editing it); no inline script. `integrity` is the generic
+ * /g.js's, for the older snippet: the per-site script changes with its settings, so it takes none.
+ */
+export function siteSnippet(baseUrl: string, key: string, integrity: string): { html: string; integrity: string } {
+  const src = `${withoutTrailingSlashes(baseUrl)}/s/${key}.js`;
+  return { html: `<script async src="${escapeAttribute(src)}"></script>`, integrity };
 }

@@ -143,7 +143,7 @@ export function collectRouter({
     }
     const consent = decideConsent(site, input);
     const cookieHeader = req.headers.cookie;
-    const todaysId = consent.cookieless || consent.granted ? cookielessId(await salt.get(), site.id, req.ip, userAgent) : undefined;
+    const todaysId = consent.cookieless ? cookielessId(await salt.get(), site.id, req.ip, userAgent) : undefined;
     const { vid } = consent.cookieless ? { vid: todaysId! } : visitorIdOf(input.vid, cookieHeader);
     const priorVisitorId = consent.cookieless ? knownVisitorId(input.vid, cookieHeader) : undefined;
     // Link tokens first: their revocations are read (through a cache) before the batch is judged.
@@ -160,7 +160,7 @@ export function collectRouter({
       userAgent,
       ip: req.ip,
       cookieless: consent.cookieless,
-      ...(todaysId !== undefined && !consent.cookieless ? { cookielessId: todaysId } : {}),
+      queryKeys: site.queryKeys,
       ...(priorVisitorId !== undefined ? { priorVisitorId } : {}),
       verifyLink: (token) => links.get(token) ?? { ok: false, reason: 'link_invalid' },
     });

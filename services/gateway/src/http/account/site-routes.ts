@@ -37,9 +37,10 @@ export function siteRoutes({ db, visitors, tag, maxSitesPerAccount, publicUrl }:
     capture_forms: site.captureForms,
     consent: site.consent,
     honor_gpc: site.honorGpc,
+    query_keys: site.queryKeys,
     createdAt: site.createdAt,
     updatedAt: site.updatedAt,
-    snippet: siteSnippet(publicUrl ?? `${req.protocol}://${req.get('host')}`, site.key, tag().integrity, site),
+    snippet: siteSnippet(publicUrl ?? `${req.protocol}://${req.get('host')}`, site.key, tag().integrity),
   });
 
   router.post('/account/sites', jsonBody, async (req, res) => {
