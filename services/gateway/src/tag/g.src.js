@@ -1,17 +1,27 @@
-// Glimpse's site tag, served minified at /g.js and installed as
-// <script async src="{base}/g.js" data-site="glp_…"></script>. It counts page views (first load and
+/* global GLIMPSE_SETTINGS */
+// Glimpse's site tag, served minified per site at /s/glp_….js with the site's settings passed in
+// (installed as <script async src="{base}/s/glp_….js"></script>), and as /g.js for the older snippet
+// (<script async src="{base}/g.js" data-site="glp_…" data-…></script>: no settings passed, the
+// attributes say them). Attributes may only make the tag stricter than the settings passed in:
+// consent required beats implied, forms are captured only if both allow, GPC is honoured if either
+// says so. It counts page views (first load and
 // single-page-app navigations, each once), the visible time spent on each, and the page's
 // glimpse('identify', …) and glimpse('track', …) calls, and posts them in small batches to
 // {base}/collect. It also identifies by the email of a submitted form (data-capture-forms="true")
 // and by an email link's ?gl= token, and follows the visitor's consent (data-consent="required",
-// glimpse('consent', 'granted' | 'denied'), Global Privacy Control unless data-honor-gpc="false").
+// glimpse('consent', 'granted' | 'denied'), Global Privacy Control). It sends a page's path, its UTM
+// parameters and the query keys the site allows, never a fragment; a referrer's origin and path only.
+// What it stores is per site key (_glv:<key> = {v: visitor id, g: consent granted on this site}), so
+// an id stored by another site on the origin, or before the site required consent, is not a grant.
 // Whatever happens, nothing is thrown into the host page: every entry point (the load, the API,
 // the listeners, the history wrappers' own part) swallows its errors.
-(function () {
+(function (/** @type {any} */ settings) {
   'use strict';
   /** @type {any} */
   var w = window;
-  var STORE = '_glv';
+  // The site's settings, from the per-site script; none from /g.js.
+  var S = settings || {};
+  var STORE = '';
   var MAX_QUEUE = 100;
   var MAX_BATCH = 50;
   var MAX_ATTEMPTS = 5;
@@ -37,6 +47,12 @@
   var gpc = false;
   /** @type {any[]} what identifies the visitor or is about them, held while consent is pending */
   var held = [];
+  /** @type {any[]} this page load's page views sent while consent was pending, credited to the visitor a grant mints */
+  var pendingViews = [];
+  // Consent was granted on this site (stored with the id).
+  var granted = 0;
+  /** @type {string[]} the query keys the site allows besides utm_* */
+  var queryKeys = S.query || [];
 
   function noop() {}
 
@@ -55,7 +71,7 @@
   /**
    * Keeps the one-level values the collector accepts (strings, finite numbers, booleans).
    * @param {any} input
-   * @param {string} [skip]
+   * @param {RegExp} [skip]
    */
   function flat(input, skip) {
     /** @type {Record<string, string | number | boolean>} */
@@ -63,7 +79,8 @@
     if (!input || typeof input !== 'object' || Array.isArray(input)) return out;
     for (var key in input) {
       var value = input[key];
-      if (key !== skip && (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && isFinite(value)))) out[key] = value;
+      if (!(skip && skip.test(key)) && (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && isFinite(value))))
+        out[key] = value;
     }
     return out;
   }
@@ -103,7 +120,13 @@
       var batch = queue.splice(0, MAX_BATCH);
       // Absent fields (undefined) are left out. A denial's batch still names the visitor (so its
       // identity can be undone); none after it.
-      var body = JSON.stringify({ site: site, vid: vid || undefined, consent: consent || undefined, gpc: gpc || undefined, events: batch });
+      var body = JSON.stringify({
+        site: site,
+        vid: vid || undefined,
+        consent: consent || undefined,
+        gpc: w.navigator.globalPrivacyControl || undefined,
+        events: batch,
+      });
       if (consent === 'denied') vid = null;
       if (unloading && navigator.sendBeacon && navigator.sendBeacon(endpoint, new Blob([body], { type: 'text/plain' }))) return flush(true);
       busy = true;
@@ -149,7 +172,7 @@
     if (/^[pd]/.test(consent)) return;
     vid = id;
     try {
-      localStorage.setItem(STORE, id);
+      localStorage.setItem(STORE, JSON.stringify({ v: id, g: granted }));
     } catch (e) {
       // Storage refused (private mode, blocked): the server's cookie still holds the id.
     }
@@ -163,6 +186,25 @@
     if (report && pageViewId && seconds > 0) {
       visibleMs -= seconds * 1000;
       push({ type: 'engagement', pageViewId: pageViewId, seconds: Math.min(seconds, 1800) });
+    }
+  }
+
+  /**
+   * The address as sent: origin and path, with the UTM parameters and the site's allowed query keys
+   * when `query`; never a fragment. Undefined for what is no URL.
+   * @param {string} href @param {boolean} [query]
+   */
+  function trim(href, query) {
+    try {
+      var url = new URL(href);
+      var kept = new URLSearchParams();
+      url.searchParams.forEach(function (value, key) {
+        if (query && (/^utm_/.test(key) || queryKeys.indexOf(key) >= 0)) kept.append(key, value);
+      });
+      var search = kept + '';
+      return url.origin + url.pathname + (search && '?' + search);
+    } catch (e) {
+      // no URL (an empty referrer)
     }
   }
 
@@ -186,15 +228,17 @@
         tagged = true;
       }
     });
+    var path = cut(location.pathname, 2048);
     push({
       type: 'pageview',
       id: pageViewId,
-      url: cut(location.href, 4096),
-      path: cut(location.pathname, 2048),
+      url: cut(trim(location.href, true), 4096),
+      path: path,
       title: cut(document.title, 512),
-      referrer: cut(referrer, 2048) || undefined,
+      referrer: cut(trim(referrer), 2048),
       utm: tagged ? utm : undefined,
     });
+    if (consent === 'pending' && pendingViews.length < 20) pendingViews.push({ id: pageViewId, path: cut(path, 512), at: new Date().toISOString() });
     pageUrl = location.href;
   }
 
@@ -220,6 +264,8 @@
     if (vid || consent === 'granted') push({ type: 'consent', state: 'denied' });
     consent = 'denied';
     held = [];
+    pendingViews = [];
+    granted = 0;
     try {
       localStorage.removeItem(STORE);
     } catch (e) {
@@ -248,16 +294,20 @@
   function glimpse(/** @type {string} */ command, /** @type {any} */ a, /** @type {any} */ b) {
     try {
       if (command === 'identify' && a && a.email)
-        personal({ type: 'identify', email: String(a.email), traits: flat(a, 'email'), path: cut(location.pathname, 2048) });
+        personal({ type: 'identify', email: String(a.email), hash: cut(a.hash, 128), traits: flat(a, /^(email|hash)$/), path: cut(location.pathname, 2048) });
       if (command === 'track' && a) personal({ type: 'track', event: String(a), properties: flat(b) });
       if (command === 'consent') {
         if (a === 'denied' && consent !== 'denied') deny();
-        // Granted after pending or a denial (never against GPC): the server mints the id and stitches today's cookieless views.
-        if (a === 'granted' && !gpc && /^[pd]/.test(consent)) {
-          consent = a;
-          push({ type: 'consent', state: a });
-          held.forEach(push);
-          held = [];
+        if (a === 'granted' && !gpc && !granted) {
+          granted = 1;
+          // Granted after pending or a denial (never against GPC): the server mints the id and credits it this page load's views.
+          if (/^[pd]/.test(consent)) {
+            consent = a;
+            push({ type: 'consent', state: a, views: pendingViews.length ? pendingViews : undefined });
+            held.forEach(push);
+            held = [];
+            pendingViews = [];
+          } else if (vid) save(vid);
         }
       }
     } catch (e) {
@@ -269,23 +319,29 @@
   };
 
   try {
-    var script = /** @type {HTMLScriptElement | null} */ (document.currentScript);
-    site = (script && script.getAttribute('data-site')) || '';
+    var script = /** @type {HTMLScriptElement} */ (document.currentScript);
+    var attr = function (/** @type {string} */ name) {
+      return script.getAttribute('data-' + name);
+    };
+    site = S.site || attr('site') || '';
     // Installed twice, or without a site key: the first copy (or nothing) runs.
     if (!site || (w.glimpse && w.glimpse.visitorId)) return;
     endpoint = new URL(script.src).origin + '/collect';
-    if (script.getAttribute('data-consent') === 'required') consent = 'pending';
+    STORE = '_glv:' + site;
+    if (S.consent === 'required' || attr('consent') === 'required') consent = 'pending';
     try {
-      var stored = localStorage.getItem(STORE);
-      // Only a grant stores an id, so a stored one on a consent-required site is a grant already given.
-      if (stored && /^[0-9a-f]{24}$/.test(stored)) {
-        vid = stored;
+      var stored = JSON.parse(localStorage.getItem(STORE) || '{}');
+      // An id stored on an implied site is no grant: a consent-required site takes only one stored with its grant.
+      if (/^[0-9a-f]{24}$/.test(stored.v) && (!consent || stored.g)) {
+        vid = stored.v;
+        granted = stored.g;
         if (consent) consent = 'granted';
       }
     } catch (e) {
       // no storage: the cookie alone carries the id
     }
-    if (w.navigator.globalPrivacyControl && script.getAttribute('data-honor-gpc') !== 'false') {
+    var honorGpc = attr('honor-gpc');
+    if (w.navigator.globalPrivacyControl && (S.site ? S.gpc || honorGpc === 'true' : honorGpc !== 'false')) {
       gpc = true;
       deny();
     }
@@ -306,7 +362,8 @@
     });
     w.addEventListener('popstate', navigated);
     w.addEventListener('pagehide', hidden);
-    if (script.getAttribute('data-capture-forms') === 'true') document.addEventListener('submit', submitted, true);
+    var forms = attr('capture-forms');
+    if (S.site ? S.forms && forms !== 'false' : forms === 'true') document.addEventListener('submit', submitted, true);
     document.addEventListener('visibilitychange', function () {
       if (document.visibilityState === 'hidden') hidden();
       else engagement(false);
@@ -320,4 +377,5 @@
   } catch (e) {
     // never into the page
   }
-})();
+  // The gateway writes the site's settings here (tag-asset.ts), or nothing for /g.js.
+})(GLIMPSE_SETTINGS);

@@ -2,7 +2,7 @@
 // profiles of its visitors and which of its ids were already collected): the messages are walked in
 // offset order, each visitor's state carried from one message to the next, so the outcome is
 // exactly that of applying them one by one. Pure: times come from the messages (receivedAt).
-import { ENGAGED_SECONDS_MAX, IDENTIFICATION_CONFIDENCE, type Collected, type CollectedMessage, type Utm } from '@glimpse/messaging';
+import { ENGAGED_SECONDS_MAX, identificationConfidence, identifyVerified, type Collected, type CollectedMessage, type Utm } from '@glimpse/messaging';
 import type {
   CollectedPlan,
   FiringRow,
@@ -15,7 +15,6 @@ import type {
   VisitorState,
 } from './collected-records.js';
 import { companyKeyOf } from './company-key.js';
-import { mergeInto } from './merge-visitors.js';
 import { compilePathGlob, type PathMatcher } from './page-rule-pattern.js';
 import { identifiedEventId, pageRuleEventId, trackEventId } from './track-event-id.js';
 
@@ -37,7 +36,9 @@ export const sessionKey = (accountId: string, visitorId: string, number: number)
 
 /** The dedupe row of any message: (account, visitor, id), a bot's (account, BOT_VISITOR, site:id). */
 export function collectedRef(m: Collected): { accountId: string; visitorId: string; id: string } {
-  return m.type === 'bot' ? { accountId: m.accountId, visitorId: BOT_VISITOR, id: `${m.siteId}:${m.id}` } : { accountId: m.accountId, visitorId: m.visitorId, id: m.id };
+  return m.type === 'bot'
+    ? { accountId: m.accountId, visitorId: BOT_VISITOR, id: `${m.siteId}:${m.id}` }
+    : { accountId: m.accountId, visitorId: m.visitorId, id: m.id };
 }
 
 const iso = (at: string) => new Date(at).toISOString();
@@ -95,6 +96,7 @@ function newProfile(m: CollectedMessage, at: string): VisitorState {
     identifiedMethod: null,
     identifiedAt: null,
     identifiedConfidence: null,
+    identifiedVerified: null,
     consent: 'implied',
     consentAt: null,
     cookieless: false,
@@ -116,8 +118,6 @@ function lastPageViewAt(v: VisitorState): number {
 export function planCollected(input: PlanCollectedInput): CollectedPlan {
   const { messages, visitors, collected } = input;
   const state = new Map<string, { v: VisitorState; isNew: boolean }>();
-  /** Profiles merged away in this chunk: seen again, they start afresh. */
-  const gone = new Set<string>();
   const sessions = new Map<string, SessionWrite>();
   const hours = new Map<string, SiteHourDelta>();
   const seen = new Set<string>();
@@ -152,13 +152,13 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
   };
   const known = (accountId: string, visitorId: string): VisitorState | undefined => {
     const key = profileKey(accountId, visitorId);
-    return state.get(key)?.v ?? (gone.has(key) ? undefined : visitors.get(key));
+    return state.get(key)?.v ?? visitors.get(key);
   };
   const visitorOf = (m: CollectedMessage, at: string) => {
     const key = profileKey(m.accountId, m.visitorId);
     let entry = state.get(key);
     if (!entry) {
-      const before = gone.has(key) ? undefined : visitors.get(key);
+      const before = visitors.get(key);
       entry = before ? { v: { ...before, lastPages: [...before.lastPages] }, isNew: false } : { v: newProfile(m, at), isNew: true };
       state.set(key, entry);
     }
@@ -246,8 +246,26 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
         const f = firedAt.get(`${profileKey(m.accountId, m.visitorId)}\n${rule.id}\n${at}`);
         if (f) plan.forwards.push(ruleForward(rule, m.accountId, m.visitorId, f.sessionNumber, v.email, cleanPath(m.path), at, true));
       }
-    } else if (m.type === 'identify' && input.links?.has(linkKey(m.accountId, m.visitorId, m.id))) {
+    } else if (
+      m.type === 'identify' &&
+      input.links?.has(linkKey(m.accountId, m.visitorId, m.id)) &&
+      !(v?.identifiedVerified === true && !identifyVerified(m))
+    ) {
+      // (A claim kept as history beside a verified link was never announced: nor is it again.)
       plan.identified.push(identified(m, at, true));
+    }
+  };
+
+  /** A grant's earlier page views, oldest first: counted, listed and sessioned as the visitor's (the site's hours counted them already). */
+  const creditViews = (v: VisitorState, views: readonly { path: string; at: string }[], siteId: string, grantAt: string) => {
+    for (const view of [...views].sort((a, b) => ms(a.at) - ms(b.at))) {
+      const at = iso(ms(view.at) <= ms(grantAt) ? view.at : grantAt);
+      const path = cleanPath(view.path);
+      v.pageViews += 1;
+      if (ms(at) < ms(v.firstSeen)) v.firstSeen = at;
+      v.lastPages = [...v.lastPages, { path, at }].sort((a, b) => ms(b.at) - ms(a.at)).slice(0, LAST_PAGES);
+      const idle = v.sessionLastAt === null || ms(at) - ms(v.sessionLastAt) > SESSION_IDLE_MS;
+      touchSession(v, at, idle ? { siteId, landingPath: path, referrer: null, utmCampaign: null } : null, 1);
     }
   };
 
@@ -311,12 +329,18 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
           break;
         }
         const method = m.method ?? 'identify';
-        const confidence = IDENTIFICATION_CONFIDENCE[method];
-        // The same person by the same method again (an identify on every page): nothing new to link or announce.
-        if (v.email === m.email && v.identifiedMethod === method) {
+        const verified = identifyVerified(m);
+        const confidence = identificationConfidence(method, verified);
+        // The same person by the same method again (an identify on every page), or a claim of the
+        // person already verified: nothing new to link or announce. A verified identify of a person
+        // only claimed so far is new: it upgrades the link.
+        const alreadyVerified = v.identifiedVerified === true;
+        if (v.email === m.email && (v.identifiedMethod === method || alreadyVerified) && (!verified || alreadyVerified)) {
           touchSession(v, at, null, 0);
           break;
         }
+        // A claim never replaces a current verified link: it is kept as history only, and announced to nobody.
+        const claimOverVerified = !verified && v.identifiedVerified === true;
         plan.links.push({
           accountId: m.accountId,
           visitorId: m.visitorId,
@@ -324,14 +348,19 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
           email: m.email,
           method,
           confidence,
+          verified,
           at,
           sourceId: m.id,
           sourcePath: m.path ? cleanPath(m.path) : null,
         });
+        if (claimOverVerified) {
+          touchSession(v, at, null, 0);
+          break;
+        }
         plan.identified.push(identified(m, at, false));
         // The newest link wins (by its time, so a late identify does not undo a newer one); older ones stay as history.
         if (v.identifiedAt === null || ms(at) >= ms(v.identifiedAt))
-          Object.assign(v, { email: m.email, identifiedMethod: method, identifiedAt: at, identifiedConfidence: confidence });
+          Object.assign(v, { email: m.email, identifiedMethod: method, identifiedAt: at, identifiedConfidence: confidence, identifiedVerified: verified });
         // The person's company may be one the visit has not counted for yet.
         if (v.pageViews > 0) visitedBy(m, v, at, false);
         touchSession(v, at, null, 0);
@@ -340,17 +369,20 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
       case 'consent':
         if (m.state === 'granted') {
           Object.assign(v, { consent: 'granted', consentAt: at, cookieless: false });
-          const fromKey = m.cookielessId ? profileKey(m.accountId, m.cookielessId) : null;
-          const from = m.cookielessId && m.cookielessId !== m.visitorId ? known(m.accountId, m.cookielessId) : undefined;
-          if (fromKey && from?.cookieless) {
-            const moved = mergeInto(v, from, sessions);
-            plan.merges.push({ accountId: m.accountId, from: from.visitorId, to: v.visitorId, sessionOffset: moved });
-            state.delete(fromKey);
-            gone.add(fromKey);
-          }
+          // Only the views this browser sent while consent was pending are credited: the day's
+          // cookieless profile (everyone behind the same address and browser) is left as it is.
+          creditViews(v, m.views ?? [], m.siteId, at);
         } else {
           // A refusal takes back every identification of this visitor id.
-          Object.assign(v, { consent: 'denied', consentAt: at, email: null, identifiedMethod: null, identifiedAt: null, identifiedConfidence: null });
+          Object.assign(v, {
+            consent: 'denied',
+            consentAt: at,
+            email: null,
+            identifiedMethod: null,
+            identifiedAt: null,
+            identifiedConfidence: null,
+            identifiedVerified: null,
+          });
           plan.unlinks.push({ accountId: m.accountId, visitorId: m.visitorId });
           plan.links = plan.links.filter((l) => l.accountId !== m.accountId || l.visitorId !== m.visitorId);
         }
@@ -426,13 +458,15 @@ function ruleForward(
 
 function identified(m: Extract<CollectedMessage, { type: 'identify' }>, at: string, redelivered: boolean): IdentifiedMessage {
   const method = m.method ?? 'identify';
+  const verified = identifyVerified(m);
   return {
     eventId: identifiedEventId(m.accountId, m.visitorId, m.id),
     accountId: m.accountId,
     siteId: m.siteId,
     visitorId: m.visitorId,
     method,
-    confidence: IDENTIFICATION_CONFIDENCE[method],
+    confidence: identificationConfidence(method, verified),
+    verified,
     email: m.email,
     at,
     redelivered,
