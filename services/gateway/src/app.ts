@@ -25,6 +25,7 @@ import { collectRouter } from './http/collect-route.js';
 import { createLinkTokenRevocations, type LinkTokenRevocations } from './data/link-token-revocations.js';
 import { createLinkTokens } from './domain/link-token.js';
 import { createDailySalt, type DailySalt } from './data/daily-salt.js';
+import { createCollectCaps, type CollectCaps } from './data/collect-caps.js';
 import { createSiteCache } from './data/site-cache.js';
 import { findSiteByKey } from './data/site-repository.js';
 import { createReasonLabels } from './domain/bot-filter.js';
@@ -62,6 +63,8 @@ export interface CreateGatewayOptions {
     | 'SITE_KEY_LOOKUPS_PER_IP_PER_SECOND'
     | 'SITE_KEY_LOOKUPS_PER_IP_BURST'
     | 'COLLECT_RATE_LIMIT_PER_IP_PER_SECOND'
+    | 'NEW_VISITORS_PER_SITE_PER_DAY'
+    | 'COLLECT_IDENTIFIES_PER_ACCOUNT_PER_MINUTE'
     | 'LINK_TOKEN_SECRET'
     | 'LINK_TOKEN_REVOCATION_CACHE_MS'
     | 'OPERATOR_TOKEN'
@@ -212,6 +215,7 @@ export function createGatewayApp({
     base.app.use(operatorRouter({ token: config.OPERATOR_TOKEN, db, addressLimiter, logger, accounts }));
   }
   base.app.use(tagRouter());
+  const capped = metrics.counter('glimpse_collect_capped_total', 'What the per-site and per-account caps of POST /collect refused, by reason', ['reason']);
   base.app.use(
     collectRoute({
       config,
@@ -221,6 +225,13 @@ export function createGatewayApp({
       limiter: limiter('collect', 's', config.COLLECT_RATE_LIMIT_PER_SECOND),
       addressLimiter: limiter('collect_ip', 'ip', config.COLLECT_RATE_LIMIT_PER_IP_PER_SECOND),
       salt: createDailySalt({ redis, onFallback: (err) => onRedisFailure('cookieless_salt', err) }),
+      caps: createCollectCaps({
+        redis,
+        newVisitorsPerDay: config.NEW_VISITORS_PER_SITE_PER_DAY,
+        identifiesPerMinute: config.COLLECT_IDENTIFIES_PER_ACCOUNT_PER_MINUTE,
+        onFailure: onRedisFailure,
+        onCapped: (reason, n) => capped.inc({ reason }, n),
+      }),
       linkTokens: linkTokenRevocations,
     }),
   );
@@ -238,12 +249,14 @@ function collectRoute({
   limiter,
   addressLimiter,
   salt,
+  caps,
   linkTokens,
 }: Pick<CreateGatewayOptions, 'config' | 'db' | 'producer'> & {
   registry: Registry;
   limiter: RateLimiter;
   addressLimiter: RateLimiter;
   salt: DailySalt;
+  caps: CollectCaps;
   linkTokens: Pick<LinkTokenRevocations, 'verify'>;
 }) {
   const metrics = metricsIn(registry);
@@ -281,6 +294,7 @@ function collectRoute({
       linkTokens,
       onAccepted: (n) => accepted.inc(n),
       onBot: (reason, n) => bots.inc({ reason: label(reason) }, n),
+      caps,
       onDropped: (reason, n) => dropped.inc({ reason }, n),
     }),
   ];

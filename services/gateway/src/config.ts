@@ -119,6 +119,10 @@ const schema = z
     SITE_KEY_LOOKUPS_PER_IP_BURST: positive(30),
     /** Requests per second per client address on POST /collect (IPv6 by /64), checked before the site's limit. */
     COLLECT_RATE_LIMIT_PER_IP_PER_SECOND: positive(50),
+    /** New visitor ids minted per site and UTC day when the site sets none (sites.new_visitors_per_day); past it a page view is counted cookieless. */
+    NEW_VISITORS_PER_SITE_PER_DAY: positive(100_000),
+    /** Identifies (identify calls, captured forms, email links) per account and minute at POST /collect, all gateways; past it they are dropped before Kafka. */
+    COLLECT_IDENTIFIES_PER_ACCOUNT_PER_MINUTE: positive(1000),
     /** The secret email-link tokens are sealed with (AES-256-GCM, key by HKDF); changing it invalidates every token issued. */
     LINK_TOKEN_SECRET: z.string().min(32, 'LINK_TOKEN_SECRET must be at least 32 characters').default(DEV_LINK_TOKEN_SECRET),
     /** How long POST /collect keeps a link token's revocation state: a revocation through another gateway takes effect within it. */

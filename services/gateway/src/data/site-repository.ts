@@ -19,6 +19,8 @@ export interface SiteRecord extends SiteFields {
 /** What collecting needs of a site, and whether its account has the workflows add-on (page rules and tracks are of it). */
 export type CollectSite = Pick<SiteRecord, 'id' | 'accountId' | 'origins' | 'trackEvents' | 'captureForms' | 'consent' | 'honorGpc' | 'queryKeys'> & {
   workflows: boolean;
+  /** New visitor ids per UTC day (null: the gateway's default, NEW_VISITORS_PER_SITE_PER_DAY). */
+  newVisitorsPerDay?: number | null;
 };
 
 const settingColumns = { captureForms: true, consent: true, honorGpc: true, queryKeys: true } as const;
@@ -83,7 +85,7 @@ export async function deleteSite(db: Db, accountId: string, id: string): Promise
 export async function findSiteByKey(db: Db, key: string): Promise<CollectSite | null> {
   const site = await db.site.findUnique({
     where: { key },
-    select: { id: true, accountId: true, origins: true, trackEvents: true, ...settingColumns, account: { select: { workflows: true } } },
+    select: { id: true, accountId: true, origins: true, trackEvents: true, ...settingColumns, newVisitorsPerDay: true, account: { select: { workflows: true } } },
   });
   if (!site) return null;
   const { account, ...fields } = site;

@@ -12,10 +12,12 @@ import { AppError } from '@glimpse/errors';
 import type { BatchingProducer, CollectedMessage } from '@glimpse/messaging';
 import type { DailySalt } from '../data/daily-salt.js';
 import type { RateLimiter } from '../data/rate-limiter.js';
+import type { CollectCaps } from '../data/collect-caps.js';
 import type { SiteCache } from '../data/site-cache.js';
 import type { CollectSite } from '../data/site-repository.js';
 import { recordCollected } from '../domain/accept-collect.js';
 import { detectBot } from '../domain/bot-filter.js';
+import { dropIdentifiesBeyond, identifiesIn } from '../domain/identify-cap.js';
 import {
   botMessages,
   clearedVisitorCookie,
@@ -30,6 +32,7 @@ import {
   type DropReason,
 } from '../domain/collect-input.js';
 import { addressSubject, cookielessId } from '../domain/cookieless-id.js';
+import { verifyIdentityHash } from '../domain/identity-hash.js';
 import type { LinkTokenCheck } from '../domain/link-token.js';
 import { isSiteKey } from '../domain/site-input.js';
 import { jsonProblem } from './json-body.js';
@@ -44,6 +47,8 @@ export interface CollectRouteOptions {
   addressRateLimiter: RateLimiter;
   /** The salt of the day's cookieless ids. */
   salt: DailySalt;
+  /** New visitor ids per site and day, identifies per account and minute. */
+  caps: CollectCaps;
   /** A link token's check, its revocations included (through a short cache: a link page view can come on any request). */
   linkTokens: { verify(token: string, accountId: string): Promise<LinkTokenCheck> };
   onAccepted(count: number): void;
@@ -95,6 +100,7 @@ export function collectRouter({
   rateLimiter,
   addressRateLimiter,
   salt,
+  caps,
   linkTokens,
   onAccepted,
   onBot,
@@ -141,8 +147,11 @@ export function collectRouter({
       res.json({ vid: null, accepted: 0, bot: true });
       return;
     }
-    const consent = decideConsent(site, input);
     const cookieHeader = req.headers.cookie;
+    const decided = decideConsent(site, input);
+    // A new visitor id past the site's cap for the UTC day is not minted: the view is counted cookieless.
+    const minting = !decided.cookieless && knownVisitorId(input.vid, cookieHeader) === undefined;
+    const consent = minting && !(await caps.admitNewVisitor(site)) ? { ...decided, cookieless: true } : decided;
     const todaysId = consent.cookieless ? cookielessId(await salt.get(), site.id, req.ip, userAgent) : undefined;
     const { vid } = consent.cookieless ? { vid: todaysId! } : visitorIdOf(input.vid, cookieHeader);
     const priorVisitorId = consent.cookieless ? knownVisitorId(input.vid, cookieHeader) : undefined;
@@ -163,7 +172,11 @@ export function collectRouter({
       queryKeys: site.queryKeys,
       ...(priorVisitorId !== undefined ? { priorVisitorId } : {}),
       verifyLink: (token) => links.get(token) ?? { ok: false, reason: 'link_invalid' },
+      identityVerification: site.identityVerification,
+      verifyIdentity: (email, hash) => verifyIdentityHash(site.identity, email, hash),
     });
+    // Identifies past the account's cap for the minute are dropped before Kafka (the caps count them).
+    if (identifiesIn(messages) > 0) dropIdentifiesBeyond(messages, await caps.admitIdentifies(site.accountId, identifiesIn(messages)));
     await recordCollected(producer, site.workflows ? messages : messages.map(withoutWorkflows));
     onAccepted(messages.length);
     for (const [reason, n] of Object.entries(dropped)) onDropped(reason as DropReason, n);
