@@ -106,7 +106,7 @@ export interface paths {
         put?: never;
         /**
          * The site tag's events, recorded (Kafka, acks=all) before the answer
-         * @description The visitor id is body vid when valid, else the _glv cookie when valid, else minted (24 hex, ObjectId-shaped). A bot user agent is counted, never a visitor. Track names the site does not allow are dropped (accepted counts what was taken). Sent as text/plain (no preflight) or application/json (preflight answered for the site's origins). The collector can be served from a CNAME of the site (e.g. t.example.com), so its cookie is first-party and not capped at seven days. Consent: on a site with consent required (until consent granted), and for any visitor who denied it or sends GPC to a site honouring it, no cookie is set and the visitor is counted under a cookieless id, the first 24 hex of HMAC-SHA256(salt of the UTC day, site|IP|user agent): the same browser is one visitor for a day, never followed across days; the salt is random per day, kept 48 h in Redis and never with the data. Such page views are marked cookieless and carry no address; identify, link and track are dropped. A consent item granted mints the persistent id (and cookie) and joins the day's cookieless page views to it; denied deletes the visitor's identity links. Identification: identify (confidence 1); identify with method form only on a site with capture_forms (0.9); link items with a token of POST /account/link-tokens of the site's account, not expired (email_link, 1); others dropped. Limits: per client address (IPv6 by /64) and then per site, so one address cannot spend a site's budget.
+         * @description The visitor id is body vid when valid, else the _glv cookie when valid, else minted (24 hex, ObjectId-shaped). A bot user agent is counted, never a visitor. Track names the site does not allow are dropped (accepted counts what was taken). Sent as text/plain (no preflight) or application/json (preflight answered for the site's origins). The collector can be served from a CNAME of the site (e.g. t.example.com), so its cookie is first-party and not capped at seven days. Consent: on a site with consent required (until consent granted), and for any visitor who denied it or sends GPC to a site honouring it, no cookie is set and the visitor is counted under a cookieless id, the first 24 hex of HMAC-SHA256(salt of the UTC day, site|IP|user agent): the same browser is one visitor for a day, never followed across days; the salt is random per day, kept 48 h in Redis and never with the data. Such page views are marked cookieless and carry no address; identify, link and track are dropped. A consent item granted mints the persistent id (and cookie) and credits to it the page views it lists (views: this browser's, sent while pending), leaving the day's cookieless profile (shared behind one address and browser) alone; denied deletes the visitor's identity links. On a consent-required site a cookie alone is no grant: without consent granted the visitor is cookieless and the cookie is deleted. What reaches Kafka of an address is trimmed, whoever sent it: a page view's url keeps its origin, path, utm_ parameters and the site's query_keys (never a fragment), a referrer its origin and path, a path nothing from '?' or '#'. Identification: identify (confidence 1); identify with method form only on a site with capture_forms (0.9); link items with a token of POST /account/link-tokens of the site's account, not expired (email_link, 1); others dropped. Limits: per client address (IPv6 by /64) and then per site, so one address cannot spend a site's budget.
          */
         post: operations["collect.post"];
         delete?: never;
@@ -1222,9 +1222,11 @@ export interface components {
             /** @enum {string} */
             type: "pageview";
             id: string;
+            /** @description kept as origin, path, the utm_ parameters and the site's query_keys; any other parameter and the fragment are dropped */
             url?: string;
             path: string;
             title?: string;
+            /** @description kept as origin and path only */
             referrer?: string;
             utm?: {
                 source?: string;
@@ -1266,6 +1268,16 @@ export interface components {
             id: string;
             /** @enum {string} */
             state: "granted" | "denied";
+            /** @description on a grant: the page views this page load sent while consent was pending (at most 20), credited to the new visitor; the day's cookieless profile keeps them too */
+            views?: {
+                id: string;
+                path: string;
+                /**
+                 * Format: date-time
+                 * @description when the tag sent the page view (the browser's clock)
+                 */
+                at: string;
+            }[];
         } | {
             /** @enum {string} */
             type: "track";
@@ -1542,15 +1554,16 @@ export interface components {
             /** @enum {string} */
             consent: "implied" | "required";
             honor_gpc: boolean;
+            query_keys: string[];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-            /** @description the install snippet; it carries data-capture-forms, data-consent and data-honor-gpc only when they differ from the defaults */
+            /** @description the install snippet */
             snippet: {
-                /** @description the tag to put in every page */
+                /** @description the tag to put in every page: the site's script /s/{key}.js, which carries the site's settings */
                 html: string;
-                /** @description the tag's Subresource Integrity hash */
+                /** @description the Subresource Integrity hash of the generic /g.js (the older snippet); the per-site script changes with its settings, so it takes none */
                 integrity: string;
             };
         };
@@ -1569,6 +1582,8 @@ export interface components {
             consent?: "implied" | "required";
             /** @description a browser's Global Privacy Control signal keeps its visitor cookieless and unidentifiable, like a denial (default true) */
             honor_gpc?: boolean;
+            /** @description the query parameters a page view's URL keeps besides the utm_ ones (default: none); the tag and the gateway drop every other parameter and the fragment */
+            query_keys?: string[];
         };
         /** @description any of the fields; a list replaces the old one */
         SiteChanges: {
@@ -1586,6 +1601,8 @@ export interface components {
             consent?: "implied" | "required";
             /** @description a browser's Global Privacy Control signal keeps its visitor cookieless and unidentifiable, like a denial (default true) */
             honor_gpc?: boolean;
+            /** @description the query parameters a page view's URL keeps besides the utm_ ones (default: none); the tag and the gateway drop every other parameter and the fragment */
+            query_keys?: string[];
         };
         SiteTraffic: {
             /**
