@@ -38,6 +38,9 @@ const schema = internalServiceSchema(
       .int()
       .positive()
       .default(15 * 60_000),
+    /** Tracks and page-rule events forwarded to events.inbound (into playbooks) per account and window, on each replica; past it they are not sent. */
+    VISITORS_FORWARDS_PER_ACCOUNT_PER_WINDOW: z.coerce.number().int().positive().default(1000),
+    VISITORS_FORWARDS_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
     /** Visitors not seen for this many days are deleted, with their sessions, identity links and page-rule firings (about 13 months). */
     VISITOR_RETENTION_DAYS: z.coerce.number().int().min(1).default(395),
     /** Cookieless (day) profiles are deleted after this many days. */

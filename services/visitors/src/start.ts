@@ -50,6 +50,7 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
     erasureSecret: config.VISITORS_ERASURE_KEY,
     lookup: () => (ip) => ipData.current().lookup(ip),
     companyWindowMs: config.COMPANY_VISIT_WINDOW_HOURS * 3_600_000,
+    forwardCap: { perWindow: config.VISITORS_FORWARDS_PER_ACCOUNT_PER_WINDOW, windowMs: config.VISITORS_FORWARDS_WINDOW_MS },
     groupId: config.VISITORS_GROUP_ID,
     concurrency: config.VISITORS_CONCURRENCY,
     sessionTimeoutMs: config.VISITORS_SESSION_TIMEOUT_MS,

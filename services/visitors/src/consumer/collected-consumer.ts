@@ -28,6 +28,7 @@ import {
 } from '@glimpse/messaging';
 import { applyCollected, ConcurrentApplyError, type AddressLookup } from '../domain/apply-collected.js';
 import { profileKey, type CollectedPlan, type CompanyVisitWrite, type IdentifiedMessage, type TrackForward } from '../domain/plan-collected.js';
+import { createForwardCap } from '../domain/forward-cap.js';
 import { companyVisitedEventId } from '../domain/track-event-id.js';
 import { collectedStore } from '../data/collected-store.js';
 
@@ -40,6 +41,8 @@ export interface CollectedConsumerOptions extends BatchConsumerSettings {
   lookup?: () => AddressLookup;
   /** The window of company.visited (ms). */
   companyWindowMs?: number;
+  /** Tracks and page-rule events forwarded to events.inbound per account and window (ms), on this replica; past it they are not sent. */
+  forwardCap?: { perWindow: number; windowMs: number };
 }
 
 export function parseCollected(message: KafkaMessage): ParseResult<Collected> {
@@ -113,6 +116,7 @@ function sendsOf(plan: CollectedPlan, visited: CompanyVisitWrite[], producer: Ba
 export function createCollectedConsumer(options: CollectedConsumerOptions): BatchConsumer {
   const { db, producer } = options;
   const store = collectedStore(db, { erasureSecret: options.erasureSecret });
+  const forwardCap = options.forwardCap ? createForwardCap(options.forwardCap) : undefined;
   const processed = createProcessedCounter(
     options.registry,
     'glimpse_collected_processed_total',
@@ -140,11 +144,15 @@ export function createCollectedConsumer(options: CollectedConsumerOptions): Batc
       if (rulesFired) processed.inc({ outcome: 'page_rule_fired' }, rulesFired);
       // Tracks and rule matches of accounts without the workflows add-on: visits, not events.
       if (withoutAddon) processed.inc({ outcome: 'workflows_addon_missing' }, withoutAddon);
-      if (plan.forwards.length === 0 && plan.identified.length === 0 && companyVisited.length === 0) return;
+      // Past its account's cap, a track or page-rule event is not sent to playbooks (decided once, before the retried sends).
+      const sending = forwardCap ? { ...plan, forwards: forwardCap.admit(plan.forwards) } : plan;
+      const capped = plan.forwards.length - sending.forwards.length;
+      if (capped) processed.inc({ outcome: 'forward_capped' }, capped);
+      if (sending.forwards.length === 0 && plan.identified.length === 0 && companyVisited.length === 0) return;
       // Committed: only the sends are left, retried until done (a redelivery would send them again, same ids).
-      await batch.untilDone(sendsOf(plan, companyVisited, producer), lease);
+      await batch.untilDone(sendsOf(sending, companyVisited, producer), lease);
       if (companyVisited.length) processed.inc({ outcome: 'company_visited_published' }, companyVisited.length);
-      if (plan.forwards.length) processed.inc({ outcome: 'track_forwarded' }, plan.forwards.length);
+      if (sending.forwards.length) processed.inc({ outcome: 'track_forwarded' }, sending.forwards.length);
       if (plan.identified.length) processed.inc({ outcome: 'identified_published' }, plan.identified.length);
     },
     // Postgres down, timing out, or a concurrent apply of the same visitor (retrying finds it done): not the messages' fault.
