@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
-import { closeTestDb, createTestAccount, createTestApiKey, request, startTestGateway, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { closeTestDb, createTestAccount, createTestApiKey, request, startTestGateway, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
 import { startTestVisitorsService } from '../../../test/support/visitors';
 import { launchChromium } from '../../../test/support/browser';
 import type { RunningGateway } from '@glimpse/gateway';
@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 /** A signed-in console tab (clipboard allowed) that records script errors and accepts confirm(). */
-async function signedInConsole(name: string): Promise<{ page: Page; problems: string[]; key: string }> {
+async function signedInConsole(name: string): Promise<{ page: Page; problems: string[]; key: string; accountId: string }> {
   const { accountId } = await createTestAccount(name);
   const { key } = await createTestApiKey(accountId, ['account:manage']);
   const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
@@ -48,7 +48,7 @@ async function signedInConsole(name: string): Promise<{ page: Page; problems: st
   await page.getByLabel('Management API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await heading(page, 'Companies'); // the landing page
-  return { page, problems, key };
+  return { page, problems, key, accountId };
 }
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
@@ -244,7 +244,7 @@ describe('console: identification', () => {
   }, 60_000);
 
   it('when a person makes an email link, then the ?gl= parameter and the full link are shown and copy exactly, and the token does not carry the email', async () => {
-    const { page, problems } = await signedInConsole('console email links');
+    const { page, problems, accountId } = await signedInConsole('console email links');
     const email = uniqueEmail('console-link');
     await goTo(page, 'Email links');
     await page.getByLabel('Recipient’s email').fill(email);
@@ -271,11 +271,20 @@ describe('console: identification', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(text);
     await screenshot(page, 'email-links');
 
-    // Out of range: the browser refuses the form (min 1, max 365), the shown link stays.
+    // Out of range: the browser refuses the form (min 1, max 90), the shown link stays.
     await page.getByLabel('Valid for (days)').fill('400');
     await page.getByRole('button', { name: 'Create link parameter' }).click();
     expect(await page.getByLabel('Valid for (days)').evaluate((el) => (el as HTMLInputElement).validity.rangeOverflow)).toBe(true);
     expect(await param.textContent()).toBe(text);
+
+    await page.getByRole('button', { name: 'Revoke this link' }).click();
+    await status(page, 'Link revoked: opening it identifies nobody from now on (within a minute).');
+    await page.getByRole('button', { name: 'Revoke all email links' }).click();
+    await status(page, 'Every email link made so far is revoked; links made from now on work as usual.');
+    expect((await testDb('identity').linkTokenRevocation.findMany({ where: { accountId }, orderBy: { tokenId: 'asc' } })).map((r) => r.tokenId)).toEqual([
+      '*',
+      expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+    ]);
     expect(problems).toEqual([]);
     await page.context().close();
   }, 60_000);

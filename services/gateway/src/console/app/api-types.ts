@@ -229,5 +229,6 @@ export interface PageRule {
 
 export interface LinkToken {
   token: string;
+  id: string;
   expiresAt: string;
 }

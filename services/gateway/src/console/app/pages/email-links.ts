@@ -5,9 +5,9 @@ import type { LinkToken } from '../api-types';
 import { copyButton, field, pageHeading } from '../components';
 import { h } from '../dom';
 import { when } from '../format';
-import { action } from '../messages';
+import { action, say } from '../messages';
 
-const MAX_DAYS = 365;
+const MAX_DAYS = 90;
 
 export function emailLinksPage(root: HTMLElement): void {
   const slot = h('div');
@@ -18,7 +18,7 @@ export function emailLinksPage(root: HTMLElement): void {
     'form',
     { class: 'site-form', onsubmit: action(create) },
     field('link-email', 'Recipient’s email', email),
-    field('link-days', 'Valid for (days)', days, '1 to 365.'),
+    field('link-days', 'Valid for (days)', days, '1 to 90.'),
     field('link-url', 'Campaign link (optional)', link, 'A page of one of your sites; the parameter is appended to it.'),
     h('button', { type: 'submit' }, 'Create link parameter'),
   );
@@ -43,11 +43,11 @@ export function emailLinksPage(root: HTMLElement): void {
     if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_DAYS) {
       days.setAttribute('aria-invalid', 'true');
       days.focus();
-      throw invalid('Valid for: a whole number of days from 1 to 365.');
+      throw invalid('Valid for: a whole number of days from 1 to 90.');
     }
     days.removeAttribute('aria-invalid');
     const url = campaignLink();
-    const { token, expiresAt } = await api<LinkToken>('POST', 'link-tokens', { email: email.value.trim(), ttl_days: ttl });
+    const { token, id, expiresAt } = await api<LinkToken>('POST', 'link-tokens', { email: email.value.trim(), ttl_days: ttl });
     const param = h('code', { class: 'secret-value', id: 'link-param' }, `?gl=${token}`);
     let full: HTMLElement | null = null;
     if (url) {
@@ -68,6 +68,22 @@ export function emailLinksPage(root: HTMLElement): void {
       h('p', {}, param),
       h('div', { class: 'actions' }, copyButton('Copy parameter', param)),
       full && [h('p', {}, full), h('div', { class: 'actions' }, copyButton('Copy link', full))],
+      h(
+        'div',
+        { class: 'actions' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            onclick: action(async () => {
+              await api('DELETE', `link-tokens/${id}`);
+              say('Link revoked: opening it identifies nobody from now on (within a minute).');
+            }),
+          },
+          'Revoke this link',
+        ),
+      ),
     );
     slot.replaceChildren(result);
     result.focus();
@@ -80,5 +96,21 @@ export function emailLinksPage(root: HTMLElement): void {
     ),
     form,
     slot,
+    h(
+      'p',
+      {},
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: action(async () => {
+            await api('DELETE', 'link-tokens');
+            say('Every email link made so far is revoked; links made from now on work as usual.');
+          }),
+        },
+        'Revoke all email links',
+      ),
+    ),
   );
 }
