@@ -125,6 +125,24 @@ const ASSUMED = {
     unit: 'bytes of a visitors replica per range held in memory',
     why: 'bench/lib/network-lookups.js on 2026-11-28: 191 MiB for 515,158 ranges and a 128 MiB City file',
   },
+  profileBytes: {
+    value: 1500,
+    unit: 'bytes of Postgres per visitor profile, its indexes included',
+    why: 'the row with its last 20 pages (JSON), first referrer and UTM, network, location, and five indexes; to replace with a measurement',
+  },
+  sessionBytes: { value: 250, unit: 'bytes of Postgres per visitor session, its indexes included', why: 'a narrow row: path, referrer, campaign, two times' },
+  linkBytes: { value: 300, unit: 'bytes of Postgres per identity link, its indexes included', why: 'the email, method, source id and path' },
+  sessionsPerVisitor: { value: 3, unit: 'sessions kept per persistent visitor', why: 'most visitors come once; a guess to replace with real traffic' },
+  identifiedShare: {
+    value: 0.05,
+    unit: 'of persistent visitors identified (one link each)',
+    why: 'a guess: the tag identifies the visitors who sign up or click an email link',
+  },
+  cookielessPerNewVisitor: {
+    value: 0.25,
+    unit: 'cookieless day profiles per new persistent visitor',
+    why: 'visitors who deny consent, send GPC, or browse a consent-required site before granting: a guess',
+  },
   companiesViewAggregateMs: {
     value: 400,
     unit: "ms of Postgres per companies-view aggregate of a window of 100,000 visitors' 150,000 sessions (once per window and minute)",
@@ -154,7 +172,7 @@ const FROM_CODE = {
     value: 2,
     unit: 'Redis commands per page view',
     source:
-      'services/gateway/src/http/collect-route.ts (read, not parsed): one EVALSHA each for the per-address and the per-site rate-limit windows (the site key is cached in the gateway)',
+      'services/gateway/src/http/collect-route.ts (read, not parsed): one EVALSHA each for the per-address and the per-site rate-limit windows (the site key is cached in the gateway); one more per new visitor id minted and per request carrying identifies (data/collect-caps.ts), few against page views',
   },
 };
 
@@ -184,6 +202,8 @@ function gatewayDefaults(root = ROOT) {
     rawEventBytesPerAccount: find('RAW_EVENT_BYTES_PER_ACCOUNT', /RAW_EVENT_BYTES_PER_ACCOUNT:\s*positive\(([^)]*)\)/),
     redisRawMemoryFraction: find('REDIS_RAW_MEMORY_FRACTION', /REDIS_RAW_MEMORY_FRACTION:[^\n]*\.default\(([^)]*)\)/),
     eventsRateLimitPerSecond: find('EVENTS_RATE_LIMIT_PER_SECOND', /EVENTS_RATE_LIMIT_PER_SECOND:\s*positive\(([^)]*)\)/),
+    newVisitorsPerSitePerDay: find('NEW_VISITORS_PER_SITE_PER_DAY', /NEW_VISITORS_PER_SITE_PER_DAY:\s*positive\(([^)]*)\)/),
+    collectRateLimitPerSecond: find('COLLECT_RATE_LIMIT_PER_SECOND', /COLLECT_RATE_LIMIT_PER_SECOND:\s*positive\(([^)]*)\)/),
   };
 }
 
@@ -193,7 +213,25 @@ const GATEWAY_FALLBACK = {
   rawEventBytesPerAccount: { value: 8 * 1024 * 1024, unit: 'bytes of raw copies kept per account at most' },
   redisRawMemoryFraction: { value: 0.75, unit: "of a Redis node's maxmemory for raw copies (the rest: counters and idempotency keys; noeviction)" },
   eventsRateLimitPerSecond: { value: 2000, unit: 'events/s per account at most' },
+  newVisitorsPerSitePerDay: { value: 100_000, unit: 'new visitor ids per site and UTC day at most (a site may set its own)' },
+  collectRateLimitPerSecond: { value: 200, unit: 'POST /collect requests per site and second at most' },
 };
+
+/** The visitors service's retention defaults (services/visitors/src/config.ts), read from the source like the gateway's. */
+function visitorsDefaults(root = ROOT) {
+  const file = path.join(root, 'services', 'visitors', 'src', 'config.ts');
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const find = (name, fallback, unit) => {
+    const m = new RegExp(`${name}:[^\\n]*\\.default\\((\\d+)\\)`).exec(text);
+    return m
+      ? { value: Number(m[1]), unit, source: `services/visitors/src/config.ts (the default of ${name})` }
+      : { value: fallback, unit, source: 'assumed: services/visitors/src/config.ts unreadable' };
+  };
+  return {
+    visitorRetentionDays: find('VISITOR_RETENTION_DAYS', 395, 'days a visitor not seen is kept (profile, sessions, links)'),
+    cookielessRetentionDays: find('VISITOR_COOKIELESS_RETENTION_DAYS', 30, 'days a cookieless day profile is kept'),
+  };
+}
 
 function readFigures(name, dir = FIGURES) {
   const file = path.join(dir, `${name}.json`);
@@ -217,6 +255,7 @@ function inputs(dir = FIGURES) {
       ? { value: gw[key].value, unit: fb.unit, source: gw[key].source }
       : { value: fb.value, unit: fb.unit, source: "assumed: services/gateway/src/config.ts unreadable; the issue 20 contract's default" };
   }
+  Object.assign(out, visitorsDefaults());
   const events = readFigures('events', dir);
   const m = events?.valid && events.events?.measured;
   if (m) {
@@ -623,6 +662,8 @@ function render(i = inputs()) {
     out.push(`| ${fmt(p)} | ${Math.round(size)} | ${Math.max(4, Math.round(size * 0.25))} |`);
   }
 
+  out.push(...steadyStatePerSite(i));
+
   const found = walls(i);
   const pageViewWalls = walls(i, sizeForPageViews, Object.keys(PAGE_VIEW_WALLS));
   out.push('', '### Where the walls stand', '');
@@ -682,6 +723,42 @@ function render(i = inputs()) {
     .map(([k]) => k);
   out.push('', `Assumed rather than measured: ${assumedKeys.join(', ')}.`, '', END);
   return out.join('\n');
+}
+
+/**
+ * What one site holds in the visitors schema once retention and the new-visitor cap balance what
+ * comes in: persistent visitors for the retention, cookieless day profiles for theirs. The last row
+ * is the worst case: a site minting its cap every day while every other request it may take
+ * (its POST /collect limit) makes a new cookieless day profile.
+ */
+function steadyStatePerSite(i) {
+  const v = (k) => i[k].value;
+  const cap = v('newVisitorsPerSitePerDay');
+  const floodCookieless = v('collectRateLimitPerSecond') * 86_400;
+  const rows = [
+    ...[1000, 10_000].filter((n) => n < cap).map((n) => ({ label: fmt(n), persistent: n, cookieless: n * v('cookielessPerNewVisitor') })),
+    { label: `${fmt(cap)} (the cap)`, persistent: cap, cookieless: cap * v('cookielessPerNewVisitor') },
+    { label: `${fmt(cap)}, flooded`, persistent: cap, cookieless: floodCookieless },
+  ];
+  const out = [
+    '',
+    '### Steady state per site (visitor retention and the new-visitor cap)',
+    '',
+    `A persistent visitor is kept ${v('visitorRetentionDays')} days after it was last seen, a cookieless day profile ${v('cookielessRetentionDays')} days, and a site mints at most ${fmt(cap)} new visitor ids a UTC day (past it, page views are counted cookieless). So what a site holds is bounded by what it mints a day times the retention, whatever its age. The flooded row mints the cap every day and turns every other request the site's limit lets through (${v('collectRateLimitPerSecond')}/s) into a new cookieless day profile.`,
+    '',
+    '| new visitors per day | profiles held | sessions | identity links | Postgres (GB) |',
+    '|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const persistent = r.persistent * v('visitorRetentionDays');
+    const cookieless = r.cookieless * v('cookielessRetentionDays');
+    const profiles = persistent + cookieless;
+    const sessions = persistent * v('sessionsPerVisitor') + cookieless;
+    const links = persistent * v('identifiedShare');
+    const bytes = profiles * v('profileBytes') + sessions * v('sessionBytes') + links * v('linkBytes');
+    out.push(`| ${r.label} | ${fmt(Math.round(profiles))} | ${fmt(Math.round(sessions))} | ${fmt(Math.round(links))} | ${gb(bytes / 1e9)} |`);
+  }
+  return out;
 }
 
 function replaceSection(doc, section) {
