@@ -110,14 +110,15 @@ describe('console: identification', () => {
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ capture_forms: true, consent: 'required', honor_gpc: false });
     const snippet = await page.locator('#install-snippet').textContent();
-    expect(snippet).toContain('data-capture-forms="true"');
-    expect(snippet).toContain('data-consent="required"');
-    expect(snippet).toContain('data-honor-gpc="false"');
+    // The settings travel in the per-site script the snippet loads, not in attributes.
+    expect(snippet).not.toMatch(/data-(capture-forms|consent|honor-gpc)/);
+    const script = await (await fetch(`${gateway.url}/s/${items[0].key}.js`)).text();
+    expect(script).toContain(`({"site":"${items[0].key}","consent":"required","forms":true,"gpc":false,"query":[]});`);
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Forms', exact: true }) });
-    expect(await row.locator('.settings div').allTextContents()).toEqual(['Forms captured', 'Consent required', 'GPC ignored']);
+    expect(await row.locator('.settings div').allTextContents()).toEqual(['Forms captured', 'Consent required', 'GPC ignored', 'No query keys kept']);
     // A site without page views: its stats line says zero.
     await row.locator('.site-stats').filter({ hasText: '0 page views, 0 visitors, 0 identified, 0 bot page views' }).waitFor();
-    expect(await install.locator('.settings div').allTextContents()).toEqual(['Forms captured', 'Consent required', 'GPC ignored']);
+    expect(await install.locator('.settings div').allTextContents()).toEqual(['Forms captured', 'Consent required', 'GPC ignored', 'No query keys kept']);
 
     // The edit form starts from the saved settings; consent back to implied.
     await row.getByRole('button', { name: 'Edit Forms' }).click();
@@ -129,7 +130,7 @@ describe('console: identification', () => {
     await form.getByRole('button', { name: 'Save changes' }).click();
     await status(page, 'Site “Forms” saved.');
     expect((await api(key, `sites/${items[0].id}`)).body).toMatchObject({ capture_forms: true, consent: 'implied', honor_gpc: false });
-    expect(await row.locator('.settings div').allTextContents()).toEqual(['Forms captured', 'Consent implied', 'GPC ignored']);
+    expect(await row.locator('.settings div').allTextContents()).toEqual(['Forms captured', 'Consent implied', 'GPC ignored', 'No query keys kept']);
     expect(await page.locator('#install-snippet').textContent()).not.toContain('data-consent');
     await screenshot(page, 'sites-identification');
     expect(problems).toEqual([]);
@@ -185,7 +186,7 @@ describe('console: identification', () => {
       timeoutMs: 10_000,
       what: 'the identified visitor alone',
     });
-    expect((await rows.nth(0).locator('th, td').allTextContents())[8]).toMatch(/^form, .*, confidence 0\.90$/);
+    expect((await rows.nth(0).locator('th, td').allTextContents())[8]).toMatch(/^form, .*, confidence 0\.60, claimed$/);
     await page.getByLabel('Show').selectOption('anonymous');
     await waitFor(async () => (await rows.count()) === 1 && (await rows.nth(0).locator('th').textContent()) === anonymous, {
       timeoutMs: 10_000,
@@ -200,14 +201,15 @@ describe('console: identification', () => {
     await detail.waitFor();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('visitor-title');
     expect(await detail.locator('#visitor-email').textContent()).toBe(second);
-    expect(await detail.locator('#visitor-reason').textContent()).toMatch(/^form submitted on \/contact, confidence 0\.90, /);
+    expect(await detail.locator('#visitor-reason').textContent()).toMatch(/^form submitted \(claimed\) on \/contact, confidence 0\.60, /);
     expect(await detail.locator('#visitor-consent').textContent()).toBe('implied');
     const history = detail.getByRole('table', { name: 'Identity history, newest first' });
     const cells = async (n: number) => history.locator('tbody tr').nth(n).locator('th, td').allTextContents();
     expect(await history.locator('tbody tr').count()).toBe(2);
     const [newest, older] = [await cells(0), await cells(1)];
-    expect([newest[0], newest[1], newest[2], newest[4]]).toEqual([second, 'form submitted', '0.90', '/contact']);
-    expect([older[0], older[1], older[2], older[4]]).toEqual([first, 'identify call', '1.00', '/pricing']);
+    // Neither was verified (the site does not verify identity): both are claims.
+    expect([newest[0], newest[1], newest[2], newest[4], newest[5]]).toEqual([second, 'form submitted', '0.60', '/contact', 'claimed']);
+    expect([older[0], older[1], older[2], older[4], older[5]]).toEqual([first, 'identify call', '0.70', '/pricing', 'claimed']);
     expect(newest[3]).not.toBe('–');
     const pages = await detail.getByRole('table', { name: 'Pages' }).locator('tbody th').allTextContents();
     expect(pages).toEqual(['/contact', '/pricing']);

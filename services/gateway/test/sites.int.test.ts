@@ -39,6 +39,9 @@ describe('sites API', () => {
       capture_forms: false,
       consent: 'implied',
       honor_gpc: true,
+      identity_verification: 'off',
+      identity_secret_set: true,
+      identity_secret: expect.stringMatching(/^gis_[A-Za-z0-9_-]{43}$/),
       createdAt: expect.stringMatching(ISO_TIME),
       updatedAt: expect.stringMatching(ISO_TIME),
       snippet: { html: expect.any(String), integrity },
@@ -57,7 +60,11 @@ describe('sites API', () => {
     const list = await client.get('/account/sites');
     expect(list.status).toBe(200);
     expect(list.body.items.map((s: { id: string }) => s.id)).toEqual([second.id, first.id]);
-    expect((await client.get(`/account/sites/${first.id}`)).body).toEqual(first);
+    // The identity secret is answered once, at creation: never by a GET.
+    const { identity_secret: secret, ...readable } = first;
+    expect(secret).toEqual(expect.any(String));
+    expect((await client.get(`/account/sites/${first.id}`)).body).toEqual(readable);
+    expect(JSON.stringify(list.body)).not.toContain(secret);
 
     const changed = await client.patch(`/account/sites/${first.id}`, { origins: ['https://www.one.test', 'https://one.test'], track_events: ['buy'] });
     expect(changed.status).toBe(200);

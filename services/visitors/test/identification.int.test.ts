@@ -51,12 +51,12 @@ describe('identify methods', () => {
     const details = (await api(site, `/internal/visitors/${v}/details`)).body;
     expect(details).toMatchObject({
       email: `bob.${tag}@example.com`,
-      visitor: { identified_by: { method: 'email_link', confidence: 1, at: link.receivedAt } },
+      visitor: { identified_by: { method: 'email_link', confidence: 1, verified: true, at: link.receivedAt } },
     });
     const r = await record(site, v);
     expect(r.identityHistory).toEqual([
-      { email: `bob.${tag}@example.com`, method: 'email_link', confidence: 1, at: link.receivedAt, sourceId: link.id, sourcePath: null },
-      { email: `ann.${tag}@example.com`, method: 'form', confidence: 0.9, at: form.receivedAt, sourceId: form.id, sourcePath: '/contact' },
+      { email: `bob.${tag}@example.com`, method: 'email_link', confidence: 1, verified: true, at: link.receivedAt, sourceId: link.id, sourcePath: null },
+      { email: `ann.${tag}@example.com`, method: 'form', confidence: 0.6, verified: false, at: form.receivedAt, sourceId: form.id, sourcePath: '/contact' },
     ]);
     expect(r.pages.map((p: { path: string }) => p.path)).toEqual(['/next', '/']);
     expect(r.sessionList).toHaveLength(1);
@@ -74,7 +74,8 @@ describe('identify methods', () => {
       expect(m.key).toBe(`${site.accountId}:${v}`);
     }
     expect(read.find((m) => m.json.method === 'form')!.json).toMatchObject({
-      confidence: 0.9,
+      confidence: 0.6,
+      verified: false,
       siteId: site.siteId,
       visitorId: v,
       email: `ann.${tag}@example.com`,

@@ -54,7 +54,7 @@ it("when a visitor identifies on the site, then the account's subscribed endpoin
 
   await produceCollected([
     message(site, visitorId, 'pageview', { url: 'https://site.example/signup', path: '/signup' }),
-    message(site, visitorId, 'identify', { email, path: '/signup' }),
+    message(site, visitorId, 'identify', { email, path: '/signup', verified: true }),
   ]);
 
   const received = await waitFor(
@@ -65,6 +65,14 @@ it("when a visitor identifies on the site, then the account's subscribed endpoin
   expect(body).toEqual({
     type: 'visitor.identified',
     timestamp: expect.any(String),
-    data: { visitor_id: visitorId, site_id: site.siteId, method: 'identify', confidence: 1, email, details: toVisitorDetails(normalizeRecord(person)) },
+    data: {
+      visitor_id: visitorId,
+      site_id: site.siteId,
+      method: 'identify',
+      confidence: 1,
+      verified: true,
+      email,
+      details: toVisitorDetails(normalizeRecord(person)),
+    },
   });
 });

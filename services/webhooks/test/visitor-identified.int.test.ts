@@ -104,7 +104,15 @@ async function delivered(eventId: string): Promise<ReceivedRequest> {
 const expectedBody = (m: VisitorIdentifiedMessage, details: Record<string, string>) => ({
   type: 'visitor.identified',
   timestamp: m.at,
-  data: { visitor_id: m.visitorId, site_id: m.siteId, method: m.method, confidence: m.confidence, email: m.email, details },
+  data: {
+    visitor_id: m.visitorId,
+    site_id: m.siteId,
+    method: m.method,
+    confidence: m.confidence,
+    verified: m.verified ?? m.method === 'email_link',
+    email: m.email,
+    details,
+  },
 });
 
 describe('visitor.identified webhooks', () => {

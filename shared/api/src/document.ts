@@ -35,6 +35,8 @@ import { linkTokenCreatedSchema, linkTokenInputSchema, pageRuleInputSchema, page
 import {
   collectAnswerSchema,
   collectRequestSchema,
+  identitySecretRotatedSchema,
+  siteCreatedSchema,
   siteCreateSchema,
   siteSchema,
   siteStatsSchema,
@@ -543,7 +545,7 @@ function registerCollect(registry: OpenAPIRegistry): void {
       "Such page views are marked cookieless and carry no address; identify, link and track are dropped. A consent item granted mints the persistent id (and cookie) and credits to it the page views it lists (views: this browser's, sent while pending), leaving the day's cookieless profile (shared behind one address and browser) alone; denied deletes the visitor's identity links. " +
       'On a consent-required site a cookie alone is no grant: without consent granted the visitor is cookieless and the cookie is deleted. ' +
       "What reaches Kafka of an address is trimmed, whoever sent it: a page view's url keeps its origin, path, utm_ parameters and the site's query_keys (never a fragment), a referrer its origin and path, a path nothing from '?' or '#'. " +
-      "Identification: identify (confidence 1); identify with method form only on a site with capture_forms (0.9); link items with a token of POST /account/link-tokens of the site's account, not expired (email_link, 1); others dropped. " +
+      "Identification: identify with a valid hash (HMAC-SHA256 of the site's identity secret and the email; checked when the site's identity_verification is optional or required): verified, confidence 1; identify without one: a claim, 0.7 (dropped on a site that requires verification); identify with method form only on a site with capture_forms (a claim, 0.6); link items with a token of POST /account/link-tokens of the site's account, not expired (email_link, verified, 1); others dropped. " +
       "Limits: per client address (IPv6 by /64) and then per site, so one address cannot spend a site's budget.",
     request: {
       body: {
@@ -583,8 +585,8 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
     'post',
     '/account/sites',
     'sites.create',
-    'Create a site: its publishable key and install snippet',
-    { status: 201, description: 'created', schema: siteSchema },
+    'Create a site: its publishable key, install snippet and identity secret (shown once)',
+    { status: 201, description: 'created', schema: siteCreatedSchema },
     {
       body: { required: true, content: json(siteCreateSchema) },
     },
@@ -602,6 +604,14 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
       ...idParam,
       body: { required: true, content: json(siteUpdateSchema) },
     },
+  );
+  op(
+    'post',
+    '/account/sites/{id}/identity-secret',
+    'sites.rotateIdentitySecret',
+    "Rotate the site's identity secret: the new one is answered once; the previous one still verifies for 24 hours (a site without one gets its first)",
+    { status: 200, description: 'the new secret', schema: identitySecretRotatedSchema },
+    idParam,
   );
   op(
     'delete',

@@ -71,6 +71,7 @@ const identityLinkSchema = z
     email: z.string(),
     method: z.string().meta({ description: 'identify, email_link or form' }),
     confidence: z.number().min(0).max(1),
+    verified: z.boolean().meta({ description: 'a verified identify (valid hash) or an email link; false: a claim (an unverified identify, a captured form)' }),
     at,
     sourceId: z.string().meta({ description: 'the id of the tag event that made the link' }),
     sourcePath: z.string().nullable().optional().meta({ description: 'the page the visitor was on' }),

@@ -296,10 +296,11 @@ export const visitorDetailsSchema = z
         method: z.enum(IDENTIFIED_BY_METHODS),
         at: timestamp.meta({ format: 'date-time' }),
         confidence: z.number().min(0).max(1).optional(),
+        verified: z.boolean().optional(),
       })
       .meta({
         description:
-          "how, when and how surely the visitor was tied to a person or a company: method identify (confidence 1), email_link (1), form (0.9), ip_company (0.5: the company behind the address; the person's fields absent)",
+          "how, when and how surely the visitor was tied to a person or a company: method identify (verified, with the site's hash: confidence 1; unverified, a claim: 0.7), email_link (1, verified), import (1, verified), form (0.6, a claim), ip_company (0.5: the company behind the address; the person's fields absent). verified is true for a verified person identification, false for a claim anyone with the site key could make",
       })
       .optional(),
     network: networkSchema.optional(),

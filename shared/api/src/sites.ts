@@ -17,6 +17,12 @@ export const SITE_KEY_PATTERN = /^glp_[A-Za-z0-9_-]{32}$/;
 export const MAX_QUERY_KEYS = 20;
 /** The page views a grant credits to the visitor it mints (this page load's, sent while consent was pending). */
 export const MAX_GRANT_VIEWS = 20;
+/** A site's identity secret: `gis_` and 43 url-safe characters (32 random bytes). */
+export const IDENTITY_SECRET_PATTERN = /^gis_[A-Za-z0-9_-]{43}$/;
+/** An identify's hash: lower-case hex HMAC-SHA256(identity secret, email trimmed and lower-cased). */
+export const IDENTITY_HASH_PATTERN = /^[0-9a-f]{64}$/;
+export const IDENTITY_VERIFICATION_MODES = ['off', 'optional', 'required'] as const;
+export type IdentityVerificationMode = (typeof IDENTITY_VERIFICATION_MODES)[number];
 
 const name = z
   .string({ error: (i) => (i.input === undefined ? 'name is required' : 'name must be a string') })
@@ -59,6 +65,11 @@ const honorGpc = z
   .boolean({ error: 'honor_gpc must be true or false' })
   .meta({ description: "a browser's Global Privacy Control signal keeps its visitor cookieless and unidentifiable, like a denial (default true)" });
 
+const identityVerification = z.enum(IDENTITY_VERIFICATION_MODES, { error: 'identity_verification must be "off", "optional" or "required"' }).meta({
+  description:
+    "whether an identify must carry hash = HMAC-SHA256(identity secret, email) computed by the site's server: off (default; every identify is a claim), optional (a valid hash makes it verified, confidence 1; without one it is a claim, 0.7), required (an identify without a valid hash is dropped)",
+});
+
 const queryKeys = z
   .array(
     z
@@ -76,7 +87,7 @@ const queryKeys = z
 
 const siteObjectError = (i: { code: string; keys?: string[] }) =>
   i.code === 'unrecognized_keys'
-    ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a site has name, origins, track_events, capture_forms, consent and honor_gpc`
+    ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a site has name, origins, track_events, capture_forms, consent, honor_gpc and identity_verification`
     : 'body must be a JSON object';
 
 export const siteCreateSchema = z
@@ -89,6 +100,7 @@ export const siteCreateSchema = z
       consent: consent.optional(),
       honor_gpc: honorGpc.optional(),
       query_keys: queryKeys.optional(),
+      identity_verification: identityVerification.optional(),
     },
     { error: siteObjectError },
   )
@@ -103,6 +115,7 @@ export const siteUpdateSchema = z
       consent: consent.optional(),
       honor_gpc: honorGpc.optional(),
       query_keys: queryKeys.optional(),
+      identity_verification: identityVerification.optional(),
     },
     { error: siteObjectError },
   )
@@ -123,6 +136,10 @@ export const siteSchema = z
     consent: z.enum(SITE_CONSENT_MODES),
     honor_gpc: z.boolean(),
     query_keys: z.array(z.string()),
+    identity_verification: z.enum(IDENTITY_VERIFICATION_MODES),
+    identity_secret_set: z
+      .boolean()
+      .meta({ description: 'whether the site has an identity secret (a site from before identity secrets gets one at its first rotation)' }),
     createdAt: at,
     updatedAt: at,
     snippet: z
@@ -139,6 +156,24 @@ export const siteSchema = z
       .meta({ description: 'the install snippet' }),
   })
   .meta({ id: 'Site' });
+
+const identitySecret = z.string().regex(IDENTITY_SECRET_PATTERN).meta({
+  description:
+    "the site's identity secret, shown only in this answer: keep it on the site's server, which computes each identify's hash with it (HMAC-SHA256 of the email trimmed and lower-cased, lower-case hex)",
+});
+
+export const siteCreatedSchema = siteSchema
+  .extend({ identity_secret: identitySecret })
+  .meta({ id: 'SiteCreated', description: 'the new site, with its identity secret (shown once)' });
+
+export const identitySecretRotatedSchema = z
+  .object({
+    identity_secret: identitySecret,
+    previous_expires_at: at.nullable().meta({
+      description: 'until when the previous secret still verifies (24 hours); null when the site had none (a site from before identity secrets)',
+    }),
+  })
+  .meta({ id: 'IdentitySecretRotated' });
 
 export const siteStatsSchema = z
   .object({
@@ -162,7 +197,15 @@ export const identifiedBySchema = z
   .object({
     method: z.string().meta({ description: 'identify, email_link, form, or ip_company (a company from the address, no person)' }),
     at,
-    confidence: z.number().min(0).max(1).optional().meta({ description: 'identify and email_link 1, form 0.9, ip_company 0.5' }),
+    confidence: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .meta({ description: 'a verified identify, email_link and import 1; an unverified identify (a claim) 0.7, form 0.6, ip_company 0.5' }),
+    verified: z.boolean().optional().meta({
+      description: "true: verified (an identify with the site's valid hash, an email link, an import); false: a claim anyone with the site key could make",
+    }),
   })
   .meta({ id: 'IdentifiedBy', description: 'how, when and how surely the visitor was tied to a person' });
 
@@ -225,6 +268,10 @@ export const collectEventSchema = z
         type: z.literal('identify'),
         id: collectedId,
         email: z.string().max(254),
+        hash: z.string().max(128).optional().meta({
+          description:
+            "HMAC-SHA256(the site's identity secret, the email trimmed and lower-cased), lower-case hex (64 characters), computed by the site's server; checked when the site's identity_verification is optional or required (a wrong or malformed hash is not verified)",
+        }),
         traits: flat.optional(),
         path: z.string().max(2048).optional(),
         method: z

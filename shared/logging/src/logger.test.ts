@@ -30,6 +30,15 @@ describe('logger', () => {
     expect(out).toContain('[redacted]');
   });
 
+  it('when a line carries a site as the collect path knows it, or an answer with its identity secret, then the secrets are redacted', () => {
+    const { lines, logger } = capture();
+    logger.info(
+      { site: { id: 's', identity: { identitySecret: 'gis_current', previousIdentitySecret: 'gis_previous' } }, body: { identity_secret: 'gis_new' } },
+      'site',
+    );
+    expect(lines.join('')).not.toMatch(/gis_current|gis_previous|gis_new/);
+  });
+
   it("when a line carries what the site tag collected, then the visitor's address, user agent, referrer, traits and cookies are redacted", () => {
     const { lines, logger } = capture();
     logger.warn(

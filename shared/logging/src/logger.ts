@@ -20,6 +20,11 @@ const SENSITIVE = [
   'referrer',
   'userAgent',
   'x-forwarded-for',
+  // A site's identity secrets (the collect path's site, the answers that show one once).
+  'identity',
+  'identitySecret',
+  'previousIdentitySecret',
+  'identity_secret',
 ];
 export const REDACT_PATHS = SENSITIVE.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
 

@@ -140,6 +140,11 @@ export const collectedMessageSchema = z.discriminatedUnion('type', [
     path: z.string().max(2048).optional(),
     /** How the visitor told us: an identify call (the default), a captured form, or a signed email link. */
     method: z.enum(['identify', 'form', 'email_link']).optional(),
+    /**
+     * true: the gateway checked it (an identify whose hash is the HMAC of the site's identity secret,
+     * or an email link's token); false or absent (messages from before): a claim.
+     */
+    verified: z.boolean().optional(),
   }),
   z.object({
     ...collectedBase,
@@ -180,9 +185,26 @@ export type CollectedBot = z.infer<typeof collectedBotSchema>;
 export const collectedSchema = z.union([collectedMessageSchema, collectedBotSchema]);
 export type Collected = z.infer<typeof collectedSchema>;
 
-/** Identification methods and how sure each is (documented in the API). */
-export const IDENTIFICATION_CONFIDENCE = { identify: 1, email_link: 1, form: 0.9, ip_company: 0.5, import: 1 } as const;
+/**
+ * Identification methods and how sure each is (documented in the API): identify here is a verified
+ * one (its hash checked); an unverified identify is a claim (CLAIMED_IDENTIFY_CONFIDENCE), and so is
+ * a captured form, whose email anyone may type.
+ */
+export const IDENTIFICATION_CONFIDENCE = { identify: 1, email_link: 1, form: 0.6, ip_company: 0.5, import: 1 } as const;
 export type IdentificationMethod = keyof typeof IDENTIFICATION_CONFIDENCE;
+/** An identify without a valid hash: the site's page said so, but anyone with the site key can say it. */
+export const CLAIMED_IDENTIFY_CONFIDENCE = 0.7;
+
+/** Whether a collected identify counts as verified: an email link always (its token is signed), an identify when the gateway checked its hash, a form never. */
+export function identifyVerified(m: { method?: 'identify' | 'form' | 'email_link' | undefined; verified?: boolean | undefined }): boolean {
+  const method = m.method ?? 'identify';
+  return method === 'email_link' || (method === 'identify' && m.verified === true);
+}
+
+/** How sure a person identification is, by method and whether it was verified. */
+export function identificationConfidence(method: IdentificationMethod, verified: boolean): number {
+  return method === 'identify' && !verified ? CLAIMED_IDENTIFY_CONFIDENCE : IDENTIFICATION_CONFIDENCE[method];
+}
 
 /**
  * A visitor identified (a new link to an email), on `visitors.identified` keyed accountId:visitorId,
@@ -195,6 +217,8 @@ export const visitorIdentifiedSchema = z.object({
   visitorId: z.string().regex(VISITOR_ID_PATTERN),
   method: z.enum(['identify', 'form', 'email_link']),
   confidence: z.number().min(0).max(1),
+  /** A verified identification (see identifyVerified); absent in messages from before: false. */
+  verified: z.boolean().optional(),
   email: z.string().min(3).max(254),
   at: z.iso.datetime(),
 });

@@ -11,6 +11,8 @@ const site: CollectSite = {
   consent: 'implied',
   honorGpc: true,
   queryKeys: [],
+  identityVerification: 'off',
+  identity: { identitySecret: null, previousIdentitySecret: null, previousIdentitySecretExpiresAt: null },
   workflows: true,
 };
 

@@ -1,9 +1,10 @@
 // Sites in identity.sites (the gateway's schema): an account's sites, and the one a key names for
 // POST /collect. Another account's site is not found, never changed.
-import { MAX_SITES_PER_ACCOUNT, type SiteConsentMode } from '@glimpse/api';
+import { MAX_SITES_PER_ACCOUNT, type IdentityVerificationMode, type SiteConsentMode } from '@glimpse/api';
 import type { Db } from '@glimpse/db/identity';
 import { AppError } from '@glimpse/errors';
 import { isUuid } from '@glimpse/validation';
+import { generateIdentitySecret, PREVIOUS_SECRET_OVERLAP_MS, type IdentitySecrets } from '../domain/identity-hash.js';
 import { generateSiteKey, type SiteFields } from '../domain/site-input.js';
 import type { UpstreamResponse } from './internal-service.js';
 import type { VisitorsClient } from './visitors-client.js';
@@ -12,18 +13,25 @@ export interface SiteRecord extends SiteFields {
   id: string;
   accountId: string;
   key: string;
+  /** Whether the site has an identity secret (the secret itself is answered only when made). */
+  identitySecretSet: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
 
 /** What collecting needs of a site, and whether its account has the workflows add-on (page rules and tracks are of it). */
-export type CollectSite = Pick<SiteRecord, 'id' | 'accountId' | 'origins' | 'trackEvents' | 'captureForms' | 'consent' | 'honorGpc' | 'queryKeys'> & {
+export type CollectSite = Pick<
+  SiteRecord,
+  'id' | 'accountId' | 'origins' | 'trackEvents' | 'captureForms' | 'consent' | 'honorGpc' | 'queryKeys' | 'identityVerification'
+> & {
   workflows: boolean;
   /** New visitor ids per UTC day (null: the gateway's default, NEW_VISITORS_PER_SITE_PER_DAY). */
   newVisitorsPerDay?: number | null;
+  /** Secrets: they check identify hashes and go nowhere else (no log, no message). */
+  identity: IdentitySecrets;
 };
 
-const settingColumns = { captureForms: true, consent: true, honorGpc: true, queryKeys: true } as const;
+const settingColumns = { captureForms: true, consent: true, honorGpc: true, queryKeys: true, identityVerification: true } as const;
 const columns = {
   id: true,
   accountId: true,
@@ -32,13 +40,26 @@ const columns = {
   origins: true,
   trackEvents: true,
   ...settingColumns,
+  identitySecret: true,
   createdAt: true,
   updatedAt: true,
 } as const;
 
 /** The column is text (checked by the API's schema on the way in); anything else reads as the stricter mode. */
 const consentMode = (value: string): SiteConsentMode => (value === 'implied' ? 'implied' : 'required');
-const toRecord = <T extends { consent: string }>(row: T): Omit<T, 'consent'> & { consent: SiteConsentMode } => ({ ...row, consent: consentMode(row.consent) });
+/** The same for the verification mode: an unknown value verifies as strictly as "required". */
+const verificationMode = (value: string): IdentityVerificationMode => (value === 'off' || value === 'optional' ? value : 'required');
+const toSettings = <T extends { consent: string; identityVerification: string }>(
+  row: T,
+): Omit<T, 'consent' | 'identityVerification'> & { consent: SiteConsentMode; identityVerification: IdentityVerificationMode } => ({
+  ...row,
+  consent: consentMode(row.consent),
+  identityVerification: verificationMode(row.identityVerification),
+});
+const toRecord = <T extends { consent: string; identityVerification: string; identitySecret: string | null }>({ identitySecret, ...row }: T) => ({
+  ...toSettings(row),
+  identitySecretSet: identitySecret !== null,
+});
 
 const notFound = (id: string) => new AppError('not_found', `site ${id} does not exist in this account`);
 
@@ -47,7 +68,7 @@ export async function createSite(
   accountId: string,
   fields: SiteFields,
   { maxPerAccount = MAX_SITES_PER_ACCOUNT }: { maxPerAccount?: number } = {},
-): Promise<SiteRecord> {
+): Promise<SiteRecord & { identitySecret: string }> {
   return db.$transaction(async (tx) => {
     // The account row's lock serialises creations of one account, so the cap holds under concurrency.
     const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
@@ -55,7 +76,9 @@ export async function createSite(
     if ((await tx.site.count({ where: { accountId } })) >= maxPerAccount) {
       throw new AppError('limit_reached', `an account has at most ${maxPerAccount} sites; delete one first`);
     }
-    return toRecord(await tx.site.create({ data: { accountId, key: generateSiteKey(), ...fields }, select: columns }));
+    const identitySecret = generateIdentitySecret();
+    const site = toRecord(await tx.site.create({ data: { accountId, key: generateSiteKey(), identitySecret, ...fields }, select: columns }));
+    return { ...site, identitySecret };
   });
 }
 
@@ -85,11 +108,41 @@ export async function deleteSite(db: Db, accountId: string, id: string): Promise
 export async function findSiteByKey(db: Db, key: string): Promise<CollectSite | null> {
   const site = await db.site.findUnique({
     where: { key },
-    select: { id: true, accountId: true, origins: true, trackEvents: true, ...settingColumns, newVisitorsPerDay: true, account: { select: { workflows: true } } },
+    select: {
+      id: true,
+      accountId: true,
+      origins: true,
+      trackEvents: true,
+      ...settingColumns,
+      identitySecret: true,
+      previousIdentitySecret: true,
+      previousIdentitySecretExpiresAt: true,
+      newVisitorsPerDay: true,
+      account: { select: { workflows: true } },
+    },
   });
   if (!site) return null;
-  const { account, ...fields } = site;
-  return { ...toRecord(fields), workflows: account.workflows };
+  const { account, identitySecret, previousIdentitySecret, previousIdentitySecretExpiresAt, ...fields } = site;
+  return { ...toSettings(fields), workflows: account.workflows, identity: { identitySecret, previousIdentitySecret, previousIdentitySecretExpiresAt } };
+}
+
+/**
+ * A new identity secret for the site, answered once; the current one becomes the previous and
+ * still verifies for PREVIOUS_SECRET_OVERLAP_MS (a site without one, from before identity secrets,
+ * gets its first and no previous). One statement, so two rotations at once each keep a sound pair.
+ */
+export async function rotateIdentitySecret(db: Db, accountId: string, id: string): Promise<{ identitySecret: string; previousExpiresAt: Date | null }> {
+  if (!isUuid(id)) throw notFound(id);
+  const identitySecret = generateIdentitySecret();
+  const rows = await db.$queryRaw<{ expires: Date | null }[]>`
+    UPDATE sites SET previous_identity_secret = identity_secret,
+      previous_identity_secret_expires_at = CASE WHEN identity_secret IS NULL THEN NULL ELSE now() + ${PREVIOUS_SECRET_OVERLAP_MS} * interval '1 millisecond' END,
+      identity_secret = ${identitySecret}, updated_at = now()
+    WHERE id = ${id}::uuid AND account_id = ${accountId}::uuid
+    RETURNING previous_identity_secret_expires_at AS expires`;
+  const row = rows[0];
+  if (!row) throw notFound(id);
+  return { identitySecret, previousExpiresAt: row.expires === null ? null : new Date(row.expires) };
 }
 
 /**

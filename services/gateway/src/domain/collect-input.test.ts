@@ -12,6 +12,7 @@ import {
   visitorIdOf,
   type CollectContext,
 } from './collect-input';
+import { generateIdentitySecret, identityHash, verifyIdentityHash } from './identity-hash';
 import { createLinkTokens } from './link-token';
 
 const ctx: CollectContext = {
@@ -26,6 +27,8 @@ const ctx: CollectContext = {
   cookieless: false,
   queryKeys: [],
   verifyLink: () => ({ ok: false, reason: 'link_invalid' }),
+  identityVerification: 'off',
+  verifyIdentity: () => false,
 };
 const pageview = {
   type: 'pageview',
@@ -155,6 +158,48 @@ describe('identification and consent in collect', () => {
     expect(collectedSchema.safeParse(on.messages[0]).success).toBe(true);
   });
 
+  describe('verified identity', () => {
+    const secret = generateIdentitySecret();
+    const secrets = { identitySecret: secret, previousIdentitySecret: null, previousIdentitySecretExpiresAt: null };
+    const site = (mode: CollectContext['identityVerification']): CollectContext => ({
+      ...ctx,
+      captureForms: true,
+      identityVerification: mode,
+      verifyIdentity: (email, hash) => verifyIdentityHash(secrets, email, hash),
+    });
+    const signed = { ...identify, id: 'id_00000003', hash: identityHash(secret, ' ann@example.COM') } as const;
+    const forged = { ...identify, id: 'id_00000004', hash: identityHash(generateIdentitySecret(), 'ann@example.com') } as const;
+    const malformed = { ...identify, id: 'id_00000005', hash: 'not hex' } as const;
+
+    it('when the site requires verification, then only an identify with a valid hash is kept, verified; the rest (a form too) are dropped and counted', () => {
+      const out = collectedMessages(events(identify, signed, forged, malformed, form), site('required'));
+      expect(out.messages).toEqual([
+        expect.objectContaining({ type: 'identify', id: signed.id, email: 'ann@example.com', method: 'identify', verified: true }),
+      ]);
+      expect(out.dropped).toEqual({ identity_unverified: 4 });
+      expect(collectedSchema.safeParse(out.messages[0]).success).toBe(true);
+      // The hash itself goes no further than the check.
+      expect(JSON.stringify(out.messages)).not.toContain(signed.hash);
+    });
+
+    it('when verification is optional, then every identify is kept: verified with a valid hash, a claim otherwise (a form always)', () => {
+      const out = collectedMessages(events(identify, signed, forged, malformed, form), site('optional'));
+      expect(out.dropped).toEqual({});
+      expect(out.messages.map((m) => [m.id, m.type === 'identify' && m.verified])).toEqual([
+        [identify.id, false],
+        [signed.id, true],
+        [forged.id, false],
+        [malformed.id, false],
+        [form.id, false],
+      ]);
+    });
+
+    it('when verification is off, then no hash is checked: every identify is a claim', () => {
+      const out = collectedMessages(events(identify, signed), site('off'));
+      expect(out.messages.map((m) => m.type === 'identify' && m.verified)).toEqual([false, false]);
+    });
+  });
+
   it("when a link token is this account's, then it identifies with email_link; another account's or a broken one is dropped and counted", () => {
     const verifyLink = (token: string) => linkTokens.verify(token, ctx.accountId);
     const mine = linkTokens.issue(ctx.accountId, 'bob@example.com', 30).token;
@@ -167,7 +212,9 @@ describe('identification and consent in collect', () => {
       ),
       { ...ctx, verifyLink },
     );
-    expect(out.messages).toEqual([expect.objectContaining({ type: 'identify', id: 'ln_00000001', email: 'bob@example.com', method: 'email_link' })]);
+    expect(out.messages).toEqual([
+      expect.objectContaining({ type: 'identify', id: 'ln_00000001', email: 'bob@example.com', method: 'email_link', verified: true }),
+    ]);
     expect(collectedSchema.safeParse(out.messages[0]).success).toBe(true);
     expect(out.dropped).toEqual({ link_foreign_account: 1, link_invalid: 1 });
   });

@@ -5,7 +5,7 @@
 // not intact, this account's and current, and anything identifying from a cookieless visitor (one
 // bad call must not lose the page views batched with it).
 import { randomBytes } from 'node:crypto';
-import { collectRequestSchema, type CollectEvent, type CollectRequest } from '@glimpse/api';
+import { collectRequestSchema, type CollectEvent, type CollectRequest, type IdentityVerificationMode } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { VISITOR_ID_PATTERN, type CollectedBot, type CollectedMessage } from '@glimpse/messaging';
 import { normalizeEmail } from '@glimpse/validation';
@@ -104,6 +104,10 @@ export interface CollectContext {
   priorVisitorId?: string;
   /** An email-link token's email when it is this account's, current and not revoked (checked before, by the caller). */
   verifyLink(token: string): LinkTokenCheck;
+  /** The site's identity verification: off (no hash checked), optional or required. */
+  identityVerification: IdentityVerificationMode;
+  /** Whether an identify's hash is the HMAC of its email under the site's secret (the secret stays with the caller). */
+  verifyIdentity(email: string, hash: string | undefined): boolean;
 }
 
 export type DropReason =
@@ -116,7 +120,8 @@ export type DropReason =
   | 'link_revoked'
   | 'link_unchecked'
   | 'cookieless'
-  | 'consent_without_visitor';
+  | 'consent_without_visitor'
+  | 'identity_unverified';
 
 export interface CollectedBatch {
   messages: CollectedMessage[];
@@ -183,13 +188,17 @@ function toMessage(event: CollectEvent, ctx: CollectContext): CollectedMessage |
       const email = normalizeEmail(event.email);
       // Traits travel no further for now: the identity link needs the email only.
       if (email === null) return 'invalid_email';
-      return { ...base, type: 'identify', email, method: event.method ?? 'identify', ...(event.path !== undefined ? { path: event.path } : {}) };
+      // A captured form is never verified (the tag cannot sign it): a claim, which a site that requires verification drops.
+      const verified = event.method !== 'form' && ctx.identityVerification !== 'off' && ctx.verifyIdentity(event.email, event.hash);
+      if (!verified && ctx.identityVerification === 'required') return 'identity_unverified';
+      const method = event.method ?? 'identify';
+      return { ...base, type: 'identify', email, method, verified, ...(event.path !== undefined ? { path: event.path } : {}) };
     }
     case 'link': {
       if (ctx.cookieless) return 'cookieless';
       const check = ctx.verifyLink(event.token);
       if (!check.ok) return check.reason;
-      return { ...base, type: 'identify', email: check.email, method: 'email_link', ...(event.path !== undefined ? { path: event.path } : {}) };
+      return { ...base, type: 'identify', email: check.email, method: 'email_link', verified: true, ...(event.path !== undefined ? { path: event.path } : {}) };
     }
     case 'track':
       if (ctx.cookieless) return 'cookieless';

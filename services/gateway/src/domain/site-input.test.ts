@@ -25,6 +25,7 @@ describe('site input', () => {
       consent: 'implied',
       honorGpc: true,
       queryKeys: [],
+      identityVerification: 'off',
     });
     expect(parseSiteCreate({ name: 'x', origins: ['http://b.io'] }).trackEvents).toEqual([]);
   });
@@ -78,5 +79,12 @@ describe('site input', () => {
     expect(parseSiteUpdate({ capture_forms: true, honor_gpc: false })).toEqual({ captureForms: true, honorGpc: false });
     expect(() => parseSiteUpdate({ consent: 'maybe' })).toThrow('consent must be "implied" or "required"');
     expect(() => parseSiteCreate({ name: 'x', origins: ['https://a.test'], capture_forms: 'yes' })).toThrow('capture_forms must be true or false');
+  });
+
+  it('when identity_verification is given, then it is one of off, optional and required (default off)', () => {
+    expect(parseSiteCreate({ name: 'x', origins: ['https://a.test'], identity_verification: 'required' }).identityVerification).toBe('required');
+    expect(parseSiteUpdate({ identity_verification: 'optional' })).toEqual({ identityVerification: 'optional' });
+    expect(() => parseSiteUpdate({ identity_verification: 'yes' })).toThrow('identity_verification must be "off", "optional" or "required"');
+    expect(() => parseSiteCreate({ name: 'x', origins: ['https://a.test'], identity_secret: 'gis_x' })).toThrow('unknown field(s): identity_secret');
   });
 });

@@ -6,6 +6,7 @@ import {
   siteUpdateSchema,
   SITE_KEY_PATTERN,
   SITE_SETTING_DEFAULTS,
+  type IdentityVerificationMode,
   type SiteConsentMode,
   type SiteCreateInput,
   type SiteUpdateInput,
@@ -22,6 +23,7 @@ export interface SiteFields {
   honorGpc: boolean;
   /** The query keys a page view's URL keeps besides utm_*. */
   queryKeys: string[];
+  identityVerification: IdentityVerificationMode;
 }
 
 /**
@@ -71,6 +73,7 @@ export function parseSiteCreate(body: unknown): SiteFields {
     consent: input.consent ?? SITE_SETTING_DEFAULTS.consent,
     honorGpc: input.honor_gpc ?? SITE_SETTING_DEFAULTS.honor_gpc,
     queryKeys: [...new Set(input.query_keys ?? [])],
+    identityVerification: input.identity_verification ?? 'off',
   };
 }
 
@@ -84,6 +87,7 @@ export function parseSiteUpdate(body: unknown): Partial<SiteFields> {
     ...(input.consent !== undefined ? { consent: input.consent } : {}),
     ...(input.honor_gpc !== undefined ? { honorGpc: input.honor_gpc } : {}),
     ...(input.query_keys !== undefined ? { queryKeys: [...new Set(input.query_keys)] } : {}),
+    ...(input.identity_verification !== undefined ? { identityVerification: input.identity_verification } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import type { InternalVisitorPageViews } from '@glimpse/api';
 
 /** The page-view fields as the visitors service answers them. */
 export interface TagVisitorFields extends InternalVisitorPageViews {
-  identified_by?: { method: string; at: string; confidence?: number };
+  identified_by?: { method: string; at: string; confidence?: number; verified?: boolean };
   /** The company behind the visitor's address (method ip_company): its name, or {name, domain}. */
   company?: string | { name?: string };
   /** The network of its last located page view ({name, type, asn}) and where that was ({country, region, city, time_zone}). */
@@ -47,8 +47,8 @@ export function tagVisitorDetails(
   if (visitor.location !== undefined) details.location = visitor.location;
   if (firmographics) details.company_profile = firmographics;
   if (visitor.identified_by !== undefined) {
-    const { method, at, confidence } = visitor.identified_by;
-    details.identified_by = { method, at, ...(typeof confidence === 'number' ? { confidence } : {}) };
+    const { method, at, confidence, verified } = visitor.identified_by;
+    details.identified_by = { method, at, ...(typeof confidence === 'number' ? { confidence } : {}), ...(typeof verified === 'boolean' ? { verified } : {}) };
   }
   return details;
 }

@@ -74,6 +74,7 @@ function identifiedMessage(i: IdentifiedMessage): VisitorIdentifiedMessage {
     visitorId: i.visitorId,
     method: i.method,
     confidence: i.confidence,
+    verified: i.verified,
     email: i.email,
     at: i.at,
   });

@@ -40,7 +40,7 @@ type Tx = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 export const PROFILE_COLUMNS = `account_id::text AS account_id, id, site_id::text AS site_id, first_seen, last_seen, page_views, sessions, engaged_seconds,
   last_pages::text AS last_pages, first_referrer, first_utm::text AS first_utm, session_started_at, session_last_at, session_campaign,
   email, identified_method, identified_at, identified_confidence, consent, consent_at, cookieless, company::text AS company, company_at,
-  network::text AS network, location::text AS location, company_key`;
+  network::text AS network, location::text AS location, company_key, identified_verified`;
 
 export interface ProfileRow {
   account_id: string;
@@ -69,14 +69,15 @@ export interface ProfileRow {
   network: string | null;
   location: string | null;
   company_key: string | null;
+  identified_verified: boolean | null;
 }
 
 const PROFILE_UNNEST = `unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::text[],
       $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::text[], $17::timestamptz[], $18::float8[], $19::text[], $20::timestamptz[], $21::bool[], $22::text[], $23::timestamptz[],
-      $24::text[], $25::text[], $26::text[])
+      $24::text[], $25::text[], $26::text[], $27::bool[])
       AS u(account_id, id, site_id, first_seen, last_seen, page_views, sessions, engaged_seconds, last_pages, first_referrer, first_utm,
         session_started_at, session_last_at, session_campaign, email, identified_method, identified_at, identified_confidence, consent, consent_at, cookieless, company, company_at,
-        network, location, company_key)`;
+        network, location, company_key, identified_verified)`;
 
 const SQL = {
   collected: `SELECT c.account_id::text AS account_id, c.visitor_id, c.id FROM collected_messages c
@@ -88,11 +89,11 @@ const SQL = {
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[]) ON CONFLICT DO NOTHING`,
   insertProfiles: `INSERT INTO visitor_profiles (account_id, id, site_id, first_seen, last_seen, page_views, sessions, engaged_seconds,
       last_pages, first_referrer, first_utm, session_started_at, session_last_at, session_campaign, email, identified_method, identified_at,
-      identified_confidence, consent, consent_at, cookieless, company, company_at, network, location, company_key)
+      identified_confidence, consent, consent_at, cookieless, company, company_at, network, location, company_key, identified_verified)
     SELECT u.account_id, u.id, u.site_id, u.first_seen, u.last_seen, u.page_views, u.sessions, u.engaged_seconds,
       u.last_pages::jsonb, u.first_referrer, u.first_utm::jsonb, u.session_started_at, u.session_last_at, u.session_campaign, u.email, u.identified_method, u.identified_at,
       u.identified_confidence, u.consent, u.consent_at, u.cookieless, u.company::jsonb, u.company_at,
-      u.network::jsonb, u.location::jsonb, u.company_key
+      u.network::jsonb, u.location::jsonb, u.company_key, u.identified_verified
     FROM ${PROFILE_UNNEST}
     ON CONFLICT (account_id, id) DO NOTHING`,
   updateProfiles: `UPDATE visitor_profiles p SET first_seen = u.first_seen, last_seen = u.last_seen, page_views = u.page_views, sessions = u.sessions,
@@ -100,15 +101,16 @@ const SQL = {
       session_started_at = u.session_started_at, session_last_at = u.session_last_at, session_campaign = u.session_campaign,
       email = u.email, identified_method = u.identified_method, identified_at = u.identified_at, identified_confidence = u.identified_confidence,
       consent = u.consent, consent_at = u.consent_at, cookieless = u.cookieless, company = u.company::jsonb, company_at = u.company_at,
-      network = u.network::jsonb, location = u.location::jsonb, company_key = u.company_key, updated_at = now()
+      network = u.network::jsonb, location = u.location::jsonb, company_key = u.company_key,
+      identified_verified = u.identified_verified, updated_at = now()
     FROM ${PROFILE_UNNEST}
     WHERE p.account_id = u.account_id AND p.id = u.id`,
   sessions: `INSERT INTO visitor_sessions (account_id, visitor_id, number, site_id, started_at, last_at, page_views, landing_path, referrer, utm_campaign)
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::uuid[], $5::timestamptz[], $6::timestamptz[], $7::int[], $8::text[], $9::text[], $10::text[])
     ON CONFLICT (account_id, visitor_id, number) DO UPDATE SET
       last_at = GREATEST(visitor_sessions.last_at, EXCLUDED.last_at), page_views = visitor_sessions.page_views + EXCLUDED.page_views`,
-  links: `INSERT INTO identity_links (account_id, visitor_id, site_id, email, method, confidence, at, source_id, source_path)
-    SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::float8[], $7::timestamptz[], $8::text[], $9::text[])
+  links: `INSERT INTO identity_links (account_id, visitor_id, site_id, email, method, confidence, at, source_id, source_path, verified)
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::float8[], $7::timestamptz[], $8::text[], $9::text[], $10::bool[])
     ON CONFLICT (account_id, visitor_id, source_id) DO NOTHING`,
   rules: `SELECT id::text AS id, account_id::text AS account_id, pattern, event FROM page_rules WHERE account_id = ANY($1::uuid[]) ORDER BY created_at, id`,
   // The firings of the visitors' current sessions (and later), and any from the chunk's first time on (a redelivery's).
@@ -170,6 +172,7 @@ export function profileFromRow(r: ProfileRow): VisitorState {
     network: r.network === null ? null : (JSON.parse(r.network) as VisitorState['network']),
     location: r.location === null ? null : (JSON.parse(r.location) as VisitorState['location']),
     companyKey: r.company_key,
+    identifiedVerified: r.identified_verified,
   };
 }
 
@@ -201,6 +204,7 @@ function profileColumns(p: readonly VisitorState[]): unknown[] {
     (x) => (x.network === null ? null : JSON.stringify(x.network)),
     (x) => (x.location === null ? null : JSON.stringify(x.location)),
     'companyKey',
+    'identifiedVerified',
   ]);
 }
 
@@ -271,7 +275,10 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
   return {
     async load(request): Promise<ChunkState> {
       const { visitors, ids } = request;
-      const found = await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; id: string }[]>(SQL.collected, ...columns(ids, ['accountId', 'visitorId', 'id']));
+      const found = await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; id: string }[]>(
+        SQL.collected,
+        ...columns(ids, ['accountId', 'visitorId', 'id']),
+      );
       const rows = visitors.length === 0 ? [] : await tx.$queryRawUnsafe<ProfileRow[]>(SQL.profiles, ...columns(visitors, ['accountId', 'visitorId']));
       const collected = new Set(found.map((r) => collectedKey(r.account_id, r.visitor_id, r.id)));
       const { rules, firings } = await loadRules(tx, request, visitors);
@@ -322,7 +329,7 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
       if (l.length > 0) {
         await tx.$executeRawUnsafe(
           SQL.links,
-          ...columns(l, ['accountId', 'visitorId', 'siteId', 'email', 'method', 'confidence', 'at', 'sourceId', 'sourcePath']),
+          ...columns(l, ['accountId', 'visitorId', 'siteId', 'email', 'method', 'confidence', 'at', 'sourceId', 'sourcePath', 'verified']),
         );
       }
       const f = plan.firings;

@@ -84,6 +84,7 @@ export interface LinkRow {
   email: string;
   method: string;
   confidence: number;
+  verified: boolean;
   at: string;
   sourceId: string;
   sourcePath: string | null;
@@ -122,8 +123,8 @@ export async function visitorWithHistory(
         visitorId,
         limit,
       ),
-      db.$queryRawUnsafe<{ email: string; method: string; confidence: number; at: Date; source_id: string; source_path: string | null }[]>(
-        `SELECT email, method, confidence, at, source_id, source_path FROM identity_links WHERE account_id = $1::uuid AND visitor_id = $2 ORDER BY at DESC, source_id DESC LIMIT 500`,
+      db.$queryRawUnsafe<{ email: string; method: string; confidence: number; verified: boolean; at: Date; source_id: string; source_path: string | null }[]>(
+        `SELECT email, method, confidence, verified, at, source_id, source_path FROM identity_links WHERE account_id = $1::uuid AND visitor_id = $2 ORDER BY at DESC, source_id DESC LIMIT 500`,
         accountId,
         visitorId,
       ),

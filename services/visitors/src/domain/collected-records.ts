@@ -32,6 +32,8 @@ export interface VisitorState {
   identifiedMethod: string | null;
   identifiedAt: string | null;
   identifiedConfidence: number | null;
+  /** Whether the current link was verified; null: not identified, or identified before verification existed. */
+  identifiedVerified: boolean | null;
   consent: ConsentState;
   consentAt: string | null;
   /** Counted under a daily-salted hash: never identified. */
@@ -74,6 +76,7 @@ export interface IdentifiedMessage {
   visitorId: string;
   method: PersonMethod;
   confidence: number;
+  verified: boolean;
   email: string;
   at: string;
   /** Published again for a message already collected (a redelivery after a crash before it was sent). */
@@ -114,6 +117,7 @@ export interface IdentityLinkWrite {
   email: string;
   method: PersonMethod;
   confidence: number;
+  verified: boolean;
   at: string;
   sourceId: string;
   sourcePath: string | null;

@@ -36,12 +36,13 @@ const eng = (minutes: number, seconds: number, visitorId = VID): CollectedMessag
   pageViewId: 'pageview01',
   seconds,
 });
-const identify = (minutes: number, email: string, visitorId = VID, method?: PersonMethod): CollectedMessage => ({
+const identify = (minutes: number, email: string, visitorId = VID, method?: PersonMethod, verified?: boolean): CollectedMessage => ({
   ...base(minutes, visitorId),
   type: 'identify',
   email,
   path: '/signup',
   ...(method ? { method } : {}),
+  ...(verified !== undefined ? { verified } : {}),
 });
 const consent = (
   minutes: number,
@@ -195,7 +196,15 @@ describe('planCollected, chunked against one by one', () => {
       else if (r < 0.5) out.push(pv(minutes, path, { cookieless: true }, cookieless[Math.floor(rand() * cookieless.length)]!));
       else if (r < 0.62) out.push(eng(minutes, Math.floor(rand() * 100), rand() < 0.2 ? cookieless[0]! : vid));
       else if (r < 0.75)
-        out.push(identify(minutes, `p${Math.floor(rand() * 3)}@example.com`, rand() < 0.1 ? cookieless[1]! : vid, methods[Math.floor(rand() * 3)]));
+        out.push(
+          identify(
+            minutes,
+            `p${Math.floor(rand() * 3)}@example.com`,
+            rand() < 0.1 ? cookieless[1]! : vid,
+            methods[Math.floor(rand() * 3)],
+            Math.floor(minutes) % 2 === 0,
+          ),
+        );
       else if (r < 0.8)
         out.push(consent(minutes, rand() < 0.6 ? 'granted' : 'denied', vid, rand() < 0.7 ? cookieless[Math.floor(rand() * cookieless.length)] : undefined));
       else if (r < 0.93) out.push(track(minutes, 'clicked', vid));
@@ -212,7 +221,7 @@ describe('planCollected, chunked against one by one', () => {
     hours: Object.fromEntries(t.hours),
     collected: [...t.collected].sort(),
     forwards: t.forwards.map((f) => `${f.eventId} ${f.email}`),
-    identified: t.identified.map((i) => `${i.eventId} ${i.method} ${i.confidence}`),
+    identified: t.identified.map((i) => `${i.eventId} ${i.method} ${i.confidence} ${i.verified}`),
     companyVisits: Object.fromEntries(t.companyVisits),
   });
 
@@ -243,6 +252,50 @@ describe('planCollected, chunked against one by one', () => {
 });
 
 describe('identification', () => {
+  it('when an identify is verified, then it is confidence 1 and verified; unverified (or from before verification) it is a claim at 0.7; a form is a claim at 0.6', () => {
+    const cases: [CollectedMessage, number, boolean][] = [
+      [identify(1, 'ann@example.com', VID, 'identify', true), 1, true],
+      [identify(1, 'ann@example.com', VID, 'identify', false), 0.7, false],
+      [identify(1, 'ann@example.com'), 0.7, false],
+      [identify(1, 'ann@example.com', VID, 'form', true), 0.6, false],
+      [identify(1, 'ann@example.com', VID, 'email_link'), 1, true],
+    ];
+    for (const [message, confidence, verified] of cases) {
+      const t = emptyTables();
+      const plan = applyChunk(t, [pv(0, '/'), message]);
+      expect(profile(t)).toMatchObject({ email: 'ann@example.com', identifiedConfidence: confidence, identifiedVerified: verified });
+      expect([...t.links.values()].map((l) => [l.confidence, l.verified])).toEqual([[confidence, verified]]);
+      expect(plan.identified.map((i) => [i.confidence, i.verified])).toEqual([[confidence, verified]]);
+    }
+  });
+
+  it('when a claim follows a verified identification, then it is kept as history only: the verified link stays current and nothing is announced', () => {
+    const t = emptyTables();
+    applyChunk(t, [pv(0, '/'), identify(1, 'ann@example.com', VID, 'identify', true)]);
+    const plan = applyChunk(t, [identify(2, 'eve@example.com', VID, 'identify', false), identify(3, 'eve@example.com', VID, 'form')]);
+    expect(profile(t)).toMatchObject({ email: 'ann@example.com', identifiedAt: at(1), identifiedConfidence: 1, identifiedVerified: true });
+    expect([...t.links.values()].map((l) => [l.email, l.method, l.verified])).toEqual([
+      ['ann@example.com', 'identify', true],
+      ['eve@example.com', 'identify', false],
+      ['eve@example.com', 'form', false],
+    ]);
+    expect(plan.identified).toEqual([]);
+    // A claim of the verified person is nothing new; a verified identify of someone else replaces it.
+    expect(applyChunk(t, [identify(4, 'ann@example.com', VID, 'identify', false)]).identified).toEqual([]);
+    const next = applyChunk(t, [identify(5, 'bob@example.com', VID, 'identify', true)]);
+    expect(next.identified.map((i) => [i.email, i.verified])).toEqual([['bob@example.com', true]]);
+    expect(profile(t)).toMatchObject({ email: 'bob@example.com', identifiedVerified: true });
+  });
+
+  it('when a claimed person is then verified, then the link is upgraded and announced again as verified', () => {
+    const t = emptyTables();
+    applyChunk(t, [pv(0, '/'), identify(1, 'ann@example.com')]);
+    expect(profile(t)).toMatchObject({ identifiedConfidence: 0.7, identifiedVerified: false });
+    const plan = applyChunk(t, [identify(2, 'ann@example.com', VID, 'identify', true)]);
+    expect(profile(t)).toMatchObject({ email: 'ann@example.com', identifiedConfidence: 1, identifiedVerified: true });
+    expect(plan.identified.map((i) => [i.email, i.confidence, i.verified])).toEqual([['ann@example.com', 1, true]]);
+  });
+
   it('when a visitor identifies by form then by an email link with another email, then it is re-linked to the newest and keeps both links', () => {
     const t = emptyTables();
     const plan = applyChunk(t, [
@@ -253,7 +306,7 @@ describe('identification', () => {
     ]);
     expect(profile(t)).toMatchObject({ email: 'bob@example.com', identifiedMethod: 'email_link', identifiedAt: at(2), identifiedConfidence: 1 });
     expect([...t.links.values()].map((l) => [l.email, l.method, l.confidence])).toEqual([
-      ['ann@example.com', 'form', 0.9],
+      ['ann@example.com', 'form', 0.6],
       ['bob@example.com', 'email_link', 1],
     ]);
     // One visitors.identified per new link; the repeat of the current identification is none.

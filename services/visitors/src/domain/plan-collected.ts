@@ -2,7 +2,7 @@
 // profiles of its visitors and which of its ids were already collected): the messages are walked in
 // offset order, each visitor's state carried from one message to the next, so the outcome is
 // exactly that of applying them one by one. Pure: times come from the messages (receivedAt).
-import { ENGAGED_SECONDS_MAX, IDENTIFICATION_CONFIDENCE, type Collected, type CollectedMessage, type Utm } from '@glimpse/messaging';
+import { ENGAGED_SECONDS_MAX, identificationConfidence, identifyVerified, type Collected, type CollectedMessage, type Utm } from '@glimpse/messaging';
 import type {
   CollectedPlan,
   FiringRow,
@@ -96,6 +96,7 @@ function newProfile(m: CollectedMessage, at: string): VisitorState {
     identifiedMethod: null,
     identifiedAt: null,
     identifiedConfidence: null,
+    identifiedVerified: null,
     consent: 'implied',
     consentAt: null,
     cookieless: false,
@@ -245,7 +246,12 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
         const f = firedAt.get(`${profileKey(m.accountId, m.visitorId)}\n${rule.id}\n${at}`);
         if (f) plan.forwards.push(ruleForward(rule, m.accountId, m.visitorId, f.sessionNumber, v.email, cleanPath(m.path), at, true));
       }
-    } else if (m.type === 'identify' && input.links?.has(linkKey(m.accountId, m.visitorId, m.id))) {
+    } else if (
+      m.type === 'identify' &&
+      input.links?.has(linkKey(m.accountId, m.visitorId, m.id)) &&
+      !(v?.identifiedVerified === true && !identifyVerified(m))
+    ) {
+      // (A claim kept as history beside a verified link was never announced: nor is it again.)
       plan.identified.push(identified(m, at, true));
     }
   };
@@ -323,12 +329,18 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
           break;
         }
         const method = m.method ?? 'identify';
-        const confidence = IDENTIFICATION_CONFIDENCE[method];
-        // The same person by the same method again (an identify on every page): nothing new to link or announce.
-        if (v.email === m.email && v.identifiedMethod === method) {
+        const verified = identifyVerified(m);
+        const confidence = identificationConfidence(method, verified);
+        // The same person by the same method again (an identify on every page), or a claim of the
+        // person already verified: nothing new to link or announce. A verified identify of a person
+        // only claimed so far is new: it upgrades the link.
+        const alreadyVerified = v.identifiedVerified === true;
+        if (v.email === m.email && (v.identifiedMethod === method || alreadyVerified) && (!verified || alreadyVerified)) {
           touchSession(v, at, null, 0);
           break;
         }
+        // A claim never replaces a current verified link: it is kept as history only, and announced to nobody.
+        const claimOverVerified = !verified && v.identifiedVerified === true;
         plan.links.push({
           accountId: m.accountId,
           visitorId: m.visitorId,
@@ -336,14 +348,19 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
           email: m.email,
           method,
           confidence,
+          verified,
           at,
           sourceId: m.id,
           sourcePath: m.path ? cleanPath(m.path) : null,
         });
+        if (claimOverVerified) {
+          touchSession(v, at, null, 0);
+          break;
+        }
         plan.identified.push(identified(m, at, false));
         // The newest link wins (by its time, so a late identify does not undo a newer one); older ones stay as history.
         if (v.identifiedAt === null || ms(at) >= ms(v.identifiedAt))
-          Object.assign(v, { email: m.email, identifiedMethod: method, identifiedAt: at, identifiedConfidence: confidence });
+          Object.assign(v, { email: m.email, identifiedMethod: method, identifiedAt: at, identifiedConfidence: confidence, identifiedVerified: verified });
         // The person's company may be one the visit has not counted for yet.
         if (v.pageViews > 0) visitedBy(m, v, at, false);
         touchSession(v, at, null, 0);
@@ -357,7 +374,15 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
           creditViews(v, m.views ?? [], m.siteId, at);
         } else {
           // A refusal takes back every identification of this visitor id.
-          Object.assign(v, { consent: 'denied', consentAt: at, email: null, identifiedMethod: null, identifiedAt: null, identifiedConfidence: null });
+          Object.assign(v, {
+            consent: 'denied',
+            consentAt: at,
+            email: null,
+            identifiedMethod: null,
+            identifiedAt: null,
+            identifiedConfidence: null,
+            identifiedVerified: null,
+          });
           plan.unlinks.push({ accountId: m.accountId, visitorId: m.visitorId });
           plan.links = plan.links.filter((l) => l.accountId !== m.accountId || l.visitorId !== m.visitorId);
         }
@@ -433,13 +458,15 @@ function ruleForward(
 
 function identified(m: Extract<CollectedMessage, { type: 'identify' }>, at: string, redelivered: boolean): IdentifiedMessage {
   const method = m.method ?? 'identify';
+  const verified = identifyVerified(m);
   return {
     eventId: identifiedEventId(m.accountId, m.visitorId, m.id),
     accountId: m.accountId,
     siteId: m.siteId,
     visitorId: m.visitorId,
     method,
-    confidence: IDENTIFICATION_CONFIDENCE[method],
+    confidence: identificationConfidence(method, verified),
+    verified,
     email: m.email,
     at,
     redelivered,

@@ -2,14 +2,15 @@
 // list's cursor (identified first, then newest last_seen), and a site's last 24 hours zero-filled.
 import type { InternalVisitorPageViews } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
-import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
-import { IDENTIFICATION_CONFIDENCE } from '@glimpse/messaging';
+import { IDENTIFICATION_CONFIDENCE, VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import type { Location, Network, PageEntry, VisitorState } from './collected-records.js';
 
 export interface IdentifiedBy {
   method: string;
   at: string;
   confidence: number;
+  /** A verified identification (a valid hash, an email link); false: a claim (and the company from an address). */
+  verified: boolean;
 }
 
 export interface VisitorDetails {
@@ -30,9 +31,11 @@ export interface VisitorDetails {
 export function identifiedByOf(v: VisitorState): IdentifiedBy | undefined {
   if (v.email && v.identifiedMethod && v.identifiedAt) {
     const method = v.identifiedMethod as keyof typeof IDENTIFICATION_CONFIDENCE;
-    return { method: v.identifiedMethod, at: v.identifiedAt, confidence: v.identifiedConfidence ?? IDENTIFICATION_CONFIDENCE[method] ?? 1 };
+    // A link from before verification existed: an email link was checked then too; anything else is a claim.
+    const verified = v.identifiedVerified ?? method === 'email_link';
+    return { method: v.identifiedMethod, at: v.identifiedAt, confidence: v.identifiedConfidence ?? IDENTIFICATION_CONFIDENCE[method] ?? 1, verified };
   }
-  if (v.company && v.companyAt) return { method: 'ip_company', at: v.companyAt, confidence: IDENTIFICATION_CONFIDENCE.ip_company };
+  if (v.company && v.companyAt) return { method: 'ip_company', at: v.companyAt, confidence: IDENTIFICATION_CONFIDENCE.ip_company, verified: false };
   return undefined;
 }
 
@@ -96,7 +99,7 @@ export interface VisitorRecord extends Omit<VisitorListItem, 'company'> {
   cookieless: boolean;
   pages: PageEntry[];
   sessionList: unknown[];
-  identityHistory: { email: string; method: string; confidence: number; at: string; sourceId: string; sourcePath: string | null }[];
+  identityHistory: { email: string; method: string; confidence: number; verified: boolean; at: string; sourceId: string; sourcePath: string | null }[];
   consent: { state: string; at: string | null };
   company: { name: string; domain: string | null; at: string | null } | null;
 }

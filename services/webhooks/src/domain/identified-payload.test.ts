@@ -8,7 +8,8 @@ const message = (): VisitorIdentifiedMessage => ({
   siteId: randomUUID(),
   visitorId: '65f1a2b3c4d5e6f7a8b9c0d1',
   method: 'form',
-  confidence: 0.9,
+  confidence: 0.6,
+  verified: false,
   email: 'ada@example.com',
   at: '2026-11-29T10:00:00.000Z',
 });
@@ -23,11 +24,19 @@ describe('visitor.identified payload', () => {
         visitor_id: m.visitorId,
         site_id: m.siteId,
         method: 'form',
-        confidence: 0.9,
+        confidence: 0.6,
+        verified: false,
         email: 'ada@example.com',
         details: { name: 'Ada Lovelace', company: 'Engines' },
       },
     });
+  });
+
+  it('when the identification was verified, then the body says verified: true; a message from before verification is a claim unless it was an email link', () => {
+    expect(identifiedPayloadOf({ ...message(), method: 'identify', confidence: 1, verified: true }, {}).data).toMatchObject({ confidence: 1, verified: true });
+    const { verified: _, ...old } = message();
+    expect(identifiedPayloadOf({ ...old, method: 'identify', confidence: 1 }, {}).data.verified).toBe(false);
+    expect(identifiedPayloadOf({ ...old, method: 'email_link', confidence: 1 }, {}).data.verified).toBe(true);
   });
 
   it('when enrichment answers more than the seven fields, or a field that is not a string, then only the seven strings are kept', () => {

@@ -14,6 +14,8 @@ export interface VisitorIdentifiedPayload {
     site_id: string;
     method: VisitorIdentifiedMessage['method'];
     confidence: number;
+    /** A verified identification (the site's hash, an email link); false: a claim anyone with the site key could make. */
+    verified: boolean;
     email: string;
     /** Empty when enrichment knows nobody with the email. */
     details: PersonDetails;
@@ -36,6 +38,8 @@ export function identifiedPayloadOf(message: VisitorIdentifiedMessage, details: 
       site_id: message.siteId,
       method: message.method,
       confidence: message.confidence,
+      // A message from before verification existed: an email link was checked then too.
+      verified: message.verified ?? message.method === 'email_link',
       email: message.email,
       details,
     },

@@ -144,6 +144,7 @@ export interface Site {
   capture_forms?: boolean;
   consent?: string;
   honor_gpc?: boolean;
+  query_keys?: string[];
   createdAt: string;
   snippet: { html: string; integrity: string };
 }
@@ -168,6 +169,8 @@ export interface Identification {
   method: string;
   at?: string | null;
   confidence?: number | null;
+  /** true: verified (the site's identity hash, an email link, an import); false: a claim. */
+  verified?: boolean | null;
 }
 /** The company from the visitor's IP: a name (older answers) or its details. */
 export type Company = string | { name: string; domain?: string | null; at?: string | null };

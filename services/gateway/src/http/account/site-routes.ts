@@ -4,7 +4,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Db } from '@glimpse/db/identity';
 import { parseSiteCreate, parseSiteUpdate, siteSnippet } from '../../domain/site-input.js';
 import { relay } from '../../data/internal-service.js';
-import { createSite, getSite, listSites, removeSite, updateSite, type SiteRecord } from '../../data/site-repository.js';
+import { createSite, getSite, listSites, removeSite, rotateIdentitySecret, updateSite, type SiteRecord } from '../../data/site-repository.js';
 import type { VisitorsClient } from '../../data/visitors-client.js';
 import { jsonBody, rawSearch } from './json-body.js';
 
@@ -38,6 +38,8 @@ export function siteRoutes({ db, visitors, tag, maxSitesPerAccount, publicUrl }:
     consent: site.consent,
     honor_gpc: site.honorGpc,
     query_keys: site.queryKeys,
+    identity_verification: site.identityVerification,
+    identity_secret_set: site.identitySecretSet,
     createdAt: site.createdAt,
     updatedAt: site.updatedAt,
     snippet: siteSnippet(publicUrl ?? `${req.protocol}://${req.get('host')}`, site.key, tag().integrity),
@@ -45,7 +47,8 @@ export function siteRoutes({ db, visitors, tag, maxSitesPerAccount, publicUrl }:
 
   router.post('/account/sites', jsonBody, async (req, res) => {
     const site = await createSite(db, account(res), parseSiteCreate(req.body), { maxPerAccount: maxSitesPerAccount });
-    res.status(201).json(answer(req, site));
+    // The identity secret is answered here and at a rotation only: never by a GET.
+    res.status(201).json({ ...answer(req, site), identity_secret: site.identitySecret });
   });
   router.get('/account/sites', async (req, res) => {
     res.json({ items: (await listSites(db, account(res))).map((s) => answer(req, s)) });
@@ -54,6 +57,10 @@ export function siteRoutes({ db, visitors, tag, maxSitesPerAccount, publicUrl }:
   router.patch('/account/sites/:id', jsonBody, async (req, res) => {
     const changes = parseSiteUpdate(req.body);
     res.json(answer(req, await updateSite(db, account(res), id(req), changes)));
+  });
+  router.post('/account/sites/:id/identity-secret', async (req, res) => {
+    const rotated = await rotateIdentitySecret(db, account(res), id(req));
+    res.set('Cache-Control', 'no-store').json({ identity_secret: rotated.identitySecret, previous_expires_at: rotated.previousExpiresAt });
   });
   router.delete('/account/sites/:id', async (req, res) => {
     const refused = await removeSite(db, visitors, account(res), id(req));

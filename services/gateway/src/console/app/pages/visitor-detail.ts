@@ -15,6 +15,8 @@ const METHOD_NAMES: Readonly<Record<string, string>> = {
   import: 'import',
 };
 const methodName = (method: string): string => METHOD_NAMES[method] ?? method;
+/** "verified" (the site's identity hash, an email link, an import) or "claimed" (anyone with the site key could have said it). */
+const verifiedName = (verified: boolean | null | undefined): string => (verified === true ? 'verified' : verified === false ? 'claimed' : '–');
 
 /** Fills `slot` with visitor `id`; its Close link goes back to the list with `filter`. */
 export async function showVisitor(slot: HTMLElement, id: string, filter: string): Promise<void> {
@@ -69,13 +71,14 @@ export async function showVisitor(slot: HTMLElement, id: string, filter: string)
     tableOr(
       h('p', { class: 'muted' }, 'Never identified by a person method.'),
       'Identity history, newest first',
-      ['Email', 'Method', 'Confidence', 'When', 'Triggered on page'],
+      ['Email', 'Method', 'Confidence', 'When', 'Triggered on page', 'Verified'],
       identities.map((l) => [
         l.email,
         methodName(l.method),
         confidence(l.confidence),
         when(l.at),
         l.sourcePath ? h('code', { class: 'wrap' }, l.sourcePath) : '–',
+        verifiedName(l.verified),
       ]),
       [2],
     ),
@@ -108,11 +111,12 @@ export async function showVisitor(slot: HTMLElement, id: string, filter: string)
   section.querySelector('h2')?.focus();
 }
 
-// "form submitted on /contact, confidence 0.90, Nov 28 10:01": the reason a visitor is who we say.
+// "form submitted (claimed) on /contact, confidence 0.60, Nov 28 10:01": the reason a visitor is who we say.
 function reason(by: Identification & { sourcePath?: string | null }): Child {
   const path = by.sourcePath;
   return [
     methodName(by.method),
+    by.method !== 'ip_company' && typeof by.verified === 'boolean' ? ` (${verifiedName(by.verified)})` : '',
     path ? [' on ', h('code', {}, path)] : '',
     typeof by.confidence === 'number' ? `, confidence ${confidence(by.confidence)}` : '',
     by.at ? [', ', when(by.at)] : '',

@@ -80,6 +80,7 @@ export async function visitorsPage(root: HTMLElement, params: URLSearchParams): 
           ', ',
           when(v.identifiedBy.at, '–', recentTime),
           typeof v.identifiedBy.confidence === 'number' ? `, confidence ${confidence(v.identifiedBy.confidence)}` : '',
+          v.identifiedBy.method !== 'ip_company' && typeof v.identifiedBy.verified === 'boolean' ? (v.identifiedBy.verified ? ', verified' : ', claimed') : '',
         ]
       : '–',
     v.companyKey ? h('a', { href: companyHref(v.companyKey) }, companyName(v, v.companyKey)) : '–',
