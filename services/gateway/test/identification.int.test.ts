@@ -71,7 +71,11 @@ describe('email links', () => {
     const other = await createManager();
     const issued = await api(gateway.url, site.managerKey).post('/account/link-tokens', { email: ' Link.Person@Example.COM ', ttl_days: 7 });
     expect(issued.status).toBe(201);
-    expect(issued.body).toEqual({ token: expect.stringMatching(/^[A-Za-z0-9_-]+$/), expiresAt: expect.any(String) });
+    expect(issued.body).toEqual({
+      token: expect.stringMatching(/^[A-Za-z0-9_-]+$/),
+      id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      expiresAt: expect.any(String),
+    });
     expect(Date.parse(issued.body.expiresAt) - Date.now()).toBeGreaterThan(6.9 * 86_400_000);
     expect(Buffer.from(issued.body.token, 'base64url').includes(Buffer.from('link.person'))).toBe(false);
     const foreign = await api(gateway.url, other.key).post('/account/link-tokens', { email: 'someone@example.com' });
