@@ -73,8 +73,9 @@ describe('enrichment: erasure of a person of an account', () => {
     const replacement = erasedEmail(accountId, email);
     const res = await erase(accountId, { email: ` ${email.toUpperCase()} `, replacement });
 
-    // Every email of the person, the erased one first: the gateway erases the visitors linked by each.
-    expect(res).toMatchObject({ status: 200, body: { deletedVisitors: 2, hashedVisitors: 1, emails: [email, personal] } });
+    // Every email of the person (the dataset's person has more than these two), the erased one first: the gateway erases the visitors linked by each.
+    expect(res).toMatchObject({ status: 200, body: { deletedVisitors: 2, hashedVisitors: 1, emails: expect.arrayContaining([email, personal]) } });
+    expect(res.body.emails[0]).toBe(email);
     expect((await details(accountId, byWork)).status).toBe(404);
     expect((await details(accountId, byPersonal)).status).toBe(404);
     const left = await visitorsOf(accountId);
