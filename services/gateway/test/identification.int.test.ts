@@ -3,7 +3,7 @@
 // consumer): email-link tokens, form capture per site, consent required (cookieless ids, no
 // cookie), a grant and a denial, GPC, the per-address limit; and the sites' settings and snippet.
 import { TOPICS } from '@glimpse/messaging';
-import { closeTestDb, request, startTestGateway, type HttpResult } from '../../../test/support/stack';
+import { closeTestDb, request, startTestGateway, waitFor, type HttpResult } from '../../../test/support/stack';
 import { endOffsets, readTopic, type ReadMessage } from '../../../test/support/kafka-helpers';
 import { api, createManager } from './management-helpers';
 
@@ -160,17 +160,19 @@ describe('consent', () => {
     expect(c).not.toBe(a);
   });
 
-  it("when consent is granted, then the visitor gets a persistent id and cookie and a consent message joins the day's cookieless id", async () => {
+  it("when consent is granted, then the visitor gets a persistent id and cookie, and the consent message carries the views this browser sent while pending (not the day's cookieless id)", async () => {
     const site = await createSite({ consent: 'required' });
     const address = newAddress();
-    const before = await collectedOf(site.id, () => collect({ site: site.key, consent: 'pending', events: [pageview()] }, { address }));
+    const first = pageview();
+    const before = await collectedOf(site.id, () => collect({ site: site.key, consent: 'pending', events: [first] }, { address }));
     const cookielessId = before[0]!.json!.visitorId as string;
+    const views = [{ id: first.id, path: '/pricing?token=x', at: new Date().toISOString() }];
     let res!: HttpResult;
     const messages = await collectedOf(
       site.id,
       async () =>
         (res = await collect(
-          { site: site.key, consent: 'pending', events: [{ type: 'consent', id: newId('cs'), state: 'granted' }, pageview('/after')] },
+          { site: site.key, consent: 'pending', events: [{ type: 'consent', id: newId('cs'), state: 'granted', views }, pageview('/after')] },
           { address },
         )),
     );
@@ -179,9 +181,10 @@ describe('consent', () => {
     expect(vid).not.toBe(cookielessId);
     expect(res.headers.get('set-cookie')).toBe(`_glv=${vid}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly`);
     expect(messages.map((m) => m.json)).toEqual([
-      expect.objectContaining({ type: 'consent', state: 'granted', cookielessId, visitorId: vid }),
+      expect.objectContaining({ type: 'consent', state: 'granted', visitorId: vid, views: [{ ...views[0], path: '/pricing' }] }),
       expect.objectContaining({ type: 'pageview', visitorId: vid, ip: expect.any(String) }),
     ]);
+    expect(messages[0]!.json).not.toHaveProperty('cookielessId');
     expect(messages[0]!.key).toBe(`${site.id}:${vid}`);
     expect(messages[1]!.json).not.toHaveProperty('cookieless');
 
@@ -202,6 +205,37 @@ describe('consent', () => {
       expect.objectContaining({ type: 'consent', state: 'denied', visitorId: vid }),
       expect.objectContaining({ type: 'pageview', cookieless: true, visitorId: cookielessId }),
     ]);
+  });
+
+  it('when a consent-required site gets a visitor cookie set while it implied consent, then the cookie alone is no grant: the visitor is cookieless, the cookie is deleted and identify dropped', async () => {
+    const site = await createSite();
+    const address = newAddress();
+    const implied = await collect({ site: site.key, events: [pageview()] }, { address });
+    const vid = implied.body.vid as string;
+    expect(implied.headers.get('set-cookie')).toContain(`_glv=${vid}`);
+    const changed = await api(gateway.url, site.managerKey).patch(`/account/sites/${site.id}`, { consent: 'required' });
+    expect(changed.status).toBe(200);
+    // The site cache holds the old settings for up to SITE_CACHE_TTL_MS: wait for the change to show.
+    let res!: HttpResult;
+    let messages: ReadMessage[] = [];
+    await waitFor(
+      async () => {
+        messages = await collectedOf(
+          site.id,
+          async () =>
+            (res = await collect(
+              { site: site.key, events: [pageview('/later'), { type: 'identify', id: newId('id'), email: 'cookie.only@example.com' }] },
+              { address, cookie: `_glv=${vid}` },
+            )),
+        );
+        return res.body.vid === null;
+      },
+      { what: 'the site to require consent', timeoutMs: 15_000 },
+    );
+    expect(res.body).toEqual({ vid: null, accepted: 1 });
+    expect(res.headers.get('set-cookie')).toBe('_glv=; Path=/; Max-Age=0; SameSite=Lax; HttpOnly');
+    expect(messages.map((m) => m.json)).toEqual([expect.objectContaining({ type: 'pageview', cookieless: true })]);
+    expect(messages[0]!.json!.visitorId).not.toBe(vid);
   });
 
   it('when the browser sends GPC, then a site honouring it counts the visitor cookieless and drops identify; a site that does not, as usual', async () => {
@@ -269,18 +303,19 @@ describe('per-address limit', () => {
 });
 
 describe('site settings', () => {
-  it('when a site is created and changed with capture_forms, consent and honor_gpc, then answers carry them and the snippet only what differs from the defaults', async () => {
+  it('when a site is created and changed with capture_forms, consent, honor_gpc and query_keys, then answers carry them and the snippet stays the per-site script', async () => {
     const manager = await createManager();
     const client = api(gateway.url, manager.key);
     const created = await client.post('/account/sites', { name: 'Settings', origins: [ORIGIN] });
-    expect(created.body).toMatchObject({ capture_forms: false, consent: 'implied', honor_gpc: true });
-    expect(created.body.snippet.html).not.toMatch(/data-(capture-forms|consent|honor-gpc)/);
-    const changed = await client.patch(`/account/sites/${created.body.id}`, { capture_forms: true, consent: 'required', honor_gpc: false });
+    expect(created.body).toMatchObject({ capture_forms: false, consent: 'implied', honor_gpc: true, query_keys: [] });
+    expect(created.body.snippet.html).toBe(`<script async src="${gateway.url}/s/${created.body.key}.js"></script>`);
+    const changes = { capture_forms: true, consent: 'required', honor_gpc: false, query_keys: ['page', 'q'] };
+    const changed = await client.patch(`/account/sites/${created.body.id}`, changes);
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ capture_forms: true, consent: 'required', honor_gpc: false });
-    expect(changed.body.snippet.html).toContain(' data-capture-forms="true" data-consent="required" data-honor-gpc="false" ');
+    expect(changed.body).toMatchObject(changes);
+    expect(changed.body.snippet.html).toBe(created.body.snippet.html);
     const read = await client.get(`/account/sites/${created.body.id}`);
-    expect(read.body).toMatchObject({ capture_forms: true, consent: 'required', honor_gpc: false });
+    expect(read.body).toMatchObject(changes);
     const bad = await client.patch(`/account/sites/${created.body.id}`, { consent: 'sometimes' });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('consent must be "implied" or "required"');

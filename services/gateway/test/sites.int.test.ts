@@ -21,7 +21,7 @@ afterAll(async () => {
 const someId = '00000000-0000-4000-8000-000000000000';
 
 describe('sites API', () => {
-  it('when a site is created, then it has a glp_ key, normalised origins and the install snippet with the SRI of the served tag', async () => {
+  it('when a site is created, then it has a glp_ key, normalised origins and the install snippet (its per-site script), beside the SRI of the served /g.js', async () => {
     const { key } = await createManager();
     const res = await api(gateway.url, key).post('/account/sites', {
       name: 'Shop',
@@ -39,6 +39,7 @@ describe('sites API', () => {
       capture_forms: false,
       consent: 'implied',
       honor_gpc: true,
+      query_keys: [],
       identity_verification: 'off',
       identity_secret_set: true,
       identity_secret: expect.stringMatching(/^gis_[A-Za-z0-9_-]{43}$/),
@@ -46,9 +47,7 @@ describe('sites API', () => {
       updatedAt: expect.stringMatching(ISO_TIME),
       snippet: { html: expect.any(String), integrity },
     });
-    expect(res.body.snippet.html).toBe(
-      `<script async src="${gateway.url}/g.js" data-site="${res.body.key}" integrity="${integrity}" crossorigin="anonymous"></script>`,
-    );
+    expect(res.body.snippet.html).toBe(`<script async src="${gateway.url}/s/${res.body.key}.js"></script>`);
     const stored = await testDb('identity').site.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(stored.key).toBe(res.body.key);
   });

@@ -4,6 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { tagForSite, type TagSettings } from '../src/tag/tag-asset';
 import { tagRouter } from '../src/tag/tag-route';
 
 export interface TestSite {
@@ -26,6 +27,8 @@ export interface PageOptions {
   twice?: boolean;
   /** The tag's element as given (the console's install snippet) instead of the plain one. */
   snippet?: string;
+  /** The per-site script /s/<key>.js (the receiver's `settings`) instead of /g.js with data-site. */
+  perSite?: boolean;
   /** More attributes on the plain tag element, e.g. `data-consent="required"`. */
   tagAttributes?: Record<string, string>;
   /** HTML after the heading (forms, links). */
@@ -39,7 +42,8 @@ export function sitePage(path: string, options: PageOptions): { headers: Record<
   const attributes = Object.entries(options.tagAttributes ?? {})
     .map(([name, value]) => ` ${name}="${escape(value)}"`)
     .join('');
-  const tag = options.snippet ?? `<script async src="${escape(options.collector)}/g.js" data-site="${escape(options.siteKey)}"${attributes}></script>`;
+  const src = options.perSite ? `${options.collector}/s/${options.siteKey}.js` : `${options.collector}/g.js`;
+  const tag = options.snippet ?? `<script async src="${escape(src)}"${options.perSite ? '' : ` data-site="${escape(options.siteKey)}"`}${attributes}></script>`;
   const stub =
     options.stubCalls === undefined
       ? ''
@@ -89,6 +93,8 @@ export interface Receiver {
   posts: CollectedPost[];
   /** The answer to the next posts (by default 200 with a fixed vid; status 0 drops the connection); CORS is answered for `allowedOrigin`. */
   answer: (post: CollectedPost) => { status: number; headers?: Record<string, string>; body?: unknown };
+  /** What /s/<key>.js passes the tag for a key (the gateway's are the site's settings); unset keys get the defaults. */
+  settings: Record<string, Partial<TagSettings>>;
   stop(): Promise<void>;
 }
 
@@ -100,6 +106,7 @@ export async function startReceiver(allowedOrigin: () => string): Promise<Receiv
     url: '',
     posts: [],
     answer: (post) => ({ status: 200, body: { vid: post.body.vid ?? RECEIVER_VID, accepted: post.body.events.length } }),
+    settings: {},
     stop: async () => undefined,
   };
   const app = express();
@@ -110,6 +117,11 @@ export async function startReceiver(allowedOrigin: () => string): Promise<Receiv
     next();
   });
   app.use(tagRouter());
+  app.get('/s/:file', (req, res) => {
+    const key = req.params.file.replace(/\.js$/, '');
+    const settings: TagSettings = { site: key, consent: 'implied', forms: false, gpc: true, query: [], ...receiver.settings[key] };
+    res.type('application/javascript').send(tagForSite(settings).body);
+  });
   app.post('/collect', express.text({ type: () => true }), (req, res) => {
     const post: CollectedPost = {
       origin: req.get('origin'),

@@ -106,7 +106,7 @@ export interface paths {
         put?: never;
         /**
          * The site tag's events, recorded (Kafka, acks=all) before the answer
-         * @description The visitor id is body vid when valid, else the _glv cookie when valid, else minted (24 hex, ObjectId-shaped). A bot user agent is counted, never a visitor. Track names the site does not allow are dropped (accepted counts what was taken). Sent as text/plain (no preflight) or application/json (preflight answered for the site's origins). The collector can be served from a CNAME of the site (e.g. t.example.com), so its cookie is first-party and not capped at seven days. Consent: on a site with consent required (until consent granted), and for any visitor who denied it or sends GPC to a site honouring it, no cookie is set and the visitor is counted under a cookieless id, the first 24 hex of HMAC-SHA256(salt of the UTC day, site|IP|user agent): the same browser is one visitor for a day, never followed across days; the salt is random per day, kept 48 h in Redis and never with the data. Such page views are marked cookieless and carry no address; identify, link and track are dropped. A consent item granted mints the persistent id (and cookie) and credits to it the page views it lists (views: this browser's, sent while pending), leaving the day's cookieless profile (shared behind one address and browser) alone; denied deletes the visitor's identity links. On a consent-required site a cookie alone is no grant: without consent granted the visitor is cookieless and the cookie is deleted. What reaches Kafka of an address is trimmed, whoever sent it: a page view's url keeps its origin, path, utm_ parameters and the site's query_keys (never a fragment), a referrer its origin and path, a path nothing from '?' or '#'. Identification: identify (confidence 1); identify with method form only on a site with capture_forms (0.9); link items with a token of POST /account/link-tokens of the site's account, not expired (email_link, 1); others dropped. Limits: per client address (IPv6 by /64) and then per site, so one address cannot spend a site's budget.
+         * @description The visitor id is body vid when valid, else the _glv cookie when valid, else minted (24 hex, ObjectId-shaped). A bot user agent is counted, never a visitor. Track names the site does not allow are dropped (accepted counts what was taken). Sent as text/plain (no preflight) or application/json (preflight answered for the site's origins). The collector can be served from a CNAME of the site (e.g. t.example.com), so its cookie is first-party and not capped at seven days. Consent: on a site with consent required (until consent granted), and for any visitor who denied it or sends GPC to a site honouring it, no cookie is set and the visitor is counted under a cookieless id, the first 24 hex of HMAC-SHA256(salt of the UTC day, site|IP|user agent): the same browser is one visitor for a day, never followed across days; the salt is random per day, kept 48 h in Redis and never with the data. Such page views are marked cookieless and carry no address; identify, link and track are dropped. A consent item granted mints the persistent id (and cookie) and credits to it the page views it lists (views: this browser's, sent while pending), leaving the day's cookieless profile (shared behind one address and browser) alone; denied deletes the visitor's identity links. On a consent-required site a cookie alone is no grant: without consent granted the visitor is cookieless and the cookie is deleted. What reaches Kafka of an address is trimmed, whoever sent it: a page view's url keeps its origin, path, utm_ parameters and the site's query_keys (never a fragment), a referrer its origin and path, a path nothing from '?' or '#'. Identification: identify with a valid hash (HMAC-SHA256 of the site's identity secret and the email; checked when the site's identity_verification is optional or required): verified, confidence 1; identify without one: a claim, 0.7 (dropped on a site that requires verification); identify with method form only on a site with capture_forms (a claim, 0.6); link items with a token of POST /account/link-tokens of the site's account, not expired (email_link, verified, 1); others dropped. Limits: per client address (IPv6 by /64) and then per site, so one address cannot spend a site's budget.
          */
         post: operations["collect.post"];
         delete?: never;
@@ -386,7 +386,7 @@ export interface paths {
         /** The sites, newest first */
         get: operations["sites.list"];
         put?: never;
-        /** Create a site: its publishable key and install snippet */
+        /** Create a site: its publishable key, install snippet and identity secret (shown once) */
         post: operations["sites.create"];
         delete?: never;
         options?: never;
@@ -411,6 +411,23 @@ export interface paths {
         head?: never;
         /** Change a site: its name, origins, allowed track names or identification settings */
         patch: operations["sites.update"];
+        trace?: never;
+    };
+    "/account/sites/{id}/identity-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the site's identity secret: the new one is answered once; the previous one still verifies for 24 hours (a site without one gets its first) */
+        post: operations["sites.rotateIdentitySecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/account/sites/{id}/traffic": {
@@ -864,13 +881,14 @@ export interface components {
             last_page?: string;
             /** @description time on page reported by the tag, in total */
             engaged_seconds?: number;
-            /** @description how, when and how surely the visitor was tied to a person or a company: method identify (confidence 1), email_link (1), form (0.9), ip_company (0.5: the company behind the address; the person's fields absent) */
+            /** @description how, when and how surely the visitor was tied to a person or a company: method identify (verified, with the site's hash: confidence 1; unverified, a claim: 0.7), email_link (1, verified), import (1, verified), form (0.6, a claim), ip_company (0.5: the company behind the address; the person's fields absent). verified is true for a verified person identification, false for a claim anyone with the site key could make */
             identified_by?: {
                 /** @enum {string} */
                 method: "identify" | "email_link" | "form" | "ip_company" | "import";
                 /** Format: date-time */
                 at: string;
                 confidence?: number;
+                verified?: boolean;
             };
             network?: components["schemas"]["Network"];
             location?: components["schemas"]["VisitorLocation"];
@@ -1246,6 +1264,8 @@ export interface components {
             type: "identify";
             id: string;
             email: string;
+            /** @description HMAC-SHA256(the site's identity secret, the email trimmed and lower-cased), lower-case hex (64 characters), computed by the site's server; checked when the site's identity_verification is optional or required (a wrong or malformed hash is not verified) */
+            hash?: string;
             traits?: {
                 [key: string]: string | number | boolean;
             };
@@ -1542,7 +1562,8 @@ export interface components {
                 enrichedRecords: number;
             };
         };
-        Site: {
+        /** @description the new site, with its identity secret (shown once) */
+        SiteCreated: {
             /** Format: uuid */
             id: string;
             name: string;
@@ -1555,6 +1576,10 @@ export interface components {
             consent: "implied" | "required";
             honor_gpc: boolean;
             query_keys: string[];
+            /** @enum {string} */
+            identity_verification: "off" | "optional" | "required";
+            /** @description whether the site has an identity secret (a site from before identity secrets gets one at its first rotation) */
+            identity_secret_set: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1566,6 +1591,8 @@ export interface components {
                 /** @description the Subresource Integrity hash of the generic /g.js (the older snippet); the per-site script changes with its settings, so it takes none */
                 integrity: string;
             };
+            /** @description the site's identity secret, shown only in this answer: keep it on the site's server, which computes each identify's hash with it (HMAC-SHA256 of the email trimmed and lower-cased, lower-case hex) */
+            identity_secret: string;
         };
         SiteInput: {
             name: string;
@@ -1584,6 +1611,40 @@ export interface components {
             honor_gpc?: boolean;
             /** @description the query parameters a page view's URL keeps besides the utm_ ones (default: none); the tag and the gateway drop every other parameter and the fragment */
             query_keys?: string[];
+            /**
+             * @description whether an identify must carry hash = HMAC-SHA256(identity secret, email) computed by the site's server: off (default; every identify is a claim), optional (a valid hash makes it verified, confidence 1; without one it is a claim, 0.7), required (an identify without a valid hash is dropped)
+             * @enum {string}
+             */
+            identity_verification?: "off" | "optional" | "required";
+        };
+        Site: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description the publishable site key: it can only collect, and only from the origins */
+            key: string;
+            origins: string[];
+            track_events: string[];
+            capture_forms: boolean;
+            /** @enum {string} */
+            consent: "implied" | "required";
+            honor_gpc: boolean;
+            query_keys: string[];
+            /** @enum {string} */
+            identity_verification: "off" | "optional" | "required";
+            /** @description whether the site has an identity secret (a site from before identity secrets gets one at its first rotation) */
+            identity_secret_set: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description the install snippet */
+            snippet: {
+                /** @description the tag to put in every page: the site's script /s/{key}.js, which carries the site's settings */
+                html: string;
+                /** @description the Subresource Integrity hash of the generic /g.js (the older snippet); the per-site script changes with its settings, so it takes none */
+                integrity: string;
+            };
         };
         /** @description any of the fields; a list replaces the old one */
         SiteChanges: {
@@ -1603,6 +1664,20 @@ export interface components {
             honor_gpc?: boolean;
             /** @description the query parameters a page view's URL keeps besides the utm_ ones (default: none); the tag and the gateway drop every other parameter and the fragment */
             query_keys?: string[];
+            /**
+             * @description whether an identify must carry hash = HMAC-SHA256(identity secret, email) computed by the site's server: off (default; every identify is a claim), optional (a valid hash makes it verified, confidence 1; without one it is a claim, 0.7), required (an identify without a valid hash is dropped)
+             * @enum {string}
+             */
+            identity_verification?: "off" | "optional" | "required";
+        };
+        IdentitySecretRotated: {
+            /** @description the site's identity secret, shown only in this answer: keep it on the site's server, which computes each identify's hash with it (HMAC-SHA256 of the email trimmed and lower-cased, lower-case hex) */
+            identity_secret: string;
+            /**
+             * Format: date-time
+             * @description until when the previous secret still verifies (24 hours); null when the site had none (a site from before identity secrets)
+             */
+            previous_expires_at: string | null;
         };
         SiteTraffic: {
             /**
@@ -1654,8 +1729,10 @@ export interface components {
             method: string;
             /** Format: date-time */
             at: string;
-            /** @description identify and email_link 1, form 0.9, ip_company 0.5 */
+            /** @description a verified identify, email_link and import 1; an unverified identify (a claim) 0.7, form 0.6, ip_company 0.5 */
             confidence?: number;
+            /** @description true: verified (an identify with the site's valid hash, an email link, an import); false: a claim anyone with the site key could make */
+            verified?: boolean;
         };
         /** @description a visitor's full record: its pages, sessions, identity history with the page view that made each match, consent and company */
         VisitorRecord: {
@@ -1714,6 +1791,8 @@ export interface components {
             /** @description identify, email_link or form */
             method: string;
             confidence: number;
+            /** @description a verified identify (valid hash) or an email link; false: a claim (an unverified identify, a captured form) */
+            verified: boolean;
             /** Format: date-time */
             at: string;
             /** @description the id of the tag event that made the link */
@@ -6249,7 +6328,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Site"];
+                    "application/json": components["schemas"]["SiteCreated"];
                 };
             };
             /** @description the request breaks a rule the message names */
@@ -6708,6 +6787,154 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Site"];
+                };
+            };
+            /** @description the request breaks a rule the message names */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description missing, unknown or revoked credential, or one of the wrong kind */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the credential lacks the endpoint's scope (forbidden), or the account lacks the workflows add-on the endpoint belongs to (addon_required: events, event-token creation, playbooks, page rules) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such visitor in this account, or nobody matches (not billed) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over the size limit */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an Idempotency-Key reused with another body, or (playbooks) an event name never sent */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description over a rate limit (the API key's, or its account's: every key of the account together); Retry-After says when to try again */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an unexpected failure (never expected; listed so a test reports it as a status, not a schema error) */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a dependency is down; nothing was done; retry after Retry-After */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "sites.rotateIdentitySecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the id (a UUID); another account's is 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the new secret */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentitySecretRotated"];
                 };
             };
             /** @description the request breaks a rule the message names */

@@ -27,6 +27,11 @@ export function installSection(site: Site): HTMLElement {
       h('code', {}, '<head>'),
       ' of every page of the site. It needs no inline script, so it works under a strict Content Security Policy.',
     ),
+    h(
+      'p',
+      { class: 'hint' },
+      "The script carries this site's settings (identification, consent, the query keys kept): a change here reaches every page within about five minutes, without editing them.",
+    ),
     h('pre', { class: 'snippet' }, snippet),
     h('div', { class: 'actions' }, copyButton('Copy snippet', snippet)),
     h(
@@ -34,14 +39,11 @@ export function installSection(site: Site): HTMLElement {
       { class: 'facts' },
       h('dt', {}, 'Site key'),
       h('dd', {}, h('code', {}, site.key)),
-      h('dt', {}, 'Integrity (SRI)'),
-      h('dd', {}, h('code', { class: 'wrap' }, site.snippet.integrity)),
       h('dt', {}, 'Origins'),
       h('dd', {}, names(site.origins)),
       h('dt', {}, 'Identification'),
       h('dd', {}, siteSettings(site)),
     ),
-    h('p', { class: 'hint' }, 'The integrity hash pins this version of the tag: when Glimpse updates the tag, copy the snippet again from here.'),
     h('h3', {}, 'Optional: calls before the tag loads'),
     h(
       'p',
@@ -89,5 +91,6 @@ export function siteSettings(site: Site): HTMLElement {
     h('div', {}, site.capture_forms ? 'Forms captured' : 'Forms not captured'),
     h('div', {}, site.consent === 'required' ? 'Consent required' : 'Consent implied'),
     h('div', {}, site.honor_gpc === false ? 'GPC ignored' : 'GPC honoured'),
+    h('div', {}, site.query_keys?.length ? `Query keys kept: ${site.query_keys.join(', ')}` : 'No query keys kept'),
   );
 }
