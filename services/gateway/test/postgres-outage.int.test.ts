@@ -1,7 +1,8 @@
 // Postgres really goes away (a private cluster of this test's own, stopped and frozen by its pid):
 // POST /events goes on for credentials the gateway has seen (Kafka is the durable record), an
 // unknown credential and the management API answer 503 with Retry-After, never 500 or 401, and
-// the gateway stays ready. A Postgres that hangs costs a bounded wait, not a hung request.
+// the gateway stays ready; a link page view counts its page view and identifies nobody (a token's
+// revocations cannot be read). A Postgres that hangs costs a bounded wait, not a hung request.
 import { createAccount, createApiKey, createEventToken, generateCredential } from '@glimpse/auth';
 import { createDb, type Db } from '@glimpse/db/identity';
 import { TOPICS } from '@glimpse/messaging';
@@ -145,6 +146,44 @@ describe('the gateway while Postgres is down', () => {
       expect(JSON.parse(ready.text).checks.postgres).toMatch(/^degraded: /);
     } finally {
       pg.thaw();
+    }
+  }, 60_000);
+
+  it('when Postgres is stopped, then a link page view still counts its page view but identifies nobody (revocations cannot be read)', async () => {
+    const { key } = await credentials();
+    const gateway = await gatewayOn({});
+    const origin = 'https://outage-links.example.test';
+    const manage = (method: string, path: string, body?: unknown) =>
+      request(`${gateway.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const site = (await manage('POST', '/account/sites', { name: 'Outage', origins: [origin] })).body as { id: string; key: string };
+    const { token } = (await manage('POST', '/account/link-tokens', { email: 'outage.link@example.com' })).body as { token: string };
+    const follow = (events: unknown[]) =>
+      request(`${gateway.url}/collect`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', origin, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0' },
+        body: JSON.stringify({ site: site.key, events }),
+      });
+    // The site is in the gateway's cache (it keeps collecting while Postgres is down); the token's revocation state is not.
+    expect((await follow([{ type: 'pageview', id: 'outage-pv-0', path: '/' }])).status).toBe(200);
+    const from = await endOffsets(TOPICS.visitorsCollected);
+
+    pg.stop('immediate');
+    try {
+      const res = await follow([
+        { type: 'pageview', id: 'outage-pv-1', path: '/offer' },
+        { type: 'link', id: 'outage-ln-1', token, path: '/offer' },
+      ]);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ accepted: 1 });
+      const to = await endOffsets(TOPICS.visitorsCollected);
+      const written = (await readTopic(TOPICS.visitorsCollected, { from, to })).filter((m) => m.json?.siteId === site.id);
+      expect(written.map((m) => m.json?.type)).toEqual(['pageview']);
+    } finally {
+      pg.start();
     }
   }, 60_000);
 });
