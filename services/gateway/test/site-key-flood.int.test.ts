@@ -105,8 +105,8 @@ describe('made-up site keys at POST /collect', () => {
     expect(fromOne.get(429) ?? 0).toBeGreaterThanOrEqual(10_000 - budget);
 
     // 500 addresses, one unknown key each: each is a query, and each is cached apart from the real site.
-    const fromMany = await flood(500, 20, (i) => collectQuick(madeUpKey(), `10.77.${Math.floor(i / 250)}.${i % 250}`));
-    expect(fromMany.get(401)).toBe(500);
+    const fromMany = await flood(500, 4, (i) => collectQuick(madeUpKey(), `10.77.${Math.floor(i / 250)}.${i % 250}`));
+    expect(Object.fromEntries(fromMany)).toEqual({ 401: 500 });
 
     const reachedPostgres = (await metric('glimpse_site_key_lookups_total', 'site')) + (await metric('glimpse_site_key_lookups_total', 'unknown'));
     expect(reachedPostgres).toBeLessThanOrEqual(budget + 500 + 1);

@@ -29,4 +29,15 @@ describe('address limiter', () => {
     expect(limiter.take('198.51.100.7').allowed).toBe(true);
     expect(limiter.take('198.51.100.7').allowed).toBe(false);
   });
+
+  it('when a token is refunded, then the address has it again, never past its burst', () => {
+    const limiter = createAddressLimiter({ perSecond: 0.001, burst: 2 });
+    limiter.take('203.0.113.5');
+    limiter.take('203.0.113.5');
+    expect(limiter.take('203.0.113.5').allowed).toBe(false);
+    limiter.refund('203.0.113.5');
+    expect(limiter.take('203.0.113.5').allowed).toBe(true);
+    limiter.refund('203.0.113.6');
+    expect(limiter.peek('203.0.113.6').remaining).toBe(2);
+  });
 });

@@ -13,6 +13,8 @@ export interface AddressLimiter {
   take(address: string | undefined): RateDecision;
   /** The address's state without taking, for the RateLimit headers of an answer. */
   peek(address: string | undefined): RateDecision;
+  /** Gives back a token taken for something that turned out not to count (the bucket never exceeds its burst). */
+  refund(address: string | undefined): void;
 }
 
 interface Bucket {
@@ -60,6 +62,12 @@ export function createAddressLimiter({
     },
     peek(address) {
       return decision(refill(addressSubject(address), Date.now()), true);
+    },
+    refund(address) {
+      const subject = addressSubject(address);
+      const bucket = refill(subject, Date.now());
+      bucket.tokens = Math.min(burst, bucket.tokens + 1);
+      buckets.set(subject, bucket);
     },
   };
 }

@@ -78,20 +78,22 @@ describe('site cache', () => {
     expect(load.mock.calls.filter(([key]) => key === 'real')).toHaveLength(1);
   });
 
-  it('when an address looks up more keys than its budget, then the next is 429 without a query, and other addresses and cached keys are unaffected', async () => {
-    const load = jest.fn(async (key: string) => (key === 'real' ? site : null));
+  it('when an address looks up more unknown keys than its budget, then the next is 429 without a query; real sites cost it nothing; other addresses and cached keys are unaffected', async () => {
+    const load = jest.fn(async (key: string) => (key === 'real' || key === 'real2' ? site : null));
     const lookups: string[] = [];
     const c = cache(load, { maxEntries: 10, missLimiter: createAddressLimiter({ perSecond: 0.001, burst: 3 }), onLookup: (r) => lookups.push(r) });
     const from = { address: '203.0.113.9' };
     expect(await c.get('real', from)).toBe(site);
     await c.get('x1', from);
     await c.get('x2', from);
-    await expect(c.get('x3', from)).rejects.toMatchObject({ code: 'rate_limited', status: 429 });
-    expect(load).toHaveBeenCalledTimes(3);
-    expect(lookups).toEqual(['site', 'unknown', 'unknown', 'refused']);
+    expect(await c.get('real2', from)).toBe(site);
+    await c.get('x3', from);
+    await expect(c.get('x4', from)).rejects.toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(load).toHaveBeenCalledTimes(5);
+    expect(lookups).toEqual(['site', 'unknown', 'unknown', 'site', 'unknown', 'refused']);
     // Cached answers cost nothing; another address has its own budget.
     expect(await c.get('real', from)).toBe(site);
     expect(await c.get('x1', from)).toBeNull();
-    expect(await c.get('x3', { address: '198.51.100.1' })).toBeNull();
+    expect(await c.get('x4', { address: '198.51.100.1' })).toBeNull();
   });
 });

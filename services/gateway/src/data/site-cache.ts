@@ -5,8 +5,10 @@
 //
 // Real sites and unknown keys live in two LRUs: made-up keys, however many, only ever push out
 // other made-up keys, never a real site (which a Postgres outage would then turn into a 503). A
-// key that reaches Postgres first takes a token from its client address's budget (`missLimiter`):
-// over it, 429 with Retry-After, so one address cannot turn random keys into queries.
+// key that reaches Postgres first takes a token from its client address's budget (`missLimiter`),
+// given back when the key names a site: so only unknown keys spend it, and an address out of
+// tokens is refused (429 with Retry-After) before the query. One address cannot turn random keys
+// into queries, and a network behind one address visiting many real sites is not held up.
 import { LRUCache } from 'lru-cache';
 import { AppError } from '@glimpse/errors';
 import type { AddressLimiter } from './address-limiter.js';
@@ -84,8 +86,10 @@ export function createSiteCache({
       if (entry && age < ttlMs) return entry.value;
       const miss = entry ? undefined : unknown.get(key);
       if (miss && Date.now() - miss.fetchedAt < negativeTtlMs) return null;
-      if (missLimiter && from && !inFlight.has(key)) {
-        const d = missLimiter.take(from.address);
+      // Only the request that starts a query pays for it; those that join it share its answer.
+      const payer = missLimiter && from && !inFlight.has(key) ? from : undefined;
+      if (payer) {
+        const d = missLimiter!.take(payer.address);
         if (!d.allowed) {
           // A site seen valid is served stale rather than refused; an unknown key waits.
           if (entry && age < ttlMs + staleIfErrorMs) return entry.value;
@@ -96,7 +100,9 @@ export function createSiteCache({
         }
       }
       try {
-        return await fetch(key);
+        const site = await fetch(key);
+        if (site && payer) missLimiter!.refund(payer.address);
+        return site;
       } catch (err) {
         // Only a site seen valid is served stale: an unknown key is not a reason to collect.
         if (entry && age < ttlMs + staleIfErrorMs) return entry.value;
