@@ -9,6 +9,8 @@ import { TOPICS, createAccountEventsConsumer, createKafka, createKafkaHealthChec
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig } from './config.js';
 import { CreditKeeper } from './domain/credits.js';
+import { createPersonKey } from './domain/billed-person.js';
+import { billedPersonStore } from './data/billed-person-repository.js';
 import { creditLimitOf, endLeases, leaseCredits } from './data/credit-repository.js';
 import { rollUpUsage } from './data/usage-repository.js';
 import { deleteAccountData } from './data/account-data.js';
@@ -57,7 +59,16 @@ export const startEnrichmentService = serviceStart('enrichment', loadConfig, asy
       return Object.values(removed).reduce((a, b) => a + b, 0);
     },
   });
-  base.app.use(internalRouter({ db, credits, defaultPhoneRegion: config.DEFAULT_PHONE_REGION, internalTokens: config.INTERNAL_TOKENS }));
+  base.app.use(
+    internalRouter({
+      db,
+      credits,
+      defaultPhoneRegion: config.DEFAULT_PHONE_REGION,
+      billedPersons: billedPersonStore(db),
+      personKey: createPersonKey(config.ENRICHMENT_BILLING_KEY),
+      internalTokens: config.INTERNAL_TOKENS,
+    }),
+  );
   const server = createServiceServer({ base, port: config.ENRICHMENT_PORT, host: config.HOST, metricsPort: config.METRICS_PORT });
   const address = await server.start();
   accounts.start();

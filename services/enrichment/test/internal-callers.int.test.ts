@@ -36,7 +36,7 @@ it('when the webhooks service asks the enrichment service for person details, th
   const res = await call(`${enrichment.url}/internal/persons/details`, {
     method: 'POST',
     token: WEBHOOKS,
-    body: { email: `nobody-${randomUUID()}@example.com` },
+    body: { email: `nobody-${randomUUID()}@example.com`, billable: true },
   });
   expect(res.status).toBe(404);
   expect(res.body).toMatchObject({ error: 'not_found' });

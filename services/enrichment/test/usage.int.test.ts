@@ -33,8 +33,10 @@ async function newAccountKey(): Promise<{ accountId: string; key: string }> {
 async function usage(accountId: string): Promise<{ identityMatches: number; enrichedRecords: number }> {
   const result = await cli('usage', '--account', accountId, '--json');
   expect(result.code).toBe(0);
-  expect(result.json()).toEqual(await usageTotals(testDb('enrichment'), accountId));
-  return result.json();
+  const { period, ...totals } = result.json() as { identityMatches: number; enrichedRecords: number; period: unknown };
+  expect(totals).toEqual(await usageTotals(testDb('enrichment'), accountId));
+  expect(period).toEqual({ start: `${new Date().toISOString().slice(0, 7)}-01`, personsBilled: expect.any(Number) });
+  return totals;
 }
 
 const statusCounts = (results: HttpResult[]) => results.reduce<Record<number, number>>((n, r) => ({ ...n, [r.status]: (n[r.status] ?? 0) + 1 }), {});

@@ -6,6 +6,7 @@ import type { Db } from '@glimpse/db/enrichment';
 import { enrichmentBulkSchema, enrichmentInputSchema } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { appendCharge, findRecord, findVisitor, type IdentityKey } from '../data/person-repository.js';
+import { billingPeriodOf, type BilledPersonStore, type PersonKeyOf } from './billed-person.js';
 import type { CreditKeeper } from './credits.js';
 import { normalizeRecord } from './enriched-record.js';
 import { normalizeEmail, normalizePhone, normalizePronetUrl, normalizeSha256 } from './identifiers.js';
@@ -17,6 +18,9 @@ export interface LookupDeps {
   db: Db;
   credits: CreditKeeper;
   defaultPhoneRegion: string;
+  /** Persons billed in a period: an enrichment by email marks its person paid for the month. */
+  billedPersons: BilledPersonStore;
+  personKey: PersonKeyOf;
 }
 
 /** The §2.1 details as JSON text. */
@@ -128,7 +132,8 @@ export function withCredits(err: unknown, left: number | null): unknown {
  * The §2.3 record as JSON text; a match is billed (one ledger row) in the statement that finds it.
  * With `required`, the record is read first and billed only when it has every required field.
  */
-export async function enrichPerson({ db, credits, defaultPhoneRegion }: LookupDeps, accountId: string, body: unknown): Promise<Enriched> {
+export async function enrichPerson(deps: LookupDeps, accountId: string, body: unknown): Promise<Enriched> {
+  const { db, credits, defaultPhoneRegion } = deps;
   const { keys, required } = parseLookup(body, defaultPhoneRegion);
   const credit = await credits.take(accountId);
   if (!credit) {
@@ -138,14 +143,16 @@ export async function enrichPerson({ db, credits, defaultPhoneRegion }: LookupDe
     throw withCredits(new AppError('payment_required', 'this account has used all its enrichment credits'), 0);
   }
   let record: string | null;
+  const day = today();
   try {
     if (required.length === 0) {
-      record = await findRecord(db, keys, { accountId, day: today(), leaseId: credit.leaseId });
+      record = await findRecord(db, keys, { accountId, day, leaseId: credit.leaseId });
     } else {
       record = await findRecord(db, keys);
       if (record !== null && missingField(record, required) !== null) record = null;
-      if (record !== null) await appendCharge(db, { accountId, day: today(), leaseId: credit.leaseId });
+      if (record !== null) await appendCharge(db, { accountId, day, leaseId: credit.leaseId });
     }
+    if (record !== null) await markPaid(deps, accountId, keys, day);
   } catch (err) {
     // Whether the row was written is unknown: the credit counts as spent, so a limit is never passed.
     credit.spent();
@@ -157,6 +164,16 @@ export async function enrichPerson({ db, credits, defaultPhoneRegion }: LookupDe
   }
   credit.spent();
   return { record, creditsLeft: credit.remaining() };
+}
+
+/**
+ * A person enriched by email is paid for this month: disclosing the same email's fields later in
+ * the month (the details lookup, the webhook) bills nothing more. A second statement after the
+ * lookup's own: should it fail, the answer is a 503 like any database failure, and the lookup stays billed.
+ */
+async function markPaid({ billedPersons, personKey }: LookupDeps, accountId: string, keys: IdentityKey[], day: string): Promise<void> {
+  const email = keys.find((k) => k.kind === 'email')?.value;
+  if (email !== undefined) await billedPersons.markPaid(accountId, billingPeriodOf(day), personKey(accountId, email));
 }
 
 /**

@@ -3,6 +3,8 @@
 import { AppError } from '@glimpse/errors';
 import type { Db } from '@glimpse/db/enrichment';
 import { usageBetween, type UsageTotals } from '../data/usage-repository.js';
+import { billedPersonsIn } from '../data/billed-person-repository.js';
+import { billingPeriodOf } from './billed-person.js';
 
 const DAY_MS = 86_400_000;
 /** A year (leap or not): long enough for any chart, short enough to answer zero-filled. */
@@ -59,7 +61,21 @@ export function usageReport({ from, to }: UsageRange, recorded: ({ day: string }
   return { items, totals };
 }
 
-export async function accountUsage(db: Db, accountId: string, query: Record<string, unknown>): Promise<UsageReport> {
+/** The current billing period (the calendar month, UTC) and the persons billed to the account in it. */
+export interface PeriodUsage {
+  /** The first day of the month, YYYY-MM-DD. */
+  start: string;
+  /** Persons whose fields were disclosed or enriched by email this month: each billed once in it. */
+  personsBilled: number;
+}
+
+export async function periodUsage(db: Db, accountId: string, now = new Date()): Promise<PeriodUsage> {
+  const start = billingPeriodOf(day(now.getTime()));
+  return { start, personsBilled: await billedPersonsIn(db, accountId, start) };
+}
+
+export async function accountUsage(db: Db, accountId: string, query: Record<string, unknown>): Promise<UsageReport & { period: PeriodUsage }> {
   const range = parseUsageRange(query);
-  return usageReport(range, await usageBetween(db, accountId, range.from, range.to));
+  const [recorded, period] = await Promise.all([usageBetween(db, accountId, range.from, range.to), periodUsage(db, accountId)]);
+  return { ...usageReport(range, recorded), period };
 }

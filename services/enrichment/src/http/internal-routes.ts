@@ -5,12 +5,10 @@ import { AppError } from '@glimpse/errors';
 import { INTERNAL_HEADERS, internalCallers, type InternalRouteTable } from '@glimpse/http';
 import { CREDITS_HEADER, enrichBulk, enrichPerson, visitorDetails, type Enriched, type LookupDeps } from '../domain/lookups.js';
 import { enrichCompaniesBulk, enrichCompany, lookupCompanies } from '../domain/companies.js';
-import { accountUsage } from '../domain/usage.js';
+import { accountUsage, periodUsage } from '../domain/usage.js';
 import { parseCreditLimitBody } from '../domain/credit-limit.js';
-import { normalizeRecord } from '../domain/enriched-record.js';
 import { normalizeEmail } from '../domain/identifiers.js';
-import { toVisitorDetails } from '../domain/visitor-details.js';
-import { findRecord } from '../data/person-repository.js';
+import { disclosePerson } from '../domain/person-disclosure.js';
 import { companyStore } from '../data/company-repository.js';
 import { setCreditLimit } from '../data/credit-repository.js';
 import { usageTotals } from '../data/usage-repository.js';
@@ -40,7 +38,7 @@ function handle(fn: (req: Request, res: Response) => Promise<void>) {
   };
 }
 
-/** Who may call what: the gateway every route; the webhooks service only the (unbilled) person details and companies. */
+/** Who may call what: the gateway every route; the webhooks service only the (billed) person details and the companies lookup. */
 export const INTERNAL_ROUTES: InternalRouteTable = { gateway: '*', webhooks: ['POST /internal/persons/details', 'POST /internal/companies/lookup'] };
 
 const accountOf = (res: Response) => res.locals.accountId as string;
@@ -102,17 +100,16 @@ export function internalRouter({ internalTokens, ...deps }: LookupDeps & { inter
       sendEnriched(res, await enrichBulk(deps, account(res), req.body));
     }),
   );
-  // The §2.1 fields of the person behind an email, for the details of a visitor the account's own
-  // site tag identified: not billed (no usage row), unlike an enrichment.
+  // The §2.1 fields of the person behind an email ({email, billable: true}), for the details of a
+  // visitor the account's site tag identified and the visitor.identified webhook: billed as an
+  // enrichment, once per person per account per month; {disclosed: false} without credits.
   router.post(
     '/internal/persons/details',
     express.json({ limit: '4kb', strict: false }),
     handle(async (req, res) => {
-      const email = normalizeEmail((req.body as { email?: unknown } | null)?.email);
-      if (!email) throw new AppError('invalid_request', 'email must be a valid email address');
-      const record = await findRecord(deps.db, [{ kind: 'email', value: email }]);
-      if (record === null) throw new AppError('not_found', 'nobody with this email');
-      res.json({ details: toVisitorDetails(normalizeRecord(JSON.parse(record))) });
+      const { answer, creditsLeft } = await disclosePerson(deps, account(res), req.body);
+      if (creditsLeft !== null) res.setHeader(CREDITS_HEADER, String(creditsLeft));
+      res.json(answer);
     }),
   );
   // An account's erasure of a person (DELETE /account/persons/{email} at the gateway): the account's
@@ -139,7 +136,7 @@ export function internalRouter({ internalTokens, ...deps }: LookupDeps & { inter
     }),
   );
   // The operator's routes (PUT /operator/accounts/{id}/credits and GET …/usage at the gateway): the
-  // account's credit limit (null removes it), and its usage of all time.
+  // account's credit limit (null removes it), and its usage of all time with this month's billed persons.
   router.put(
     '/internal/credits',
     express.json({ limit: '1kb', strict: false }),
@@ -152,7 +149,8 @@ export function internalRouter({ internalTokens, ...deps }: LookupDeps & { inter
   router.get(
     '/internal/usage/totals',
     handle(async (_req, res) => {
-      res.json(await usageTotals(deps.db, account(res)));
+      const [totals, period] = await Promise.all([usageTotals(deps.db, account(res)), periodUsage(deps.db, account(res))]);
+      res.json({ ...totals, period });
     }),
   );
   return router;
