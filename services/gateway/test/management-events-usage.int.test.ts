@@ -210,6 +210,8 @@ describe('management API: usage', () => {
         { day: '2026-01-03', identityMatches: 1, enrichedRecords: 1 },
       ],
       totals: { identityMatches: 3, enrichedRecords: 3 },
+      // The current month, whatever the range: nobody's fields were disclosed.
+      period: { start: `${new Date().toISOString().slice(0, 7)}-01`, personsBilled: 0 },
     });
   });
 
@@ -235,6 +237,8 @@ describe('management API: usage', () => {
     expect(res.body.items).toHaveLength(30);
     expect(res.body.items.at(-1)).toEqual({ day: today(), identityMatches: 1, enrichedRecords: 1 });
     expect(res.body.totals).toEqual({ identityMatches: 1, enrichedRecords: 1 });
+    // An enrichment by email marks the person billed this month (a disclosure of them bills nothing more).
+    expect(res.body.period).toEqual({ start: `${today().slice(0, 7)}-01`, personsBilled: 1 });
   });
 
   it.each([

@@ -77,12 +77,15 @@ describe('PUT /operator/accounts/{id}/credits', () => {
   });
 });
 
+/** The current billing period (the calendar month, UTC) with its billed persons. */
+const thisPeriod = (personsBilled: number) => ({ start: `${new Date().toISOString().slice(0, 7)}-01`, personsBilled });
+
 describe('GET /operator/accounts/{id}/usage', () => {
   it("answers the account's usage of all time: the rolled-up days and the ledger not rolled up yet, this account's only", async () => {
     const { accountId } = await createTestAccount();
     const { accountId: other } = await createTestAccount();
     const zero = await operator('GET', `/operator/accounts/${accountId}/usage`);
-    expect({ status: zero.status, body: zero.body }).toEqual({ status: 200, body: { identityMatches: 0, enrichedRecords: 0 } });
+    expect({ status: zero.status, body: zero.body }).toEqual({ status: 200, body: { identityMatches: 0, enrichedRecords: 0, period: thisPeriod(0) } });
 
     const db = testDb('enrichment');
     await db.usageDay.createMany({
@@ -101,8 +104,8 @@ describe('GET /operator/accounts/{id}/usage', () => {
     });
 
     const usage = await operator('GET', `/operator/accounts/${accountId}/usage`);
-    expect({ status: usage.status, body: usage.body }).toEqual({ status: 200, body: { identityMatches: 15, enrichedRecords: 13 } });
-    expect((await operator('GET', `/operator/accounts/${other}/usage`)).body).toEqual({ identityMatches: 101, enrichedRecords: 101 });
+    expect({ status: usage.status, body: usage.body }).toEqual({ status: 200, body: { identityMatches: 15, enrichedRecords: 13, period: thisPeriod(0) } });
+    expect((await operator('GET', `/operator/accounts/${other}/usage`)).body).toEqual({ identityMatches: 101, enrichedRecords: 101, period: thisPeriod(0) });
   });
 
   it('answers 404 for an account that does not exist, 400 for an id that is not a UUID, 401 without the operator token', async () => {

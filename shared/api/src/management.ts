@@ -116,7 +116,25 @@ export const recentEventSchema = z
   })
   .meta({ id: 'RecentEvent' });
 const totals = z.object({ identityMatches: z.number().int().min(0), enrichedRecords: z.number().int().min(0) });
-export const usageSchema = z.object({ items: z.array(totals.extend({ day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) })), totals }).meta({ id: 'Usage' });
+const billingPeriod = z
+  .object({
+    start: z
+      .string()
+      .regex(/^\d{4}-\d{2}-01$/)
+      .meta({ description: 'the first day of the current billing period (the calendar month, UTC)' }),
+    personsBilled: z
+      .number()
+      .int()
+      .min(0)
+      .meta({
+        description:
+          'persons billed this month (their fields disclosed, or enriched by email): each is billed once in the month, whatever the path and however often it is shown',
+      }),
+  })
+  .meta({ id: 'BillingPeriod' });
+export const usageSchema = z
+  .object({ items: z.array(totals.extend({ day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) })), totals, period: billingPeriod })
+  .meta({ id: 'Usage' });
 
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: cursor });

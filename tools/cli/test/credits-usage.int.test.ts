@@ -11,6 +11,8 @@ import { cli, useCliStack } from './operator-stack';
 useCliStack();
 
 const creditLimit = async (accountId: string) => (await testDb('enrichment').enrichmentCredit.findUnique({ where: { accountId } }))?.creditLimit;
+/** The current billing period: the first of the month (UTC). */
+const PERIOD = `${new Date().toISOString().slice(0, 7)}-01`;
 
 describe('glimpse account set-credits', () => {
   it('when asked for --help, then it names the operator route and no database', async () => {
@@ -98,7 +100,7 @@ describe('glimpse usage', () => {
     const { accountId: other } = await createTestAccount();
     const zero = await cli('usage', '--account', accountId, '--json');
     expect(zero.code).toBe(0);
-    expect(zero.json()).toEqual({ identityMatches: 0, enrichedRecords: 0 });
+    expect(zero.json()).toEqual({ identityMatches: 0, enrichedRecords: 0, period: { start: PERIOD, personsBilled: 0 } });
 
     const db = testDb('enrichment');
     await db.usageDay.createMany({
@@ -111,9 +113,9 @@ describe('glimpse usage', () => {
 
     const usage = await cli('usage', '--account', accountId, '--json');
     expect(usage.code).toBe(0);
-    expect(usage.json()).toEqual({ identityMatches: 5, enrichedRecords: 4 });
+    expect(usage.json()).toEqual({ identityMatches: 5, enrichedRecords: 4, period: { start: PERIOD, personsBilled: 0 } });
     const human = await cli('usage', '--account', accountId);
-    expect(human.stdout).toBe('identity matches  5\nenriched records  4\n');
+    expect(human.stdout).toBe(`identity matches  5\nenriched records  4\npersons billed    0 (since ${PERIOD})\n`);
   });
 
   it('when the account does not exist, then it exits 1 not_found rather than showing zeros', async () => {

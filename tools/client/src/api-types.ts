@@ -1561,6 +1561,13 @@ export interface components {
                 identityMatches: number;
                 enrichedRecords: number;
             };
+            period: components["schemas"]["BillingPeriod"];
+        };
+        BillingPeriod: {
+            /** @description the first day of the current billing period (the calendar month, UTC) */
+            start: string;
+            /** @description persons billed this month (their fields disclosed, or enriched by email): each is billed once in the month, whatever the path and however often it is shown */
+            personsBilled: number;
         };
         /** @description the new site, with its identity secret (shown once) */
         SiteCreated: {

@@ -7,7 +7,11 @@ export type { UpstreamResponse } from './internal-service.js';
 
 export interface EnrichmentClient {
   visitorDetails(accountId: string, visitorId: string): Promise<UpstreamResponse>;
-  /** The §2.1 fields of the person behind an email ({details}, or 404); not billed. */
+  /**
+   * The §2.1 fields of the person behind an email, disclosed to the account and billed as an
+   * enrichment once per person per month: {disclosed: true, details} or, without credits,
+   * {disclosed: false}; 404 when nobody has the email.
+   */
   personDetails(accountId: string, email: string): Promise<UpstreamResponse>;
   enrich(accountId: string, body: unknown): Promise<UpstreamResponse>;
   enrichBulk(accountId: string, body: unknown): Promise<UpstreamResponse>;
@@ -34,7 +38,7 @@ export function createEnrichmentClient(endpoint: ServiceEndpoint): EnrichmentCli
   const service = createInternalService({ ...endpoint, unavailableMessage: 'the lookup service is unavailable; retry later' });
   return {
     visitorDetails: (accountId, visitorId) => service.call('GET', `/internal/visitors/${encodeURIComponent(visitorId)}/details`, accountId),
-    personDetails: (accountId, email) => service.call('POST', '/internal/persons/details', accountId, { email }),
+    personDetails: (accountId, email) => service.call('POST', '/internal/persons/details', accountId, { email, billable: true }),
     enrich: (accountId, body) => service.call('POST', '/internal/enrichment', accountId, body),
     enrichBulk: (accountId, body) => service.call('POST', '/internal/enrichment/bulk', accountId, body),
     enrichCompany: (accountId, body) => service.call('POST', '/internal/companies/enrichment', accountId, body),

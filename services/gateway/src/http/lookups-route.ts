@@ -54,7 +54,8 @@ const unavailable = (message: string) => new AppError('service_unavailable', mes
  * GET /visitors/{id}/details: the visitors service (the tag's visitors) and enrichment (imported
  * visitors) are asked at once. A visitor the tag has seen wins; identified, the person's fields
  * come from enrichment by its email. Not seen by the tag: enrichment's answer as it is (the
- * imported visitor, or 404). The visitors service unreachable: enrichment's imported visitor
+ * imported visitor, or 404). The person's fields are billed as an enrichment, once per person per
+ * account per month; without credits the answer has the email and not the fields. The visitors service unreachable: enrichment's imported visitor
  * still answers, but a 404 is not told (the tag may know the visitor): 503 with Retry-After.
  */
 async function visitorDetailsAnswer(
@@ -76,7 +77,10 @@ async function visitorDetailsAnswer(
       firmographicsOf(enrichment, accountId, visitor.company_key),
     ]);
     if (person && person.status !== 200 && person.status !== 404) throw unavailable('the lookup service is unavailable; retry later');
-    const fields = person?.status === 200 ? (person.body as { details: Record<string, unknown> }).details : null;
+    // Without credits the person is not disclosed: the visitor and the email it gave, no fields.
+    const disclosure = person?.status === 200 ? (person.body as { disclosed: boolean; details?: Record<string, unknown> }) : null;
+    const fields = disclosure?.disclosed === true ? (disclosure.details ?? null) : null;
+    if (person) res.set(person.headers);
     res.json(tagVisitorDetails(visitor, email, fields, profile));
     return;
   }

@@ -1,6 +1,6 @@
-// The enrichment service's unbilled lookups, over a small keep-alive pool, proving the caller with
-// the webhooks service's own internal token: a person's details (POST /internal/persons/details) and
-// companies by domain (POST /internal/companies/lookup).
+// The enrichment service's lookups, over a small keep-alive pool, proving the caller with the
+// webhooks service's own internal token: a person's details (POST /internal/persons/details, billed
+// once per person per account per month) and companies by domain (POST /internal/companies/lookup, unbilled).
 import { Pool } from 'undici';
 import { companyRecordSchema, type CompanyRecord } from '@glimpse/api';
 import { INTERNAL_HEADERS } from '@glimpse/http';
@@ -34,12 +34,14 @@ export function createEnrichmentClient({ baseUrl, internalToken, timeoutMs }: { 
     });
   return {
     async details(accountId, email): Promise<PersonDetails | null> {
-      const res = await post('/internal/persons/details', accountId, { email });
+      // Billed as an enrichment, once per person per month; not disclosed without credits.
+      const res = await post('/internal/persons/details', accountId, { email, billable: true });
       const text = await res.body.text();
       if (res.statusCode === 404) return null;
       // Never the email in the message: it ends in logs.
       if (res.statusCode !== 200) throw new Error(`enrichment answered ${res.statusCode} to a person lookup`);
-      return personDetailsOf((JSON.parse(text) as { details?: unknown }).details);
+      const answer = JSON.parse(text) as { disclosed?: unknown; details?: unknown };
+      return answer.disclosed === true ? personDetailsOf(answer.details) : null;
     },
     async lookup(domains, accountId): Promise<CompanyRecord[]> {
       try {

@@ -63,13 +63,19 @@ export const lookupCommands: Command[] = [
   },
   {
     words: ['usage'],
-    summary: "an account's billable usage, all time: identity matches and enriched records",
-    usage: `glimpse usage --account ID [--url URL] [--json]\n\nBy day: GET /operator/accounts/ID/account/usage (the account's own usage route).\n\nGET /operator/accounts/ID/usage. ${OPERATOR_HELP}`,
+    summary: "an account's billable usage, all time (identity matches and enriched records) and the persons billed this month",
+    usage: `glimpse usage --account ID [--url URL] [--json]\n\nA person whose fields are shown (details lookup, visitor.identified webhook) is billed as an enrichment,\nonce per calendar month (UTC); persons billed counts them this month.\n\nBy day: GET /operator/accounts/ID/account/usage (the account's own usage route).\n\nGET /operator/accounts/ID/usage. ${OPERATOR_HELP}`,
     options: { account: { type: 'string' }, ...urlOption },
     run: async ({ values }) => configuredApi(values).call('GET', `/operator/accounts/${accountId(values)}/usage`),
     human: (r) => {
-      const { identityMatches, enrichedRecords } = r as { identityMatches: number; enrichedRecords: number };
-      return `identity matches  ${identityMatches}\nenriched records  ${enrichedRecords}`;
+      const { identityMatches, enrichedRecords, period } = r as {
+        identityMatches: number;
+        enrichedRecords: number;
+        period?: { start: string; personsBilled: number };
+      };
+      const lines = [`identity matches  ${identityMatches}`, `enriched records  ${enrichedRecords}`];
+      if (period) lines.push(`persons billed    ${period.personsBilled} (since ${period.start})`);
+      return lines.join('\n');
     },
   },
 ];
