@@ -87,6 +87,8 @@ describe('POST /collect', () => {
     expect(messages[0]!.key).toBe(`${site.id}:${vid}`);
     expect(messages[0]!.json).toEqual({
       ...view,
+      // Trimmed before Kafka: no query key the site did not allow, no fragment.
+      url: `${ORIGIN}/pricing`,
       accountId: site.accountId,
       siteId: site.id,
       visitorId: vid,
