@@ -18,7 +18,7 @@ describe('glimpse sites', () => {
     const usage = await cli('sites', 'create', '--help');
     expect(usage.code).toBe(0);
     expect(usage.stdout).toContain(
-      'Usage: glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--capture-forms] [--consent implied|required] [--no-honor-gpc] [--url URL] [--json]',
+      'Usage: glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--capture-forms] [--consent implied|required] [--no-honor-gpc] [--identity-verification off|optional|required] [--url URL] [--json]',
     );
   });
 
@@ -40,8 +40,14 @@ describe('glimpse sites', () => {
       '--json',
     );
     expect(created.code).toBe(0);
-    expect(created.json()).toEqual({ id: expect.any(String), key: expect.stringMatching(/^glp_[A-Za-z0-9_-]{32}$/) });
+    expect(created.json()).toEqual({
+      id: expect.any(String),
+      key: expect.stringMatching(/^glp_[A-Za-z0-9_-]{32}$/),
+      identitySecret: expect.stringMatching(/^gis_[A-Za-z0-9_-]{43}$/),
+    });
     const stored = await testDb('identity').site.findUniqueOrThrow({ where: { id: created.json().id } });
+    // The secret is printed once, at creation: the list never shows it.
+    expect(stored.identitySecret).toBe(created.json().identitySecret);
     expect(stored).toMatchObject({ accountId, name: 'Shop', origins: ['https://shop.test', 'http://localhost:3000'], trackEvents: ['signup'] });
 
     const listed = await cli('sites', 'list', '--account', accountId, '--json');
@@ -49,6 +55,7 @@ describe('glimpse sites', () => {
       expect.objectContaining({ id: created.json().id, key: created.json().key, origins: ['https://shop.test', 'http://localhost:3000'] }),
     ]);
     expect((await cli('sites', 'list', '--account', accountId)).stdout).toContain(created.json().key);
+    expect(JSON.stringify(listed.json())).not.toContain(created.json().identitySecret);
   });
 
   it('when a site is created with --capture-forms --consent required --no-honor-gpc, then it is stored with those settings; without them the defaults', async () => {
@@ -66,6 +73,8 @@ describe('glimpse sites', () => {
       '--consent',
       'required',
       '--no-honor-gpc',
+      '--identity-verification',
+      'required',
       '--json',
     );
     expect(created.code).toBe(0);
@@ -73,12 +82,14 @@ describe('glimpse sites', () => {
       captureForms: true,
       consent: 'required',
       honorGpc: false,
+      identityVerification: 'required',
     });
     const plain = await cli('sites', 'create', '--account', accountId, '--name', 'Plain', '--origin', 'https://plain.test', '--json');
     expect(await testDb('identity').site.findUniqueOrThrow({ where: { id: plain.json().id } })).toMatchObject({
       captureForms: false,
       consent: 'implied',
       honorGpc: true,
+      identityVerification: 'off',
     });
     const bad = await cli('sites', 'create', '--account', accountId, '--name', 'Bad', '--origin', 'https://bad.test', '--consent', 'maybe');
     expect(bad.code).toBe(1);

@@ -20,6 +20,9 @@ interface SiteAnswer {
   capture_forms: boolean;
   consent: string;
   honor_gpc: boolean;
+  identity_verification?: string;
+  /** Only in the creation answer: shown once. */
+  identity_secret?: string;
   createdAt: string;
 }
 
@@ -32,6 +35,7 @@ const summary = (s: SiteAnswer) => ({
   captureForms: s.capture_forms,
   consent: s.consent,
   honorGpc: s.honor_gpc,
+  identityVerification: s.identity_verification,
   createdAt: s.createdAt,
 });
 
@@ -39,7 +43,7 @@ export const siteCommands: Command[] = [
   {
     words: ['sites', 'create'],
     summary: 'create a site: its publishable key (glp_…) for the tag, its origins, allowed track names and identification settings',
-    usage: `glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--capture-forms] [--consent implied|required] [--no-honor-gpc] [--url URL] [--json]\n\nHeld to the gateway's SITES_PER_ACCOUNT, as on POST /account/sites.\n\nPOST /operator/accounts/ID/account/sites. ${OPERATOR_HELP}`,
+    usage: `glimpse sites create --account ID --name NAME --origin URL [--origin URL…] [--track-event NAME…] [--capture-forms] [--consent implied|required] [--no-honor-gpc] [--identity-verification off|optional|required] [--url URL] [--json]\n\nPrints the site's identity secret once (the site's server signs identify calls with it).\nHeld to the gateway's SITES_PER_ACCOUNT, as on POST /account/sites.\n\nPOST /operator/accounts/ID/account/sites. ${OPERATOR_HELP}`,
     options: {
       account: { type: 'string' },
       name: { type: 'string' },
@@ -48,6 +52,7 @@ export const siteCommands: Command[] = [
       'capture-forms': { type: 'boolean' },
       consent: { type: 'string' },
       'no-honor-gpc': { type: 'boolean' },
+      'identity-verification': { type: 'string' },
       ...urlOption,
     },
     async run({ values }) {
@@ -58,13 +63,17 @@ export const siteCommands: Command[] = [
         ...(values['capture-forms'] === true ? { capture_forms: true } : {}),
         ...(values.consent !== undefined ? { consent: values.consent } : {}),
         ...(values['no-honor-gpc'] === true ? { honor_gpc: false } : {}),
+        ...(values['identity-verification'] !== undefined ? { identity_verification: values['identity-verification'] } : {}),
       };
       const site = (await configuredApi(values).forAccount(accountId(values), 'POST', '/sites', body)) as SiteAnswer;
-      return { id: site.id, key: site.key };
+      return { id: site.id, key: site.key, identitySecret: site.identity_secret };
     },
     human: (r) => {
-      const { id, key } = r as { id: string; key: string };
-      return `site created: ${id}\nkey: ${key}\ninstall: <script async src="{gateway}/g.js" data-site="${key}"></script> (the console and GET /account/sites/${id} give the snippet with its SRI hash)`;
+      const { id, key, identitySecret } = r as { id: string; key: string; identitySecret?: string };
+      const secret = identitySecret
+        ? `identity secret: ${identitySecret} (shown once: keep it on the site's server, which signs identify calls with it)\n`
+        : '';
+      return `site created: ${id}\nkey: ${key}\n${secret}install: <script async src="{gateway}/g.js" data-site="${key}"></script> (the console and GET /account/sites/${id} give the snippet with its SRI hash)`;
     },
   },
   {
@@ -77,7 +86,17 @@ export const siteCommands: Command[] = [
       return { items: items.map(summary) };
     },
     human: (r) =>
-      table((r as { items: Record<string, unknown>[] }).items, ['id', 'name', 'key', 'origins', 'trackEvents', 'captureForms', 'consent', 'honorGpc']),
+      table((r as { items: Record<string, unknown>[] }).items, [
+        'id',
+        'name',
+        'key',
+        'origins',
+        'trackEvents',
+        'captureForms',
+        'consent',
+        'honorGpc',
+        'identityVerification',
+      ]),
   },
   {
     words: ['sites', 'delete'],
