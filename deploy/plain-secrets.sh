@@ -43,6 +43,8 @@ passwords() {
   apply_secret glimpse-operator-token --from-literal=OPERATOR_TOKEN="${token:-$(openssl rand -hex 32)}"
   token=$(kubectl -n "$NS" get secret glimpse-visitors-erasure-key -o jsonpath='{.data.VISITORS_ERASURE_KEY}' 2>/dev/null | base64 -d || true)
   apply_secret glimpse-visitors-erasure-key --from-literal=VISITORS_ERASURE_KEY="${token:-$(openssl rand -hex 32)}"
+  token=$(kubectl -n "$NS" get secret glimpse-enrichment-billing-key -o jsonpath='{.data.ENRICHMENT_BILLING_KEY}' 2>/dev/null | base64 -d || true)
+  apply_secret glimpse-enrichment-billing-key --from-literal=ENRICHMENT_BILLING_KEY="${token:-$(openssl rand -hex 32)}"
   token=$(kubectl -n "$NS" get secret glimpse-playbook-erasure-key -o jsonpath='{.data.PLAYBOOK_ERASURE_KEY}' 2>/dev/null | base64 -d || true)
   apply_secret glimpse-playbook-erasure-key --from-literal=PLAYBOOK_ERASURE_KEY="${token:-$(openssl rand -hex 32)}"
   token=$(kubectl -n "$NS" get secret glimpse-webhooks-secret-key -o jsonpath='{.data.WEBHOOKS_SECRET_KEY}' 2>/dev/null | base64 -d || true)

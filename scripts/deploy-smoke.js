@@ -177,7 +177,8 @@ async function main() {
     // The operator CLI goes through the gateway's operator API (issue 22 item 5), with this token.
     const operatorToken = crypto.randomBytes(32).toString('hex');
     const services = {
-      enrichment: { ENRICHMENT_PORT: String(ports.enrichment) },
+      // Production refuses to start on the development billing key.
+      enrichment: { ENRICHMENT_PORT: String(ports.enrichment), ENRICHMENT_BILLING_KEY: crypto.randomBytes(32).toString('hex') },
       // Production refuses to start on the development erasure secret.
       playbook: { PLAYBOOK_PORT: String(ports.playbook), PLAYBOOK_GROUP_ID: groupId, PLAYBOOK_ERASURE_KEY: crypto.randomBytes(32).toString('hex') },
       // …and the gateway on the development link-token secret.

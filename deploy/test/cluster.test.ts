@@ -439,12 +439,14 @@ describe.each(OVERLAYS)('%s', (overlay) => {
       erasureKey: fromSecret('visitors', 'VISITORS_ERASURE_KEY'),
       playbookErasureKey: fromSecret('playbook', 'PLAYBOOK_ERASURE_KEY'),
       webhooksSecretKey: fromSecret('webhooks', 'WEBHOOKS_SECRET_KEY'),
+      billingKey: fromSecret('enrichment', 'ENRICHMENT_BILLING_KEY'),
     }).toEqual({
       gatewayInternal: 'glimpse-internal-token',
       linkTokens: 'glimpse-link-token-secret',
       erasureKey: 'glimpse-visitors-erasure-key',
       playbookErasureKey: 'glimpse-playbook-erasure-key',
       webhooksSecretKey: 'glimpse-webhooks-secret-key',
+      billingKey: 'glimpse-enrichment-billing-key',
     });
   });
 
