@@ -196,7 +196,7 @@ describe('consent', () => {
     // The next page of the site: the grant given is remembered by the id stored with it.
     const mark = receiver.posts.length;
     await page.goto(`${site.origin}/third`);
-    const third = await waitFor(() => receiver.posts.slice(mark).find((post) => post.body.events.some((event) => event.path === '/third')), {
+    const third = await waitFor(async () => receiver.posts.slice(mark).find((post) => post.body.events.some((event) => event.path === '/third')), {
       what: 'the third page view',
     });
     expect(third.body).toMatchObject({ consent: 'granted', vid: RECEIVER_VID });
@@ -314,7 +314,7 @@ describe('consent that holds', () => {
     pageOptions = { tagAttributes: { 'data-consent': 'required' } };
     const mark = receiver.posts.length;
     await page.goto(`${site.origin}/now-required`);
-    await waitFor(() => since(mark).some((post) => post.body.events.some((event) => event.path === '/now-required')), { what: 'the page view' });
+    await waitFor(async () => since(mark).some((post) => post.body.events.some((event) => event.path === '/now-required')), { what: 'the page view' });
     await call(page, 'identify', { email: 'switched@example.com' });
     await settle();
     const pending = since(mark).filter((post) => post.body.events.some((event) => event.path === '/now-required' || event.type === 'identify'));
@@ -353,7 +353,7 @@ describe('the per-site script', () => {
     expect(await stored(page)).toEqual({ v: RECEIVER_VID, g: 1 });
     const mark = receiver.posts.length;
     await page.goto(`${site.origin}/per-site-again`);
-    const again = await waitFor(() => receiver.posts.slice(mark).find((post) => post.body.events.some((event) => event.path === '/per-site-again')), {
+    const again = await waitFor(async () => receiver.posts.slice(mark).find((post) => post.body.events.some((event) => event.path === '/per-site-again')), {
       what: 'the next page view',
     });
     expect(again.body).toMatchObject({ site: siteKey, consent: 'granted', vid: RECEIVER_VID });

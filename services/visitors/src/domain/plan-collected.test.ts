@@ -206,7 +206,24 @@ describe('planCollected, chunked against one by one', () => {
           ),
         );
       else if (r < 0.8)
-        out.push(consent(minutes, rand() < 0.6 ? 'granted' : 'denied', vid, rand() < 0.7 ? cookieless[Math.floor(rand() * cookieless.length)] : undefined));
+        out.push(
+          consent(
+            minutes,
+            rand() < 0.6 ? 'granted' : 'denied',
+            vid,
+            rand() < 0.7
+              ? {
+                  views: [
+                    {
+                      id: `pv_${String(Math.round(minutes * 1000)).padStart(8, '0')}`,
+                      path: `/earlier-${Math.floor(rand() * cookieless.length)}`,
+                      at: at(minutes),
+                    },
+                  ],
+                }
+              : {},
+          ),
+        );
       else if (r < 0.93) out.push(track(minutes, 'clicked', vid));
       else out.push(bot(minutes));
     }
