@@ -3,12 +3,16 @@
 import { Redis } from 'ioredis';
 import { TOPICS } from '@glimpse/messaging';
 import { eventCatalog } from '@glimpse/playbook';
+import { usageTotals } from '@glimpse/enrichment';
 import { closeTestDb, postEvent, sendNamesOnce, startManagementStack, testDb, testSql, uniqueEmail, waitFor } from '../../../test/support/stack';
-import { applicationTables } from '../../../test/support/tables';
-import { endOffsets } from '../../../test/support/kafka-helpers';
+import { applicationColumns, applicationTables } from '../../../test/support/tables';
+import { endOffsets, ofAccount, readTopic, type Offsets } from '../../../test/support/kafka-helpers';
 import { redisUrl } from '../../../test/config';
 import { rawCopiesOf } from '../../../test/support/raw-copies';
 import { api, createManager, type Api, type Manager } from './management-helpers';
+
+/** The usage tables the enrichment service's roll-up rewrites: compared as the account's totals, which a roll-up keeps. */
+const ROLLED_UP = ['usage_ledger', 'usage_days'];
 
 let stack: Awaited<ReturnType<typeof startManagementStack>>;
 let redis: Redis;
@@ -33,16 +37,29 @@ async function send(manager: Manager, email: string, ...events: string[]) {
   });
 }
 
-/** Everything a dry run could write: row counts of every table (the catalog as the API reads it, since a fold moves its rows), Kafka end offsets, Redis keys. */
+/**
+ * Everything a dry run could write for its account: the account's rows in every table that has an
+ * account_id (its usage as totals, the catalog as the API reads it, since a fold moves its rows),
+ * every row of the tables that hold no account, the account's Redis keys, and the topics' end offsets
+ * (messagesBetween reads the account's messages between two snapshots).
+ * Only the account's own where there is one: the stack's background jobs change other accounts'
+ * rows at any moment (the enrichment service rolls every account's usage ledger up into usage_days
+ * every 5 s, and another test's ledger rows once moved during the dry run; the playbook service
+ * purges old processed events, its outbox publishes other accounts' effects), and other accounts'
+ * Redis keys expire.
+ */
 async function everything(accountId: string) {
   const db = testSql();
-  // account_states follows the accounts topic: the stack's consumers apply other tests' account
-  // events to it at their own pace, so it may grow during the dry run without the dry run writing.
-  const tables = (await applicationTables(db)).filter((t) => !['event_names', 'event_name_deltas', 'account_states'].includes(t.table));
+  // account_states follows the accounts topic: the stack's consumers apply account events to it at
+  // their own pace, so it may grow during the dry run without the dry run writing.
+  const tables = (await applicationTables(db)).filter((t) => !['event_names', 'event_name_deltas', 'account_states', ...ROLLED_UP].includes(t.table));
   expect(tables.length).toBeGreaterThan(15); // the services' schemas, all of them
+  const ofAccounts = new Set((await applicationColumns(db)).filter((c) => c.column === 'account_id').map((c) => c.qualified));
   const counts: Record<string, number> = {};
   for (const { table, qualified } of tables) {
-    const [row] = await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${qualified}`);
+    const [row] = ofAccounts.has(qualified)
+      ? await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${qualified} WHERE account_id::text = $1`, accountId)
+      : await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${qualified}`);
     counts[table] = Number(row!.n);
   }
   const keys: string[] = [];
@@ -50,16 +67,31 @@ async function everything(accountId: string) {
   do {
     const [next, batch] = await redis.scan(cursor, 'COUNT', 1000);
     cursor = next;
-    // The management API's own rate-limit counters (glimpse:{<subject>}:rate:…) are the only keys a request may touch.
-    keys.push(...batch.filter((k) => !/^glimpse:\{[^}]*\}:rate:/.test(k)));
+    // The management API's own rate-limit counters (glimpse:{<subject>}:rate:…) are the only keys a
+    // request may touch; another account's keys (glimpse:{a:<account>}:…) are not this one's.
+    keys.push(...batch.filter((k) => !/^glimpse:\{[^}]*\}:rate:/.test(k) && (!k.startsWith('glimpse:{a:') || k.startsWith(`glimpse:{a:${accountId}}`))));
   } while (cursor !== '0');
   return {
     counts,
+    usage: await usageTotals(testDb('enrichment'), accountId),
     catalog: await eventCatalog(testDb('playbook'), accountId),
-    inbound: Object.fromEntries(await endOffsets(TOPICS.eventsInbound)),
-    effects: Object.fromEntries(await endOffsets(TOPICS.playbookEffects)),
+    offsets: { inbound: await endOffsets(TOPICS.eventsInbound), effects: await endOffsets(TOPICS.playbookEffects) },
     keys: keys.sort(),
     recent: (await rawCopiesOf(redis, accountId)).map((c) => c.eventId),
+  };
+}
+
+type Snapshot = Awaited<ReturnType<typeof everything>>;
+
+/** The account's messages on the events and effects topics between two snapshots (the effects outbox publishes what another test left). */
+async function messagesBetween(before: Snapshot, after: Snapshot, accountId: string) {
+  const read = async (topic: string, from: Offsets, to: Offsets) =>
+    [...to].every(([partition, offset]) => from.get(partition) === offset)
+      ? []
+      : ofAccount(await readTopic(topic, { from, to }), accountId).map((m) => m.value);
+  return {
+    inbound: await read(TOPICS.eventsInbound, before.offsets.inbound, after.offsets.inbound),
+    effects: await read(TOPICS.playbookEffects, before.offsets.effects, after.offsets.effects),
   };
 }
 
@@ -105,7 +137,9 @@ describe('management API: dry run', () => {
       playbooks: [{ id: ids.welcome, name: 'A welcome', outcome: 'stop', reason: 'exit' }],
     });
 
-    expect(await everything(manager.accountId)).toEqual(before);
+    const after = await everything(manager.accountId);
+    expect({ ...after, offsets: undefined }).toEqual({ ...before, offsets: undefined });
+    expect(await messagesBetween(before, after, manager.accountId)).toEqual({ inbound: [], effects: [] });
     // And the real event does what the dry run said.
     await send(manager, email, 'purchase');
     expect((await client.get(`/account/playbooks/${ids.welcome}/enrollments?status=active`)).body.items).toEqual([]);
