@@ -58,6 +58,7 @@ it('when the document is validated against the OpenAPI 3.1 schema, then it is va
     '/account/playbooks/{id}/enrollments',
     '/account/sites',
     '/account/sites/{id}',
+    '/account/sites/{id}/identity-secret',
     '/account/sites/{id}/stats',
     '/account/sites/{id}/traffic',
     '/account/suppressions',
