@@ -1,6 +1,6 @@
 // A deleted account's data leaves the enrichment schema: account.deleted on the accounts topic
 // (produced here straight onto the real topic, as the identity outbox would) removes the account's
-// visitors, usage (ledger and days), credit limit and credit leases, and nothing of any other
+// visitors, usage (ledger and days), credit limit, credit leases and billed persons, and nothing of any other
 // account. Messages that are no account event are skipped without stopping the consumer. Without
 // Kafka the service is still ready and answers lookups, the consumer shown as degraded.
 import { randomUUID } from 'node:crypto';
@@ -35,7 +35,7 @@ const lookup = (base: string, accountId: string): Promise<HttpResult> =>
     body: JSON.stringify({ email }),
   });
 
-type Counts = Record<'visitors' | 'usage_ledger' | 'usage_days' | 'enrichment_credits' | 'credit_leases', number>;
+type Counts = Record<'visitors' | 'usage_ledger' | 'usage_days' | 'enrichment_credits' | 'credit_leases' | 'billed_persons', number>;
 
 async function rowsOf(accountId: string): Promise<Counts> {
   const [row] = await testDb('enrichment').$queryRaw<Counts[]>`
@@ -43,11 +43,12 @@ async function rowsOf(accountId: string): Promise<Counts> {
            (SELECT count(*) FROM usage_ledger WHERE account_id = ${accountId}::uuid)::int AS usage_ledger,
            (SELECT count(*) FROM usage_days WHERE account_id = ${accountId}::uuid)::int AS usage_days,
            (SELECT count(*) FROM enrichment_credits WHERE account_id = ${accountId}::uuid)::int AS enrichment_credits,
-           (SELECT count(*) FROM credit_leases WHERE account_id = ${accountId}::uuid)::int AS credit_leases`;
+           (SELECT count(*) FROM credit_leases WHERE account_id = ${accountId}::uuid)::int AS credit_leases,
+           (SELECT count(*) FROM billed_persons WHERE account_id = ${accountId}::uuid)::int AS billed_persons`;
   return row!;
 }
 
-/** An account with a row in every table a deletion must empty: visitors, a credit limit, a lookup (a lease and a ledger row), and an earlier day rolled up. */
+/** An account with a row in every table a deletion must empty: visitors, a credit limit, a lookup (a lease, a ledger row and the person billed for the month), and an earlier day rolled up. */
 async function accountWithData(): Promise<{ accountId: string; counts: Counts }> {
   const accountId = randomUUID();
   expect(
@@ -61,7 +62,7 @@ async function accountWithData(): Promise<{ accountId: string; counts: Counts }>
   await testDb('enrichment')
     .$executeRaw`INSERT INTO usage_days (account_id, day, identity_matches, enriched_records) VALUES (${accountId}::uuid, DATE '2026-01-01', 3, 3)`;
   const counts = await rowsOf(accountId);
-  expect(counts).toEqual({ visitors: 2, usage_ledger: 1, usage_days: 1, enrichment_credits: 1, credit_leases: 1 });
+  expect(counts).toEqual({ visitors: 2, usage_ledger: 1, usage_days: 1, enrichment_credits: 1, credit_leases: 1, billed_persons: 1 });
   return { accountId, counts };
 }
 
@@ -69,7 +70,7 @@ const event = (type: AccountEventMessage['type'], accountId: string) => ({
   key: accountId,
   value: JSON.stringify({ type, accountId, at: new Date().toISOString() }),
 });
-const NONE: Counts = { visitors: 0, usage_ledger: 0, usage_days: 0, enrichment_credits: 0, credit_leases: 0 };
+const NONE: Counts = { visitors: 0, usage_ledger: 0, usage_days: 0, enrichment_credits: 0, credit_leases: 0, billed_persons: 0 };
 const gone = (accountId: string, timeoutMs = 30_000) =>
   waitFor(async () => JSON.stringify(await rowsOf(accountId)) === JSON.stringify(NONE), { what: `account ${accountId}'s rows gone`, timeoutMs });
 
