@@ -55,8 +55,9 @@ const unavailable = (message: string) => new AppError('service_unavailable', mes
  * visitors) are asked at once. A visitor the tag has seen wins; identified, the person's fields
  * come from enrichment by its email. Not seen by the tag: enrichment's answer as it is (the
  * imported visitor, or 404). The person's fields are billed as an enrichment, once per person per
- * account per month; without credits the answer has the email and not the fields. The visitors service unreachable: enrichment's imported visitor
- * still answers, but a 404 is not told (the tag may know the visitor): 503 with Retry-After.
+ * account per month; without credits the answer has the email and not the fields. The visitors
+ * service unreachable: enrichment's imported visitor still answers, but a 404 is not told (the tag
+ * may know the visitor): 503 with Retry-After.
  */
 async function visitorDetailsAnswer(
   res: Response,
