@@ -137,6 +137,44 @@ describe('console: identification', () => {
     await page.context().close();
   }, 90_000);
 
+  it('when a person adds a site that requires identity verification, then its identity secret is shown once, and a rotation shows a new one that the API keeps', async () => {
+    const { page, problems, key } = await signedInConsole('console identity secret');
+    const origin = uniqueOrigin('verified');
+    await goTo(page, 'Sites');
+    expect(await page.getByLabel('Identity verification').inputValue()).toBe('off'); // the default
+    await page.getByLabel('Name', { exact: true }).fill('Verified');
+    await page.getByLabel('Origins').fill(origin);
+    await page.getByLabel('Identity verification').selectOption('required');
+    await page.getByRole('button', { name: 'Add site' }).click();
+    const identity = page.getByRole('region', { name: 'Verified identity' });
+    await identity.waitFor();
+    const first = (await identity.locator('#identity-secret code').textContent()) ?? '';
+    expect(first).toMatch(/^gis_[A-Za-z0-9_-]{43}$/);
+    const { items } = (await api(key, 'sites')).body;
+    expect(items[0]).toMatchObject({ identity_verification: 'required', identity_secret_set: true });
+    expect(JSON.stringify(items)).not.toContain(first);
+    expect((await testDb('identity').site.findUniqueOrThrow({ where: { id: items[0].id } })).identitySecret).toBe(first);
+
+    await identity.getByRole('button', { name: 'Rotate identity secret' }).click();
+    await status(page, 'New identity secret for “Verified”: copy it now.');
+    const second = (await identity.locator('#identity-secret code').textContent()) ?? '';
+    expect(second).toMatch(/^gis_/);
+    expect(second).not.toBe(first);
+    expect(await testDb('identity').site.findUniqueOrThrow({ where: { id: items[0].id } })).toMatchObject({
+      identitySecret: second,
+      previousIdentitySecret: first,
+    });
+    // Opened again, the site shows no secret.
+    await goTo(page, 'Visitors');
+    await goTo(page, 'Sites');
+    await page.getByRole('link', { name: 'Install and traffic of Verified' }).click();
+    await page.getByRole('region', { name: 'Verified identity' }).waitFor();
+    expect(await page.locator('#identity-secret').textContent()).toBe('');
+    expect(await page.getByRole('region', { name: 'Verified identity' }).textContent()).toContain('Verification: required.');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 90_000);
+
   it('when a visitor identifies and later submits a form with another email, then its page shows both links with method, confidence, time and the page of each, and the filter separates it from an anonymous one', async () => {
     const { page, problems, key } = await signedInConsole('console identification visitor');
     const origin = uniqueOrigin('shop');

@@ -145,6 +145,10 @@ export interface Site {
   consent?: string;
   honor_gpc?: boolean;
   query_keys?: string[];
+  identity_verification?: string;
+  identity_secret_set?: boolean;
+  /** Only in the creation answer: shown once. */
+  identity_secret?: string;
   createdAt: string;
   snippet: { html: string; integrity: string };
 }

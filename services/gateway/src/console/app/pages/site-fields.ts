@@ -21,6 +21,7 @@ export interface SiteInput {
   capture_forms: boolean;
   consent: string;
   honor_gpc: boolean;
+  identity_verification: string;
 }
 
 export interface SiteFields {
@@ -60,6 +61,14 @@ export function siteFields(prefix: string, site: Site | null): SiteFields {
     checked: site?.honor_gpc !== false,
     'aria-describedby': `${prefix}-honor-gpc-hint`,
   });
+  const mode = site?.identity_verification ?? 'off';
+  const verification = h(
+    'select',
+    {},
+    h('option', { value: 'off', selected: mode === 'off' }, 'Off: every identify is a claim'),
+    h('option', { value: 'optional', selected: mode === 'optional' }, 'Optional: a valid hash makes it verified'),
+    h('option', { value: 'required', selected: mode === 'required' }, 'Required: an identify without a valid hash is dropped'),
+  );
   const check = (input: HTMLInputElement, label: string, hint: string) =>
     h('div', { class: 'check' }, input, h('div', {}, h('label', { for: input.id }, label), h('p', { class: 'hint', id: `${input.id}-hint` }, hint)));
   return {
@@ -93,6 +102,12 @@ export function siteFields(prefix: string, site: Site | null): SiteFields {
           "Required: no cookie and no storage until glimpse('consent', 'granted'); page views are counted cookieless until then.",
         ),
         check(honorGpc, 'Honour Global Privacy Control', 'A browser sending the GPC signal stays cookieless and is never identified.'),
+        field(
+          `${prefix}-identity-verification`,
+          'Identity verification',
+          verification,
+          "glimpse('identify', {email, hash}): your server computes hash, the HMAC-SHA256 of the email with the site's identity secret. Without it anyone with the site key can claim any email.",
+        ),
       ),
     ],
     read() {
@@ -111,6 +126,7 @@ export function siteFields(prefix: string, site: Site | null): SiteFields {
         capture_forms: captureForms.checked,
         consent: consent.value,
         honor_gpc: honorGpc.checked,
+        identity_verification: verification.value,
       };
     },
     focus: () => name.focus(),

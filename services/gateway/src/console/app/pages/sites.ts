@@ -7,6 +7,7 @@ import { h, hidden } from '../dom';
 import { names, plural, when } from '../format';
 import { action, say } from '../messages';
 import { siteFields } from './site-fields';
+import { identitySection } from './site-identity';
 import { installSection, siteSettings } from './site-install';
 
 export async function sitesPage(root: HTMLElement, params: URLSearchParams): Promise<void> {
@@ -111,7 +112,7 @@ export async function sitesPage(root: HTMLElement, params: URLSearchParams): Pro
   async function show(site: Site) {
     const section = installSection(site);
     detail.dataset.site = site.id;
-    detail.replaceChildren(section);
+    detail.replaceChildren(section, identitySection(site));
     section.querySelector('h2')?.focus();
   }
 
