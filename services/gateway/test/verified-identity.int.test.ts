@@ -103,20 +103,28 @@ describe('a forged identify (the site key, a typed Origin, someone else’s emai
   it('when verification is optional, then the forged identify is taken as a claim: verified false, confidence below 1', async () => {
     const site = await createSite('optional');
     const claimed = uniqueEmail('claimed');
-    const { accepted, body } = await visitWithIdentify(site, identify(claimed));
+    const { vid, accepted, body } = await visitWithIdentify(site, identify(claimed));
     expect(accepted).toBe(2);
     expect(body.email).toBe(claimed);
     expect(body.identified_by).toEqual({ method: 'identify', at: expect.any(String), confidence: 0.7, verified: false });
+    // The same in the visitor's record and the visitors list (the console's pages).
+    const record = await api(stack.gateway.url, site.managerKey).get(`/account/visitors/${vid}`);
+    expect(record.body.identifiedBy).toMatchObject({ method: 'identify', confidence: 0.7, verified: false });
+    expect(record.body.identityHistory).toEqual([expect.objectContaining({ email: claimed, confidence: 0.7, verified: false })]);
+    const list = await api(stack.gateway.url, site.managerKey).get('/account/visitors?identified=true');
+    expect(list.body.items).toEqual([expect.objectContaining({ id: vid, identifiedBy: expect.objectContaining({ verified: false }) })]);
   }, 60_000);
 
   it("when the identify carries the site's own hash, then it is verified at confidence 1 (in either mode)", async () => {
     for (const mode of ['optional', 'required'] as const) {
       const site = await createSite(mode);
       const email = uniqueEmail(`verified-${mode}`);
-      const { accepted, body } = await visitWithIdentify(site, identify(` ${email.toUpperCase()} `, hashOf(site.secret, email)));
+      const { vid, accepted, body } = await visitWithIdentify(site, identify(` ${email.toUpperCase()} `, hashOf(site.secret, email)));
       expect(accepted).toBe(2);
       expect(body.email).toBe(email);
       expect(body.identified_by).toEqual({ method: 'identify', at: expect.any(String), confidence: 1, verified: true });
+      const record = await api(stack.gateway.url, site.managerKey).get(`/account/visitors/${vid}`);
+      expect(record.body.identityHistory).toEqual([expect.objectContaining({ email, confidence: 1, verified: true })]);
     }
   }, 120_000);
 });
