@@ -109,29 +109,36 @@ describe('identify methods', () => {
 });
 
 describe('consent', () => {
-  it("when consent is granted with the day's cookieless id, then its page views join the new visitor and the cookieless profile goes", async () => {
+  it("when consent is granted with the views that browser sent while pending, then those views join the new visitor and the day's shared cookieless profile stays", async () => {
     const site = newSite();
     const [cookieless, v] = [newVisitorId(), newVisitorId()];
+    // The day's cookieless profile holds the views of everyone behind one address and browser: this browser's two and a neighbour's.
+    const a = message(site, cookieless, 'pageview', { path: '/a', cookieless: true }, minutesAgo(50));
+    const b = message(site, cookieless, 'pageview', { path: '/b', cookieless: true }, minutesAgo(45));
     await produceCollected([
-      message(site, cookieless, 'pageview', { path: '/a', cookieless: true }, minutesAgo(50)),
-      message(site, cookieless, 'pageview', { path: '/b', cookieless: true }, minutesAgo(45)),
+      a,
+      b,
+      message(site, cookieless, 'pageview', { path: '/neighbour', cookieless: true }, minutesAgo(44)),
       message(site, cookieless, 'identify', { email: `never.${tag}@example.com` }, minutesAgo(44)),
     ]);
-    await waitForPageViews(site, cookieless, 2);
+    await waitForPageViews(site, cookieless, 3);
     expect((await record(site, cookieless)).cookieless).toBe(true);
-    const grant = message(site, v, 'consent', { state: 'granted', cookielessId: cookieless }, minutesAgo(2));
+    const views = [a, b].map((m) => ({ id: m.id, path: (m as { path: string }).path, at: m.receivedAt }));
+    const grant = message(site, v, 'consent', { state: 'granted', cookielessId: cookieless, views }, minutesAgo(2));
     await produceCollected([grant, message(site, v, 'pageview', { path: '/c' }, minutesAgo(1))]);
     await waitForPageViews(site, v, 3);
 
-    expect((await api(site, `/internal/visitors/${cookieless}/details`)).status).toBe(404);
     const r = await record(site, v);
-    // The grant is activity in the cookieless views' session: the next view continues it.
+    // The grant is activity in the credited views' session: the next view continues it.
     expect(r).toMatchObject({ pageViews: 3, sessions: 1, cookieless: false, consent: { state: 'granted', at: grant.receivedAt }, identityHistory: [] });
-    expect(r.firstSeen).toBe(r.pages[2].at); // the first cookieless view's time
+    expect(r.firstSeen).toBe(r.pages[2].at); // the first credited view's time
     expect(r.pages.map((p: { path: string }) => p.path)).toEqual(['/c', '/b', '/a']);
     expect(r.sessionList.map((s: { number: number; pageViews: number; landingPath: string }) => [s.number, s.pageViews, s.landingPath])).toEqual([
       [1, 3, '/a'],
     ]);
+    // The shared day profile is left as it was (the neighbour's view is not folded into this browser's visitor).
+    const shared = await record(site, cookieless);
+    expect(shared).toMatchObject({ pageViews: 3, cookieless: true });
   });
 
   it('when consent is denied after an identification, then the links and email go and the consent is recorded', async () => {
