@@ -122,14 +122,10 @@ const billingPeriod = z
       .string()
       .regex(/^\d{4}-\d{2}-01$/)
       .meta({ description: 'the first day of the current billing period (the calendar month, UTC)' }),
-    personsBilled: z
-      .number()
-      .int()
-      .min(0)
-      .meta({
-        description:
-          'persons billed this month (their fields disclosed, or enriched by email): each is billed once in the month, whatever the path and however often it is shown',
-      }),
+    personsBilled: z.number().int().min(0).meta({
+      description:
+        'persons billed this month (their fields disclosed, or enriched by email): each is billed once in the month, whatever the path and however often it is shown',
+    }),
   })
   .meta({ id: 'BillingPeriod' });
 export const usageSchema = z
