@@ -41,6 +41,7 @@ describe('sites API', () => {
       honor_gpc: true,
       query_keys: [],
       identity_verification: 'off',
+      new_visitors_per_day: null,
       identity_secret_set: true,
       identity_secret: expect.stringMatching(/^gis_[A-Za-z0-9_-]{43}$/),
       createdAt: expect.stringMatching(ISO_TIME),
@@ -64,6 +65,12 @@ describe('sites API', () => {
     expect(secret).toEqual(expect.any(String));
     expect((await client.get(`/account/sites/${first.id}`)).body).toEqual(readable);
     expect(JSON.stringify(list.body)).not.toContain(secret);
+
+    // The new-visitor cap is set and taken back to the default (null).
+    expect((await client.patch(`/account/sites/${second.id}`, { new_visitors_per_day: 5000 })).body.new_visitors_per_day).toBe(5000);
+    expect((await testDb('identity').site.findUniqueOrThrow({ where: { id: second.id } })).newVisitorsPerDay).toBe(5000);
+    expect((await client.patch(`/account/sites/${second.id}`, { new_visitors_per_day: null })).body.new_visitors_per_day).toBeNull();
+    expect((await client.patch(`/account/sites/${second.id}`, { new_visitors_per_day: 0 })).status).toBe(400);
 
     const changed = await client.patch(`/account/sites/${first.id}`, { origins: ['https://www.one.test', 'https://one.test'], track_events: ['buy'] });
     expect(changed.status).toBe(200);

@@ -85,9 +85,19 @@ const queryKeys = z
       "the query parameters a page view's URL keeps besides the utm_ ones (default: none); the tag and the gateway drop every other parameter and the fragment",
   });
 
+const newVisitorsPerDay = z
+  .int({ error: 'new_visitors_per_day must be a whole number from 1 to 10000000, or null' })
+  .min(1, 'new_visitors_per_day must be a whole number from 1 to 10000000, or null')
+  .max(10_000_000, 'new_visitors_per_day must be a whole number from 1 to 10000000, or null')
+  .nullable()
+  .meta({
+    description:
+      "the new visitor ids the site may mint per UTC day; past it a new browser's views are counted cookieless (no id, no cookie) and the refusal is counted. null (default): the service's default (100,000)",
+  });
+
 const siteObjectError = (i: { code: string; keys?: string[] }) =>
   i.code === 'unrecognized_keys'
-    ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a site has name, origins, track_events, capture_forms, consent, honor_gpc and identity_verification`
+    ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a site has name, origins, track_events, capture_forms, consent, honor_gpc, query_keys, identity_verification and new_visitors_per_day`
     : 'body must be a JSON object';
 
 export const siteCreateSchema = z
@@ -101,6 +111,7 @@ export const siteCreateSchema = z
       honor_gpc: honorGpc.optional(),
       query_keys: queryKeys.optional(),
       identity_verification: identityVerification.optional(),
+      new_visitors_per_day: newVisitorsPerDay.optional(),
     },
     { error: siteObjectError },
   )
@@ -116,6 +127,7 @@ export const siteUpdateSchema = z
       honor_gpc: honorGpc.optional(),
       query_keys: queryKeys.optional(),
       identity_verification: identityVerification.optional(),
+      new_visitors_per_day: newVisitorsPerDay.optional(),
     },
     { error: siteObjectError },
   )
@@ -137,6 +149,7 @@ export const siteSchema = z
     honor_gpc: z.boolean(),
     query_keys: z.array(z.string()),
     identity_verification: z.enum(IDENTITY_VERIFICATION_MODES),
+    new_visitors_per_day: z.int().nullable(),
     identity_secret_set: z
       .boolean()
       .meta({ description: 'whether the site has an identity secret (a site from before identity secrets gets one at its first rotation)' }),

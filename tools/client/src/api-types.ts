@@ -1585,6 +1585,7 @@ export interface components {
             query_keys: string[];
             /** @enum {string} */
             identity_verification: "off" | "optional" | "required";
+            new_visitors_per_day: number | null;
             /** @description whether the site has an identity secret (a site from before identity secrets gets one at its first rotation) */
             identity_secret_set: boolean;
             /** Format: date-time */
@@ -1623,6 +1624,8 @@ export interface components {
              * @enum {string}
              */
             identity_verification?: "off" | "optional" | "required";
+            /** @description the new visitor ids the site may mint per UTC day; past it a new browser's views are counted cookieless (no id, no cookie) and the refusal is counted. null (default): the service's default (100,000) */
+            new_visitors_per_day?: number | null;
         };
         Site: {
             /** Format: uuid */
@@ -1639,6 +1642,7 @@ export interface components {
             query_keys: string[];
             /** @enum {string} */
             identity_verification: "off" | "optional" | "required";
+            new_visitors_per_day: number | null;
             /** @description whether the site has an identity secret (a site from before identity secrets gets one at its first rotation) */
             identity_secret_set: boolean;
             /** Format: date-time */
@@ -1676,6 +1680,8 @@ export interface components {
              * @enum {string}
              */
             identity_verification?: "off" | "optional" | "required";
+            /** @description the new visitor ids the site may mint per UTC day; past it a new browser's views are counted cookieless (no id, no cookie) and the refusal is counted. null (default): the service's default (100,000) */
+            new_visitors_per_day?: number | null;
         };
         IdentitySecretRotated: {
             /** @description the site's identity secret, shown only in this answer: keep it on the site's server, which computes each identify's hash with it (HMAC-SHA256 of the email trimmed and lower-cased, lower-case hex) */

@@ -31,7 +31,7 @@ export type CollectSite = Pick<
   identity: IdentitySecrets;
 };
 
-const settingColumns = { captureForms: true, consent: true, honorGpc: true, queryKeys: true, identityVerification: true } as const;
+const settingColumns = { captureForms: true, consent: true, honorGpc: true, queryKeys: true, identityVerification: true, newVisitorsPerDay: true } as const;
 const columns = {
   id: true,
   accountId: true,
@@ -117,7 +117,6 @@ export async function findSiteByKey(db: Db, key: string): Promise<CollectSite | 
       identitySecret: true,
       previousIdentitySecret: true,
       previousIdentitySecretExpiresAt: true,
-      newVisitorsPerDay: true,
       account: { select: { workflows: true } },
     },
   });

@@ -26,6 +26,7 @@ describe('site input', () => {
       honorGpc: true,
       queryKeys: [],
       identityVerification: 'off',
+      newVisitorsPerDay: null,
     });
     expect(parseSiteCreate({ name: 'x', origins: ['http://b.io'] }).trackEvents).toEqual([]);
   });
@@ -70,6 +71,14 @@ describe('site input', () => {
     expect(parseSiteUpdate({ query_keys: [] })).toEqual({ queryKeys: [] });
     expect(() => parseSiteUpdate({ query_keys: ['a b'] })).toThrow('each query key must be 1 to 64 characters');
     expect(() => parseSiteUpdate({ query_keys: Array.from({ length: 21 }, (_, i) => `k${i}`) })).toThrow('at most 20 query keys');
+  });
+
+  it('when a new-visitor cap is given, then it is a whole number from 1 to 10,000,000, or null for the default', () => {
+    expect(parseSiteCreate({ name: 'x', origins: ['https://a.test'] }).newVisitorsPerDay).toBeNull();
+    expect(parseSiteCreate({ name: 'x', origins: ['https://a.test'], new_visitors_per_day: 500 }).newVisitorsPerDay).toBe(500);
+    expect(parseSiteUpdate({ new_visitors_per_day: null })).toEqual({ newVisitorsPerDay: null });
+    expect(() => parseSiteUpdate({ new_visitors_per_day: 0 })).toThrow('new_visitors_per_day must be a whole number');
+    expect(() => parseSiteUpdate({ new_visitors_per_day: 1.5 })).toThrow('new_visitors_per_day must be a whole number');
   });
 
   it('when settings are given or left out, then create fills the defaults and update changes only what was given', () => {

@@ -24,6 +24,8 @@ export interface SiteFields {
   /** The query keys a page view's URL keeps besides utm_*. */
   queryKeys: string[];
   identityVerification: IdentityVerificationMode;
+  /** New visitor ids per UTC day; null takes the gateway's default. */
+  newVisitorsPerDay: number | null;
 }
 
 /**
@@ -74,6 +76,7 @@ export function parseSiteCreate(body: unknown): SiteFields {
     honorGpc: input.honor_gpc ?? SITE_SETTING_DEFAULTS.honor_gpc,
     queryKeys: [...new Set(input.query_keys ?? [])],
     identityVerification: input.identity_verification ?? 'off',
+    newVisitorsPerDay: input.new_visitors_per_day ?? null,
   };
 }
 
@@ -88,6 +91,7 @@ export function parseSiteUpdate(body: unknown): Partial<SiteFields> {
     ...(input.honor_gpc !== undefined ? { honorGpc: input.honor_gpc } : {}),
     ...(input.query_keys !== undefined ? { queryKeys: [...new Set(input.query_keys)] } : {}),
     ...(input.identity_verification !== undefined ? { identityVerification: input.identity_verification } : {}),
+    ...(input.new_visitors_per_day !== undefined ? { newVisitorsPerDay: input.new_visitors_per_day } : {}),
   };
 }
 

@@ -39,6 +39,7 @@ export function siteRoutes({ db, visitors, tag, maxSitesPerAccount, publicUrl }:
     honor_gpc: site.honorGpc,
     query_keys: site.queryKeys,
     identity_verification: site.identityVerification,
+    new_visitors_per_day: site.newVisitorsPerDay,
     identity_secret_set: site.identitySecretSet,
     createdAt: site.createdAt,
     updatedAt: site.updatedAt,
