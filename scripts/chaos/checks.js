@@ -348,9 +348,11 @@ async function redisPurgeCheck(masters, { password } = {}) {
 /**
  * The longest TTL a key class may have: 24 h for everything that holds event data or keys, but the
  * raw copies' meta hash (bytes, counts and drops per ten-minute bucket, no event data), which by
- * design outlives its newest bucket by one bucket (services/gateway/src/data/raw-event-store.ts).
+ * design outlives its newest bucket by one bucket (services/gateway/src/data/raw-event-store.ts), and
+ * the Idempotency-Key budget (counts and bytes per hour, no key), which counts a key 25 h
+ * (services/gateway/src/data/idempotency-store.ts).
  */
-const maxTtlMs = (cls) => (cls === 'glimpse:{a}:rawmeta' ? DAY_MS + 600_000 : DAY_MS);
+const maxTtlMs = (cls) => (cls === 'glimpse:{a}:rawmeta' ? DAY_MS + 600_000 : cls === 'glimpse:{a}:idembudget' ? DAY_MS + 3_600_000 : DAY_MS);
 
 /** `glimpse:{a:<id>}:raw:2912345` -> `glimpse:{a}:raw:<n>`, `…:idem:<key>` -> `glimpse:{a}:idem`, `glimpse:salt:2026-11-25` -> `glimpse:salt`. */
 function keyClass(key) {

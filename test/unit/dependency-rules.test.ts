@@ -16,11 +16,19 @@ interface Finding {
   message: string;
 }
 
-/** Lints in ESLint with the dependency rules alone (ruleFilter): the other rules' findings on these snippets are noise. */
+/**
+ * Lints in ESLint with the dependency rules alone (ruleFilter): the other rules' findings on these
+ * snippets are noise. The snippets are files no tsconfig holds, so the type-checked block's program
+ * is switched off for them (the dependency rules need no types; the type-checked rules are filtered out).
+ */
 const LINT_SCRIPT = `
 const { ESLint } = require('eslint');
 const { cwd, rules, texts, dirs } = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
-const eslint = new ESLint({ cwd, ruleFilter: ({ ruleId }) => rules.includes(ruleId) });
+const eslint = new ESLint({
+  cwd,
+  ruleFilter: ({ ruleId }) => rules.includes(ruleId),
+  overrideConfig: { languageOptions: { parserOptions: { project: false, projectService: false } } },
+});
 (async () => {
   const out = { texts: [], dirs: null };
   for (const { code, filePath } of texts) {

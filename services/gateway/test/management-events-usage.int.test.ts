@@ -156,7 +156,7 @@ describe('management API: recent events', () => {
     expect(streams.length).toBeGreaterThanOrEqual(1); // one per ten minutes: two if the events straddle a boundary
     expect(keys.filter((k) => k.startsWith(`${tag}:idem:`))).toHaveLength(1);
     expect(keys).toContain(`${tag}:rawmeta`);
-    expect(keys.filter((k) => !/:(raw:\d+|rawmeta|idem:.+|rate:events:\d+)$/.test(k))).toEqual([]);
+    expect(keys.filter((k) => !/:(raw:\d+|rawmeta|idem:.+|idembudget|rate:events:\d+)$/.test(k))).toEqual([]);
     for (const key of keys) {
       const ttl = await redis.ttl(key);
       if (key.startsWith(`${tag}:rate:`)) {
@@ -169,6 +169,13 @@ describe('management API: recent events', () => {
         const fields = Object.keys(await redis.hgetall(key));
         expect(fields.filter((f) => !/^(B|N|o|[bnd]:\d+)$/.test(f))).toEqual([]);
         expect({ key, ok: ttl > 0 && ttl <= 86_400 + 600 }).toEqual({ key, ok: true });
+        continue;
+      }
+      if (key === `${tag}:idembudget`) {
+        // The Idempotency-Key budget holds no event data (counts and bytes per hour) and counts a key for 25 h.
+        const fields = Object.keys(await redis.hgetall(key));
+        expect(fields.filter((f) => !/^(o|[nb]:\d+)$/.test(f))).toEqual([]);
+        expect({ key, ok: ttl > 0 && ttl <= 25 * 3600 }).toEqual({ key, ok: true });
         continue;
       }
       expect({ key, ok: ttl > 0 && ttl <= 86_400 }).toEqual({ key, ok: true });

@@ -47,6 +47,16 @@ export interface CollectCaps {
   admitIdentifies(accountId: string, n: number, now?: number): Promise<number>;
 }
 
+/**
+ * A day counter's TTL when first counted at `now`: until a minute past its UTC day's end (a gateway
+ * whose clock is behind still counts the day), and never more than 24 h, as every key of the tag's
+ * traffic.
+ */
+export function dayKeyTtlSeconds(now: number): number {
+  const dayEnd = (Math.floor(now / 86_400_000) + 1) * 86_400_000;
+  return Math.min(86_400, Math.ceil((dayEnd - now) / 1000) + 60);
+}
+
 export function createCollectCaps({ redis, newVisitorsPerDay, identifiesPerMinute, onFailure, onCapped }: CollectCapsOptions): CollectCaps {
   const client = counter(redis);
   return {
@@ -54,8 +64,7 @@ export function createCollectCaps({ redis, newVisitorsPerDay, identifiesPerMinut
       const cap = site.newVisitorsPerDay ?? newVisitorsPerDay;
       const day = new Date(now).toISOString().slice(0, 10);
       try {
-        // Two days: the key outlives its UTC day whatever the clock skew between gateways.
-        const after = await client.glimpseCapCount(capKeys.newVisitors(site.accountId, site.id, day), 1, 2 * 86_400);
+        const after = await client.glimpseCapCount(capKeys.newVisitors(site.accountId, site.id, day), 1, dayKeyTtlSeconds(now));
         if (after <= cap) return true;
       } catch (err) {
         onFailure('new_visitor_cap', err);
