@@ -182,8 +182,19 @@ function serviceEnvBase(databaseUrl) {
  */
 function asService(env, service) {
   const own = { ...env, DATABASE_URL: serviceDatabaseUrl(env.DATABASE_URL, service) };
-  // The gateway refuses to start in production without the site tag's link-token secret (unused by the benches).
-  return service === 'gateway' ? { LINK_TOKEN_SECRET: crypto.randomBytes(32).toString('hex'), ...own } : own;
+  return { ...productionSecrets(service), ...own };
+}
+
+/**
+ * The secrets a service refuses to start without in production, random for a bench run: the
+ * gateway's link-token secret, the enrichment service's key of billed persons' hashes.
+ * @param {string} service
+ */
+function productionSecrets(service) {
+  const random = () => crypto.randomBytes(32).toString('hex');
+  if (service === 'gateway') return { LINK_TOKEN_SECRET: random() };
+  if (service === 'enrichment') return { ENRICHMENT_BILLING_KEY: random() };
+  return {};
 }
 
 /** Where a child's infra is: Redis and the Kafka brokers. */
