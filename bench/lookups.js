@@ -611,12 +611,13 @@ async function run(argv) {
     next = byId();
     dbRuns.pgById = await dbRun(async () => (await pool.query('SELECT id, record FROM persons WHERE id = $1', [next()])).rows[0]);
     // The statement findRecord (services/enrichment/src/data/person-repository.ts) sends for a billed
-    // lookup by one key, the very text, through Prisma as the service sends it and through pg; both bill the bench account.
+    // lookup by one key, the very text, through Prisma as the service sends it and through pg; both bill the bench account
+    // (no billing period and person key: the db phase measures the statement, not the month's mark).
     const ENRICH_SQL = enrichment.LOOKUP_STATEMENTS.BY_KEY_BILLED;
     next = byEmail();
-    dbRuns.prismaEnrich = await dbRun(async () => (await prisma.$queryRawUnsafe(ENRICH_SQL, 'email', next(), account.id, today(), null))[0]);
+    dbRuns.prismaEnrich = await dbRun(async () => (await prisma.$queryRawUnsafe(ENRICH_SQL, 'email', next(), account.id, today(), null, null, null))[0]);
     next = byEmail();
-    dbRuns.pgEnrich = await dbRun(async () => (await pool.query(ENRICH_SQL, ['email', next(), account.id, today(), null])).rows[0]);
+    dbRuns.pgEnrich = await dbRun(async () => (await pool.query(ENRICH_SQL, ['email', next(), account.id, today(), null, null, null])).rows[0]);
 
     // Report.
     const bareRps = runs.bare.measured.reqPerSec;

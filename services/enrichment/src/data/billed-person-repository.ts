@@ -27,14 +27,6 @@ export function billedPersonStore(db: Db): BilledPersonStore {
       const [row] = await db.$queryRawUnsafe<{ billed: number }[]>(BILL, accountId, period, personKey, day, leaseId);
       return (row?.billed ?? 0) > 0;
     },
-    async markPaid(accountId, period, personKey) {
-      await db.$executeRawUnsafe(
-        'INSERT INTO billed_persons (account_id, period, person_key) VALUES ($1::uuid, $2::date, $3) ON CONFLICT DO NOTHING',
-        accountId,
-        period,
-        personKey,
-      );
-    },
   };
 }
 

@@ -15,11 +15,14 @@ export interface Charge {
   day: string;
   /** The credit lease spent, for an account with a credit limit. */
   leaseId: string | null;
+  /** A lookup by email marks its person paid for the billing period (enrichment.billed_persons): no later disclosure bills it again. */
+  paid?: { period: string; personKey: string };
 }
 
 // Every lookup's hot path is one statement, one round trip: the identity (the first key that
 // matches, in the order given), the person's record, and, when charged, the usage ledger row,
-// appended in the same statement so a match and its bill cannot part. The statements are constant
+// appended in the same statement so a match and its bill cannot part (and, for a lookup by email,
+// the person marked paid for the month, $6 and $7, in it too). The statements are constant
 // texts with bound parameters, sent with $queryRawUnsafe: Prisma's tagged-template path costs
 // about 0.09 ms of CPU more per query (measured), and nothing of the input is ever in the text.
 
@@ -30,6 +33,9 @@ const BY_KEY_BILLED = `WITH hit AS (
     SELECT person_id FROM identities WHERE kind = $1 AND value = $2
   ), billed AS (
     INSERT INTO usage_ledger (account_id, day, lease_id) SELECT $3::uuid, $4::date, $5::uuid FROM hit
+  ), paid AS (
+    INSERT INTO billed_persons (account_id, period, person_key) SELECT $3::uuid, $6::date, $7::text FROM hit
+    WHERE $7::text IS NOT NULL ON CONFLICT DO NOTHING
   )
   SELECT p.record::text AS record FROM hit JOIN persons p ON p.id = hit.person_id`;
 // Email and phone: the first key in the order given that matches wins.
@@ -44,6 +50,9 @@ const BY_KEYS_BILLED = `WITH hit AS (
     ORDER BY k.n LIMIT 1
   ), billed AS (
     INSERT INTO usage_ledger (account_id, day, lease_id) SELECT $3::uuid, $4::date, $5::uuid FROM hit
+  ), paid AS (
+    INSERT INTO billed_persons (account_id, period, person_key) SELECT $3::uuid, $6::date, $7::text FROM hit
+    WHERE $7::text IS NOT NULL ON CONFLICT DO NOTHING
   )
   SELECT p.record::text AS record FROM hit JOIN persons p ON p.id = hit.person_id`;
 
@@ -55,19 +64,22 @@ export async function findRecord(db: Db, keys: IdentityKey[], charge?: Charge): 
   const one = keys.length === 1;
   const [kind, value] = one ? [keys[0]!.kind, keys[0]!.value] : [keys.map((k) => k.kind), keys.map((k) => k.value)];
   const rows = charge
-    ? await db.$queryRawUnsafe<{ record: string }[]>(one ? BY_KEY_BILLED : BY_KEYS_BILLED, kind, value, charge.accountId, charge.day, charge.leaseId)
+    ? await db.$queryRawUnsafe<{ record: string }[]>(one ? BY_KEY_BILLED : BY_KEYS_BILLED, kind, value, ...chargeParams(charge))
     : await db.$queryRawUnsafe<{ record: string }[]>(one ? BY_KEY : BY_KEYS, kind, value);
   return rows[0]?.record ?? null;
 }
 
+const chargeParams = ({ accountId, day, leaseId, paid }: Charge) => [accountId, day, leaseId, paid?.period ?? null, paid?.personKey ?? null] as const;
+
+const CHARGE = `WITH billed AS (
+    INSERT INTO usage_ledger (account_id, day, lease_id) VALUES ($1::uuid, $2::date, $3::uuid)
+  )
+  INSERT INTO billed_persons (account_id, period, person_key) SELECT $1::uuid, $4::date, $5::text
+  WHERE $5::text IS NOT NULL ON CONFLICT DO NOTHING`;
+
 /** Bills one lookup on its own (a lookup with `required` reads the record before it bills). */
 export async function appendCharge(db: Db, charge: Charge): Promise<void> {
-  await db.$executeRawUnsafe(
-    'INSERT INTO usage_ledger (account_id, day, lease_id) VALUES ($1::uuid, $2::date, $3::uuid)',
-    charge.accountId,
-    charge.day,
-    charge.leaseId,
-  );
+  await db.$executeRawUnsafe(CHARGE, ...chargeParams(charge));
 }
 
 export interface StoredVisitor {

@@ -32,6 +32,4 @@ export interface BilledPersonStore {
   isBilled(accountId: string, period: string, personKey: string): Promise<boolean>;
   /** Records the person and, only when this call recorded them, the ledger row, atomically; true when it billed. */
   bill(charge: PersonCharge): Promise<boolean>;
-  /** Records a person paid for by an enrichment lookup (its ledger row is the lookup's); no new row when known. */
-  markPaid(accountId: string, period: string, personKey: string): Promise<void>;
 }

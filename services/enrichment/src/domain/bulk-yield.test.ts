@@ -2,7 +2,6 @@
 // parsing await no I/O, so without an explicit yield 100 of them would run as one unbroken
 // stretch of microtasks, and no other request could be read or answered until the last.
 import type { Db } from '@glimpse/db/enrichment';
-import type { BilledPersonStore } from './billed-person.js';
 import type { CreditKeeper } from './credits.js';
 import { enrichBulk, type LookupDeps } from './lookups.js';
 
@@ -19,7 +18,6 @@ const deps: LookupDeps = {
   db: unreachable as Db,
   credits: unreachable as CreditKeeper,
   defaultPhoneRegion: 'US',
-  billedPersons: unreachable as BilledPersonStore,
   personKey: () => {
     throw new Error('not expected: personKey');
   },

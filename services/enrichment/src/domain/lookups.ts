@@ -5,8 +5,8 @@ import { z } from 'zod';
 import type { Db } from '@glimpse/db/enrichment';
 import { enrichmentBulkSchema, enrichmentInputSchema } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
-import { appendCharge, findRecord, findVisitor, type IdentityKey } from '../data/person-repository.js';
-import { billingPeriodOf, type BilledPersonStore, type PersonKeyOf } from './billed-person.js';
+import { appendCharge, findRecord, findVisitor, type Charge, type IdentityKey } from '../data/person-repository.js';
+import { billingPeriodOf, type PersonKeyOf } from './billed-person.js';
 import type { CreditKeeper } from './credits.js';
 import { normalizeRecord } from './enriched-record.js';
 import { normalizeEmail, normalizePhone, normalizePronetUrl, normalizeSha256 } from './identifiers.js';
@@ -18,8 +18,7 @@ export interface LookupDeps {
   db: Db;
   credits: CreditKeeper;
   defaultPhoneRegion: string;
-  /** Persons billed in a period: an enrichment by email marks its person paid for the month. */
-  billedPersons: BilledPersonStore;
+  /** The person's key in billed_persons: an enrichment by email marks its person paid for the month. */
   personKey: PersonKeyOf;
 }
 
@@ -143,16 +142,15 @@ export async function enrichPerson(deps: LookupDeps, accountId: string, body: un
     throw withCredits(new AppError('payment_required', 'this account has used all its enrichment credits'), 0);
   }
   let record: string | null;
-  const day = today();
+  const charge = chargeOf(deps, accountId, keys, credit.leaseId);
   try {
     if (required.length === 0) {
-      record = await findRecord(db, keys, { accountId, day, leaseId: credit.leaseId });
+      record = await findRecord(db, keys, charge);
     } else {
       record = await findRecord(db, keys);
       if (record !== null && missingField(record, required) !== null) record = null;
-      if (record !== null) await appendCharge(db, { accountId, day, leaseId: credit.leaseId });
+      if (record !== null) await appendCharge(db, charge);
     }
-    if (record !== null) await markPaid(deps, accountId, keys, day);
   } catch (err) {
     // Whether the row was written is unknown: the credit counts as spent, so a limit is never passed.
     credit.spent();
@@ -167,13 +165,14 @@ export async function enrichPerson(deps: LookupDeps, accountId: string, body: un
 }
 
 /**
- * A person enriched by email is paid for this month: disclosing the same email's fields later in
- * the month (the details lookup, the webhook) bills nothing more. A second statement after the
- * lookup's own: should it fail, the answer is a 503 like any database failure, and the lookup stays billed.
+ * A lookup's charge. A person enriched by email is paid for this month: disclosing the same email's
+ * fields later in the month (the details lookup, the webhook) bills nothing more; the mark goes in
+ * the statement that bills the lookup.
  */
-async function markPaid({ billedPersons, personKey }: LookupDeps, accountId: string, keys: IdentityKey[], day: string): Promise<void> {
+function chargeOf({ personKey }: LookupDeps, accountId: string, keys: IdentityKey[], leaseId: string | null): Charge {
+  const day = today();
   const email = keys.find((k) => k.kind === 'email')?.value;
-  if (email !== undefined) await billedPersons.markPaid(accountId, billingPeriodOf(day), personKey(accountId, email));
+  return { accountId, day, leaseId, ...(email !== undefined ? { paid: { period: billingPeriodOf(day), personKey: personKey(accountId, email) } } : {}) };
 }
 
 /**

@@ -8,7 +8,7 @@ import { enrichCompaniesBulk, enrichCompany, lookupCompanies } from '../domain/c
 import { accountUsage, periodUsage } from '../domain/usage.js';
 import { parseCreditLimitBody } from '../domain/credit-limit.js';
 import { normalizeEmail } from '../domain/identifiers.js';
-import { disclosePerson } from '../domain/person-disclosure.js';
+import { disclosePerson, type DisclosureDeps } from '../domain/person-disclosure.js';
 import { companyStore } from '../data/company-repository.js';
 import { setCreditLimit } from '../data/credit-repository.js';
 import { usageTotals } from '../data/usage-repository.js';
@@ -75,7 +75,7 @@ function companyRoutes(router: Router, { db, credits }: LookupDeps): void {
   );
 }
 
-export function internalRouter({ internalTokens, ...deps }: LookupDeps & { internalTokens: Partial<Record<string, string>> }): Router {
+export function internalRouter({ internalTokens, ...deps }: LookupDeps & DisclosureDeps & { internalTokens: Partial<Record<string, string>> }): Router {
   const router = express.Router();
   router.use('/internal', internalCallers({ tokens: internalTokens, routes: INTERNAL_ROUTES }));
   const account = accountOf;

@@ -150,11 +150,12 @@ export function collectRouter({
     const cookieHeader = req.headers.cookie;
     const decided = decideConsent(site, input);
     // A new visitor id past the site's cap for the UTC day is not minted: the view is counted cookieless.
-    const minting = !decided.cookieless && knownVisitorId(input.vid, cookieHeader) === undefined;
+    const known = knownVisitorId(input.vid, cookieHeader);
+    const minting = !decided.cookieless && known === undefined;
     const consent = minting && !(await caps.admitNewVisitor(site)) ? { ...decided, cookieless: true } : decided;
     const todaysId = consent.cookieless ? cookielessId(await salt.get(), site.id, req.ip, userAgent) : undefined;
     const { vid } = consent.cookieless ? { vid: todaysId! } : visitorIdOf(input.vid, cookieHeader);
-    const priorVisitorId = consent.cookieless ? knownVisitorId(input.vid, cookieHeader) : undefined;
+    const priorVisitorId = consent.cookieless ? known : undefined;
     // Link tokens first: their revocations are read (through a cache) before the batch is judged.
     const links = new Map<string, LinkTokenCheck>();
     if (!consent.cookieless)
@@ -176,7 +177,8 @@ export function collectRouter({
       verifyIdentity: (email, hash) => verifyIdentityHash(site.identity, email, hash),
     });
     // Identifies past the account's cap for the minute are dropped before Kafka (the caps count them).
-    if (identifiesIn(messages) > 0) dropIdentifiesBeyond(messages, await caps.admitIdentifies(site.accountId, identifiesIn(messages)));
+    const identifies = identifiesIn(messages);
+    if (identifies > 0) dropIdentifiesBeyond(messages, await caps.admitIdentifies(site.accountId, identifies));
     await recordCollected(producer, site.workflows ? messages : messages.map(withoutWorkflows));
     onAccepted(messages.length);
     for (const [reason, n] of Object.entries(dropped)) onDropped(reason as DropReason, n);

@@ -5,8 +5,7 @@
 //         then, each only when the chunk needs it, its accounts' page rules, its visitors' firings,
 //         the erasures of its identify emails (by keyed hash) and the links of its redelivered
 //         identifies (what its addresses say comes from the replica's memory: ip-data.ts);
-//   write: the new ids (one INSERT), merges of cookieless visitors (sessions moved, profiles
-//         deleted), denials' links deleted, new profiles (one INSERT) and changed ones (one UPDATE),
+//   write: the new ids (one INSERT), denials' links deleted, new profiles (one INSERT) and changed ones (one UPDATE),
 //         sessions (one upsert adding page views), identity links and page-rule firings (one INSERT
 //         each), the companies' first visits in their window (one INSERT … RETURNING, and for
 //         redelivered visits one SELECT of the rows they made), and last the per-site hour counters
@@ -122,10 +121,6 @@ const SQL = {
     WHERE (account_id, email_hash) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`,
   existingLinks: `SELECT account_id::text AS account_id, visitor_id, source_id FROM identity_links
     WHERE (account_id, visitor_id, source_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[]))`,
-  moveSessions: `UPDATE visitor_sessions s SET visitor_id = u.to_id, number = s.number + u.offset_by
-    FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[]) AS u(account_id, from_id, to_id, offset_by)
-    WHERE s.account_id = u.account_id AND s.visitor_id = u.from_id`,
-  deleteMerged: `DELETE FROM visitor_profiles p USING unnest($1::uuid[], $2::text[]) AS u(account_id, id) WHERE p.account_id = u.account_id AND p.id = u.id`,
   unlink: `DELETE FROM identity_links l USING unnest($1::uuid[], $2::text[]) AS u(account_id, visitor_id) WHERE l.account_id = u.account_id AND l.visitor_id = u.visitor_id`,
   firingsInsert: `INSERT INTO page_rule_firings (account_id, visitor_id, session_number, rule_id, at)
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::uuid[], $5::timestamptz[]) ON CONFLICT DO NOTHING`,
@@ -306,11 +301,6 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
       if (c.length === 0 && plan.companyVisits.length === 0) return [];
       const recorded = c.length === 0 ? 0 : await tx.$executeRawUnsafe(SQL.recordIds, ...columns(c, ['accountId', 'visitorId', 'id', 'at']));
       if (recorded !== c.length) throw new ConcurrentApplyError('collected ids');
-      const g = plan.merges;
-      if (g.length > 0) {
-        await tx.$executeRawUnsafe(SQL.moveSessions, ...columns(g, ['accountId', 'from', 'to', 'sessionOffset']));
-        await tx.$executeRawUnsafe(SQL.deleteMerged, ...columns(g, ['accountId', 'from']));
-      }
       const u = plan.unlinks;
       if (u.length > 0) await tx.$executeRawUnsafe(SQL.unlink, ...columns(u, ['accountId', 'visitorId']));
       const fresh = plan.profiles.filter((p) => p.isNew);

@@ -84,13 +84,6 @@ export interface IdentifiedMessage {
 }
 
 /** A cookieless visitor folded into a persistent one on consent: its sessions move after `offset`, its profile goes. */
-export interface VisitorMerge {
-  accountId: string;
-  from: string;
-  to: string;
-  sessionOffset: number;
-}
-
 /** A profile to write: `isNew` when no row existed before the chunk (an insert that must not meet one). */
 export interface ProfileWrite extends VisitorState {
   isNew: boolean;
@@ -165,8 +158,6 @@ export interface CompanyVisitWrite {
 }
 
 export interface CollectedPlan {
-  /** Applied first: sessions moved and the cookieless profiles deleted. */
-  merges: VisitorMerge[];
   /** Visitors whose identity links are deleted (a consent denial), before the chunk's links are inserted. */
   unlinks: { accountId: string; visitorId: string }[];
   profiles: ProfileWrite[];

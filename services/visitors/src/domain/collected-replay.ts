@@ -1,4 +1,4 @@
-// The tables a plan writes, kept in memory with the same rules as the SQL (merges and unlinks first,
+// The tables a plan writes, kept in memory with the same rules as the SQL (unlinks first,
 // profiles replaced, a session's page views added and last_at raised, links, firings and ids
 // inserted once, hours added): the reference the planner's tests and the crash test replay messages
 // into, one by one. The world the store would load (page rules, address ranges, erasures) is given.
@@ -60,21 +60,12 @@ export function emptyTables(world: Partial<ReplayWorld> = {}): ReplayTables {
   };
 }
 
-function applyMerges(t: ReplayTables, plan: CollectedPlan): void {
-  for (const g of plan.merges) {
-    t.profiles.delete(profileKey(g.accountId, g.from));
-    for (const [key, s] of [...t.sessions]) {
-      if (s.accountId !== g.accountId || s.visitorId !== g.from) continue;
-      t.sessions.delete(key);
-      const number = s.number + g.sessionOffset;
-      t.sessions.set(sessionKey(g.accountId, g.to, number), { ...s, visitorId: g.to, number });
-    }
-  }
+function applyUnlinks(t: ReplayTables, plan: CollectedPlan): void {
   for (const u of plan.unlinks) for (const [key, l] of [...t.links]) if (l.accountId === u.accountId && l.visitorId === u.visitorId) t.links.delete(key);
 }
 
 export function applyPlan(t: ReplayTables, plan: CollectedPlan): void {
-  applyMerges(t, plan);
+  applyUnlinks(t, plan);
   for (const { isNew: _isNew, ...p } of plan.profiles) t.profiles.set(profileKey(p.accountId, p.visitorId), p);
   for (const s of plan.sessions) {
     const key = sessionKey(s.accountId, s.visitorId, s.number);

@@ -129,7 +129,6 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
     firedAt.set(`${profileKey(f.accountId, f.visitorId)}\n${f.ruleId}\n${iso(f.at)}`, f);
   }
   const plan: CollectedPlan = {
-    merges: [],
     unlinks: [],
     profiles: [],
     sessions: [],
