@@ -246,3 +246,66 @@ export const companyVisitedSchema = z.object({
     .nullable(),
 });
 export type CompanyVisitedMessage = z.infer<typeof companyVisitedSchema>;
+
+/** One reason of an intent score: its points now (decayed), and when it last happened. */
+export const intentReasonSchema = z.object({ reason: z.string().min(1).max(200), points: z.number().min(0).max(100), at: z.iso.datetime() });
+
+/** A segment's member as an alert shows it: a visitor (its email when identified) or a company, its score and top reasons, where it is and what it read last. */
+export const segmentMemberSchema = z.object({
+  kind: z.enum(['visitor', 'company']),
+  /** The visitor id, or the company key (its domain, else its name). */
+  key: z.string().min(1).max(300),
+  /** The company's name, or the visitor's company's. */
+  name: z.string().max(300).nullable(),
+  domain: z.string().max(300).nullable(),
+  /** The identified visitor's email (a visitor member only). */
+  email: z.string().max(320).nullable(),
+  score: z.number().min(0).max(100),
+  reasons: z.array(intentReasonSchema).max(10),
+  location: z
+    .object({ country: z.string().nullable(), region: z.string().nullable(), city: z.string().nullable(), time_zone: z.string().nullable() })
+    .nullable(),
+  /** The newest pages first. */
+  lastPages: z.array(z.object({ path: z.string().max(2048), title: z.string().max(500).nullable(), at: z.iso.datetime() })).max(5),
+  /** The companies' visitors, or 1. */
+  visitors: z.number().int().min(0),
+});
+export type SegmentMemberMessage = z.infer<typeof segmentMemberSchema>;
+
+const segmentRef = {
+  accountId: z.uuid(),
+  segmentId: z.uuid(),
+  segmentName: z.string().min(1).max(200),
+  segmentKind: z.enum(['visitors', 'companies']),
+};
+
+/** A member entering a segment: once per member and alert window (eventId is a hash of segment, member and window start, the same on any repeat). */
+export const segmentEnteredSchema = z.object({
+  type: z.literal('segment.entered'),
+  eventId: z.uuid(),
+  ...segmentRef,
+  windowStart: z.iso.datetime(),
+  at: z.iso.datetime(),
+  member: segmentMemberSchema,
+});
+export type SegmentEnteredMessage = z.infer<typeof segmentEnteredSchema>;
+
+/** A segment's daily digest, at the account's local hour (eventId is a hash of segment and local day). */
+export const segmentDigestSchema = z.object({
+  type: z.literal('segment.digest'),
+  eventId: z.uuid(),
+  ...segmentRef,
+  /** The account-local day the digest is of (YYYY-MM-DD). */
+  day: z.iso.date(),
+  /** Members who entered since the previous digest, and members now. */
+  newMembers: z.number().int().min(0),
+  members: z.number().int().min(0),
+  /** The highest scores now, best first. */
+  top: z.array(segmentMemberSchema).max(10),
+  at: z.iso.datetime(),
+});
+export type SegmentDigestMessage = z.infer<typeof segmentDigestSchema>;
+
+/** What visitors.segments carries. */
+export const segmentAlertSchema = z.discriminatedUnion('type', [segmentEnteredSchema, segmentDigestSchema]);
+export type SegmentAlertMessage = z.infer<typeof segmentAlertSchema>;

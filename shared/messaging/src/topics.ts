@@ -25,6 +25,8 @@ export const TOPICS = {
   visitorsIdentified: definitions.topics.visitorsIdentified.name,
   /** A named company's first visit to a site in a window, for the webhooks service's company.visited. */
   visitorsCompanies: definitions.topics.visitorsCompanies.name,
+  /** A visitor or company entering a segment, and each segment's daily digest, for the webhooks service's segment.entered, segment.digest and Slack alerts. */
+  visitorsSegments: definitions.topics.visitorsSegments.name,
   /** The webhooks service's own: effects and identifications it could not read (its Kafka user writes no other dead-letter topic). */
   webhooksDeadLetter: definitions.topics.webhooksDeadLetter.name,
 } as const;
