@@ -228,6 +228,8 @@ async function main() {
     await seed.send({ topic: 'visitors.identified', acks: -1, messages: [{ key: 'account:0123456789abcdef01234567', value: '{"smoke":true}' }] });
     // And one company visit for the companies consumer.
     await seed.send({ topic: 'visitors.companies', acks: -1, messages: [{ key: 'account:site:example.com', value: '{"smoke":true}' }] });
+    // And one segment alert for the segments consumer.
+    await seed.send({ topic: 'visitors.segments', acks: -1, messages: [{ key: 'account:segment', value: '{"smoke":true}' }] });
     await seed.disconnect();
     // Load the group coordinator (__consumer_offsets) before the checks: on a fresh broker the first
     // group operation can meet GROUP_LOAD_IN_PROGRESS, which is no ACL's doing.
@@ -358,6 +360,12 @@ async function main() {
     await check('webhooks consumes visitors.companies in a group not its own', false, () => consume('glimpse-webhooks', 'someone-else', 'visitors.companies'));
     await check('webhooks produces to visitors.companies', false, () => produce('glimpse-webhooks', 'visitors.companies'));
     await check('gateway produces to visitors.companies', false, () => produce('glimpse-gateway', 'visitors.companies'));
+    await check('visitors produces segment alerts to visitors.segments', true, () => produce('glimpse-visitors', 'visitors.segments'));
+    await check('webhooks consumes visitors.segments in group glimpse-webhooks-segments', true, () =>
+      consume('glimpse-webhooks', 'glimpse-webhooks-segments', 'visitors.segments'),
+    );
+    await check('webhooks consumes visitors.segments in a group not its own', false, () => consume('glimpse-webhooks', 'someone-else', 'visitors.segments'));
+    await check('webhooks produces to visitors.segments', false, () => produce('glimpse-webhooks', 'visitors.segments'));
     // Dead letters: each consumer writes its own dead-letter topic and no other's.
     await check('webhooks consumes playbook.effects in group glimpse-webhooks', true, () =>
       consume('glimpse-webhooks', 'glimpse-webhooks', 'playbook.effects'),

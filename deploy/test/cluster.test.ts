@@ -57,6 +57,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
       'visitors.collected.dlq',
       'visitors.companies',
       'visitors.identified',
+      'visitors.segments',
       'webhooks.dlq',
     ]);
   });
@@ -105,6 +106,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
         webhooksEnv.WEBHOOKS_ACCOUNTS_GROUP_ID,
         webhooksEnv.WEBHOOKS_IDENTIFIED_GROUP_ID,
         webhooksEnv.WEBHOOKS_COMPANIES_GROUP_ID,
+        webhooksEnv.WEBHOOKS_SEGMENTS_GROUP_ID,
       ],
       'glimpse-enrichment': [enrichmentEnv.ENRICHMENT_ACCOUNTS_GROUP_ID],
     };
@@ -149,6 +151,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     const dlq = topicsJson.topics.visitorsDeadLetter.name;
     const identified = topicsJson.topics.visitorsIdentified.name;
     const companies = topicsJson.topics.visitorsCompanies.name;
+    const segments = topicsJson.topics.visitorsSegments.name;
     expect(visitorsEnv.VISITORS_GROUP_ID).toBe('glimpse-visitors');
     expect(visitorsEnv.VISITORS_ACCOUNTS_GROUP_ID).toBe('glimpse-visitors-accounts');
     expect(ops('glimpse-gateway', collected.name)).toEqual(['Describe', 'Write']);
@@ -167,29 +170,33 @@ describe.each(OVERLAYS)('%s', (overlay) => {
         `topic ${dlq}: Describe,Write`,
         `topic ${identified}: Describe,Write`,
         `topic ${companies}: Describe,Write`,
+        `topic ${segments}: Describe,Write`,
       ].sort(),
     );
-    // Identifications and companies' visits: the visitors service writes them; the webhooks service
+    // Identifications, companies' visits and segment alerts: the visitors service writes them; the webhooks service
     // reads each in a group of its own (visitor.identified, company.visited), effects and account
     // deletions in the others; nobody else.
     expect(webhooksEnv.WEBHOOKS_IDENTIFIED_GROUP_ID).toBe('glimpse-webhooks-identified');
     expect(webhooksEnv.WEBHOOKS_COMPANIES_GROUP_ID).toBe('glimpse-webhooks-companies');
+    expect(webhooksEnv.WEBHOOKS_SEGMENTS_GROUP_ID).toBe('glimpse-webhooks-segments');
     expect(acls('glimpse-webhooks')).toEqual(
       [
         `group ${webhooksEnv.WEBHOOKS_ACCOUNTS_GROUP_ID}: Describe,Read`,
         `group ${webhooksEnv.WEBHOOKS_GROUP_ID}: Describe,Read`,
         `group ${webhooksEnv.WEBHOOKS_IDENTIFIED_GROUP_ID}: Describe,Read`,
         `group ${webhooksEnv.WEBHOOKS_COMPANIES_GROUP_ID}: Describe,Read`,
+        `group ${webhooksEnv.WEBHOOKS_SEGMENTS_GROUP_ID}: Describe,Read`,
         `topic ${accounts}: Describe,Read`,
         `topic ${topicsJson.topics.playbookEffects.name}: Describe,Read`,
         `topic ${identified}: Describe,Read`,
         `topic ${companies}: Describe,Read`,
+        `topic ${segments}: Describe,Read`,
         `topic ${topicsJson.topics.webhooksDeadLetter.name}: Describe,Write`,
       ].sort(),
     );
     for (const u of users.values()) {
       const expected = { 'glimpse-visitors': ['Describe', 'Write'], 'glimpse-webhooks': ['Describe', 'Read'] }[u.metadata.name as string] ?? [];
-      for (const topic of [identified, companies])
+      for (const topic of [identified, companies, segments])
         expect({ user: u.metadata.name, topic, ops: ops(u.metadata.name, topic) }).toEqual({ user: u.metadata.name, topic, ops: expected });
     }
     expect(acls('glimpse-keda')).toEqual(
