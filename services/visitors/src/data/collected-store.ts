@@ -30,6 +30,7 @@ import {
   type VisitorState,
 } from '../domain/plan-collected.js';
 import { erasureHash } from './erasure-hash.js';
+import type { IntentContribution, IntentSettings } from '../domain/intent-score.js';
 
 /** Prisma's interactive transaction ends after 5 s by default: a big chunk on a loaded machine needs longer. */
 const TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
@@ -39,7 +40,8 @@ type Tx = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 export const PROFILE_COLUMNS = `account_id::text AS account_id, id, site_id::text AS site_id, first_seen, last_seen, page_views, sessions, engaged_seconds,
   last_pages::text AS last_pages, first_referrer, first_utm::text AS first_utm, session_started_at, session_last_at, session_campaign,
   email, identified_method, identified_at, identified_confidence, consent, consent_at, cookieless, company::text AS company, company_at,
-  network::text AS network, location::text AS location, company_key, identified_verified`;
+  network::text AS network, location::text AS location, company_key, identified_verified,
+  intent_raw, intent_at, intent_rank, intent_contributions::text AS intent_contributions`;
 
 export interface ProfileRow {
   account_id: string;
@@ -69,14 +71,18 @@ export interface ProfileRow {
   location: string | null;
   company_key: string | null;
   identified_verified: boolean | null;
+  intent_raw: number;
+  intent_at: Date | null;
+  intent_rank: number | null;
+  intent_contributions: string;
 }
 
 const PROFILE_UNNEST = `unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::text[],
       $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::text[], $17::timestamptz[], $18::float8[], $19::text[], $20::timestamptz[], $21::bool[], $22::text[], $23::timestamptz[],
-      $24::text[], $25::text[], $26::text[], $27::bool[])
+      $24::text[], $25::text[], $26::text[], $27::bool[], $28::float8[], $29::timestamptz[], $30::float8[], $31::text[])
       AS u(account_id, id, site_id, first_seen, last_seen, page_views, sessions, engaged_seconds, last_pages, first_referrer, first_utm,
         session_started_at, session_last_at, session_campaign, email, identified_method, identified_at, identified_confidence, consent, consent_at, cookieless, company, company_at,
-        network, location, company_key, identified_verified)`;
+        network, location, company_key, identified_verified, intent_raw, intent_at, intent_rank, intent_contributions)`;
 
 const SQL = {
   collected: `SELECT c.account_id::text AS account_id, c.visitor_id, c.id FROM collected_messages c
@@ -88,11 +94,13 @@ const SQL = {
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[]) ON CONFLICT DO NOTHING`,
   insertProfiles: `INSERT INTO visitor_profiles (account_id, id, site_id, first_seen, last_seen, page_views, sessions, engaged_seconds,
       last_pages, first_referrer, first_utm, session_started_at, session_last_at, session_campaign, email, identified_method, identified_at,
-      identified_confidence, consent, consent_at, cookieless, company, company_at, network, location, company_key, identified_verified)
+      identified_confidence, consent, consent_at, cookieless, company, company_at, network, location, company_key, identified_verified,
+      intent_raw, intent_at, intent_rank, intent_contributions)
     SELECT u.account_id, u.id, u.site_id, u.first_seen, u.last_seen, u.page_views, u.sessions, u.engaged_seconds,
       u.last_pages::jsonb, u.first_referrer, u.first_utm::jsonb, u.session_started_at, u.session_last_at, u.session_campaign, u.email, u.identified_method, u.identified_at,
       u.identified_confidence, u.consent, u.consent_at, u.cookieless, u.company::jsonb, u.company_at,
-      u.network::jsonb, u.location::jsonb, u.company_key, u.identified_verified
+      u.network::jsonb, u.location::jsonb, u.company_key, u.identified_verified,
+      u.intent_raw, u.intent_at, u.intent_rank, u.intent_contributions::jsonb
     FROM ${PROFILE_UNNEST}
     ON CONFLICT (account_id, id) DO NOTHING`,
   updateProfiles: `UPDATE visitor_profiles p SET first_seen = u.first_seen, last_seen = u.last_seen, page_views = u.page_views, sessions = u.sessions,
@@ -101,7 +109,8 @@ const SQL = {
       email = u.email, identified_method = u.identified_method, identified_at = u.identified_at, identified_confidence = u.identified_confidence,
       consent = u.consent, consent_at = u.consent_at, cookieless = u.cookieless, company = u.company::jsonb, company_at = u.company_at,
       network = u.network::jsonb, location = u.location::jsonb, company_key = u.company_key,
-      identified_verified = u.identified_verified, updated_at = now()
+      identified_verified = u.identified_verified, intent_raw = u.intent_raw, intent_at = u.intent_at, intent_rank = u.intent_rank,
+      intent_contributions = u.intent_contributions::jsonb, updated_at = now()
     FROM ${PROFILE_UNNEST}
     WHERE p.account_id = u.account_id AND p.id = u.id`,
   sessions: `INSERT INTO visitor_sessions (account_id, visitor_id, number, site_id, started_at, last_at, page_views, landing_path, referrer, utm_campaign)
@@ -111,7 +120,12 @@ const SQL = {
   links: `INSERT INTO identity_links (account_id, visitor_id, site_id, email, method, confidence, at, source_id, source_path, verified)
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::float8[], $7::timestamptz[], $8::text[], $9::text[], $10::bool[])
     ON CONFLICT (account_id, visitor_id, source_id) DO NOTHING`,
-  rules: `SELECT id::text AS id, account_id::text AS account_id, pattern, event FROM page_rules WHERE account_id = ANY($1::uuid[]) ORDER BY created_at, id`,
+  // Each account's intent settings (null without a row: the defaults) with its page rules, in one round trip.
+  rules: `SELECT a.account_id::text AS account_id, s.half_life_days, s.page_view_weight, s.session_weight, s.engaged_minute_weight,
+      s.event_weights::text AS event_weights,
+      (SELECT coalesce(json_agg(json_build_object('id', r.id, 'pattern', r.pattern, 'event', r.event, 'weight', r.weight) ORDER BY r.created_at, r.id), '[]')::text
+       FROM page_rules r WHERE r.account_id = a.account_id) AS rules
+    FROM unnest($1::uuid[]) AS a(account_id) LEFT JOIN intent_settings s ON s.account_id = a.account_id`,
   // The firings of the visitors' current sessions (and later), and any from the chunk's first time on (a redelivery's).
   firings: `SELECT f.account_id::text AS account_id, f.visitor_id, f.session_number, f.rule_id::text AS rule_id, f.at
     FROM page_rule_firings f JOIN unnest($1::uuid[], $2::text[]) AS u(account_id, visitor_id) ON f.account_id = u.account_id AND f.visitor_id = u.visitor_id
@@ -168,6 +182,10 @@ export function profileFromRow(r: ProfileRow): VisitorState {
     location: r.location === null ? null : (JSON.parse(r.location) as VisitorState['location']),
     companyKey: r.company_key,
     identifiedVerified: r.identified_verified,
+    intentRaw: r.intent_raw,
+    intentAt: isoOrNull(r.intent_at),
+    intentRank: r.intent_rank,
+    intentContributions: JSON.parse(r.intent_contributions) as IntentContribution[],
   };
 }
 
@@ -200,15 +218,53 @@ function profileColumns(p: readonly VisitorState[]): unknown[] {
     (x) => (x.location === null ? null : JSON.stringify(x.location)),
     'companyKey',
     'identifiedVerified',
+    'intentRaw',
+    'intentAt',
+    'intentRank',
+    (x) => JSON.stringify(x.intentContributions),
   ]);
 }
 
-async function loadRules(tx: Tx, request: ChunkRequest, visitors: ChunkRequest['visitors']): Promise<{ rules: PageRule[]; firings: FiringRow[] }> {
-  if (request.accounts.length === 0) return { rules: [], firings: [] };
-  const rows = await tx.$queryRawUnsafe<{ id: string; account_id: string; pattern: string; event: string }[]>(SQL.rules, request.accounts);
-  const rules = rows.map((r) => ({ id: r.id, accountId: r.account_id, pattern: r.pattern, event: r.event }));
-  if (rules.length === 0 || visitors.length === 0) return { rules, firings: [] };
-  const ruled = visitors.filter((v) => rules.some((r) => r.accountId === v.accountId));
+type SettingsRow = {
+  account_id: string;
+  half_life_days: number | null;
+  page_view_weight: number;
+  session_weight: number;
+  engaged_minute_weight: number;
+  event_weights: string;
+  rules: string;
+};
+
+/** An intent_settings row as the scoring reads it (also the re-scorer's and the answers'). */
+export function intentSettingsFromRow(r: Omit<SettingsRow, 'account_id' | 'rules' | 'half_life_days'> & { half_life_days: number }): IntentSettings {
+  return {
+    halfLifeDays: r.half_life_days,
+    pageViewWeight: r.page_view_weight,
+    sessionWeight: r.session_weight,
+    engagedMinuteWeight: r.engaged_minute_weight,
+    eventWeights: JSON.parse(r.event_weights) as Record<string, number>,
+  };
+}
+
+async function loadRules(
+  tx: Tx,
+  request: ChunkRequest,
+  visitors: ChunkRequest['visitors'],
+): Promise<{ rules: PageRule[]; firings: FiringRow[]; intent: Map<string, IntentSettings> }> {
+  const intent = new Map<string, IntentSettings>();
+  if (request.accounts.length === 0) return { rules: [], firings: [], intent };
+  const rows = await tx.$queryRawUnsafe<SettingsRow[]>(SQL.rules, request.accounts);
+  const rules: PageRule[] = [];
+  for (const r of rows) {
+    if (r.half_life_days !== null) intent.set(r.account_id, intentSettingsFromRow({ ...r, half_life_days: r.half_life_days }));
+    for (const rule of JSON.parse(r.rules) as { id: string; pattern: string; event: string | null; weight: number }[])
+      rules.push({ ...rule, accountId: r.account_id });
+  }
+  // Only rules with an event fire (and have firings to load); the others only score.
+  const firing = rules.filter((r) => r.event !== null);
+  if (firing.length === 0 || visitors.length === 0) return { rules, firings: [], intent };
+  const ruled = visitors.filter((v) => firing.some((r) => r.accountId === v.accountId));
+  if (ruled.length === 0) return { rules, firings: [], intent };
   const fired = await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; session_number: number; rule_id: string; at: Date }[]>(
     SQL.firings,
     ...columns(ruled, ['accountId', 'visitorId']),
@@ -216,6 +272,7 @@ async function loadRules(tx: Tx, request: ChunkRequest, visitors: ChunkRequest['
   );
   return {
     rules,
+    intent,
     firings: fired.map((f) => ({
       accountId: f.account_id,
       visitorId: f.visitor_id,
@@ -276,7 +333,7 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
       );
       const rows = visitors.length === 0 ? [] : await tx.$queryRawUnsafe<ProfileRow[]>(SQL.profiles, ...columns(visitors, ['accountId', 'visitorId']));
       const collected = new Set(found.map((r) => collectedKey(r.account_id, r.visitor_id, r.id)));
-      const { rules, firings } = await loadRules(tx, request, visitors);
+      const { rules, firings, intent } = await loadRules(tx, request, visitors);
       const erasures = await loadErasures(tx, erasureSecret, request.identifies);
       // Redelivered identifies: those whose link exists announce it again.
       const again = request.identifies.filter((i) => collected.has(collectedKey(i.accountId, i.visitorId, i.id)));
@@ -292,6 +349,7 @@ function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
         visitors: new Map(rows.map((r) => [profileKey(r.account_id, r.id), profileFromRow(r)])),
         rules,
         firings,
+        intent,
         erasures,
         links: new Set(linked.map((l) => linkKey(l.account_id, l.visitor_id, l.source_id))),
       };

@@ -13,6 +13,7 @@ import {
   type PageRule,
   type VisitorState,
 } from './plan-collected.js';
+import type { IntentSettings } from './intent-score.js';
 
 export interface VisitorRef {
   accountId: string;
@@ -37,6 +38,8 @@ export interface ChunkState {
   collected: Set<string>;
   rules: PageRule[];
   firings: FiringRow[];
+  /** The accounts' intent settings (an account without a row is missing: the defaults). */
+  intent: Map<string, IntentSettings>;
   erasures: Map<string, string>;
   links: Set<string>;
 }

@@ -2,6 +2,7 @@
 // computes them; merge-visitors.ts folds one visitor's state into another's; the data layer stores them).
 import type { Collected, Utm } from '@glimpse/messaging';
 import type { Company, Location, Network, NetworkInfo } from './network-lookup.js';
+import type { IntentContribution, IntentSettings } from './intent-score.js';
 
 export type { Company, Location, Network, NetworkInfo } from './network-lookup.js';
 
@@ -47,6 +48,11 @@ export interface VisitorState {
   location: Location | null;
   /** The company the visitor counts for (company-key.ts): derived, written for the companies view's index. */
   companyKey: string | null;
+  /** The intent score (intent-score.ts): the weighted sum as of intentAt (the newest message applied), its rank, and what it is made of. */
+  intentRaw: number;
+  intentAt: string | null;
+  intentRank: number | null;
+  intentContributions: IntentContribution[];
 }
 
 export type ConsentState = 'implied' | 'pending' | 'granted' | 'denied';
@@ -56,7 +62,10 @@ export interface PageRule {
   id: string;
   accountId: string;
   pattern: string;
-  event: string;
+  /** The event a matching page view of an identified visitor becomes (workflows add-on); null: the rule only scores. */
+  event: string | null;
+  /** Intent points of a matching page view, once per session (0: none). */
+  weight?: number;
 }
 
 /** A page rule fired for a visitor's session (at: the page view's time). */
@@ -202,4 +211,6 @@ export interface PlanCollectedInput {
   erasures?: ReadonlyMap<string, string>;
   /** Identity links that exist already among the chunk's identify messages, by linkKey. */
   links?: ReadonlySet<string>;
+  /** The chunk's accounts' intent settings, by account id (the defaults for one missing). */
+  intent?: ReadonlyMap<string, IntentSettings>;
 }

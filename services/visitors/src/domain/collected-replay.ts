@@ -22,9 +22,12 @@ import {
   type VisitorState,
 } from './plan-collected.js';
 import type { Collected } from '@glimpse/messaging';
+import type { IntentSettings } from './intent-score.js';
 
 export interface ReplayWorld {
   rules: PageRule[];
+  /** The accounts' intent settings (the defaults for one missing). */
+  intent: Map<string, IntentSettings>;
   /** What each address says (network, company, location). */
   networks: Map<string, NetworkInfo>;
   erasures: Map<string, string>;
@@ -56,7 +59,7 @@ export function emptyTables(world: Partial<ReplayWorld> = {}): ReplayTables {
     forwards: [],
     identified: [],
     companyVisits: new Map(),
-    world: { rules: [], networks: new Map(), erasures: new Map(), ...world },
+    world: { rules: [], intent: new Map(), networks: new Map(), erasures: new Map(), ...world },
   };
 }
 
@@ -110,6 +113,7 @@ export function applyChunk(t: ReplayTables, messages: readonly Collected[]): Col
     visitors: t.profiles,
     collected: t.collected,
     rules: t.world.rules,
+    intent: t.world.intent,
     firings: [...t.firings.values()],
     networks: t.world.networks,
     erasures: t.world.erasures,

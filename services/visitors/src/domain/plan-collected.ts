@@ -15,6 +15,7 @@ import type {
   VisitorState,
 } from './collected-records.js';
 import { companyKeyOf } from './company-key.js';
+import { addContribution, DEFAULT_INTENT_SETTINGS, eventReason, intentStateOf, ruleReason, weightOf, type IntentWeights } from './intent-score.js';
 import { compilePathGlob, type PathMatcher } from './page-rule-pattern.js';
 import { identifiedEventId, pageRuleEventId, trackEventId } from './track-event-id.js';
 
@@ -105,6 +106,10 @@ function newProfile(m: CollectedMessage, at: string): VisitorState {
     network: null,
     location: null,
     companyKey: null,
+    intentRaw: 0,
+    intentAt: null,
+    intentRank: null,
+    intentContributions: [],
   };
 }
 
@@ -122,6 +127,15 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
   const hours = new Map<string, SiteHourDelta>();
   const seen = new Set<string>();
   const rules = rulesByAccount(input.rules ?? []);
+  const weights = new Map<string, IntentWeights>();
+  const weightsOf = (accountId: string): IntentWeights => {
+    let w = weights.get(accountId);
+    if (!w) {
+      const ruleWeights = new Map((rules.get(accountId) ?? []).map((r) => [r.id, r.weight ?? 0]));
+      weights.set(accountId, (w = { ...(input.intent?.get(accountId) ?? DEFAULT_INTENT_SETTINGS), ruleWeights }));
+    }
+    return w;
+  };
   const fired = new Set<string>();
   const firedAt = new Map<string, FiringRow>();
   for (const f of input.firings ?? []) {
@@ -158,7 +172,9 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
     let entry = state.get(key);
     if (!entry) {
       const before = visitors.get(key);
-      entry = before ? { v: { ...before, lastPages: [...before.lastPages] }, isNew: false } : { v: newProfile(m, at), isNew: true };
+      entry = before
+        ? { v: { ...before, lastPages: [...before.lastPages], intentContributions: before.intentContributions.map((c) => ({ ...c })) }, isNew: false }
+        : { v: newProfile(m, at), isNew: true };
       state.set(key, entry);
     }
     return entry.v;
@@ -195,10 +211,10 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
       });
     }
   };
-  const fireRules = (m: Extract<CollectedMessage, { type: 'pageview' }>, v: VisitorState, path: string, at: string) => {
+  const fireRules = (m: Extract<CollectedMessage, { type: 'pageview' }>, v: VisitorState, path: string, at: string, matched: readonly CompiledRule[]) => {
     if (!v.email || v.cookieless) return;
-    for (const rule of rules.get(m.accountId) ?? []) {
-      if (!rule.matches(path)) continue;
+    for (const rule of matched) {
+      if (rule.event === null) continue;
       // Page rules are of the workflows add-on: no firing is recorded either, so with the add-on
       // back a later view of the same session fires.
       if (!hasWorkflows(m)) {
@@ -209,8 +225,23 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
       if (fired.has(key)) continue;
       fired.add(key);
       plan.firings.push({ accountId: m.accountId, visitorId: m.visitorId, sessionNumber: v.sessions, ruleId: rule.id, at });
-      plan.forwards.push(ruleForward(rule, m.accountId, m.visitorId, v.sessions, v.email, path, at, false));
+      plan.forwards.push(ruleForward({ ...rule, event: rule.event }, m.accountId, m.visitorId, v.sessions, v.email, path, at, false));
       plan.counts.rulesFired += 1;
+    }
+  };
+  // Intent: what the visitor did, in message time (contributions merge per key and UTC day).
+  const scoreView = (v: VisitorState, at: string, opened: boolean) => {
+    addContribution(v.intentContributions, 'page_view', 1, at);
+    if (opened) addContribution(v.intentContributions, 'session', 1, at);
+  };
+  // A weighted rule scores once per session: not again while its last time is in the current session.
+  const scoreRules = (v: VisitorState, at: string, matched: readonly CompiledRule[]) => {
+    for (const rule of matched) {
+      if (!((rule.weight ?? 0) > 0)) continue;
+      const key = `rule:${rule.id}`;
+      const start = v.sessionStartedAt;
+      if (start !== null && v.intentContributions.some((c) => c.key === key && c.at >= start)) continue;
+      addContribution(v.intentContributions, key, 1, at, ruleReason(rule.pattern));
     }
   };
   // What the address says (the address itself is never kept): the network and location of every
@@ -243,7 +274,8 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
     } else if (m.type === 'pageview' && v?.email) {
       for (const rule of rules.get(m.accountId) ?? []) {
         const f = firedAt.get(`${profileKey(m.accountId, m.visitorId)}\n${rule.id}\n${at}`);
-        if (f) plan.forwards.push(ruleForward(rule, m.accountId, m.visitorId, f.sessionNumber, v.email, cleanPath(m.path), at, true));
+        if (f && rule.event !== null)
+          plan.forwards.push(ruleForward({ ...rule, event: rule.event }, m.accountId, m.visitorId, f.sessionNumber, v.email, cleanPath(m.path), at, true));
       }
     } else if (
       m.type === 'identify' &&
@@ -265,6 +297,7 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
       v.lastPages = [...v.lastPages, { path, at }].sort((a, b) => ms(b.at) - ms(a.at)).slice(0, LAST_PAGES);
       const idle = v.sessionLastAt === null || ms(at) - ms(v.sessionLastAt) > SESSION_IDLE_MS;
       touchSession(v, at, idle ? { siteId, landingPath: path, referrer: null, utmCampaign: null } : null, 1);
+      scoreView(v, at, idle);
     }
   };
 
@@ -289,6 +322,7 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
       continue;
     }
     const v = visitorOf(m, at);
+    if (v.intentAt === null || at > v.intentAt) v.intentAt = at;
     if (ms(at) < ms(v.firstSeen)) v.firstSeen = at;
     if (ms(at) > ms(v.lastSeen)) v.lastSeen = at;
 
@@ -312,11 +346,15 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
         const newCampaign = campaign !== null && campaign !== v.sessionCampaign;
         touchSession(v, at, idle || newCampaign ? { siteId: m.siteId, landingPath: path, referrer, utmCampaign: campaign } : null, 1);
         locate(m, v, at);
-        fireRules(m, v, path, at);
+        const matched = (rules.get(m.accountId) ?? []).filter((r) => r.matches(path));
+        scoreView(v, at, idle || newCampaign);
+        scoreRules(v, at, matched);
+        fireRules(m, v, path, at, matched);
         break;
       }
       case 'engagement':
         v.engagedSeconds += Math.min(m.seconds, ENGAGED_SECONDS_MAX);
+        if (m.seconds > 0) addContribution(v.intentContributions, 'engaged', Math.min(m.seconds, ENGAGED_SECONDS_MAX) / 60, at);
         touchSession(v, at, null, 0);
         break;
       case 'identify': {
@@ -388,6 +426,8 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
         touchSession(v, at, null, 0);
         break;
       case 'track':
+        // An event scores when the account weighs it, with or without the add-on (scoring is not a workflow).
+        if (weightOf(`event:${m.event}`, weightsOf(m.accountId)) > 0) addContribution(v.intentContributions, `event:${m.event}`, 1, at, eventReason(m.event));
         if (!hasWorkflows(m)) plan.counts.withoutAddon += 1;
         else if (v.email) plan.forwards.push(forward(m, v.email, at, false));
         else plan.counts.tracksUnidentified += 1;
@@ -396,7 +436,10 @@ export function planCollected(input: PlanCollectedInput): CollectedPlan {
     }
   }
 
-  plan.profiles = [...state.values()].map(({ v, isNew }) => ({ ...v, companyKey: companyKeyOf(v), isNew }));
+  plan.profiles = [...state.values()].map(({ v, isNew }) => {
+    const intent = intentStateOf(v.intentContributions, v.intentAt, weightsOf(v.accountId));
+    return { ...v, companyKey: companyKeyOf(v), intentRaw: intent.raw, intentRank: intent.rank, isNew };
+  });
   plan.sessions = [...sessions.values()];
   // Sorted, so concurrent transactions take the shared rows' locks in one order.
   plan.siteHours = [...hours.values()].sort((a, b) => (a.siteId === b.siteId ? a.hour.localeCompare(b.hour) : a.siteId < b.siteId ? -1 : 1));
@@ -435,7 +478,7 @@ function forward(m: Extract<CollectedMessage, { type: 'track' }>, email: string,
 }
 
 function ruleForward(
-  rule: PageRule,
+  rule: PageRule & { event: string },
   accountId: string,
   visitorId: string,
   session: number,
