@@ -65,6 +65,10 @@ const schema = internalServiceSchema(
      * and CSV within it read one aggregate, and what it shows may be this much behind.
      */
     COMPANIES_VIEW_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+    /** How often a replica evaluates the segments due, publishes their entries and sends the digests due (a segment is evaluated about this often). */
+    SEGMENTS_EVALUATE_INTERVAL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(15_000),
+    /** Most segments one account may have (past it: 409 limit_reached). */
+    SEGMENTS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(100),
     /** Most page rules one account may have (past it: 409 limit_reached). */
     PAGE_RULES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(100),
   },

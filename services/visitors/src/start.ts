@@ -11,6 +11,7 @@ import { batchConsumerServiceReadiness, TOPICS, connectServiceKafka, createAccou
 import { createCollectedConsumer } from './consumer/collected-consumer.js';
 import { scheduleCollectedPurge } from './data/collected-retention.js';
 import { scheduleVisitorRetention } from './data/visitor-retention.js';
+import { scheduleSegmentAlerts } from './data/segment-alerts.js';
 import { createIpData } from './data/ip-data.js';
 import { classifyNetwork } from './domain/network-classifier.js';
 import { deleteAccountVisitors } from './data/visitor-repository.js';
@@ -100,6 +101,9 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
     },
   });
 
+  // Segments: evaluated, their entries published to visitors.segments and their digests sent, on every replica (they share the segments).
+  const segmentAlerts = scheduleSegmentAlerts(db, producer, { intervalMs: config.SEGMENTS_EVALUATE_INTERVAL_MS, logger });
+
   base.app.use(
     internalRouter({
       db,
@@ -107,6 +111,7 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
       erasureSecret: config.VISITORS_ERASURE_KEY,
       pageRulesPerAccount: config.PAGE_RULES_PER_ACCOUNT,
       companiesCacheMs: config.COMPANIES_VIEW_CACHE_SECONDS * 1000,
+      segmentsPerAccount: config.SEGMENTS_PER_ACCOUNT,
     }),
   );
   return serveService({
@@ -117,7 +122,7 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
     metricsPort: config.METRICS_PORT,
     logger,
     details: { groupId: config.VISITORS_GROUP_ID, accountsGroupId: config.VISITORS_ACCOUNTS_GROUP_ID },
-    drain: [() => purge.stop(), () => retention.stop(), () => ipData.stop(), () => consumer.stop(), () => accounts.stop()],
+    drain: [() => segmentAlerts.stop(), () => purge.stop(), () => retention.stop(), () => ipData.stop(), () => consumer.stop(), () => accounts.stop()],
     close: [() => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
   });
 });

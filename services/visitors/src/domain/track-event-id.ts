@@ -29,3 +29,13 @@ export function identifiedEventId(accountId: string, visitorId: string, sourceId
 export function companyVisitedEventId(accountId: string, siteId: string, company: string, windowStart: string): string {
   return hashUuid(`company:${accountId}:${siteId}:${company}:${windowStart}`);
 }
+
+/** A segment.entered message: one per segment, member and alert window. */
+export function segmentEnteredEventId(segmentId: string, member: string, windowStart: string): string {
+  return hashUuid(`segment:${segmentId}:${member}:${windowStart}`);
+}
+
+/** A segment.digest message: one per segment and account-local day (YYYY-MM-DD). */
+export function segmentDigestEventId(segmentId: string, day: string): string {
+  return hashUuid(`digest:${segmentId}:${day}`);
+}

@@ -12,6 +12,7 @@ import { erasureHash } from '../data/erasure-hash.js';
 import { deleteSiteData, erasePerson, findVisitor, siteHours, siteStats, visitorPage, visitorWithHistory } from '../data/visitor-repository.js';
 import { companyRoutes } from './company-routes.js';
 import { pageRulesRouter } from './page-rules-routes.js';
+import { segmentRoutes } from './segment-routes.js';
 
 function identifiedFilter(value: unknown): boolean | null {
   if (value === undefined) return null;
@@ -25,6 +26,7 @@ export function internalRouter({
   erasureSecret,
   pageRulesPerAccount,
   companiesCacheMs = 60_000,
+  segmentsPerAccount,
   now = () => new Date(),
 }: {
   db: Db;
@@ -33,6 +35,8 @@ export function internalRouter({
   pageRulesPerAccount?: number;
   /** How long the companies view reuses a window's aggregate (ms). */
   companiesCacheMs?: number;
+  /** Most segments one account may have. */
+  segmentsPerAccount?: number;
   now?: () => Date;
 }): Router {
   const { router, account, json } = gatewayInternalRouter(internalTokens);
@@ -88,5 +92,6 @@ export function internalRouter({
 
   router.use(pageRulesRouter({ db, maxPerAccount: pageRulesPerAccount }));
   router.use(companyRoutes({ db, account, json, now, cacheMs: companiesCacheMs }));
+  router.use(segmentRoutes({ db, account, json, now, maxPerAccount: segmentsPerAccount }));
   return router;
 }

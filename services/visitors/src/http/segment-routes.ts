@@ -1,0 +1,184 @@
+// Segments and alert settings of the account the gateway names: a segment answered with its live
+// count, its members a page at a time (best score first), every company key of the account (the
+// gateway matches them against industry and size and sends back `keys`), and the account's digest
+// time zone and hour.
+import express, { type Response, type Router } from 'express';
+import type { Db } from '@glimpse/db/visitors';
+import { AppError } from '@glimpse/errors';
+import { cutPage, parsePageQuery, queryStrings } from '@glimpse/http';
+import { isUuid } from '@glimpse/validation';
+import { z } from 'zod';
+import { issuesMessage, needsFirmographics, segmentCreateSchema, segmentUpdateSchema, SEGMENT_KEYS_MAX } from '../domain/segment-filter.js';
+import {
+  accountCompanyKeys,
+  countSegment,
+  createSegment,
+  decodeMemberCursor,
+  deleteSegment,
+  describeMembers,
+  encodeMemberCursor,
+  findSegment,
+  intentWeights,
+  listSegments,
+  memberPage,
+  SEGMENTS_PER_ACCOUNT,
+  updateSegment,
+  storeSegmentKeys,
+  type SegmentRecord,
+} from '../data/segment-repository.js';
+import { alertSettingsOf, saveAlertSettings } from '../data/alert-settings.js';
+
+/** A time zone the runtime knows (IANA names). */
+export function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return tz.length <= 64;
+  } catch {
+    return false;
+  }
+}
+
+const alertSettingsSchema = z.strictObject({
+  time_zone: z
+    .string({ error: 'time_zone must be an IANA time zone, e.g. Europe/Berlin' })
+    .refine(validTimeZone, 'time_zone must be an IANA time zone, e.g. Europe/Berlin'),
+  digest_hour: z
+    .number({ error: 'digest_hour must be a whole number from 0 to 23' })
+    .int('digest_hour must be a whole number from 0 to 23')
+    .min(0, 'digest_hour must be a whole number from 0 to 23')
+    .max(23, 'digest_hour must be a whole number from 0 to 23'),
+});
+
+export function segmentRoutes({
+  db,
+  account,
+  json,
+  now,
+  maxPerAccount = SEGMENTS_PER_ACCOUNT,
+}: {
+  db: Db;
+  account: (res: Response) => string;
+  json: express.RequestHandler;
+  now: () => Date;
+  maxPerAccount?: number;
+}): Router {
+  const router = express.Router();
+
+  const answer = async (s: SegmentRecord) => ({
+    id: s.id,
+    name: s.name,
+    kind: s.kind,
+    filter: s.filter,
+    alert_window_hours: s.alertWindowHours,
+    count: await countSegment(db, s, now()),
+    created_at: s.createdAt.toISOString(),
+    updated_at: s.updatedAt.toISOString(),
+    evaluated_at: s.evaluatedAt?.toISOString() ?? null,
+  });
+
+  const segment = async (res: Response, id: string) => {
+    const found = isUuid(id) ? await findSegment(db, account(res), id) : null;
+    if (!found) throw new AppError('not_found', 'no segment with this id');
+    return found;
+  };
+
+  router.get('/internal/segments', async (_req, res) => {
+    const items = await listSegments(db, account(res));
+    res.json({ items: await Promise.all(items.map(answer)) });
+  });
+
+  router.get('/internal/segments/company-keys', async (_req, res) => {
+    res.json({ keys: await accountCompanyKeys(db, account(res), SEGMENT_KEYS_MAX) });
+  });
+
+  router.post('/internal/segments', json, async (req, res) => {
+    const parsed = segmentCreateSchema.safeParse(req.body);
+    if (!parsed.success) throw new AppError('invalid_request', issuesMessage(parsed.error));
+    const b = parsed.data;
+    const created = await createSegment(
+      db,
+      account(res),
+      {
+        name: b.name,
+        kind: b.kind,
+        filter: b.filter,
+        alertWindowHours: b.alert_window_hours ?? 24,
+        keys: needsFirmographics(b.filter) ? (b.keys ?? []) : null,
+      },
+      maxPerAccount,
+    );
+    res.status(201).json(await answer(created));
+  });
+
+  router.get('/internal/segments/:id', async (req, res) => {
+    res.json(await answer(await segment(res, req.params.id as string)));
+  });
+
+  router.patch('/internal/segments/:id', json, async (req, res) => {
+    const parsed = segmentUpdateSchema.safeParse(req.body);
+    if (!parsed.success) throw new AppError('invalid_request', issuesMessage(parsed.error));
+    const b = parsed.data;
+    const current = await segment(res, req.params.id as string);
+    const filter = b.filter ?? current.filter;
+    const keys = needsFirmographics(filter) ? (b.keys !== undefined ? (b.keys ?? []) : (current.keys ?? [])) : null;
+    const updated = await updateSegment(db, account(res), current.id, { name: b.name, filter: b.filter, alertWindowHours: b.alert_window_hours, keys });
+    if (!updated) throw new AppError('not_found', 'no segment with this id');
+    res.json(await answer(updated));
+  });
+
+  // The gateway's refresh of the companies matching industry and size: the filter, then the keys.
+  router.get('/internal/segments/:id/filter', async (req, res) => {
+    res.json({ filter: (await segment(res, req.params.id as string)).filter });
+  });
+
+  router.put('/internal/segments/:id/keys', json, async (req, res) => {
+    const parsed = z.strictObject({ keys: z.array(z.string().min(1).max(300)).max(SEGMENT_KEYS_MAX) }).safeParse(req.body);
+    if (!parsed.success) throw new AppError('invalid_request', issuesMessage(parsed.error));
+    const s = await segment(res, req.params.id as string);
+    if (!(await storeSegmentKeys(db, s.accountId, s.id, needsFirmographics(s.filter) ? parsed.data.keys : null)))
+      throw new AppError('not_found', 'no segment with this id');
+    res.status(204).end();
+  });
+
+  router.delete('/internal/segments/:id', async (req, res) => {
+    const id = req.params.id as string;
+    if (!isUuid(id) || !(await deleteSegment(db, account(res), id))) throw new AppError('not_found', 'no segment with this id');
+    res.status(204).end();
+  });
+
+  router.get('/internal/segments/:id/members', async (req, res) => {
+    const s = await segment(res, req.params.id as string);
+    const { cursor, ...rest } = queryStrings(req.query as Record<string, unknown>, ['limit', 'cursor']);
+    const { limit } = parsePageQuery(rest);
+    const at = now();
+    const rows = await memberPage(db, s, at, limit, cursor === undefined ? null : decodeMemberCursor(cursor));
+    const page = cutPage(rows, limit, (last) => encodeMemberCursor({ score: last.score, key: last.key }));
+    const members = await describeMembers(db, s, page.items, at, await intentWeights(db, s.accountId));
+    res.json({
+      items: members.map((m) => ({
+        kind: m.kind,
+        key: m.key,
+        name: m.name,
+        domain: m.domain,
+        email: m.email,
+        score: m.score,
+        reasons: m.reasons,
+        location: m.location,
+        last_pages: m.lastPages,
+        visitors: m.visitors,
+      })),
+      nextCursor: page.next,
+    });
+  });
+
+  router.get('/internal/alert-settings', async (_req, res) => {
+    res.json(await alertSettingsOf(db, account(res)));
+  });
+
+  router.put('/internal/alert-settings', json, async (req, res) => {
+    const parsed = alertSettingsSchema.safeParse(req.body);
+    if (!parsed.success) throw new AppError('invalid_request', issuesMessage(parsed.error));
+    res.json(await saveAlertSettings(db, account(res), parsed.data));
+  });
+  return router;
+}
