@@ -192,36 +192,46 @@ export async function countSegment(db: Db, s: SegmentRecord, now: Date): Promise
   return rows[0]?.n ?? 0;
 }
 
-/** A page cursor: after this score and key (best score first, then key). */
+/** A page cursor: after this rank and key (best first, then key). */
 export interface MemberCursor {
-  score: number;
+  rank: number;
   key: string;
 }
 
 export function encodeMemberCursor(c: MemberCursor): string {
-  return Buffer.from(JSON.stringify([c.score, c.key])).toString('base64url');
+  return Buffer.from(JSON.stringify([c.rank, c.key])).toString('base64url');
 }
 
 export function decodeMemberCursor(text: string): MemberCursor {
   try {
-    const [score, key] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-    if (typeof score === 'number' && Number.isFinite(score) && typeof key === 'string' && key.length <= 300) return { score, key };
+    const [rank, key] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
+    if (typeof rank === 'number' && Number.isFinite(rank) && typeof key === 'string' && key.length <= 300) return { rank, key };
   } catch {
     // answered below
   }
   throw new AppError('invalid_request', 'cursor is not one this list gave');
 }
 
-/** Keys and scores (float, 0 to 100) of a page of members, best first; `limit + 1` rows to tell whether more follow. */
-export async function memberPage(db: Db, s: SegmentRecord, now: Date, limit: number, after: MemberCursor | null): Promise<{ key: string; score: number }[]> {
+/**
+ * A page of members with their scores now (float, 0 to 100), best first: by rank, which orders the
+ * scores the same at any time, so a cursor taken a minute ago still cuts the list where it did;
+ * `limit + 1` rows to tell whether more follow.
+ */
+export async function memberPage(
+  db: Db,
+  s: SegmentRecord,
+  now: Date,
+  limit: number,
+  after: MemberCursor | null,
+): Promise<{ key: string; score: number; rank: number }[]> {
   const q = membersQuery(s, now);
   const n = q.params.length;
-  return db.$queryRawUnsafe<{ key: string; score: number }[]>(
-    `SELECT key, score FROM (${q.sql}) m
-     WHERE $${n + 1}::float8 IS NULL OR (m.score, m.key) < ($${n + 1}::float8, $${n + 2}::text)
-     ORDER BY m.score DESC, m.key DESC LIMIT $${n + 3}::int`,
+  return db.$queryRawUnsafe<{ key: string; score: number; rank: number }[]>(
+    `SELECT key, score, rank FROM (${q.sql}) m
+     WHERE $${n + 1}::float8 IS NULL OR (m.rank, m.key) < ($${n + 1}::float8, $${n + 2}::text)
+     ORDER BY m.rank DESC, m.key DESC LIMIT $${n + 3}::int`,
     ...q.params,
-    after?.score ?? null,
+    after?.rank ?? null,
     after?.key ?? '',
     limit + 1,
   );

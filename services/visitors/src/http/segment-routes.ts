@@ -152,7 +152,7 @@ export function segmentRoutes({
     const { limit } = parsePageQuery(rest);
     const at = now();
     const rows = await memberPage(db, s, at, limit, cursor === undefined ? null : decodeMemberCursor(cursor));
-    const page = cutPage(rows, limit, (last) => encodeMemberCursor({ score: last.score, key: last.key }));
+    const page = cutPage(rows, limit, (last) => encodeMemberCursor({ rank: last.rank, key: last.key }));
     const members = await describeMembers(db, s, page.items, at, await intentWeights(db, s.accountId));
     res.json({
       items: members.map((m) => ({

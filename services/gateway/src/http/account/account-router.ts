@@ -19,6 +19,7 @@ import { siteRoutes, type TagAsset } from './site-routes.js';
 import { linkTokenRoutes } from './link-token-routes.js';
 import { visitorRoutes } from './visitor-routes.js';
 import { companyRoutes } from './company-routes.js';
+import { segmentRoutes } from './segment-routes.js';
 import type { LinkTokenRevocations } from '../../data/link-token-revocations.js';
 import type { LinkTokens } from '../../domain/link-token.js';
 import type { ServiceClients } from '../../start-clients.js';
@@ -71,6 +72,7 @@ export function accountRouter({
   router.use(linkTokenRoutes({ linkTokens, revocations: linkTokenRevocations }));
   router.use(visitorRoutes({ visitors: services.visitors }));
   router.use(companyRoutes({ visitors: services.visitors, enrichment: services.enrichment }));
+  router.use(segmentRoutes({ visitors: services.visitors, enrichment: services.enrichment }));
   router.use(siteRoutes({ db, visitors: services.visitors, tag: sites.tag, maxSitesPerAccount: sites.maxPerAccount, publicUrl: sites.publicUrl }));
   return router;
 }

@@ -1,0 +1,182 @@
+// Segments (saved filters over an account's visitors or companies, with a live count and their
+// members by score) and the account's alert settings (the daily digest's time zone and hour), and
+// their place in the OpenAPI document.
+import { z } from 'zod';
+
+const at = z.iso.datetime();
+const withinDays = z.number().int().min(1).max(400).meta({ description: 'seen within this many days (1 to 400)' });
+
+export const segmentFilterSchema = z
+  .strictObject({
+    min_score: z
+      .number()
+      .min(0)
+      .max(100)
+      .optional()
+      .meta({ description: 'the intent score now at least this (0 to 100); a company: min(100, the sum of its visitors\u2019 scores)' }),
+    country: z.string().optional().meta({ description: 'ISO 3166 two-letter code of where the visitor was last (a company: one of its visitors)' }),
+    industry: z.string().optional().meta({ description: "the company's firmographics' industry, any case (only visitors and companies with a known company)" }),
+    size: z.string().optional().meta({ description: "the company's firmographics' size label, e.g. 51-200" }),
+    network_type: z
+      .enum(['business', 'education', 'government', 'isp', 'mobile', 'hosting', 'unknown'])
+      .optional()
+      .meta({ description: "the network of the visitor's last located page view" }),
+    pages: z
+      .strictObject({
+        pattern: z.string().meta({ description: "a path glob like a page rule's: starts with '/', * any run of characters" }),
+        within_days: withinDays,
+      })
+      .optional()
+      .meta({ description: 'read a matching page within the window (among its last 20 pages)' }),
+    events: z
+      .strictObject({ name: z.string().meta({ description: 'a tracked event name' }), within_days: withinDays })
+      .optional()
+      .meta({ description: 'tracked this event (one with a weight in the intent settings, so it is part of the score) within the window' }),
+    identified: z.boolean().optional().meta({ description: 'identified (an email known) or not; a company: one of its visitors' }),
+  })
+  .meta({ id: 'SegmentFilter', description: 'every field given must hold; none: everyone' });
+
+export const segmentInputSchema = z
+  .strictObject({
+    name: z.string().min(1).max(200).meta({ description: 'unique in the account' }),
+    kind: z.enum(['visitors', 'companies']),
+    filter: segmentFilterSchema,
+    alert_window_hours: z
+      .number()
+      .int()
+      .min(1)
+      .max(744)
+      .optional()
+      .meta({ description: 'a member entering is announced (segment.entered) at most once per window of this many hours (default 24)' }),
+  })
+  .meta({ id: 'SegmentInput' });
+
+export const segmentUpdateSchema = z
+  .strictObject({
+    name: z.string().min(1).max(200).optional(),
+    filter: segmentFilterSchema
+      .optional()
+      .meta({ description: 'the whole new filter; its members start afresh (who is in at the next evaluation is not announced)' }),
+    alert_window_hours: z.number().int().min(1).max(744).optional(),
+  })
+  .meta({ id: 'SegmentUpdate' });
+
+export const segmentSchema = z
+  .strictObject({
+    id: z.uuid(),
+    name: z.string(),
+    kind: z.enum(['visitors', 'companies']),
+    filter: segmentFilterSchema,
+    alert_window_hours: z.number().int(),
+    count: z.number().int().min(0).meta({ description: 'how many are in the segment now' }),
+    created_at: at,
+    updated_at: at,
+    evaluated_at: at.nullable().meta({ description: 'when the background evaluation last took its members (alerts come from it)' }),
+  })
+  .meta({ id: 'Segment' });
+
+export const segmentListSchema = z.strictObject({ items: z.array(segmentSchema) }).meta({ id: 'SegmentList' });
+
+export const segmentMemberSchema = z
+  .strictObject({
+    kind: z.enum(['visitor', 'company']),
+    key: z.string().meta({ description: 'the visitor id (GET /account/visitors/{id}), or the company key (GET /account/companies/{key})' }),
+    name: z.string().nullable().meta({ description: "the company's name, or the visitor's company's" }),
+    domain: z.string().nullable(),
+    email: z.string().nullable().meta({ description: "an identified visitor's email; null for a company or an anonymous visitor" }),
+    score: z.number().int().min(0).max(100).meta({ description: 'the intent score now' }),
+    reasons: z
+      .array(z.strictObject({ reason: z.string(), points: z.number().int(), at }))
+      .meta({ description: 'its top reasons (at most 3), best first; their points add up to the score' }),
+    location: z
+      .strictObject({ country: z.string().nullable(), region: z.string().nullable(), city: z.string().nullable(), time_zone: z.string().nullable() })
+      .nullable(),
+    last_pages: z.array(z.strictObject({ path: z.string(), title: z.string().nullable(), at })).meta({ description: 'newest first, at most 5' }),
+    visitors: z.number().int().min(0).meta({ description: "a company's visitors; 1 for a visitor" }),
+  })
+  .meta({ id: 'SegmentMember' });
+
+export const segmentMemberListSchema = z
+  .strictObject({ items: z.array(segmentMemberSchema), nextCursor: z.string().nullable() })
+  .meta({ id: 'SegmentMemberList' });
+
+export const alertSettingsSchema = z
+  .strictObject({
+    time_zone: z.string().meta({ description: 'an IANA time zone, e.g. Europe/Berlin (default UTC)' }),
+    digest_hour: z.number().int().min(0).max(23).meta({ description: "the local hour each segment's daily digest is sent at or after (default 9)" }),
+  })
+  .meta({ id: 'AlertSettings' });
+
+type Ok = { status: number; description: string; schema?: z.ZodType };
+type Op = (
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+  path: string,
+  operationId: string,
+  summary: string,
+  ok: Ok,
+  request?: Record<string, unknown>,
+  more?: Ok[] | Record<number, unknown>,
+) => unknown;
+
+/** The segment and alert settings operations, with the management API's errors (`op` registers one). */
+export function registerSegments(op: Op): void {
+  const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
+  const id = { params: z.object({ id: z.string().meta({ description: "the segment's id (a UUID); another account's is 404" }) }) };
+  op('get', '/account/segments', 'segments.list', "The account's segments, each with its count now", {
+    status: 200,
+    description: 'the segments',
+    schema: segmentListSchema,
+  });
+  op(
+    'post',
+    '/account/segments',
+    'segments.create',
+    'Create a segment (at most 100 per account; a taken name is 400)',
+    { status: 201, description: 'created, with its count now', schema: segmentSchema },
+    { body: { required: true, content: json(segmentInputSchema) } },
+  );
+  op('get', '/account/segments/{id}', 'segments.get', 'A segment with its count now', { status: 200, description: 'the segment', schema: segmentSchema }, id);
+  op(
+    'patch',
+    '/account/segments/{id}',
+    'segments.update',
+    'Change a segment’s name, filter or alert window',
+    { status: 200, description: 'the segment', schema: segmentSchema },
+    { ...id, body: { required: true, content: json(segmentUpdateSchema) } },
+  );
+  op(
+    'delete',
+    '/account/segments/{id}',
+    'segments.delete',
+    'Delete a segment (its members and pending alerts go with it)',
+    { status: 204, description: 'deleted' },
+    id,
+  );
+  op(
+    'get',
+    '/account/segments/{id}/members',
+    'segments.members',
+    'Who is in the segment now, best score first, each with its score and top reasons',
+    { status: 200, description: 'a page of members', schema: segmentMemberListSchema },
+    {
+      ...id,
+      query: z.object({
+        limit: z.string().optional().meta({ description: '1 to 200 (default 50)' }),
+        cursor: z.string().optional().meta({ description: 'nextCursor of the previous page' }),
+      }),
+    },
+  );
+  op('get', '/account/alert-settings', 'alertSettings.get', 'The daily digest’s time zone and hour', {
+    status: 200,
+    description: 'the settings',
+    schema: alertSettingsSchema,
+  });
+  op(
+    'put',
+    '/account/alert-settings',
+    'alertSettings.put',
+    'Set the daily digest’s time zone and hour',
+    { status: 200, description: 'the settings', schema: alertSettingsSchema },
+    { body: { required: true, content: json(alertSettingsSchema) } },
+  );
+}
