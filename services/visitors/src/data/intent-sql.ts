@@ -8,12 +8,20 @@ export function halfLifeSecondsSql(p = 'p'): string {
   return `(COALESCE((SELECT s.half_life_days FROM intent_settings s WHERE s.account_id = ${p}.account_id), ${DEFAULT_HALF_LIFE_DAYS}) * 86400)`;
 }
 
+/**
+ * The half-life in seconds of one account named by SQL text (e.g. a parameter): a query over one
+ * account's profiles passes it as `halfLife` below, so Postgres reads it once (an InitPlan), not per row.
+ */
+export function accountHalfLifeSecondsSql(accountId: string): string {
+  return `(SELECT COALESCE((SELECT s.half_life_days FROM intent_settings s WHERE s.account_id = ${accountId}), ${DEFAULT_HALF_LIFE_DAYS}) * 86400)`;
+}
+
 /** The uncapped decayed sum of profile alias `p` now (what a company's visitors add up to). */
-export function rawNowSql(p = 'p', now = 'now()'): string {
-  return `(CASE WHEN ${p}.intent_rank IS NULL THEN 0::float8 ELSE power(2::float8, ${p}.intent_rank - extract(epoch FROM ${now})::float8 / ${halfLifeSecondsSql(p)}) END)`;
+export function rawNowSql(p = 'p', now = 'now()', halfLife = halfLifeSecondsSql(p)): string {
+  return `(CASE WHEN ${p}.intent_rank IS NULL THEN 0::float8 ELSE power(2::float8, ${p}.intent_rank - extract(epoch FROM ${now})::float8 / ${halfLife}) END)`;
 }
 
 /** The score now of profile alias `p`: 0 to 100. */
-export function scoreNowSql(p = 'p', now = 'now()'): string {
-  return `LEAST(${SCORE_MAX}::float8, ${rawNowSql(p, now)})`;
+export function scoreNowSql(p = 'p', now = 'now()', halfLife = halfLifeSecondsSql(p)): string {
+  return `LEAST(${SCORE_MAX}::float8, ${rawNowSql(p, now, halfLife)})`;
 }

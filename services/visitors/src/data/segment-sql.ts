@@ -1,7 +1,7 @@
 // The members of a segment now, as SQL over visitor_profiles (the filter's conditions are
 // domain/segment-filter.ts's; the score is intent-sql.ts's).
-import { DEFAULT_HALF_LIFE_DAYS } from '../domain/intent-decay.js';
-import { halfLifeSecondsSql, rawNowSql, scoreNowSql } from './intent-sql.js';
+import { SCORE_MAX } from '../domain/intent-decay.js';
+import { accountHalfLifeSecondsSql, rawNowSql, scoreNowSql } from './intent-sql.js';
 import { visitorConditions, type SegmentFilter, type SegmentKind, type SqlPart } from '../domain/segment-filter.js';
 
 /** Below any rank: a member without a score (JSON has no -Infinity for the cursor). */
@@ -17,6 +17,8 @@ export const NO_RANK = -1e300;
  */
 export function segmentMembersSql(kind: SegmentKind, f: SegmentFilter): SqlPart {
   const now = '$2::timestamptz';
+  // One account: its half-life read once per query (an InitPlan), not once per profile.
+  const halfLife = accountHalfLifeSecondsSql('$1::uuid');
   const cond = visitorConditions(f, 4, now);
   const params = [...cond.params];
   if (kind === 'visitors') {
@@ -24,28 +26,26 @@ export function segmentMembersSql(kind: SegmentKind, f: SegmentFilter): SqlPart 
     if (f.min_score !== undefined && f.min_score > 0) {
       params.push(f.min_score);
       const n = `$${4 + params.length - 1}::float8`;
-      // score >= n  <=>  rank >= log2(n) + now / half-life (the rank's definition), when n <= 100.
-      minScore = ` AND p.intent_rank >= ln(${n}) / ln(2::float8) + extract(epoch FROM ${now})::float8 / ${halfLifeSecondsSql('p')}`;
+      // score >= n  <=>  rank >= log2(n) + now / half-life (the rank's definition), when n <= 100: the index's bound.
+      minScore = ` AND p.intent_rank >= ln(${n}) / ln(2::float8) + extract(epoch FROM ${now})::float8 / ${halfLife}`;
     }
     return {
-      sql: `SELECT p.id::text AS key, ${scoreNowSql('p', now)} AS score, ${rawNowSql('p', now)} AS raw, COALESCE(p.intent_rank, ${NO_RANK}::float8) AS rank
+      sql: `SELECT p.id::text AS key, ${scoreNowSql('p', now, halfLife)} AS score, ${rawNowSql('p', now, halfLife)} AS raw, COALESCE(p.intent_rank, ${NO_RANK}::float8) AS rank
             FROM visitor_profiles p
             WHERE p.account_id = $1::uuid AND ($3::text[] IS NULL OR p.company_key = ANY($3::text[]))${minScore} AND ${cond.sql}`,
       params,
     };
   }
-  // The account's half-life once (the groups' rows are all the account's).
-  const accountHalfLifeSeconds = `(COALESCE((SELECT s.half_life_days FROM intent_settings s WHERE s.account_id = $1::uuid), ${DEFAULT_HALF_LIFE_DAYS}) * 86400)`;
   params.push(f.min_score ?? 0);
   const n = `$${4 + params.length - 1}::float8`;
   return {
-    sql: `SELECT p.company_key AS key, LEAST(100::float8, sum(${rawNowSql('p', now)})) AS score, sum(${rawNowSql('p', now)}) AS raw,
-            CASE WHEN sum(${rawNowSql('p', now)}) > 0 THEN round((ln(sum(${rawNowSql('p', now)})) / ln(2::float8)
-              + extract(epoch FROM ${now})::float8 / ${accountHalfLifeSeconds})::numeric, 9)::float8 ELSE ${NO_RANK}::float8 END AS rank
-          FROM visitor_profiles p
-          WHERE p.account_id = $1::uuid AND p.company_key IS NOT NULL AND ($3::text[] IS NULL OR p.company_key = ANY($3::text[]))
-          GROUP BY p.company_key
-          HAVING bool_or(${cond.sql}) AND LEAST(100::float8, sum(${rawNowSql('p', now)})) >= ${n}`,
+    sql: `SELECT c.key, LEAST(${SCORE_MAX}::float8, c.raw) AS score, c.raw,
+            CASE WHEN c.raw > 0 THEN round((ln(c.raw) / ln(2::float8) + extract(epoch FROM ${now})::float8 / ${halfLife})::numeric, 9)::float8 ELSE ${NO_RANK}::float8 END AS rank
+          FROM (SELECT p.company_key AS key, sum(${rawNowSql('p', now, halfLife)}) AS raw, bool_or(${cond.sql}) AS matched
+                FROM visitor_profiles p
+                WHERE p.account_id = $1::uuid AND p.company_key IS NOT NULL AND ($3::text[] IS NULL OR p.company_key = ANY($3::text[]))
+                GROUP BY p.company_key) c
+          WHERE c.matched AND LEAST(${SCORE_MAX}::float8, c.raw) >= ${n}`,
     params,
   };
 }
