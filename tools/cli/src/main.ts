@@ -11,11 +11,13 @@ import { importCommands } from './commands/imports.js';
 import { networkTypeCommands } from './commands/network-types.js';
 import { ipDataCommands } from './commands/ip-data.js';
 import { siteCommands } from './commands/sites.js';
+import { segmentCommands } from './commands/segments.js';
 import { loadConfig, serviceDatabaseUrl, type CliService } from './config.js';
 
 export const commands: Command[] = [
   ...accountCommands,
   ...siteCommands,
+  ...segmentCommands,
   ...lookupCommands,
   ...playbookCommands,
   ...importCommands,
@@ -26,7 +28,7 @@ export const commands: Command[] = [
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.words.join(' ').length));
   return [
-    'glimpse: operate a Glimpse installation (accounts, credentials, playbooks, events, data)',
+    'glimpse: operate a Glimpse installation (accounts, credentials, sites, segments, playbooks, events, data)',
     '',
     'Usage: glimpse <command> [options]   (add --help to any command, --json for machine output)',
     '',

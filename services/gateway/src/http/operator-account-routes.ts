@@ -1,7 +1,7 @@
 // The operator's account work under /operator (issue 22 item 5: the CLI through the front door):
 // creating and deleting accounts (their event on the accounts topic, through the identity outbox),
 // and the account's own management API acted on by the operator, /operator/accounts/{id}/account/…:
-// the very routers /account mounts (credentials, playbooks, suppressions, events, usage, sites), so
+// the very routers /account mounts (credentials, playbooks, suppressions, events, usage, sites, segments), so
 // an operator's playbook, token or site meets the same rules and the same configured caps as the
 // account's own API key does; and the account's credit limit and all-time usage, the enrichment
 // service's. Mounted behind operatorAuth (operator-routes.ts); not in the public OpenAPI document.
@@ -22,6 +22,7 @@ import { credentialRoutes } from './account/credential-routes.js';
 import { forwardedRoutes, type ForwardedRoutesOptions } from './account/forwarded-routes.js';
 import { jsonBody } from './account/json-body.js';
 import { siteRoutes, type TagAsset } from './account/site-routes.js';
+import { segmentRoutes } from './account/segment-routes.js';
 import { requireWorkflows, WORKFLOWS_PATHS } from './account/workflows-addon.js';
 
 /** What the operator acts on an account with: what /account has, minus its authentication and rate limits. */
@@ -135,6 +136,7 @@ export function operatorActingRouter({
   acting.use(credentialRoutes({ db, caps: credentialCaps }));
   acting.use(forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore, linkTokens }));
   acting.use(siteRoutes({ db, visitors, tag: sites.tag, maxSitesPerAccount: sites.maxPerAccount, publicUrl: sites.publicUrl }));
+  acting.use(segmentRoutes({ visitors, enrichment }));
   router.use('/operator/accounts/:id', acting);
   return router;
 }
