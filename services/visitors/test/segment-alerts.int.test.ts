@@ -11,7 +11,7 @@ import { serviceDatabaseUrl } from '../../../test/config';
 import { endOffsets, readTopic, testKafka } from '../../../test/support/kafka-helpers';
 import { closeTestDb, testSql } from '../../../test/support/stack';
 import { evaluateSegments, publishEntries, purgeEntries, sendDigests } from '../src/data/segment-alerts';
-import { createSegment } from '../src/data/segment-repository';
+import { createSegment, deleteAccountSegments, eraseSegmentEntries } from '../src/data/segment-repository';
 import { saveAlertSettings } from '../src/data/alert-settings';
 import { newAccount, rescore, seedVisitor } from './segment-seed';
 
@@ -187,4 +187,29 @@ it('when the account-local digest hour comes, then one segment.digest goes that 
   expect(digests[0]!.eventId).not.toBe(digests[1]!.eventId);
   const [row] = await testSql().$queryRawUnsafe<{ day: string }[]>(`SELECT digest_sent_on::text AS day FROM visitors.segments WHERE id = $1::uuid`, segment.id);
   expect(row!.day).toBe(localDay(nextDay));
+});
+
+it('when a person is erased before their entry is sent, then the entry goes; when the account is deleted, then its segments and settings go', async () => {
+  const accountId = newAccount();
+  const site = randomUUID();
+  const t0 = new Date(Math.floor(Date.now() / (24 * HOUR)) * 24 * HOUR + 7 * HOUR);
+  const segment = await createSegment(db, accountId, { name: 'Everyone scored', kind: 'visitors', filter: { min_score: 1 }, alertWindowHours: 24, keys: null });
+  await saveAlertSettings(db, accountId, { time_zone: 'Europe/Paris', digest_hour: 8 });
+  await evaluateSegments(db, t0, 1000);
+  const email = `erase-${accountId.slice(0, 8)}@example.com`;
+  await seedVisitor(accountId, site, { score: 20, at: t0, email });
+  await seedVisitor(accountId, site, { score: 30, at: t0, email: null });
+  await evaluateSegments(db, new Date(t0.getTime() + MIN), 1000);
+  expect(await entriesOf(segment.id)).toHaveLength(2);
+
+  expect(await eraseSegmentEntries(db, accountId, email)).toBe(1);
+  const left = await entriesOf(segment.id);
+  expect(left).toHaveLength(1);
+  expect(JSON.stringify(left)).not.toContain(email);
+
+  expect(await deleteAccountSegments(db, accountId)).toBe(2);
+  expect(await entriesOf(segment.id)).toEqual([]);
+  expect(await membersOf(segment.id)).toEqual([]);
+  const settings = await testSql().$queryRawUnsafe<unknown[]>(`SELECT 1 FROM visitors.alert_settings WHERE account_id = $1::uuid`, accountId);
+  expect(settings).toEqual([]);
 });

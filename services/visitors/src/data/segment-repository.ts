@@ -339,3 +339,21 @@ export async function describeMembers(
   }
   return out;
 }
+
+/** An account deleted: its segments (their members and entries with them) and its alert settings. */
+export async function deleteAccountSegments(db: Db, accountId: string): Promise<number> {
+  const [segments, settings] = await db.$transaction([
+    db.$executeRawUnsafe(`DELETE FROM segments WHERE account_id = $1::uuid`, accountId),
+    db.$executeRawUnsafe(`DELETE FROM alert_settings WHERE account_id = $1::uuid`, accountId),
+  ]);
+  return segments + settings;
+}
+
+/** A person erased: the unsent entries naming their email go (a sent one's message is already emptied). */
+export async function eraseSegmentEntries(db: Db, accountId: string, email: string): Promise<number> {
+  return db.$executeRawUnsafe(
+    `DELETE FROM segment_entries WHERE account_id = $1::uuid AND published_at IS NULL AND message->'member'->>'email' = $2`,
+    accountId,
+    email,
+  );
+}
