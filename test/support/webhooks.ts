@@ -14,6 +14,7 @@ export async function startTestWebhooksService(overrides: Record<string, string>
   const groupId = overrides.WEBHOOKS_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.playbookEffects, 'glimpse-webhooks-test'));
   const identifiedGroupId = overrides.WEBHOOKS_IDENTIFIED_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.visitorsIdentified, 'glimpse-webhooks-identified-test'));
   const companiesGroupId = overrides.WEBHOOKS_COMPANIES_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.visitorsCompanies, 'glimpse-webhooks-companies-test'));
+  const segmentsGroupId = overrides.WEBHOOKS_SEGMENTS_GROUP_ID ?? (await freshGroupAtEnd(TOPICS.visitorsSegments, 'glimpse-webhooks-segments-test'));
   const env = serviceEnv('webhooks', {
     WEBHOOKS_PORT: '0',
     WEBHOOKS_BLOCK_PRIVATE_TARGETS: 'true',
@@ -27,6 +28,7 @@ export async function startTestWebhooksService(overrides: Record<string, string>
     WEBHOOKS_GROUP_ID: groupId,
     WEBHOOKS_IDENTIFIED_GROUP_ID: identifiedGroupId,
     WEBHOOKS_COMPANIES_GROUP_ID: companiesGroupId,
+    WEBHOOKS_SEGMENTS_GROUP_ID: segmentsGroupId,
   });
   return startWebhooksService(webhooksConfig(env), createLogger({ service: 'webhooks', level: 'silent' }));
 }

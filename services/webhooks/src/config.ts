@@ -40,6 +40,13 @@ const schema = internalServiceSchema(
     WEBHOOKS_IDENTIFIED_GROUP_ID: groupIdEnv('glimpse-webhooks-identified'),
     /** The consumer group on visitors.companies (a company's first visit to a site in a window becomes a company.visited delivery). */
     WEBHOOKS_COMPANIES_GROUP_ID: groupIdEnv('glimpse-webhooks-companies'),
+    /** The consumer group on visitors.segments (segment alerts: each entry and digest becomes a segment.entered or segment.digest delivery, webhook or Slack). */
+    WEBHOOKS_SEGMENTS_GROUP_ID: groupIdEnv('glimpse-webhooks-segments'),
+    /**
+     * The web console's address as people reach it (the gateway's /console/), linked from Slack
+     * messages: a member's button opens its company or visitor page there.
+     */
+    WEBHOOKS_CONSOLE_URL: z.string().url().default('http://127.0.0.1:8080/console/'),
     /** The enrichment service, asked for an identified visitor's person details (the seven §2.1 fields) and a visiting company's firmographics. */
     ENRICHMENT_URL: z.string().url().default('http://127.0.0.1:8081'),
     ENRICHMENT_TIMEOUT_MS: ms(5000),

@@ -1,6 +1,7 @@
-// Starts the webhooks service: the consumer groups on playbook.effects, visitors.identified and
-// visitors.companies (schedule deliveries; an identification's person details and a company's
-// firmographics come from enrichment), the consumer of
+// Starts the webhooks service: the consumer groups on playbook.effects, visitors.identified,
+// visitors.companies and visitors.segments (schedule deliveries; an identification's person details
+// and a company's firmographics come from enrichment; segment alerts go to webhook and Slack
+// endpoints alike), the consumer of
 // the accounts topic (a deletion removes the account's endpoints), the dispatcher
 // (sends deliveries, retries from the schedule in Postgres) and an HTTP port for the internal
 // management API, health, readiness and metrics. On stop it leaves the groups, lets the attempts
@@ -12,9 +13,11 @@ import { TOPICS, connectServiceKafka, createAccountEventsConsumer } from '@glimp
 import { createCompaniesConsumer } from './consumer/companies-consumer.js';
 import { createEffectsConsumer } from './consumer/effects-consumer.js';
 import { createIdentifiedConsumer } from './consumer/identified-consumer.js';
+import { createSegmentsConsumer } from './consumer/segments-consumer.js';
 import { createEnrichmentClient } from './data/enrichment-client.js';
 import { createDispatcher } from './delivery/dispatcher.js';
 import { createSender } from './delivery/sender.js';
+import { createSlackSender } from './delivery/slack-sender.js';
 import { createResolver } from './delivery/resolver.js';
 import { nextAttemptAt, shouldDisable } from './domain/retry-schedule.js';
 import type { ManageDeps } from './domain/manage-endpoints.js';
@@ -46,6 +49,7 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
         if (!consumer.isRunning()) throw new Error('consumer not running');
         if (!identified.isRunning()) throw new Error('visitors.identified consumer not running');
         if (!companies.isRunning()) throw new Error('visitors.companies consumer not running');
+        if (!segments.isRunning()) throw new Error('visitors.segments consumer not running');
         await kafkaHealth.check();
       },
       accounts: async () => accounts.check(),
@@ -53,10 +57,13 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
   });
   const secrets = createSecretBox(config.WEBHOOKS_SECRET_KEY, config.WEBHOOKS_SECRET_KEY_PREVIOUS);
   const sender = createSender({ timeoutMs: config.WEBHOOKS_TIMEOUT_MS, policy, resolver, connectionsPerOrigin: config.WEBHOOKS_CONCURRENCY });
+  const slack = createSlackSender({ timeoutMs: config.WEBHOOKS_TIMEOUT_MS, policy, resolver });
   const retry = { baseMs: config.WEBHOOKS_RETRY_BASE_MS, maxDelayMs: config.WEBHOOKS_RETRY_MAX_DELAY_MS };
   const dispatcher = createDispatcher({
     db,
     sender,
+    slack,
+    consoleUrl: config.WEBHOOKS_CONSOLE_URL,
     secrets,
     logger,
     registry: base.registry,
@@ -107,6 +114,17 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
     retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
     onScheduled: () => dispatcher.poke(),
   });
+  const segments = createSegmentsConsumer({
+    kafka,
+    groupId: config.WEBHOOKS_SEGMENTS_GROUP_ID,
+    sessionTimeoutMs: config.WEBHOOKS_SESSION_TIMEOUT_MS,
+    logger,
+    registry: base.registry,
+    db,
+    producer,
+    retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
+    onScheduled: () => dispatcher.poke(),
+  });
   const accounts = createAccountEventsConsumer({
     kafka,
     groupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID,
@@ -115,7 +133,7 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
     registry: base.registry,
     onDeleted: (accountId) => deleteAccountEndpoints(db, accountId),
   });
-  await Promise.all([consumer.start(), identified.start(), companies.start()]);
+  await Promise.all([consumer.start(), identified.start(), companies.start(), segments.start()]);
   accounts.start();
   dispatcher.start();
   // Secrets stored in clear (before encryption) or under a previous key are sealed under the
@@ -155,6 +173,7 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
       groupId: config.WEBHOOKS_GROUP_ID,
       identifiedGroupId: config.WEBHOOKS_IDENTIFIED_GROUP_ID,
       companiesGroupId: config.WEBHOOKS_COMPANIES_GROUP_ID,
+      segmentsGroupId: config.WEBHOOKS_SEGMENTS_GROUP_ID,
       accountsGroupId: config.WEBHOOKS_ACCOUNTS_GROUP_ID,
     },
     drain: [
@@ -165,9 +184,17 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
       () => consumer.stop(),
       () => identified.stop(),
       () => companies.stop(),
+      () => segments.stop(),
       () => accounts.stop(),
       () => dispatcher.stop(),
     ],
-    close: [() => sender.close(), () => enrichment.close(), () => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
+    close: [
+      () => sender.close(),
+      () => slack.close(),
+      () => enrichment.close(),
+      () => producer.disconnect(),
+      () => kafkaHealth.close(),
+      () => db.$disconnect(),
+    ],
   });
 });

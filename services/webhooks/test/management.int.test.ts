@@ -49,6 +49,7 @@ describe('managing webhook endpoints', () => {
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.any(String),
+      kind: 'webhook',
       url: PUBLIC_URL,
       events: ['enrollment.started', 'enrollment.stopped'],
       enabled: true,

@@ -6,6 +6,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { companyEnrichmentBulkSchema, companyEnrichmentInputSchema, companyRecordSchema } from './companies.js';
 import { COMPANIES_CSV_MAX, COMPANY_SORTS, companyDetailSchema, companyListSchema } from './company-views.js';
+import { registerSegmentAlertWebhooks } from './alerts.js';
 import { enrichmentBulkSchema, enrichmentInputSchema } from './enrichment.js';
 import { batchResultSchema, errorBodySchema, eventAckSchema, eventBatchSchema, eventInputSchema } from './events.js';
 import {
@@ -263,6 +264,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerManagement(registry, security);
   registerSites(registry, security);
   registerWebhooks(registry, security);
+  registerSegmentAlertWebhooks(registry);
   registerCompanies(registry, security);
   registerCompanyViews(registry, security);
 
@@ -290,7 +292,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       {
         name: 'Webhooks',
         description:
-          "Webhook endpoints that receive enrollment.started, enrollment.stopped, visitor.identified (a visitor linked to a person: visitor_id, site_id, method, confidence, email and the person's details fields that are known) and company.visited (a named company's first visit to a site in a UTC day, with its firmographics: the CompanyVisitedPayload webhook), their signing secrets and deliveries; an API key with the account:manage scope",
+          "Webhook endpoints that receive enrollment.started, enrollment.stopped, visitor.identified (a visitor linked to a person: visitor_id, site_id, method, confidence, email and the person's details fields that are known), company.visited (a named company's first visit to a site in a UTC day, with its firmographics: the CompanyVisitedPayload webhook), segment.entered and segment.digest (segment alerts); Slack endpoints (kind slack) that receive the segment alerts as Block Kit messages; their signing secrets and deliveries; an API key with the account:manage scope",
       },
     ],
   });
@@ -728,7 +730,7 @@ function registerWebhooks(registry: OpenAPIRegistry, security: Record<string, st
     'post',
     '/account/webhooks',
     'webhooks.create',
-    'Subscribe an endpoint to event types; deliveries are signed (Standard Webhooks) with the secret answered here once',
+    'Subscribe an endpoint to event types; deliveries are signed (Standard Webhooks) with the secret answered here once. kind slack: a Slack incoming-webhook URL that receives the segment alerts as Block Kit messages (no secret)',
     { status: 201, description: 'created, with its secret', schema: webhookEndpointCreatedSchema },
     { body: { required: true, content: json(webhookCreateSchema) } },
     atLimit,

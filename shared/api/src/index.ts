@@ -14,6 +14,7 @@ export {
   suppressionInputSchema,
 } from './management.js';
 export * from './webhooks.js';
+export * from './alerts.js';
 export * from './sites.js';
 export * from './identification.js';
 export * from './records.js';

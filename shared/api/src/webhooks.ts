@@ -6,14 +6,31 @@ import { z } from 'zod';
 import { companyRecordSchema } from './companies.js';
 import { networkSchema, orNull, visitorLocationSchema } from './company-views.js';
 
-export const WEBHOOK_EVENT_TYPES = ['enrollment.started', 'enrollment.stopped', 'visitor.identified', 'company.visited'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'enrollment.started',
+  'enrollment.stopped',
+  'visitor.identified',
+  'company.visited',
+  'segment.entered',
+  'segment.digest',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The alerts: a member entering a segment, and a segment's daily digest. A Slack endpoint receives these only (and both by default). */
+export const SEGMENT_EVENT_TYPES = ['segment.entered', 'segment.digest'] as const satisfies readonly WebhookEventType[];
+
+/** webhook: signed Standard Webhooks POSTs of the JSON payloads; slack: a Slack incoming-webhook URL, sent Block Kit messages. */
+export const WEBHOOK_ENDPOINT_KINDS = ['webhook', 'slack'] as const;
+export type WebhookEndpointKind = (typeof WEBHOOK_ENDPOINT_KINDS)[number];
 
 const url = z
   .string({ error: (i) => (i.input === undefined ? 'url is required' : 'url must be a string') })
   .trim()
   .min(1, { error: 'url is required' })
-  .meta({ description: 'an absolute http(s) URL without credentials or fragment, whose host resolves only to public addresses' });
+  .meta({
+    description:
+      'webhook: an absolute http(s) URL without credentials or fragment, whose host resolves only to public addresses; slack: a Slack incoming-webhook URL (https://hooks.slack.com/services/…)',
+  });
 const events = z
   .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `each event must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }), {
     error: (i) => (i.input === undefined ? 'events is required' : 'events must be an array'),
@@ -25,8 +42,24 @@ const unknownKeys = (fields: string) => ({
     i.code === 'unrecognized_keys' ? `unknown field(s): ${(i.keys ?? []).join(', ')}; send ${fields}` : 'body must be a JSON object',
 });
 
-/** POST /account/webhooks {url, events}. */
-export const webhookCreateSchema = z.strictObject({ url, events }, unknownKeys('{url, events}')).meta({ id: 'WebhookEndpointInput' });
+const kind = z
+  .enum(WEBHOOK_ENDPOINT_KINDS, { error: `kind must be one of ${WEBHOOK_ENDPOINT_KINDS.join(', ')}` })
+  .meta({ description: 'webhook (the default): signed JSON POSTs; slack: Block Kit messages to a Slack incoming webhook' });
+
+/** POST /account/webhooks {url, events, kind?}: events may be left out of a Slack endpoint (both segment events then). */
+export const webhookCreateSchema = z
+  .strictObject(
+    {
+      url,
+      events: events.optional().meta({ description: 'the event types to receive (duplicates are dropped); required but for kind slack' }),
+      kind: kind.optional(),
+    },
+    unknownKeys('{url, events, kind?}'),
+  )
+  .superRefine((body, ctx) => {
+    if (body.events === undefined && (body.kind ?? 'webhook') === 'webhook') ctx.addIssue({ code: 'custom', message: 'events is required', path: ['events'] });
+  })
+  .meta({ id: 'WebhookEndpointInput' });
 /** PATCH /account/webhooks/{id} {url?, events?, enabled?}: at least one (the service checks that). */
 export const webhookUpdateSchema = z
   .strictObject(
@@ -53,13 +86,14 @@ const secret = z
 
 const endpointShape = {
   id,
-  url: z.string(),
+  kind: z.enum(WEBHOOK_ENDPOINT_KINDS),
+  url: z.string().meta({ description: "the URL; a Slack endpoint's is a secret and answered masked (its host and the last characters)" }),
   events: z.array(eventType),
   enabled: z.boolean(),
-  disabledReason: z
-    .enum(['failing', 'user'])
-    .nullable()
-    .meta({ description: 'failing: disabled after a day of failed attempts; user: disabled by a change; null while enabled' }),
+  disabledReason: z.enum(['failing', 'user', 'revoked']).nullable().meta({
+    description:
+      'failing: disabled after a day of failed attempts; user: disabled by a change; revoked: Slack answered 404 or 410 (the incoming webhook was removed); null while enabled',
+  }),
   disabledAt: atOrNull,
   failingSince: atOrNull.meta({ description: 'the first failed attempt since the last success, while attempts are failing' }),
   createdAt: at,
@@ -68,8 +102,8 @@ const endpointShape = {
 
 export const webhookEndpointSchema = z.object(endpointShape).meta({ id: 'WebhookEndpoint' });
 export const webhookEndpointCreatedSchema = z
-  .object({ ...endpointShape, secret })
-  .meta({ id: 'WebhookEndpointCreated', description: 'the secret is shown here only' });
+  .object({ ...endpointShape, secret: secret.optional() })
+  .meta({ id: 'WebhookEndpointCreated', description: 'the secret is shown here only (a Slack endpoint has none: Slack messages are not signed)' });
 export const webhookSecretRotatedSchema = z
   .object({ ...endpointShape, secret, previousSecretExpiresAt: at.meta({ description: 'until then, deliveries are signed with the previous secret too' }) })
   .meta({ id: 'WebhookSecretRotated', description: 'the new secret is shown here only' });
@@ -93,7 +127,7 @@ export const webhookDeliverySchema = z
     id,
     effectId: id.meta({
       description:
-        "the playbook effect delivered (for visitor.identified: the identification's id; for company.visited: the visit's); the webhook-id header of every attempt",
+        "the playbook effect delivered (for visitor.identified: the identification's id; for company.visited: the visit's; for segment.entered and segment.digest: the alert's eventId); the webhook-id header of every attempt",
     }),
     type: eventType,
     status: z.enum(WEBHOOK_DELIVERY_STATUSES),

@@ -117,13 +117,26 @@ export interface FailurePolicy {
   disable(failingSince: Date): boolean;
 }
 
-/** Records the attempt and moves the delivery and its endpoint on. Returns what happened to them. */
+/** What a failed attempt says beyond its result (a Slack endpoint's answers). */
+export interface FailureHints {
+  /** The receiver asked for no attempt before this (a 429's Retry-After). */
+  notBefore?: Date;
+  /** The target is gone for good (Slack's 404 or 410): the endpoint is disabled now, as "revoked". */
+  revoked?: boolean;
+}
+
+/**
+ * Records the attempt and moves the delivery and its endpoint on. Returns what happened to them.
+ * A revoked endpoint is disabled at once; its pending deliveries, this one too, wait (paused) for
+ * it to be re-enabled, and no other endpoint's are touched.
+ */
 export async function recordAttempt(
   db: Db,
   delivery: ClaimedDelivery,
   result: AttemptResult,
   policy: FailurePolicy,
-): Promise<{ delivery: 'delivered' | 'retrying' | 'failed'; endpointDisabled: boolean }> {
+  hints: FailureHints = {},
+): Promise<{ delivery: 'delivered' | 'retrying' | 'failed'; endpointDisabled: boolean; revoked?: boolean }> {
   const attempts = delivery.attempts + 1;
   if (result.succeeded) {
     // The common case in one statement (one round trip, atomic without a transaction): the attempt,
@@ -139,8 +152,9 @@ export async function recordAttempt(
     return { delivery: 'delivered', endpointDisabled: false };
   }
   return db.$transaction(async (tx) => {
-    await tx.webhookAttempt.create({ data: { deliveryId: delivery.id, ...result } });
-    const next = policy.nextAttempt(attempts, delivery.expiresAt);
+    const { at, durationMs, responseStatus, error } = result;
+    await tx.webhookAttempt.create({ data: { deliveryId: delivery.id, at, durationMs, responseStatus, error, succeeded: false } });
+    const next = laterOf(policy.nextAttempt(attempts, delivery.expiresAt), hints.notBefore, delivery.expiresAt);
     await tx.webhookDelivery.update({
       where: { id: delivery.id },
       data: next ? { attempts, nextAttemptAt: next, leasedUntil: null } : { attempts, status: 'failed', finishedAt: result.at, leasedUntil: null },
@@ -150,14 +164,22 @@ export async function recordAttempt(
     let endpointDisabled = false;
     if (endpoint) {
       const failingSince = endpoint.failing_since ?? result.at;
-      endpointDisabled = endpoint.enabled && policy.disable(failingSince);
+      const revoked = endpoint.enabled && hints.revoked === true;
+      endpointDisabled = revoked || (endpoint.enabled && policy.disable(failingSince));
       await tx.webhookEndpoint.update({
         where: { id: delivery.endpointId },
-        data: { failingSince, ...(endpointDisabled ? { enabled: false, disabledReason: 'failing', disabledAt: result.at } : {}) },
+        data: { failingSince, ...(endpointDisabled ? { enabled: false, disabledReason: revoked ? 'revoked' : 'failing', disabledAt: result.at } : {}) },
       });
+      if (revoked) return { delivery: next ? 'retrying' : 'failed', endpointDisabled, revoked };
     }
     return { delivery: next ? 'retrying' : 'failed', endpointDisabled };
   });
+}
+
+/** The policy's next attempt, moved to `notBefore` when that is later; null (give up) past the delivery's window. */
+function laterOf(next: Date | null, notBefore: Date | undefined, expiresAt: Date): Date | null {
+  if (next === null || notBefore === undefined || notBefore.getTime() <= next.getTime()) return next;
+  return notBefore.getTime() > expiresAt.getTime() ? null : notBefore;
 }
 
 export interface DeliveryItem {

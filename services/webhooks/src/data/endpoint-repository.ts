@@ -2,16 +2,19 @@
 // (domain/secret-box: AES-256-GCM under WEBHOOKS_SECRET_KEY): this module writes and moves sealed
 // values only; they are opened for signing (the dispatcher) and shown in clear only in the answers
 // that create or rotate them.
+import type { WebhookEndpointKind } from '@glimpse/api';
 import type { Db } from '@glimpse/db/webhooks';
 import type { WebhookEventType } from '../domain/effect-payload.js';
 import { UnknownSecretKeyError, type SecretBox } from '../domain/secret-box.js';
 
 export interface EndpointView {
   id: string;
+  kind: WebhookEndpointKind;
+  /** As stored: a Slack endpoint's is masked before it is answered (manage-endpoints). */
   url: string;
   events: WebhookEventType[];
   enabled: boolean;
-  /** "failing" (disabled after a day of failed attempts) or "user"; null while enabled. */
+  /** "failing" (disabled after a day of failed attempts), "user", or "revoked" (Slack answered 404 or 410); null while enabled. */
   disabledReason: string | null;
   disabledAt: Date | null;
   /** The first failed attempt since the last success, while attempts are failing. */
@@ -22,6 +25,7 @@ export interface EndpointView {
 
 const VIEW = {
   id: true,
+  kind: true,
   url: true,
   events: true,
   enabled: true,
@@ -32,7 +36,11 @@ const VIEW = {
   updatedAt: true,
 } as const;
 
-const asView = (row: Omit<EndpointView, 'events'> & { events: string[] }): EndpointView => ({ ...row, events: row.events as WebhookEventType[] });
+const asView = (row: Omit<EndpointView, 'events' | 'kind'> & { events: string[]; kind: string }): EndpointView => ({
+  ...row,
+  kind: row.kind as WebhookEndpointKind,
+  events: row.events as WebhookEventType[],
+});
 
 export async function listEndpoints(db: Db, accountId: string): Promise<EndpointView[]> {
   const rows = await db.webhookEndpoint.findMany({ where: { accountId }, select: VIEW, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
@@ -47,7 +55,7 @@ export async function findEndpoint(db: Db, accountId: string, id: string): Promi
 /** Inserts unless the account already has `max` endpoints (checked under a per-account lock); null then. `secret` is sealed for `id`. */
 export async function insertEndpoint(
   db: Db,
-  input: { id: string; accountId: string; url: string; events: WebhookEventType[]; secret: string },
+  input: { id: string; accountId: string; kind?: WebhookEndpointKind; url: string; events: WebhookEventType[]; secret: string },
   max: number,
 ): Promise<EndpointView | null> {
   return db.$transaction(async (tx) => {
@@ -98,6 +106,12 @@ export async function changeEndpoint(
     }
     return asView(row);
   });
+}
+
+/** The kinds of the endpoints (webhook or slack) that still exist. */
+export async function endpointKinds(db: Db, ids: string[]): Promise<Map<string, string>> {
+  const rows = await db.webhookEndpoint.findMany({ where: { id: { in: ids } }, select: { id: true, kind: true } });
+  return new Map(rows.map((r) => [r.id, r.kind]));
 }
 
 export async function deleteEndpoint(db: Db, accountId: string, id: string): Promise<boolean> {

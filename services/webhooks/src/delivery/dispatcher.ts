@@ -5,18 +5,31 @@
 // its slot only for its own attempt: one that hangs until WEBHOOKS_TIMEOUT_MS never keeps another
 // from starting in a free slot (the loop used to wait for a whole batch). Retries are rows with a
 // later next_attempt_at, so they survive restarts and never hold up the Kafka consumer.
+//
+// A Slack endpoint's delivery holds the same payload as a webhook's; it is sent as the Block Kit
+// message made from it (slack-message.ts) with Slack's client (slack-sender.ts), unsigned. Its
+// answers steer the schedule: a 429 is not tried again before its Retry-After, a 404 or 410 (the
+// incoming webhook was removed) disables that endpoint as "revoked".
 import type { Registry } from 'prom-client';
+import { SEGMENT_EVENT_TYPES, type SegmentAlertPayload } from '@glimpse/api';
 import type { Db } from '@glimpse/db/webhooks';
 import { metricsIn, type Logger } from '@glimpse/logging';
-import { purgeOldDeliveries, recordAttempt, type ClaimedDelivery, type FailurePolicy } from '../data/delivery-repository.js';
+import { purgeOldDeliveries, recordAttempt, type AttemptResult, type ClaimedDelivery, type FailurePolicy } from '../data/delivery-repository.js';
 import { claimDue } from '../data/claims.js';
+import { endpointKinds } from '../data/endpoint-repository.js';
 import { signDelivery } from '../domain/signing.js';
 import type { SecretBox } from '../domain/secret-box.js';
+import { slackMessageOf } from '../domain/slack-message.js';
 import type { Sender } from './sender.js';
+import type { SlackAttempt, SlackSender } from './slack-sender.js';
 
 export interface DispatcherOptions {
   db: Db;
   sender: Sender;
+  /** Sends a Slack endpoint's messages. */
+  slack: SlackSender;
+  /** The console's address, linked from Slack messages (WEBHOOKS_CONSOLE_URL). */
+  consoleUrl: string;
   /** Opens the endpoints' sealed signing secrets. */
   secrets: SecretBox;
   logger: Logger;
@@ -44,9 +57,18 @@ export interface Dispatcher {
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
+/** The Slack message of a delivery's payload, or why there is none (an event Slack endpoints are not sent). */
+function slackMessageOfPayload(payload: string, consoleUrl: string) {
+  const parsed = JSON.parse(payload) as { type?: string };
+  if (!(SEGMENT_EVENT_TYPES as readonly (string | undefined)[]).includes(parsed.type)) return null;
+  return slackMessageOf(parsed as SegmentAlertPayload, consoleUrl);
+}
+
 export function createDispatcher({
   db,
   sender,
+  slack,
+  consoleUrl,
   secrets,
   logger,
   registry,
@@ -70,8 +92,20 @@ export function createDispatcher({
   const inFlight = new Set<Promise<void>>();
   let lastPollOk = true;
   let lastPurge = 0;
+  // An endpoint's kind never changes: learnt once per endpoint (the claim's statement does not
+  // answer it), so a claim costs no more round trips.
+  const kinds = new Map<string, string>();
 
-  async function deliver(d: ClaimedDelivery): Promise<void> {
+  async function kindOf(endpointId: string): Promise<string> {
+    const known = kinds.get(endpointId);
+    if (known) return known;
+    const found = await endpointKinds(db, [endpointId]);
+    if (kinds.size > 100_000) kinds.clear();
+    for (const [id, kind] of found) kinds.set(id, kind);
+    return found.get(endpointId) ?? 'webhook';
+  }
+
+  async function sendWebhook(d: ClaimedDelivery): Promise<AttemptResult> {
     // A secret that does not open (sealed under a key this instance lacks) throws here: nothing is
     // sent unsigned, and the delivery is due again after its lease.
     const headers = signDelivery(
@@ -80,13 +114,29 @@ export function createDispatcher({
       new Date(),
       d.payload,
     );
-    const result = await sender.send({ url: d.url, headers: { ...headers }, body: d.payload });
+    return sender.send({ url: d.url, headers: { ...headers }, body: d.payload });
+  }
+
+  async function sendSlack(d: ClaimedDelivery): Promise<SlackAttempt> {
+    const message = slackMessageOfPayload(d.payload, consoleUrl);
+    if (!message) return { at: new Date(), durationMs: 0, responseStatus: null, error: 'not an event a Slack endpoint is sent', succeeded: false };
+    return slack.send({ url: d.url, message });
+  }
+
+  async function deliver(d: ClaimedDelivery): Promise<void> {
+    const result: SlackAttempt = (await kindOf(d.endpointId)) === 'slack' ? await sendSlack(d) : await sendWebhook(d);
     duration.observe(result.durationMs / 1000);
-    const outcome = await recordAttempt(db, d, result, policy);
+    const hints = {
+      ...(result.retryAfterMs !== undefined ? { notBefore: new Date(result.at.getTime() + result.durationMs + result.retryAfterMs) } : {}),
+      ...(result.revoked ? { revoked: true } : {}),
+    };
+    const outcome = await recordAttempt(db, d, result, policy, hints);
     attempts.inc({ outcome: outcome.delivery });
     if (outcome.endpointDisabled) {
       disabled.inc();
-      logger.warn({ endpointId: d.endpointId }, 'webhook endpoint disabled after continuous failures');
+      // The endpoint's id only: a Slack URL is a secret.
+      if (outcome.revoked) logger.warn({ endpointId: d.endpointId }, 'Slack endpoint disabled: its incoming webhook was removed (404 or 410)');
+      else logger.warn({ endpointId: d.endpointId }, 'webhook endpoint disabled after continuous failures');
     }
     if (!result.succeeded)
       logger.debug(

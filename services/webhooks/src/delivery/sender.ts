@@ -35,7 +35,7 @@ interface Address {
   family: 4 | 6;
 }
 
-function resolvingLookup(resolver: HostResolver, policy: TargetPolicy): LookupFunction {
+export function resolvingLookup(resolver: HostResolver, policy: TargetPolicy): LookupFunction {
   return (hostname, options, callback) => {
     const fail = (err: Error) => callback(err as NodeJS.ErrnoException, '', 0);
     resolver.resolve(hostname).then(
@@ -61,7 +61,7 @@ function resolvingLookup(resolver: HostResolver, policy: TargetPolicy): LookupFu
 }
 
 /** A short, data-free reason for the attempt log (never a response body). */
-function describe(err: unknown, timeoutMs: number): string {
+export function describe(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: unknown };
   if (e instanceof RefusedTargetError) return e.message;
   if (e.cause instanceof RefusedTargetError) return e.cause.message;
@@ -78,6 +78,18 @@ function describe(err: unknown, timeoutMs: number): string {
   }
   const code = e.code ?? (e.cause as { code?: string } | undefined)?.code;
   return code ? `request failed: ${code}` : `request failed: ${(e.message ?? 'unknown error').slice(0, 200)}`;
+}
+
+/** Why the URL may not be called before any lookup (its scheme, or an IP literal's address), or null. */
+export function refusedTarget(url: string, policy: TargetPolicy): string | null {
+  const target = new URL(url);
+  // An endpoint stored as http:// before production required https is not called over http.
+  const scheme = refusedScheme(target, policy);
+  if (scheme) return `target refused: ${scheme}`;
+  // An IP literal is connected to without a lookup: checked here instead.
+  const literal = literalAddress(target);
+  const why = literal ? refusedAddress(literal, policy) : null;
+  return why ? `target refused: ${why}` : null;
 }
 
 export interface SenderOptions {
@@ -100,14 +112,8 @@ export function createSender({ timeoutMs, policy, resolver, connectionsPerOrigin
       const started = Date.now();
       const at = new Date(started);
       const done = (r: Omit<AttemptResult, 'at' | 'durationMs'>): AttemptResult => ({ at, durationMs: Date.now() - started, ...r });
-      const target = new URL(url);
-      // An endpoint stored as http:// before production required https is not called over http.
-      const scheme = refusedScheme(target, policy);
-      if (scheme) return done({ responseStatus: null, error: `target refused: ${scheme}`, succeeded: false });
-      // An IP literal is connected to without a lookup: checked here instead.
-      const literal = literalAddress(target);
-      const why = literal ? refusedAddress(literal, policy) : null;
-      if (why) return done({ responseStatus: null, error: `target refused: ${why}`, succeeded: false });
+      const refused = refusedTarget(url, policy);
+      if (refused) return done({ responseStatus: null, error: refused, succeeded: false });
       try {
         const res = await request(url, {
           method: 'POST',

@@ -3,6 +3,7 @@ import { parseEndpointChanges, parseNewEndpoint } from './endpoint-input';
 describe('webhook endpoint bodies', () => {
   it('when a subscription names its url and events, then it is accepted with duplicates dropped', () => {
     expect(parseNewEndpoint({ url: ' https://example.com/hook ', events: ['enrollment.started', 'enrollment.started'] })).toEqual({
+      kind: 'webhook',
       url: 'https://example.com/hook',
       events: ['enrollment.started'],
     });
@@ -25,6 +26,19 @@ describe('webhook endpoint bodies', () => {
   it('when a subscription names company.visited, then it is accepted', () => {
     expect(parseNewEndpoint({ url: 'https://example.com/hook', events: ['company.visited'] }).events).toEqual(['company.visited']);
     expect(parseEndpointChanges({ events: ['visitor.identified', 'company.visited'] }).events).toEqual(['visitor.identified', 'company.visited']);
+  });
+
+  it('when a Slack endpoint names no events, then it gets both segment alerts; a webhook endpoint of kind webhook still needs its events', () => {
+    expect(parseNewEndpoint({ kind: 'slack', url: 'https://hooks.slack.com/services/T1/B2/c3' })).toEqual({
+      kind: 'slack',
+      url: 'https://hooks.slack.com/services/T1/B2/c3',
+      events: ['segment.entered', 'segment.digest'],
+    });
+    expect(parseNewEndpoint({ kind: 'slack', url: 'https://hooks.slack.com/services/T1/B2/c3', events: ['segment.digest'] }).events).toEqual([
+      'segment.digest',
+    ]);
+    expect(() => parseNewEndpoint({ kind: 'webhook', url: 'https://example.com' })).toThrow('events is required');
+    expect(() => parseNewEndpoint({ kind: 'email', url: 'https://example.com', events: ['segment.digest'] })).toThrow('kind must be one of webhook, slack');
   });
 
   it('when a change names nothing, or a wrong type, then it is refused', () => {

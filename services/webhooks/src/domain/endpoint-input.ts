@@ -1,7 +1,8 @@
-// The bodies of POST /account/webhooks {url, events} and PATCH /account/webhooks/{id}
+// The bodies of POST /account/webhooks {url, events, kind?} and PATCH /account/webhooks/{id}
 // {url?, events?, enabled?}, validated with the schemas the OpenAPI document is made of (@glimpse/api).
+// A Slack endpoint's events default to the segment alerts (the only ones it can be sent).
 import type { z } from 'zod';
-import { webhookCreateSchema, webhookUpdateSchema } from '@glimpse/api';
+import { SEGMENT_EVENT_TYPES, webhookCreateSchema, webhookUpdateSchema, type WebhookEndpointKind } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import type { WebhookEventType } from './effect-payload.js';
 
@@ -12,6 +13,7 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
 }
 
 export interface NewEndpoint {
+  kind: WebhookEndpointKind;
   url: string;
   events: WebhookEventType[];
 }
@@ -23,8 +25,8 @@ export interface EndpointChanges {
 }
 
 export function parseNewEndpoint(body: unknown): NewEndpoint {
-  const { url, events } = parse(webhookCreateSchema, body);
-  return { url, events: [...new Set(events)] };
+  const { url, events, kind = 'webhook' } = parse(webhookCreateSchema, body);
+  return { kind, url, events: [...new Set(events ?? SEGMENT_EVENT_TYPES)] };
 }
 
 export function parseEndpointChanges(body: unknown): EndpointChanges {

@@ -1,14 +1,19 @@
 // The management use cases behind /account/webhooks: an account's endpoints, their secrets and
-// their deliveries. Another account's endpoint (or an id that is not one) is not found.
+// their deliveries. Another account's endpoint (or an id that is not one) is not found. A Slack
+// endpoint (kind slack) holds an incoming-webhook URL, answered masked, and receives the segment
+// alerts only; it has no signing secret to show or rotate (one is stored all the same, unused).
 import { randomUUID } from 'node:crypto';
+import { SEGMENT_EVENT_TYPES, type WebhookEndpointKind } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { cutPage } from '@glimpse/http';
 import * as endpoints from '../data/endpoint-repository.js';
 import { findDeliveryPage, type DeliveryItem } from '../data/delivery-repository.js';
 import type { Db } from '@glimpse/db/webhooks';
 import type { EndpointChanges, NewEndpoint } from './endpoint-input.js';
+import type { WebhookEventType } from './effect-payload.js';
 import { newSecret } from './signing.js';
 import type { SecretBox } from './secret-box.js';
+import { maskSlackUrl, parseSlackUrl } from './slack-url.js';
 import { checkTarget, parseTargetUrl, type Resolve, type TargetPolicy } from './target-policy.js';
 
 export interface ManageDeps {
@@ -31,36 +36,51 @@ function found<T>(value: T | null, id: string): T {
   return value;
 }
 
-async function allowedUrl(deps: ManageDeps, value: string): Promise<string> {
-  const url = parseTargetUrl(value, deps.policy);
+async function allowedUrl(deps: ManageDeps, kind: WebhookEndpointKind, value: string): Promise<string> {
+  const url = kind === 'slack' ? parseSlackUrl(value, deps.policy) : parseTargetUrl(value, deps.policy);
   await checkTarget(url, deps.policy, deps.resolve);
   return url.toString();
 }
 
-export async function createEndpoint(deps: ManageDeps, accountId: string, input: NewEndpoint): Promise<endpoints.EndpointView & { secret: string }> {
-  const url = await allowedUrl(deps, input.url);
+/** A Slack endpoint is sent the segment alerts only: they are what a Slack message is made for. */
+function checkEvents(kind: WebhookEndpointKind, events: WebhookEventType[] | undefined): void {
+  const segmentEvents: readonly string[] = SEGMENT_EVENT_TYPES;
+  if (kind === 'slack' && events?.some((e) => !segmentEvents.includes(e)))
+    throw new AppError('invalid_request', `a Slack endpoint receives ${SEGMENT_EVENT_TYPES.join(' and ')} only`);
+}
+
+/** The endpoint as answered: a Slack URL is a secret (whoever has it can post to the channel). */
+const shown = <T extends endpoints.EndpointView>(view: T): T => (view.kind === 'slack' ? { ...view, url: maskSlackUrl(view.url) } : view);
+
+export async function createEndpoint(deps: ManageDeps, accountId: string, input: NewEndpoint): Promise<endpoints.EndpointView & { secret?: string }> {
+  checkEvents(input.kind, input.events);
+  const url = await allowedUrl(deps, input.kind, input.url);
   const [id, secret] = [randomUUID(), newSecret()];
   const created = await endpoints.insertEndpoint(
     deps.db,
-    { id, accountId, url, events: input.events, secret: deps.secrets.seal(id, secret) },
+    { id, accountId, kind: input.kind, url, events: input.events, secret: deps.secrets.seal(id, secret) },
     deps.maxEndpoints,
   );
   if (!created) throw new AppError('limit_reached', `an account has at most ${deps.maxEndpoints} webhook endpoints; delete one first`);
-  return { ...created, secret };
+  return created.kind === 'slack' ? shown(created) : { ...created, secret };
 }
 
-export const listEndpoints = (deps: ManageDeps, accountId: string) => endpoints.listEndpoints(deps.db, accountId);
+export const listEndpoints = async (deps: ManageDeps, accountId: string) => (await endpoints.listEndpoints(deps.db, accountId)).map(shown);
 
-export async function getEndpoint(deps: ManageDeps, accountId: string, id: string): Promise<endpoints.EndpointView> {
+async function storedEndpoint(deps: ManageDeps, accountId: string, id: string): Promise<endpoints.EndpointView> {
   if (!UUID.test(id)) throw notFound(id);
   return found(await endpoints.findEndpoint(deps.db, accountId, id), id);
 }
 
+export async function getEndpoint(deps: ManageDeps, accountId: string, id: string): Promise<endpoints.EndpointView> {
+  return shown(await storedEndpoint(deps, accountId, id));
+}
+
 export async function updateEndpoint(deps: ManageDeps, accountId: string, id: string, changes: EndpointChanges): Promise<endpoints.EndpointView> {
-  if (!UUID.test(id)) throw notFound(id);
-  await getEndpoint(deps, accountId, id);
-  const url = changes.url === undefined ? undefined : await allowedUrl(deps, changes.url);
-  return found(await endpoints.changeEndpoint(deps.db, accountId, id, { ...changes, ...(url ? { url } : {}) }, deps.retryWindowMs), id);
+  const { kind } = await storedEndpoint(deps, accountId, id);
+  checkEvents(kind, changes.events);
+  const url = changes.url === undefined ? undefined : await allowedUrl(deps, kind, changes.url);
+  return shown(found(await endpoints.changeEndpoint(deps.db, accountId, id, { ...changes, ...(url ? { url } : {}) }, deps.retryWindowMs), id));
 }
 
 export async function deleteEndpoint(deps: ManageDeps, accountId: string, id: string): Promise<void> {
@@ -73,7 +93,8 @@ export async function rotateEndpointSecret(
   accountId: string,
   id: string,
 ): Promise<endpoints.EndpointView & { secret: string; previousSecretExpiresAt: Date }> {
-  if (!UUID.test(id)) throw notFound(id);
+  const { kind } = await storedEndpoint(deps, accountId, id);
+  if (kind === 'slack') throw new AppError('invalid_request', 'a Slack endpoint has no signing secret: Slack messages are not signed');
   const secret = newSecret();
   const graceUntil = new Date(Date.now() + deps.rotationGraceMs);
   const view = found(await endpoints.rotateSecret(deps.db, accountId, id, deps.secrets.seal(id, secret), graceUntil), id);

@@ -1,0 +1,115 @@
+// The bodies of the segment alerts' webhooks, segment.entered and segment.digest, which the webhooks
+// service builds from what the visitors service publishes on visitors.segments (Standard Webhooks'
+// {type, timestamp, data}), and their place in the OpenAPI document. A Slack endpoint receives the
+// same alerts as Block Kit messages instead.
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+
+const id = z.uuid();
+const at = z.iso.datetime();
+
+const alertReasonSchema = z.strictObject({
+  reason: z.string().meta({ description: 'what was seen, e.g. "Visited /pricing* (page rule)", "3 sessions"' }),
+  points: z.number().meta({ description: "the reason's points now (decayed); a member's reasons add up to its score" }),
+  at: at.meta({ description: 'when it last happened' }),
+});
+
+/** A segment's member as an alert shows it. */
+export const alertMemberSchema = z
+  .strictObject({
+    kind: z.enum(['visitor', 'company']),
+    key: z.string().meta({ description: 'the visitor id, or the company key (its domain, else its name lower-cased): GET /account/companies/{key}' }),
+    name: z.string().nullable().meta({ description: "the company's name, or the visitor's company's" }),
+    domain: z.string().nullable(),
+    email: z.string().nullable().meta({ description: "an identified visitor's email; null for a company or an anonymous visitor" }),
+    score: z.number().min(0).max(100).meta({ description: 'the intent score, 0 to 100, when the alert was made' }),
+    reasons: z.array(alertReasonSchema).meta({ description: 'its top reasons, best first' }),
+    location: z
+      .strictObject({ country: z.string().nullable(), region: z.string().nullable(), city: z.string().nullable(), time_zone: z.string().nullable() })
+      .nullable(),
+    last_pages: z
+      .array(z.strictObject({ path: z.string(), title: z.string().nullable(), at }))
+      .meta({ description: 'the pages it read last, newest first (at most 5)' }),
+    visitors: z.number().int().min(0).meta({ description: "a company's visitors; 1 for a visitor" }),
+  })
+  .meta({ id: 'SegmentAlertMember' });
+
+const segmentSchema = z.strictObject({
+  id,
+  name: z.string(),
+  kind: z.enum(['visitors', 'companies']).meta({ description: 'what the segment holds' }),
+});
+
+/** The body of a segment.entered delivery: once per member and segment in the segment's alert window; its webhook-id is the entry's eventId. */
+export const segmentEnteredPayloadSchema = z
+  .strictObject({
+    type: z.literal('segment.entered'),
+    timestamp: at.meta({ description: 'when the member entered the segment' }),
+    data: z.strictObject({
+      segment: segmentSchema,
+      window_start: at.meta({ description: "the start of the alert window this entry is the member's first of" }),
+      member: alertMemberSchema,
+    }),
+  })
+  .meta({ id: 'SegmentEnteredPayload', description: 'a segment.entered delivery: a visitor or company entered a segment' });
+export type SegmentEnteredPayload = z.infer<typeof segmentEnteredPayloadSchema>;
+
+/** The body of a segment.digest delivery: once per segment and account-local day, at the account's digest hour. */
+export const segmentDigestPayloadSchema = z
+  .strictObject({
+    type: z.literal('segment.digest'),
+    timestamp: at.meta({ description: 'when the digest was made' }),
+    data: z.strictObject({
+      segment: segmentSchema,
+      day: z.iso.date().meta({ description: 'the account-local day the digest is of' }),
+      new_members: z.number().int().min(0).meta({ description: 'members who entered since the previous digest' }),
+      members: z.number().int().min(0).meta({ description: 'members now' }),
+      top: z.array(alertMemberSchema).meta({ description: 'the highest scores now, best first (at most 10)' }),
+    }),
+  })
+  .meta({ id: 'SegmentDigestPayload', description: "a segment.digest delivery: a segment's day" });
+export type SegmentDigestPayload = z.infer<typeof segmentDigestPayloadSchema>;
+
+export type SegmentAlertPayload = SegmentEnteredPayload | SegmentDigestPayload;
+
+const signedHeaders = z.object({
+  'webhook-id': z.uuid().meta({ description: "the alert's eventId: the same on every retry and on a repeat of the same alert" }),
+  'webhook-timestamp': z
+    .string()
+    .regex(/^[0-9]+$/)
+    .meta({ description: 'Unix seconds of the attempt' }),
+  'webhook-signature': z.string().meta({ description: "v1,<base64 HMAC-SHA256>; two, space-separated, during a secret rotation's grace" }),
+});
+
+/** segment.entered and segment.digest as the document's webhooks. */
+export function registerSegmentAlertWebhooks(registry: OpenAPIRegistry): void {
+  const alerts = [
+    [
+      'segment.entered',
+      'webhooks.segmentEntered',
+      'A visitor or company entered a segment (at most once per member in its alert window)',
+      segmentEnteredPayloadSchema,
+    ],
+    [
+      'segment.digest',
+      'webhooks.segmentDigest',
+      "A segment's daily digest at the account's local hour: new members, members, top scores",
+      segmentDigestPayloadSchema,
+    ],
+  ] as const;
+  for (const [path, operationId, summary, schema] of alerts) {
+    registry.registerWebhook({
+      method: 'post',
+      path,
+      operationId,
+      tags: ['Webhooks'],
+      summary: `${summary}, POSTed to the endpoints subscribed to ${path}`,
+      description:
+        'Signed per Standard Webhooks (webhook-id: the alert id, the same on every retry; dedupe on it). Answer 2xx within 10 s; anything else is retried. A Slack endpoint gets the same alert as a Block Kit message.',
+      // No credential: the receiver checks the signature with the endpoint's secret.
+      security: [],
+      request: { headers: signedHeaders, body: { required: true, content: { 'application/json': { schema } } } },
+      responses: { 200: { description: 'received (any 2xx)' } },
+    });
+  }
+}
