@@ -110,6 +110,8 @@ export interface Usage extends List<UsageDay> {
 
 export interface Webhook {
   id: string;
+  /** webhook or slack (a Slack endpoint's url is answered masked). */
+  kind?: 'webhook' | 'slack';
   url: string;
   events: string[];
   enabled: boolean;
@@ -118,7 +120,8 @@ export interface Webhook {
   disabledAt?: string | null;
 }
 export interface CreatedWebhook extends Webhook {
-  secret: string;
+  /** Absent for a Slack endpoint: Slack messages are not signed. */
+  secret?: string;
 }
 export interface Attempt {
   at: string;

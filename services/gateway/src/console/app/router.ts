@@ -3,6 +3,7 @@
 import { ApiError } from './api';
 import { $, h } from './dom';
 import { fail } from './messages';
+import { alertsPage } from './pages/alerts';
 import { apiKeysPage } from './pages/api-keys';
 import { companiesPage } from './pages/companies';
 import { emailLinksPage } from './pages/email-links';
@@ -39,6 +40,7 @@ const PAGES = new Map<string, { title: string; render: PageRender }>([
   ['suppressions', { title: 'Suppressions', render: suppressionsPage }],
   ['usage', { title: 'Usage', render: usagePage }],
   ['webhooks', { title: 'Webhooks', render: webhooksPage }],
+  ['alerts', { title: 'Alerts', render: alertsPage }],
 ]);
 
 interface Route {

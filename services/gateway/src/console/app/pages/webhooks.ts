@@ -3,9 +3,10 @@
 import { api, invalid } from '../api';
 import type { CreatedWebhook, List, Webhook } from '../api-types';
 import { field, listChanged, loading, pageHeading, secretBox, tableOr } from '../components';
-import { h, hidden, type Child } from '../dom';
-import { names, when } from '../format';
+import { h, hidden } from '../dom';
+import { names } from '../format';
 import { action } from '../messages';
+import { status } from './alerts';
 import { deliveriesView } from './webhook-deliveries';
 
 const WEBHOOK_EVENTS: readonly (readonly [type: string, what: string, byDefault?: boolean])[] = [
@@ -13,6 +14,8 @@ const WEBHOOK_EVENTS: readonly (readonly [type: string, what: string, byDefault?
   ['enrollment.stopped', 'a playbook enrollment stopped'],
   ['visitor.identified', 'a site visitor was identified (it carries the person’s email: off unless chosen)', false],
   ['company.visited', 'a named company’s first visit to a site in a day, with its firmographics', false],
+  ['segment.entered', 'a visitor or company entered a segment, with its score and reasons (Slack endpoints: the Alerts page)', false],
+  ['segment.digest', 'a segment’s daily digest: new members and top scores', false],
 ];
 
 export async function webhooksPage(root: HTMLElement, params: URLSearchParams): Promise<void> {
@@ -54,7 +57,7 @@ export async function webhooksPage(root: HTMLElement, params: URLSearchParams): 
     if (!events.length) throw invalid('Choose at least one event to send.');
     const created = await api<CreatedWebhook>('POST', 'webhooks', { url: urlInput.value.trim(), events });
     form.reset();
-    showSecret(`Signing secret of ${created.url}`, created.secret, () => createButton.focus());
+    if (created.secret) showSecret(`Signing secret of ${created.url}`, created.secret, () => createButton.focus());
     await load();
   }
 
@@ -75,7 +78,8 @@ export async function webhooksPage(root: HTMLElement, params: URLSearchParams): 
           w.enabled ? 'Disable' : 'Re-enable',
           hidden(` ${w.url}`),
         ),
-        h('button', { type: 'button', class: 'secondary', onclick: action(() => rotate(w)) }, 'Rotate secret', hidden(` of ${w.url}`)),
+        // A Slack endpoint has no signing secret.
+        w.kind !== 'slack' && h('button', { type: 'button', class: 'secondary', onclick: action(() => rotate(w)) }, 'Rotate secret', hidden(` of ${w.url}`)),
         h('button', { type: 'button', class: 'danger', onclick: action(() => remove(w)) }, 'Delete', hidden(` ${w.url}`)),
       ),
     ]);
@@ -110,14 +114,4 @@ export async function webhooksPage(root: HTMLElement, params: URLSearchParams): 
   );
   const wanted = params.get('endpoint');
   await Promise.all([load(), wanted ? deliveriesView(deliveries, wanted) : undefined]);
-}
-
-function status(w: Webhook): Child {
-  return w.enabled
-    ? [h('span', { class: 'badge active' }, 'enabled'), w.failingSince ? [' failing since ', when(w.failingSince)] : '']
-    : [
-        h('span', { class: 'badge stopped' }, 'disabled'),
-        ' ',
-        w.disabledReason === 'failing' ? ['after failing continuously, ', when(w.disabledAt)] : ['by hand, ', when(w.disabledAt)],
-      ];
 }
