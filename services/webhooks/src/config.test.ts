@@ -51,4 +51,11 @@ describe('webhooks configuration', () => {
     const c = loadConfig({});
     expect([c.WEBHOOKS_RETRY_WINDOW_MS, c.WEBHOOKS_DISABLE_AFTER_MS, c.WEBHOOKS_TIMEOUT_MS]).toEqual([86_400_000, 86_400_000, 10_000]);
   });
+
+  it('by default, Slack messages link the local console and read visitors.segments in their own group; a console URL that is not one is refused', () => {
+    const c = loadConfig({});
+    expect([c.WEBHOOKS_CONSOLE_URL, c.WEBHOOKS_SEGMENTS_GROUP_ID]).toEqual(['http://127.0.0.1:8080/console/', 'glimpse-webhooks-segments']);
+    expect(loadConfig({ WEBHOOKS_CONSOLE_URL: 'https://app.glimpse.example/console/' }).WEBHOOKS_CONSOLE_URL).toBe('https://app.glimpse.example/console/');
+    expect(() => loadConfig({ WEBHOOKS_CONSOLE_URL: 'console' })).toThrow(/WEBHOOKS_CONSOLE_URL/);
+  });
 });

@@ -40,6 +40,8 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
   // Targets' names, at subscription and at each connection: off libuv's thread pool, bounded in time.
   const resolver = createResolver({ timeoutMs: config.WEBHOOKS_DNS_TIMEOUT_MS, servers: config.WEBHOOKS_DNS_SERVERS });
   if (!policy.blockPrivate) logger.warn('webhook targets are not checked for private addresses (WEBHOOKS_BLOCK_PRIVATE_TARGETS is off outside production)');
+  if (config.NODE_ENV === 'production' && new URL(config.WEBHOOKS_CONSOLE_URL).hostname === '127.0.0.1')
+    logger.warn('Slack messages link the console at 127.0.0.1: set WEBHOOKS_CONSOLE_URL to where people reach it');
 
   const base = createBaseApp({
     logger,
