@@ -578,7 +578,7 @@ export interface paths {
         /** The webhook endpoints, oldest first (never their secrets) */
         get: operations["webhooks.list"];
         put?: never;
-        /** Subscribe an endpoint to event types; deliveries are signed (Standard Webhooks) with the secret answered here once */
+        /** Subscribe an endpoint to event types; deliveries are signed (Standard Webhooks) with the secret answered here once. kind slack: a Slack incoming-webhook URL that receives the segment alerts as Block Kit messages (no secret) */
         post: operations["webhooks.create"];
         delete?: never;
         options?: never;
@@ -749,6 +749,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "segment.entered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A visitor or company entered a segment (at most once per member in its alert window), POSTed to the endpoints subscribed to segment.entered
+         * @description Signed per Standard Webhooks (webhook-id: the alert id, the same on every retry; dedupe on it). Answer 2xx within 10 s; anything else is retried. A Slack endpoint gets the same alert as a Block Kit message.
+         */
+        post: operations["webhooks.segmentEntered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "segment.digest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A segment's daily digest at the account's local hour: new members, members, top scores, POSTed to the endpoints subscribed to segment.digest
+         * @description Signed per Standard Webhooks (webhook-id: the alert id, the same on every retry; dedupe on it). Answer 2xx within 10 s; anything else is retried. A Slack endpoint gets the same alert as a Block Kit message.
+         */
+        post: operations["webhooks.segmentDigest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -850,6 +890,107 @@ export interface components {
             city: string | null;
             /** @description IANA time zone */
             time_zone: string | null;
+        };
+        /** @description a segment.entered delivery: a visitor or company entered a segment */
+        SegmentEnteredPayload: {
+            /** @enum {string} */
+            type: "segment.entered";
+            /**
+             * Format: date-time
+             * @description when the member entered the segment
+             */
+            timestamp: string;
+            data: {
+                segment: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description what the segment holds
+                     * @enum {string}
+                     */
+                    kind: "visitors" | "companies";
+                };
+                /**
+                 * Format: date-time
+                 * @description the start of the alert window this entry is the member's first of
+                 */
+                window_start: string;
+                member: components["schemas"]["SegmentAlertMember"];
+            };
+        };
+        SegmentAlertMember: {
+            /** @enum {string} */
+            kind: "visitor" | "company";
+            /** @description the visitor id, or the company key (its domain, else its name lower-cased): GET /account/companies/{key} */
+            key: string;
+            /** @description the company's name, or the visitor's company's */
+            name: string | null;
+            domain: string | null;
+            /** @description an identified visitor's email; null for a company or an anonymous visitor */
+            email: string | null;
+            /** @description the intent score, 0 to 100, when the alert was made */
+            score: number;
+            /** @description its top reasons, best first */
+            reasons: {
+                /** @description what was seen, e.g. "Visited /pricing* (page rule)", "3 sessions" */
+                reason: string;
+                /** @description the reason's points now (decayed); a member's reasons add up to its score */
+                points: number;
+                /**
+                 * Format: date-time
+                 * @description when it last happened
+                 */
+                at: string;
+            }[];
+            location: {
+                country: string | null;
+                region: string | null;
+                city: string | null;
+                time_zone: string | null;
+            } | null;
+            /** @description the pages it read last, newest first (at most 5) */
+            last_pages: {
+                path: string;
+                title: string | null;
+                /** Format: date-time */
+                at: string;
+            }[];
+            /** @description a company's visitors; 1 for a visitor */
+            visitors: number;
+        };
+        /** @description a segment.digest delivery: a segment's day */
+        SegmentDigestPayload: {
+            /** @enum {string} */
+            type: "segment.digest";
+            /**
+             * Format: date-time
+             * @description when the digest was made
+             */
+            timestamp: string;
+            data: {
+                segment: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description what the segment holds
+                     * @enum {string}
+                     */
+                    kind: "visitors" | "companies";
+                };
+                /**
+                 * Format: date
+                 * @description the account-local day the digest is of
+                 */
+                day: string;
+                /** @description members who entered since the previous digest */
+                new_members: number;
+                /** @description members now */
+                members: number;
+                /** @description the highest scores now, best first (at most 10) */
+                top: components["schemas"]["SegmentAlertMember"][];
+            };
         };
         /** @description Spec §2.1: all fields are strings and none is required, so a field the person lacks is left out. The page-view fields the spec does not show (docs/decisions.md) are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified), and its network, location and company_profile when its address was located. */
         VisitorDetails: {
@@ -1845,14 +1986,17 @@ export interface components {
         WebhookEndpoint: {
             /** Format: uuid */
             id: string;
+            /** @enum {string} */
+            kind: "webhook" | "slack";
+            /** @description the URL; a Slack endpoint's is a secret and answered masked (its host and the last characters) */
             url: string;
-            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited")[];
+            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited" | "segment.entered" | "segment.digest")[];
             enabled: boolean;
             /**
-             * @description failing: disabled after a day of failed attempts; user: disabled by a change; null while enabled
+             * @description failing: disabled after a day of failed attempts; user: disabled by a change; revoked: Slack answered 404 or 410 (the incoming webhook was removed); null while enabled
              * @enum {string|null}
              */
-            disabledReason: "failing" | "user" | null;
+            disabledReason: "failing" | "user" | "revoked" | null;
             /** Format: date-time */
             disabledAt: string | null;
             /**
@@ -1865,18 +2009,21 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        /** @description the secret is shown here only */
+        /** @description the secret is shown here only (a Slack endpoint has none: Slack messages are not signed) */
         WebhookEndpointCreated: {
             /** Format: uuid */
             id: string;
+            /** @enum {string} */
+            kind: "webhook" | "slack";
+            /** @description the URL; a Slack endpoint's is a secret and answered masked (its host and the last characters) */
             url: string;
-            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited")[];
+            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited" | "segment.entered" | "segment.digest")[];
             enabled: boolean;
             /**
-             * @description failing: disabled after a day of failed attempts; user: disabled by a change; null while enabled
+             * @description failing: disabled after a day of failed attempts; user: disabled by a change; revoked: Slack answered 404 or 410 (the incoming webhook was removed); null while enabled
              * @enum {string|null}
              */
-            disabledReason: "failing" | "user" | null;
+            disabledReason: "failing" | "user" | "revoked" | null;
             /** Format: date-time */
             disabledAt: string | null;
             /**
@@ -1889,20 +2036,25 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             /** @description the signing secret (Standard Webhooks, whsec_ and 32 random bytes in base64), shown only here */
-            secret: string;
+            secret?: string;
         };
         WebhookEndpointInput: {
-            /** @description an absolute http(s) URL without credentials or fragment, whose host resolves only to public addresses */
+            /** @description webhook: an absolute http(s) URL without credentials or fragment, whose host resolves only to public addresses; slack: a Slack incoming-webhook URL (https://hooks.slack.com/services/…) */
             url: string;
-            /** @description the event types to receive (duplicates are dropped) */
-            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited")[];
+            /** @description the event types to receive (duplicates are dropped); required but for kind slack */
+            events?: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited" | "segment.entered" | "segment.digest")[];
+            /**
+             * @description webhook (the default): signed JSON POSTs; slack: Block Kit messages to a Slack incoming webhook
+             * @enum {string}
+             */
+            kind?: "webhook" | "slack";
         };
         /** @description any of the fields, at least one; a list replaces the old one */
         WebhookEndpointChanges: {
-            /** @description an absolute http(s) URL without credentials or fragment, whose host resolves only to public addresses */
+            /** @description webhook: an absolute http(s) URL without credentials or fragment, whose host resolves only to public addresses; slack: a Slack incoming-webhook URL (https://hooks.slack.com/services/…) */
             url?: string;
             /** @description the event types to receive (duplicates are dropped) */
-            events?: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited")[];
+            events?: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited" | "segment.entered" | "segment.digest")[];
             /** @description false pauses deliveries; true resumes them (and the pending ones, with a fresh retry window) */
             enabled?: boolean;
         };
@@ -1910,14 +2062,17 @@ export interface components {
         WebhookSecretRotated: {
             /** Format: uuid */
             id: string;
+            /** @enum {string} */
+            kind: "webhook" | "slack";
+            /** @description the URL; a Slack endpoint's is a secret and answered masked (its host and the last characters) */
             url: string;
-            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited")[];
+            events: ("enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited" | "segment.entered" | "segment.digest")[];
             enabled: boolean;
             /**
-             * @description failing: disabled after a day of failed attempts; user: disabled by a change; null while enabled
+             * @description failing: disabled after a day of failed attempts; user: disabled by a change; revoked: Slack answered 404 or 410 (the incoming webhook was removed); null while enabled
              * @enum {string|null}
              */
-            disabledReason: "failing" | "user" | null;
+            disabledReason: "failing" | "user" | "revoked" | null;
             /** Format: date-time */
             disabledAt: string | null;
             /**
@@ -1942,11 +2097,11 @@ export interface components {
             id: string;
             /**
              * Format: uuid
-             * @description the playbook effect delivered (for visitor.identified: the identification's id; for company.visited: the visit's); the webhook-id header of every attempt
+             * @description the playbook effect delivered (for visitor.identified: the identification's id; for company.visited: the visit's; for segment.entered and segment.digest: the alert's eventId); the webhook-id header of every attempt
              */
             effectId: string;
             /** @enum {string} */
-            type: "enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited";
+            type: "enrollment.started" | "enrollment.stopped" | "visitor.identified" | "company.visited" | "segment.entered" | "segment.digest";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             /** Format: date-time */
@@ -10486,6 +10641,64 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CompanyVisitedPayload"];
+            };
+        };
+        responses: {
+            /** @description received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhooks.segmentEntered": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the alert's eventId: the same on every retry and on a repeat of the same alert */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256>; two, space-separated, during a secret rotation's grace */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentEnteredPayload"];
+            };
+        };
+        responses: {
+            /** @description received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhooks.segmentDigest": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the alert's eventId: the same on every retry and on a repeat of the same alert */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256>; two, space-separated, during a secret rotation's grace */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentDigestPayload"];
             };
         };
         responses: {
