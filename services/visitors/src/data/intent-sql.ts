@@ -9,14 +9,10 @@ export function halfLifeSecondsSql(p = 'p'): string {
 }
 
 /**
- * The half-life in seconds of one account named by SQL text (e.g. a parameter): a query over one
- * account's profiles passes it as `halfLife` below, so Postgres reads it once (an InitPlan), not per row.
+ * The uncapped decayed sum of profile alias `p` now (what a company's visitors add up to).
+ * `halfLife`: SQL of the half-life in seconds when the caller has it (a query over one account's
+ * profiles), else the profile's account's.
  */
-export function accountHalfLifeSecondsSql(accountId: string): string {
-  return `(SELECT COALESCE((SELECT s.half_life_days FROM intent_settings s WHERE s.account_id = ${accountId}), ${DEFAULT_HALF_LIFE_DAYS}) * 86400)`;
-}
-
-/** The uncapped decayed sum of profile alias `p` now (what a company's visitors add up to). */
 export function rawNowSql(p = 'p', now = 'now()', halfLife = halfLifeSecondsSql(p)): string {
   return `(CASE WHEN ${p}.intent_rank IS NULL THEN 0::float8 ELSE power(2::float8, ${p}.intent_rank - extract(epoch FROM ${now})::float8 / ${halfLife}) END)`;
 }

@@ -34,6 +34,11 @@ const PUBLISH_CHUNK = 500;
 /** The top members a digest lists. */
 const DIGEST_TOP = 10;
 const TX = { timeout: 60_000, maxWait: 10_000 };
+/**
+ * A member still in has its seen_at moved on at most this often: rewriting every member's row at
+ * every evaluation (every 15 s) would be most of the evaluation's writes for nothing.
+ */
+const SEEN_AT_STEP = '1 hour';
 
 type Row = Parameters<typeof segmentOf>[0];
 
@@ -52,7 +57,7 @@ export async function evaluateNextSegment(db: Db, now: Date, intervalMs: number)
     );
     if (!rows[0]) return false;
     const s = segmentOf(rows[0]);
-    const q = membersQuery(s, now);
+    const q = await membersQuery(tx as unknown as Db, s, now);
     const n = q.params.length;
     const entered = await tx.$queryRawUnsafe<{ key: string; score: number }[]>(
       `WITH cur AS MATERIALIZED (${q.sql}),
@@ -60,6 +65,7 @@ export async function evaluateNextSegment(db: Db, now: Date, intervalMs: number)
        up AS (INSERT INTO segment_members (segment_id, member, account_id, entered_at, seen_at)
               SELECT $${n + 1}::uuid, key, $1::uuid, $2::timestamptz, $2::timestamptz FROM cur
               ON CONFLICT (segment_id, member) DO UPDATE SET seen_at = EXCLUDED.seen_at
+                WHERE segment_members.seen_at < EXCLUDED.seen_at - interval '${SEEN_AT_STEP}'
               RETURNING member, (xmax = 0) AS inserted)
        SELECT up.member AS key, cur.score FROM up JOIN cur ON cur.key = up.member WHERE up.inserted`,
       ...q.params,

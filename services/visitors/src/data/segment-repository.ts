@@ -14,6 +14,7 @@ import {
   type IntentReason,
   type IntentWeights,
 } from '../domain/intent-score.js';
+import { DEFAULT_HALF_LIFE_DAYS } from '../domain/intent-decay.js';
 import { segmentFilterSchema, type SegmentFilter, type SegmentKind } from '../domain/segment-filter.js';
 import { segmentMembersSql } from './segment-sql.js';
 
@@ -179,15 +180,26 @@ export async function accountCompanyKeys(db: Db, accountId: string, max: number)
   return rows.map((r) => r.key);
 }
 
-/** The members query of a segment, with its parameters from $1 (account, now, keys, the filter's). */
-export function membersQuery(s: Pick<SegmentRecord, 'accountId' | 'kind' | 'filter' | 'keys'>, now: Date): { sql: string; params: unknown[] } {
-  const part = segmentMembersSql(s.kind, s.filter);
-  return { sql: part.sql, params: [s.accountId, now.toISOString(), s.keys, ...part.params] };
+/** The account's half-life in days (the default without settings). */
+export async function halfLifeDays(db: Db, accountId: string): Promise<number> {
+  const rows = await db.$queryRawUnsafe<{ d: number }[]>(`SELECT half_life_days AS d FROM intent_settings WHERE account_id = $1::uuid`, accountId);
+  return rows[0]?.d ?? DEFAULT_HALF_LIFE_DAYS;
+}
+
+/** The members query of a segment now, with its parameters from $1 (account, now, keys, half-life, the filter's). */
+export async function membersQuery(
+  db: Db,
+  s: Pick<SegmentRecord, 'accountId' | 'kind' | 'filter' | 'keys'>,
+  now: Date,
+): Promise<{ sql: string; params: unknown[] }> {
+  const days = await halfLifeDays(db, s.accountId);
+  const part = segmentMembersSql(s.kind, s.filter, days, now);
+  return { sql: part.sql, params: [s.accountId, now.toISOString(), s.keys, days * 86_400, ...part.params] };
 }
 
 /** How many are in the segment now. */
 export async function countSegment(db: Db, s: SegmentRecord, now: Date): Promise<number> {
-  const q = membersQuery(s, now);
+  const q = await membersQuery(db, s, now);
   const rows = await db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM (${q.sql}) m`, ...q.params);
   return rows[0]?.n ?? 0;
 }
@@ -224,7 +236,7 @@ export async function memberPage(
   limit: number,
   after: MemberCursor | null,
 ): Promise<{ key: string; score: number; rank: number }[]> {
-  const q = membersQuery(s, now);
+  const q = await membersQuery(db, s, now);
   const n = q.params.length;
   return db.$queryRawUnsafe<{ key: string; score: number; rank: number }[]>(
     `SELECT key, score, rank FROM (${q.sql}) m

@@ -40,14 +40,17 @@ describe('a segment filter', () => {
     expect(visitorConditions({}, 4, 'now()')).toEqual({ sql: 'true', params: [] });
   });
 
-  it('when a visitors segment has a minimum score, then it is a bound on the rank (the index) after the conditions; a companies segment compares the summed score', () => {
-    const v = segmentMembersSql('visitors', { country: 'DE', min_score: 30 });
-    expect(v.params).toEqual(['DE', 30]);
-    expect(v.sql).toContain('p.intent_rank >= ln($5::float8) / ln(2::float8)');
-    const c = segmentMembersSql('companies', { min_score: 50, identified: false });
+  it('when a visitors segment has a minimum score, then it is a bound on the rank computed for now (the index serves it); a companies segment compares the summed score', () => {
+    const at = new Date('2026-12-03T12:00:00Z');
+    const v = segmentMembersSql('visitors', { country: 'DE', min_score: 32 }, 7, at);
+    // score >= 32 <=> rank >= log2(32) + now / half-life
+    expect(v.params).toEqual(['DE', 5 + at.getTime() / 1000 / (7 * 86400)]);
+    expect(v.sql).toContain('p.intent_rank >= $6::float8');
+    expect(v.sql).toContain("p.location->>'country' = $5::text");
+    const c = segmentMembersSql('companies', { min_score: 50, identified: false }, 7, at);
     expect(c.params).toEqual([50]);
     expect(c.sql).toContain('GROUP BY p.company_key');
-    expect(c.sql).toContain('>= $4::float8');
+    expect(c.sql).toContain('>= $5::float8');
     expect(c.sql).toContain('bool_or(p.email IS NULL)');
   });
 
