@@ -14,6 +14,7 @@ import type { PageRender } from './pages/page';
 import { pageRulesPage } from './pages/page-rules';
 import { playbooksPage } from './pages/playbooks';
 import { receiptPage } from './pages/receipt';
+import { segmentsPage } from './pages/segments';
 import { signInPage } from './pages/sign-in';
 import { sitesPage } from './pages/sites';
 import { suppressionsPage } from './pages/suppressions';
@@ -31,6 +32,7 @@ const PAGES = new Map<string, { title: string; render: PageRender }>([
   ['api-keys', { title: 'API keys', render: apiKeysPage }],
   ['sites', { title: 'Sites', render: sitesPage }],
   ['visitors', { title: 'Visitors', render: visitorsPage }],
+  ['segments', { title: 'Segments', render: segmentsPage }],
   ['page-rules', { title: 'Page rules', render: pageRulesPage }],
   ['email-links', { title: 'Email links', render: emailLinksPage }],
   ['playbooks', { title: 'Playbooks', render: playbooksPage }],
