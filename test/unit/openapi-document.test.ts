@@ -37,6 +37,7 @@ it('when the document is validated against the OpenAPI 3.1 schema, then it is va
     '/visitors/{visitorId}/details',
   ]);
   expect(paths.filter((p) => p.startsWith('/account/')).sort()).toEqual([
+    '/account/alert-settings',
     '/account/api-keys',
     '/account/api-keys/{id}',
     '/account/companies',
@@ -48,6 +49,7 @@ it('when the document is validated against the OpenAPI 3.1 schema, then it is va
     '/account/events/dry-run',
     '/account/events/recent',
     '/account/events/{eventId}',
+    '/account/intent',
     '/account/link-tokens',
     '/account/link-tokens/{id}',
     '/account/page-rules',
@@ -56,6 +58,9 @@ it('when the document is validated against the OpenAPI 3.1 schema, then it is va
     '/account/playbooks',
     '/account/playbooks/{id}',
     '/account/playbooks/{id}/enrollments',
+    '/account/segments',
+    '/account/segments/{id}',
+    '/account/segments/{id}/members',
     '/account/sites',
     '/account/sites/{id}',
     '/account/sites/{id}/identity-secret',

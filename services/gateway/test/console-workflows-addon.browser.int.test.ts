@@ -52,7 +52,7 @@ const goTo = async (page: Page, link: string) => {
 const notice = (page: Page) => page.getByRole('note').filter({ hasText: 'Workflows add-on required' });
 
 describe('the console without the workflows add-on', () => {
-  it('says why on the event tokens, playbooks and page rules pages, and not elsewhere', async () => {
+  it('says why on the event tokens and playbooks pages and for a page rule with an event, and not elsewhere', async () => {
     const { page, problems } = await signedIn(false);
     await goTo(page, 'Event tokens');
     await page.getByRole('button', { name: 'Create event token' }).click();
@@ -60,11 +60,17 @@ describe('the console without the workflows add-on', () => {
     expect(await notice(page).textContent()).toContain('Ask your Glimpse operator to enable it');
     await page.screenshot({ path: path.join(ARTIFACTS, 'addon-event-tokens.png'), fullPage: true });
 
-    for (const link of ['Playbooks', 'Page rules']) {
-      await goTo(page, link);
-      await notice(page).waitFor();
-      expect(await notice(page).count()).toBe(1);
-    }
+    await goTo(page, 'Playbooks');
+    await notice(page).waitFor();
+    expect(await notice(page).count()).toBe(1);
+    // Page rules that only score need no add-on: the page lists them; a rule with an event says why it is refused.
+    await goTo(page, 'Page rules');
+    await page.getByRole('heading', { level: 2, name: 'Your page rules' }).waitFor();
+    await page.getByLabel('Page path pattern').fill('/pricing*');
+    await page.getByLabel('Event', { exact: true }).fill('viewed_pricing');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await notice(page).waitFor();
+    expect(await notice(page).count()).toBe(1);
     await page.screenshot({ path: path.join(ARTIFACTS, 'addon-page-rules.png'), fullPage: true });
 
     await goTo(page, 'API keys');

@@ -43,9 +43,7 @@ async function gatedCalls(m: Api, token: string): Promise<Record<string, { statu
     'PATCH /account/playbooks/{id}': await m.patch('/account/playbooks/00000000-0000-4000-8000-000000000000', { name: 'x' }),
     'DELETE /account/playbooks/{id}': await m.del('/account/playbooks/00000000-0000-4000-8000-000000000000'),
     'POST /account/events/dry-run': await m.post('/account/events/dry-run', { event: 'signed_up', email: uniqueEmail() }),
-    'GET /account/page-rules': await m.get('/account/page-rules'),
     'POST /account/page-rules': await m.post('/account/page-rules', { pattern: '/pricing*', event: 'pricing_viewed' }),
-    'DELETE /account/page-rules/{id}': await m.del('/account/page-rules/00000000-0000-4000-8000-000000000000'),
   };
 }
 
@@ -64,6 +62,13 @@ describe('the workflows add-on', () => {
     expect((await manage.del(`/account/event-tokens/${m.tokenId}`)).status).toBe(204);
     expect((await manage.get('/account/sites')).status).toBe(200);
     expect((await manage.post('/account/api-keys', { scopes: ['visitors:read'] })).status).toBe(201);
+    // A page rule that only scores (a weight, no event) is no workflow: listed, made, re-weighted and deleted.
+    const scoring = await manage.post('/account/page-rules', { pattern: '/pricing*', weight: 20 });
+    expect(scoring.status).toBe(201);
+    expect(scoring.body).toMatchObject({ pattern: '/pricing*', event: null, weight: 20 });
+    expect((await manage.patch(`/account/page-rules/${scoring.body.id}`, { weight: 5 })).body).toMatchObject({ weight: 5 });
+    expect((await manage.get('/account/page-rules')).body.items).toHaveLength(1);
+    expect((await manage.del(`/account/page-rules/${scoring.body.id}`)).status).toBe(204);
   });
 
   it('with it, every gated endpoint answers as it always did', async () => {
@@ -81,9 +86,7 @@ describe('the workflows add-on', () => {
       'PATCH /account/playbooks/{id}': 404,
       'DELETE /account/playbooks/{id}': 404,
       'POST /account/events/dry-run': 200,
-      'GET /account/page-rules': 200,
       'POST /account/page-rules': 201,
-      'DELETE /account/page-rules/{id}': 404,
     });
   });
 

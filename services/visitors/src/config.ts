@@ -69,6 +69,8 @@ const schema = internalServiceSchema(
     SEGMENTS_EVALUATE_INTERVAL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(15_000),
     /** Most segments one account may have (past it: 409 limit_reached). */
     SEGMENTS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(100),
+    /** How often a replica re-scores the accounts whose intent weights or half-life changed (one replica per account at a time). */
+    VISITORS_INTENT_RESCORE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     /** Most page rules one account may have (past it: 409 limit_reached). */
     PAGE_RULES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(100),
   },

@@ -11,7 +11,9 @@ import { batchConsumerServiceReadiness, TOPICS, connectServiceKafka, createAccou
 import { createCollectedConsumer } from './consumer/collected-consumer.js';
 import { scheduleCollectedPurge } from './data/collected-retention.js';
 import { scheduleVisitorRetention } from './data/visitor-retention.js';
+import { scheduleIntentRescorer } from './data/intent-repository.js';
 import { scheduleSegmentAlerts } from './data/segment-alerts.js';
+import { deleteAccountSegments } from './data/segment-repository.js';
 import { createIpData } from './data/ip-data.js';
 import { classifyNetwork } from './domain/network-classifier.js';
 import { deleteAccountVisitors } from './data/visitor-repository.js';
@@ -68,7 +70,7 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
     sessionTimeoutMs: config.VISITORS_SESSION_TIMEOUT_MS,
     logger,
     registry: base.registry,
-    onDeleted: (accountId) => deleteAccountVisitors(db, accountId),
+    onDeleted: async (accountId) => (await deleteAccountVisitors(db, accountId)) + (await deleteAccountSegments(db, accountId)),
   });
   await consumer.start();
   accounts.start(); // in the background, retrying until Kafka answers; /readyz shows it
@@ -104,6 +106,9 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
   // Segments: evaluated, their entries published to visitors.segments and their digests sent, on every replica (they share the segments).
   const segmentAlerts = scheduleSegmentAlerts(db, producer, { intervalMs: config.SEGMENTS_EVALUATE_INTERVAL_MS, logger });
 
+  // Intent scores: an account whose weights changed is recomputed from its stored contributions.
+  const rescorer = scheduleIntentRescorer(db, { intervalMs: config.VISITORS_INTENT_RESCORE_INTERVAL_MS, logger });
+
   base.app.use(
     internalRouter({
       db,
@@ -122,7 +127,15 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
     metricsPort: config.METRICS_PORT,
     logger,
     details: { groupId: config.VISITORS_GROUP_ID, accountsGroupId: config.VISITORS_ACCOUNTS_GROUP_ID },
-    drain: [() => segmentAlerts.stop(), () => purge.stop(), () => retention.stop(), () => ipData.stop(), () => consumer.stop(), () => accounts.stop()],
+    drain: [
+      () => segmentAlerts.stop(),
+      () => purge.stop(),
+      () => retention.stop(),
+      () => rescorer.stop(),
+      () => ipData.stop(),
+      () => consumer.stop(),
+      () => accounts.stop(),
+    ],
     close: [() => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
   });
 });

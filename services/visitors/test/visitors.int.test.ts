@@ -70,8 +70,20 @@ describe('collected messages read through the internal API', () => {
 
     const details = await api(site, `/internal/visitors/${a}/details`);
     expect(details.body).toEqual({
-      visitor: { page_views: 3, sessions: 2, first_seen: expect.any(String), last_seen: expect.any(String), last_page: '/docs', engaged_seconds: 55 },
+      visitor: {
+        page_views: 3,
+        sessions: 2,
+        first_seen: expect.any(String),
+        last_seen: expect.any(String),
+        last_page: '/docs',
+        engaged_seconds: 55,
+        intent: { score: expect.any(Number), reasons: expect.any(Array) },
+      },
     });
+    // The default weights: 3 a session, 1 a page view, 1 an engaged minute; the reasons add up to the score.
+    const intent = details.body.visitor.intent as { score: number; reasons: { reason: string; points: number }[] };
+    expect(intent.reasons.map((r) => r.reason)).toEqual(['2 sessions', '3 page views', '1 min engaged']);
+    expect(intent.reasons.reduce((s, r) => s + r.points, 0)).toBe(intent.score);
     expect(Date.parse(details.body.visitor.last_seen) - Date.parse(details.body.visitor.first_seen)).toBeGreaterThan(60 * 60_000);
     const row = await testDb('visitors').$queryRawUnsafe<{ first_referrer: string; first_utm: unknown; last_pages: string }[]>(
       `SELECT first_referrer, first_utm, last_pages::text AS last_pages FROM visitors.visitor_profiles WHERE account_id = $1::uuid AND id = $2`,
@@ -116,7 +128,13 @@ describe('collected messages read through the internal API', () => {
     await produceCollected([...messages, message(site, v, 'pageview', { path: '/last' }, minutesAgo(19))]);
     await waitForPageViews(site, v, 4);
     const after = await api(site, `/internal/visitors/${v}/details`);
-    expect(after.body.visitor).toEqual({ ...before.body.visitor, page_views: 4, last_page: '/last', last_seen: after.body.visitor.last_seen });
+    const { intent: scoreBefore, ...fieldsBefore } = before.body.visitor;
+    const { intent: scoreAfter, ...fieldsAfter } = after.body.visitor;
+    expect(fieldsAfter).toEqual({ ...fieldsBefore, page_views: 4, last_page: '/last', last_seen: after.body.visitor.last_seen });
+    // Scored once: the redelivered sessions and page views are not counted again, the new page view is.
+    const reasons = (i: { reasons: { reason: string }[] }) => i.reasons.map((r) => r.reason);
+    expect(reasons(scoreBefore)).toEqual(['2 sessions', '3 page views', '1 min engaged']);
+    expect(reasons(scoreAfter)).toEqual(['2 sessions', '4 page views', '1 min engaged']);
     const hoursAfter = await api(site, `/internal/sites/${site.siteId}/traffic`);
     const sum = (body: { hours: { pageViews: number }[] }) => body.hours.reduce((s, h) => s + h.pageViews, 0);
     expect(sum(hoursAfter.body)).toBe(sum(hoursBefore.body) + 1);

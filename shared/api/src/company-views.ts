@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { NETWORK_TYPES } from '@glimpse/validation';
 import { companyRecordSchema } from './companies.js';
+import { intentSchema } from './intent.js';
 
 const at = z.iso.datetime();
 
@@ -32,7 +33,7 @@ export const visitorLocationSchema = z
   })
   .meta({ id: 'VisitorLocation', description: 'where the last located page view came from (a City database, at collection)' });
 
-export const COMPANY_SORTS = ['last_visit', 'page_views'] as const;
+export const COMPANY_SORTS = ['last_visit', 'page_views', 'score'] as const;
 export const COMPANY_WINDOW_DAYS_DEFAULT = 30;
 export const COMPANIES_CSV_MAX = 10_000;
 
@@ -53,6 +54,9 @@ export const companySummarySchema = z
     location: orNull(visitorLocationSchema).meta({ description: 'where its latest visitor was' }),
     network_type: z.enum(NETWORK_TYPES).nullable().meta({ description: "its latest visitor's network type" }),
     firmographics: orNull(companyRecordSchema).meta({ description: 'null when no company record has this domain' }),
+    intent: intentSchema
+      .optional()
+      .meta({ description: "the company's intent score now (its visitors' scores added, at most 100) and its reasons (its visitors' merged)" }),
   })
   .meta({ id: 'CompanySummary', description: 'a company that visited in the window' });
 

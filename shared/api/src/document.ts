@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { companyEnrichmentBulkSchema, companyEnrichmentInputSchema, companyRecordSchema } from './companies.js';
 import { COMPANIES_CSV_MAX, COMPANY_SORTS, companyDetailSchema, companyListSchema } from './company-views.js';
 import { registerSegmentAlertWebhooks } from './alerts.js';
+import { registerSegments } from './segments.js';
 import { enrichmentBulkSchema, enrichmentInputSchema } from './enrichment.js';
 import { batchResultSchema, errorBodySchema, eventAckSchema, eventBatchSchema, eventInputSchema } from './events.js';
 import {
@@ -32,7 +33,15 @@ import {
   usageSchema,
 } from './management.js';
 import { enrichedRecordSchema, visitorDetailsSchema } from './records.js';
-import { linkTokenCreatedSchema, linkTokenInputSchema, pageRuleInputSchema, pageRuleSchema, visitorRecordSchema } from './identification.js';
+import {
+  linkTokenCreatedSchema,
+  linkTokenInputSchema,
+  pageRuleInputSchema,
+  pageRuleSchema,
+  pageRuleUpdateSchema,
+  visitorRecordSchema,
+} from './identification.js';
+import { intentSettingsInputSchema, intentSettingsSchema } from './intent.js';
 import {
   collectAnswerSchema,
   collectRequestSchema,
@@ -43,6 +52,7 @@ import {
   siteStatsSchema,
   siteTrafficSchema,
   siteUpdateSchema,
+  VISITOR_SORTS,
   visitorSummarySchema,
 } from './sites.js';
 import {
@@ -267,6 +277,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerSegmentAlertWebhooks(registry);
   registerCompanies(registry, security);
   registerCompanyViews(registry, security);
+  registerIntent(registry, security);
+  registerSegments(managementOperations(registry, security, 'Segments'));
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
@@ -302,7 +314,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
 
 const MANAGEMENT_ERRORS: ErrorStatus[] = [400, 401, 403, 404, 413, 415, 422, 429, 500, 503];
 
-type Method = 'get' | 'post' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Ok = { status: number; description: string; schema?: z.ZodType };
 
 const idParam = { params: z.object({ id: z.string().meta({ description: "the id (a UUID); another account's is 404" }) }) };
@@ -348,6 +360,24 @@ function managementOperations(registry: OpenAPIRegistry, security: Record<string
       } as never,
     });
   };
+}
+
+/** Intent scores' weights (GET and PUT /account/intent), answered by the visitors service. */
+function registerIntent(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
+  const op = managementOperations(registry, security, 'Account');
+  op('get', '/account/intent', 'intent.getSettings', "The weights and half-life of the account's intent scores", {
+    status: 200,
+    description: 'the settings (the defaults until changed)',
+    schema: intentSettingsSchema,
+  });
+  op(
+    'put',
+    '/account/intent',
+    'intent.putSettings',
+    "Change the weights or the half-life of the account's intent scores: every score is recomputed within minutes",
+    { status: 200, description: 'the settings', schema: intentSettingsSchema },
+    { body: { required: true, content: json(intentSettingsInputSchema) } },
+  );
 }
 
 /** The management API under /account. */
@@ -648,6 +678,10 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
     {
       query: page.extend({
         identified: z.enum(['true', 'false']).optional().meta({ description: 'only the identified visitors (true) or only the others (false)' }),
+        sort: z
+          .enum(VISITOR_SORTS)
+          .optional()
+          .meta({ description: 'last_seen (default: identified first, then the latest seen) or score (the highest intent score now first)' }),
       }),
     },
   );
@@ -685,7 +719,7 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
     "Revoke every link token of the account issued so far (tokens made afterwards identify as usual). Tokens of an erased person's emails are revoked by the erasure",
     { status: 204, description: 'revoked' },
   );
-  op('get', '/account/page-rules', 'sites.listPageRules', 'The page rules: page views of identified visitors that become events', {
+  op('get', '/account/page-rules', 'sites.listPageRules', 'The page rules: page views that become events (identified visitors) or intent points', {
     status: 200,
     description: 'the rules',
     schema: listOf(pageRuleSchema),
@@ -694,7 +728,7 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
     'post',
     '/account/page-rules',
     'sites.createPageRule',
-    "Make an identified visitor's matching page view an event for the person (once per rule per session), through the same pipeline as POST /events",
+    "Make an identified visitor's matching page view an event for the person (once per rule per session), through the same pipeline as POST /events (the workflows add-on), and/or worth intent points (weight) for any visitor, once per rule per session",
     { status: 201, description: 'created', schema: pageRuleSchema },
     {
       body: { required: true, content: json(pageRuleInputSchema) },
@@ -706,6 +740,14 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
         content: json(errorBodySchema),
       },
     },
+  );
+  op(
+    'patch',
+    '/account/page-rules/{id}',
+    'sites.updatePageRule',
+    "Change a page rule's weight (the account's scores are recomputed within minutes)",
+    { status: 200, description: 'the rule', schema: pageRuleSchema },
+    { ...idParam, body: { required: true, content: json(pageRuleUpdateSchema) } },
   );
   op('delete', '/account/page-rules/{id}', 'sites.deletePageRule', 'Delete a page rule', { status: 204, description: 'deleted' }, idParam);
 }

@@ -9,6 +9,13 @@ import { emailSchema, EVENT_NAME_PATTERN } from '@glimpse/validation';
 export const LINK_TOKEN_TTL_DAYS = { min: 1, max: 90, default: 30 } as const;
 export const MAX_PAGE_RULES_PER_ACCOUNT = 100;
 export const PAGE_RULE_PATTERN_MAX = 256;
+export const PAGE_RULE_WEIGHT_MAX = 100;
+
+const pageRuleWeight = z
+  .number({ error: `weight must be a number from 0 to ${PAGE_RULE_WEIGHT_MAX}` })
+  .min(0, `weight must be a number from 0 to ${PAGE_RULE_WEIGHT_MAX}`)
+  .max(PAGE_RULE_WEIGHT_MAX, `weight must be a number from 0 to ${PAGE_RULE_WEIGHT_MAX}`)
+  .meta({ description: "intent points of a matching page view (any visitor's), once per rule per session (default 0); no add-on needed" });
 
 const at = z.iso.datetime();
 
@@ -54,17 +61,43 @@ export const pageRuleInputSchema = z
         .max(PAGE_RULE_PATTERN_MAX, `pattern must be 1 to ${PAGE_RULE_PATTERN_MAX} characters`)
         .startsWith('/', 'pattern must be a path starting with /')
         .meta({ description: 'a path glob: * matches any characters (e.g. /pricing*)' }),
-      event: z.string({ error: 'event is required' }).regex(EVENT_NAME_PATTERN, 'event must be 1 to 64 characters: letters, digits, _ . : -').meta({
-        description: "the event an identified visitor's matching page view becomes for the person's email (once per rule per session), like POST /events",
-      }),
+      event: z
+        .string({ error: 'event must be a string' })
+        .regex(EVENT_NAME_PATTERN, 'event must be 1 to 64 characters: letters, digits, _ . : -')
+        .nullable()
+        .optional()
+        .meta({
+          description:
+            "the event an identified visitor's matching page view becomes for the person's email (once per rule per session), like POST /events; needs the workflows add-on. Leave it out for a rule that only scores",
+        }),
+      weight: pageRuleWeight.optional(),
     },
-    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {pattern, event}` : 'body must be a JSON object') },
+    {
+      error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {pattern, event, weight}` : 'body must be a JSON object'),
+    },
   )
+  .refine((r) => (r.event ?? null) !== null || (r.weight ?? 0) > 0, 'a page rule needs an event or a weight above 0')
   .meta({ id: 'PageRuleInput' });
 
+export const pageRuleUpdateSchema = z
+  .strictObject(
+    { weight: pageRuleWeight },
+    { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {weight}` : 'body must be a JSON object') },
+  )
+  .meta({ id: 'PageRuleUpdate', description: "a page rule's new weight (the account is re-scored within minutes)" });
+
 export const pageRuleSchema = z
-  .object({ id: z.uuid(), pattern: z.string(), event: z.string(), createdAt: at })
-  .meta({ id: 'PageRule', description: `a page view that becomes an event; at most ${MAX_PAGE_RULES_PER_ACCOUNT} per account` });
+  .object({
+    id: z.uuid(),
+    pattern: z.string(),
+    event: z.string().nullable().meta({ description: 'null: the rule only scores' }),
+    weight: z.number().min(0).max(PAGE_RULE_WEIGHT_MAX),
+    createdAt: at,
+  })
+  .meta({
+    id: 'PageRule',
+    description: `a page view that becomes an event, intent points, or both; at most ${MAX_PAGE_RULES_PER_ACCOUNT} per account`,
+  });
 
 const identityLinkSchema = z
   .object({

@@ -18,4 +18,5 @@ export * from './alerts.js';
 export * from './sites.js';
 export * from './identification.js';
 export * from './records.js';
+export * from './intent.js';
 export type { InternalVisitorPageViews } from './internal-visitors.js';

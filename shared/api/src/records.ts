@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { companyRecordSchema } from './companies.js';
 import { networkSchema, visitorLocationSchema } from './company-views.js';
+import { intentSchema } from './intent.js';
 
 export type JsonScalar = string | number | boolean;
 export type JsonValue = JsonScalar | null | JsonValue[] | { [key: string]: JsonValue };
@@ -309,6 +310,9 @@ export const visitorDetailsSchema = z
       .meta({
         description: "the firmographics of the company the visitor counts for (a work email's domain, else its network's company), when a record exists",
       })
+      .optional(),
+    intent: intentSchema
+      .meta({ description: "beyond the spec's fields: the visitor's intent score now and the reason for every point (a visitor seen by the site tag)" })
       .optional(),
   })
   .meta({

@@ -3,6 +3,7 @@
 // checked for shape here; the gateway normalises them (domain/site-input.ts).
 import { z } from 'zod';
 import { networkSchema, orNull, visitorLocationSchema } from './company-views.js';
+import { intentSchema } from './intent.js';
 import { COLLECTED_ID_PATTERN, ENGAGED_SECONDS_MAX, EVENT_NAME_PATTERN, VISITOR_ID_PATTERN } from '@glimpse/validation';
 
 export const MAX_SITES_PER_ACCOUNT = 50;
@@ -242,8 +243,11 @@ export const visitorSummarySchema = z
       .nullable()
       .optional()
       .meta({ description: "the company the visitor counts for (a work email's domain, else the network's company): GET /account/companies/{key}" }),
+    intent: intentSchema.optional().meta({ description: "the visitor's intent score now and its reasons" }),
   })
   .meta({ id: 'VisitorSummary' });
+
+export const VISITOR_SORTS = ['last_seen', 'score'] as const;
 
 // POST /collect: the wire format of the tag. One level of traits and properties, like events.
 const propertyValue = z.union([z.string().max(1024), z.number().finite(), z.boolean()], {

@@ -16,6 +16,8 @@ export interface TagVisitorFields extends InternalVisitorPageViews {
   location?: Record<string, unknown>;
   /** The company it counts for (a work email's domain, else the network's company), whose firmographics the lookup adds. */
   company_key?: string;
+  /** Its intent score now and the reason for every point. */
+  intent?: { score: number; reasons: { reason: string; points: number; at: string }[] };
 }
 
 export const PERSON_FIELDS = ['firstName', 'lastName', 'name', 'email', 'company', 'company_role', 'pronet_url'] as const;
@@ -46,6 +48,7 @@ export function tagVisitorDetails(
   if (visitor.network !== undefined) details.network = visitor.network;
   if (visitor.location !== undefined) details.location = visitor.location;
   if (firmographics) details.company_profile = firmographics;
+  if (visitor.intent !== undefined) details.intent = visitor.intent;
   if (visitor.identified_by !== undefined) {
     const { method, at, confidence, verified } = visitor.identified_by;
     details.identified_by = { method, at, ...(typeof confidence === 'number' ? { confidence } : {}), ...(typeof verified === 'boolean' ? { verified } : {}) };

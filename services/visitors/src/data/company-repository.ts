@@ -3,8 +3,14 @@
 // company's days, people and pages. Sessions give the window (they carry their start); profiles give
 // the company, identification, network and location.
 import type { Db } from '@glimpse/db/visitors';
-import type { CompanyCounts, CompanyWindow, DayRow } from '../domain/company-views.js';
+import { companyRank, type CompanyCounts, type CompanyWindow, type DayRow } from '../domain/company-views.js';
 import type { Location } from '../domain/network-lookup.js';
+import type { IntentContribution } from '../domain/intent-score.js';
+import { DEFAULT_HALF_LIFE_DAYS } from '../domain/intent-decay.js';
+import { rawNowSql } from './intent-sql.js';
+
+/** The account's half-life in seconds, read once per query (an InitPlan), not per profile. */
+const HALF_LIFE_SECONDS = `(SELECT coalesce((SELECT half_life_days FROM intent_settings WHERE account_id = $1::uuid), ${DEFAULT_HALF_LIFE_DAYS}) * 86400)`;
 
 /** Filters on the visitors themselves (the rest are applied to the aggregate, in memory). */
 export interface VisitorFilters {
@@ -20,7 +26,8 @@ export interface VisitorFilters {
 export async function companyAggregate(db: Db, accountId: string, w: CompanyWindow, f: VisitorFilters): Promise<CompanyCounts[]> {
   // One batch transaction (no interactive one, whose 5 s timeout a loaded machine can pass): the
   // aggregate's hash tables in memory, where the default 4 MB spills a window of 100,000 visitors to disk.
-  const [, rows] = await db.$transaction([
+  const now = new Date();
+  const [, rows, scores, [settings]] = await db.$transaction([
     db.$executeRawUnsafe(`SET LOCAL work_mem = '64MB'`),
     db.$queryRawUnsafe<(Omit<CompanyCounts, 'first_visit' | 'last_visit'> & { first_visit: Date; last_visit: Date })[]>(
       `WITH v AS (
@@ -42,8 +49,26 @@ export async function companyAggregate(db: Db, accountId: string, w: CompanyWind
       f.country,
       f.networkType,
     ),
+    // Its score counts every visitor of the company (not only the window's): the scored ones, by the rank index.
+    db.$queryRawUnsafe<{ key: string; raw: number }[]>(
+      `SELECT p.company_key AS key, sum(${rawNowSql('p', '$2::timestamptz', HALF_LIFE_SECONDS)})::float8 AS raw FROM visitor_profiles p
+       WHERE p.account_id = $1::uuid AND p.intent_rank IS NOT NULL AND p.company_key IS NOT NULL GROUP BY 1`,
+      accountId,
+      now.toISOString(),
+    ),
+    db.$queryRawUnsafe<{ half_life_days: number }[]>(
+      `SELECT coalesce((SELECT half_life_days FROM intent_settings WHERE account_id = $1::uuid), ${DEFAULT_HALF_LIFE_DAYS})::float8 AS half_life_days`,
+      accountId,
+    ),
   ]);
-  return rows.map((r) => ({ ...r, first_visit: new Date(r.first_visit).toISOString(), last_visit: new Date(r.last_visit).toISOString() }));
+  const halfLife = settings?.half_life_days ?? DEFAULT_HALF_LIFE_DAYS;
+  const ranks = new Map(scores.map((s) => [s.key, companyRank(s.raw, now, halfLife)]));
+  return rows.map((r) => ({
+    ...r,
+    first_visit: new Date(r.first_visit).toISOString(),
+    last_visit: new Date(r.last_visit).toISOString(),
+    rank: ranks.get(r.key) ?? null,
+  }));
 }
 
 /** What a page's companies look like: the name and domain the network data gave, its latest visitor's location and network type. */
@@ -137,4 +162,21 @@ export async function companyPeople(
     pageViews: r.page_views,
     location: r.location === null ? null : (JSON.parse(r.location) as Location),
   }));
+}
+
+/** What a page's companies' scores are made of: the contributions of each one's best scored visitors (at most `perCompany`), by company. */
+export async function companyContributions(db: Db, accountId: string, keys: string[], perCompany = 100): Promise<Map<string, IntentContribution[][]>> {
+  const out = new Map<string, IntentContribution[][]>();
+  if (keys.length === 0) return out;
+  const rows = await db.$queryRawUnsafe<{ key: string; contributions: string }[]>(
+    `SELECT k.key, v.contributions FROM unnest($2::text[]) AS k(key) CROSS JOIN LATERAL (
+       SELECT p.intent_contributions::text AS contributions FROM visitor_profiles p
+       WHERE p.account_id = $1::uuid AND p.company_key = k.key AND p.intent_rank IS NOT NULL
+       ORDER BY p.intent_rank DESC LIMIT $3::int) v`,
+    accountId,
+    keys,
+    perCompany,
+  );
+  for (const r of rows) out.set(r.key, [...(out.get(r.key) ?? []), JSON.parse(r.contributions) as IntentContribution[]]);
+  return out;
 }

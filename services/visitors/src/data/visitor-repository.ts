@@ -3,7 +3,7 @@
 import { camelRow } from '@glimpse/db';
 import type { Db } from '@glimpse/db/visitors';
 import type { SessionWrite, VisitorState } from '../domain/collected-records.js';
-import type { HourRow, VisitorCursor } from '../domain/visitor-views.js';
+import type { HourRow, VisitorCursor, VisitorScoreCursor } from '../domain/visitor-views.js';
 import { PROFILE_COLUMNS as COLUMNS, profileFromRow, type ProfileRow } from './collected-store.js';
 
 export async function findVisitor(db: Db, accountId: string, visitorId: string): Promise<VisitorState | null> {
@@ -27,6 +27,37 @@ export async function visitorPage(
     accountId,
     after ? (after.identified ? 1 : 0) : null,
     after?.lastSeen ?? null,
+    after?.id ?? null,
+    limit + 1,
+    identified,
+  );
+  return rows.map(profileFromRow);
+}
+
+/** A page sorted by score: the highest intent rank first (the unscored last), then by id; one more than `limit` when there is a next page. */
+export async function visitorPageByScore(
+  db: Db,
+  accountId: string,
+  limit: number,
+  after: VisitorScoreCursor | null,
+  identified: boolean | null = null,
+): Promise<VisitorState[]> {
+  const rows = await db.$queryRawUnsafe<ProfileRow[]>(
+    // The scored by the rank index (DESC: nulls first, so they are read apart), then the unscored by id.
+    `SELECT * FROM (
+       (SELECT ${COLUMNS} FROM visitor_profiles
+        WHERE account_id = $1::uuid AND intent_rank IS NOT NULL AND ($6::bool IS NULL OR (email IS NOT NULL) = $6::bool)
+          AND (NOT $2::bool OR ($3::float8 IS NOT NULL AND (intent_rank < $3::float8 OR (intent_rank = $3::float8 AND id < $4::text))))
+        ORDER BY intent_rank DESC, id DESC LIMIT $5::int)
+       UNION ALL
+       (SELECT ${COLUMNS} FROM visitor_profiles
+        WHERE account_id = $1::uuid AND intent_rank IS NULL AND ($6::bool IS NULL OR (email IS NOT NULL) = $6::bool)
+          AND (NOT $2::bool OR $3::float8 IS NOT NULL OR id < $4::text)
+        ORDER BY id DESC LIMIT $5::int)) v
+     ORDER BY intent_rank DESC NULLS LAST, id DESC LIMIT $5::int`,
+    accountId,
+    after !== null,
+    after?.rank ?? null,
     after?.id ?? null,
     limit + 1,
     identified,

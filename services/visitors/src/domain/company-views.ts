@@ -57,12 +57,29 @@ export interface CompanyCounts {
   sessions: number;
   first_visit: string;
   last_visit: string;
+  /**
+   * Its intent rank: log2 of its visitors' scores added (uncapped) plus the time over the half-life,
+   * the same at any time (null: no score). Rounded to 1e-9, so a page's cursor holds across
+   * recomputations of the aggregate.
+   */
+  rank?: number | null;
 }
 
 const SORT_VALUE = {
   last_visit: (r: CompanyCounts) => r.last_visit,
   page_views: (r: CompanyCounts) => r.page_views,
+  score: (r: CompanyCounts) => r.rank ?? -Infinity,
 } as const;
+
+/** A company's rank from the sum of its visitors' raw scores at `now` (intentRank of the sum, rounded). */
+export function companyRank(rawNow: number, now: Date, halfLifeDays: number): number | null {
+  return rawNow > 0 ? Math.round((Math.log2(rawNow) + now.getTime() / 1000 / (halfLifeDays * 86_400)) * 1e9) / 1e9 : null;
+}
+
+/** The cursor value of a row in a sort. */
+export function companySortValue(sort: (typeof COMPANY_SORTS)[number], r: CompanyCounts): string {
+  return sort === 'page_views' ? String(r.page_views) : sort === 'score' ? String(r.rank ?? -Infinity) : r.last_visit;
+}
 
 /**
  * One page of the aggregate: the companies with at least `minVisits` sessions (and among `keys`, when
@@ -81,7 +98,14 @@ export function companyPageOf(
     return x > y ? -1 : x < y ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
   };
   const after = page.after;
-  const afterRow = after ? ({ key: after.key, last_visit: after.value, page_views: Number(after.value) } as CompanyCounts) : null;
+  const afterRow = after
+    ? ({
+        key: after.key,
+        last_visit: after.value,
+        page_views: Number(after.value),
+        rank: after.value === '-Infinity' ? null : Number(after.value),
+      } as CompanyCounts)
+    : null;
   return rows
     .filter((r) => r.sessions >= page.minVisits && (!keys || keys.has(r.key)) && (!afterRow || cmp(r, afterRow) > 0))
     .sort(cmp)

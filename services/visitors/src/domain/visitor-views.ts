@@ -4,6 +4,11 @@ import type { InternalVisitorPageViews } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { IDENTIFICATION_CONFIDENCE, VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import type { Location, Network, PageEntry, VisitorState } from './collected-records.js';
+import { visitorIntent, type IntentAnswer, type IntentWeights } from './intent-score.js';
+
+/** A profile's intent answer now ({score, reasons}) with the account's weights. */
+export const profileIntent = (v: VisitorState, now: Date, w: IntentWeights, max?: number): IntentAnswer =>
+  visitorIntent({ raw: v.intentRaw, at: v.intentAt, contributions: v.intentContributions }, now, w, max);
 
 export interface IdentifiedBy {
   method: string;
@@ -23,6 +28,7 @@ export interface VisitorDetails {
     location?: Location;
     /** The company it counts for (an email's domain or the address's company), for the firmographics. */
     company_key?: string;
+    intent?: IntentAnswer;
   };
   email?: string;
 }
@@ -39,7 +45,7 @@ export function identifiedByOf(v: VisitorState): IdentifiedBy | undefined {
   return undefined;
 }
 
-export function detailsOf(v: VisitorState): VisitorDetails {
+export function detailsOf(v: VisitorState, intent?: IntentAnswer): VisitorDetails {
   const lastPage = v.lastPages[0]?.path;
   const by = identifiedByOf(v);
   return {
@@ -55,6 +61,7 @@ export function detailsOf(v: VisitorState): VisitorDetails {
       ...(v.network ? { network: v.network } : {}),
       ...(v.location ? { location: v.location } : {}),
       ...(v.companyKey ? { company_key: v.companyKey } : {}),
+      ...(intent ? { intent } : {}),
     },
     ...(v.email ? { email: v.email } : {}),
   };
@@ -70,9 +77,10 @@ export interface VisitorListItem extends Pick<VisitorState, 'siteId' | 'firstSee
   network: Network | null;
   location: Location | null;
   companyKey: string | null;
+  intent?: IntentAnswer;
 }
 
-export function listItemOf(v: VisitorState): VisitorListItem {
+export function listItemOf(v: VisitorState, intent?: IntentAnswer): VisitorListItem {
   const by = identifiedByOf(v);
   return {
     id: v.visitorId,
@@ -89,6 +97,7 @@ export function listItemOf(v: VisitorState): VisitorListItem {
     network: v.network,
     location: v.location,
     companyKey: v.companyKey,
+    ...(intent ? { intent } : {}),
   };
 }
 
@@ -104,8 +113,8 @@ export interface VisitorRecord extends Omit<VisitorListItem, 'company'> {
   company: { name: string; domain: string | null; at: string | null } | null;
 }
 
-export function recordOf(v: VisitorState, sessions: unknown[], links: VisitorRecord['identityHistory']): VisitorRecord {
-  const { company: _name, ...item } = listItemOf(v);
+export function recordOf(v: VisitorState, sessions: unknown[], links: VisitorRecord['identityHistory'], intent?: IntentAnswer): VisitorRecord {
+  const { company: _name, ...item } = listItemOf(v, intent);
   return {
     ...item,
     firstReferrer: v.firstReferrer,
@@ -138,6 +147,27 @@ export function decodeVisitorCursor(value: string): VisitorCursor {
   const at = new Date(time);
   if (Number.isNaN(at.getTime()) || at.toISOString() !== time) throw invalid;
   return { identified: flag === '1', lastSeen: time, id };
+}
+
+/** Where a page sorted by score ends: the intent rank (null: unscored, last) and the visitor id, both descending. */
+export interface VisitorScoreCursor {
+  rank: number | null;
+  id: string;
+}
+
+export function encodeVisitorScoreCursor(c: VisitorScoreCursor): string {
+  return Buffer.from(`s|${c.rank === null ? '' : String(c.rank)}|${c.id}`).toString('base64url');
+}
+
+export function decodeVisitorScoreCursor(value: string): VisitorScoreCursor {
+  const invalid = new AppError('invalid_request', 'cursor is not valid: pass the nextCursor of a previous page as it was (with the same sort)');
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(value)) throw invalid;
+  const [flag, rank, id, ...rest] = Buffer.from(value, 'base64url').toString('utf8').split('|');
+  if (flag !== 's' || rank === undefined || id === undefined || rest.length > 0 || !VISITOR_ID_PATTERN.test(id)) throw invalid;
+  if (rank === '') return { rank: null, id };
+  const n = Number(rank);
+  if (!Number.isFinite(n) || String(n) !== rank) throw invalid;
+  return { rank: n, id };
 }
 
 export const TRAFFIC_HOURS = 24;

@@ -7,6 +7,7 @@ import { cutPage } from '@glimpse/http';
 import {
   companyFilterSchema,
   companyPageOf,
+  companySortValue,
   companyWindow,
   decodeCompanyCursor,
   encodeCompanyCursor,
@@ -16,7 +17,17 @@ import {
   type CompanyFilter,
   type CompanyWindow,
 } from '../domain/company-views.js';
-import { companyAggregate, companyDays, companyLooks, companyPages, companyPeople, type VisitorFilters } from '../data/company-repository.js';
+import {
+  companyAggregate,
+  companyContributions,
+  companyDays,
+  companyLooks,
+  companyPages,
+  companyPeople,
+  type VisitorFilters,
+} from '../data/company-repository.js';
+import { intentWeights } from '../data/intent-repository.js';
+import { companyIntent, type IntentAnswer } from '../domain/intent-score.js';
 
 const DEFAULT_LIMIT = 50;
 /** The most keys a window's firmographic filter is applied to. */
@@ -70,6 +81,22 @@ export function companyRoutes({
   const router = express.Router();
   const aggregate = aggregateCache(db, cacheMs);
 
+  /** The score now and reasons of these companies (their ranks from the aggregate, their best visitors' contributions). */
+  async function intents(accountId: string, rows: readonly CompanyCounts[]): Promise<Map<string, IntentAnswer>> {
+    const [w, contributions] = await Promise.all([
+      intentWeights(db, accountId),
+      companyContributions(
+        db,
+        accountId,
+        rows.filter((r) => typeof r.rank === 'number').map((r) => r.key),
+      ),
+    ]);
+    const at = now();
+    const rawNow = (rank: number | null | undefined) =>
+      rank === null || rank === undefined ? 0 : 2 ** (rank - at.getTime() / 1000 / (w.halfLifeDays * 86_400));
+    return new Map(rows.map((r) => [r.key, companyIntent(rawNow(r.rank), contributions.get(r.key) ?? [], at, w)]));
+  }
+
   router.post('/internal/companies/query', json, async (req, res) => {
     const f = parseFilter(req.body);
     const w = companyWindow(f, now());
@@ -82,14 +109,17 @@ export function companyRoutes({
       minVisits: f.min_visits ?? 1,
       keys: f.keys ?? null,
     });
-    const page = cutPage(rows, limit, (last) =>
-      encodeCompanyCursor({ key: last.key, value: sort === 'page_views' ? String(last.page_views) : last.last_visit }),
-    );
+    const page = cutPage(rows, limit, (last) => encodeCompanyCursor({ key: last.key, value: companySortValue(sort, last) }));
     const keys = page.items.map((r) => r.key);
-    const [looks, pages] = await Promise.all([companyLooks(db, account(res), keys), companyPages(db, account(res), w, keys)]);
+    const [looks, pages, scores] = await Promise.all([
+      companyLooks(db, account(res), keys),
+      companyPages(db, account(res), w, keys),
+      intents(account(res), page.items),
+    ]);
     res.json({
-      items: page.items.map((r) => ({
+      items: page.items.map(({ rank: _rank, ...r }) => ({
         ...r,
+        intent: scores.get(r.key) ?? { score: 0, reasons: [] },
         ...(looks.get(r.key) ?? { name: null, domain: null, location: null, network_type: null }),
         top_pages: topPages(pages.get(r.key) ?? []),
       })),
@@ -116,14 +146,24 @@ export function companyRoutes({
     const w = companyWindow(f, now());
     const row = (await aggregate(account(res), w, visitorFilters(f))).find((r) => r.key === key);
     if (!row) throw new AppError('not_found', 'no company with this key visited in the window');
-    const [looks, days, people, pages] = await Promise.all([
+    const [looks, days, people, pages, scores] = await Promise.all([
       companyLooks(db, account(res), [key]),
       companyDays(db, account(res), w, key),
       companyPeople(db, account(res), w, key),
       companyPages(db, account(res), w, [key]),
+      intents(account(res), [row]),
     ]);
     const viewed = topPages(pages.get(key) ?? [], 50);
-    res.json({ ...row, ...looks.get(key), top_pages: viewed.slice(0, 5), days: zeroFilledDays(days, w), people, pages: viewed });
+    const { rank: _rank, ...counts } = row;
+    res.json({
+      ...counts,
+      ...looks.get(key),
+      top_pages: viewed.slice(0, 5),
+      days: zeroFilledDays(days, w),
+      people,
+      pages: viewed,
+      intent: scores.get(key) ?? { score: 0, reasons: [] },
+    });
   });
   return router;
 }

@@ -7,12 +7,35 @@ import { AppError } from '@glimpse/errors';
 import { cutPage, gatewayInternalRouter, parsePageQuery, queryStrings } from '@glimpse/http';
 import { VISITOR_ID_PATTERN } from '@glimpse/messaging';
 import { isUuid, normalizeEmail } from '@glimpse/validation';
-import { decodeVisitorCursor, detailsOf, encodeVisitorCursor, listItemOf, recordOf, trafficSince, zeroFilledHours } from '../domain/visitor-views.js';
+import {
+  decodeVisitorCursor,
+  decodeVisitorScoreCursor,
+  detailsOf,
+  encodeVisitorCursor,
+  encodeVisitorScoreCursor,
+  listItemOf,
+  profileIntent,
+  recordOf,
+  trafficSince,
+  zeroFilledHours,
+} from '../domain/visitor-views.js';
+import { intentWeights } from '../data/intent-repository.js';
+import { intentRoutes } from './intent-routes.js';
 import { erasureHash } from '../data/erasure-hash.js';
-import { deleteSiteData, erasePerson, findVisitor, siteHours, siteStats, visitorPage, visitorWithHistory } from '../data/visitor-repository.js';
+import {
+  deleteSiteData,
+  erasePerson,
+  findVisitor,
+  siteHours,
+  siteStats,
+  visitorPage,
+  visitorPageByScore,
+  visitorWithHistory,
+} from '../data/visitor-repository.js';
 import { companyRoutes } from './company-routes.js';
 import { pageRulesRouter } from './page-rules-routes.js';
 import { segmentRoutes } from './segment-routes.js';
+import { eraseSegmentEntries } from '../data/segment-repository.js';
 
 function identifiedFilter(value: unknown): boolean | null {
   if (value === undefined) return null;
@@ -50,23 +73,34 @@ export function internalRouter({
     const id = req.params.visitorId as string;
     const visitor = VISITOR_ID_PATTERN.test(id) ? await findVisitor(db, account(res), id) : null;
     if (!visitor) throw new AppError('not_found', 'no visitor with this id');
-    res.json(detailsOf(visitor));
+    res.json(detailsOf(visitor, profileIntent(visitor, now(), await intentWeights(db, account(res)))));
   });
 
   router.get('/internal/visitors/:visitorId', async (req, res) => {
     const id = req.params.visitorId as string;
     const found = VISITOR_ID_PATTERN.test(id) ? await visitorWithHistory(db, account(res), id) : null;
     if (!found) throw new AppError('not_found', 'no visitor with this id');
-    res.json(recordOf(found.visitor, found.sessions, found.links));
+    const intent = profileIntent(found.visitor, now(), await intentWeights(db, account(res)));
+    res.json(recordOf(found.visitor, found.sessions, found.links, intent));
   });
 
   router.get('/internal/visitors', async (req, res) => {
     // The cursor is this list's own (identified, last seen, visitor id), so it is read apart from the limit.
-    const { cursor, identified, ...rest } = queryStrings(req.query as Record<string, unknown>, ['limit', 'cursor', 'identified']);
+    const { cursor, identified, sort, ...rest } = queryStrings(req.query as Record<string, unknown>, ['limit', 'cursor', 'identified', 'sort']);
     const { limit } = parsePageQuery(rest);
-    const rows = await visitorPage(db, account(res), limit, cursor === undefined ? null : decodeVisitorCursor(cursor), identifiedFilter(identified));
-    const page = cutPage(rows, limit, (last) => encodeVisitorCursor({ identified: last.email !== null, lastSeen: last.lastSeen, id: last.visitorId }));
-    res.json({ items: page.items.map(listItemOf), nextCursor: page.next });
+    if (sort !== undefined && sort !== 'last_seen' && sort !== 'score') throw new AppError('invalid_request', 'sort must be last_seen or score');
+    const [page, w] = await Promise.all([
+      sort === 'score'
+        ? visitorPageByScore(db, account(res), limit, cursor === undefined ? null : decodeVisitorScoreCursor(cursor), identifiedFilter(identified)).then(
+            (rows) => cutPage(rows, limit, (last) => encodeVisitorScoreCursor({ rank: last.intentRank, id: last.visitorId })),
+          )
+        : visitorPage(db, account(res), limit, cursor === undefined ? null : decodeVisitorCursor(cursor), identifiedFilter(identified)).then((rows) =>
+            cutPage(rows, limit, (last) => encodeVisitorCursor({ identified: last.email !== null, lastSeen: last.lastSeen, id: last.visitorId })),
+          ),
+      intentWeights(db, account(res)),
+    ]);
+    const at = now();
+    res.json({ items: page.items.map((v) => listItemOf(v, profileIntent(v, at, w))), nextCursor: page.next });
   });
 
   router.get('/internal/sites/:siteId/traffic', async (req, res) => {
@@ -87,10 +121,14 @@ export function internalRouter({
   router.delete('/internal/persons/:email', async (req, res) => {
     const email = normalizeEmail(req.params.email as string);
     if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
-    res.json(await erasePerson(db, account(res), email, erasureHash(erasureSecret, account(res), email)));
+    const erased = await erasePerson(db, account(res), email, erasureHash(erasureSecret, account(res), email));
+    // An unsent segment alert naming the person goes too (a sent one's message is already emptied).
+    await eraseSegmentEntries(db, account(res), email);
+    res.json(erased);
   });
 
   router.use(pageRulesRouter({ db, maxPerAccount: pageRulesPerAccount }));
+  router.use(intentRoutes({ db, account, json }));
   router.use(companyRoutes({ db, account, json, now, cacheMs: companiesCacheMs }));
   router.use(segmentRoutes({ db, account, json, now, maxPerAccount: segmentsPerAccount }));
   return router;

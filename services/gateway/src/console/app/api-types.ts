@@ -1,7 +1,7 @@
 // The shapes of the management API's answers the console reads (docs/openapi.json has them all).
 // Only the fields used here are named. Newer records come from their schemas in @glimpse/api
 // (types only: nothing of it is bundled).
-import type { NetworkRecordView, VisitorLocation } from '@glimpse/api';
+import type { IntentView, NetworkRecordView, VisitorLocation } from '@glimpse/api';
 
 export interface List<T> {
   items: T[];
@@ -196,6 +196,7 @@ export interface VisitorRow {
   location?: VisitorLocation | null;
   /** The company it counts for: GET /account/companies/{key}. */
   companyKey?: string | null;
+  intent?: IntentView;
 }
 export interface IdentityLink extends Identification {
   email: string;
@@ -227,12 +228,15 @@ export interface Visitor {
   identityHistory?: IdentityLink[];
   sessionList?: VisitorSession[];
   pages?: { path: string; title?: string | null; at: string }[];
+  intent?: IntentView;
 }
 
 export interface PageRule {
   id: string;
   pattern: string;
-  event: string;
+  /** null: the rule only scores. */
+  event: string | null;
+  weight?: number;
   createdAt?: string;
   created_at?: string;
 }

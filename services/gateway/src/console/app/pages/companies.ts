@@ -8,6 +8,7 @@ import { compact, field, filtersForm, loading, pageHeading, saveFile, table } fr
 import { h, type Child } from '../dom';
 import { count, place, recentTime, when } from '../format';
 import { action, say } from '../messages';
+import { scoreCell } from '../intent';
 import { companyPage } from './company-detail';
 import {
   NETWORK_TYPE_CHOICES,
@@ -25,8 +26,8 @@ import {
 
 const COMPANIES_LIMIT = 50;
 const TOP_PAGES_SHOWN = 3;
-const COLUMNS = ['Company', 'Industry', 'Size', 'Location', 'Visitors', 'Identified', 'Page views', 'Visits', 'Last visit', 'Top pages (views)'];
-const NUMERIC = [4, 5, 6, 7];
+const COLUMNS = ['Company', 'Score', 'Industry', 'Size', 'Location', 'Visitors', 'Identified', 'Page views', 'Visits', 'Last visit', 'Top pages (views)'];
+const NUMERIC = [1, 5, 6, 7, 8];
 // Employee ranges as company data usually labels them; the field takes any label.
 const SIZE_LABELS = ['1-10', '11-50', '51-200', '201-500', '501-1000', '1001-5000', '5001-10000', '10001+'];
 
@@ -168,6 +169,7 @@ function companiesList(initial: CompanyFilters, sites: readonly Site[]): { form:
   function companyRow(c: CompanySummary): Child[] {
     return [
       [h('a', { href: companyAddress(c.key, filters) }, c.name), c.domain ? h('div', {}, h('code', { class: 'muted nowrap' }, c.domain)) : ''],
+      scoreCell(c.intent),
       c.firmographics?.industry ?? '–',
       h('span', { class: 'nowrap' }, c.firmographics?.size ?? '–'),
       place(c.location),

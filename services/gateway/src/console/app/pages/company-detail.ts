@@ -9,6 +9,7 @@ import { field, filtersForm, loading, tableOr } from '../components';
 import { h, type Child } from '../dom';
 import { count, dateTime, place, plural, recentTime, when } from '../format';
 import { action } from '../messages';
+import { reasonsSection } from '../intent';
 import { companyAddress, companyQuery, listAddress, siteSelect, windowSelect, windowText, type CompanyFilters } from './company-filters';
 
 // Days are UTC days (the API's): labelled in UTC, or a visit would show on the day before west of it.
@@ -54,6 +55,7 @@ export async function companyPage(root: HTMLElement, key: string, initial: Compa
     body.replaceChildren(
       h('h2', {}, 'About'),
       facts(c),
+      reasonsSection(c.intent, 'this company’s visitors', 'h2'),
       h('h2', {}, 'Visits per day'),
       ...visitsChart(c, filters),
       h('h2', {}, 'People'),

@@ -22,6 +22,7 @@ export const NETWORK_TYPE_CHOICES: readonly (readonly [value: CompanyNetworkType
 export const SORT_CHOICES: readonly (readonly [value: CompanySort, label: string])[] = [
   ['last_visit', 'Last visit'],
   ['page_views', 'Page views'],
+  ['score', 'Intent score'],
 ];
 
 export interface CompanyFilters {

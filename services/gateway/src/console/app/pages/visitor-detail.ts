@@ -5,6 +5,7 @@ import type { Identification, Visitor } from '../api-types';
 import { loading, tableOr } from '../components';
 import { h, type Child } from '../dom';
 import { confidence, duration, network, place, when } from '../format';
+import { reasonsSection } from '../intent';
 import { companyHref } from './company-filters';
 
 const METHOD_NAMES: Readonly<Record<string, string>> = {
@@ -67,6 +68,7 @@ export async function showVisitor(slot: HTMLElement, id: string, filter: string)
       h('dt', {}, 'Last seen'),
       h('dd', {}, when(v.lastSeen)),
     ),
+    reasonsSection(v.intent, 'this visitor', 'h3'),
     h('h3', {}, 'Identity history'),
     tableOr(
       h('p', { class: 'muted' }, 'Never identified by a person method.'),

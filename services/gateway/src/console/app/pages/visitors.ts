@@ -9,6 +9,7 @@ import { action } from '../messages';
 import { poll } from '../poll';
 import { companyHref } from './company-filters';
 import { showVisitor } from './visitor-detail';
+import { scoreCell } from '../intent';
 
 const VISITORS_POLL_MS = 10_000;
 const VISITORS_LIMIT = 50;
@@ -18,6 +19,12 @@ const VISITOR_FILTERS: readonly (readonly [value: string, label: string, identif
   ['all', 'All visitors', null],
   ['identified', 'Identified', 'true'],
   ['anonymous', 'Anonymous', 'false'],
+];
+
+/** The list's orders: the latest seen (identified first), or the highest intent score now. */
+const VISITOR_SORTS: readonly (readonly [value: string, label: string])[] = [
+  ['last_seen', 'Last seen'],
+  ['score', 'Intent score'],
 ];
 
 const visitorHref = (id: string, filter: string): string => `#/visitors?${new URLSearchParams({ ...(filter !== 'all' ? { filter } : {}), visitor: id })}`;
@@ -35,13 +42,32 @@ export async function visitorsPage(root: HTMLElement, params: URLSearchParams): 
   const updated = h('p', { class: 'muted', id: 'visitors-updated' });
   const wantedFilter = params.get('filter');
   let filter = VISITOR_FILTERS.find(([v]) => v === wantedFilter)?.[0] ?? 'all';
+  let sort = params.get('sort') === 'score' ? 'score' : 'last_seen';
+  // The order is kept in the address with the filter.
+  const address = () => {
+    const q = new URLSearchParams({ ...(filter !== 'all' ? { filter } : {}), ...(sort === 'score' ? { sort } : {}) }).toString();
+    return q ? `#/visitors?${q}` : '#/visitors';
+  };
+  const sortSelect = h(
+    'select',
+    {
+      onchange: action(async () => {
+        sort = sortSelect.value;
+        history.replaceState(null, '', address());
+        detail.replaceChildren();
+        results.replaceChildren(loading());
+        await load();
+      }),
+    },
+    VISITOR_SORTS.map(([value, label]) => h('option', { value, selected: value === sort }, label)),
+  );
   // The filter is kept in the address, so a reload or a visitor's Close link comes back to it.
   const filterSelect = h(
     'select',
     {
       onchange: action(async () => {
         filter = filterSelect.value;
-        history.replaceState(null, '', filter === 'all' ? '#/visitors' : `#/visitors?filter=${filter}`);
+        history.replaceState(null, '', address());
         detail.replaceChildren();
         results.replaceChildren(loading());
         await load();
@@ -51,6 +77,7 @@ export async function visitorsPage(root: HTMLElement, params: URLSearchParams): 
   );
   const columns = [
     'Visitor',
+    'Score',
     'Email',
     'Page views',
     'Sessions',
@@ -64,6 +91,7 @@ export async function visitorsPage(root: HTMLElement, params: URLSearchParams): 
   ];
   const row = (v: VisitorRow): Child[] => [
     h('a', { href: visitorHref(v.id, filter), 'aria-label': `Open visitor ${v.id}` }, h('code', {}, v.id)),
+    scoreCell(v.intent),
     v.email ??
       (v.company
         ? ['anonymous, ', h('span', { class: 'company' }, typeof v.company === 'string' ? v.company : v.company.name)]
@@ -88,12 +116,18 @@ export async function visitorsPage(root: HTMLElement, params: URLSearchParams): 
   ];
   async function load() {
     const identified = VISITOR_FILTERS.find(([v]) => v === filter)?.[2];
-    const query = new URLSearchParams({ limit: String(VISITORS_LIMIT), ...(identified ? { identified } : {}) });
+    const query = new URLSearchParams({ limit: String(VISITORS_LIMIT), ...(identified ? { identified } : {}), ...(sort === 'score' ? { sort } : {}) });
     const { items } = await api<List<VisitorRow>>('GET', `visitors?${query}`);
     if (!results.isConnected) return false;
     const empty = filter === 'all' ? 'No visitors yet. Install a site’s tag (Sites) and they appear here.' : `No ${filter} visitors yet.`;
     results.replaceChildren(
-      items.length ? h('div', { class: 'table-scroll' }, compact(table('Latest visitors', columns, items.map(row), [2, 3, 4]))) : h('p', {}, empty),
+      items.length
+        ? h(
+            'div',
+            { class: 'table-scroll' },
+            compact(table(sort === 'score' ? 'Visitors by intent score' : 'Latest visitors', columns, items.map(row), [1, 3, 4, 5])),
+          )
+        : h('p', {}, empty),
     );
     updated.replaceChildren(
       'Updated ',
@@ -109,7 +143,7 @@ export async function visitorsPage(root: HTMLElement, params: URLSearchParams): 
       `The ${VISITORS_LIMIT} latest visitors seen by your sites’ tags: identified ones first, then the most recently seen. Open one to see why it was identified.`,
     ),
     detail,
-    h('div', { class: 'filters' }, field('visitors-filter', 'Show', filterSelect)),
+    h('div', { class: 'filters' }, field('visitors-filter', 'Show', filterSelect), field('visitors-sort', 'Sort by', sortSelect)),
     h('div', { class: 'actions' }, updated, h('button', { type: 'button', class: 'secondary', onclick: action(async () => poller.now()) }, 'Refresh now')),
     results,
   );
