@@ -179,6 +179,7 @@ describe('console: companies', () => {
     expect(await rows.nth(0).locator('th').textContent()).toMatch(new RegExp(`^${milton.name}`)); // visited last
     expect(await cells(page, boxford.name)).toEqual([
       `${boxford.name}${boxford.domain}`,
+      expect.stringMatching(/^\d+$/), // the intent score
       'Industrial Machinery',
       '51-200',
       'Boxford, England, GB',
@@ -191,6 +192,7 @@ describe('console: companies', () => {
     ]);
     expect(await cells(page, milton.name)).toEqual([
       `${milton.name}${milton.domain}`,
+      expect.stringMatching(/^\d+$/), // the intent score
       '–',
       '–',
       'Milton, Washington, US',
@@ -202,6 +204,25 @@ describe('console: companies', () => {
       '/admissions (1)',
     ]);
     await page.screenshot({ path: path.join(ARTIFACTS, 'companies.png'), fullPage: true });
+
+    // The intent score: 3 a session, 1 a page view by default, its reasons on hover; sorted by it, Boxford (9) leads Milton (4).
+    const score = (name: string) =>
+      page
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name }) })
+        .locator('.score');
+    expect(await score(boxford.name).textContent()).toBe('9');
+    expect(await score(boxford.name).getAttribute('title')).toBe('2 sessions: 6 points\n3 page views: 3 points');
+    await page.getByLabel('Sort by').selectOption('score');
+    await page.getByRole('button', { name: 'Show companies' }).click();
+    await waitFor(async () => new URL(page.url()).hash.includes('sort=score') && (await rows.nth(0).locator('th').textContent())?.startsWith(boxford.name), {
+      timeoutMs: 10_000,
+      what: 'the companies by intent score',
+    });
+    expect(await rows.nth(1).locator('th').textContent()).toMatch(new RegExp(`^${milton.name}`));
+    expect(await score(milton.name).textContent()).toBe('4');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'companies-by-score.png'), fullPage: true });
+    await page.getByLabel('Sort by').selectOption('last_visit');
 
     // The network filter keeps the college alone, and the address keeps the filter.
     await page.getByLabel('Network').selectOption('education');
@@ -249,6 +270,12 @@ describe('console: companies', () => {
       Network: 'business network',
       'Latest visitor in': 'Boxford, England, GB',
     });
+    // Its score and the reason for every point.
+    await page.getByRole('heading', { level: 2, name: 'Intent score: 9' }).waitFor();
+    expect(await page.locator('section.intent li').allTextContents()).toEqual([
+      expect.stringMatching(/^\+6 2 sessions \(last /),
+      expect.stringMatching(/^\+3 3 page views \(last /),
+    ]);
     const bars = await page
       .locator('svg.visits-chart rect.bar')
       .evaluateAll((rects) =>

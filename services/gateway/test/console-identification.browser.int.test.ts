@@ -224,7 +224,7 @@ describe('console: identification', () => {
       timeoutMs: 10_000,
       what: 'the identified visitor alone',
     });
-    expect((await rows.nth(0).locator('th, td').allTextContents())[8]).toMatch(/^form, .*, confidence 0\.60, claimed$/);
+    expect((await rows.nth(0).locator('th, td').allTextContents())[9]).toMatch(/^form, .*, confidence 0\.60, claimed$/);
     await page.getByLabel('Show').selectOption('anonymous');
     await waitFor(async () => (await rows.count()) === 1 && (await rows.nth(0).locator('th').textContent()) === anonymous, {
       timeoutMs: 10_000,
