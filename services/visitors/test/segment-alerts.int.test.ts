@@ -3,13 +3,15 @@
 // an alert window (none on a second evaluation, none when it leaves and comes back in the window,
 // a new one in the next window), the outbox publishes it to visitors.segments (a valid
 // segment.entered, keyed account:segment) and empties it, the retention deletes it once its window
-// has passed; the digest goes once per account-local day at or after its hour.
+// has passed; the digest goes once per account-local day at or after its hour; and the running
+// service's own loop does the same.
 import { randomUUID } from 'node:crypto';
 import { createDb, type Db } from '@glimpse/db/visitors';
 import { createBatchingProducer, segmentDigestSchema, segmentEnteredSchema, TOPICS, type BatchingProducer } from '@glimpse/messaging';
 import { serviceDatabaseUrl } from '../../../test/config';
 import { endOffsets, readTopic, testKafka } from '../../../test/support/kafka-helpers';
-import { closeTestDb, testSql } from '../../../test/support/stack';
+import { closeTestDb, testSql, waitFor } from '../../../test/support/stack';
+import { startTestVisitorsService } from '../../../test/support/visitors';
 import { evaluateSegments, publishEntries, purgeEntries, sendDigests } from '../src/data/segment-alerts';
 import { createSegment, deleteAccountSegments, eraseSegmentEntries } from '../src/data/segment-repository';
 import { saveAlertSettings } from '../src/data/alert-settings';
@@ -212,4 +214,28 @@ it('when a person is erased before their entry is sent, then the entry goes; whe
   expect(await membersOf(segment.id)).toEqual([]);
   const settings = await testSql().$queryRawUnsafe<unknown[]>(`SELECT 1 FROM visitors.alert_settings WHERE account_id = $1::uuid`, accountId);
   expect(settings).toEqual([]);
+});
+
+it('when the visitors service runs, then its background loop evaluates a new segment, and a visitor entering it reaches visitors.segments', async () => {
+  const service = await startTestVisitorsService({ SEGMENTS_EVALUATE_INTERVAL_MS: '1000' });
+  try {
+    const accountId = newAccount();
+    const site = randomUUID();
+    const segment = await createSegment(db, accountId, { name: 'Live', kind: 'visitors', filter: { min_score: 10 }, alertWindowHours: 1, keys: null });
+    // The first evaluation takes the (empty) segment's members.
+    await waitFor(
+      async () =>
+        (await testSql().$queryRawUnsafe<{ e: Date | null }[]>(`SELECT evaluated_at AS e FROM visitors.segments WHERE id = $1::uuid`, segment.id))[0]?.e,
+      { what: 'the first evaluation' },
+    );
+    const from = await endOffsets(TOPICS.visitorsSegments);
+    const visitor = await seedVisitor(accountId, site, { score: 25, at: new Date(), email: null });
+    const read = await readTopic(TOPICS.visitorsSegments, { from, until: (ms) => ms.some((m) => m.key === `${accountId}:${segment.id}`), timeoutMs: 30_000 });
+    const message = segmentEnteredSchema.parse(read.find((m) => m.key === `${accountId}:${segment.id}`)!.json);
+    expect(message.member).toMatchObject({ kind: 'visitor', key: visitor, email: null, score: 25 });
+    await waitFor(async () => (await entriesOf(segment.id))[0]?.published_at, { what: 'the entry marked published' });
+    expect((await entriesOf(segment.id))[0]!.message).toEqual({});
+  } finally {
+    await service.stop();
+  }
 });
