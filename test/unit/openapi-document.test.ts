@@ -157,6 +157,7 @@ describe('interfaceViolations', () => {
     const endpoint = {
       id: '0b6c2a1e-3f1d-4c5e-9a7b-2d8e6f4a1c3b',
       url: 'https://93.184.216.34/hooks',
+      kind: 'webhook',
       events: ['enrollment.started'],
       enabled: true,
       disabledReason: null,
