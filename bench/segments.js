@@ -33,6 +33,7 @@ Options:
   --skip-build     do not build first
   --help           this text`;
 
+/** @type {[string, string, Record<string, unknown>][]} */
 const FILTERS = [
   ['visitors', 'score ≥ 50', { min_score: 50 }],
   ['visitors', 'score ≥ 30 and /pricing* within 7 days', { min_score: 30, pages: { pattern: '/pricing*', within_days: 7 } }],
