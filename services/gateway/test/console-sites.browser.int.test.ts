@@ -156,12 +156,13 @@ describe('console: sites, traffic and visitors', () => {
     });
     const cells = (row: number) => rows.nth(row).locator('th, td').allTextContents();
     const [first, second] = [await cells(0), await cells(1)];
-    expect(first.slice(0, 4)).toEqual([known, email, '1', '1']);
-    expect(first[5]).toBe('/pricing');
-    expect(first[8]).toMatch(/^identify, /);
-    expect(second.slice(0, 4)).toEqual([anonymous, 'anonymous', '1', '1']);
-    expect(second[5]).toBe('/blog/hello');
-    expect(second[8]).toBe('–');
+    // The score: a page view (1 point) and a session (3) with the default weights.
+    expect(first.slice(0, 5)).toEqual([known, '4', email, '1', '1']);
+    expect(first[6]).toBe('/pricing');
+    expect(first[9]).toMatch(/^identify, /);
+    expect(second.slice(0, 5)).toEqual([anonymous, '4', 'anonymous', '1', '1']);
+    expect(second[6]).toBe('/blog/hello');
+    expect(second[9]).toBe('–');
     expect(await page.locator('#visitors-updated').textContent()).toMatch(/^Updated /);
     await screenshot(page, 'visitors');
 
