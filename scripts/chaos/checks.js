@@ -439,17 +439,35 @@ async function visitorsChecks({ brokers, siteId, load, details }) {
   const lost = [];
   for (const [vid, ids] of load.acked) for (const id of ids) if (!byVisitor.get(vid)?.ids.has(id)) lost.push(`${vid}/${id}`);
   const mismatches = [];
+  const scoreMismatches = [];
   let compared = 0;
+  const now = Date.now();
   for (const [vid, v] of byVisitor) {
     let sessions = 0;
     let campaign = null;
+    // The intent score with the default weights (a page view 1 point, a session 3; the site has no
+    // weighted rule and the load sends no engagement): per UTC day and kind, the units summed at the
+    // day's last time, each decayed by the 7-day half-life, at most 100.
+    const units = new Map();
+    const add = (kind, at) => {
+      const key = `${kind}@${new Date(at).toISOString().slice(0, 10)}`;
+      const u = units.get(key) ?? { weight: kind === 'session' ? 3 : 1, n: 0, at: 0 };
+      units.set(key, { ...u, n: u.n + 1, at: Math.max(u.at, at) });
+    };
     for (const m of v.views) {
       const c = m.utm?.campaign ?? null;
+      const at = Date.parse(m.receivedAt);
       if (sessions === 0 || (c !== null && c !== campaign)) {
         sessions++;
         campaign = c;
+        add('session', at);
       }
+      add('page_view', at);
     }
+    const lastAt = Date.parse(v.views.at(-1).receivedAt);
+    const decay = (from, to) => 2 ** (-Math.max(0, to - from) / (7 * 86_400_000));
+    const raw = [...units.values()].reduce((sum, u) => sum + u.weight * u.n * decay(u.at, lastAt), 0);
+    const score = Math.min(100, raw * decay(lastAt, now));
     const expected = {
       page_views: v.views.length,
       sessions,
@@ -459,6 +477,10 @@ async function visitorsChecks({ brokers, siteId, load, details }) {
     };
     const res = await details(vid);
     const got = res.status === 200 ? (res.body?.visitor ?? {}) : { status: res.status };
+    // The score is an integer of a sum that kept decaying since: within half a point (a page view or a session more or less is 1 or 4).
+    const gotScore = res.status === 200 ? res.body?.visitor?.intent?.score : undefined;
+    if (typeof gotScore !== 'number' || Math.abs(gotScore - score) >= 0.55)
+      scoreMismatches.push({ vid, expected: Math.round(score * 100) / 100, actual: gotScore ?? null });
     const actual = {
       page_views: got.page_views,
       sessions: got.sessions,
@@ -487,6 +509,11 @@ async function visitorsChecks({ brokers, siteId, load, details }) {
         detail: mismatches.length
           ? `${mismatches.length} of ${compared} differ, e.g. ${JSON.stringify(mismatches[0])}`
           : `${compared} visitors, ${pageViews} page views`,
+      },
+      {
+        name: "every visitor's intent score equals a replay of its page views in Kafka (a page view 1 point, a session 3, decayed)",
+        ok: scoreMismatches.length === 0 && compared > 0,
+        detail: scoreMismatches.length ? `${scoreMismatches.length} of ${compared} differ, e.g. ${JSON.stringify(scoreMismatches[0])}` : `${compared} visitors`,
       },
       { name: 'no collected page view dead-lettered (visitors.collected.dlq)', ok: dlq.length === 0, detail: `${dlq.length}` },
     ],
