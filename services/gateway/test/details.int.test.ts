@@ -52,6 +52,14 @@ describe('details of a visitor seen by the tag', () => {
       last_seen: expect.any(String),
       last_page: '/pricing',
       engaged_seconds: 0,
+      // Beyond the seven fields: the intent score with the default weights, a session 3 points and a page view 1.
+      intent: {
+        score: 5,
+        reasons: [
+          { reason: '1 session', points: 3, at: expect.any(String) },
+          { reason: '2 page views', points: 2, at: expect.any(String) },
+        ],
+      },
     });
   });
 
@@ -92,6 +100,14 @@ describe('details of a visitor seen by the tag', () => {
       last_seen: expect.any(String),
       last_page: '/signup',
       engaged_seconds: 21,
+      // A session 3, a page view 1; 21 engaged seconds are 0.35 of a minute's point, rounded away.
+      intent: {
+        score: 4,
+        reasons: [
+          { reason: '1 session', points: 3, at: expect.any(String) },
+          { reason: '1 page view', points: 1, at: expect.any(String) },
+        ],
+      },
       // The site does not verify identity: the identify is a claim.
       identified_by: { method: 'identify', at: expect.any(String), confidence: 0.7, verified: false },
       // The person's work domain: the persons import made its company record.
