@@ -6,8 +6,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { companyEnrichmentBulkSchema, companyEnrichmentInputSchema, companyRecordSchema } from './companies.js';
 import { COMPANIES_CSV_MAX, COMPANY_SORTS, companyDetailSchema, companyListSchema } from './company-views.js';
-import { registerSegmentAlertWebhooks } from './alerts.js';
 import { registerSegments } from './segments.js';
+import { registerPayloadWebhooks } from './webhook-payloads.js';
 import { enrichmentBulkSchema, enrichmentInputSchema } from './enrichment.js';
 import { batchResultSchema, errorBodySchema, eventAckSchema, eventBatchSchema, eventInputSchema } from './events.js';
 import {
@@ -57,7 +57,6 @@ import {
 } from './sites.js';
 import {
   WEBHOOK_DELIVERY_STATUSES,
-  companyVisitedPayloadSchema,
   webhookCreateSchema,
   webhookDeliverySchema,
   webhookEndpointCreatedSchema,
@@ -152,14 +151,65 @@ function bulkResult(record: string) {
   } as never;
 }
 
+type Security = Record<string, string[]>[];
+
+/** The document's tags: what each group of operations is and the credential it takes. */
+const TAGS = [
+  { name: 'Lookups', description: 'Visitor details and enrichment, with an API key' },
+  { name: 'Events', description: 'Events, with an event token' },
+  { name: 'Collect', description: 'What the site tag sends from the browser, with the publishable site key (glp_…) in the body' },
+  {
+    name: 'Sites',
+    description:
+      'Sites with their tag, origins, identification settings and traffic, the visitors the tag has seen, email-link tokens and page rules; an API key with the account:manage scope',
+  },
+  { name: 'Account', description: 'The management API: an API key with the account:manage scope, acting on its own account' },
+  {
+    name: 'Webhooks',
+    description:
+      "Webhook endpoints that receive enrollment.started, enrollment.stopped, visitor.identified (a visitor linked to a person: visitor_id, site_id, method, confidence, email and the person's details fields that are known), company.visited (a named company's first visit to a site in a UTC day, with its firmographics: the CompanyVisitedPayload webhook), segment.entered and segment.digest (segment alerts); Slack endpoints (kind slack) that receive the segment alerts as Block Kit messages; their signing secrets and deliveries; an API key with the account:manage scope",
+  },
+];
+
 export function buildOpenApiDocument(): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
+  const security = registerCommonComponents(registry);
+  registerLookups(registry, security);
+  registerEvents(registry, security);
+  registerCollect(registry);
+  registerManagement(registry, security);
+  registerSites(registry, security);
+  registerWebhooks(registry, security);
+  registerPayloadWebhooks(registry);
+  registerCompanies(registry, security);
+  registerCompanyViews(registry, security);
+  registerIntent(registry, security);
+  registerSegments(managementOperations(registry, security, 'Segments'));
+
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Glimpse API',
+      version: API_VERSION,
+      description:
+        'Visitor details and person enrichment (API key), and events that start and stop playbooks (event token). Every error is {error, message}. ' +
+        'Field names carry neutral words in place of brands: pronet, social1, social2, codehost, startup, funding, traffic.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '/' }],
+    tags: TAGS,
+  });
+  // A plain JSON value: what is served and committed is exactly what a client parses.
+  return JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
+}
+
+/** The bearer scheme and the shared headers; answers the security requirement every operation with a credential takes. */
+function registerCommonComponents(registry: OpenAPIRegistry): Security {
   const bearer = registry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',
     description: 'An API key (glk_…) for the lookups, an event token (gle_…) for the events. A site key (glp_…) is refused (401) everywhere: it only collects.',
   });
-  const security = [{ [bearer.name]: [] }];
   registry.registerComponent('headers', 'RetryAfter', {
     required: true,
     description: 'seconds to wait before retrying',
@@ -181,6 +231,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     schema: { type: 'string', format: 'uuid' },
   });
 
+  return [{ [bearer.name]: [] }];
+}
+
+/** The visitor details and the person enrichment (single and bulk), with an API key. */
+function registerLookups(registry: OpenAPIRegistry, security: Security): void {
   registry.registerPath({
     method: 'get',
     path: '/visitors/{visitorId}/details',
@@ -237,6 +292,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
   });
   registry.registerComponent('schemas', 'BulkEnrichmentResult', bulkResult('EnrichedRecord'));
+}
+
+/** The events that start and stop playbooks (single and batch), with an event token. */
+function registerEvents(registry: OpenAPIRegistry, security: Security): void {
   registry.registerPath({
     method: 'post',
     path: '/events',
@@ -269,47 +328,6 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       ...errors([400, 401, 403, 413, 415, 429, 500, 503], RATE_HEADERS),
     },
   });
-
-  registerCollect(registry);
-  registerManagement(registry, security);
-  registerSites(registry, security);
-  registerWebhooks(registry, security);
-  registerSegmentAlertWebhooks(registry);
-  registerCompanies(registry, security);
-  registerCompanyViews(registry, security);
-  registerIntent(registry, security);
-  registerSegments(managementOperations(registry, security, 'Segments'));
-
-  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'Glimpse API',
-      version: API_VERSION,
-      description:
-        'Visitor details and person enrichment (API key), and events that start and stop playbooks (event token). Every error is {error, message}. ' +
-        'Field names carry neutral words in place of brands: pronet, social1, social2, codehost, startup, funding, traffic.',
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-    },
-    servers: [{ url: '/' }],
-    tags: [
-      { name: 'Lookups', description: 'Visitor details and enrichment, with an API key' },
-      { name: 'Events', description: 'Events, with an event token' },
-      { name: 'Collect', description: 'What the site tag sends from the browser, with the publishable site key (glp_…) in the body' },
-      {
-        name: 'Sites',
-        description:
-          'Sites with their tag, origins, identification settings and traffic, the visitors the tag has seen, email-link tokens and page rules; an API key with the account:manage scope',
-      },
-      { name: 'Account', description: 'The management API: an API key with the account:manage scope, acting on its own account' },
-      {
-        name: 'Webhooks',
-        description:
-          "Webhook endpoints that receive enrollment.started, enrollment.stopped, visitor.identified (a visitor linked to a person: visitor_id, site_id, method, confidence, email and the person's details fields that are known), company.visited (a named company's first visit to a site in a UTC day, with its firmographics: the CompanyVisitedPayload webhook), segment.entered and segment.digest (segment alerts); Slack endpoints (kind slack) that receive the segment alerts as Block Kit messages; their signing secrets and deliveries; an API key with the account:manage scope",
-      },
-    ],
-  });
-  // A plain JSON value: what is served and committed is exactly what a client parses.
-  return JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
 }
 
 const MANAGEMENT_ERRORS: ErrorStatus[] = [400, 401, 403, 404, 413, 415, 422, 429, 500, 503];
@@ -816,29 +834,6 @@ function registerWebhooks(registry: OpenAPIRegistry, security: Record<string, st
       query: page.extend({ status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional() }),
     },
   );
-  registry.registerWebhook({
-    method: 'post',
-    path: 'company.visited',
-    operationId: 'webhooks.companyVisited',
-    tags: ['Webhooks'],
-    summary: "A named company's first visit to a site in a window (a UTC day), POSTed to the endpoints subscribed to company.visited",
-    description:
-      'Signed per Standard Webhooks (webhook-id: the visit id, the same on every retry; dedupe on it). Answer 2xx within 10 s; anything else is retried.',
-    // No credential: the receiver checks the signature with the endpoint's secret.
-    security: [],
-    request: {
-      headers: z.object({
-        'webhook-id': z.uuid().meta({ description: 'the visit id: the same on every retry' }),
-        'webhook-timestamp': z
-          .string()
-          .regex(/^[0-9]+$/)
-          .meta({ description: 'Unix seconds of the attempt' }),
-        'webhook-signature': z.string().meta({ description: "v1,<base64 HMAC-SHA256>; two, space-separated, during a secret rotation's grace" }),
-      }),
-      body: { required: true, content: json(companyVisitedPayloadSchema) },
-    },
-    responses: { 200: { description: 'received (any 2xx)' } },
-  });
 }
 
 /** The companies' enrichment: billed and limited like a person's, one lookup a domain. */

@@ -19,4 +19,5 @@ export * from './sites.js';
 export * from './identification.js';
 export * from './records.js';
 export * from './intent.js';
+export * from './webhook-payloads.js';
 export type { InternalVisitorPageViews } from './internal-visitors.js';

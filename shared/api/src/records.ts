@@ -269,6 +269,22 @@ export const enrichedRecordSchema = z
   })
   .meta({ id: 'EnrichedRecord' });
 
+/**
+ * The person's seven fields of the visitor details (docs/api.md), in their order: strings, each left out
+ * when the person lacks it. The gateway's details, the visitor.identified webhook and enrichment's
+ * answer all take these, and only these, from a person.
+ */
+export const PERSON_FIELDS = [
+  'firstName',
+  'lastName',
+  'name',
+  'email',
+  'company',
+  'company_role',
+  'pronet_url',
+] as const satisfies readonly (keyof VisitorDetails)[];
+export type PersonField = (typeof PERSON_FIELDS)[number];
+
 const IDENTIFIED_BY_METHODS = ['identify', 'email_link', 'form', 'ip_company', 'import'] as const;
 
 /** Spec §2.1: every field a string, none required; the page-view fields the spec does not show follow. */

@@ -820,6 +820,66 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "enrollment.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A playbook started for a person, POSTed to the endpoints subscribed to enrollment.started
+         * @description Signed per Standard Webhooks (webhook-id: the effect id, the same on every retry; dedupe on it). Answer 2xx within 10 s; anything else is retried.
+         */
+        post: operations["webhooks.enrollmentStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "enrollment.stopped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A playbook stopped for a person, POSTed to the endpoints subscribed to enrollment.stopped
+         * @description Signed per Standard Webhooks (webhook-id: the effect id, the same on every retry; dedupe on it). Answer 2xx within 10 s; anything else is retried.
+         */
+        post: operations["webhooks.enrollmentStopped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "visitor.identified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A visitor tied to a person, POSTed to the endpoints subscribed to visitor.identified
+         * @description Signed per Standard Webhooks (webhook-id: the identification's id, the same on every retry; dedupe on it). Answer 2xx within 10 s; anything else is retried.
+         */
+        post: operations["webhooks.visitorIdentified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "company.visited": {
         parameters: {
             query?: never;
@@ -910,6 +970,73 @@ export interface components {
                 error: string;
                 message: string;
             })[];
+        };
+        /** @description an enrollment.started or enrollment.stopped delivery: a playbook started or stopped for a person */
+        EnrollmentPayload: {
+            /** @enum {string} */
+            type: "enrollment.started" | "enrollment.stopped";
+            /**
+             * Format: date-time
+             * @description when the enrollment started or stopped
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: uuid
+                 * @description the playbook effect: the webhook-id of every attempt
+                 */
+                effectId: string;
+                /**
+                 * Format: uuid
+                 * @description the event that caused it; for a stop by a suppression or an erasure, that operation's id
+                 */
+                eventId: string;
+                /** Format: uuid */
+                playbookId: string;
+                /** @description the person's email; after an erasure, its one-way stand-in (erased: and 64 hex digits) */
+                email: string;
+                /** Format: date-time */
+                at: string;
+                /**
+                 * @description only on a stop made by a suppression or an erasure
+                 * @enum {string}
+                 */
+                reason?: "suppressed" | "erased";
+            };
+        };
+        /** @description a visitor.identified delivery: a visitor was tied to a person */
+        VisitorIdentifiedPayload: {
+            /** @enum {string} */
+            type: "visitor.identified";
+            /**
+             * Format: date-time
+             * @description when the visitor was identified
+             */
+            timestamp: string;
+            data: {
+                /** @description the visitor (24 hex) */
+                visitor_id: string;
+                /** Format: uuid */
+                site_id: string;
+                /** @enum {string} */
+                method: "identify" | "form" | "email_link";
+                confidence: number;
+                /** @description a verified identification (the site's hash, an email link); false: a claim anyone with the site key could make */
+                verified: boolean;
+                email: string;
+                /** @description empty when enrichment knows nobody with the email */
+                details: {
+                    firstName?: string;
+                    lastName?: string;
+                    name?: string;
+                    /** Format: email */
+                    email?: string;
+                    company?: string;
+                    company_role?: string;
+                    /** Format: uri */
+                    pronet_url?: string;
+                };
+            };
         };
         /** @description a company.visited delivery: a named company visited a site for the first time in the window */
         CompanyVisitedPayload: {
@@ -12582,6 +12709,93 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    "webhooks.enrollmentStarted": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the effect id: the same on every retry */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256>; two, space-separated, during a secret rotation's grace */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnrollmentPayload"];
+            };
+        };
+        responses: {
+            /** @description received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhooks.enrollmentStopped": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the effect id: the same on every retry */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256>; two, space-separated, during a secret rotation's grace */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnrollmentPayload"];
+            };
+        };
+        responses: {
+            /** @description received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhooks.visitorIdentified": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the identification's id: the same on every retry */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256>; two, space-separated, during a secret rotation's grace */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VisitorIdentifiedPayload"];
+            };
+        };
+        responses: {
+            /** @description received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

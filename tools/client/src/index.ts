@@ -13,4 +13,5 @@ export {
 } from './client.js';
 export { GlimpseError, NotFoundError, PaymentRequiredError, RateLimitedError, type ErrorCode } from './errors.js';
 export type { BatchResult, EventInput, EventQueueOptions } from './event-queue.js';
-export type { components, paths } from './api-types.js';
+export type { components, paths, webhooks } from './api-types.js';
+export type { WebhookPayload, WebhookPayloads } from './webhook-payloads.js';

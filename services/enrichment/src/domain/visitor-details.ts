@@ -1,6 +1,6 @@
 // Assembles the visitor details record (spec §2.1) from a person's enriched record, plus the
 // visitor's page views when the account has them.
-import type { VisitorDetails as DetailsRecord } from '@glimpse/api';
+import type { PersonField, VisitorDetails as DetailsRecord } from '@glimpse/api';
 import { isPlainObject } from './conform-record.js';
 import type { EnrichedRecord, Experience } from './enriched-record.js';
 import { normalizeEmail } from './identifiers.js';
@@ -14,10 +14,7 @@ import { absoluteHttpUrl } from './urls.js';
  * when the visitor has page-view data, so a client reading only the seven fields sees exactly §2.1.
  * The fields the site tag adds (sessions, identified_by, …) are the gateway's (visitorDetailsSchema).
  */
-export type VisitorDetails = Pick<
-  DetailsRecord,
-  'firstName' | 'lastName' | 'name' | 'email' | 'company' | 'company_role' | 'pronet_url' | 'page_views' | 'last_seen_at'
->;
+export type VisitorDetails = Pick<DetailsRecord, PersonField | 'page_views' | 'last_seen_at'>;
 
 export interface PageViews {
   count: number;

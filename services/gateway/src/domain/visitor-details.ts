@@ -4,7 +4,7 @@
 // unidentified visitor matched to a company by its address has that company's name (ip_company);
 // then its network, its location and its company's firmographics (company_profile) when known.
 
-import type { InternalVisitorPageViews } from '@glimpse/api';
+import { PERSON_FIELDS, type InternalVisitorPageViews } from '@glimpse/api';
 
 /** The page-view fields as the visitors service answers them. */
 export interface TagVisitorFields extends InternalVisitorPageViews {
@@ -19,8 +19,6 @@ export interface TagVisitorFields extends InternalVisitorPageViews {
   /** Its intent score now and the reason for every point. */
   intent?: { score: number; reasons: { reason: string; points: number; at: string }[] };
 }
-
-export const PERSON_FIELDS = ['firstName', 'lastName', 'name', 'email', 'company', 'company_role', 'pronet_url'] as const;
 
 export function tagVisitorDetails(
   visitor: TagVisitorFields,

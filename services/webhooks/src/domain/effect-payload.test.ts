@@ -1,3 +1,4 @@
+import { enrollmentPayloadSchema } from '@glimpse/api';
 import { eventTypeOf, payloadOf } from './effect-payload';
 import { newSecret, signDelivery } from './signing';
 import { Webhook } from 'standardwebhooks';
@@ -24,6 +25,12 @@ describe('webhook payloads', () => {
       timestamp: effect.at,
       data: { effectId: effect.effectId, eventId: effect.eventId, playbookId: effect.playbookId, email: effect.email, at: effect.at },
     });
+  });
+
+  it("when a body is built, then it is the API's EnrollmentPayload (the document's enrollment webhooks)", () => {
+    for (const e of [effect, { ...effect, action: 'started' as const }, { ...effect, cause: 'erased' as const }]) {
+      expect(enrollmentPayloadSchema.safeParse(payloadOf(e)).error).toBeUndefined();
+    }
   });
 
   it("when a stop was made by a suppression, then the payload says so as its reason; an event's stop has none", () => {

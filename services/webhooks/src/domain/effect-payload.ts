@@ -1,20 +1,16 @@
 // What a playbook effect becomes on the wire: the event type endpoints subscribe to and the JSON
 // body (Standard Webhooks' {type, timestamp, data}). Only who, which playbook, what and when: the
 // effect carries no event properties, and neither does this.
-import type { WebhookEventType } from '@glimpse/api';
+import type { EnrollmentPayload } from '@glimpse/api';
 import type { PlaybookEffectMessage } from '@glimpse/messaging';
 
 // The event types are part of the public API, so they are defined with its schemas.
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@glimpse/api';
 
-export interface WebhookPayload {
-  type: WebhookEventType;
-  timestamp: string;
-  /** reason: only on a stop made by a suppression or an erasure (eventId is then that operation's id, and an erasure's email its one-way hash). */
-  data: { effectId: string; eventId: string; playbookId: string; email: string; at: string; reason?: 'suppressed' | 'erased' };
-}
+/** An enrollment delivery's body: @glimpse/api's EnrollmentPayload (the reason only on a stop made by a suppression or an erasure). */
+export type WebhookPayload = EnrollmentPayload;
 
-export function eventTypeOf(effect: Pick<PlaybookEffectMessage, 'action'>): WebhookEventType {
+export function eventTypeOf(effect: Pick<PlaybookEffectMessage, 'action'>): EnrollmentPayload['type'] {
   return effect.action === 'started' ? 'enrollment.started' : 'enrollment.stopped';
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { visitorIdentifiedPayloadSchema } from '@glimpse/api';
 import type { VisitorIdentifiedMessage } from '@glimpse/messaging';
 import { identifiedPayloadOf, personDetailsOf } from './identified-payload';
 
@@ -30,6 +31,12 @@ describe('visitor.identified payload', () => {
         details: { name: 'Ada Lovelace', company: 'Engines' },
       },
     });
+  });
+
+  it("when a body is built, then it is the API's VisitorIdentifiedPayload (the document's visitor.identified webhook)", () => {
+    const details = { firstName: 'Ada', email: 'ada@example.com', pronet_url: 'https://pronet.example/in/ada' };
+    expect(visitorIdentifiedPayloadSchema.safeParse(identifiedPayloadOf(message(), details)).error).toBeUndefined();
+    expect(visitorIdentifiedPayloadSchema.safeParse(identifiedPayloadOf(message(), {})).error).toBeUndefined();
   });
 
   it('when the identification was verified, then the body says verified: true; a message from before verification is a claim unless it was an email link', () => {

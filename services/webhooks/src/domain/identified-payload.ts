@@ -1,26 +1,10 @@
 // What a visitor identification becomes on the wire: who was identified (visitor, site, email), how
-// and how surely, and the person's §2.1 fields as enrichment knew them when it was scheduled.
+// and how surely, and the person's fields as enrichment knew them when it was scheduled.
+import { PERSON_FIELDS, type PersonDetails, type VisitorIdentifiedPayload } from '@glimpse/api';
 import type { VisitorIdentifiedMessage } from '@glimpse/messaging';
 
-/** The seven §2.1 fields: strings, each left out when the person lacks it. */
-export const PERSON_FIELDS = ['firstName', 'lastName', 'name', 'email', 'company', 'company_role', 'pronet_url'] as const;
-export type PersonDetails = Partial<Record<(typeof PERSON_FIELDS)[number], string>>;
-
-export interface VisitorIdentifiedPayload {
-  type: 'visitor.identified';
-  timestamp: string;
-  data: {
-    visitor_id: string;
-    site_id: string;
-    method: VisitorIdentifiedMessage['method'];
-    confidence: number;
-    /** A verified identification (the site's hash, an email link); false: a claim anyone with the site key could make. */
-    verified: boolean;
-    email: string;
-    /** Empty when enrichment knows nobody with the email. */
-    details: PersonDetails;
-  };
-}
+// The shapes are @glimpse/api's (the person fields are the visitor details' seven).
+export type { PersonDetails, VisitorIdentifiedPayload } from '@glimpse/api';
 
 /** The seven fields of enrichment's answer, and nothing else it may say. */
 export function personDetailsOf(details: unknown): PersonDetails {
