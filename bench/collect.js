@@ -1,8 +1,8 @@
-// The collect benchmark (issue 18): page views accepted by the gateway's POST /collect (the tag's
+// The collect benchmark: page views accepted by the gateway's POST /collect (the tag's
 // wire format: text/plain bodies from a site's origin, a few distinct visitors) with the visitors
 // consumer draining them into Postgres; CPU per page view of the gateway, the visitors service and
 // Postgres; the consumer's drain rate against the accept rate in the same run; and a 10 s burst at
-// the saturated accept rate, with how long after its end the lag is 0. Issue 19: with identification
+// the saturated accept rate, with how long after its end the lag is 0. With identification
 // on (a share of requests carry an identify or a form identify, the site has a page rule and
 // captures forms, 1,000,000 IP ranges imported, anonymous visitors coming from addresses in them),
 // and that import timed: a CSV of 1,000,000 ranges through importIpDataset beside a raw COPY of the

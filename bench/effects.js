@@ -1,4 +1,4 @@
-// The effects benchmark (issue 7): how fast the playbook consumer applies events. Drains of a
+// The effects benchmark: how fast the playbook consumer applies events. Drains of a
 // backlog with 1, 2 and 3 replicas in one group (one event name / 50 names and 50 playbooks), CPU
 // per applied event of the playbook processes and of Postgres, Postgres lock waits sampled during
 // each drain; then the gateway's saturated accept rate and a paced run through the gateway with the

@@ -22,7 +22,7 @@ const BENCH_DB = suite.benchDatabaseName('events');
 const GROUP_PREFIX = 'glimpse-playbook-bench';
 const EVENT_NAME = 'bench_signup';
 const TARGETS = { minThroughputRatio: 0.5, maxP99Ms: 50 };
-/** Gateway CPU per accepted event (issue 20: "a lighter edge"), single and in batches of --batch-size. */
+/** Gateway CPU per accepted event (the targets of a lighter edge), single and in batches of --batch-size. */
 const CPU_TARGETS = { maxMsPerEvent: 0.4, maxMsPerBatchedEvent: 0.08 };
 /** Typical raw events written to a private Redis for the bytes-per-raw-event figure. */
 const RAW_BYTES_EVENTS = 5000;

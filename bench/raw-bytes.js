@@ -1,4 +1,4 @@
-// Bytes of Redis memory per raw event (issue 20), on its own: bench/lib/raw-bytes.js on a private
+// Bytes of Redis memory per raw event, on its own: bench/lib/raw-bytes.js on a private
 // redis-server, the gateway's store beside the layout it replaced. bench:events reports the same
 // object as its `rawBytes`; this suite is for when only that figure is wanted (the capacity model
 // takes events.json's `rawBytes` when present, else bench/figures/raw-bytes.json). Beside it, the

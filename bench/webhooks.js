@@ -1,4 +1,4 @@
-// The webhooks benchmark (issue 20): what one delivery costs the webhooks service. The real service
+// The webhooks benchmark: what one delivery costs the webhooks service. The real service
 // (services/webhooks/dist) runs against a real local HTTP receiver (in this process, answering 204);
 // N playbook effects, each for a different person, are produced to playbook.effects; the service
 // schedules one delivery per effect (Postgres), claims, signs and POSTs it, and records the attempt.

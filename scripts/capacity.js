@@ -71,7 +71,7 @@ const ASSUMED = {
   playbookMsPerAppliedEvent: {
     value: 3,
     unit: 'ms CPU per applied event (consumer)',
-    why: 'no bench/figures/effects.json yet (npm run bench:effects, issue 7): about 200 events/s per replica was observed before batching',
+    why: 'no bench/figures/effects.json yet (npm run bench:effects): about 200 events/s per replica was observed before batching',
   },
   postgresMsPerAppliedEvent: {
     value: 2,
@@ -104,16 +104,16 @@ const ASSUMED = {
     unit: 'bytes per visitors.collected record',
     why: 'a page view with its URL, title, referrer, UTM, user agent and address, key and record overhead',
   },
-  gatewayMsPerPageView: { value: 0.4, unit: 'ms CPU per accepted page view (gateway)', why: 'no valid bench/figures/collect.json: the issue 18 target' },
+  gatewayMsPerPageView: { value: 0.4, unit: 'ms CPU per accepted page view (gateway)', why: 'no valid bench/figures/collect.json: the target for page views' },
   visitorsMsPerPageView: {
     value: 0.2,
     unit: 'ms CPU per applied page view (visitors service)',
-    why: 'no valid bench/figures/collect.json: within the issue 18 target',
+    why: 'no valid bench/figures/collect.json: within the target for page views',
   },
   postgresMsPerPageView: {
     value: 0.1,
     unit: 'ms CPU per applied page view (Postgres)',
-    why: 'no valid bench/figures/collect.json: within the issue 18 target',
+    why: 'no valid bench/figures/collect.json: within the target for page views',
   },
   ipLookupMsPerPageView: {
     value: 0.011,
@@ -207,7 +207,7 @@ function gatewayDefaults(root = ROOT) {
   };
 }
 
-/** What the gateway's defaults are when config.ts cannot be read: the issue 20 contract's. */
+/** What the gateway's defaults are when config.ts cannot be read: the defaults the Redis budgets were sized for. */
 const GATEWAY_FALLBACK = {
   rawEventsPerAccount: { value: 10000, unit: 'raw copies kept per account at most' },
   rawEventBytesPerAccount: { value: 8 * 1024 * 1024, unit: 'bytes of raw copies kept per account at most' },
@@ -253,7 +253,7 @@ function inputs(dir = FIGURES) {
   for (const [key, fb] of Object.entries(GATEWAY_FALLBACK)) {
     out[key] = gw[key]
       ? { value: gw[key].value, unit: fb.unit, source: gw[key].source }
-      : { value: fb.value, unit: fb.unit, source: "assumed: services/gateway/src/config.ts unreadable; the issue 20 contract's default" };
+      : { value: fb.value, unit: fb.unit, source: 'assumed: services/gateway/src/config.ts unreadable; the default the Redis budgets were sized for' };
   }
   Object.assign(out, visitorsDefaults());
   const events = readFigures('events', dir);
@@ -312,7 +312,7 @@ function inputs(dir = FIGURES) {
     set('postgresMsPerDelivery', first(wh.postgres), 'ms CPU per delivery (Postgres)', at);
   }
   const effects = readFigures('effects', dir);
-  // issue 7's bench: ms CPU per applied event of the playbook processes and of Postgres.
+  // The effects bench: ms CPU per applied event of the playbook processes and of Postgres.
   const fx = effects?.summary?.cpuMsPerAppliedEvent ?? effects?.cpuMsPerAppliedEvent;
   if (effects?.valid !== false && fx) {
     const at = `bench/figures/effects.json (${String(effects.date ?? '').slice(0, 10)})`;
@@ -330,7 +330,7 @@ function inputs(dir = FIGURES) {
     set('lookupPostgresMs', avg('postgres'), 'ms CPU per lookup (Postgres)', at);
   }
   const collect = readFigures('collect', dir);
-  // issue 18's bench: ms CPU per page view, the visitors consumer draining as the gateway accepts.
+  // The collect bench: ms CPU per page view, the visitors consumer draining as the gateway accepts.
   const pv = collect?.valid && (collect.summary?.cpuMsPerPageView ?? collect.cpuMsPerPageView);
   if (pv) {
     const at = `bench/figures/collect.json (${String(collect.date).slice(0, 10)}, ${collect.machine?.cpuCount ?? '?'} cores)`;
@@ -430,7 +430,7 @@ function sizeFor(eventsPerSec, i) {
     partitions,
     brokers,
     kafkaCores: Math.round((kafkaCores / util) * 10) / 10,
-    kafkaDiskGB: Math.round((ingressMBps * 3 * 86400 * 1.1) / 1000), // every topic that names a person keeps a day at most (effects too, since issue 21)
+    kafkaDiskGB: Math.round((ingressMBps * 3 * 86400 * 1.1) / 1000), // every topic that names a person keeps a day at most (effects too)
     pgCores: Math.round((pgCores / util) * 10) / 10,
     redisGB: Math.round((redis.rawGB + redis.idempotencyGB) * 10) / 10,
     redisRawGB: Math.round(redis.rawGB * 10) / 10,
@@ -504,7 +504,7 @@ function walls(i, size = sizeFor, names = Object.keys(WALLS)) {
 }
 
 const WALLS = {
-  'consumer-partitions': `the consumer needs more replicas than events.inbound has partitions (${PARTITIONS_NOW}): a 13th replica gets no partition. Re-partition (deploy/README.md, "Scaling"), or lower the ms per applied event (issue 7's batching)`,
+  'consumer-partitions': `the consumer needs more replicas than events.inbound has partitions (${PARTITIONS_NOW}): a 13th replica gets no partition. Re-partition (deploy/README.md, "Scaling"), or lower the ms per applied event (the consumer's batching)`,
   'postgres-primary':
     "one Postgres primary applies every enrollment write, every lookup's reads and every webhook delivery's rows: past its cores, partition by account (several CloudNativePG clusters, each owning a range of account hashes; the Kafka key already starts with the account, so a consumer group per shard reads only its accounts), move the webhooks schedule to its own database, or batch harder to lower the ms per event and per delivery",
   'redis-cluster':
@@ -526,7 +526,7 @@ const roundTo2 = (n) => {
 };
 const fmt = (n) => (n >= 1e6 ? `${+(n / 1e6).toFixed(2)}M` : n >= 1000 ? `${+(n / 1000).toFixed(2)}k` : String(n));
 
-/** What the model said before issue 20 (docs/capacity.md as of bench/figures/events.json of 2026-11-23), for "What changed". */
+/** What the model said before the Redis Cluster (docs/capacity.md as of bench/figures/events.json of 2026-11-23), for "What changed". */
 const BEFORE = { redisBytesPerEvent: 800, redisNodeGB: 64, firstWall: 'redis-memory', firstWallAt: 930, gatewayMsPerEvent: 0.662, webhookMsPerDelivery: 2 };
 
 const cell = (n) => (n === undefined ? '—' : String(n));
@@ -631,7 +631,7 @@ function render(i = inputs()) {
     '',
     '### IP data in every visitors replica, and the companies view',
     '',
-    `Every visitors replica holds every IP dataset in memory (docs/decisions.md, "Lookups in the replica's memory"): about ${v('ipRangeBytes')} B per range, plus each City database's file whole, and ${v('ipLookupMsPerPageView')} ms of CPU per page view for the lookups (within visitorsMsPerPageView when the collect figures were taken with data loaded). A reload after an import costs each replica about 4 µs of CPU per range.`,
+    `Every visitors replica holds every IP dataset in memory ([decisions, "Lookups in the replica's memory"](decisions/ip-data-and-companies.md#lookups-in-the-replicas-memory-not-in-postgres)): about ${v('ipRangeBytes')} B per range, plus each City database's file whole, and ${v('ipLookupMsPerPageView')} ms of CPU per page view for the lookups (within visitorsMsPerPageView when the collect figures were taken with data loaded). A reload after an import costs each replica about 4 µs of CPU per range.`,
     '',
     '| ranges held | City databases | memory per visitors replica (MiB) | on 12 replicas (GiB) |',
     '|---|---|---|---|',
@@ -699,7 +699,7 @@ function render(i = inputs()) {
   const src = (k) => (i[k].source.startsWith('assumed') ? 'assumed' : i[k].source.replace(/ \(.*$/, ''));
   out.push(
     '',
-    '### What changed (issue 20)',
+    '### What changed with the Redis Cluster',
     '',
     `Redis memory per raw event was ${BEFORE.redisBytesPerEvent} B assumed; it is ${v('redisBytesPerEvent')} B ${src('redisBytesPerEvent') === 'assumed' ? 'still assumed' : `measured (${src('redisBytesPerEvent')})`}, and an Idempotency-Key kept 24 h, uncounted before, is ${v('redisBytesPerIdempotencyKey')} B (${src('redisBytesPerIdempotencyKey')}) for the ${v('keyedShare') * 100} % of events assumed keyed. ` +
       `Redis was one ${BEFORE.redisNodeGB} GB node and the first wall, at about ${BEFORE.firstWallAt} events/s; it is a Redis Cluster now: ${rows.map((r) => `${r.redisMasters} masters (${r.redisNodes} nodes) at ${fmt(r.eventsPerSec)}`).join(', ')} events/s. ` +

@@ -174,7 +174,7 @@ async function main() {
     // 2. The three services.
     const partitions = await freshGroupAtEnd(env.kafkaBrokers, groupId);
     log(`consumer group ${groupId} positioned at the end of ${partitions} partitions`);
-    // The operator CLI goes through the gateway's operator API (issue 22 item 5), with this token.
+    // The operator CLI goes through the gateway's operator API (nothing on the operator's machine opens a database), with this token.
     const operatorToken = crypto.randomBytes(32).toString('hex');
     const services = {
       // Production refuses to start on the development billing key.

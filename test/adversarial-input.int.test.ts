@@ -1,4 +1,4 @@
-// No input stalls a service (issue 21): every string field of every public request (each body
+// No input stalls a service: every string field of every public request (each body
 // field, query parameter, path parameter and header parameter of every operation in the API
 // document built from @glimpse/api's zod schemas) gets 64 KB of adversarial text (runs of
 // separators ending in a character that makes a match fail, nested-quantifier bait, '%' escapes,
@@ -522,7 +522,7 @@ describe('adversarial input to every public operation', () => {
     const largest = Math.max(...attempts.filter((a) => !refusedForSize(a.status)).map((a) => a.size));
     // Every attempt, for a closer look: ADVERSARIAL_REPORT=/tmp/attempts.json npx jest test/adversarial-input.int.test.ts
     if (process.env.ADVERSARIAL_REPORT) writeFileSync(process.env.ADVERSARIAL_REPORT, JSON.stringify(attempts, null, 1));
-    // The figures of the run (docs/testing.md, "No input stalls a service"; issue 21).
+    // The figures of the run (docs/testing.md, "No input stalls a service").
     console.log(
       `adversarial input: ${attempts.length} requests over ${tested.length} operations, ${CONCURRENCY} at a time (${HEAVY_CONCURRENCY} with filled arrays); ` +
         `wall median ${wall[wall.length >> 1]!.toFixed(1)} ms, slowest ${wall.at(-1)!.toFixed(1)} ms (bound ${WALL_BOUND_MS}); ` +

@@ -12,7 +12,7 @@ const DLQ = 'events.inbound.dlq';
 const COLLECTED = 'visitors.collected';
 const COLLECTED_DLQ = 'visitors.collected.dlq';
 // Every topic whose messages name a person: gone within 24 h (the effects and identified visitors too,
-// since issue 21, and the webhooks service's dead-letter topic, which holds effects and identifications).
+// and the webhooks service's dead-letter topic, which holds effects and identifications).
 const RAW = [INBOUND, DLQ, COLLECTED, COLLECTED_DLQ, 'playbook.effects', 'visitors.identified', 'webhooks.dlq'];
 
 /** Every record of `topic` up to its current end: [{ partition, offset, key, value }]. */
@@ -64,7 +64,8 @@ async function groupLag(brokers, groupId, topic = INBOUND) {
 }
 
 /**
- * Spec §4.3 rule 2, written again here from the spec (not imported from the service under test): an
+ * The rule that one event stops and starts (docs/api.md#posting-an-event, rule 2), written again here
+ * from the interface (not imported from the service under test): an
  * event stops the person's active enrollment in every playbook that exits on its name, and starts
  * one in every playbook it triggers — a playbook that both exits and triggers on it restarts, one
  * already active and only triggered stays as it is.
@@ -415,7 +416,7 @@ async function readRawCopies({ gateway, apiKey, timeoutMs = 120_000 }) {
 }
 
 /**
- * The visitors service's aggregates against a replay, written here from the issue (not imported from
+ * The visitors service's aggregates against a replay, written here from the docs (not imported from
  * the service): what visitors.collected holds for the site, each visitor's page views in Kafka order,
  * a copy of an id counted once; a new session on a new UTM campaign (the load never idles 30 min);
  * first/last seen the first/last page view's receivedAt; last page the last one's path. Every page

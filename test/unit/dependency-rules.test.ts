@@ -1,4 +1,4 @@
-// The dependency rules of eslint.config.mjs (issue 22), run through ESLint itself on deliberate bad
+// The dependency rules of eslint.config.mjs, run through ESLint itself on deliberate bad
 // imports: a leaf package (@glimpse/api, …) importing infrastructure, a service importing another
 // service, a shared package importing a service, a relative path into another package. And the
 // tree as it is passes them.
