@@ -140,6 +140,89 @@ function locateIn(locations: Loaded['locations']): ((address: string) => Locatio
   };
 }
 
+/** The gauges and the log a load reports the datasets it read to. */
+interface LoadReport {
+  logger: Logger;
+  segments: Gauge | undefined;
+}
+type Gauge = ReturnType<ReturnType<typeof metricsIn>['gauge']>;
+
+/** The range datasets as of this read: those whose stamp is unchanged kept, the others read again. */
+async function loadRanges(client: pg.Client, datasets: readonly DatasetRow[], loaded: Loaded, { logger, segments }: LoadReport) {
+  const ranges = new Map<string, RangeDataset & { stamp: string }>();
+  let changed = false;
+  for (const d of datasets.filter((x) => x.kind === 'ranges')) {
+    const had = loaded.ranges.get(d.name);
+    if (had && had.stamp === d.stamp) {
+      ranges.set(d.name, { ...had, precedence: d.precedence });
+      changed ||= had.precedence !== d.precedence;
+      continue;
+    }
+    const index = buildRangeIndex(await readRanges(client, d.name, d.version));
+    ranges.set(d.name, { name: d.name, precedence: d.precedence, stamp: d.stamp, index });
+    segments?.set({ dataset: d.name }, index.size.v4 + index.size.v6);
+    logger.info({ dataset: d.name, version: d.version, segments: index.size, refused: index.refused }, 'ip dataset loaded');
+    changed = true;
+  }
+  for (const name of loaded.ranges.keys()) {
+    if (ranges.has(name)) continue;
+    changed = true;
+    segments?.remove({ dataset: name });
+  }
+  return { ranges, changed };
+}
+
+/** The location databases as of this read, by precedence: those whose stamp is unchanged kept, the others read again. */
+async function loadLocations(client: pg.Client, datasets: readonly DatasetRow[], loaded: Loaded, logger: Logger) {
+  const locations: Loaded['locations'] = [];
+  for (const d of datasets.filter((x) => x.kind === 'location').sort(byPrecedence)) {
+    const had = loaded.locations.find((l) => l.name === d.name && l.stamp === d.stamp);
+    if (had) {
+      locations.push({ ...had, precedence: d.precedence });
+      continue;
+    }
+    const chunks = await client.query<{ bytes: Buffer }>('SELECT bytes FROM ip_dataset_files WHERE dataset = $1 AND version = $2::bigint ORDER BY seq', [
+      d.name,
+      d.version,
+    ]);
+    locations.push({ name: d.name, precedence: d.precedence, stamp: d.stamp, locate: cityLocator(Buffer.concat(chunks.rows.map((c) => c.bytes))) });
+    logger.info({ dataset: d.name, version: d.version }, 'location database loaded');
+  }
+  const key = (l: Loaded['locations']) => l.map((x) => `${x.name}@${x.stamp}:${x.precedence}`).join(',');
+  return { locations, changed: key(locations) !== key(loaded.locations) };
+}
+
+/** The datasets and overrides in one read-only snapshot; null when nothing changed since `loaded`. */
+async function loadChanged(databaseUrl: string, loaded: Loaded, report: LoadReport): Promise<Loaded | null> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'glimpse-visitors-ip-data' });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // A version with its import time: a dataset deleted and imported again starts at version 1 again.
+    const datasets = (
+      await client.query<DatasetRow>(
+        `SELECT name, kind, precedence, version::text AS version, version::text || '@' || (extract(epoch FROM imported_at) * 1000)::bigint AS stamp FROM ip_datasets`,
+      )
+    ).rows;
+    const rows = (
+      await client.query<{ kind: string; value: string; type: string }>('SELECT kind, value, type FROM network_type_overrides ORDER BY kind, value')
+    ).rows;
+    const overridesKey = rows.map((r) => `${r.kind}\t${r.value}\t${r.type}`).join('\n');
+    const ranges = await loadRanges(client, datasets, loaded, report);
+    const locations = await loadLocations(client, datasets, loaded, report.logger);
+    await client.query('COMMIT');
+    if (overridesKey === loaded.overridesKey && !ranges.changed && !locations.changed) return null;
+    const overrides: TypeOverrides = {
+      asn: new Map(rows.filter((r) => r.kind === 'asn' && isNetworkType(r.type)).map((r) => [Number(r.value), r.type as NetworkType])),
+      org: new Map(rows.filter((r) => r.kind === 'org' && isNetworkType(r.type)).map((r) => [r.value, r.type as NetworkType])),
+    };
+    return { ranges: ranges.ranges, locations: locations.locations, overridesKey, overrides };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export function createIpData(options: { databaseUrl: string; classify: NetworkClassifier; pollMs: number; logger: Logger; registry?: Registry }): IpData {
   const { logger } = options;
   let loaded: Loaded = { ranges: new Map(), locations: [], overridesKey: '', overrides: { asn: new Map(), org: new Map() } };
@@ -153,69 +236,16 @@ export function createIpData(options: { databaseUrl: string; classify: NetworkCl
 
   async function load(): Promise<void> {
     const started = performance.now();
-    const client = new pg.Client({ connectionString: options.databaseUrl, application_name: 'glimpse-visitors-ip-data' });
-    client.on('error', () => undefined);
-    await client.connect();
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      // A version with its import time: a dataset deleted and imported again starts at version 1 again.
-      const datasets = (
-        await client.query<DatasetRow>(
-          `SELECT name, kind, precedence, version::text AS version, version::text || '@' || (extract(epoch FROM imported_at) * 1000)::bigint AS stamp FROM ip_datasets`,
-        )
-      ).rows;
-      const rows = (
-        await client.query<{ kind: string; value: string; type: string }>('SELECT kind, value, type FROM network_type_overrides ORDER BY kind, value')
-      ).rows;
-      const overridesKey = rows.map((r) => `${r.kind}\t${r.value}\t${r.type}`).join('\n');
-      const ranges = new Map<string, RangeDataset & { stamp: string }>();
-      let changed = overridesKey !== loaded.overridesKey;
-      for (const d of datasets.filter((x) => x.kind === 'ranges')) {
-        const had = loaded.ranges.get(d.name);
-        if (had && had.stamp === d.stamp) {
-          ranges.set(d.name, { ...had, precedence: d.precedence });
-          changed ||= had.precedence !== d.precedence;
-          continue;
-        }
-        const index = buildRangeIndex(await readRanges(client, d.name, d.version));
-        ranges.set(d.name, { name: d.name, precedence: d.precedence, stamp: d.stamp, index });
-        segments?.set({ dataset: d.name }, index.size.v4 + index.size.v6);
-        logger.info({ dataset: d.name, version: d.version, segments: index.size, refused: index.refused }, 'ip dataset loaded');
-        changed = true;
-      }
-      for (const name of loaded.ranges.keys()) {
-        if (ranges.has(name)) continue;
-        changed = true;
-        segments?.remove({ dataset: name });
-      }
-      const locations: Loaded['locations'] = [];
-      for (const d of datasets.filter((x) => x.kind === 'location').sort(byPrecedence)) {
-        const had = loaded.locations.find((l) => l.name === d.name && l.stamp === d.stamp);
-        if (had) {
-          locations.push({ ...had, precedence: d.precedence });
-          continue;
-        }
-        const chunks = await client.query<{ bytes: Buffer }>('SELECT bytes FROM ip_dataset_files WHERE dataset = $1 AND version = $2::bigint ORDER BY seq', [
-          d.name,
-          d.version,
-        ]);
-        locations.push({ name: d.name, precedence: d.precedence, stamp: d.stamp, locate: cityLocator(Buffer.concat(chunks.rows.map((c) => c.bytes))) });
-        logger.info({ dataset: d.name, version: d.version }, 'location database loaded');
-      }
-      const key = (l: Loaded['locations']) => l.map((x) => `${x.name}@${x.stamp}:${x.precedence}`).join(',');
-      changed ||= key(locations) !== key(loaded.locations);
-      await client.query('COMMIT');
-      if (!changed) return;
-      const overrides: TypeOverrides = {
-        asn: new Map(rows.filter((r) => r.kind === 'asn' && isNetworkType(r.type)).map((r) => [Number(r.value), r.type as NetworkType])),
-        org: new Map(rows.filter((r) => r.kind === 'org' && isNetworkType(r.type)).map((r) => [r.value, r.type as NetworkType])),
-      };
-      loaded = { ranges, locations, overridesKey, overrides };
-      lookup = createNetworkLookup({ datasets: [...ranges.values()], overrides, classify: options.classify, locate: locateIn(locations) });
-      loadSeconds?.set((performance.now() - started) / 1000);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    const next = await loadChanged(options.databaseUrl, loaded, { logger, segments });
+    if (!next) return;
+    loaded = next;
+    lookup = createNetworkLookup({
+      datasets: [...next.ranges.values()],
+      overrides: next.overrides,
+      classify: options.classify,
+      locate: locateIn(next.locations),
+    });
+    loadSeconds?.set((performance.now() - started) / 1000);
   }
 
   const refresh = () => {

@@ -64,25 +64,32 @@ function aggregateCache(db: Db, ttlMs: number) {
   };
 }
 
-export function companyRoutes({
-  db,
-  account,
-  json,
-  now,
-  cacheMs,
-}: {
+interface CompanyRouteOptions {
   db: Db;
   account: (res: express.Response) => string;
   json: express.RequestHandler;
   now: () => Date;
   /** How long a window's aggregate is reused. */
   cacheMs: number;
-}): Router {
-  const router = express.Router();
-  const aggregate = aggregateCache(db, cacheMs);
+}
 
-  /** The score now and reasons of these companies (their ranks from the aggregate, their best visitors' contributions). */
-  async function intents(accountId: string, rows: readonly CompanyCounts[]): Promise<Map<string, IntentAnswer>> {
+/** What the company routes share: their options, the aggregate cache and the companies' intent. */
+interface CompanyContext extends CompanyRouteOptions {
+  aggregate: ReturnType<typeof aggregateCache>;
+  intents: ReturnType<typeof intentsOf>;
+}
+
+export function companyRoutes(options: CompanyRouteOptions): Router {
+  const c: CompanyContext = { ...options, aggregate: aggregateCache(options.db, options.cacheMs), intents: intentsOf(options.db, options.now) };
+  const router = express.Router();
+  companyListRoutes(router, c);
+  companyDetailRoute(router, c);
+  return router;
+}
+
+/** The score now and reasons of these companies (their ranks from the aggregate, their best visitors' contributions). */
+function intentsOf(db: Db, now: () => Date) {
+  return async (accountId: string, rows: readonly CompanyCounts[]): Promise<Map<string, IntentAnswer>> => {
     const [w, contributions] = await Promise.all([
       intentWeights(db, accountId),
       companyContributions(
@@ -95,8 +102,10 @@ export function companyRoutes({
     const rawNow = (rank: number | null | undefined) =>
       rank === null || rank === undefined ? 0 : 2 ** (rank - at.getTime() / 1000 / (w.halfLifeDays * 86_400));
     return new Map(rows.map((r) => [r.key, companyIntent(rawNow(r.rank), contributions.get(r.key) ?? [], at, w)]));
-  }
+  };
+}
 
+function companyListRoutes(router: Router, { db, account, json, now, aggregate, intents }: CompanyContext): void {
   router.post('/internal/companies/query', json, async (req, res) => {
     const f = parseFilter(req.body);
     const w = companyWindow(f, now());
@@ -138,7 +147,9 @@ export function companyRoutes({
         .slice(0, MAX_KEYS),
     });
   });
+}
 
+function companyDetailRoute(router: Router, { db, account, now, aggregate, intents }: CompanyContext): void {
   router.get('/internal/companies/:key', async (req, res) => {
     const key = (req.params.key as string).toLowerCase();
     const { site, since, until } = req.query as Record<string, string | undefined>;
@@ -165,5 +176,4 @@ export function companyRoutes({
       intent: scores.get(key) ?? { score: 0, reasons: [] },
     });
   });
-  return router;
 }

@@ -49,39 +49,51 @@ const alertSettingsSchema = z.strictObject({
     .max(23, 'digest_hour must be a whole number from 0 to 23'),
 });
 
-export function segmentRoutes({
-  db,
-  account,
-  json,
-  now,
-  maxPerAccount = SEGMENTS_PER_ACCOUNT,
-}: {
+interface SegmentRouteOptions {
   db: Db;
   account: (res: Response) => string;
   json: express.RequestHandler;
   now: () => Date;
   maxPerAccount?: number;
-}): Router {
-  const router = express.Router();
+}
 
-  const answer = async (s: SegmentRecord) => ({
-    id: s.id,
-    name: s.name,
-    kind: s.kind,
-    filter: s.filter,
-    alert_window_hours: s.alertWindowHours,
-    count: await countSegment(db, s, now()),
-    created_at: s.createdAt.toISOString(),
-    updated_at: s.updatedAt.toISOString(),
-    evaluated_at: s.evaluatedAt?.toISOString() ?? null,
-  });
+/** What the segment routes share: their options, a segment's answer and the segment a path names. */
+interface SegmentContext extends Required<SegmentRouteOptions> {
+  answer: (s: SegmentRecord) => Promise<Record<string, unknown>>;
+  segment: (res: Response, id: string) => Promise<SegmentRecord>;
+}
 
-  const segment = async (res: Response, id: string) => {
-    const found = isUuid(id) ? await findSegment(db, account(res), id) : null;
-    if (!found) throw new AppError('not_found', 'no segment with this id');
-    return found;
+export function segmentRoutes(options: SegmentRouteOptions): Router {
+  const { db, account, now } = options;
+  const c: SegmentContext = {
+    maxPerAccount: SEGMENTS_PER_ACCOUNT,
+    ...options,
+    answer: async (s) => ({
+      id: s.id,
+      name: s.name,
+      kind: s.kind,
+      filter: s.filter,
+      alert_window_hours: s.alertWindowHours,
+      count: await countSegment(db, s, now()),
+      created_at: s.createdAt.toISOString(),
+      updated_at: s.updatedAt.toISOString(),
+      evaluated_at: s.evaluatedAt?.toISOString() ?? null,
+    }),
+    segment: async (res, id) => {
+      const found = isUuid(id) ? await findSegment(db, account(res), id) : null;
+      if (!found) throw new AppError('not_found', 'no segment with this id');
+      return found;
+    },
   };
+  const router = express.Router();
+  segmentReads(router, c);
+  segmentWrites(router, c);
+  memberRoutes(router, c);
+  alertSettingsRoutes(router, c);
+  return router;
+}
 
+function segmentReads(router: Router, { db, account, answer, segment }: SegmentContext): void {
   router.get('/internal/segments', async (_req, res) => {
     const items = await listSegments(db, account(res));
     res.json({ items: await Promise.all(items.map(answer)) });
@@ -91,27 +103,29 @@ export function segmentRoutes({
     res.json({ keys: await accountCompanyKeys(db, account(res), SEGMENT_KEYS_MAX) });
   });
 
+  router.get('/internal/segments/:id', async (req, res) => {
+    res.json(await answer(await segment(res, req.params.id as string)));
+  });
+
+  // The gateway's refresh of the companies matching industry and size: the filter, then the keys.
+  router.get('/internal/segments/:id/filter', async (req, res) => {
+    res.json({ filter: (await segment(res, req.params.id as string)).filter });
+  });
+}
+
+function segmentWrites(router: Router, { db, account, json, maxPerAccount, answer, segment }: SegmentContext): void {
   router.post('/internal/segments', json, async (req, res) => {
     const parsed = segmentCreateSchema.safeParse(req.body);
     if (!parsed.success) throw new AppError('invalid_request', issuesMessage(parsed.error));
     const b = parsed.data;
+    const keys = needsFirmographics(b.filter) ? (b.keys ?? []) : null;
     const created = await createSegment(
       db,
       account(res),
-      {
-        name: b.name,
-        kind: b.kind,
-        filter: b.filter,
-        alertWindowHours: b.alert_window_hours ?? 24,
-        keys: needsFirmographics(b.filter) ? (b.keys ?? []) : null,
-      },
+      { name: b.name, kind: b.kind, filter: b.filter, alertWindowHours: b.alert_window_hours ?? 24, keys },
       maxPerAccount,
     );
     res.status(201).json(await answer(created));
-  });
-
-  router.get('/internal/segments/:id', async (req, res) => {
-    res.json(await answer(await segment(res, req.params.id as string)));
   });
 
   router.patch('/internal/segments/:id', json, async (req, res) => {
@@ -124,11 +138,6 @@ export function segmentRoutes({
     const updated = await updateSegment(db, account(res), current.id, { name: b.name, filter: b.filter, alertWindowHours: b.alert_window_hours, keys });
     if (!updated) throw new AppError('not_found', 'no segment with this id');
     res.json(await answer(updated));
-  });
-
-  // The gateway's refresh of the companies matching industry and size: the filter, then the keys.
-  router.get('/internal/segments/:id/filter', async (req, res) => {
-    res.json({ filter: (await segment(res, req.params.id as string)).filter });
   });
 
   router.put('/internal/segments/:id/keys', json, async (req, res) => {
@@ -145,7 +154,9 @@ export function segmentRoutes({
     if (!isUuid(id) || !(await deleteSegment(db, account(res), id))) throw new AppError('not_found', 'no segment with this id');
     res.status(204).end();
   });
+}
 
+function memberRoutes(router: Router, { db, now, segment }: SegmentContext): void {
   router.get('/internal/segments/:id/members', async (req, res) => {
     const s = await segment(res, req.params.id as string);
     const { cursor, ...rest } = queryStrings(req.query as Record<string, unknown>, ['limit', 'cursor']);
@@ -170,7 +181,9 @@ export function segmentRoutes({
       nextCursor: page.next,
     });
   });
+}
 
+function alertSettingsRoutes(router: Router, { db, account, json }: SegmentContext): void {
   router.get('/internal/alert-settings', async (_req, res) => {
     res.json(await alertSettingsOf(db, account(res)));
   });
@@ -180,5 +193,4 @@ export function segmentRoutes({
     if (!parsed.success) throw new AppError('invalid_request', issuesMessage(parsed.error));
     res.json(await saveAlertSettings(db, account(res), parsed.data));
   });
-  return router;
 }
