@@ -111,6 +111,19 @@ const identityLinkSchema = z
   })
   .meta({ id: 'IdentityLink' });
 
+const visitorSessionSchema = z
+  .object({
+    number: z.int().min(1).meta({ description: "the session's number for the visitor, from 1" }),
+    siteId: z.uuid(),
+    startedAt: at,
+    lastAt: at,
+    pageViews: z.int().min(0),
+    landingPath: z.string().nullable().meta({ description: 'the path of its first page view (no query)' }),
+    referrer: z.string().nullable(),
+    utmCampaign: z.string().nullable(),
+  })
+  .meta({ id: 'VisitorSession', description: 'a visit: a new one after 30 idle minutes or a new UTM campaign' });
+
 export const visitorRecordSchema = visitorSummarySchema
   .omit({ company: true })
   .extend({
@@ -118,7 +131,7 @@ export const visitorRecordSchema = visitorSummarySchema
     firstUtm: z.record(z.string(), z.string()).nullable(),
     cookieless: z.boolean().meta({ description: 'counted under a daily cookieless id (no consent); never identified' }),
     pages: z.array(z.object({ path: z.string(), title: z.string().nullable().optional(), at })).meta({ description: 'the last 20 pages, newest first' }),
-    sessionList: z.array(z.object({}).loose()).meta({ description: 'the sessions, newest first' }),
+    sessionList: z.array(visitorSessionSchema).meta({ description: 'the sessions, newest first' }),
     identityHistory: z.array(identityLinkSchema).meta({ description: 'every identity link, newest first (the newest is the current one)' }),
     consent: z.object({ state: z.enum(['implied', 'pending', 'granted', 'denied']), at: at.nullable() }),
     company: z
@@ -130,3 +143,7 @@ export const visitorRecordSchema = visitorSummarySchema
     id: 'VisitorRecord',
     description: "a visitor's full record: its pages, sessions, identity history with the page view that made each match, consent and company",
   });
+
+export type LinkTokenCreated = z.infer<typeof linkTokenCreatedSchema>;
+export type PageRule = z.infer<typeof pageRuleSchema>;
+export type VisitorRecord = z.infer<typeof visitorRecordSchema>;

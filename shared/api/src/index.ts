@@ -12,6 +12,20 @@ export {
   playbookCreateSchema,
   playbookUpdateSchema,
   suppressionInputSchema,
+  type ApiKey,
+  type ApiKeyCreated,
+  type CatalogPage,
+  type DryRun,
+  type Enrollment,
+  type Erasure,
+  type EventReceipt,
+  type EventToken,
+  type EventTokenCreated,
+  type Playbook,
+  type RecentEvent,
+  type Suppression,
+  type SuppressionCreated,
+  type Usage,
 } from './management.js';
 export * from './webhooks.js';
 export * from './alerts.js';

@@ -213,3 +213,19 @@ export const receiptSchema = z
     personErased: z.boolean().meta({ description: 'the person has been erased since' }),
   })
   .meta({ id: 'EventReceipt', description: 'what an accepted event did; playbook ids and reasons only, no property value' });
+
+// The answers' TypeScript types (the console reads them; the OpenAPI document has them all).
+export type EventToken = z.infer<typeof eventTokenSchema>;
+export type EventTokenCreated = z.infer<typeof eventTokenCreatedSchema>;
+export type ApiKey = z.infer<typeof apiKeySchema>;
+export type ApiKeyCreated = z.infer<typeof apiKeyCreatedSchema>;
+export type Playbook = z.infer<typeof playbookSchema>;
+export type Enrollment = z.infer<typeof enrollmentSchema>;
+export type CatalogPage = z.infer<typeof catalogPageSchema>;
+export type RecentEvent = z.infer<typeof recentEventSchema>;
+export type DryRun = z.infer<typeof dryRunSchema>;
+export type Suppression = z.infer<typeof suppressionSchema>;
+export type SuppressionCreated = z.infer<typeof suppressionCreatedSchema>;
+export type Erasure = z.infer<typeof erasureSchema>;
+export type EventReceipt = z.infer<typeof receiptSchema>;
+export type Usage = z.infer<typeof usageSchema>;

@@ -377,3 +377,10 @@ export const collectAnswerSchema = z
     bot: z.literal(true).optional(),
   })
   .meta({ id: 'CollectAnswer' });
+
+export type Site = z.infer<typeof siteSchema>;
+export type SiteCreated = z.infer<typeof siteCreatedSchema>;
+export type SiteStats = z.infer<typeof siteStatsSchema>;
+export type SiteTraffic = z.infer<typeof siteTrafficSchema>;
+export type IdentifiedBy = z.infer<typeof identifiedBySchema>;
+export type VisitorSummary = z.infer<typeof visitorSummarySchema>;

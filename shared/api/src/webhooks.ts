@@ -168,3 +168,7 @@ export const companyVisitedPayloadSchema = z
   .meta({ id: 'CompanyVisitedPayload', description: 'a company.visited delivery: a named company visited a site for the first time in the window' });
 
 export type CompanyVisitedPayload = z.infer<typeof companyVisitedPayloadSchema>;
+export type WebhookEndpoint = z.infer<typeof webhookEndpointSchema>;
+export type WebhookEndpointCreated = z.infer<typeof webhookEndpointCreatedSchema>;
+export type WebhookAttempt = z.infer<typeof webhookAttemptSchema>;
+export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;

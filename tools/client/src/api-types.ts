@@ -2171,9 +2171,7 @@ export interface components {
                 at: string;
             }[];
             /** @description the sessions, newest first */
-            sessionList: {
-                [key: string]: unknown;
-            }[];
+            sessionList: components["schemas"]["VisitorSession"][];
             /** @description every identity link, newest first (the newest is the current one) */
             identityHistory: components["schemas"]["IdentityLink"][];
             consent: {
@@ -2189,6 +2187,22 @@ export interface components {
                 /** Format: date-time */
                 at: string | null;
             } | null;
+        };
+        /** @description a visit: a new one after 30 idle minutes or a new UTM campaign */
+        VisitorSession: {
+            /** @description the session's number for the visitor, from 1 */
+            number: number;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            lastAt: string;
+            pageViews: number;
+            /** @description the path of its first page view (no query) */
+            landingPath: string | null;
+            referrer: string | null;
+            utmCampaign: string | null;
         };
         IdentityLink: {
             email: string;

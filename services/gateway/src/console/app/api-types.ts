@@ -1,8 +1,38 @@
-// The shapes of the management API's answers the console reads (docs/openapi.json has them all).
-// Only the fields used here are named. Newer records come from their schemas in @glimpse/api
-// (types only: nothing of it is bundled).
-import type { IntentView, NetworkRecordView, VisitorLocation } from '@glimpse/api';
+// The shapes of the management API's answers the console reads: every record is @glimpse/api's
+// (z.infer of the schemas the services answer with and the OpenAPI document is made of), imported
+// as types only, so nothing of it is bundled and a field renamed there fails the console's
+// typecheck. Only the console's own names and views are declared here.
+import type {
+  ApiKey,
+  ApiKeyCreated,
+  CatalogPage,
+  DryRun as DryRunRecord,
+  Enrollment as EnrollmentRecord,
+  Erasure as ErasureRecord,
+  EventReceipt,
+  EventToken,
+  EventTokenCreated,
+  IdentifiedBy,
+  LinkTokenCreated,
+  PageRule as PageRuleRecord,
+  Playbook as PlaybookRecord,
+  RecentEvent as RecentEventRecord,
+  Site as SiteRecord,
+  SiteCreated,
+  SiteStats as SiteStatsRecord,
+  SiteTraffic,
+  Suppression as SuppressionRecord,
+  SuppressionCreated,
+  Usage as UsageRecord,
+  VisitorRecord,
+  VisitorSummary,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+} from '@glimpse/api';
 
+/** A list answer ({items}) and a page of one ({items, nextCursor}). */
 export interface List<T> {
   items: T[];
 }
@@ -10,239 +40,42 @@ export interface Paged<T> extends List<T> {
   nextCursor: string | null;
 }
 
-export interface Credential {
-  id: string;
-  prefix: string;
-  scopes?: string[];
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-/** A token or key as created: its secret, once. */
-export interface CreatedCredential extends Credential {
-  token?: string;
-  key?: string;
-}
+/** An event token or an API key (only a key has scopes); the Credentials page shows both. */
+export type Credential = EventToken | ApiKey;
+/** A token or key as created: its secret (token or key), once. */
+export type CreatedCredential = (EventTokenCreated | ApiKeyCreated) & Partial<Record<'token' | 'key', string>>;
 
-export interface Playbook {
-  id: string;
-  name: string;
-  triggers: string[];
-  exits: string[];
-  reenrollment: string;
-  updatedAt: string;
-}
+export type Playbook = PlaybookRecord;
+export type Catalog = CatalogPage;
+export type DryRun = DryRunRecord;
+export type Enrollment = EnrollmentRecord;
+export type RecentEvent = RecentEventRecord;
 
-export interface Catalog extends Paged<{ name: string }> {
-  full?: boolean;
-  maxNames?: number;
-  refused?: { events: number; lastName: string } | null;
-}
+export type Receipt = EventReceipt;
+export type ReceiptPlaybook = EventReceipt['started'][number];
 
-export interface DryRun {
-  event: string;
-  email: string;
-  catalog?: string;
-  playbooks: { id: string; name: string; outcome: string; reason: string }[];
-}
+export type Suppression = SuppressionRecord;
+export type Suppressed = SuppressionCreated;
+export type Erasure = ErasureRecord;
 
-export interface Enrollment {
-  email: string;
-  status: string;
-  startedAt: string;
-  startedBy: string | null;
-  stoppedAt: string | null;
-  stoppedBy: string | null;
-}
+export type Usage = UsageRecord;
+export type UsageDay = Usage['items'][number];
 
-export interface RecentEvent {
-  eventId: string;
-  event: string;
-  email: string;
-  receivedAt: string;
-  properties?: Record<string, unknown> | null;
-}
+export type Webhook = WebhookEndpoint;
+export type CreatedWebhook = WebhookEndpointCreated;
+export type Attempt = WebhookAttempt;
+export type Delivery = WebhookDelivery;
 
-export interface ReceiptPlaybook {
-  id: string;
-  /** null: deleted since. */
-  name: string | null;
-}
-export interface Receipt {
-  eventId: string;
-  event: string | null;
-  appliedAt: string | null;
-  personErased?: boolean;
-  started: ReceiptPlaybook[];
-  stopped: ReceiptPlaybook[];
-  unchanged: (ReceiptPlaybook & { reason: string })[];
-}
+/** A site as listed, or as created (with its identity secret, shown once). */
+export type Site = SiteRecord & Partial<Pick<SiteCreated, 'identity_secret'>>;
+export type SiteStats = SiteStatsRecord;
+export type Traffic = SiteTraffic;
+export type TrafficHour = SiteTraffic['hours'][number];
 
-export interface Suppression {
-  email: string;
-  createdAt: string;
-}
-export interface Suppressed {
-  email: string;
-  stoppedEnrollments: number;
-}
-export interface Erasure {
-  stoppedEnrollments: number;
-  hashedEnrollments: number;
-  hashedEffects: number;
-  deletedSuppressions: number;
-  deletedRawEvents: number;
-  hashedDeliveries: number;
-  deletedVisitors?: number;
-  deletedVisitorLinks?: number;
-  deletedImportedVisitors?: number;
-  hashedImportedVisitors?: number;
-}
+export type Identification = IdentifiedBy;
+export type VisitorRow = VisitorSummary;
+export type IdentityLink = VisitorRecord['identityHistory'][number];
+export type Visitor = VisitorRecord;
 
-export interface UsageDay {
-  day: string;
-  identityMatches: number;
-  enrichedRecords: number;
-}
-export interface Usage extends List<UsageDay> {
-  totals: { identityMatches: number; enrichedRecords: number };
-}
-
-export interface Webhook {
-  id: string;
-  /** webhook or slack (a Slack endpoint's url is answered masked). */
-  kind?: 'webhook' | 'slack';
-  url: string;
-  events: string[];
-  enabled: boolean;
-  failingSince?: string | null;
-  disabledReason?: string | null;
-  disabledAt?: string | null;
-}
-export interface CreatedWebhook extends Webhook {
-  /** Absent for a Slack endpoint: Slack messages are not signed. */
-  secret?: string;
-}
-export interface Attempt {
-  at: string;
-  succeeded: boolean;
-  responseStatus?: number | null;
-  error?: string | null;
-  durationMs: number;
-}
-export interface Delivery {
-  type: string;
-  status: string;
-  createdAt: string;
-  nextAttemptAt: string | null;
-  attempts: Attempt[];
-}
-
-export interface Site {
-  id: string;
-  name: string;
-  key: string;
-  origins: string[];
-  track_events: string[];
-  capture_forms?: boolean;
-  consent?: string;
-  honor_gpc?: boolean;
-  query_keys?: string[];
-  identity_verification?: string;
-  identity_secret_set?: boolean;
-  /** Only in the creation answer: shown once. */
-  identity_secret?: string;
-  createdAt: string;
-  snippet: { html: string; integrity: string };
-}
-export interface SiteStats {
-  page_views: number;
-  visitors: number;
-  identified_visitors: number;
-  bots: number;
-}
-export interface TrafficHour {
-  hour: string;
-  pageViews: number;
-  visitors: number;
-  bots: number;
-}
-export interface Traffic {
-  firstPageViewAt: string | null;
-  hours: TrafficHour[];
-}
-
-export interface Identification {
-  method: string;
-  at?: string | null;
-  confidence?: number | null;
-  /** true: verified (the site's identity hash, an email link, an import); false: a claim. */
-  verified?: boolean | null;
-}
-/** The company from the visitor's IP: a name (older answers) or its details. */
-export type Company = string | { name: string; domain?: string | null; at?: string | null };
-export interface VisitorRow {
-  id: string;
-  email?: string | null;
-  company?: Company | null;
-  pageViews: number;
-  sessions: number;
-  engagedSeconds: number;
-  lastPage?: string | null;
-  firstSeen: string | null;
-  lastSeen: string | null;
-  identifiedBy?: Identification | null;
-  network?: NetworkRecordView | null;
-  location?: VisitorLocation | null;
-  /** The company it counts for: GET /account/companies/{key}. */
-  companyKey?: string | null;
-  intent?: IntentView;
-}
-export interface IdentityLink extends Identification {
-  email: string;
-  sourcePath?: string | null;
-}
-export interface VisitorSession {
-  number: number;
-  startedAt: string;
-  lastAt: string;
-  pageViews: number;
-  landingPath?: string | null;
-  referrer?: string | null;
-  utmCampaign?: string | null;
-}
-export interface Visitor {
-  id?: string;
-  email?: string | null;
-  company?: Company | null;
-  consent?: string | { state: string; at: string | null } | null;
-  cookieless?: boolean;
-  pageViews?: number;
-  engagedSeconds?: number;
-  firstSeen?: string | null;
-  lastSeen?: string | null;
-  identifiedBy?: Identification | null;
-  network?: NetworkRecordView | null;
-  location?: VisitorLocation | null;
-  companyKey?: string | null;
-  identityHistory?: IdentityLink[];
-  sessionList?: VisitorSession[];
-  pages?: { path: string; title?: string | null; at: string }[];
-  intent?: IntentView;
-}
-
-export interface PageRule {
-  id: string;
-  pattern: string;
-  /** null: the rule only scores. */
-  event: string | null;
-  weight?: number;
-  createdAt?: string;
-  created_at?: string;
-}
-
-export interface LinkToken {
-  token: string;
-  id: string;
-  expiresAt: string;
-}
+export type PageRule = PageRuleRecord;
+export type LinkToken = LinkTokenCreated;

@@ -36,5 +36,5 @@ export const apiKeysPage = credentialsPage({
     return { scopes };
   },
   extraColumns: ['Scopes'],
-  extraCells: (k) => [names(k.scopes ?? [])],
+  extraCells: (k) => [names('scopes' in k ? k.scopes : [])],
 });

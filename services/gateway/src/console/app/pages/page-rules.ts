@@ -58,7 +58,7 @@ export async function pageRulesPage(root: HTMLElement): Promise<void> {
       h('code', {}, r.pattern),
       r.event ? h('code', {}, r.event) : h('span', { class: 'muted' }, 'none (scores only)'),
       String(r.weight ?? 0),
-      when(r.createdAt ?? r.created_at),
+      when(r.createdAt),
       h('button', { type: 'button', class: 'danger', onclick: action(() => remove(r)) }, 'Delete', hidden(` rule ${r.pattern}`)),
     ]);
     list.replaceChildren(tableOr(h('p', {}, 'No page rules yet.'), 'Page rules', ['Pattern', 'Event', 'Intent points', 'Created', 'Actions'], rows));

@@ -32,7 +32,7 @@ const visitorHref = (id: string, filter: string): string => `#/visitors?${new UR
 // The company a visitor counts for, by its key (a domain, or a name lower-cased when the data has
 // no domain): the address's company name where that is the key.
 function companyName(v: VisitorRow, key: string): string {
-  const name = typeof v.company === 'string' ? v.company : v.company?.name;
+  const name = v.company;
   return name && name.toLowerCase() === key ? name : key;
 }
 
@@ -92,10 +92,7 @@ export async function visitorsPage(root: HTMLElement, params: URLSearchParams): 
   const row = (v: VisitorRow): Child[] => [
     h('a', { href: visitorHref(v.id, filter), 'aria-label': `Open visitor ${v.id}` }, h('code', {}, v.id)),
     scoreCell(v.intent),
-    v.email ??
-      (v.company
-        ? ['anonymous, ', h('span', { class: 'company' }, typeof v.company === 'string' ? v.company : v.company.name)]
-        : h('span', { class: 'muted' }, 'anonymous')),
+    v.email ?? (v.company ? ['anonymous, ', h('span', { class: 'company' }, v.company)] : h('span', { class: 'muted' }, 'anonymous')),
     String(v.pageViews),
     String(v.sessions),
     duration(v.engagedSeconds),
