@@ -1,5 +1,6 @@
 // The gateway's clients of the other services' internal APIs, all with the same token and timeout.
 import type { GatewayConfig } from './config.js';
+import { createImportForwarder, type ImportForwarder } from './data/import-forwarder.js';
 import { createEnrichmentClient, type EnrichmentClient } from './data/enrichment-client.js';
 import { createPlaybookClient, type PlaybookClient } from './data/playbook-client.js';
 import { createVisitorsClient, type VisitorsClient } from './data/visitors-client.js';
@@ -15,6 +16,8 @@ export type ServiceClients = {
   webhooks: WebhooksClient;
   /** The visitors service: a site's traffic, the visitors list, the tag's half of the details lookup, erasure. */
   visitors: VisitorsClient;
+  /** The operator's imports, streamed to the enrichment and visitors services on pools of their own. */
+  imports: ImportForwarder;
 };
 
 export function createServiceClients(config: GatewayConfig): ServiceClients {
@@ -24,5 +27,9 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
     playbooks: createPlaybookClient({ baseUrl: config.PLAYBOOK_URL, ...common }),
     webhooks: createWebhooksClient({ baseUrl: config.WEBHOOKS_URL, ...common }),
     visitors: createVisitorsClient({ baseUrl: config.VISITORS_URL, ...common }),
+    imports: createImportForwarder({
+      enrichment: { baseUrl: config.ENRICHMENT_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS },
+      visitors: { baseUrl: config.VISITORS_URL, internalToken: config.INTERNAL_TOKEN, timeoutMs: config.LOOKUP_TIMEOUT_MS },
+    }),
   };
 }

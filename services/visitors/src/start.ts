@@ -18,6 +18,7 @@ import { createIpData } from './data/ip-data.js';
 import { classifyNetwork } from './domain/network-classifier.js';
 import { deleteAccountVisitors } from './data/visitor-repository.js';
 import { internalRouter } from './http/internal-routes.js';
+import { ipRangesImportRoutes } from './http/import-routes.js';
 import { loadConfig } from './config.js';
 
 /** The running visitors service: where it listens and how to stop it. */
@@ -119,6 +120,7 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
       segmentsPerAccount: config.SEGMENTS_PER_ACCOUNT,
     }),
   );
+  base.app.use(ipRangesImportRoutes({ databaseUrl: config.DATABASE_URL, internalTokens: config.INTERNAL_TOKENS }));
   return serveService({
     name: 'visitors',
     base,

@@ -10,6 +10,7 @@ export type { Stoppable } from './run-service.js';
 export { encodeCursor, decodeCursor, cutPage, parsePageQuery, queryStrings, PAGE_LIMIT } from './pagination.js';
 export type { Cursor, PageQuery } from './pagination.js';
 export { internalCallers, gatewayInternalRouter, INTERNAL_HEADERS } from './internal-caller.js';
+export { requestLines, requestBytes } from './request-lines.js';
 export type { InternalRouteTable, InternalCallersOptions, GatewayInternalRouter } from './internal-caller.js';
 export { createServiceServer, serveService, serviceStart } from './service-server.js';
 export type { ServiceServer, ServiceAddress, RunningService, ServeServiceOptions, StopStep, StartService } from './service-server.js';

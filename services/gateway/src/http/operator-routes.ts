@@ -19,6 +19,8 @@ import {
   operatorCreditRoutes,
   type OperatorAccountOptions,
 } from './operator-account-routes.js';
+import { operatorImportRoutes } from './operator-import-routes.js';
+import type { ImportForwarder } from '../data/import-forwarder.js';
 
 export interface OperatorRouterOptions {
   /** The operator token (at least 16 characters; production wants 32, see config.ts). */
@@ -28,7 +30,7 @@ export interface OperatorRouterOptions {
   addressLimiter: AddressLimiter;
   logger: Logger;
   /** What creating, deleting, crediting and acting for accounts needs; without it only the add-on routes exist. */
-  accounts?: Omit<OperatorAccountOptions, 'db' | 'logger'>;
+  accounts?: Omit<OperatorAccountOptions, 'db' | 'logger'> & { imports?: ImportForwarder };
 }
 
 /** An account as the operator sees it: its name and its add-ons. */
@@ -98,6 +100,7 @@ export function operatorRouter({ token, db, addressLimiter, logger, accounts }: 
     router.use(operatorAccountLifecycle({ db, producer: accounts.producer, logger }));
     router.use(operatorActingRouter({ ...accounts, db, logger }));
     router.use(operatorCreditRoutes({ db, enrichment: accounts.enrichment, logger }));
+    if (accounts.imports) router.use(operatorImportRoutes({ imports: accounts.imports, logger }));
   }
   return router;
 }
