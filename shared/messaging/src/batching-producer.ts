@@ -20,7 +20,7 @@
 // (batching-producer-partitioner.ts).
 import type { Kafka, Message, Producer, RetryOptions } from 'kafkajs';
 import { encodedSize, takeBatch, topicMessagesOf, type Waiting } from './batching-producer-batch.js';
-import { createProducerConnection } from './batching-producer-connection.js';
+import { createProducerConnection, type ProducerConnection } from './batching-producer-connection.js';
 import { createExpiryWatch } from './batching-producer-expiry.js';
 import { retryWithin } from './kafka.js';
 
@@ -104,6 +104,56 @@ function settle(p: Pending, err?: unknown): boolean {
   return true;
 }
 
+/** One request: its senders are answered when it is acknowledged, or all told it failed. */
+function produce(
+  producer: Producer,
+  batch: Pending[],
+  connection: ProducerConnection,
+  { onLateAcknowledgement, onUnacknowledged }: Pick<BatchingProducerOptions, 'onLateAcknowledgement' | 'onUnacknowledged'>,
+): Promise<void> {
+  for (const p of batch) p.handedOver = true;
+  return producer.sendBatch({ acks: -1, topicMessages: topicMessagesOf(batch) }).then(
+    (acknowledged) => {
+      const written = new Set(acknowledged.filter((m) => m.errorCode === 0).map((m) => `${m.topicName}\0${m.partition}`));
+      const unsent = new Set(batch.filter((p) => !written.has(`${p.topic}\0${connection.partitionOf(p.message)}`)));
+      if (unsent.size > 0) {
+        const failed = new KafkaUnavailableError(`kafka answered the request without acknowledging the partitions of ${unsent.size} of its messages`, true);
+        for (const p of unsent) settle(p, failed);
+        onUnacknowledged?.(unsent.size);
+        connection.retire(producer);
+      }
+      let late = 0;
+      for (const p of batch) if (!unsent.has(p) && !settle(p)) late += 1;
+      if (late > 0) onLateAcknowledgement?.(late);
+    },
+    (err: unknown) => {
+      const failed = new KafkaUnavailableError(`kafka did not take the batch: ${(err as Error).message}`, true, { cause: err });
+      for (const p of batch) settle(p, failed);
+      connection.retire(producer);
+    },
+  );
+}
+
+/** Connecting: at once (failing if Kafka is down), or in the background until it is up. */
+function connecting(connection: ProducerConnection): Pick<BatchingProducer, 'connect' | 'startConnecting'> {
+  return {
+    async connect() {
+      connection.start();
+      await connection.connectOnce();
+    },
+    async startConnecting() {
+      connection.start();
+      try {
+        await connection.connectOnce();
+        return true;
+      } catch {
+        void connection.keepConnecting();
+        return false;
+      }
+    },
+  };
+}
+
 export function createBatchingProducer({
   kafka,
   lingerMs = 2,
@@ -144,53 +194,15 @@ export function createBatchingProducer({
       expiry.advance();
       return;
     }
-    inFlight = produce(producer, batch).finally(() => {
+    inFlight = produce(producer, batch, connection, { onLateAcknowledgement, onUnacknowledged }).finally(() => {
       inFlight = undefined;
       expiry.advance();
       if (queue.length > 0) flush();
     });
   }
 
-  /** One request: its senders are answered when it is acknowledged, or all told it failed. */
-  function produce(producer: Producer, batch: Pending[]): Promise<void> {
-    for (const p of batch) p.handedOver = true;
-    return producer.sendBatch({ acks: -1, topicMessages: topicMessagesOf(batch) }).then(
-      (acknowledged) => {
-        const written = new Set(acknowledged.filter((m) => m.errorCode === 0).map((m) => `${m.topicName}\0${m.partition}`));
-        const unsent = new Set(batch.filter((p) => !written.has(`${p.topic}\0${connection.partitionOf(p.message)}`)));
-        if (unsent.size > 0) {
-          const failed = new KafkaUnavailableError(`kafka answered the request without acknowledging the partitions of ${unsent.size} of its messages`, true);
-          for (const p of unsent) settle(p, failed);
-          onUnacknowledged?.(unsent.size);
-          connection.retire(producer);
-        }
-        let late = 0;
-        for (const p of batch) if (!unsent.has(p) && !settle(p)) late += 1;
-        if (late > 0) onLateAcknowledgement?.(late);
-      },
-      (err: unknown) => {
-        const failed = new KafkaUnavailableError(`kafka did not take the batch: ${(err as Error).message}`, true, { cause: err });
-        for (const p of batch) settle(p, failed);
-        connection.retire(producer);
-      },
-    );
-  }
-
   return {
-    async connect() {
-      connection.start();
-      await connection.connectOnce();
-    },
-    async startConnecting() {
-      connection.start();
-      try {
-        await connection.connectOnce();
-        return true;
-      } catch {
-        void connection.keepConnecting();
-        return false;
-      }
-    },
+    ...connecting(connection),
     send(topic, message) {
       return new Promise<void>((resolve, reject) => {
         const pending: Pending = {
