@@ -10,6 +10,15 @@ const { execFileSync } = require('node:child_process');
 
 const ROOT = path.resolve(__dirname, '..');
 
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(`Usage: node scripts/check-doc-links.js   (run by npm run lint)
+
+Checks that every relative link in the repository's Markdown files leads to a file that exists and,
+when it names an #anchor of a Markdown file, to one of its headings (or an <a id>). Code spans,
+fenced blocks and absolute URLs are not checked. Exits 1 and names each broken link.`);
+  process.exit(0);
+}
+
 /** The Markdown files git knows of or would add (tracked and untracked, ignored ones left out). */
 function markdownFiles() {
   const out = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '--', '*.md'], { cwd: ROOT, encoding: 'utf8' });
