@@ -119,6 +119,61 @@ export function generateCompany(index: number, seed = 0): DemoCompany {
   return copyJson(companyAt(index, seed));
 }
 
+/** The organization's id, name and addresses on the web. */
+function organizationLinks(seed: number, n: number, name: string, domain: string, slug: string) {
+  return {
+    id: objectIdFor('organization', seed, n),
+    name,
+    website_url: `https://www.${domain}`,
+    blog_url: `https://blog.${domain}`,
+    startup_url: `https://www.startup.example/organization/${slug}`,
+    pronet_url: `https://www.pronet.example/company/${slug}`,
+    social2_url: `https://www.social2.example/${slug}`,
+    social1_url: `https://social1.example/${slug.replace(/-/g, '')}`,
+    logo_url: `https://logos.glimpse.example/${domain}.png`,
+    funding_url: null,
+  } satisfies Partial<Organization>;
+}
+
+/** Where the organization is, and the holding that owns it. */
+function organizationAddress(seed: number, n: number, street: string, hq: City, parent: string) {
+  return {
+    raw_address: `${street}, ${hq.city}, ${hq.stateCode} ${hq.postalCode}, United States`,
+    street_address: street,
+    city: hq.city,
+    state: hq.state,
+    postal_code: hq.postalCode,
+    country: 'United States',
+    owned_by_organization_id: objectIdFor('holding', seed, n % COMPANY_PREFIXES.length),
+    owned_by_organization: {
+      id: objectIdFor('holding', seed, n % COMPANY_PREFIXES.length),
+      name: parent,
+      website_url: `https://www.${slugify(parent).replace(/-/g, '')}.example`,
+    },
+  } satisfies Partial<Organization>;
+}
+
+/** Its funding, technologies and org chart. */
+function organizationHistory(seed: number, n: number, funding: FundingEvent[], totalFunding: number, technologies: readonly (typeof TECHNOLOGIES)[number][]) {
+  const latest = funding[funding.length - 1]!;
+  return {
+    total_funding: totalFunding,
+    total_funding_printed: printedAmount(totalFunding),
+    latest_funding_round_date: latest.date,
+    latest_funding_stage: latest.type,
+    funding_events: funding,
+    technology_names: technologies.map((t) => t.name),
+    current_technologies: technologies.map((t) => ({ ...t })),
+    org_chart_root_people_ids: [objectIdFor('org-chart-root', seed, n)],
+    org_chart_sector: 'OrgChart::SectorHierarchy::Rules::Default',
+    org_chart_removed: false,
+    org_chart_show_department_filter: true,
+    organization_headcount_six_month_growth: null,
+    organization_headcount_twelve_month_growth: null,
+    organization_headcount_twenty_four_month_growth: null,
+  } satisfies Partial<Organization>;
+}
+
 function buildCompany(n: number, seed: number): DemoCompany {
   const prefix = COMPANY_PREFIXES[n % COMPANY_PREFIXES.length]!;
   const sector = SECTORS[Math.floor(n / COMPANY_PREFIXES.length)]!;
@@ -131,23 +186,13 @@ function buildCompany(n: number, seed: number): DemoCompany {
   const founded = random.int(1985, 2021);
   const annualRevenue = random.int(size.revenueMin / 1000, size.revenueMax / 1000) * 1000;
   const { events: funding, total: totalFunding } = fundingHistory(random, slug, combineSeeds(seed, n), founded);
-  const latest = funding[funding.length - 1]!;
   const phoneLine = `555-01${String(n % 100).padStart(2, '0')}`;
   const street = `${random.int(10, 2999)} ${random.pick(['Market St', 'Main St', 'Congress Ave', 'Broadway', 'Pine St', 'Commerce Dr'])}`;
   const tagId = objectIdFor('industry-tag', seed, SECTORS.indexOf(sector));
   const parent = `${prefix} Holdings`;
   const technologies = random.sample(TECHNOLOGIES, random.int(4, 8));
   const organization: Organization = {
-    id: objectIdFor('organization', seed, n),
-    name,
-    website_url: `https://www.${domain}`,
-    blog_url: `https://blog.${domain}`,
-    startup_url: `https://www.startup.example/organization/${slug}`,
-    pronet_url: `https://www.pronet.example/company/${slug}`,
-    social2_url: `https://www.social2.example/${slug}`,
-    social1_url: `https://social1.example/${slug.replace(/-/g, '')}`,
-    logo_url: `https://logos.glimpse.example/${domain}.png`,
-    funding_url: null,
+    ...organizationLinks(seed, n, name, domain, slug),
     primary_phone: { number: `+1 ${hq.areaCode}-${phoneLine}`, source: 'Account', sanitized_number: `+1${hq.areaCode}${phoneLine.replace('-', '')}` },
     languages: random.chance(0.3) ? ['English', 'Spanish'] : ['English'],
     traffic_ranking: null,
@@ -173,35 +218,11 @@ function buildCompany(n: number, seed: number): DemoCompany {
     industry_tag_id: tagId,
     industry_tag_hash: { [sector.industry]: tagId },
     retail_location_count: sector.suffix === 'Retail' ? random.int(1, 40) : 0,
-    raw_address: `${street}, ${hq.city}, ${hq.stateCode} ${hq.postalCode}, United States`,
-    street_address: street,
-    city: hq.city,
-    state: hq.state,
-    postal_code: hq.postalCode,
-    country: 'United States',
-    owned_by_organization_id: objectIdFor('holding', seed, n % COMPANY_PREFIXES.length),
-    owned_by_organization: {
-      id: objectIdFor('holding', seed, n % COMPANY_PREFIXES.length),
-      name: parent,
-      website_url: `https://www.${slugify(parent).replace(/-/g, '')}.example`,
-    },
+    ...organizationAddress(seed, n, street, hq, parent),
     short_description: `${name} ${sector.does}.`,
     suborganizations: [],
     num_suborganizations: 0,
-    total_funding: totalFunding,
-    total_funding_printed: printedAmount(totalFunding),
-    latest_funding_round_date: latest.date,
-    latest_funding_stage: latest.type,
-    funding_events: funding,
-    technology_names: technologies.map((t) => t.name),
-    current_technologies: technologies.map((t) => ({ ...t })),
-    org_chart_root_people_ids: [objectIdFor('org-chart-root', seed, n)],
-    org_chart_sector: 'OrgChart::SectorHierarchy::Rules::Default',
-    org_chart_removed: false,
-    org_chart_show_department_filter: true,
-    organization_headcount_six_month_growth: null,
-    organization_headcount_twelve_month_growth: null,
-    organization_headcount_twenty_four_month_growth: null,
+    ...organizationHistory(seed, n, funding, totalFunding, technologies),
   };
   return { organization, hq, size: size.label, revenue: size.revenue };
 }

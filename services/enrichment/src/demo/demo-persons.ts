@@ -16,6 +16,7 @@ import {
   STREET_NAMES,
   STREET_TYPES,
   type City,
+  type Role,
   type Seniority,
 } from './demo-pools.js';
 import {
@@ -88,6 +89,80 @@ function workHistory(random: Random, seed: number, current: DemoCompany, city: C
   return positions;
 }
 
+type PhoneStyle = (typeof PHONE_STYLES)[number];
+type Line = ReturnType<typeof personalNumber>;
+
+/** The person's own fields: names, emails, birth, phones (in the order their random draws are taken). */
+function personTraits(
+  random: Random,
+  p: {
+    id: string;
+    firstName: string;
+    lastName: string;
+    workEmail: string;
+    personalEmail: string;
+    gender: string;
+    birthYear: number;
+    industry: EnrichedRecord['traits']['industry'];
+  },
+  phones: { mobile: Line; direct: Line; mobileStyle: PhoneStyle; otherStyle: PhoneStyle },
+): EnrichedRecord['traits'] {
+  const { id, firstName, lastName, workEmail, personalEmail, gender, birthYear } = p;
+  const { mobile, direct, mobileStyle, otherStyle } = phones;
+  return {
+    id,
+    email: workEmail,
+    full_name: `${firstName} ${lastName}`,
+    first_name: firstName,
+    last_name: lastName,
+    middle_initial: null,
+    middle_name: null,
+    work_email: workEmail,
+    recommended_personal_email: personalEmail,
+    emails: [
+      { address: workEmail, type: 'professional' },
+      { address: personalEmail, type: 'personal' },
+    ],
+    gender,
+    birth_year: birthYear,
+    birth_date: `${birthYear}-${String(random.int(1, 12)).padStart(2, '0')}-${String(random.int(1, 28)).padStart(2, '0')}`,
+    mobile_phone: mobileStyle(mobile.area, mobile.line),
+    phone_numbers: random.chance(0.5) ? [otherStyle(mobile.area, mobile.line), otherStyle(direct.area, direct.line)] : [otherStyle(mobile.area, mobile.line)],
+    industry: p.industry,
+    home_owner: null,
+    married: null,
+    children: null,
+    email_status: null,
+    extrapolated_email_confidence: null,
+    photo_url: `https://images.glimpse.example/people/${id}.jpg`,
+  };
+}
+
+function personSocial(random: Random, username: string, handle: string) {
+  return {
+    pronet: { id: String(random.int(100_000_000, 999_999_999)), url: `https://www.pronet.example/in/${username}`, username },
+    social1: { url: `https://social1.example/${handle}`, username: handle },
+    social2: { url: `https://www.social2.example/${handle}`, username: handle },
+    codehost: { url: `https://codehost.example/${username}`, username },
+  };
+}
+
+function personJob(role: Role, seniority: (typeof SENIORITIES)[number], title: string | null, orgName: string | null) {
+  return {
+    title,
+    role: role.role,
+    headline: `${title} at ${orgName}`,
+    seniority: seniority.seniority,
+    sub_role: null,
+    title_levels: [seniority.seniority],
+    income_range: seniority.incomeRange,
+    net_worth: seniority.netWorth,
+    functions: [role.role],
+    departments: [role.department],
+    subdepartments: [role.subdepartment],
+  };
+}
+
 /** The index-th synthetic person of a seed (seed taken as an unsigned 32-bit integer). */
 export function generatePerson(index: number, seed = 0): EnrichedRecord {
   const s = seed >>> 0;
@@ -113,7 +188,8 @@ export function generatePerson(index: number, seed = 0): EnrichedRecord {
   const phoneSlot = index + (s === 0 ? 0 : mix32(s) % PHONE_CAPACITY);
   const mobile = personalNumber(phoneSlot, 100);
   const direct = personalNumber(phoneSlot, 100 + LINES_PER_AREA);
-  const [mobileStyle, otherStyle] = random.sample(PHONE_STYLES, 2) as [(typeof PHONE_STYLES)[number], (typeof PHONE_STYLES)[number]];
+  const [mobileStyle, otherStyle] = random.sample(PHONE_STYLES, 2) as [PhoneStyle, PhoneStyle];
+  const phones = { mobile, direct, mobileStyle, otherStyle };
   const birthYear = random.int(1962, 2001);
   const username = `${first}-${last}-${tag}`;
   const handle = `${first}_${last}${tag.replace('-', '_')}`;
@@ -130,54 +206,11 @@ export function generatePerson(index: number, seed = 0): EnrichedRecord {
 
   return {
     profile: { id, alias: username, email: workEmail },
-    traits: {
-      id,
-      email: workEmail,
-      full_name: `${firstName} ${lastName}`,
-      first_name: firstName,
-      last_name: lastName,
-      middle_initial: null,
-      middle_name: null,
-      work_email: workEmail,
-      recommended_personal_email: personalEmail,
-      emails: [
-        { address: workEmail, type: 'professional' },
-        { address: personalEmail, type: 'personal' },
-      ],
-      gender,
-      birth_year: birthYear,
-      birth_date: `${birthYear}-${String(random.int(1, 12)).padStart(2, '0')}-${String(random.int(1, 28)).padStart(2, '0')}`,
-      mobile_phone: mobileStyle(mobile.area, mobile.line),
-      phone_numbers: random.chance(0.5) ? [otherStyle(mobile.area, mobile.line), otherStyle(direct.area, direct.line)] : [otherStyle(mobile.area, mobile.line)],
-      industry: org.industry,
-      home_owner: null,
-      married: null,
-      children: null,
-      email_status: null,
-      extrapolated_email_confidence: null,
-      photo_url: `https://images.glimpse.example/people/${id}.jpg`,
-    },
-    social: {
-      pronet: { id: String(random.int(100_000_000, 999_999_999)), url: `https://www.pronet.example/in/${username}`, username },
-      social1: { url: `https://social1.example/${handle}`, username: handle },
-      social2: { url: `https://www.social2.example/${handle}`, username: handle },
-      codehost: { url: `https://codehost.example/${username}`, username },
-    },
+    traits: personTraits(random, { id, firstName, lastName, workEmail, personalEmail, gender, birthYear, industry: org.industry }, phones),
+    social: personSocial(random, username, handle),
     company: companySummary(current),
     organization: org,
-    job: {
-      title,
-      role: role.role,
-      headline: `${title} at ${org.name}`,
-      seniority: seniority.seniority,
-      sub_role: null,
-      title_levels: [seniority.seniority],
-      income_range: seniority.incomeRange,
-      net_worth: seniority.netWorth,
-      functions: [role.role],
-      departments: [role.department],
-      subdepartments: [role.subdepartment],
-    },
+    job: personJob(role, seniority, title, org.name),
     location: { ...companyLocation(city), last_updated: null },
     location_names: placeNames,
     street_addresses: [`${random.int(100, 9899)} ${random.pick(STREET_NAMES)} ${random.pick(STREET_TYPES)}, ${city.city}, ${city.stateCode}`],
