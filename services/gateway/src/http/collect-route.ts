@@ -6,7 +6,7 @@
 // the answer. OPTIONS answers the preflight of an application/json post. The messages of an
 // account without the workflows add-on (as the site cache knows it) carry workflows: false, so the
 // visitors service fires no page rule and forwards no track for them.
-import express, { type RequestHandler, type Response, type Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { COLLECT_BODY_LIMIT_BYTES } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import type { BatchingProducer, CollectedMessage } from '@glimpse/messaging';
@@ -59,6 +59,8 @@ export interface CollectRouteOptions {
 
 const BODY_TYPES = ['text/plain', 'application/json'];
 
+type CollectRequest = ReturnType<typeof parseCollectRequest>;
+
 /** A message of an account without the workflows add-on: still a visit, never a workflows event. */
 const withoutWorkflows = (m: CollectedMessage): CollectedMessage => ({ ...m, workflows: false });
 
@@ -92,6 +94,39 @@ function parseText(text: unknown): Record<string, unknown> {
   const problem = jsonProblem(body);
   if (problem) throw new AppError('invalid_request', `request body refused: ${problem}`);
   return body as Record<string, unknown>;
+}
+
+/**
+ * The visitor a request counts for and the consent it is counted under: a new visitor id past the
+ * site's cap for the UTC day is not minted (the view is counted cookieless); a cookieless view gets
+ * today's id, and names the visitor id it had before, if any.
+ */
+async function countedVisitor(site: CollectSite, input: CollectRequest, req: Request, { caps, salt }: Pick<CollectRouteOptions, 'caps' | 'salt'>) {
+  const cookieHeader = req.headers.cookie;
+  const decided = decideConsent(site, input);
+  const known = knownVisitorId(input.vid, cookieHeader);
+  const minting = !decided.cookieless && known === undefined;
+  const consent = minting && !(await caps.admitNewVisitor(site)) ? { ...decided, cookieless: true } : decided;
+  const todaysId = consent.cookieless ? cookielessId(await salt.get(), site.id, req.ip, req.get('user-agent')) : undefined;
+  const { vid } = consent.cookieless ? { vid: todaysId! } : visitorIdOf(input.vid, cookieHeader);
+  return { consent, vid, priorVisitorId: consent.cookieless ? known : undefined };
+}
+
+/** Link tokens are checked first: their revocations are read (through a cache) before the batch is judged. */
+async function linkChecks(input: CollectRequest, site: CollectSite, linkTokens: CollectRouteOptions['linkTokens']): Promise<Map<string, LinkTokenCheck>> {
+  const links = new Map<string, LinkTokenCheck>();
+  for (const e of input.events) if (e.type === 'link' && !links.has(e.token)) links.set(e.token, await linkTokens.verify(e.token, site.accountId));
+  return links;
+}
+
+/** The answer: the visitor's cookie set; cookieless (vid null), none set, and one left from before (a denial after a grant) deleted. */
+function answerCollected(req: Request, res: Response, vid: string | null, accepted: number): void {
+  if (vid !== null) {
+    res.set('Set-Cookie', visitorCookie(vid, req.secure)).json({ vid, accepted });
+    return;
+  }
+  if (cookieValue(req.headers.cookie, VISITOR_COOKIE) !== undefined) res.set('Set-Cookie', clearedVisitorCookie(req.secure));
+  res.json({ vid: null, accepted });
 }
 
 export function collectRouter({
@@ -147,19 +182,8 @@ export function collectRouter({
       res.json({ vid: null, accepted: 0, bot: true });
       return;
     }
-    const cookieHeader = req.headers.cookie;
-    const decided = decideConsent(site, input);
-    // A new visitor id past the site's cap for the UTC day is not minted: the view is counted cookieless.
-    const known = knownVisitorId(input.vid, cookieHeader);
-    const minting = !decided.cookieless && known === undefined;
-    const consent = minting && !(await caps.admitNewVisitor(site)) ? { ...decided, cookieless: true } : decided;
-    const todaysId = consent.cookieless ? cookielessId(await salt.get(), site.id, req.ip, userAgent) : undefined;
-    const { vid } = consent.cookieless ? { vid: todaysId! } : visitorIdOf(input.vid, cookieHeader);
-    const priorVisitorId = consent.cookieless ? known : undefined;
-    // Link tokens first: their revocations are read (through a cache) before the batch is judged.
-    const links = new Map<string, LinkTokenCheck>();
-    if (!consent.cookieless)
-      for (const e of input.events) if (e.type === 'link' && !links.has(e.token)) links.set(e.token, await linkTokens.verify(e.token, site.accountId));
+    const { consent, vid, priorVisitorId } = await countedVisitor(site, input, req, { caps, salt });
+    const links = consent.cookieless ? new Map<string, LinkTokenCheck>() : await linkChecks(input, site, linkTokens);
     const { messages, dropped } = collectedMessages(input.events, {
       accountId: site.accountId,
       siteId: site.id,
@@ -182,13 +206,7 @@ export function collectRouter({
     await recordCollected(producer, site.workflows ? messages : messages.map(withoutWorkflows));
     onAccepted(messages.length);
     for (const [reason, n] of Object.entries(dropped)) onDropped(reason as DropReason, n);
-    if (!consent.cookieless) {
-      res.set('Set-Cookie', visitorCookie(vid, req.secure)).json({ vid, accepted: messages.length });
-      return;
-    }
-    // Cookieless: no cookie is set, and one left from before (a denial after a grant) is deleted.
-    if (cookieValue(cookieHeader, VISITOR_COOKIE) !== undefined) res.set('Set-Cookie', clearedVisitorCookie(req.secure));
-    res.json({ vid: null, accepted: messages.length });
+    answerCollected(req, res, consent.cookieless ? null : vid, messages.length);
   });
   return router;
 }
