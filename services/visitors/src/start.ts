@@ -4,22 +4,23 @@
 // old collected ids and the visitor retention, and an HTTP port for the internal API, health, readiness and metrics (lag
 // included). On stop it leaves the groups (the chunk in hand finished and committed), then closes.
 import { postgresProbe } from '@glimpse/db';
-import { createDb } from '@glimpse/db/visitors';
+import { createDb, type Db } from '@glimpse/db/visitors';
 import { createBaseApp, serveService, serviceStart, type RunningService } from '@glimpse/http';
-import { metricsIn } from '@glimpse/logging';
+import type { Registry } from 'prom-client';
+import { metricsIn, type Logger } from '@glimpse/logging';
 import { batchConsumerServiceReadiness, TOPICS, connectServiceKafka, createAccountEventsConsumer } from '@glimpse/messaging';
-import { createCollectedConsumer } from './consumer/collected-consumer.js';
+import { createCollectedConsumer, type CollectedConsumerOptions } from './consumer/collected-consumer.js';
 import { scheduleCollectedPurge } from './data/collected-retention.js';
 import { scheduleVisitorRetention } from './data/visitor-retention.js';
 import { scheduleIntentRescorer } from './data/intent-repository.js';
 import { scheduleSegmentAlerts } from './data/segment-alerts.js';
 import { deleteAccountSegments } from './data/segment-repository.js';
-import { createIpData } from './data/ip-data.js';
+import { createIpData, type IpData } from './data/ip-data.js';
 import { classifyNetwork } from './domain/network-classifier.js';
 import { deleteAccountVisitors } from './data/visitor-repository.js';
 import { internalRouter } from './http/internal-routes.js';
 import { ipRangesImportRoutes } from './http/import-routes.js';
-import { loadConfig } from './config.js';
+import { loadConfig, type VisitorsConfig } from './config.js';
 
 /** The running visitors service: where it listens and how to stop it. */
 export type RunningVisitorsService = RunningService;
@@ -47,24 +48,7 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
     registry: base.registry,
   });
   await ipData.start();
-  const consumer = createCollectedConsumer({
-    kafka,
-    db,
-    producer,
-    erasureSecret: config.VISITORS_ERASURE_KEY,
-    lookup: () => (ip) => ipData.current().lookup(ip),
-    companyWindowMs: config.COMPANY_VISIT_WINDOW_HOURS * 3_600_000,
-    forwardCap: { perWindow: config.VISITORS_FORWARDS_PER_ACCOUNT_PER_WINDOW, windowMs: config.VISITORS_FORWARDS_WINDOW_MS },
-    groupId: config.VISITORS_GROUP_ID,
-    concurrency: config.VISITORS_CONCURRENCY,
-    sessionTimeoutMs: config.VISITORS_SESSION_TIMEOUT_MS,
-    maxBatch: config.VISITORS_MAX_BATCH,
-    stuckAfterMs: config.VISITORS_STUCK_AFTER_MS,
-    fetchMinBytes: config.VISITORS_FETCH_MIN_BYTES,
-    fetchMaxWaitMs: config.VISITORS_FETCH_MAX_WAIT_MS,
-    logger,
-    registry: base.registry,
-  });
+  const consumer = createCollectedConsumer(collectedConsumerOptions(config, { kafka, db, producer, ipData, logger, registry: base.registry }));
   const accounts = createAccountEventsConsumer({
     kafka,
     groupId: config.VISITORS_ACCOUNTS_GROUP_ID,
@@ -75,34 +59,7 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
   });
   await consumer.start();
   accounts.start(); // in the background, retrying until Kafka answers; /readyz shows it
-  const purge = scheduleCollectedPurge(db, {
-    retentionHours: config.VISITORS_COLLECTED_RETENTION_HOURS,
-    erasureRetentionHours: config.VISITORS_ERASURE_RETENTION_HOURS,
-    intervalMs: config.VISITORS_PURGE_INTERVAL_MS,
-    logger,
-  });
-  const retained = metricsIn(base.registry).counter(
-    'glimpse_visitors_retention_deleted_total',
-    'Rows deleted by the visitor retention, by table (profiles, sessions, links, firings, company_visits)',
-    ['table'],
-  );
-  const retention = scheduleVisitorRetention(db, {
-    retentionDays: config.VISITOR_RETENTION_DAYS,
-    cookielessRetentionDays: config.VISITOR_COOKIELESS_RETENTION_DAYS,
-    intervalMs: config.VISITOR_RETENTION_INTERVAL_MS,
-    logger,
-    onDeleted: (c) => {
-      for (const [table, n] of [
-        ['profiles', c.profiles],
-        ['sessions', c.sessions],
-        ['links', c.links],
-        ['firings', c.firings],
-        ['company_visits', c.companyVisits],
-      ] as const) {
-        if (n > 0) retained.inc({ table }, n);
-      }
-    },
-  });
+  const { purge, retention } = scheduleRetention(db, config, logger, base.registry);
 
   // Segments: evaluated, their entries published to visitors.segments and their digests sent, on every replica (they share the segments).
   const segmentAlerts = scheduleSegmentAlerts(db, producer, { intervalMs: config.SEGMENTS_EVALUATE_INTERVAL_MS, logger });
@@ -141,3 +98,58 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
     close: [() => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
   });
 });
+
+/** The consumer group on visitors.collected, its page views located by the IP datasets in memory. */
+function collectedConsumerOptions(
+  config: VisitorsConfig,
+  deps: Pick<CollectedConsumerOptions, 'kafka' | 'db' | 'producer' | 'logger' | 'registry'> & { ipData: IpData },
+): CollectedConsumerOptions {
+  const { ipData, ...rest } = deps;
+  return {
+    ...rest,
+    erasureSecret: config.VISITORS_ERASURE_KEY,
+    lookup: () => (ip) => ipData.current().lookup(ip),
+    companyWindowMs: config.COMPANY_VISIT_WINDOW_HOURS * 3_600_000,
+    forwardCap: { perWindow: config.VISITORS_FORWARDS_PER_ACCOUNT_PER_WINDOW, windowMs: config.VISITORS_FORWARDS_WINDOW_MS },
+    groupId: config.VISITORS_GROUP_ID,
+    concurrency: config.VISITORS_CONCURRENCY,
+    sessionTimeoutMs: config.VISITORS_SESSION_TIMEOUT_MS,
+    maxBatch: config.VISITORS_MAX_BATCH,
+    stuckAfterMs: config.VISITORS_STUCK_AFTER_MS,
+    fetchMinBytes: config.VISITORS_FETCH_MIN_BYTES,
+    fetchMaxWaitMs: config.VISITORS_FETCH_MAX_WAIT_MS,
+  };
+}
+
+/** The purge of old collected ids and erasures, and the visitor retention with its deletions counted by table. */
+function scheduleRetention(db: Db, config: VisitorsConfig, logger: Logger, registry: Registry) {
+  const purge = scheduleCollectedPurge(db, {
+    retentionHours: config.VISITORS_COLLECTED_RETENTION_HOURS,
+    erasureRetentionHours: config.VISITORS_ERASURE_RETENTION_HOURS,
+    intervalMs: config.VISITORS_PURGE_INTERVAL_MS,
+    logger,
+  });
+  const retained = metricsIn(registry).counter(
+    'glimpse_visitors_retention_deleted_total',
+    'Rows deleted by the visitor retention, by table (profiles, sessions, links, firings, company_visits)',
+    ['table'],
+  );
+  const retention = scheduleVisitorRetention(db, {
+    retentionDays: config.VISITOR_RETENTION_DAYS,
+    cookielessRetentionDays: config.VISITOR_COOKIELESS_RETENTION_DAYS,
+    intervalMs: config.VISITOR_RETENTION_INTERVAL_MS,
+    logger,
+    onDeleted: (c) => {
+      for (const [table, n] of [
+        ['profiles', c.profiles],
+        ['sessions', c.sessions],
+        ['links', c.links],
+        ['firings', c.firings],
+        ['company_visits', c.companyVisits],
+      ] as const) {
+        if (n > 0) retained.inc({ table }, n);
+      }
+    },
+  });
+  return { purge, retention };
+}
