@@ -189,11 +189,10 @@ const asyncMistakeRules = [
 const FUNCTION_LINES = { skipBlankLines: true, skipComments: true };
 const sizePlugin = { rules: { 'max-lines-per-function': builtinRules.get('max-lines-per-function') } };
 /**
- * Functions still over 80 lines, to split next: the console's page renderers and the OpenAPI
- * document's registrations (being split in their own change), webhooks' start-up and dispatcher,
- * the enrichment demo's generators and the gateway's collect route. They warn at 60 like the rest
- * until they are split; a file leaves this list when its functions are under 80, and nothing is
- * added to it.
+ * Functions still over 80 lines, to split next: the console's page renderers, the OpenAPI
+ * document's registrations and the webhooks service's start-up, each being changed in its own
+ * work. They warn at 60 like the rest until they are split; a file leaves this list when its
+ * functions are under 80, and nothing is added to it.
  */
 const LONG_FUNCTIONS_TO_SPLIT_NEXT = [
   // The console's page renderers (being split with the console's move to the shared record types).
@@ -209,14 +208,8 @@ const LONG_FUNCTIONS_TO_SPLIT_NEXT = [
   'services/gateway/src/console/app/pages/webhooks.ts',
   // The OpenAPI document's registrations of the management and sites endpoints.
   'shared/api/src/document.ts',
-  // Start-ups that wire every entry point, and the webhooks' dispatcher.
-  'services/visitors/src/start.ts',
+  // The webhooks service's start-up (its stores being moved behind the domain's interfaces).
   'services/webhooks/src/start.ts',
-  'services/webhooks/src/delivery/dispatcher.ts',
-  // The gateway's collect route, and the enrichment demo's generators of persons and companies.
-  'services/gateway/src/http/collect-route.ts',
-  'services/enrichment/src/demo/demo-companies.ts',
-  'services/enrichment/src/demo/demo-persons.ts',
 ];
 const functionLengthRules = [
   {
