@@ -398,14 +398,24 @@ function registerIntent(registry: OpenAPIRegistry, security: Record<string, stri
   );
 }
 
-/** The management API under /account. */
+// A creation past one of the account's caps is 409 limit_reached, its message naming the cap.
+const atCap = (what: string) => ({
+  409: { description: `${what} (limit_reached); the message names the cap`, headers: RATE_HEADERS, content: json(errorBodySchema) },
+});
+
+type Operation = ReturnType<typeof managementOperations>;
+
+/** The management API under /account: credentials, playbooks, events, suppressions and erasure, usage. */
 function registerManagement(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
   const op = managementOperations(registry, security, 'Account');
+  registerCredentials(op);
+  registerPlaybooks(op);
+  registerEventViews(op);
+  registerPersonsAndUsage(op);
+}
 
-  // A creation past one of the account's caps is 409 limit_reached, its message naming the cap.
-  const atCap = (what: string) => ({
-    409: { description: `${what} (limit_reached); the message names the cap`, headers: RATE_HEADERS, content: json(errorBodySchema) },
-  });
+/** Event tokens and API keys: create (at a cap), list and revoke. */
+function registerCredentials(op: Operation): void {
   // The two credential kinds have the same three operations: create (at a cap), list and revoke.
   const credentialKinds = [
     {
@@ -453,6 +463,10 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
     );
     op('delete', `/account/${kind.path}/{id}`, `account.revoke${kind.name}`, `Revoke ${kind.one}`, { status: 204, description: 'revoked' }, idParam);
   }
+}
+
+/** Playbooks and their enrollments. */
+function registerPlaybooks(op: Operation): void {
   op('get', '/account/playbooks', 'account.listPlaybooks', 'The playbooks', { status: 200, description: 'the playbooks', schema: listOf(playbookSchema) });
   op(
     'post',
@@ -487,6 +501,10 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
       query: page.extend({ status: z.enum(['active', 'stopped']).optional() }),
     },
   );
+}
+
+/** The event catalog, the recent raw events, a dry run and an event's receipt. */
+function registerEventViews(op: Operation): void {
   op(
     'get',
     '/account/events/catalog',
@@ -523,6 +541,10 @@ function registerManagement(registry: OpenAPIRegistry, security: Record<string, 
       params: z.object({ eventId: z.string().meta({ description: 'the X-Event-Id of POST /events, or an id of a batch result' }) }),
     },
   );
+}
+
+/** Suppressions, a person's erasure, and the account's usage. */
+function registerPersonsAndUsage(op: Operation): void {
   op(
     'post',
     '/account/suppressions',
@@ -621,16 +643,24 @@ function registerCollect(registry: OpenAPIRegistry): void {
   });
 }
 
-/** Sites under /account/sites, and the visitors the tag has seen (answered by the visitors service). */
+/** Sites under /account/sites, the visitors the tag has seen (answered by the visitors service), email links and page rules. */
 function registerSites(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
   const op = managementOperations(registry, security, 'Sites');
-  const atLimit = {
-    409: {
-      description: 'the account already has its maximum of sites (50 by default; limit_reached); delete one first',
-      headers: RATE_HEADERS,
-      content: json(errorBodySchema),
-    },
-  };
+  registerSiteOperations(op);
+  registerVisitorViews(op);
+  registerIdentification(op);
+}
+
+const SITE_AT_LIMIT = {
+  409: {
+    description: 'the account already has its maximum of sites (50 by default; limit_reached); delete one first',
+    headers: RATE_HEADERS,
+    content: json(errorBodySchema),
+  },
+};
+
+/** A site: create (at a cap), list, read, change, rotate its identity secret, delete, and its traffic and stats. */
+function registerSiteOperations(op: Operation): void {
   op(
     'post',
     '/account/sites',
@@ -640,7 +670,7 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
     {
       body: { required: true, content: json(siteCreateSchema) },
     },
-    atLimit,
+    SITE_AT_LIMIT,
   );
   op('get', '/account/sites', 'sites.list', 'The sites, newest first', { status: 200, description: 'the sites', schema: listOf(siteSchema) });
   op('get', '/account/sites/{id}', 'sites.get', 'A site', { status: 200, description: 'the site', schema: siteSchema }, idParam);
@@ -687,6 +717,10 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
     { status: 200, description: 'the counts', schema: siteStatsSchema },
     idParam,
   );
+}
+
+/** The visitors the tag has seen, a page at a time, and one visitor's full record. */
+function registerVisitorViews(op: Operation): void {
   op(
     'get',
     '/account/visitors',
@@ -712,6 +746,10 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
     { status: 200, description: 'the visitor', schema: visitorRecordSchema },
     visitorParam,
   );
+}
+
+/** Email-link tokens and page rules. */
+function registerIdentification(op: Operation): void {
   op(
     'post',
     '/account/link-tokens',
@@ -770,16 +808,17 @@ function registerSites(registry: OpenAPIRegistry, security: Record<string, strin
   op('delete', '/account/page-rules/{id}', 'sites.deletePageRule', 'Delete a page rule', { status: 204, description: 'deleted' }, idParam);
 }
 
+const WEBHOOK_AT_LIMIT = {
+  409: {
+    description: 'the account already has its maximum of webhook endpoints (limit_reached); delete one first',
+    headers: RATE_HEADERS,
+    content: json(errorBodySchema),
+  },
+};
+
 /** The webhooks management API under /account/webhooks, answered by the webhooks service. */
 function registerWebhooks(registry: OpenAPIRegistry, security: Record<string, string[]>[]): void {
   const op = managementOperations(registry, security, 'Webhooks');
-  const atLimit = {
-    409: {
-      description: 'the account already has its maximum of webhook endpoints (limit_reached); delete one first',
-      headers: RATE_HEADERS,
-      content: json(errorBodySchema),
-    },
-  };
 
   op('get', '/account/webhooks', 'webhooks.list', 'The webhook endpoints, oldest first (never their secrets)', {
     status: 200,
@@ -793,7 +832,7 @@ function registerWebhooks(registry: OpenAPIRegistry, security: Record<string, st
     'Subscribe an endpoint to event types; deliveries are signed (Standard Webhooks) with the secret answered here once. kind slack: a Slack incoming-webhook URL that receives the segment alerts as Block Kit messages (no secret)',
     { status: 201, description: 'created, with its secret', schema: webhookEndpointCreatedSchema },
     { body: { required: true, content: json(webhookCreateSchema) } },
-    atLimit,
+    WEBHOOK_AT_LIMIT,
   );
   op(
     'get',
