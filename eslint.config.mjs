@@ -189,9 +189,8 @@ const asyncMistakeRules = [
 const FUNCTION_LINES = { skipBlankLines: true, skipComments: true };
 const sizePlugin = { rules: { 'max-lines-per-function': builtinRules.get('max-lines-per-function') } };
 /**
- * Functions still over 80 lines, to split next: the console's page renderers, the OpenAPI
- * document's registrations and the webhooks service's start-up, each being changed in its own
- * work. They warn at 60 like the rest until they are split; a file leaves this list when its
+ * Functions still over 80 lines, to split next: the console's page renderers and the webhooks
+ * service's start-up, each being changed in its own work. They warn at 60 like the rest until they are split; a file leaves this list when its
  * functions are under 80, and nothing is added to it.
  */
 const LONG_FUNCTIONS_TO_SPLIT_NEXT = [
@@ -206,8 +205,6 @@ const LONG_FUNCTIONS_TO_SPLIT_NEXT = [
   'services/gateway/src/console/app/pages/visitor-detail.ts',
   'services/gateway/src/console/app/pages/visitors.ts',
   'services/gateway/src/console/app/pages/webhooks.ts',
-  // The OpenAPI document's registrations of the management and sites endpoints.
-  'shared/api/src/document.ts',
   // The webhooks service's start-up (its stores being moved behind the domain's interfaces).
   'services/webhooks/src/start.ts',
 ];
