@@ -34,4 +34,5 @@ export * from './identification.js';
 export * from './records.js';
 export * from './intent.js';
 export * from './webhook-payloads.js';
+export type { AlertSettings, Segment, SegmentFilter, SegmentMember } from './segments.js';
 export type { InternalVisitorPageViews } from './internal-visitors.js';

@@ -180,3 +180,8 @@ export function registerSegments(op: Op): void {
     { body: { required: true, content: json(alertSettingsSchema) } },
   );
 }
+
+export type SegmentFilter = z.infer<typeof segmentFilterSchema>;
+export type Segment = z.infer<typeof segmentSchema>;
+export type SegmentMember = z.infer<typeof segmentMemberSchema>;
+export type AlertSettings = z.infer<typeof alertSettingsSchema>;

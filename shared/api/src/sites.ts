@@ -384,3 +384,4 @@ export type SiteStats = z.infer<typeof siteStatsSchema>;
 export type SiteTraffic = z.infer<typeof siteTrafficSchema>;
 export type IdentifiedBy = z.infer<typeof identifiedBySchema>;
 export type VisitorSummary = z.infer<typeof visitorSummarySchema>;
+export type IdentitySecretRotated = z.infer<typeof identitySecretRotatedSchema>;

@@ -172,3 +172,4 @@ export type WebhookEndpoint = z.infer<typeof webhookEndpointSchema>;
 export type WebhookEndpointCreated = z.infer<typeof webhookEndpointCreatedSchema>;
 export type WebhookAttempt = z.infer<typeof webhookAttemptSchema>;
 export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
+export type WebhookSecretRotated = z.infer<typeof webhookSecretRotatedSchema>;

@@ -2,6 +2,7 @@
 // now; a form that makes one from the filter's fields; #/segments?segment=… lists its members, best
 // intent score first, with the score's top reasons. Alerts of members entering go to the webhooks
 // and Slack endpoints subscribed to segment.entered (the Webhooks and Alerts pages).
+import type { Segment, SegmentFilter, SegmentMember } from '@glimpse/api';
 import { api, invalid } from '../api';
 import type { List, Paged } from '../api-types';
 import { field, listChanged, loading, pageHeading, tableOr } from '../components';
@@ -10,46 +11,13 @@ import { count, place, recentTime, when } from '../format';
 import { action, fail, say } from '../messages';
 import { pagedTable } from '../paged-table';
 
-interface SegmentFilterView {
-  min_score?: number;
-  country?: string;
-  industry?: string;
-  size?: string;
-  network_type?: string;
-  pages?: { pattern: string; within_days: number };
-  events?: { name: string; within_days: number };
-  identified?: boolean;
-}
-
-interface SegmentView {
-  id: string;
-  name: string;
-  kind: 'visitors' | 'companies';
-  filter: SegmentFilterView;
-  alert_window_hours: number;
-  count: number;
-  created_at: string;
-}
-
-interface MemberView {
-  kind: 'visitor' | 'company';
-  key: string;
-  name: string | null;
-  domain: string | null;
-  email: string | null;
-  score: number;
-  reasons: { reason: string; points: number; at: string }[];
-  location: { country: string | null; region: string | null; city: string | null } | null;
-  last_pages: { path: string; at: string }[];
-  visitors: number;
-}
-
-const NETWORK_TYPES = ['business', 'education', 'government', 'isp', 'mobile', 'hosting', 'unknown'];
+type NetworkType = NonNullable<SegmentFilter['network_type']>;
+const NETWORK_TYPES: NetworkType[] = ['business', 'education', 'government', 'isp', 'mobile', 'hosting', 'unknown'];
 const PAGE_PATTERN = /^\/\S{0,255}$/;
 const EVENT = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /** The filter in words, e.g. "score ≥ 40 · /pricing* within 7 days · identified". */
-export function describeFilter(f: SegmentFilterView): string {
+export function describeFilter(f: SegmentFilter): string {
   const parts = [
     f.min_score !== undefined ? `score ≥ ${f.min_score}` : '',
     f.country ? `in ${f.country}` : '',
@@ -63,15 +31,15 @@ export function describeFilter(f: SegmentFilterView): string {
   return parts.length ? parts.join(' · ') : 'everyone';
 }
 
-const memberHref = (m: MemberView) =>
+const memberHref = (m: SegmentMember) =>
   m.kind === 'company' ? `#/companies?company=${encodeURIComponent(m.key)}` : `#/visitors?visitor=${encodeURIComponent(m.key)}`;
 
-function memberCell(m: MemberView): Child {
+function memberCell(m: SegmentMember): Child {
   const label = m.kind === 'company' ? (m.name ?? m.key) : (m.email ?? (m.name ? `Anonymous at ${m.name}` : 'Anonymous visitor'));
   return [h('a', { href: memberHref(m) }, label), m.kind === 'company' && m.domain ? h('div', { class: 'muted' }, m.domain) : ''];
 }
 
-const reasonsCell = (m: MemberView): Child =>
+const reasonsCell = (m: SegmentMember): Child =>
   m.reasons.length
     ? h(
         'ul',
@@ -102,12 +70,12 @@ function check(input: HTMLInputElement, ok: boolean, message: string): void {
   }
 }
 
-function membersSection(segment: SegmentView): HTMLElement {
-  const { element, load } = pagedTable<MemberView>({
+function membersSection(segment: Segment): HTMLElement {
+  const { element, load } = pagedTable<SegmentMember>({
     caption: `Members of ${segment.name}, best score first`,
     columns: ['Score', segment.kind === 'companies' ? 'Company' : 'Visitor', 'Top reasons', 'Where', 'Last pages', 'Visitors'],
     fetchPage: (cursor) =>
-      api<Paged<MemberView>>('GET', `segments/${encodeURIComponent(segment.id)}/members${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`),
+      api<Paged<SegmentMember>>('GET', `segments/${encodeURIComponent(segment.id)}/members${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`),
     row: (m) => [
       h('span', { class: 'score' }, String(m.score)),
       memberCell(m),
@@ -184,7 +152,7 @@ export async function segmentsPage(root: HTMLElement, params: URLSearchParams): 
   );
 
   async function add() {
-    const filter: SegmentFilterView = {};
+    const filter: SegmentFilter = {};
     check(name, name.value.trim() !== '', 'Give the segment a name.');
     const score = number(minScore, 0, 100, 'The score is a number from 0 to 100.');
     if (score !== undefined) filter.min_score = score;
@@ -194,7 +162,8 @@ export async function segmentsPage(root: HTMLElement, params: URLSearchParams): 
     }
     if (industry.value.trim()) filter.industry = industry.value.trim();
     if (size.value.trim()) filter.size = size.value.trim();
-    if (networkType.value) filter.network_type = networkType.value;
+    // The select offers NETWORK_TYPES only.
+    if (networkType.value) filter.network_type = networkType.value as NetworkType;
     if (pagePattern.value.trim()) {
       check(pagePattern, PAGE_PATTERN.test(pagePattern.value.trim()), 'A page pattern is a path starting with /, up to 256 characters, no spaces.');
       filter.pages = { pattern: pagePattern.value.trim(), within_days: number(pageDays, 1, 400, 'Days are a whole number from 1 to 400.') ?? 7 };
@@ -205,7 +174,7 @@ export async function segmentsPage(root: HTMLElement, params: URLSearchParams): 
     }
     if (identified.value) filter.identified = identified.value === 'true';
     const hours = number(windowHours, 1, 744, 'The alert window is a whole number of hours from 1 to 744.');
-    const created = await api<SegmentView>('POST', 'segments', {
+    const created = await api<Segment>('POST', 'segments', {
       name: name.value.trim(),
       kind: kind.value,
       filter,
@@ -217,7 +186,7 @@ export async function segmentsPage(root: HTMLElement, params: URLSearchParams): 
   }
 
   async function load() {
-    const { items } = await api<List<SegmentView>>('GET', 'segments');
+    const { items } = await api<List<Segment>>('GET', 'segments');
     if (!list.isConnected) return;
     const rows = items.map((s) => [
       h('a', { href: `#/segments?segment=${encodeURIComponent(s.id)}` }, s.name),
@@ -230,7 +199,7 @@ export async function segmentsPage(root: HTMLElement, params: URLSearchParams): 
     list.replaceChildren(tableOr(h('p', {}, 'No segments yet.'), 'Segments', ['Name', 'Of', 'Members now', 'Filter', 'Alert window', 'Actions'], rows));
   }
 
-  async function remove(s: SegmentView) {
+  async function remove(s: Segment) {
     if (!confirm(`Delete the segment ${s.name}? Its alerts stop.`)) return;
     await api('DELETE', `segments/${encodeURIComponent(s.id)}`);
     detail.replaceChildren();
@@ -249,6 +218,6 @@ export async function segmentsPage(root: HTMLElement, params: URLSearchParams): 
     list,
   );
   const wanted = params.get('segment');
-  if (wanted) detail.replaceChildren(membersSection(await api<SegmentView>('GET', `segments/${encodeURIComponent(wanted)}`)));
+  if (wanted) detail.replaceChildren(membersSection(await api<Segment>('GET', `segments/${encodeURIComponent(wanted)}`)));
   await load();
 }

@@ -1,6 +1,7 @@
 // A site's identity secret: shown once (right after the site is added, or rotated), never read back;
 // the rotation keeps the previous secret verifying for 24 hours.
 import { api } from '../api';
+import type { IdentitySecretRotated } from '@glimpse/api';
 import type { Site } from '../api-types';
 import { h, type Child } from '../dom';
 import { when } from '../format';
@@ -13,7 +14,7 @@ export function identitySection(site: Site): HTMLElement {
   if (site.identity_secret) reveal(site.identity_secret, 'Copy it to your server now: Glimpse never shows it again (rotate to get a new one).');
   const rotate = action(async () => {
     if (!confirm(`Rotate the identity secret of “${site.name}”? The current one keeps verifying for 24 hours.`)) return;
-    const r = await api<{ identity_secret: string; previous_expires_at: string | null }>('POST', `sites/${encodeURIComponent(site.id)}/identity-secret`);
+    const r = await api<IdentitySecretRotated>('POST', `sites/${encodeURIComponent(site.id)}/identity-secret`);
     reveal(
       r.identity_secret,
       r.previous_expires_at ? ['The previous secret verifies until ', when(r.previous_expires_at), '.'] : 'The site had no secret before.',

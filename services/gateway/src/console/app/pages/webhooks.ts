@@ -1,6 +1,7 @@
 // Webhook endpoints: subscribe a URL (its signing secret is shown once), enable, disable, rotate
 // the secret, delete; and each endpoint's deliveries with every attempt (webhook-deliveries.ts).
 import { api, invalid } from '../api';
+import type { WebhookSecretRotated } from '@glimpse/api';
 import type { CreatedWebhook, List, Webhook } from '../api-types';
 import { field, listChanged, loading, pageHeading, secretBox, tableOr } from '../components';
 import { h, hidden } from '../dom';
@@ -92,7 +93,7 @@ export async function webhooksPage(root: HTMLElement, params: URLSearchParams): 
   }
   async function rotate(w: Webhook) {
     if (!confirm(`Rotate the signing secret of ${w.url}? The old secret keeps signing alongside the new one for 24 hours.`)) return;
-    const rotated = await api<{ secret: string }>('POST', `webhooks/${w.id}/rotate-secret`);
+    const rotated = await api<WebhookSecretRotated>('POST', `webhooks/${w.id}/rotate-secret`);
     showSecret(`New signing secret of ${w.url}`, rotated.secret, () => listHeading.focus());
   }
   async function remove(w: Webhook) {
