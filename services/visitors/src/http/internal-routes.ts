@@ -1,7 +1,7 @@
 // The visitors service's internal HTTP API, behind the gateway: a visitor's page-view fields (the
 // details lookup) and full record, the latest visitors, a site's last 24 hours and stats, page
 // rules, the companies view, and deletions (a site's data, an erased person's links and aggregates). The gateway names the account.
-import type { Request, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Db } from '@glimpse/db/visitors';
 import { AppError } from '@glimpse/errors';
 import { cutPage, gatewayInternalRouter, parsePageQuery, queryStrings } from '@glimpse/http';
@@ -63,12 +63,24 @@ export function internalRouter({
   now?: () => Date;
 }): Router {
   const { router, account, json } = gatewayInternalRouter(internalTokens);
-  const siteId = (req: Request) => {
-    const id = req.params.siteId as string;
-    if (!isUuid(id)) throw new AppError('invalid_request', 'site id must be a UUID');
-    return id;
-  };
+  visitorRoutes(router, { db, account, now });
+  siteRoutes(router, { db, account, now, erasureSecret });
+  router.use(pageRulesRouter({ db, maxPerAccount: pageRulesPerAccount }));
+  router.use(intentRoutes({ db, account, json }));
+  router.use(companyRoutes({ db, account, json, now, cacheMs: companiesCacheMs }));
+  router.use(segmentRoutes({ db, account, json, now, maxPerAccount: segmentsPerAccount }));
+  return router;
+}
 
+/** What the visitor and site routes share: the database, the account the gateway names, the clock. */
+interface RouteContext {
+  db: Db;
+  account: (res: Response) => string;
+  now: () => Date;
+}
+
+/** A visitor's details and record, and the latest visitors (by last seen or by score). */
+function visitorRoutes(router: Router, { db, account, now }: RouteContext): void {
   router.get('/internal/visitors/:visitorId/details', async (req, res) => {
     const id = req.params.visitorId as string;
     const visitor = VISITOR_ID_PATTERN.test(id) ? await findVisitor(db, account(res), id) : null;
@@ -102,7 +114,16 @@ export function internalRouter({
     const at = now();
     res.json({ items: page.items.map((v) => listItemOf(v, profileIntent(v, at, w))), nextCursor: page.next });
   });
+}
 
+const siteId = (req: Request) => {
+  const id = req.params.siteId as string;
+  if (!isUuid(id)) throw new AppError('invalid_request', 'site id must be a UUID');
+  return id;
+};
+
+/** A site's last 24 hours and stats, the deletion of its data, and an erased person's. */
+function siteRoutes(router: Router, { db, account, now, erasureSecret }: RouteContext & { erasureSecret: string }): void {
   router.get('/internal/sites/:siteId/traffic', async (req, res) => {
     const at = now();
     const { rows, firstPageViewAt } = await siteHours(db, account(res), siteId(req), trafficSince(at));
@@ -126,10 +147,4 @@ export function internalRouter({
     await eraseSegmentEntries(db, account(res), email);
     res.json(erased);
   });
-
-  router.use(pageRulesRouter({ db, maxPerAccount: pageRulesPerAccount }));
-  router.use(intentRoutes({ db, account, json }));
-  router.use(companyRoutes({ db, account, json, now, cacheMs: companiesCacheMs }));
-  router.use(segmentRoutes({ db, account, json, now, maxPerAccount: segmentsPerAccount }));
-  return router;
 }
