@@ -15,8 +15,11 @@ import type { SlackAttempt, SlackSender } from './slack-sender.js';
 export interface AttempterOptions {
   db: Db;
   sender: Sender;
+  /** Sends a Slack endpoint's messages. */
   slack: SlackSender;
+  /** The console's address, linked from Slack messages (WEBHOOKS_CONSOLE_URL). */
   consoleUrl: string;
+  /** Opens the endpoints' sealed signing secrets. */
   secrets: SecretBox;
   logger: Logger;
   policy: FailurePolicy;

@@ -11,25 +11,12 @@
 // answers steer the schedule: a 429 is not tried again before its Retry-After, a 404 or 410 (the
 // incoming webhook was removed) disables that endpoint as "revoked".
 import type { Registry } from 'prom-client';
-import type { Db } from '@glimpse/db/webhooks';
-import { metricsIn, type Logger } from '@glimpse/logging';
-import { purgeOldDeliveries, type ClaimedDelivery, type FailurePolicy } from '../data/delivery-repository.js';
+import { metricsIn } from '@glimpse/logging';
+import { purgeOldDeliveries, type ClaimedDelivery } from '../data/delivery-repository.js';
 import { claimDue } from '../data/claims.js';
-import type { SecretBox } from '../domain/secret-box.js';
-import type { Sender } from './sender.js';
-import type { SlackSender } from './slack-sender.js';
-import { createAttempter } from './attempt.js';
+import { createAttempter, type AttempterOptions } from './attempt.js';
 
-export interface DispatcherOptions {
-  db: Db;
-  sender: Sender;
-  /** Sends a Slack endpoint's messages. */
-  slack: SlackSender;
-  /** The console's address, linked from Slack messages (WEBHOOKS_CONSOLE_URL). */
-  consoleUrl: string;
-  /** Opens the endpoints' sealed signing secrets. */
-  secrets: SecretBox;
-  logger: Logger;
+export interface DispatcherOptions extends Omit<AttempterOptions, 'metrics'> {
   registry: Registry;
   /** Deliveries in flight at once in this instance. */
   concurrency: number;
@@ -39,7 +26,6 @@ export interface DispatcherOptions {
   pollIntervalMs: number;
   /** A claimed delivery is due again after this if its attempt never got recorded. */
   leaseMs: number;
-  policy: FailurePolicy;
   retentionMs: number;
 }
 
