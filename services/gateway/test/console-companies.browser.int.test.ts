@@ -11,26 +11,26 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { type Browser, type Page } from 'playwright-core';
-import { importCompanies, type RunningEnrichmentService } from '@glimpse/enrichment';
-import { deleteIpDataset, importIpDataset, importLocationFile, type RunningVisitorsService } from '@glimpse/visitors';
-import type { RunningGateway } from '@glimpse/gateway';
+import { type Page } from 'playwright-core';
+import { importCompanies } from '@glimpse/enrichment';
+import { deleteIpDataset, importIpDataset, importLocationFile } from '@glimpse/visitors';
 import { serviceDatabaseUrl } from '../../../test/config';
+import { testDb, waitFor } from '../../../test/support/stack';
 import {
-  closeTestDb,
-  createTestAccount,
-  createTestApiKey,
-  request,
-  startTestEnrichmentService,
-  startTestGateway,
-  testDb,
-  waitFor,
-} from '../../../test/support/stack';
-import { startTestVisitorsService } from '../../../test/support/visitors';
-import { launchChromium } from '../../../test/support/browser';
+  accountApi,
+  collect as collectAt,
+  heading,
+  newManager,
+  openConsole,
+  pageView,
+  screenshot,
+  signIn,
+  startConsoleGateway,
+  uniqueId,
+  uniqueOrigin,
+  useConsole,
+} from '../../../test/support/console';
 
-const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
-const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const CITY_FILE = path.resolve(__dirname, '../../visitors/test/fixtures/ip-data/GeoIP2-City-Test.mmdb');
 
 const tag = randomBytes(4).toString('hex');
@@ -40,11 +40,6 @@ const BOXFORD_IP = '2.125.160.216'; // Boxford, England, GB
 const MILTON_IP = '216.160.83.56'; // Milton, Washington, US
 const boxford = { domain: `boxford-${tag}.example`, network: 'Boxford Widgets', name: 'Boxford Widgets Ltd' };
 const milton = { domain: `milton-${tag}.example`, name: 'Milton College' };
-
-let browser: Browser;
-let visitors: RunningVisitorsService;
-let enrichment: RunningEnrichmentService;
-let gateway: RunningGateway;
 
 async function* linesOf(values: readonly unknown[]): AsyncIterable<string> {
   for (const value of values) yield JSON.stringify(value);
@@ -73,54 +68,28 @@ async function importIpData(): Promise<void> {
   expect(await importCompanies(linesOf([firmographics]), { db: testDb('enrichment') })).toMatchObject({ imported: 1, skipped: 0 });
 }
 
-beforeAll(async () => {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  await importIpData();
-  // The visitors service starts after the import (it loads the IP data before its first page view)
-  // and polls it every second after that.
-  [browser, visitors, enrichment] = await Promise.all([
-    launchChromium("the console's companies tests"),
-    // No reuse of a window's aggregate: the test reads the list as soon as its page views are applied.
-    startTestVisitorsService({ VISITORS_IP_DATA_POLL_MS: '1000', COMPANIES_VIEW_CACHE_SECONDS: '0' }),
-    startTestEnrichmentService(),
-  ]);
-  gateway = await startTestGateway({ VISITORS_URL: visitors.url, ENRICHMENT_URL: enrichment.url });
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.stop();
-  await Promise.all([visitors?.stop(), enrichment?.stop()]);
+async function removeIpDataAndCompanies(): Promise<void> {
   const databaseUrl = serviceDatabaseUrl('visitors');
   await Promise.all(Object.values(DATASETS).map((name) => deleteIpDataset(databaseUrl, name).catch(() => undefined)));
   await testDb('enrichment').company.deleteMany({ where: { domain: { endsWith: `-${tag}.example` } } });
-  await closeTestDb();
-});
+}
 
-const uniqueOrigin = (name: string) => `https://${name}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.example`;
-const uniqueId = (name: string) => `${name}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
+// The visitors service starts after the import (it loads the IP data before its first page view)
+// and polls it every second after that. No reuse of a window's aggregate: the test reads the list
+// as soon as its page views are applied.
+const ui = useConsole(
+  "the console's companies tests",
+  () => startConsoleGateway({ enrichment: true, visitorsEnv: { VISITORS_IP_DATA_POLL_MS: '1000', COMPANIES_VIEW_CACHE_SECONDS: '0' } }),
+  { timeoutMs: 90_000, before: importIpData, after: removeIpDataAndCompanies },
+);
+
 const status = (page: Page, text: string | RegExp) => page.getByRole('status').filter({ hasText: text }).waitFor();
 
-const api = (key: string, pathAndQuery: string, init: { method?: string; body?: unknown } = {}) =>
-  request(`${gateway.url}/account/${pathAndQuery}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${key}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
+const api = (key: string, pathAndQuery: string, init: { method?: string; body?: unknown } = {}) => accountApi(ui.stack.gateway.url, key, pathAndQuery, init);
 
 /** What the tag sends, from a visitor at `address` behind the loopback proxy; answers the visitor id. */
-async function collect(origin: string, siteKey: string, address: string, events: object[], vid?: string): Promise<string> {
-  const res = await request(`${gateway.url}/collect`, {
-    method: 'POST',
-    headers: { origin, 'content-type': 'text/plain;charset=UTF-8', 'user-agent': BROWSER_UA, 'x-forwarded-for': address },
-    body: JSON.stringify({ site: siteKey, ...(vid ? { vid } : {}), events }),
-  });
-  expect(res.status).toBe(200);
-  expect(res.body.accepted).toBe(events.length);
-  return res.body.vid as string;
-}
-const pageView = (origin: string, pathname: string) => ({ type: 'pageview', id: uniqueId('pv'), url: `${origin}${pathname}`, path: pathname, referrer: '' });
+const collect = (origin: string, siteKey: string, address: string, events: object[], vid?: string) =>
+  collectAt(ui.stack.gateway.url, origin, siteKey, events, { address, ...(vid ? { vid } : {}) });
 
 /** Cells of a table row as text, its header cell first. */
 const cells = (page: Page, rowHeader: string) =>
@@ -133,8 +102,7 @@ const cells = (page: Page, rowHeader: string) =>
 describe('console: companies', () => {
   it('when visitors come from a business and a college network, then Companies is the landing page, filters by network type, opens a company with its chart and people, and downloads the rows as CSV', async () => {
     // Arrange: a site, two visitors from Boxford's office (one identified by a work email) and one from Milton's college.
-    const { accountId } = await createTestAccount('console companies');
-    const { key } = await createTestApiKey(accountId, ['account:manage']);
+    const { key } = await newManager('console companies');
     const origin = uniqueOrigin('shop');
     const created = await api(key, 'sites', { method: 'POST', body: { name: 'Shop', origins: [origin] } });
     expect(created.status).toBe(201);
@@ -158,15 +126,8 @@ describe('console: companies', () => {
     );
 
     // Signed in, the console opens on Companies, first in the navigation.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light', reducedMotion: 'reduce', acceptDownloads: true });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (err) => problems.push(err.message));
-    page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && problems.push(msg.text()));
-    await page.goto(`${gateway.url}/console`);
-    await page.getByLabel('Management API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await heading(page, 'Companies');
+    const { page, problems } = await openConsole(ui.browser, ui.stack.gateway.url, { viewport: { width: 1280, height: 900 }, acceptDialogs: false });
+    await signIn(page, key);
     expect(new URL(page.url()).hash).toBe('#/companies');
     const nav = page.getByRole('navigation', { name: 'Console pages' }).getByRole('link');
     expect(await nav.first().textContent()).toBe('Companies');
@@ -203,7 +164,7 @@ describe('console: companies', () => {
       expect.stringMatching(/\d/),
       '/admissions (1)',
     ]);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'companies.png'), fullPage: true });
+    await screenshot(page, 'companies');
 
     // The intent score: 3 a session, 1 a page view by default, its reasons on hover; sorted by it, Boxford (9) leads Milton (4).
     const score = (name: string) =>
@@ -221,7 +182,7 @@ describe('console: companies', () => {
     });
     expect(await rows.nth(1).locator('th').textContent()).toMatch(new RegExp(`^${milton.name}`));
     expect(await score(milton.name).textContent()).toBe('4');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'companies-by-score.png'), fullPage: true });
+    await screenshot(page, 'companies-by-score');
     await page.getByLabel('Sort by').selectOption('last_visit');
 
     // The network filter keeps the college alone, and the address keeps the filter.
@@ -300,7 +261,7 @@ describe('console: companies', () => {
       .allTextContents();
     expect(pages).toEqual(['/pricing2', '/docs1']);
     await page.locator('svg.visits-chart').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'company.png'), fullPage: true });
+    await screenshot(page, 'company');
 
     // A person opens on the visitor page, with the network and location, and links back to the company.
     await page.getByRole('link', { name: `Open visitor ${buyer}` }).click();
@@ -325,6 +286,6 @@ describe('console: companies', () => {
     expect(await rows.nth(0).locator('th').textContent()).toMatch(new RegExp(`^${boxford.name}`)); // 3 page views before 1
     expect(new URL(page.url()).hash).toBe('#/companies?days=7&sort=page_views');
     expect(problems).toEqual([]);
-    await context.close();
+    await page.context().close();
   }, 150_000);
 });

@@ -5,89 +5,33 @@
 // form with another email) shows both links with method, confidence, time and triggering page; a
 // page rule created and deleted; an email link's ?gl= parameter shown and copied. Page views are
 // posted to /collect by the test as the tag would. Screenshots go to artifacts/console/.
-import fs from 'node:fs';
-import path from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import { closeTestDb, createTestAccount, createTestApiKey, request, startTestGateway, testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
-import { startTestVisitorsService } from '../../../test/support/visitors';
-import { launchChromium } from '../../../test/support/browser';
-import type { RunningGateway } from '@glimpse/gateway';
+import { type Page } from 'playwright-core';
+import { testDb, uniqueEmail, waitFor } from '../../../test/support/stack';
+import {
+  accountApi,
+  collect as collectAt,
+  goTo,
+  pageView,
+  screenshot,
+  signedInConsole as signedIn,
+  startConsoleGateway,
+  uniqueId,
+  uniqueOrigin,
+  useConsole,
+} from '../../../test/support/console';
 
-const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
-const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-
-let browser: Browser;
-let visitors: Awaited<ReturnType<typeof startTestVisitorsService>>;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  [browser, visitors] = await Promise.all([launchChromium("the console's identification tests"), startTestVisitorsService()]);
-  gateway = await startTestGateway({ VISITORS_URL: visitors.url });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.stop();
-  await visitors?.stop();
-  await closeTestDb();
-});
+const ui = useConsole("the console's identification tests", () => startConsoleGateway());
 
 /** A signed-in console tab (clipboard allowed) that records script errors and accepts confirm(). */
-async function signedInConsole(name: string): Promise<{ page: Page; problems: string[]; key: string; accountId: string }> {
-  const { accountId } = await createTestAccount(name);
-  const { key } = await createTestApiKey(accountId, ['account:manage']);
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(err.message));
-  page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && problems.push(msg.text()));
-  page.on('dialog', (dialog) => void dialog.accept());
-  await page.goto(`${gateway.url}/console`);
-  await page.getByLabel('Management API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await heading(page, 'Companies'); // the landing page
-  return { page, problems, key, accountId };
-}
+const signedInConsole = (name: string) => signedIn(ui.browser, ui.stack.gateway.url, name, { viewport: { width: 1200, height: 800 }, clipboard: true });
 
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
-const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-const uniqueOrigin = (tag: string) => `https://${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.example`;
-const uniqueId = (tag: string) => `${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 const status = (page: Page, text: string | RegExp) => page.getByRole('status').filter({ hasText: text }).waitFor();
 
-async function goTo(page: Page, link: string) {
-  await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: link, exact: true }).click();
-  await heading(page, link);
-}
+const api = (key: string, pathAndQuery: string, init: { method?: string; body?: unknown } = {}) => accountApi(ui.stack.gateway.url, key, pathAndQuery, init);
 
-const api = (key: string, pathAndQuery: string, init: { method?: string; body?: unknown } = {}) =>
-  request(`${gateway.url}/account/${pathAndQuery}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${key}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-
-/** What the tag sends: a text/plain POST from the site's origin; answers the visitor id. */
-async function collect(origin: string, siteKey: string, events: object[], vid?: string): Promise<string> {
-  const res = await request(`${gateway.url}/collect`, {
-    method: 'POST',
-    headers: { origin, 'content-type': 'text/plain;charset=UTF-8', 'user-agent': BROWSER_UA },
-    body: JSON.stringify({ site: siteKey, ...(vid ? { vid } : {}), events }),
-  });
-  expect(res.status).toBe(200);
-  expect(res.body.accepted).toBe(events.length);
-  return res.body.vid as string;
-}
-const pageView = (origin: string, pathname: string, title: string) => ({
-  type: 'pageview',
-  id: uniqueId('pv'),
-  url: `${origin}${pathname}`,
-  path: pathname,
-  title,
-  referrer: '',
-});
+/** What the tag sends from the site's origin; answers the visitor id. */
+const collect = (origin: string, siteKey: string, events: object[], vid?: string) =>
+  collectAt(ui.stack.gateway.url, origin, siteKey, events, vid ? { vid } : {});
 
 describe('console: identification', () => {
   it('when a person sets a site to capture forms, require consent and ignore GPC, then the API, the list and the snippet say so, and an edit back to implied consent is saved', async () => {
@@ -112,7 +56,7 @@ describe('console: identification', () => {
     const snippet = await page.locator('#install-snippet').textContent();
     // The settings travel in the per-site script the snippet loads, not in attributes.
     expect(snippet).not.toMatch(/data-(capture-forms|consent|honor-gpc)/);
-    const script = await (await fetch(`${gateway.url}/s/${items[0].key}.js`)).text();
+    const script = await (await fetch(`${ui.stack.gateway.url}/s/${items[0].key}.js`)).text();
     expect(script).toContain(`({"site":"${items[0].key}","consent":"required","forms":true,"gpc":false,"query":[]});`);
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Forms', exact: true }) });
     expect(await row.locator('.settings div').allTextContents()).toEqual(['Forms captured', 'Consent required', 'GPC ignored', 'No query keys kept']);

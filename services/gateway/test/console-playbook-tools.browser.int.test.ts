@@ -4,68 +4,25 @@
 // consumer, a dry run next to a playbook, the re-enrollment policy set in the console and read back
 // through the API, and the suppression list with erasure behind a confirm step. Each page is saved
 // as a full-page screenshot under artifacts/console/.
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { type Browser, type Page } from 'playwright-core';
-import { closeTestDb, createTestApiKey, postEvent, sendNamesOnce, startManagementStack, uniqueEmail, waitFor } from '../../../test/support/stack';
-import { launchChromium } from '../../../test/support/browser';
+import { type Page } from 'playwright-core';
+import { createTestApiKey, postEvent, sendNamesOnce, startManagementStack, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { goTo, heading, openConsole, screenshot, signIn, useConsole, type ConsoleTab } from '../../../test/support/console';
 import { api, createManager, type Api, type Manager } from './management-helpers';
 
-const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
-
-let stack: Awaited<ReturnType<typeof startManagementStack>>;
-let browser: Browser;
-
-beforeAll(async () => {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  [browser, stack] = await Promise.all([launchChromium("the console's browser tests"), startManagementStack({}, { webhooks: true })]);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await closeTestDb();
-});
-
-interface Console {
-  page: Page;
-  /** Script errors and console errors other than failed requests. */
-  problems: string[];
-  /** Every line the page wrote to the browser's console, of any level. */
-  consoleLines: string[];
-}
+const ui = useConsole("the console's browser tests", () => startManagementStack({}, { webhooks: true }));
 
 /** A fresh tab, signed in with `key`, that records script errors and everything written to the console. */
-async function signedIn(key: string): Promise<Console> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  const consoleLines: string[] = [];
-  page.on('pageerror', (err) => problems.push(err.message));
-  page.on('console', (msg) => {
-    consoleLines.push(msg.text());
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(msg.text());
-  });
-  await page.goto(`${stack.gateway.url}/console/`);
-  await heading(page, 'Sign in');
-  await page.getByLabel('Management API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await heading(page, 'Companies'); // the landing page
-  return { page, problems, consoleLines };
+async function signedIn(key: string): Promise<ConsoleTab> {
+  const tab = await openConsole(ui.browser, ui.stack.gateway.url, { viewport: { width: 1200, height: 800 }, acceptDialogs: false });
+  await signIn(tab.page, key);
+  return tab;
 }
 
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
-const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 const alertText = (page: Page) => page.getByRole('alert').textContent();
 const statusText = (page: Page) => page.getByRole('status').textContent();
 const rowOf = (scope: ReturnType<Page['getByRole']>, header: string) =>
   scope.getByRole('row').filter({ has: scope.page().getByRole('rowheader', { name: header, exact: true }) });
-
-async function goTo(page: Page, link: string) {
-  await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: link, exact: true }).click();
-  await heading(page, link);
-}
 
 /** Waits for an alert with text other than `before` and returns it. */
 const nextAlert = (page: Page, before = '') =>
@@ -79,7 +36,7 @@ const nextAlert = (page: Page, before = '') =>
 
 /** Posts an event and waits until its receipt exists through the API (the consumer applied it). */
 async function sendApplied(manager: Manager, client: Api, email: string, event: string): Promise<string> {
-  const res = await postEvent(stack.gateway.url, manager.token, { event, email });
+  const res = await postEvent(ui.stack.gateway.url, manager.token, { event, email });
   expect(res.status).toBe(200);
   const eventId = res.headers.get('x-event-id')!;
   expect(eventId).toMatch(/^[0-9a-f-]{36}$/);
@@ -96,8 +53,8 @@ async function createPlaybook(client: Api, body: object): Promise<string> {
 describe('console: receipts, dry runs, re-enrollment and suppressions', () => {
   it('when a person opens the receipt of a real event, then it says which playbook it started and why it left another as it was', async () => {
     const manager = await createManager();
-    const client = api(stack.gateway.url, manager.key);
-    await sendNamesOnce(stack.gateway.url, manager, ['signed_up']);
+    const client = api(ui.stack.gateway.url, manager.key);
+    await sendNamesOnce(ui.stack.gateway.url, manager, ['signed_up']);
     const welcome = await createPlaybook(client, { name: 'Welcome', triggers: ['signed_up'], exits: ['purchase'] });
     await createPlaybook(client, { name: 'Follow-up', triggers: ['signed_up'], reenrollment: 'once' });
     const email = uniqueEmail('console-receipt');
@@ -160,8 +117,8 @@ describe('console: receipts, dry runs, re-enrollment and suppressions', () => {
 
   it('when a person sets a policy and tests a trigger in the console, then the API has the policy and the dry run shows each outcome without writing', async () => {
     const manager = await createManager();
-    const client = api(stack.gateway.url, manager.key);
-    await sendNamesOnce(stack.gateway.url, manager, ['signed_up']);
+    const client = api(ui.stack.gateway.url, manager.key);
+    await sendNamesOnce(ui.stack.gateway.url, manager, ['signed_up']);
     const trial = await createPlaybook(client, { name: 'Trial', triggers: ['signed_up'], exits: ['purchase'] });
     const enrolled = uniqueEmail('console-enrolled');
     await sendApplied(manager, client, enrolled, 'signed_up');
@@ -247,13 +204,13 @@ describe('console: receipts, dry runs, re-enrollment and suppressions', () => {
 
   it('when a person suppresses, lists, lifts and erases in the console, then the API agrees and the erasure counts are shown', async () => {
     const manager = await createManager();
-    const client = api(stack.gateway.url, manager.key);
-    await sendNamesOnce(stack.gateway.url, manager, ['signed_up']);
+    const client = api(ui.stack.gateway.url, manager.key);
+    await sendNamesOnce(ui.stack.gateway.url, manager, ['signed_up']);
     const nurture = await createPlaybook(client, { name: 'Nurture', triggers: ['signed_up'] });
     const person = uniqueEmail('console-erase');
     await sendApplied(manager, client, person, 'signed_up');
     // 25 suppressions already (one console page), added with a key of their own (rate limits are per key).
-    const seeder = api(stack.gateway.url, (await createTestApiKey(manager.accountId, ['account:manage'])).key);
+    const seeder = api(ui.stack.gateway.url, (await createTestApiKey(manager.accountId, ['account:manage'])).key);
     const seeded: string[] = [];
     for (let i = 0; i < 25; i++) {
       const email = uniqueEmail(`seed${i}`);

@@ -4,49 +4,19 @@
 // fields (score at least, a page read within days, identified), sees it listed with how many are in
 // it now and its filter in words, opens it, and reads its members best score first with their
 // reasons; a bad pattern is refused in the form; the segment is deleted.
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { type Browser, type Page } from 'playwright-core';
-import type { RunningEnrichmentService } from '@glimpse/enrichment';
-import type { RunningVisitorsService } from '@glimpse/visitors';
-import type { RunningGateway } from '@glimpse/gateway';
-import { closeTestDb, createTestAccount, createTestApiKey, startTestEnrichmentService, startTestGateway } from '../../../test/support/stack';
-import { startTestVisitorsService } from '../../../test/support/visitors';
-import { launchChromium } from '../../../test/support/browser';
+import { type Page } from 'playwright-core';
+import { openConsole, screenshot, signIn, startConsoleGateway, useConsole, newManager } from '../../../test/support/console';
 import { seedVisitor } from '../../visitors/test/segment-seed';
 
-const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
-
-let browser: Browser;
-let visitors: RunningVisitorsService;
-let enrichment: RunningEnrichmentService;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  [browser, visitors, enrichment] = await Promise.all([
-    launchChromium("the console's segments tests"),
-    startTestVisitorsService(),
-    startTestEnrichmentService(),
-  ]);
-  gateway = await startTestGateway({ VISITORS_URL: visitors.url, ENRICHMENT_URL: enrichment.url });
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.stop();
-  await Promise.all([visitors?.stop(), enrichment?.stop()]);
-  await closeTestDb();
-});
+const ui = useConsole("the console's segments tests", () => startConsoleGateway({ enrichment: true }), { timeoutMs: 90_000 });
 
 const heading = (page: Page, level: number, name: string | RegExp) => page.getByRole('heading', { level, name }).waitFor();
 const status = (page: Page, text: string | RegExp) => page.getByRole('status').filter({ hasText: text }).waitFor();
 
 describe('console: segments', () => {
   it('when a segment is made in the form, then it is listed with its count and filter, opens on its members best score first with their reasons, and can be deleted', async () => {
-    const { accountId } = await createTestAccount('console segments');
-    const { key } = await createTestApiKey(accountId, ['account:manage']);
+    const { accountId, key } = await newManager('console segments');
     const site = randomUUID();
     const now = new Date();
     const pricing = (p: string) => [{ path: p, at: now }];
@@ -61,15 +31,8 @@ describe('console: segments', () => {
     await seedVisitor(accountId, site, { score: 70, at: now, pages: pricing('/pricing'), email: null });
     await seedVisitor(accountId, site, { score: 95, at: now, pages: pricing('/careers'), email: 'cy@initech.example' });
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light', reducedMotion: 'reduce' });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (err) => problems.push(err.message));
-    page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && problems.push(msg.text()));
-    await page.goto(`${gateway.url}/console`);
-    await page.getByLabel('Management API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await heading(page, 1, 'Companies');
+    const { page, problems } = await openConsole(ui.browser, ui.stack.gateway.url, { viewport: { width: 1280, height: 900 }, acceptDialogs: false });
+    await signIn(page, key);
     await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Segments' }).click();
     await heading(page, 1, 'Segments');
     await page.getByText('No segments yet.').waitFor();
@@ -106,13 +69,13 @@ describe('console: segments', () => {
     expect(await members.nth(0).textContent()).toContain('ada@acme.example');
     expect(await members.nth(0).textContent()).toContain('+85 85 page views');
     expect(await members.nth(1).textContent()).toContain('bob@globex.example');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'segments.png'), fullPage: true });
+    await screenshot(page, 'segments');
 
     page.once('dialog', (d) => void d.accept());
     await row.getByRole('button', { name: 'Delete segment Pricing, identified' }).click();
     await status(page, 'Segment Pricing, identified deleted.');
     await page.getByText('No segments yet.').waitFor();
     expect(problems).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 });

@@ -4,82 +4,29 @@
 // the first page view arrive, reads it on the traffic chart and finds the visitors, identified
 // first. Page views are posted to /collect by the test as the tag would (text/plain, the site's
 // Origin). Each page is saved as a full-page screenshot under artifacts/console/.
-import fs from 'node:fs';
-import path from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import { closeTestDb, createTestAccount, createTestApiKey, request, startTestGateway, uniqueEmail, waitFor } from '../../../test/support/stack';
-import { startTestVisitorsService } from '../../../test/support/visitors';
-import { launchChromium } from '../../../test/support/browser';
-import type { RunningGateway } from '@glimpse/gateway';
+import { request, uniqueEmail, waitFor } from '../../../test/support/stack';
+import {
+  collect as collectAt,
+  goTo,
+  pageView,
+  screenshot,
+  signedInConsole as signedIn,
+  startConsoleGateway,
+  uniqueId,
+  uniqueOrigin,
+  useConsole,
+} from '../../../test/support/console';
 
-const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
 const HOUR_MS = 3_600_000;
-const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
-let browser: Browser;
-let visitors: Awaited<ReturnType<typeof startTestVisitorsService>>;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  [browser, visitors] = await Promise.all([launchChromium("the console's sites tests"), startTestVisitorsService()]);
-  gateway = await startTestGateway({ VISITORS_URL: visitors.url });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.stop();
-  await visitors?.stop();
-  await closeTestDb();
-});
+const ui = useConsole("the console's sites tests", () => startConsoleGateway());
 
 /** A signed-in console tab (clipboard allowed) that records script errors and CSP violations and accepts confirm(). */
-async function signedInConsole(name: string): Promise<{ page: Page; problems: string[]; key: string }> {
-  const { accountId } = await createTestAccount(name);
-  const { key } = await createTestApiKey(accountId, ['account:manage']);
-  const context = await browser.newContext({ viewport: { width: 1100, height: 720 }, colorScheme: 'light', reducedMotion: 'reduce' });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(err.message));
-  page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && problems.push(msg.text()));
-  page.on('dialog', (dialog) => void dialog.accept());
-  await page.goto(`${gateway.url}/console`);
-  await page.getByLabel('Management API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await heading(page, 'Companies'); // the landing page
-  return { page, problems, key };
-}
+const signedInConsole = (name: string) => signedIn(ui.browser, ui.stack.gateway.url, name, { clipboard: true });
 
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
-const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-const uniqueOrigin = (tag: string) => `https://${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.example`;
-const uniqueId = (tag: string) => `${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
-
-async function goTo(page: Page, link: string) {
-  await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: link, exact: true }).click();
-  await heading(page, link);
-}
-
-/** What the tag sends: a text/plain POST (no preflight) from the site's origin; answers the visitor id. */
-async function collect(origin: string, siteKey: string, events: object[], vid?: string): Promise<string> {
-  const res = await request(`${gateway.url}/collect`, {
-    method: 'POST',
-    headers: { origin, 'content-type': 'text/plain;charset=UTF-8', 'user-agent': BROWSER_UA }, // Node's own is a bot's
-    body: JSON.stringify({ site: siteKey, ...(vid ? { vid } : {}), events }),
-  });
-  expect(res.status).toBe(200);
-  expect(res.body.accepted).toBe(events.length);
-  return res.body.vid as string;
-}
-const pageView = (origin: string, pathname: string, title: string) => ({
-  type: 'pageview',
-  id: uniqueId('pv'),
-  url: `${origin}${pathname}`,
-  path: pathname,
-  title,
-  referrer: '',
-});
+/** What the tag sends from the site's origin; answers the visitor id. */
+const collect = (origin: string, siteKey: string, events: object[], vid?: string) =>
+  collectAt(ui.stack.gateway.url, origin, siteKey, events, vid ? { vid } : {});
 
 describe('console: sites, traffic and visitors', () => {
   it('when a person adds a site and its tag sends page views, then the snippet copies, the first page view shows, the chart counts it and the visitors are listed identified first', async () => {
@@ -111,14 +58,14 @@ describe('console: sites, traffic and visitors', () => {
     const install = page.getByRole('region', { name: 'Install “Shop”' });
     await install.waitFor();
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Install “Shop”');
-    const { items } = (await request(`${gateway.url}/account/sites`, { headers: { authorization: `Bearer ${apiKey}` } })).body;
+    const { items } = (await request(`${ui.stack.gateway.url}/account/sites`, { headers: { authorization: `Bearer ${apiKey}` } })).body;
     expect(items).toHaveLength(1);
     const site = items[0];
     expect(site.track_events).toEqual(['demo_requested']);
     const snippet = await page.locator('#install-snippet').textContent();
     expect(snippet).toBe(site.snippet.html);
     // The per-site script: the site's settings travel in it, so the snippet never changes with them.
-    expect(snippet).toBe(`<script async src="${gateway.url}/s/${site.key}.js"></script>`);
+    expect(snippet).toBe(`<script async src="${ui.stack.gateway.url}/s/${site.key}.js"></script>`);
     expect(await install.getByText('window.glimpse = window.glimpse ||').count()).toBe(1);
     expect(page.url()).toContain(`#/sites?site=${site.id}`);
 

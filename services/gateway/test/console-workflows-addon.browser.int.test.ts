@@ -2,53 +2,23 @@
 // The console for an account without the workflows add-on, in a real headless Chromium against a
 // real gateway (and visitors service, for page rules): the pages of the add-on's endpoints show a
 // notice saying why they are refused; the other pages are unaffected. Screenshots under artifacts/console/.
-import fs from 'node:fs';
-import path from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { setWorkflowsAddon } from '@glimpse/auth';
-import { closeTestDb, createTestAccount, createTestApiKey, startTestGateway, testDb } from '../../../test/support/stack';
-import { startTestVisitorsService } from '../../../test/support/visitors';
-import { launchChromium } from '../../../test/support/browser';
-import type { RunningGateway } from '@glimpse/gateway';
+import { createTestAccount, createTestApiKey, testDb } from '../../../test/support/stack';
+import { goTo, openConsole, screenshot, signIn, startConsoleGateway, useConsole } from '../../../test/support/console';
 
-const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
+const ui = useConsole("the console's add-on notice tests", () => startConsoleGateway());
 
-let browser: Browser;
-let visitors: Awaited<ReturnType<typeof startTestVisitorsService>>;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  [browser, visitors] = await Promise.all([launchChromium("the console's add-on notice tests"), startTestVisitorsService()]);
-  gateway = await startTestGateway({ VISITORS_URL: visitors.url });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.stop();
-  await visitors?.stop();
-  await closeTestDb();
-});
-
-async function signedIn(workflows: boolean): Promise<{ page: Page; problems: string[] }> {
+/** A signed-in tab (script errors recorded) of a new account with or without the add-on. */
+async function signedIn(workflows: boolean) {
   const { accountId } = await createTestAccount('console add-on');
   if (!workflows) await setWorkflowsAddon(testDb('identity'), accountId, false);
   const { key } = await createTestApiKey(accountId, ['account:manage']);
-  const context = await browser.newContext({ viewport: { width: 1100, height: 720 }, colorScheme: 'light', reducedMotion: 'reduce' });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(err.message));
-  await page.goto(`${gateway.url}/console`);
-  await page.getByLabel('Management API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Companies' }).waitFor(); // the landing page
-  return { page, problems };
+  const tab = await openConsole(ui.browser, ui.stack.gateway.url, { acceptDialogs: false, consoleErrors: false });
+  await signIn(tab.page, key);
+  return tab;
 }
 
-const goTo = async (page: Page, link: string) => {
-  await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: link, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name: link }).waitFor();
-};
 const notice = (page: Page) => page.getByRole('note').filter({ hasText: 'Workflows add-on required' });
 
 describe('the console without the workflows add-on', () => {
@@ -58,7 +28,7 @@ describe('the console without the workflows add-on', () => {
     await page.getByRole('button', { name: 'Create event token' }).click();
     await notice(page).waitFor();
     expect(await notice(page).textContent()).toContain('Ask your Glimpse operator to enable it');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'addon-event-tokens.png'), fullPage: true });
+    await screenshot(page, 'addon-event-tokens');
 
     await goTo(page, 'Playbooks');
     await notice(page).waitFor();
@@ -71,7 +41,7 @@ describe('the console without the workflows add-on', () => {
     await page.getByRole('button', { name: 'Add rule' }).click();
     await notice(page).waitFor();
     expect(await notice(page).count()).toBe(1);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'addon-page-rules.png'), fullPage: true });
+    await screenshot(page, 'addon-page-rules');
 
     await goTo(page, 'API keys');
     await page.getByRole('table').first().waitFor();

@@ -4,51 +4,17 @@
 // event with it, picks the name as a playbook trigger and sees the next event enroll someone.
 // Each page is saved as a full-page screenshot under artifacts/console/. (The DOM types are for
 // the functions given to page.evaluate, which run in the browser.)
-import fs from 'node:fs';
-import path from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import { closeTestDb, createTestAccount, createTestApiKey, postEvent, request, startManagementStack, uniqueEmail, waitFor } from '../../../test/support/stack';
-import { launchChromium } from '../../../test/support/browser';
+import { type Page } from 'playwright-core';
+import { createTestAccount, createTestApiKey, postEvent, request, startManagementStack, uniqueEmail, waitFor } from '../../../test/support/stack';
+import { goTo, heading, openConsole as openTab, screenshot, useConsole } from '../../../test/support/console';
 
-const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
-
-let stack: Awaited<ReturnType<typeof startManagementStack>>;
-let browser: Browser;
-
-beforeAll(async () => {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  [browser, stack] = await Promise.all([launchChromium("the console's browser tests"), startManagementStack()]);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await closeTestDb();
-});
+const ui = useConsole("the console's browser tests", () => startManagementStack());
 
 /** A fresh browser tab that records script errors and CSP violations, and accepts confirm() dialogs. */
-async function openConsole(): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 720 }, colorScheme: 'light', reducedMotion: 'reduce' });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(err.message));
-  // A failed API call shows up as "Failed to load resource"; the page reports those itself.
-  page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && problems.push(msg.text()));
-  page.on('dialog', (dialog) => void dialog.accept());
-  await page.goto(`${stack.gateway.url}/console`);
-  await heading(page, 'Sign in');
-  return { page, problems };
-}
+const openConsole = () => openTab(ui.browser, ui.stack.gateway.url);
 
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
-const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 const activeLabel = (page: Page) =>
   page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? document.activeElement?.id ?? '');
-
-async function goTo(page: Page, link: string) {
-  await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: link, exact: true }).click();
-  await heading(page, link);
-}
 
 /** Signs in the way a keyboard user does: Tab (past the skip link) to the key field, type, Enter. */
 async function signIn(page: Page, key: string) {
@@ -63,11 +29,11 @@ const alertText = (page: Page) => page.getByRole('alert').textContent();
 
 describe('web console at /console', () => {
   it('when the console is requested, then its files come with a strict content security policy and no inline script', async () => {
-    const redirect = await fetch(`${stack.gateway.url}/console`, { redirect: 'manual' });
+    const redirect = await fetch(`${ui.stack.gateway.url}/console`, { redirect: 'manual' });
     expect(redirect.status).toBe(301);
     expect(redirect.headers.get('location')).toBe('/console/');
 
-    const page = await request(`${stack.gateway.url}/console/`);
+    const page = await request(`${ui.stack.gateway.url}/console/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('content-security-policy')).toMatch(/(^|; )default-src 'self'(;|$)/);
@@ -78,7 +44,7 @@ describe('web console at /console', () => {
     expect(page.body).not.toMatch(/<script(?![^>]+\bsrc=)[^>]*>/); // every script is a file
     expect(page.body).not.toMatch(/\son[a-z]+=/i); // and no inline handlers
 
-    const script = await request(`${stack.gateway.url}/console/console.js`);
+    const script = await request(`${ui.stack.gateway.url}/console/console.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(script.headers.get('content-security-policy')).toBeTruthy();
@@ -137,7 +103,7 @@ describe('web console at /console', () => {
         .filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${firstToken.slice(0, 8)}`) }) })
         .textContent(),
     ).toMatch(/Revoked/);
-    await waitFor(async () => (await postEvent(stack.gateway.url, firstToken, { event: 'signed_up', email: uniqueEmail() })).status === 401, {
+    await waitFor(async () => (await postEvent(ui.stack.gateway.url, firstToken, { event: 'signed_up', email: uniqueEmail() })).status === 401, {
       what: 'the revoked token refused',
     });
 
@@ -148,7 +114,7 @@ describe('web console at /console', () => {
 
     // Send an event with the new token, then wait for its name to reach the trigger picker.
     const first = uniqueEmail('console-first');
-    expect((await postEvent(stack.gateway.url, token, { event: 'signed_up', email: first, properties: { plan: 'pro' } })).status).toBe(200);
+    expect((await postEvent(ui.stack.gateway.url, token, { event: 'signed_up', email: first, properties: { plan: 'pro' } })).status).toBe(200);
     await goTo(page, 'Playbooks');
     const trigger = page.getByRole('checkbox', { name: 'signed_up', exact: true });
     await waitFor(
@@ -183,7 +149,7 @@ describe('web console at /console', () => {
 
     // The same event about someone else now starts an enrollment.
     const second = uniqueEmail('console-second');
-    expect((await postEvent(stack.gateway.url, token, { event: 'signed_up', email: second })).status).toBe(200);
+    expect((await postEvent(ui.stack.gateway.url, token, { event: 'signed_up', email: second })).status).toBe(200);
     await goTo(page, 'Enrollments');
     await page.getByLabel('Playbook').selectOption({ label: 'Onboarding' });
     await page.getByLabel('Status').selectOption({ label: 'Active' });
