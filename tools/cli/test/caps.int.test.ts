@@ -2,32 +2,22 @@
 // playbook cap was the default while the HTTP path's was the configured one). The CLI goes through
 // the gateway's operator API, so it is refused exactly where POST /account/… is, whatever its own
 // environment says; and it lists every suppressed person with --all.
-import { closeTestDb, testDb } from '../../../test/support/stack';
+import { testDb } from '../../../test/support/stack';
 import { setEnv } from '../../../test/config';
-import { cli, closeCliDbs, opened, startCliStack, type CliStack } from './operator-stack';
+import { cli, newAccount as newCliAccount, opened, useCliStack } from './operator-stack';
 
-let stack: CliStack;
+const stack = useCliStack({
+  gateway: { EVENT_TOKENS_PER_ACCOUNT: '2', API_KEYS_PER_ACCOUNT: '1' },
+  playbook: { PLAYBOOKS_PER_ACCOUNT: '1', SUPPRESSIONS_PER_ACCOUNT: '2' },
+});
 let restoreEnv: (() => void) | undefined;
-beforeAll(async () => {
-  stack = await startCliStack({
-    gateway: { EVENT_TOKENS_PER_ACCOUNT: '2', API_KEYS_PER_ACCOUNT: '1' },
-    playbook: { PLAYBOOKS_PER_ACCOUNT: '1', SUPPRESSIONS_PER_ACCOUNT: '2' },
-  });
+beforeAll(() => {
   // What the old CLI read as its own playbook cap: now it must make no difference.
   restoreEnv = setEnv({ PLAYBOOKS_PER_ACCOUNT: '5' });
 });
-afterAll(async () => {
-  restoreEnv?.();
-  await stack?.stop();
-  await closeCliDbs();
-  await closeTestDb();
-});
+afterAll(() => restoreEnv?.());
 
-async function newAccount(name: string): Promise<string> {
-  const created = await cli('account', 'create', '--name', name, '--workflows', '--json');
-  expect(created.code).toBe(0);
-  return created.json().id;
-}
+const newAccount = (name: string) => newCliAccount(name, { workflows: true });
 
 describe('glimpse CLI: caps per account', () => {
   it("when the CLI creates past a service's CONFIGURED cap, then it fails with limit_reached as the HTTP path does, and creates nothing", async () => {
@@ -46,9 +36,9 @@ describe('glimpse CLI: caps per account', () => {
     expect([second.code, second.stderr]).toEqual([1, expect.stringContaining('limit_reached')]);
     expect(second.stderr).toContain('1 playbooks');
     // The HTTP path answers the same for the same account.
-    const http = await fetch(`${stack.gateway.url}/operator/accounts/${accountId}/account/playbooks`, {
+    const http = await fetch(`${stack.current.gateway.url}/operator/accounts/${accountId}/account/playbooks`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${stack.current.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Two' }),
     });
     expect([http.status, ((await http.json()) as { error: string }).error]).toEqual([409, 'limit_reached']);

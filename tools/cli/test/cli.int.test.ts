@@ -7,17 +7,13 @@ import { promisify } from 'node:util';
 import { TOPICS } from '@glimpse/messaging';
 import { testDb } from '../../../test/support/stack';
 import { endOffsets, readTopic } from '../../../test/support/kafka-helpers';
-import { cli, useCliStack } from './operator-stack';
+import { cli, newAccount as newCliAccount, useCliStack } from './operator-stack';
 
 // Every command here goes through the operator API: useCliStack checks that none opened a database.
 useCliStack();
 
 /** An account with the workflows add-on (its event tokens belong to it). */
-async function newAccount(): Promise<string> {
-  const created = await cli('account', 'create', '--name', 'CLI test', '--workflows', '--json');
-  expect(created.code).toBe(0);
-  return created.json().id;
-}
+const newAccount = () => newCliAccount('CLI test', { workflows: true });
 
 describe('glimpse CLI', () => {
   it('when asked for --help, then it lists every command; a command with --help shows its usage', async () => {

@@ -3,29 +3,18 @@
 // run(argv, io): bad lines reported with their numbers and skipped, progress on stderr, and a
 // company a file imported never overwritten by what persons say of it.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomInt } from 'node:crypto';
-import { createDb, type Db } from '@glimpse/db/enrichment';
 import { generatePerson } from '@glimpse/enrichment';
-import { run } from '../src/main';
-import type { CliService } from '../src/config';
 import { closeTestDb, testDb } from '../../../test/support/stack';
-import { serviceDatabaseUrl } from '../../../test/config';
+import { runCli, scratchDir, serviceRoleDbs } from './support';
 
 const tag = randomBytes(5).toString('hex');
 const domain = (name: string) => `${name}.${tag}.example`;
-const dbs = new Map<CliService, Db>();
-const roleDb = (service: CliService) =>
-  dbs.get(service) ?? (dbs.set(service, createDb({ databaseUrl: serviceDatabaseUrl(service), poolSize: 1 })), dbs.get(service)!);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glimpse-companies-'));
-
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, roleDb);
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
-}
+const roleDbs = serviceRoleDbs();
+const scratch = scratchDir('companies');
+const dir = scratch.dir;
+const cli = (...argv: string[]) => runCli(argv, roleDbs.open);
 
 let files = 0;
 function ndjson(lines: string[]): string {
@@ -38,8 +27,8 @@ const stored = (name: string) => testDb('enrichment').company.findUnique({ where
 
 afterAll(async () => {
   await testDb('enrichment').company.deleteMany({ where: { domain: { endsWith: `.${tag}.example` } } });
-  fs.rmSync(dir, { recursive: true, force: true });
-  await Promise.all([...dbs.values()].map((db) => db.$disconnect()));
+  scratch.remove();
+  await roleDbs.close();
   await closeTestDb();
 });
 

@@ -3,30 +3,19 @@
 // vendors' files (MaxMind's test databases) and a hand-written CSV, bad lines reported with their
 // numbers, a dataset replaced whole without touching another, the City file stored and replaced.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createDb, type Db } from '@glimpse/db/enrichment';
-import { run } from '../src/main';
-import type { CliService } from '../src/config';
 import { closeTestDb, testSql } from '../../../test/support/stack';
-import { serviceDatabaseUrl } from '../../../test/config';
+import { runCli, scratchDir, serviceRoleDbs } from './support';
 
 const FIXTURES = path.join(__dirname, '..', '..', '..', 'services', 'visitors', 'test', 'fixtures', 'ip-data');
 const fixture = (name: string) => path.join(FIXTURES, name);
 // Every dataset this file makes is named tag-…, and deleted after.
 const tag = `t${randomBytes(4).toString('hex')}`;
-const dbs = new Map<CliService, Db>();
-const roleDb = (service: CliService) =>
-  dbs.get(service) ?? (dbs.set(service, createDb({ databaseUrl: serviceDatabaseUrl(service), poolSize: 1 })), dbs.get(service)!);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glimpse-ip-ranges-'));
-
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, roleDb);
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
-}
+const roleDbs = serviceRoleDbs();
+const scratch = scratchDir('ip-ranges');
+const dir = scratch.dir;
+const cli = (...argv: string[]) => runCli(argv, roleDbs.open);
 
 interface StoredRange {
   first: string;
@@ -61,8 +50,8 @@ function ndjson(name: string, lines: unknown[]): string {
 afterAll(async () => {
   for (const table of ['ip_ranges', 'ip_dataset_files']) await testSql().$executeRawUnsafe(`DELETE FROM visitors.${table} WHERE dataset LIKE $1`, `${tag}-%`);
   await testSql().$executeRawUnsafe(`DELETE FROM visitors.ip_datasets WHERE name LIKE $1`, `${tag}-%`);
-  fs.rmSync(dir, { recursive: true, force: true });
-  await Promise.all([...dbs.values()].map((db) => db.$disconnect()));
+  scratch.remove();
+  await roleDbs.close();
   await closeTestDb();
 });
 

@@ -2,15 +2,10 @@
 // entry point run(argv, io): an override set by AS number or organisation, listed, replaced and
 // removed; bad input refused with the usage's words and nothing written.
 import { randomInt } from 'node:crypto';
-import { run } from '../src/main';
 import { closeTestDb, testSql } from '../../../test/support/stack';
+import { runCli } from './support';
 
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
-}
+const cli = (...argv: string[]) => runCli(argv);
 
 // An AS number of the private range (RFC 6996) no one else's test uses.
 const asn = String(4_200_000_000 + randomInt(90_000_000));

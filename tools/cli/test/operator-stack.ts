@@ -8,10 +8,10 @@ import type { RunningEnrichmentService } from '@glimpse/enrichment';
 import type { RunningGateway } from '@glimpse/gateway';
 import type { RunningPlaybookService } from '@glimpse/playbook';
 import type { RunningVisitorsService } from '@glimpse/visitors';
-import { run } from '../src/main';
 import { closeTestDb, startTestEnrichmentService, startTestGateway, startTestPlaybookService } from '../../../test/support/stack';
 import { startTestVisitorsService } from '../../../test/support/visitors';
 import { serviceDatabaseUrl, setEnv } from '../../../test/config';
+import { runCli } from './support';
 
 export interface CliStack {
   gateway: RunningGateway;
@@ -67,27 +67,31 @@ export async function closeCliDbs(): Promise<void> {
   dbs.clear();
 }
 
-/** Runs the CLI in-process: exit code, stdout, stderr and stdout as JSON. */
-export async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, roleDb as never);
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+/** Runs the CLI in-process through the stack: exit code, stdout, stderr and stdout as JSON. */
+export const cli = (...argv: string[]) => runCli(argv, roleDb as never);
+
+/** A new account (with the workflows add-on when asked) made by the CLI; answers its id. */
+export async function newAccount(name: string, { workflows = false }: { workflows?: boolean } = {}): Promise<string> {
+  const created = await cli('account', 'create', '--name', name, ...(workflows ? ['--workflows'] : []), '--json');
+  expect(created.code).toBe(0);
+  return created.json().id;
 }
 
 /**
- * This test file's stack: started before its tests, stopped after them (with the CLI's and the
- * tests' database clients), and after each test, no command may have opened a database.
+ * This test file's stack (its services configured by `env`): started before its tests, stopped
+ * after them (with the CLI's and the tests' database clients), and after each test, no command may
+ * have opened a database. The stack is `current` once started.
  */
-export function useCliStack(): void {
-  let stack: CliStack | undefined;
+export function useCliStack(env: Parameters<typeof startCliStack>[0] = {}): { current: CliStack } {
+  const stack = {} as { current: CliStack };
   beforeAll(async () => {
-    stack = await startCliStack();
+    stack.current = await startCliStack(env);
   });
   afterAll(async () => {
-    await stack?.stop();
+    await stack.current?.stop();
     await closeCliDbs();
     await closeTestDb();
   });
   afterEach(() => expect(opened).toEqual([]));
+  return stack;
 }

@@ -2,15 +2,11 @@
 // visitors service behind it, profiles seeded with their scores), through the CLI's entry point.
 import { randomUUID } from 'node:crypto';
 import { seedVisitor } from '../../../services/visitors/test/segment-seed';
-import { cli, useCliStack } from './operator-stack';
+import { cli, newAccount as newCliAccount, useCliStack } from './operator-stack';
 
 useCliStack();
 
-async function newAccount(): Promise<string> {
-  const created = await cli('account', 'create', '--name', 'CLI segments test', '--json');
-  expect(created.code).toBe(0);
-  return created.json().id;
-}
+const newAccount = () => newCliAccount('CLI segments test');
 
 describe('glimpse segments', () => {
   it('when asked for --help, then the overview lists the segments commands and each shows its usage', async () => {

@@ -1,15 +1,11 @@
 // glimpse sites create / list / delete through a real gateway's operator API (the visitors service
 // behind it), through the CLI's entry point run(argv, io): the same rules as /account/sites.
 import { testDb } from '../../../test/support/stack';
-import { cli, useCliStack } from './operator-stack';
+import { cli, newAccount as newCliAccount, useCliStack } from './operator-stack';
 
 useCliStack();
 
-async function newAccount(): Promise<string> {
-  const created = await cli('account', 'create', '--name', 'CLI sites test', '--json');
-  expect(created.code).toBe(0);
-  return created.json().id;
-}
+const newAccount = () => newCliAccount('CLI sites test');
 
 describe('glimpse sites', () => {
   it('when asked for --help, then the overview lists the sites commands and each shows its usage', async () => {
