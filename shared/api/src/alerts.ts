@@ -1,8 +1,7 @@
 // The bodies of the segment alerts' webhooks, segment.entered and segment.digest, which the webhooks
 // service builds from what the visitors service publishes on visitors.segments (Standard Webhooks'
-// {type, timestamp, data}), and their place in the OpenAPI document. A Slack endpoint receives the
-// same alerts as Block Kit messages instead.
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+// {type, timestamp, data}); webhook-payloads.ts gives them their place in the OpenAPI document. A
+// Slack endpoint receives the same alerts as Block Kit messages instead.
 import { z } from 'zod';
 
 const id = z.uuid();
@@ -71,45 +70,3 @@ export const segmentDigestPayloadSchema = z
 export type SegmentDigestPayload = z.infer<typeof segmentDigestPayloadSchema>;
 
 export type SegmentAlertPayload = SegmentEnteredPayload | SegmentDigestPayload;
-
-const signedHeaders = z.object({
-  'webhook-id': z.uuid().meta({ description: "the alert's eventId: the same on every retry and on a repeat of the same alert" }),
-  'webhook-timestamp': z
-    .string()
-    .regex(/^[0-9]+$/)
-    .meta({ description: 'Unix seconds of the attempt' }),
-  'webhook-signature': z.string().meta({ description: "v1,<base64 HMAC-SHA256>; two, space-separated, during a secret rotation's grace" }),
-});
-
-/** segment.entered and segment.digest as the document's webhooks. */
-export function registerSegmentAlertWebhooks(registry: OpenAPIRegistry): void {
-  const alerts = [
-    [
-      'segment.entered',
-      'webhooks.segmentEntered',
-      'A visitor or company entered a segment (at most once per member in its alert window)',
-      segmentEnteredPayloadSchema,
-    ],
-    [
-      'segment.digest',
-      'webhooks.segmentDigest',
-      "A segment's daily digest at the account's local hour: new members, members, top scores",
-      segmentDigestPayloadSchema,
-    ],
-  ] as const;
-  for (const [path, operationId, summary, schema] of alerts) {
-    registry.registerWebhook({
-      method: 'post',
-      path,
-      operationId,
-      tags: ['Webhooks'],
-      summary: `${summary}, POSTed to the endpoints subscribed to ${path}`,
-      description:
-        'Signed per Standard Webhooks (webhook-id: the alert id, the same on every retry; dedupe on it). Answer 2xx within 10 s; anything else is retried. A Slack endpoint gets the same alert as a Block Kit message.',
-      // No credential: the receiver checks the signature with the endpoint's secret.
-      security: [],
-      request: { headers: signedHeaders, body: { required: true, content: { 'application/json': { schema } } } },
-      responses: { 200: { description: 'received (any 2xx)' } },
-    });
-  }
-}

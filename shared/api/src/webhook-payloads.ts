@@ -1,12 +1,12 @@
 // The bodies of the playbook and identification webhooks (enrollment.started, enrollment.stopped,
 // visitor.identified; Standard Webhooks' {type, timestamp, data}), which the webhooks service
-// builds, and every JSON webhook's place in the OpenAPI document's webhooks section. company.visited
-// is in webhooks.ts and the segment alerts in alerts.ts, beside the records they carry.
+// builds, and every webhook's place in the OpenAPI document's webhooks section. The company.visited
+// body is in webhooks.ts and the segment alerts' in alerts.ts, beside the records they carry.
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { registerSegmentAlertWebhooks } from './alerts.js';
+import { segmentDigestPayloadSchema, segmentEnteredPayloadSchema } from './alerts.js';
 import { PERSON_FIELDS, visitorDetailsSchema, type PersonField } from './records.js';
-import { companyVisitedPayloadSchema } from './webhooks.js';
+import { WEBHOOK_EVENT_TYPES, companyVisitedPayloadSchema } from './webhooks.js';
 
 const id = z.uuid();
 const at = z.iso.datetime();
@@ -59,7 +59,7 @@ export type VisitorIdentifiedPayload = z.infer<typeof visitorIdentifiedPayloadSc
 
 const signedHeaders = (webhookId: string) =>
   z.object({
-    'webhook-id': z.uuid().meta({ description: `${webhookId}: the same on every retry` }),
+    'webhook-id': z.uuid().meta({ description: webhookId }),
     'webhook-timestamp': z
       .string()
       .regex(/^[0-9]+$/)
@@ -67,34 +67,88 @@ const signedHeaders = (webhookId: string) =>
     'webhook-signature': z.string().meta({ description: "v1,<base64 HMAC-SHA256>; two, space-separated, during a secret rotation's grace" }),
   });
 
-const PAYLOAD_WEBHOOKS = [
-  ['enrollment.started', 'webhooks.enrollmentStarted', 'A playbook started for a person', 'the effect id', enrollmentPayloadSchema],
-  ['enrollment.stopped', 'webhooks.enrollmentStopped', 'A playbook stopped for a person', 'the effect id', enrollmentPayloadSchema],
-  ['visitor.identified', 'webhooks.visitorIdentified', 'A visitor tied to a person', "the identification's id", visitorIdentifiedPayloadSchema],
-  [
-    'company.visited',
-    'webhooks.companyVisited',
-    "A named company's first visit to a site in a window (a UTC day)",
-    'the visit id',
-    companyVisitedPayloadSchema,
-  ],
-] as const;
+interface PayloadWebhook {
+  type: (typeof WEBHOOK_EVENT_TYPES)[number];
+  operationId: string;
+  summary: string;
+  /** What its webhook-id is, in the description. */
+  id: string;
+  /** The webhook-id header's description. */
+  idHeader: string;
+  schema: z.ZodType;
+  /** A last sentence of the description. */
+  more?: string;
+}
 
-/** Every JSON webhook as the document's webhooks: the event type, its signed headers and its body. */
+const SEGMENT_ALERT = {
+  id: 'the alert id',
+  idHeader: "the alert's eventId: the same on every retry and on a repeat of the same alert",
+  more: ' A Slack endpoint gets the same alert as a Block Kit message.',
+};
+
+const PAYLOAD_WEBHOOKS: PayloadWebhook[] = [
+  {
+    type: 'enrollment.started',
+    operationId: 'webhooks.enrollmentStarted',
+    summary: 'A playbook started for a person',
+    id: 'the effect id',
+    idHeader: 'the effect id: the same on every retry',
+    schema: enrollmentPayloadSchema,
+  },
+  {
+    type: 'enrollment.stopped',
+    operationId: 'webhooks.enrollmentStopped',
+    summary: 'A playbook stopped for a person',
+    id: 'the effect id',
+    idHeader: 'the effect id: the same on every retry',
+    schema: enrollmentPayloadSchema,
+  },
+  {
+    type: 'visitor.identified',
+    operationId: 'webhooks.visitorIdentified',
+    summary: 'A visitor tied to a person',
+    id: "the identification's id",
+    idHeader: "the identification's id: the same on every retry",
+    schema: visitorIdentifiedPayloadSchema,
+  },
+  {
+    type: 'company.visited',
+    operationId: 'webhooks.companyVisited',
+    summary: "A named company's first visit to a site in a window (a UTC day)",
+    id: 'the visit id',
+    idHeader: 'the visit id: the same on every retry',
+    schema: companyVisitedPayloadSchema,
+  },
+  {
+    type: 'segment.entered',
+    operationId: 'webhooks.segmentEntered',
+    summary: 'A visitor or company entered a segment (at most once per member in its alert window)',
+    ...SEGMENT_ALERT,
+    schema: segmentEnteredPayloadSchema,
+  },
+  {
+    type: 'segment.digest',
+    operationId: 'webhooks.segmentDigest',
+    summary: "A segment's daily digest at the account's local hour: new members, members, top scores",
+    ...SEGMENT_ALERT,
+    schema: segmentDigestPayloadSchema,
+  },
+];
+
+/** Every webhook as the document's webhooks: the event type, its signed headers and its JSON body. */
 export function registerPayloadWebhooks(registry: OpenAPIRegistry): void {
-  for (const [path, operationId, summary, webhookId, schema] of PAYLOAD_WEBHOOKS) {
+  for (const w of PAYLOAD_WEBHOOKS) {
     registry.registerWebhook({
       method: 'post',
-      path,
-      operationId,
+      path: w.type,
+      operationId: w.operationId,
       tags: ['Webhooks'],
-      summary: `${summary}, POSTed to the endpoints subscribed to ${path}`,
-      description: `Signed per Standard Webhooks (webhook-id: ${webhookId}, the same on every retry; dedupe on it). Answer 2xx within 10 s; anything else is retried.`,
+      summary: `${w.summary}, POSTed to the endpoints subscribed to ${w.type}`,
+      description: `Signed per Standard Webhooks (webhook-id: ${w.id}, the same on every retry; dedupe on it). Answer 2xx within 10 s; anything else is retried.${w.more ?? ''}`,
       // No credential: the receiver checks the signature with the endpoint's secret.
       security: [],
-      request: { headers: signedHeaders(webhookId), body: { required: true, content: { 'application/json': { schema } } } },
+      request: { headers: signedHeaders(w.idHeader), body: { required: true, content: { 'application/json': { schema: w.schema } } } },
       responses: { 200: { description: 'received (any 2xx)' } },
     });
   }
-  registerSegmentAlertWebhooks(registry);
 }
