@@ -5,9 +5,8 @@
 // incoming webhook was removed), and the page shows the Slack endpoint disabled as revoked with
 // its failure, and the webhook endpoint's delivery delivered. Screenshots go to artifacts/console/.
 import fs from 'node:fs';
-import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type Browser, type Page } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import type { RunningGateway } from '@glimpse/gateway';
 import { TOPICS, segmentEnteredSchema } from '@glimpse/messaging';
 import type { RunningWebhooksService } from '@glimpse/webhooks';
@@ -16,8 +15,7 @@ import { produceRaw } from '../../../test/support/kafka-helpers';
 import { startSlackHost, type SlackHost } from '../../../test/support/slack-host';
 import { startReceiver, startTestWebhooksService, type Receiver } from '../../../test/support/webhooks';
 import { launchChromium } from '../../../test/support/browser';
-
-const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
+import { CONSOLE_ARTIFACTS, goTo, openConsole, screenshot, signIn } from '../../../test/support/console';
 
 let webhooks: RunningWebhooksService;
 let gateway: RunningGateway;
@@ -27,7 +25,7 @@ let browser: Browser;
 let accountId: string;
 
 beforeAll(async () => {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  fs.mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
   browser = await launchChromium("the console's browser tests");
   [receiver, slack] = await Promise.all([startReceiver(), startSlackHost()]);
   webhooks = await startTestWebhooksService();
@@ -45,28 +43,15 @@ afterAll(async () => {
   await closeTestDb();
 });
 
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
-const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-
 describe('console: alerts', () => {
   it('when a Slack endpoint is added and Slack answers 410, then the Alerts page shows it revoked with its failure, and the webhook endpoint delivered', async () => {
     ({ accountId } = await createTestAccount('console alerts'));
     const { key } = await createTestApiKey(accountId, ['account:manage']);
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme: 'light', reducedMotion: 'reduce' });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (err) => problems.push(err.message));
-    page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && problems.push(msg.text()));
-    page.on('dialog', (dialog) => void dialog.accept());
-    await page.goto(`${gateway.url}/console/`);
-    await heading(page, 'Sign in');
-    await page.getByLabel('Management API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await heading(page, 'Companies');
+    const { page, problems } = await openConsole(browser, gateway.url, { viewport: { width: 1400, height: 900 } });
+    await signIn(page, key);
 
     // A webhook endpoint subscribed to segment.entered, added on the Webhooks page.
-    await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Webhooks', exact: true }).click();
-    await heading(page, 'Webhooks');
+    await goTo(page, 'Webhooks');
     await page.getByLabel('Endpoint URL').fill(receiver.url);
     for (const box of await page.locator('input[name=webhook-event]').all()) await box.uncheck();
     await page.getByRole('checkbox', { name: /^segment\.entered/ }).check();
@@ -74,8 +59,7 @@ describe('console: alerts', () => {
     await page.getByRole('rowheader', { name: receiver.url }).waitFor();
 
     // The Slack endpoint, on the Alerts page: shown masked once added.
-    await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Alerts', exact: true }).click();
-    await heading(page, 'Alerts');
+    await goTo(page, 'Alerts');
     const hook = slack.hook([{ status: 410, body: 'no_service' }]);
     const masked = `${slack.origin}/…${hook.slice(-4)}`;
     await page.getByLabel('Slack incoming-webhook URL').fill(hook);
@@ -116,10 +100,8 @@ describe('console: alerts', () => {
     });
 
     // The page again (as a person would come back to it): the reason, the failure, the deliveries.
-    await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Webhooks', exact: true }).click();
-    await heading(page, 'Webhooks');
-    await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Alerts', exact: true }).click();
-    await heading(page, 'Alerts');
+    await goTo(page, 'Webhooks');
+    await goTo(page, 'Alerts');
     await slackRow.filter({ hasText: 'revoked' }).waitFor();
     expect(await slackRow.textContent()).toMatch(
       /disabled.*revoked: Slack removed this incoming webhook \(404 or 410\).*segment\.entered.*pending.*Slack answered 410 \(no_service\)/s,
@@ -128,6 +110,6 @@ describe('console: alerts', () => {
     expect(await webhookRow.textContent()).toMatch(/Webhook.*enabled.*segment\.entered.*delivered.*none/s);
     await screenshot(page, 'alerts');
     expect(problems).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 });

@@ -4,9 +4,8 @@
 // fail until the endpoint is disabled, re-enables it once the receiver recovers, and sees the
 // delivery succeed. Screenshots go to artifacts/console/.
 import fs from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { type Browser, type Page } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import type { RunningGateway } from '@glimpse/gateway';
 import { TOPICS, personKey } from '@glimpse/messaging';
@@ -15,8 +14,7 @@ import { closeTestDb, createTestAccount, createTestApiKey, startTestGateway, tes
 import { produceRaw } from '../../../test/support/kafka-helpers';
 import { startReceiver, startTestWebhooksService, type Receiver } from '../../../test/support/webhooks';
 import { launchChromium } from '../../../test/support/browser';
-
-const ARTIFACTS = path.resolve(__dirname, '../../../artifacts/console');
+import { CONSOLE_ARTIFACTS, goTo, openConsole, screenshot, signIn } from '../../../test/support/console';
 
 let webhooks: RunningWebhooksService;
 let gateway: RunningGateway;
@@ -25,7 +23,7 @@ let browser: Browser;
 let accountId: string;
 
 beforeAll(async () => {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  fs.mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
   browser = await launchChromium("the console's browser tests");
   receiver = await startReceiver();
   webhooks = await startTestWebhooksService({ WEBHOOKS_DISABLE_AFTER_MS: '1000', WEBHOOKS_RETRY_WINDOW_MS: '600000' });
@@ -42,28 +40,15 @@ afterAll(async () => {
   await closeTestDb();
 });
 
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
-const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-
 describe('console: webhooks', () => {
   it('when a person subscribes an endpoint that fails until it is disabled, then the page shows the attempts and re-enabling it delivers', async () => {
     ({ accountId } = await createTestAccount('console webhooks'));
     const { key } = await createTestApiKey(accountId, ['account:manage']);
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (err) => problems.push(err.message));
-    page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && problems.push(msg.text()));
-    page.on('dialog', (dialog) => void dialog.accept());
-    await page.goto(`${gateway.url}/console/`);
-    await heading(page, 'Sign in');
-    await page.getByLabel('Management API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { page, problems } = await openConsole(browser, gateway.url, { viewport: { width: 1200, height: 800 } });
     // The console opens on Companies.
-    await heading(page, 'Companies');
+    await signIn(page, key);
 
-    await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Webhooks', exact: true }).click();
-    await heading(page, 'Webhooks');
+    await goTo(page, 'Webhooks');
 
     // Subscribe: the signing secret is shown once.
     await page.getByLabel('Endpoint URL').fill(receiver.url);
@@ -119,6 +104,6 @@ describe('console: webhooks', () => {
     expect(await row.textContent()).toMatch(/enabled/);
     await screenshot(page, 'webhooks');
     expect(problems).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 });
