@@ -18,6 +18,11 @@ export interface OperatorApi {
   call(method: Method, path: string, body?: unknown): Promise<unknown>;
   /** The same call on the account's management API, acted on by the operator: /operator/accounts/ID/account/…. */
   forAccount(accountId: string, method: Method, path: string, body?: unknown): Promise<unknown>;
+  /**
+   * POSTs a file (or a part of one) as it is read, for the imports: no timeout, an import answers
+   * when it is written. Answers and errors as call does.
+   */
+  upload(path: string, body: Uint8Array | AsyncIterable<Uint8Array>, contentType: string): Promise<unknown>;
 }
 
 const TIMEOUT_MS = 10_000;
@@ -33,39 +38,57 @@ export function operatorApi(config: Pick<CliConfig, 'GLIMPSE_URL' | 'GLIMPSE_OPE
   const api: OperatorApi = {
     forAccount: (accountId, method, path, body) => api.call(method, `/operator/accounts/${encodeURIComponent(accountId)}/account${path}`, body),
     async call(method, path, body) {
-      let res: Response;
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      try {
-        res = await fetch(`${root}${path}`, {
+      return answerOf(root, () =>
+        fetch(`${root}${path}`, {
           method,
           headers,
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(TIMEOUT_MS),
-        });
-      } catch (err) {
-        const cause = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
-        throw new Error(`the operator API at ${root} did not answer: ${cause}`, { cause: err });
-      }
-      if (res.status === 204) return null;
-      const text = await res.text();
-      let answer: unknown;
-      try {
-        answer = JSON.parse(text);
-      } catch {
-        answer = undefined;
-      }
-      if (res.ok && answer !== undefined) return answer;
-      const { error, message } = (answer ?? {}) as { error?: unknown; message?: unknown };
-      if (typeof error !== 'string') throw new Error(`the operator API at ${root} answered HTTP ${res.status}`);
-      // The gateway's {error, message}, printed as the CLI prints its own errors. A gateway without
-      // OPERATOR_TOKEN has no /operator: its 404 names no route, not the account.
-      const said = typeof message === 'string' ? message : `HTTP ${res.status}`;
-      const hint = error === 'not_found' && said.startsWith('no route') ? ' (that gateway has no operator API: is its OPERATOR_TOKEN set?)' : '';
-      throw new OperatorApiError(error, `${said}${hint}`);
+        }),
+      );
     },
+    upload: (path, body, contentType) =>
+      answerOf(root, () =>
+        fetch(`${root}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+          // A stream is sent as it is read (fetch needs to be told it is one-way).
+          body: body as RequestInit['body'],
+          ...(body instanceof Uint8Array ? {} : { duplex: 'half' }),
+        } as RequestInit),
+      ),
   };
   return api;
+}
+
+/** Sends one request and reads its answer: the JSON body, null for a 204, else an OperatorApiError. */
+async function answerOf(root: string, send: () => Promise<Response>): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await send();
+  } catch (err) {
+    const cause = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
+    throw new Error(`the operator API at ${root} did not answer: ${cause}`, { cause: err });
+  }
+  if (res.status === 204) return null;
+  const text = await res.text();
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    answer = undefined;
+  }
+  if (res.ok && answer !== undefined) return answer;
+  const { error, message } = (answer ?? {}) as { error?: unknown; message?: unknown };
+  if (typeof error !== 'string') throw new Error(`the operator API at ${root} answered HTTP ${res.status}`);
+  // The gateway's {error, message}, printed as the CLI prints its own errors. A gateway without
+  // OPERATOR_TOKEN has no /operator: its 404 names no route, not the account.
+  const said = typeof message === 'string' ? message : `HTTP ${res.status}`;
+  const hint = error === 'not_found' && said.startsWith('no route') ? ' (that gateway has no operator API: is its OPERATOR_TOKEN set?)' : '';
+  const retryAfter = Number(res.headers.get('retry-after'));
+  throw new OperatorApiError(error, `${said}${hint}`, res.status, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
 }
 
 /** An error answer of the gateway, printed as the CLI prints its own ({error}: {message}, exit 1). */
@@ -73,6 +96,9 @@ export class OperatorApiError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** The HTTP status, and the seconds a 429 or 503 asked to wait before a retry. */
+    readonly status?: number,
+    readonly retryAfterSeconds?: number,
   ) {
     super(`${code}: ${message}`);
     this.name = 'OperatorApiError';

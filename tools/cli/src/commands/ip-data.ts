@@ -18,6 +18,8 @@ import {
 import { required, table, UsageError, type Command, type CommandContext } from '../command.js';
 import { loadConfig } from '../config.js';
 import { summary, withProgress } from './imports.js';
+import { importApi, uploadFile } from './import-upload.js';
+import { urlOption } from '../operator-command.js';
 
 const visitorsDatabaseUrl = () => roleDatabaseUrl(loadConfig().DATABASE_URL, DATABASE_ROLES.visitors);
 
@@ -40,7 +42,7 @@ function precedenceOf(values: CommandContext['values']): number | undefined {
   return Number(values.precedence);
 }
 
-const importIpRangesUsage = `glimpse import ip-ranges FILE --dataset NAME [--format mmdb|csv|ndjson] [--precedence N] [--columns start,end,asn,name] [--json]
+const importIpRangesUsage = `glimpse import ip-ranges FILE --dataset NAME [--format mmdb|csv|ndjson] [--precedence N] [--columns start,end,asn,name] [--url URL] [--json]
 
 Replaces dataset NAME with the file's ranges, in one transaction (lookups see the old ranges until the
 new ones are in; no other dataset is touched). Bad lines are skipped and reported with their numbers.
@@ -51,7 +53,10 @@ new ones are in; no other dataset is touched). Bad lines are skipped and reporte
   --precedence  higher wins where datasets overlap (default: the dataset's, 0 for a new one)
   --columns     a CSV's columns, in order: start, end (or cidr), asn, name, domain, type; "-" or
                 any other name is ignored (default start,end,asn,name, ip-location-db's ASN layout)
-Written as the visitors service's role (DATABASE_URL as glimpse_visitors). See docs/ip-data.md.`;
+Through a gateway's operator API when --url or GLIMPSE_URL names one (GLIMPSE_OPERATOR_TOKEN): the file is
+streamed to it and written by the visitors service; this machine needs no database. Without one, written
+as the visitors service's role (DATABASE_URL as glimpse_visitors), the way a Job in the cluster runs it.
+See docs/ip-data.md.`;
 
 const datasetHuman = (r: unknown) => {
   const report = r as IpDatasetImportReport;
@@ -63,18 +68,24 @@ export const ipDataCommands: Command[] = [
     words: ['import', 'ip-ranges'],
     summary: 'replace an IP dataset (network ranges: asn, organisation, domain, type) from a MaxMind DB, CSV or NDJSON file',
     usage: importIpRangesUsage,
-    options: { dataset: { type: 'string' }, format: { type: 'string' }, precedence: { type: 'string' }, columns: { type: 'string' } },
+    options: { dataset: { type: 'string' }, format: { type: 'string' }, precedence: { type: 'string' }, columns: { type: 'string' }, ...urlOption },
     run: ({ positionals, values, io }) => {
       const file = existingFile(positionals[0], 'file of ranges');
       const format = formatOf(values, file);
       const options = {
-        databaseUrl: visitorsDatabaseUrl(),
         dataset: required(values, 'dataset'),
         format,
         precedence: precedenceOf(values),
         columns: typeof values.columns === 'string' ? values.columns.split(',') : undefined,
       };
-      return withProgress(io, 'ip ranges', (onProgress) => importIpDataset({ path: file }, { ...options, onProgress }));
+      const api = importApi(values);
+      if (api) {
+        const query = new URLSearchParams({ dataset: options.dataset, format });
+        if (options.precedence !== undefined) query.set('precedence', String(options.precedence));
+        if (options.columns) query.set('columns', options.columns.join(','));
+        return uploadFile(api, `/operator/imports/ip-ranges?${query.toString()}`, file, io, 'ip ranges');
+      }
+      return withProgress(io, 'ip ranges', (onProgress) => importIpDataset({ path: file }, { ...options, databaseUrl: visitorsDatabaseUrl(), onProgress }));
     },
     human: datasetHuman,
   },
