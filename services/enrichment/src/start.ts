@@ -11,8 +11,10 @@ import { loadConfig } from './config.js';
 import { CreditKeeper } from './domain/credits.js';
 import { createPersonKey } from './domain/billed-person.js';
 import { billedPersonStore } from './data/billed-person-repository.js';
-import { creditLimitOf, endLeases, leaseCredits } from './data/credit-repository.js';
-import { rollUpUsage } from './data/usage-repository.js';
+import { companyStore } from './data/company-repository.js';
+import { creditStore } from './data/credit-repository.js';
+import { personStore } from './data/person-repository.js';
+import { rollUpUsage, usageStore } from './data/usage-repository.js';
 import { deleteAccountData } from './data/account-data.js';
 
 /** The running enrichment service: where it listens and how to stop it. */
@@ -26,11 +28,7 @@ const ROLLUP_EVERY_MS = 5_000;
 export const startEnrichmentService = serviceStart('enrichment', loadConfig, async (config, logger) => {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: 10 });
   const credits = new CreditKeeper({
-    store: {
-      limitOf: (accountId) => creditLimitOf(db, accountId),
-      lease: (accountId) => leaseCredits(db, accountId, { ttlMs: LEASE_TTL_MS, maxGrant: LEASE_MAX_GRANT }),
-      end: (leaseIds) => endLeases(db, leaseIds),
-    },
+    store: creditStore(db, { ttlMs: LEASE_TTL_MS, maxGrant: LEASE_MAX_GRANT }),
     useForMs: (LEASE_TTL_MS * 2) / 3,
   });
   const base = createBaseApp({
@@ -62,6 +60,9 @@ export const startEnrichmentService = serviceStart('enrichment', loadConfig, asy
   base.app.use(
     internalRouter({
       db,
+      persons: personStore(db),
+      companies: companyStore(db),
+      usage: usageStore(db),
       credits,
       defaultPhoneRegion: config.DEFAULT_PHONE_REGION,
       billedPersons: billedPersonStore(db),

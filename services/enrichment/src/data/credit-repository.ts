@@ -1,9 +1,7 @@
 // Credit limits and credit leases (see domain/credits.ts for how a process spends a lease).
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@glimpse/db/enrichment';
-
-/** `remaining`: what the account had left beyond this lease when it was granted. */
-export type LeaseOutcome = { kind: 'unlimited' } | { kind: 'exhausted' } | { kind: 'granted'; leaseId: string; granted: number; remaining?: number };
+import type { CreditStore, LeaseOutcome } from '../domain/credits.js';
 
 /** The account's credit limit; null when it has none. */
 export async function creditLimitOf(db: Db, accountId: string): Promise<number | null> {
@@ -55,4 +53,13 @@ export async function setCreditLimit(db: Db, accountId: string, limit: number | 
     INSERT INTO enrichment_credits (account_id, credit_limit, updated_at)
     VALUES (${accountId}::uuid, ${limit}::int, now())
     ON CONFLICT (account_id) DO UPDATE SET credit_limit = EXCLUDED.credit_limit, updated_at = EXCLUDED.updated_at`;
+}
+
+/** The credit keeper's store (domain/credits.ts) on Postgres, leasing with these bounds. */
+export function creditStore(db: Db, leases: { ttlMs: number; maxGrant: number }): CreditStore {
+  return {
+    limitOf: (accountId) => creditLimitOf(db, accountId),
+    lease: (accountId) => leaseCredits(db, accountId, leases),
+    end: (leaseIds) => endLeases(db, leaseIds),
+  };
 }

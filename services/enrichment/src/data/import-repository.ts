@@ -1,15 +1,10 @@
 // Bulk writes for visitor imports: a batch in one set-based statement.
 import type { Db } from '@glimpse/db/enrichment';
+import type { VisitorImportStore, VisitorRow } from '../domain/import-data.js';
 
 /** Later rows win over earlier ones with the same key, as a re-import replaces. */
 function lastWins<T>(rows: T[], key: (row: T) => string): T[] {
   return [...new Map(rows.map((r) => [key(r), r])).values()];
-}
-
-export interface VisitorRow {
-  visitorId: string;
-  email: string;
-  pageViews: unknown;
 }
 
 /** Writes the visitors whose email belongs to a known person; returns the emails that matched nobody. */
@@ -27,4 +22,9 @@ export async function upsertVisitors(db: Db, accountId: string, batch: VisitorRo
       ON CONFLICT (account_id, id) DO UPDATE SET person_id = EXCLUDED.person_id, page_views = EXCLUDED.page_views, updated_at = now()`;
   }
   return new Set(emails.filter((e) => !personOf.has(e)));
+}
+
+/** The visitor import's store (domain/import-data.ts) on Postgres. */
+export function visitorImportStore(db: Db): VisitorImportStore {
+  return { upsertVisitors: (accountId, batch) => upsertVisitors(db, accountId, batch) };
 }

@@ -1,23 +1,7 @@
 // Reads persons through their identities, and visitors of an account, as the texts they are
 // served as (json columns read ::text: no parse here, no re-serialisation in the service).
 import type { Db } from '@glimpse/db/enrichment';
-import type { IdentityKind } from '../domain/identifiers.js';
-
-export interface IdentityKey {
-  kind: IdentityKind;
-  value: string;
-}
-
-/** What a billed lookup appends to the usage ledger. */
-export interface Charge {
-  accountId: string;
-  /** UTC day, YYYY-MM-DD. */
-  day: string;
-  /** The credit lease spent, for an account with a credit limit. */
-  leaseId: string | null;
-  /** A lookup by email marks its person paid for the billing period (enrichment.billed_persons): no later disclosure bills it again. */
-  paid?: { period: string; personKey: string };
-}
+import type { Charge, IdentityKey, PersonStore, StoredVisitor } from '../domain/person-store.js';
 
 // Every lookup's hot path is one statement, one round trip: the identity (the first key that
 // matches, in the order given), the person's record, and, when charged, the usage ledger row,
@@ -82,14 +66,6 @@ export async function appendCharge(db: Db, charge: Charge): Promise<void> {
   await db.$executeRawUnsafe(CHARGE, ...chargeParams(charge));
 }
 
-export interface StoredVisitor {
-  /** The §2.1 details text; null for persons imported before details were stored. */
-  details: string | null;
-  /** The record text, only when details is null (to derive them). */
-  record: string | null;
-  pageViews: unknown;
-}
-
 const VISITOR = `SELECT p.details::text AS details, CASE WHEN p.details IS NULL THEN p.record::text END AS record, v.page_views AS "pageViews"
   FROM visitors v JOIN persons p ON p.id = v.person_id
   WHERE v.account_id = $1::uuid AND v.id = $2`;
@@ -98,4 +74,13 @@ const VISITOR = `SELECT p.details::text AS details, CASE WHEN p.details IS NULL 
 export async function findVisitor(db: Db, accountId: string, visitorId: string): Promise<StoredVisitor | null> {
   const [row] = await db.$queryRawUnsafe<StoredVisitor[]>(VISITOR, accountId, visitorId);
   return row ?? null;
+}
+
+/** The person lookups' store (domain/person-store.ts) on Postgres. */
+export function personStore(db: Db): PersonStore {
+  return {
+    findRecord: (keys, charge) => findRecord(db, keys, charge),
+    appendCharge: (charge) => appendCharge(db, charge),
+    findVisitor: (accountId, visitorId) => findVisitor(db, accountId, visitorId),
+  };
 }

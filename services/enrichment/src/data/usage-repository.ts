@@ -2,11 +2,8 @@
 // Reads sum the two, so usage is exact the moment a lookup is answered.
 import { ADVISORY_LOCKS } from '@glimpse/db';
 import { type Db } from '@glimpse/db/enrichment';
-
-export interface UsageTotals {
-  identityMatches: number;
-  enrichedRecords: number;
-}
+import type { UsageStore, UsageTotals } from '../domain/usage.js';
+import { billedPersonsIn } from './billed-person-repository.js';
 
 interface DayRow {
   day: string;
@@ -66,4 +63,12 @@ export async function rollUpUsage(db: Db, limit = 50_000): Promise<number> {
     )
     SELECT count(*)::int AS moved FROM moved`;
   return row?.moved ?? 0;
+}
+
+/** The usage answers' store (domain/usage.ts) on Postgres. */
+export function usageStore(db: Db): UsageStore {
+  return {
+    usageBetween: (accountId, from, to) => usageBetween(db, accountId, from, to),
+    billedPersonsIn: (accountId, period) => billedPersonsIn(db, accountId, period),
+  };
 }

@@ -1,9 +1,9 @@
 // A bulk enrichment gives the event loop back between its items (issue 21): items refused while
 // parsing await no I/O, so without an explicit yield 100 of them would run as one unbroken
 // stretch of microtasks, and no other request could be read or answered until the last.
-import type { Db } from '@glimpse/db/enrichment';
 import type { CreditKeeper } from './credits.js';
 import { enrichBulk, type LookupDeps } from './lookups.js';
+import type { PersonStore } from './person-store.js';
 
 // Items refused before any query: the database and the credits must not be reached.
 const unreachable = new Proxy(
@@ -15,7 +15,7 @@ const unreachable = new Proxy(
   },
 );
 const deps: LookupDeps = {
-  db: unreachable as Db,
+  persons: unreachable as PersonStore,
   credits: unreachable as CreditKeeper,
   defaultPhoneRegion: 'US',
   personKey: () => {

@@ -5,10 +5,10 @@ import { z } from 'zod';
 import { companiesLookupSchema, companyEnrichmentBulkSchema, companyEnrichmentInputSchema, type CompanyRecord } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { normalizeDomain } from '@glimpse/validation';
-import type { Charge } from '../data/person-repository.js';
 import type { CreditKeeper } from './credits.js';
 import { toCompanyRecord, type CompanyRow } from './company-record.js';
 import { answerInOrder, today, withCredits, type Enriched } from './lookups.js';
+import type { Charge } from './person-store.js';
 
 export interface CompanyStore {
   /** The company of a normalized domain; with a charge, billed in the statement that finds it. */

@@ -1,5 +1,4 @@
-import type { LeaseOutcome } from '../data/credit-repository.js';
-import { CreditKeeper, type CreditStore } from './credits.js';
+import { CreditKeeper, type CreditStore, type LeaseOutcome } from './credits.js';
 
 /** A store with `limit` credits (null: no limit) that grants `grant` at a time, counting its calls. */
 function fakeStore(limit: number | null, grant: number) {

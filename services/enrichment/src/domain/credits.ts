@@ -3,8 +3,11 @@
 // one transaction and spends in memory (JavaScript runs one lookup at a time here, so taking one
 // is exact); each spent credit is a usage ledger row naming the lease. A lease is used for
 // `useForMs`, well inside its life in the database, so nothing is spent on a lease that has ended.
-import type { LeaseOutcome } from '../data/credit-repository.js';
 
+/** A lease asked of the store; `remaining`: what the account had left beyond this lease when it was granted. */
+export type LeaseOutcome = { kind: 'unlimited' } | { kind: 'exhausted' } | { kind: 'granted'; leaseId: string; granted: number; remaining?: number };
+
+/** Where limits and leases are kept (data/credit-repository.ts: enrichment_credits, credit_leases). */
 export interface CreditStore {
   limitOf(accountId: string): Promise<number | null>;
   lease(accountId: string): Promise<LeaseOutcome>;

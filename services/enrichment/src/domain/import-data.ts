@@ -1,25 +1,29 @@
 // Imports NDJSON streams line by line (so a file larger than memory imports): each bad line is
-// reported with its number and skipped, the rest written in batches. Persons go through COPY
-// (import-persons.ts); visitors, a few per person at most, and companies through batched statements.
-import type { Db } from '@glimpse/db/enrichment';
-import { companyStore } from '../data/company-repository.js';
-import { upsertVisitors, type VisitorRow } from '../data/import-repository.js';
-import { openCopyPersonWriter, statementPersonWriter } from '../data/person-import-repository.js';
+// reported with its number and skipped, the rest written in batches through the store each import
+// declares. Persons go through COPY (import-persons.ts); visitors, a few per person at most, and
+// companies through batched statements. wiring/import-data.ts binds them to Postgres.
+import type { CompanyStore } from './companies.js';
 import { normalizeEmail } from './identifiers.js';
 import { companyLine } from './import-companies.js';
-import { importPersonLines } from './import-persons.js';
 import type { ImportReport, ImportRun } from './import-report.js';
 
 export type { ImportReport } from './import-report.js';
 
-export interface ImportOptions extends ImportRun {
-  /** Persons are written through COPY on a connection of their own when this is given. */
-  databaseUrl?: string;
-  /** Visitors are written through it; persons too when no databaseUrl is given (no COPY then). */
-  db?: Db;
-  defaultPhoneRegion: string;
-  /** Lines per batch (visitors) or persons per transaction (persons). */
+export interface LineImportRun extends ImportRun {
+  /** Lines per batch. */
   batchSize?: number;
+}
+
+export interface VisitorRow {
+  visitorId: string;
+  email: string;
+  pageViews: unknown;
+}
+
+/** Where imported visitors are written (data/import-repository.ts). */
+export interface VisitorImportStore {
+  /** Writes the visitors whose email belongs to a known person; returns the emails that matched nobody. */
+  upsertVisitors(accountId: string, batch: VisitorRow[]): Promise<Set<string>>;
 }
 
 type Parsed<T> = { ok: true; row: T } | { ok: false; message: string };
@@ -28,7 +32,7 @@ async function importLines<T>(
   lines: AsyncIterable<string>,
   parse: (value: unknown) => Parsed<T>,
   write: (batch: { line: number; row: T }[]) => Promise<{ line: number; message: string }[]>,
-  { batchSize = 500, onProgress, maxErrors = 1000 }: Pick<ImportOptions, 'batchSize' | 'onProgress' | 'maxErrors'>,
+  { batchSize = 500, onProgress, maxErrors = 1000 }: LineImportRun,
 ): Promise<ImportReport> {
   const report: ImportReport = { read: 0, imported: 0, skipped: 0, errors: [] };
   const fail = (line: number, message: string) => {
@@ -81,18 +85,9 @@ async function importLines<T>(
   return report;
 }
 
-export function importPersons(lines: AsyncIterable<string>, options: ImportOptions): Promise<ImportReport> {
-  const { databaseUrl, db, batchSize, ...rest } = options;
-  if (!databaseUrl && !db) return Promise.reject(new Error('importPersons needs a databaseUrl (COPY) or a db'));
-  const openWriter = async () => (databaseUrl ? openCopyPersonWriter(databaseUrl) : statementPersonWriter(db!));
-  return importPersonLines(lines, { ...rest, openWriter, ...(batchSize ? { chunkSize: batchSize } : {}) });
-}
-
 const OBJECT_ID = /^[a-fA-F0-9]{24}$/;
 
-export function importVisitors(lines: AsyncIterable<string>, accountId: string, options: ImportOptions): Promise<ImportReport> {
-  const { db } = options;
-  if (!db) throw new Error('importVisitors needs a db');
+export function importVisitorLines(lines: AsyncIterable<string>, accountId: string, store: VisitorImportStore, options: LineImportRun): Promise<ImportReport> {
   return importLines<VisitorRow>(
     lines,
     (value) => {
@@ -104,8 +99,7 @@ export function importVisitors(lines: AsyncIterable<string>, accountId: string, 
       return { ok: true, row: { visitorId: visitorId.toLowerCase(), email: normalized, pageViews: Object.keys(pageViews).length > 0 ? pageViews : undefined } };
     },
     async (batch) => {
-      const unknown = await upsertVisitors(
-        db,
+      const unknown = await store.upsertVisitors(
         accountId,
         batch.map((b) => b.row),
       );
@@ -116,10 +110,7 @@ export function importVisitors(lines: AsyncIterable<string>, accountId: string, 
 }
 
 /** Companies (firmographics) by domain, source "import": a later line of a domain replaces an earlier one. */
-export function importCompanies(lines: AsyncIterable<string>, options: Omit<ImportOptions, 'defaultPhoneRegion'>): Promise<ImportReport> {
-  const { db } = options;
-  if (!db) throw new Error('importCompanies needs a db');
-  const store = companyStore(db);
+export function importCompanyLines(lines: AsyncIterable<string>, store: Pick<CompanyStore, 'upsertImported'>, options: LineImportRun): Promise<ImportReport> {
   return importLines(
     lines,
     companyLine,

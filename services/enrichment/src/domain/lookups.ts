@@ -2,20 +2,19 @@
 // text as stored at import (the served form): nothing is parsed and re-serialised per answer.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
-import type { Db } from '@glimpse/db/enrichment';
 import { enrichmentBulkSchema, enrichmentInputSchema } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
-import { appendCharge, findRecord, findVisitor, type Charge, type IdentityKey } from '../data/person-repository.js';
 import { billingPeriodOf, type PersonKeyOf } from './billed-person.js';
 import type { CreditKeeper } from './credits.js';
 import { normalizeRecord } from './enriched-record.js';
 import { normalizeEmail, normalizePhone, normalizePronetUrl, normalizeSha256 } from './identifiers.js';
+import type { Charge, IdentityKey, PersonStore } from './person-store.js';
 import { servedDetails, toVisitorDetails } from './visitor-details.js';
 
 const OBJECT_ID = /^[a-fA-F0-9]{24}$/;
 
 export interface LookupDeps {
-  db: Db;
+  persons: PersonStore;
   credits: CreditKeeper;
   defaultPhoneRegion: string;
   /** The person's key in billed_persons: an enrichment by email marks its person paid for the month. */
@@ -23,9 +22,9 @@ export interface LookupDeps {
 }
 
 /** The §2.1 details as JSON text. */
-export async function visitorDetails({ db }: Pick<LookupDeps, 'db'>, accountId: string, visitorId: string): Promise<string> {
+export async function visitorDetails({ persons }: Pick<LookupDeps, 'persons'>, accountId: string, visitorId: string): Promise<string> {
   if (!OBJECT_ID.test(visitorId)) throw new AppError('invalid_request', 'visitorId must be 24 hexadecimal characters');
-  const found = await findVisitor(db, accountId, visitorId.toLowerCase());
+  const found = await persons.findVisitor(accountId, visitorId.toLowerCase());
   // Another account's visitor is indistinguishable from an unknown one: 404, never 403.
   if (!found) throw new AppError('not_found', `no visitor ${visitorId}`);
   // A person imported before details were stored: derived from the record (the slow way, once per answer).
@@ -132,12 +131,12 @@ export function withCredits(err: unknown, left: number | null): unknown {
  * With `required`, the record is read first and billed only when it has every required field.
  */
 export async function enrichPerson(deps: LookupDeps, accountId: string, body: unknown): Promise<Enriched> {
-  const { db, credits, defaultPhoneRegion } = deps;
+  const { persons, credits, defaultPhoneRegion } = deps;
   const { keys, required } = parseLookup(body, defaultPhoneRegion);
   const credit = await credits.take(accountId);
   if (!credit) {
     // Nobody to bill for is a 404 whatever the credits: look before saying 402.
-    const found = await findRecord(db, keys);
+    const found = await persons.findRecord(keys);
     if (found === null || missingField(found, required) !== null) throw withCredits(notFound(required), 0);
     throw withCredits(new AppError('payment_required', 'this account has used all its enrichment credits'), 0);
   }
@@ -145,11 +144,11 @@ export async function enrichPerson(deps: LookupDeps, accountId: string, body: un
   const charge = chargeOf(deps, accountId, keys, credit.leaseId);
   try {
     if (required.length === 0) {
-      record = await findRecord(db, keys, charge);
+      record = await persons.findRecord(keys, charge);
     } else {
-      record = await findRecord(db, keys);
+      record = await persons.findRecord(keys);
       if (record !== null && missingField(record, required) !== null) record = null;
-      if (record !== null) await appendCharge(db, charge);
+      if (record !== null) await persons.appendCharge(charge);
     }
   } catch (err) {
     // Whether the row was written is unknown: the credit counts as spent, so a limit is never passed.

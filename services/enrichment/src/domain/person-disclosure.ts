@@ -3,17 +3,16 @@
 // identity match and one enriched record), at most once per person per account per calendar month.
 // An account without credits is told the person exists but not shown the fields.
 import { AppError } from '@glimpse/errors';
-import type { Db } from '@glimpse/db/enrichment';
-import { findRecord } from '../data/person-repository.js';
 import { billingPeriodOf, type BilledPersonStore, type PersonKeyOf } from './billed-person.js';
 import type { CreditKeeper } from './credits.js';
 import { normalizeRecord } from './enriched-record.js';
 import { normalizeEmail } from './identifiers.js';
 import { today, withCredits } from './lookups.js';
+import type { PersonStore } from './person-store.js';
 import { toVisitorDetails, type VisitorDetails } from './visitor-details.js';
 
 export interface DisclosureDeps {
-  db: Db;
+  persons: Pick<PersonStore, 'findRecord'>;
   credits: CreditKeeper;
   billedPersons: BilledPersonStore;
   personKey: PersonKeyOf;
@@ -36,9 +35,13 @@ export function parseDisclosure(body: unknown): string {
   return normalized;
 }
 
-export async function disclosePerson({ db, credits, billedPersons, personKey }: DisclosureDeps, accountId: string, body: unknown): Promise<DisclosureAnswer> {
+export async function disclosePerson(
+  { persons, credits, billedPersons, personKey }: DisclosureDeps,
+  accountId: string,
+  body: unknown,
+): Promise<DisclosureAnswer> {
   const email = parseDisclosure(body);
-  const record = await findRecord(db, [{ kind: 'email', value: email }]);
+  const record = await persons.findRecord([{ kind: 'email', value: email }]);
   // Nobody to disclose is nothing to bill.
   if (record === null) throw new AppError('not_found', 'nobody with this email');
   const details = toVisitorDetails(normalizeRecord(JSON.parse(record)));

@@ -1,10 +1,20 @@
 // Usage by UTC day for the management API: every day of the range (zero-filled, oldest first) and
 // the totals. The range is inclusive; by default the last 30 days, today included.
 import { AppError } from '@glimpse/errors';
-import type { Db } from '@glimpse/db/enrichment';
-import { usageBetween, type UsageTotals } from '../data/usage-repository.js';
-import { billedPersonsIn } from '../data/billed-person-repository.js';
 import { billingPeriodOf } from './billed-person.js';
+
+export interface UsageTotals {
+  identityMatches: number;
+  enrichedRecords: number;
+}
+
+/** What the usage answers read (data/usage-repository.ts and data/billed-person-repository.ts). */
+export interface UsageStore {
+  /** The days with usage from `from` to `to` (inclusive, YYYY-MM-DD), oldest first. */
+  usageBetween(accountId: string, from: string, to: string): Promise<({ day: string } & UsageTotals)[]>;
+  /** How many persons are billed to the account in the period. */
+  billedPersonsIn(accountId: string, period: string): Promise<number>;
+}
 
 const DAY_MS = 86_400_000;
 /** A year (leap or not): long enough for any chart, short enough to answer zero-filled. */
@@ -69,13 +79,13 @@ export interface PeriodUsage {
   personsBilled: number;
 }
 
-export async function periodUsage(db: Db, accountId: string, now = new Date()): Promise<PeriodUsage> {
+export async function periodUsage(usage: Pick<UsageStore, 'billedPersonsIn'>, accountId: string, now = new Date()): Promise<PeriodUsage> {
   const start = billingPeriodOf(day(now.getTime()));
-  return { start, personsBilled: await billedPersonsIn(db, accountId, start) };
+  return { start, personsBilled: await usage.billedPersonsIn(accountId, start) };
 }
 
-export async function accountUsage(db: Db, accountId: string, query: Record<string, unknown>): Promise<UsageReport & { period: PeriodUsage }> {
+export async function accountUsage(usage: UsageStore, accountId: string, query: Record<string, unknown>): Promise<UsageReport & { period: PeriodUsage }> {
   const range = parseUsageRange(query);
-  const [recorded, period] = await Promise.all([usageBetween(db, accountId, range.from, range.to), periodUsage(db, accountId)]);
+  const [recorded, period] = await Promise.all([usage.usageBetween(accountId, range.from, range.to), periodUsage(usage, accountId)]);
   return { ...usageReport(range, recorded), period };
 }

@@ -4,12 +4,12 @@ import express, { type Request, type Response, type Router } from 'express';
 import { AppError } from '@glimpse/errors';
 import { INTERNAL_HEADERS, internalCallers, type InternalRouteTable } from '@glimpse/http';
 import { CREDITS_HEADER, enrichBulk, enrichPerson, visitorDetails, type Enriched, type LookupDeps } from '../domain/lookups.js';
-import { enrichCompaniesBulk, enrichCompany, lookupCompanies } from '../domain/companies.js';
-import { accountUsage, periodUsage } from '../domain/usage.js';
+import type { Db } from '@glimpse/db/enrichment';
+import { enrichCompaniesBulk, enrichCompany, lookupCompanies, type CompanyStore } from '../domain/companies.js';
+import { accountUsage, periodUsage, type UsageStore } from '../domain/usage.js';
 import { parseCreditLimitBody } from '../domain/credit-limit.js';
 import { normalizeEmail } from '../domain/identifiers.js';
 import { disclosePerson, type DisclosureDeps } from '../domain/person-disclosure.js';
-import { companyStore } from '../data/company-repository.js';
 import { setCreditLimit } from '../data/credit-repository.js';
 import { usageTotals } from '../data/usage-repository.js';
 import { isDatabaseUnavailable } from '../data/database-errors.js';
@@ -49,8 +49,8 @@ function sendEnriched(res: Response, { record, creditsLeft }: Enriched): void {
 }
 
 /** Companies by domain: the billed enrichment (one and bulk, as a person's) and the unbilled lookup for other services. */
-function companyRoutes(router: Router, { db, credits }: LookupDeps): void {
-  const deps = { companies: companyStore(db), credits };
+function companyRoutes(router: Router, { companies, credits }: Pick<RouterDeps, 'companies' | 'credits'>): void {
+  const deps = { companies, credits };
   router.post(
     '/internal/companies/enrichment',
     express.json({ limit: '4kb', strict: false }),
@@ -75,7 +75,10 @@ function companyRoutes(router: Router, { db, credits }: LookupDeps): void {
   );
 }
 
-export function internalRouter({ internalTokens, ...deps }: LookupDeps & DisclosureDeps & { internalTokens: Partial<Record<string, string>> }): Router {
+/** The use cases' stores, and the Db of the routes that call the data layer alone (erasure, limits, totals). */
+type RouterDeps = LookupDeps & DisclosureDeps & { companies: CompanyStore; usage: UsageStore; db: Db };
+
+export function internalRouter({ internalTokens, ...deps }: RouterDeps & { internalTokens: Partial<Record<string, string>> }): Router {
   const router = express.Router();
   router.use('/internal', internalCallers({ tokens: internalTokens, routes: INTERNAL_ROUTES }));
   const account = accountOf;
@@ -132,7 +135,7 @@ export function internalRouter({ internalTokens, ...deps }: LookupDeps & Disclos
   router.get(
     '/internal/usage',
     handle(async (req, res) => {
-      res.json(await accountUsage(deps.db, account(res), req.query as Record<string, unknown>));
+      res.json(await accountUsage(deps.usage, account(res), req.query as Record<string, unknown>));
     }),
   );
   // The operator's routes (PUT /operator/accounts/{id}/credits and GET …/usage at the gateway): the
@@ -149,7 +152,7 @@ export function internalRouter({ internalTokens, ...deps }: LookupDeps & Disclos
   router.get(
     '/internal/usage/totals',
     handle(async (_req, res) => {
-      const [totals, period] = await Promise.all([usageTotals(deps.db, account(res)), periodUsage(deps.db, account(res))]);
+      const [totals, period] = await Promise.all([usageTotals(deps.db, account(res)), periodUsage(deps.usage, account(res))]);
       res.json({ ...totals, period });
     }),
   );
