@@ -7,6 +7,7 @@ import { createDb } from '@glimpse/db/enrichment';
 import { createBaseApp, createServiceServer, serviceStart, type RunningService } from '@glimpse/http';
 import { TOPICS, createAccountEventsConsumer, createKafka, createKafkaHealthCheck, kafkaSecurity } from '@glimpse/messaging';
 import { internalRouter } from './http/internal-routes.js';
+import { importRoutes } from './http/import-routes.js';
 import { loadConfig } from './config.js';
 import { CreditKeeper } from './domain/credits.js';
 import { createPersonKey } from './domain/billed-person.js';
@@ -70,6 +71,7 @@ export const startEnrichmentService = serviceStart('enrichment', loadConfig, asy
       internalTokens: config.INTERNAL_TOKENS,
     }),
   );
+  base.app.use(importRoutes({ db, databaseUrl: config.DATABASE_URL, defaultPhoneRegion: config.DEFAULT_PHONE_REGION, internalTokens: config.INTERNAL_TOKENS }));
   const server = createServiceServer({ base, port: config.ENRICHMENT_PORT, host: config.HOST, metricsPort: config.METRICS_PORT });
   const address = await server.start();
   accounts.start();

@@ -7,12 +7,20 @@ import { AppError } from '@glimpse/errors';
 import { required, UsageError, type Command, type CommandContext } from '../command.js';
 import { loadConfig, serviceDatabaseUrl } from '../config.js';
 import { existingAccountId, urlOption } from '../operator-command.js';
+import { importApi, uploadNdjson } from './import-upload.js';
 
-function fileLines(file: string | undefined): AsyncIterable<string> {
+function ndjsonFile(file: string | undefined): string {
   if (!file) throw new UsageError('name the NDJSON file to import');
   if (!fs.existsSync(file)) throw new AppError('not_found', `no such file: ${file}`);
-  return readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
+  return file;
 }
+
+function fileLines(file: string | undefined): AsyncIterable<string> {
+  return readline.createInterface({ input: fs.createReadStream(ndjsonFile(file)), crlfDelay: Infinity });
+}
+
+const THROUGH =
+  "Through a gateway's operator API when --url or GLIMPSE_URL names one (GLIMPSE_OPERATOR_TOKEN): the file is\nsent to it in parts and written by the owning service; this machine needs no database. Without one,\nthe service's import code writes the database itself, as its role (the way a Job in the cluster runs it).";
 
 /** Progress on stderr, at most about once a second, so a long import shows it is moving. */
 function progress(io: CommandContext['io'], what: string) {
@@ -71,16 +79,19 @@ export const importCommands: Command[] = [
   {
     words: ['import', 'persons'],
     summary: 'import enriched person records from an NDJSON file (one §2.3 record a line), through COPY',
-    usage: 'glimpse import persons FILE.ndjson [--region US] [--json]',
-    options: regionOption,
-    run: ({ positionals, values, io }) =>
-      withProgress(io, 'persons', (onProgress) =>
+    usage: `glimpse import persons FILE.ndjson [--region US] [--url URL] [--json]\n\n${THROUGH}`,
+    options: { ...regionOption, ...urlOption },
+    run: ({ positionals, values, io }) => {
+      const api = importApi(values);
+      if (api) return uploadNdjson(api, `/operator/imports/persons?region=${encodeURIComponent(region(values))}`, ndjsonFile(positionals[0]), io, 'persons');
+      return withProgress(io, 'persons', (onProgress) =>
         importPersons(fileLines(positionals[0]), {
           databaseUrl: serviceDatabaseUrl(loadConfig(), 'enrichment'),
           defaultPhoneRegion: region(values),
           onProgress,
         }),
-      ),
+      );
+    },
     human: summary,
   },
   {
@@ -97,14 +108,17 @@ export const importCommands: Command[] = [
   {
     words: ['import', 'visitors'],
     summary: "import an account's visitors from an NDJSON file ({visitorId, email, …page views})",
-    usage:
-      "glimpse import visitors --account ID FILE.ndjson [--url URL] [--json]\n\nThe account is checked through a gateway's operator API (--url or GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN);\nthe visitors are written by the enrichment service's import, as its role (ENRICHMENT_DATABASE_URL).",
+    usage: `glimpse import visitors --account ID FILE.ndjson [--url URL] [--json]\n\nThe account is checked through a gateway's operator API (--url or GLIMPSE_URL, GLIMPSE_OPERATOR_TOKEN).\n${THROUGH}`,
     options: { account: { type: 'string' }, ...urlOption },
-    run: ({ positionals, values, db, io }) =>
-      withProgress(io, 'visitors', async (onProgress) => {
-        const accountId = await existingAccountId(values);
-        return importVisitors(fileLines(positionals[0]), accountId, { db: db('enrichment'), defaultPhoneRegion: 'US', onProgress });
-      }),
+    async run({ positionals, values, db, io }) {
+      const accountId = await existingAccountId(values);
+      const file = ndjsonFile(positionals[0]);
+      const api = importApi(values);
+      if (api) return uploadNdjson(api, `/operator/accounts/${accountId}/imports/visitors`, file, io, 'visitors');
+      return withProgress(io, 'visitors', (onProgress) =>
+        importVisitors(fileLines(file), accountId, { db: db('enrichment'), defaultPhoneRegion: 'US', onProgress }),
+      );
+    },
     human: summary,
   },
   {
