@@ -21,7 +21,7 @@ import { createSlackSender } from './delivery/slack-sender.js';
 import { createResolver } from './delivery/resolver.js';
 import { nextAttemptAt, shouldDisable } from './domain/retry-schedule.js';
 import type { ManageDeps } from './domain/manage-endpoints.js';
-import { deleteAccountEndpoints, sealStoredSecrets } from './data/endpoint-repository.js';
+import { deleteAccountEndpoints, endpointStore, sealStoredSecrets } from './data/endpoint-repository.js';
 import { createSecretBox } from './domain/secret-box.js';
 import { internalRouter } from './http/internal-routes.js';
 import { loadConfig } from './config.js';
@@ -154,7 +154,7 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
   );
 
   const deps: ManageDeps = {
-    db,
+    endpoints: endpointStore(db),
     policy,
     // Bounded (WEBHOOKS_DNS_TIMEOUT_MS, 2 s) well inside the gateway's wait, so a slow resolver is a 400, never a 503 after which the endpoint appears anyway.
     resolve: (hostname) => resolver.resolve(hostname),
@@ -163,7 +163,7 @@ export const startWebhooksService = serviceStart('webhooks', loadConfig, async (
     retryWindowMs: config.WEBHOOKS_RETRY_WINDOW_MS,
     rotationGraceMs: config.WEBHOOKS_ROTATION_GRACE_MS,
   };
-  base.app.use(internalRouter({ deps, internalTokens: config.INTERNAL_TOKENS }));
+  base.app.use(internalRouter({ deps, db, internalTokens: config.INTERNAL_TOKENS }));
   return serveService({
     name: 'webhooks',
     base,

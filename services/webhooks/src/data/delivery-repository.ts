@@ -5,6 +5,7 @@ import { newestFirstPage } from '@glimpse/db';
 import type { Db } from '@glimpse/db/webhooks';
 import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
 import type { WebhookEventType } from '../domain/effect-payload.js';
+import type { DeliveryItem } from '../domain/endpoint-store.js';
 
 export function personKeyOf(accountId: string, email: string): string {
   return createHash('sha256').update(`${accountId}:${email}`).digest('hex');
@@ -180,17 +181,6 @@ export async function recordAttempt(
 function laterOf(next: Date | null, notBefore: Date | undefined, expiresAt: Date): Date | null {
   if (next === null || notBefore === undefined || notBefore.getTime() <= next.getTime()) return next;
   return notBefore.getTime() > expiresAt.getTime() ? null : notBefore;
-}
-
-export interface DeliveryItem {
-  id: string;
-  effectId: string;
-  type: string;
-  status: string;
-  createdAt: Date;
-  nextAttemptAt: Date | null;
-  finishedAt: Date | null;
-  attempts: { at: Date; succeeded: boolean; responseStatus: number | null; error: string | null; durationMs: number }[];
 }
 
 /** An endpoint's deliveries, newest first, each with its attempts in order. */

@@ -5,23 +5,9 @@
 import type { WebhookEndpointKind } from '@glimpse/api';
 import type { Db } from '@glimpse/db/webhooks';
 import type { WebhookEventType } from '../domain/effect-payload.js';
+import type { EndpointStore, EndpointView, NewStoredEndpoint, StoredChanges } from '../domain/endpoint-store.js';
 import { UnknownSecretKeyError, type SecretBox } from '../domain/secret-box.js';
-
-export interface EndpointView {
-  id: string;
-  kind: WebhookEndpointKind;
-  /** As stored: a Slack endpoint's is masked before it is answered (manage-endpoints). */
-  url: string;
-  events: WebhookEventType[];
-  enabled: boolean;
-  /** "failing" (disabled after a day of failed attempts), "user", or "revoked" (Slack answered 404 or 410); null while enabled. */
-  disabledReason: string | null;
-  disabledAt: Date | null;
-  /** The first failed attempt since the last success, while attempts are failing. */
-  failingSince: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+import { findDeliveryPage } from './delivery-repository.js';
 
 const VIEW = {
   id: true,
@@ -53,22 +39,12 @@ export async function findEndpoint(db: Db, accountId: string, id: string): Promi
 }
 
 /** Inserts unless the account already has `max` endpoints (checked under a per-account lock); null then. `secret` is sealed for `id`. */
-export async function insertEndpoint(
-  db: Db,
-  input: { id: string; accountId: string; kind?: WebhookEndpointKind; url: string; events: WebhookEventType[]; secret: string },
-  max: number,
-): Promise<EndpointView | null> {
+export async function insertEndpoint(db: Db, input: NewStoredEndpoint, max: number): Promise<EndpointView | null> {
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('webhook_endpoints'), hashtext(${input.accountId}))`;
     if ((await tx.webhookEndpoint.count({ where: { accountId: input.accountId } })) >= max) return null;
     return asView(await tx.webhookEndpoint.create({ data: input, select: VIEW }));
   });
-}
-
-export interface StoredChanges {
-  url?: string;
-  events?: WebhookEventType[];
-  enabled?: boolean;
 }
 
 /**
@@ -174,4 +150,17 @@ export async function sealStoredSecrets(
     after = rows[rows.length - 1]!.id;
   }
   return { sealed, unopenable };
+}
+
+/** The management use cases' store (domain/endpoint-store.ts) on Postgres. */
+export function endpointStore(db: Db): EndpointStore {
+  return {
+    list: (accountId) => listEndpoints(db, accountId),
+    find: (accountId, id) => findEndpoint(db, accountId, id),
+    insert: (input, max) => insertEndpoint(db, input, max),
+    change: (accountId, id, changes, retryWindowMs) => changeEndpoint(db, accountId, id, changes, retryWindowMs),
+    remove: (accountId, id) => deleteEndpoint(db, accountId, id),
+    rotateSecret: (accountId, id, secret, graceUntil) => rotateSecret(db, accountId, id, secret, graceUntil),
+    deliveryPage: (endpointId, query) => findDeliveryPage(db, endpointId, query),
+  };
 }

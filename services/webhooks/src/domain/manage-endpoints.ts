@@ -6,10 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { SEGMENT_EVENT_TYPES, type WebhookEndpointKind } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { cutPage } from '@glimpse/http';
-import * as endpoints from '../data/endpoint-repository.js';
-import { findDeliveryPage, type DeliveryItem } from '../data/delivery-repository.js';
-import type { Db } from '@glimpse/db/webhooks';
 import type { EndpointChanges, NewEndpoint } from './endpoint-input.js';
+import type { DeliveryItem, EndpointStore, EndpointView } from './endpoint-store.js';
 import type { WebhookEventType } from './effect-payload.js';
 import { newSecret } from './signing.js';
 import type { SecretBox } from './secret-box.js';
@@ -17,7 +15,7 @@ import { maskSlackUrl, parseSlackUrl } from './slack-url.js';
 import { checkTarget, parseTargetUrl, type Resolve, type TargetPolicy } from './target-policy.js';
 
 export interface ManageDeps {
-  db: Db;
+  endpoints: EndpointStore;
   policy: TargetPolicy;
   resolve: Resolve;
   /** Seals the signing secrets for storage (WEBHOOKS_SECRET_KEY). */
@@ -50,14 +48,13 @@ function checkEvents(kind: WebhookEndpointKind, events: WebhookEventType[] | und
 }
 
 /** The endpoint as answered: a Slack URL is a secret (whoever has it can post to the channel). */
-const shown = <T extends endpoints.EndpointView>(view: T): T => (view.kind === 'slack' ? { ...view, url: maskSlackUrl(view.url) } : view);
+const shown = <T extends EndpointView>(view: T): T => (view.kind === 'slack' ? { ...view, url: maskSlackUrl(view.url) } : view);
 
-export async function createEndpoint(deps: ManageDeps, accountId: string, input: NewEndpoint): Promise<endpoints.EndpointView & { secret?: string }> {
+export async function createEndpoint(deps: ManageDeps, accountId: string, input: NewEndpoint): Promise<EndpointView & { secret?: string }> {
   checkEvents(input.kind, input.events);
   const url = await allowedUrl(deps, input.kind, input.url);
   const [id, secret] = [randomUUID(), newSecret()];
-  const created = await endpoints.insertEndpoint(
-    deps.db,
+  const created = await deps.endpoints.insert(
     { id, accountId, kind: input.kind, url, events: input.events, secret: deps.secrets.seal(id, secret) },
     deps.maxEndpoints,
   );
@@ -65,26 +62,26 @@ export async function createEndpoint(deps: ManageDeps, accountId: string, input:
   return created.kind === 'slack' ? shown(created) : { ...created, secret };
 }
 
-export const listEndpoints = async (deps: ManageDeps, accountId: string) => (await endpoints.listEndpoints(deps.db, accountId)).map(shown);
+export const listEndpoints = async (deps: ManageDeps, accountId: string) => (await deps.endpoints.list(accountId)).map(shown);
 
-async function storedEndpoint(deps: ManageDeps, accountId: string, id: string): Promise<endpoints.EndpointView> {
+async function storedEndpoint(deps: ManageDeps, accountId: string, id: string): Promise<EndpointView> {
   if (!UUID.test(id)) throw notFound(id);
-  return found(await endpoints.findEndpoint(deps.db, accountId, id), id);
+  return found(await deps.endpoints.find(accountId, id), id);
 }
 
-export async function getEndpoint(deps: ManageDeps, accountId: string, id: string): Promise<endpoints.EndpointView> {
+export async function getEndpoint(deps: ManageDeps, accountId: string, id: string): Promise<EndpointView> {
   return shown(await storedEndpoint(deps, accountId, id));
 }
 
-export async function updateEndpoint(deps: ManageDeps, accountId: string, id: string, changes: EndpointChanges): Promise<endpoints.EndpointView> {
+export async function updateEndpoint(deps: ManageDeps, accountId: string, id: string, changes: EndpointChanges): Promise<EndpointView> {
   const { kind } = await storedEndpoint(deps, accountId, id);
   checkEvents(kind, changes.events);
   const url = changes.url === undefined ? undefined : await allowedUrl(deps, kind, changes.url);
-  return shown(found(await endpoints.changeEndpoint(deps.db, accountId, id, { ...changes, ...(url ? { url } : {}) }, deps.retryWindowMs), id));
+  return shown(found(await deps.endpoints.change(accountId, id, { ...changes, ...(url ? { url } : {}) }, deps.retryWindowMs), id));
 }
 
 export async function deleteEndpoint(deps: ManageDeps, accountId: string, id: string): Promise<void> {
-  if (!UUID.test(id) || !(await endpoints.deleteEndpoint(deps.db, accountId, id))) throw notFound(id);
+  if (!UUID.test(id) || !(await deps.endpoints.remove(accountId, id))) throw notFound(id);
 }
 
 /** A new secret, returned once; the previous one keeps signing alongside it for the grace period. */
@@ -92,12 +89,12 @@ export async function rotateEndpointSecret(
   deps: ManageDeps,
   accountId: string,
   id: string,
-): Promise<endpoints.EndpointView & { secret: string; previousSecretExpiresAt: Date }> {
+): Promise<EndpointView & { secret: string; previousSecretExpiresAt: Date }> {
   const { kind } = await storedEndpoint(deps, accountId, id);
   if (kind === 'slack') throw new AppError('invalid_request', 'a Slack endpoint has no signing secret: Slack messages are not signed');
   const secret = newSecret();
   const graceUntil = new Date(Date.now() + deps.rotationGraceMs);
-  const view = found(await endpoints.rotateSecret(deps.db, accountId, id, deps.secrets.seal(id, secret), graceUntil), id);
+  const view = found(await deps.endpoints.rotateSecret(accountId, id, deps.secrets.seal(id, secret), graceUntil), id);
   return { ...view, secret, previousSecretExpiresAt: graceUntil };
 }
 
@@ -114,6 +111,6 @@ export async function deliveryPage(
   query: DeliveryPageQuery,
 ): Promise<{ items: DeliveryItem[]; next: { at: Date; id: string } | null }> {
   await getEndpoint(deps, accountId, id);
-  const rows = await findDeliveryPage(deps.db, id, { ...query, limit: query.limit + 1 });
+  const rows = await deps.endpoints.deliveryPage(id, { ...query, limit: query.limit + 1 });
   return cutPage(rows, query.limit, (last) => ({ at: last.createdAt, id: last.id }));
 }

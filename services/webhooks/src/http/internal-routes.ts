@@ -1,6 +1,7 @@
 // The webhooks service's internal HTTP API, behind the gateway's /account/webhooks: endpoints,
 // secrets and deliveries of the account the gateway names.
 import type { Request, Router } from 'express';
+import type { Db } from '@glimpse/db/webhooks';
 import { AppError } from '@glimpse/errors';
 import { encodeCursor, gatewayInternalRouter, parsePageQuery } from '@glimpse/http';
 import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
@@ -29,7 +30,8 @@ function parseDeliveryQuery(query: Record<string, unknown>): DeliveryPageQuery {
   return { limit, after: cursor, ...(status ? { status: status as DeliveryPageQuery['status'] } : {}) };
 }
 
-export function internalRouter({ deps, internalTokens }: { deps: ManageDeps; internalTokens: Partial<Record<string, string>> }): Router {
+/** `db`: the erasure's writes, which go to the data layer alone. */
+export function internalRouter({ deps, db, internalTokens }: { deps: ManageDeps; db: Db; internalTokens: Partial<Record<string, string>> }): Router {
   const { router, json, account } = gatewayInternalRouter(internalTokens);
   const id = (req: Request) => req.params.endpointId as string;
 
@@ -64,7 +66,7 @@ export function internalRouter({ deps, internalTokens }: { deps: ManageDeps; int
     const replacement = req.body?.replacement;
     if (typeof replacement !== 'string' || !ERASED_EMAIL_PATTERN.test(replacement))
       throw new AppError('invalid_request', 'replacement must be an erased email stand-in (erased: and 64 hex digits)');
-    res.json({ hashedDeliveries: await erasePersonFromDeliveries(deps.db, account(res), email, replacement) });
+    res.json({ hashedDeliveries: await erasePersonFromDeliveries(db, account(res), email, replacement) });
   });
   return router;
 }
