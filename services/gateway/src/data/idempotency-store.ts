@@ -10,24 +10,14 @@
 // script: over it, a new key is not stored and the claim answers 'over_budget', so one account
 // cannot fill a Redis master and take idempotency from the others. A key counts from its claim
 // for 25 hours whether it was completed, released or expired (a little over, never under).
+import type { IdempotencyStore, KeyState } from '../domain/idempotency-store.js';
 import type { MemoryGuard } from './memory-guard.js';
 import type { RedisClient } from './redis-client.js';
 import { rawEventKeys, RAW_EVENT_TTL_SECONDS } from './raw-event-store.js';
 
+export type { IdempotencyStore };
+
 const budgetKey = rawEventKeys.idempotencyBudget;
-
-// A key of a lookup also keeps the answer it was first given (`d:<fingerprint>\n<answer>`), so a
-// retry is answered the same without being billed again.
-export type KeyState = { state: 'claimed' } | { state: 'over_budget' } | { state: 'pending' | 'done'; fingerprint: string | null; answer?: string };
-
-export interface IdempotencyStore {
-  /** Claims the key for a first send, or tells what holds it. Null when Redis is unavailable. */
-  claim(accountId: string, key: string, fingerprint: string): Promise<KeyState | null>;
-  /** The send was acknowledged: the key answers "done" (with `answer`, when given) for 24 h. */
-  complete(accountId: string, key: string, fingerprint: string, answer?: string): Promise<void>;
-  /** The send failed: the key is free again (only if this send still holds it). */
-  release(accountId: string, key: string, fingerprint: string): Promise<void>;
-}
 
 /** Hours a claimed key counts against its account's budget: a done key lives 24 h after its send. */
 const BUDGET_HOURS = 25;
@@ -82,6 +72,8 @@ type WithScripts = RedisClient & {
 };
 
 const pending = (fingerprint: string) => `p:${fingerprint}`;
+// A key of a lookup also keeps the answer it was first given (`d:<fingerprint>\n<answer>`), so a
+// retry is answered the same without being billed again.
 const done = (fingerprint: string, answer?: string) => (answer === undefined ? `d:${fingerprint}` : `d:${fingerprint}\n${answer}`);
 
 function parse(value: string): KeyState {

@@ -5,32 +5,12 @@ import type { Response } from 'express';
 import { Pool } from 'undici';
 import { AppError, RETRY_AFTER_SECONDS } from '@glimpse/errors';
 import { INTERNAL_HEADERS } from '@glimpse/http';
+import { upstreamResponse, type UpstreamResponse } from '../domain/upstream-response.js';
+
+export { upstreamResponse, type UpstreamResponse };
 
 /** Answer headers of an internal service the client is given too. */
 export const RELAYED_HEADERS = ['credits-remaining'] as const;
-
-export interface UpstreamResponse {
-  status: number;
-  /** The relayed headers the service set (lower-case names). */
-  headers: Record<string, string>;
-  /** The JSON text as the service sent it ('' when there is none, as for 204). */
-  raw: string;
-  /** The parsed body, or null when there is none; parsed only when asked for. */
-  readonly body: unknown;
-}
-
-export function upstreamResponse(status: number, raw: string, headers: Record<string, string> = {}): UpstreamResponse {
-  let parsed: { value: unknown } | undefined;
-  return {
-    status,
-    headers,
-    raw,
-    get body() {
-      parsed ??= { value: raw.length === 0 ? null : JSON.parse(raw) };
-      return parsed.value;
-    },
-  };
-}
 
 /**
  * Sends the service's answer on as it came: no parse and re-serialise on the hot path. A 503 (the

@@ -8,14 +8,18 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '@glimpse/errors';
 import { KafkaUnavailableError, TOPICS, personKey, type BatchingProducer, type InboundEvent } from '@glimpse/messaging';
-import type { IdempotencyStore } from '../data/idempotency-store.js';
-import type { RawEventStore } from '../data/raw-event-store.js';
 import { claimIdempotencyKey } from './claim-idempotency-key.js';
 import type { EventInput } from './event-input.js';
+import type { IdempotencyStore } from './idempotency-store.js';
+
+/** Where the accepted event's raw copy goes (data/raw-event-store.ts: Redis, 24 h); false when it was not kept. */
+export interface RawEventCopies {
+  save(event: InboundEvent): Promise<boolean>;
+}
 
 export interface AcceptEventDeps {
   producer: BatchingProducer;
-  rawStore: RawEventStore;
+  rawStore: RawEventCopies;
   idempotency: IdempotencyStore;
   /** How long a retry waits for a first send of its key still in flight. */
   inFlightWaitMs: number;

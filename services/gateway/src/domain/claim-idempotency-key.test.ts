@@ -1,5 +1,5 @@
 import { AppError } from '@glimpse/errors';
-import type { IdempotencyStore, KeyState } from '../data/idempotency-store.js';
+import type { IdempotencyStore, KeyState } from './idempotency-store.js';
 import { claimIdempotencyKey, overBudget, type ClaimIdempotencyKeyOptions } from './claim-idempotency-key.js';
 
 /** A store whose claim answers the given states in turn (the last one from then on). */

@@ -8,11 +8,11 @@
 // - a lookup is refused (503): nothing downstream could tell a retry from a new lookup,
 //   which would be made and billed twice.
 //
-// An account over its budget of keys (idempotency-store.ts) is refused, 429
+// An account over its budget of keys (data/idempotency-store.ts) is refused, 429
 // idempotency_budget_exceeded: the request is not processed and its key not stored, and
 // Retry-After names the next hour, when the oldest hour's keys stop counting.
 import { AppError } from '@glimpse/errors';
-import type { IdempotencyStore } from '../data/idempotency-store.js';
+import type { IdempotencyStore } from './idempotency-store.js';
 
 const POLL_MS = 50;
 

@@ -6,9 +6,9 @@
 // Without Redis a keyed lookup is refused (503): a retry could not be told from a new lookup.
 import { createHash } from 'node:crypto';
 import { AppError } from '@glimpse/errors';
-import type { IdempotencyStore } from '../data/idempotency-store.js';
-import { upstreamResponse, type UpstreamResponse } from '../data/internal-service.js';
 import { claimIdempotencyKey } from './claim-idempotency-key.js';
+import type { IdempotencyStore } from './idempotency-store.js';
+import { upstreamResponse, type UpstreamResponse } from './upstream-response.js';
 
 /** JSON with object keys sorted at every level: the same body however its keys were ordered. */
 function canonical(value: unknown): string {
