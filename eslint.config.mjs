@@ -6,7 +6,8 @@
 // rules that find super-linear backtracking as errors everywhere): a pattern that can take
 // quadratic time on crafted input is a way for one request to stall a service (issue 21).
 // The dependency rules between packages (issue 22) are at the end: services stand alone, shared
-// packages never reach into a service, and the leaf packages stay free of infrastructure.
+// packages never reach into a service, the leaf packages stay free of infrastructure, and inside a
+// package the domain never imports the data layer.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -138,7 +139,60 @@ const noCrossPackageRelativeImports = {
   },
 };
 
-const glimpsePlugin = { rules: { 'no-cross-package-relative-imports': noCrossPackageRelativeImports } };
+/**
+ * The packages with a data layer (`src/data/`: SQL, Redis, the clients of other services). Their
+ * domain is `src/domain/`, or, in a package without one (@glimpse/auth), the files of `src/` itself
+ * but the entry (`index.ts`).
+ */
+const DATA_PACKAGES = PACKAGES.filter((p) => p.group !== 'tools' && fs.existsSync(path.join(ROOT, p.group, p.dir, 'src', 'data'))).map((p) => ({
+  dir: `${p.group}/${p.dir}`,
+  domainFolder: fs.existsSync(path.join(ROOT, p.group, p.dir, 'src', 'domain')),
+}));
+
+/** Which layer of its package a path is in: 'domain', 'data' (the data layer and the wiring that binds it), or null. */
+function layerOf(file) {
+  const rel = path.relative(ROOT, file).split(path.sep).join('/');
+  const pkg = DATA_PACKAGES.find((p) => rel.startsWith(`${p.dir}/src/`));
+  if (pkg === undefined) return null;
+  const inner = rel.slice(`${pkg.dir}/src/`.length);
+  if (/^(?:data|wiring)(?:\/|$)|^wiring\.[cm]?[jt]s$/.test(inner)) return { pkg: pkg.dir, layer: 'data', inner };
+  if (pkg.domainFolder ? /^domain(?:\/|$)/.test(inner) : !inner.includes('/') && !/^index\./.test(inner)) return { pkg: pkg.dir, layer: 'domain', inner };
+  return null;
+}
+
+/**
+ * Domain code never imports the data layer, not even its types: a use case declares the store it
+ * needs as an interface in the domain (playbook's `domain/batch-store.ts`, @glimpse/auth's
+ * `CredentialStore`), `data/` implements it, and `wiring/` (or the start-up) binds the two. So the
+ * rules read, and are tested, without a database, and a store can change without touching them.
+ */
+const domainNeverImportsData = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      dataFromDomain:
+        "'{{source}}' is {{target}}, which domain code never imports: declare the store the use case needs as an interface in the domain, implement it in data/, and bind the two in wiring/ (or the start-up)",
+    },
+  },
+  create(context) {
+    const own = layerOf(context.filename);
+    if (own === null || own.layer !== 'domain') return {};
+    function check(node) {
+      const source = node.source?.value;
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const target = layerOf(path.resolve(path.dirname(context.filename), source));
+      if (target !== null && target.pkg === own.pkg && target.layer === 'data') {
+        context.report({ node: node.source, messageId: 'dataFromDomain', data: { source, target: `${target.pkg}/src/${target.inner}` } });
+      }
+    }
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
+
+const glimpsePlugin = {
+  rules: { 'no-cross-package-relative-imports': noCrossPackageRelativeImports, 'domain-never-imports-data': domainNeverImportsData },
+};
 
 /**
  * One config per shared package and service, for its source files (tests excluded: they compose
@@ -152,6 +206,7 @@ const dependencyRules = PACKAGES.filter((pkg) => pkg.group !== 'tools').map((pkg
   rules: {
     'no-restricted-imports': ['error', dependencyRestrictions(pkg)],
     'glimpse/no-cross-package-relative-imports': 'error',
+    'glimpse/domain-never-imports-data': 'error',
   },
 }));
 

@@ -1,7 +1,7 @@
 // The dependency rules of eslint.config.mjs, run through ESLint itself on deliberate bad
 // imports: a leaf package (@glimpse/api, …) importing infrastructure, a service importing another
-// service, a shared package importing a service, a relative path into another package. And the
-// tree as it is passes them.
+// service, a shared package importing a service, a relative path into another package, a domain
+// file importing its package's data layer. And the tree as it is passes them.
 //
 // ESLint runs in a child process: it loads eslint.config.mjs with import(), which jest's CommonJS
 // module runtime does not support.
@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
 const ROOT = path.join(__dirname, '..', '..');
-const RULES = ['no-restricted-imports', 'glimpse/no-cross-package-relative-imports'];
+const RULES = ['no-restricted-imports', 'glimpse/no-cross-package-relative-imports', 'glimpse/domain-never-imports-data'];
 
 interface Finding {
   ruleId: string | null;
@@ -171,6 +171,41 @@ const BAD: { what: string; filePath: string; code: string; rule: string; says: R
     rule: 'glimpse/no-cross-package-relative-imports',
     says: /reaches into shared\/auth/,
   },
+  {
+    what: 'a domain file imports data',
+    filePath: 'services/enrichment/src/domain/bad.ts',
+    code: "import { findRecord } from '../data/person-repository.js';\nexport const f = findRecord;\n",
+    rule: 'glimpse/domain-never-imports-data',
+    says: /services\/enrichment\/src\/data\/person-repository\.js, which domain code never imports/,
+  },
+  {
+    what: "a domain file imports a data layer's types",
+    filePath: 'services/gateway/src/domain/bad.ts',
+    code: "import type { RawEventStore } from '../data/raw-event-store.js';\nexport type R = RawEventStore;\n",
+    rule: 'glimpse/domain-never-imports-data',
+    says: /declare the store the use case needs as an interface in the domain/,
+  },
+  {
+    what: 'a domain file in a subfolder re-exports data',
+    filePath: 'services/visitors/src/domain/segments/bad.ts',
+    code: "export * from '../../data/segment-sql.js';\n",
+    rule: 'glimpse/domain-never-imports-data',
+    says: /services\/visitors\/src\/data\/segment-sql\.js/,
+  },
+  {
+    what: 'a domain file imports the wiring that binds the data layer',
+    filePath: 'services/playbook/src/domain/bad.ts',
+    code: "import { applyBatch } from '../wiring/batch.js';\nexport const a = applyBatch;\n",
+    rule: 'glimpse/domain-never-imports-data',
+    says: /services\/playbook\/src\/wiring\/batch\.js, which domain code never imports/,
+  },
+  {
+    what: "@glimpse/auth's rules (src/ itself) import its data layer",
+    filePath: 'shared/auth/src/bad.ts',
+    code: "import { createCredentialStore } from './data/credential-store.js';\nexport const c = createCredentialStore;\n",
+    rule: 'glimpse/domain-never-imports-data',
+    says: /shared\/auth\/src\/data\/credential-store\.js/,
+  },
 ];
 
 const GOOD: { what: string; filePath: string; code: string }[] = [
@@ -203,6 +238,31 @@ const GOOD: { what: string; filePath: string; code: string }[] = [
     what: "a service's integration test composes other services (tests are not held to the rules)",
     filePath: 'services/gateway/test/good.int.test.ts',
     code: "import { startPlaybook } from '@glimpse/playbook';\nexport const s = startPlaybook;\n",
+  },
+  {
+    what: "a data file implements the domain's store interface",
+    filePath: 'services/webhooks/src/data/good.ts',
+    code: "import type { EndpointStore } from '../domain/endpoint-store.js';\nexport type E = EndpointStore;\n",
+  },
+  {
+    what: 'the wiring binds a use case to its store',
+    filePath: 'services/enrichment/src/wiring/good.ts',
+    code: "import { visitorImportStore } from '../data/import-repository.js';\nimport { importVisitorLines } from '../domain/import-data.js';\nexport const all = [visitorImportStore, importVisitorLines];\n",
+  },
+  {
+    what: "@glimpse/auth's wiring and entry import its data layer",
+    filePath: 'shared/auth/src/wiring.ts',
+    code: "import { createCredentialStore } from './data/credential-store.js';\nexport const c = createCredentialStore;\n",
+  },
+  {
+    what: "a domain file's unit test reads the data layer (tests are not held to the rules)",
+    filePath: 'services/visitors/src/domain/good.test.ts',
+    code: "import { segmentMembersSql } from '../data/segment-sql';\nexport const s = segmentMembersSql;\n",
+  },
+  {
+    what: 'an entry point uses both the domain and the data layer',
+    filePath: 'services/gateway/src/http/good.ts',
+    code: "import { acceptEvent } from '../domain/accept-event.js';\nimport { relay } from '../data/internal-service.js';\nexport const all = [acceptEvent, relay];\n",
   },
 ];
 
