@@ -63,21 +63,6 @@ describe('the operator import routes', () => {
 
   const post = (path: string, body: string) => fetch(`${base}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/x-ndjson' } });
 
-  it('when an import of a kind is running, then a second of that kind is 429 with Retry-After, and one of another kind goes through', async () => {
-    answer = { ...answer, delayMs: 300 };
-    const first = post('/operator/imports/persons', 'x\n');
-    await new Promise((r) => setTimeout(r, 100));
-
-    const second = await post('/operator/imports/persons', 'y\n');
-    const other = await post('/operator/imports/ip-ranges?dataset=a&format=csv', 'z\n');
-
-    expect(second.status).toBe(429);
-    expect(second.headers.get('retry-after')).toBe('1');
-    expect(other.status).toBe(200);
-    expect((await first).status).toBe(200);
-    expect((await post('/operator/imports/persons', 'w\n')).status).toBe(200);
-  });
-
   it("when a persons file is posted, then the service gets it whole with the gateway's token and no account, and its report comes back", async () => {
     const res = await post('/operator/imports/persons?region=GB&other=dropped', '{"a":1}\n{"b":2}\n');
 
@@ -127,6 +112,21 @@ describe('the operator import routes', () => {
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ error: 'payload_too_large' });
     expect(received).toEqual([]);
+  });
+
+  it('when an import of a kind is running, then a second of that kind is 429 with Retry-After, and one of another kind goes through', async () => {
+    answer = { ...answer, delayMs: 300 };
+    const first = post('/operator/imports/persons', 'x\n');
+    await new Promise((r) => setTimeout(r, 100));
+
+    const second = await post('/operator/imports/persons', 'y\n');
+    const other = await post('/operator/imports/ip-ranges?dataset=a&format=csv', 'z\n');
+
+    expect(second.status).toBe(429);
+    expect(second.headers.get('retry-after')).toBe('1');
+    expect(other.status).toBe(200);
+    expect((await first).status).toBe(200);
+    expect((await post('/operator/imports/persons', 'w\n')).status).toBe(200);
   });
 
   it('when the service cannot be reached, then the answer is 503 with Retry-After', async () => {

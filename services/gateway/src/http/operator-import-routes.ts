@@ -58,7 +58,17 @@ export function operatorImportRoutes({ imports, logger, maxBytes = IMPORT_MAX_BY
   const running = new Set<ImportKind>();
 
   const handle = (kind: ImportKind, accountOf?: (req: Request) => string) => async (req: Request, res: Response) => {
-    const accountId = accountOf?.(req);
+    try {
+      await forward(kind, req, res, accountOf?.(req));
+    } catch (err) {
+      // Refused before the whole file was read: the connection is closed after the answer, not kept
+      // alive with the rest of the upload still to come on it.
+      if (!req.complete) res.set('Connection', 'close');
+      throw err;
+    }
+  };
+
+  const forward = async (kind: ImportKind, req: Request, res: Response, accountId: string | undefined) => {
     const declared = Number(req.get('content-length'));
     if (declared > maxBytes) throw new AppError('payload_too_large', `the file exceeds the ${maxBytes} byte limit of an import request`);
     const query = queryOf(req, kind);
@@ -76,6 +86,8 @@ export function operatorImportRoutes({ imports, logger, maxBytes = IMPORT_MAX_BY
       const answer = await imports.forward(kind, { body, query, contentType: req.get('content-type'), accountId });
       // An audit line: what was imported and how it went, never a line of the file.
       logger.info({ kind, accountId, status: answer.status, ms: Date.now() - started }, 'operator import');
+      // The service may answer (a refusal) before the whole file has come.
+      if (!req.complete) res.set('Connection', 'close');
       relay(res, answer);
     } finally {
       running.delete(kind);
