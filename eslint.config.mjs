@@ -4,8 +4,8 @@
 // (npm run typecheck); this catches what types do not.
 // Every regular expression is linted by eslint-plugin-regexp (its recommended set, and the two
 // rules that find super-linear backtracking as errors everywhere): a pattern that can take
-// quadratic time on crafted input is a way for one request to stall a service (issue 21).
-// The dependency rules between packages (issue 22) are at the end: services stand alone, shared
+// quadratic time on crafted input is a way for one request to stall a service (docs/decisions/security-and-trust.md).
+// The dependency rules between packages (docs/decisions/runtime-and-tooling.md) are at the end: services stand alone, shared
 // packages never reach into a service, the leaf packages stay free of infrastructure, and inside a
 // package the domain never imports the data layer.
 import fs from 'node:fs';
@@ -77,7 +77,7 @@ function dependencyRestrictions(pkg) {
     patterns.push(
       packagesPattern(
         [...others('services'), ...others('tools')],
-        `a ${pkg.group === 'shared' ? 'shared package' : 'service'} must not import a service or a tool: services talk over HTTP and Kafka, and only tools and tests compose them (issue 22)`,
+        `a ${pkg.group === 'shared' ? 'shared package' : 'service'} must not import a service or a tool: services talk over HTTP and Kafka, and only tools and tests compose them`,
       ),
     );
   }
@@ -86,16 +86,14 @@ function dependencyRestrictions(pkg) {
   patterns.push({
     regex: `^@glimpse/db/(?:${otherClients.join('|')})$`,
     message: own
-      ? `${pkg.name} uses the ${own} schema's Prisma client (@glimpse/db/${own}) only: another service's tables are that service's, reached over its API or its events (issue 22)`
-      : `${pkg.name} owns no schema: it may not open a service's Prisma client (issue 22)`,
+      ? `${pkg.name} uses the ${own} schema's Prisma client (@glimpse/db/${own}) only: another service's tables are that service's, reached over its API or its events`
+      : `${pkg.name} owns no schema: it may not open a service's Prisma client`,
   });
   if (LEAVES.includes(pkg.name)) {
     const nonLeaves = PACKAGES.filter((p) => p.group === 'shared' && !LEAVES.includes(p.name)).map((p) => escape(p.name));
-    patterns.push(
-      packagesPattern(nonLeaves, `${pkg.name} is a leaf package: it may import only other leaves (${LEAVES.join(', ')}), never infrastructure (issue 22)`),
-    );
+    patterns.push(packagesPattern(nonLeaves, `${pkg.name} is a leaf package: it may import only other leaves (${LEAVES.join(', ')}), never infrastructure`));
     const typeOnly = TYPE_ONLY_INFRASTRUCTURE[pkg.name] ?? [];
-    const message = `${pkg.name} is a leaf package: no infrastructure (Kafka, Redis, Postgres/Prisma, HTTP servers and clients, metrics, logging) (issue 22)`;
+    const message = `${pkg.name} is a leaf package: no infrastructure (Kafka, Redis, Postgres/Prisma, HTTP servers and clients, metrics, logging)`;
     patterns.push(
       packagesPattern(
         INFRASTRUCTURE.filter((name) => !typeOnly.includes(name)),
@@ -103,7 +101,7 @@ function dependencyRestrictions(pkg) {
       ),
     );
     if (typeOnly.length > 0) patterns.push(packagesPattern(typeOnly.map(escape), `${message}; types alone are allowed`, { allowTypeImports: true }));
-    patterns.push({ regex: `^(?:node:)?(?:${NODE_IO.join('|')})$`, message: `${pkg.name} is a leaf package: no file, network or process I/O (issue 22)` });
+    patterns.push({ regex: `^(?:node:)?(?:${NODE_IO.join('|')})$`, message: `${pkg.name} is a leaf package: no file, network or process I/O` });
   }
   return { patterns };
 }
@@ -123,7 +121,7 @@ const noCrossPackageRelativeImports = {
     type: 'problem',
     schema: [],
     messages: {
-      crossPackage: "'{{source}}' reaches into {{target}}: import a workspace package by its name (@glimpse/…), never by a relative path (issue 22)",
+      crossPackage: "'{{source}}' reaches into {{target}}: import a workspace package by its name (@glimpse/…), never by a relative path",
     },
   },
   create(context) {

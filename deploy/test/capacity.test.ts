@@ -50,7 +50,7 @@ describe('the capacity model', () => {
     expect(after.playbook).toBeLessThan(before.playbook);
     expect(after.partitions).toBeLessThanOrEqual(before.partitions);
     const wallAt = (i: unknown, w: string) => capacity.walls(i).find((x: { wall: string }) => x.wall === w).eventsPerSec;
-    // How far it moves depends on the consumer's share of Postgres's work (small once measured: issue 7's bench).
+    // How far it moves depends on the consumer's share of Postgres's work (small once measured: the effects bench).
     expect(wallAt(cheaper, 'postgres-primary')).toBeGreaterThan(wallAt(base, 'postgres-primary'));
   });
 });

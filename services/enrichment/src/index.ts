@@ -1,5 +1,5 @@
-// The enrichment service (lookups): the enriched record (spec §2.3) and its normalizer, identifier
-// normalization, the visitor details record (§2.1), companies (firmographics) by domain, and
+// The enrichment service (lookups): the enriched record (api.md §2.3) and its normalizer, identifier
+// normalization, the visitor details record (api.md §2.1), companies (firmographics) by domain, and
 // synthetic people for demos and tests.
 export * from './domain/enriched-record.js';
 export * from './domain/identifiers.js';

@@ -36,7 +36,7 @@ export const startEnrichmentService = serviceStart('enrichment', loadConfig, asy
     logger,
     checks: {
       postgres: postgresProbe(db),
-      // Optional: without Kafka, deletions wait on the topic while lookups go on (docs/decisions.md).
+      // Optional: without Kafka, deletions wait on the topic while lookups go on (docs/decisions/accounts.md).
       accounts: {
         optional: true,
         check: async () => {

@@ -1,4 +1,4 @@
-// A bulk enrichment does not hold the service (issue 21): while one call of 100 lookups with long
+// A bulk enrichment does not hold the service: while one call of 100 lookups with long
 // fields runs through the real gateway, enrichment service and Postgres, small lookups sent beside
 // it are answered, before the bulk's own answer. Half the items are refused while parsing (no
 // query: only the service's yield between items lets others in), half reach the database.
@@ -58,7 +58,7 @@ describe('a bulk enrichment beside other requests', () => {
     expect(small.every((s) => s.status === 404)).toBe(true);
     const before = small.filter((s) => s.doneAt < bulkDoneAt);
     expect(before.length).toBeGreaterThanOrEqual(1);
-    // The figures, for the record (issue 21's README paragraph).
+    // The figures, for the record (the README's paragraph on bulk enrichment).
     console.log(
       `bulk of 100 (2 KB fields) answered in ${Math.round(bulkDoneAt - started)} ms; ${before.length} small lookups answered meanwhile, the first after ${Math.round(before[0]!.doneAt - started)} ms`,
     );

@@ -1,11 +1,11 @@
-// What the two lookups answer through the gateway: the enriched record (spec §2.3), whole and
+// What the two lookups answer through the gateway: the enriched record (api.md §2.3), whole and
 // typed for a full person and for a sparse one, found by any way of writing an email or a phone;
-// and the visitor details record (spec §2.1) drawn from it.
+// and the visitor details record (api.md §2.1) drawn from it.
 import { generatePerson, normalizeRecord, nullTypedFields, recordViolations, type EnrichedRecord } from '@glimpse/enrichment';
 import { closeTestDb, createTestAccount, createTestApiKey, startLookupStack } from '../../../test/support/stack';
 import { details, enrich, importPersonRecords, importVisitorRows, randomObjectId, randomSeed, uniqueTag } from './lookup-test-helpers';
 
-// The spec's §2.3 tables, written out here rather than read from the code's schema, so a member
+// The spec's api.md §2.3 tables, written out here rather than read from the code's schema, so a member
 // or field lost (or invented) anywhere between the import and the response shows up.
 const LOCATION = ['name', 'city', 'state', 'locality', 'metro', 'region', 'country', 'continent', 'street_address', 'address_line_2', 'postal_code', 'geo'];
 const SPEC_OBJECTS: Record<string, string[]> = {
@@ -173,7 +173,7 @@ function valuesAt(root: unknown, path: string): unknown[] {
   return values;
 }
 
-/** Departures from the spec's member and field lists: each object has exactly its fields, each list is an array. */
+/** Departures from the interface's member and field lists: each object has exactly its fields, each list is an array. */
 function specWalk(record: unknown): string[] {
   const problems: string[] = [];
   for (const [path, fields] of Object.entries(SPEC_OBJECTS)) {
@@ -262,8 +262,8 @@ describe('finding a person', () => {
   });
 });
 
-describe('the enriched record (spec §2.3)', () => {
-  it('when a fully filled person is enriched, then the body walks the whole §2.3 shape with its types and formats, null only where the spec makes null data, nothing lost', async () => {
+describe('the enriched record (api.md §2.3)', () => {
+  it('when a fully filled person is enriched, then the body walks the whole api.md §2.3 shape with its types and formats, null only where the interface makes null data, nothing lost', async () => {
     const person = generatePerson(5, seed);
     await imported(person);
 
@@ -273,11 +273,11 @@ describe('the enriched record (spec §2.3)', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(specWalk(res.body)).toEqual([]);
     expect(recordViolations(res.body)).toEqual([]);
-    // The only nulls are the end dates of current positions: there null is data (spec §2.3).
+    // The only nulls are the end dates of current positions: there null is data (api.md §2.3).
     const current = (res.body.experience as EnrichedRecord['experience']).flatMap((e, i) => (e.is_primary ? [`experience[${i}].end_date`] : []));
     expect(current).toHaveLength(1);
     expect(nullTypedFields(res.body)).toEqual(current);
-    // Members in the spec's order, although Postgres jsonb keeps keys in its own order.
+    // Members in the interface's order, although Postgres jsonb keeps keys in its own order.
     expect(Object.keys(res.body)).toEqual(SPEC_OBJECTS['']);
     expect(res.body).toEqual(normalizeRecord(person));
     expect(res.body).toEqual(JSON.parse(JSON.stringify(person)));
@@ -315,7 +315,7 @@ describe('the enriched record (spec §2.3)', () => {
   });
 });
 
-describe('the visitor details record (spec §2.1)', () => {
+describe('the visitor details record (api.md §2.1)', () => {
   const SEVEN = ['firstName', 'lastName', 'name', 'email', 'company', 'company_role', 'pronet_url'];
 
   it('when a visitor is looked up, then the seven fields come from the record: work email first, role = job title, pronet_url = social.pronet.url', async () => {
@@ -358,7 +358,7 @@ describe('the visitor details record (spec §2.1)', () => {
     expect(Object.keys(res.body)).toEqual([...SEVEN, 'page_views', 'last_seen_at']);
   });
 
-  it('when the visitor is a sparse person, then the fields the record lacks are left out, never null (§2.1: strings, none required)', async () => {
+  it('when the visitor is a sparse person, then the fields the record lacks are left out, never null (api.md §2.1: strings, none required)', async () => {
     const email = `sparse.${uniqueTag()}@example.com`;
     await imported({ profile: { id: randomObjectId(), email } });
     const visitorId = randomObjectId();
@@ -387,7 +387,7 @@ describe('the visitor details record (spec §2.1)', () => {
     expect(res.status).toBe(200);
     expect(res.body.pronet_url).toBe(`https://pronet.example/${handle}`);
     expect(res.body.email).toBe(person.profile.email);
-    // The enrichment record serves both as stored: §2.3 states no format for them.
+    // The enrichment record serves both as stored: api.md §2.3 states no format for them.
     const record = await enrich(url, key, { email: person.profile.email });
     expect(record.body.social.pronet.url).toBe(`pronet.example/${handle}`);
     expect(record.body.traits.work_email).toBe('not an email');

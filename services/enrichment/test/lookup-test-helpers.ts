@@ -58,7 +58,7 @@ export async function cli(...argv: string[]): Promise<CliResult> {
   return { code, stdout, stderr, json: () => JSON.parse(stdout) };
 }
 
-/** An error body of spec §2.6 with the given code: exactly `{error, message}`, both strings. */
+/** An error body of api.md §2.6 with the given code: exactly `{error, message}`, both strings. */
 export function expectErrorBody(res: HttpResult, status: number, code: string): void {
   expect({ status: res.status, body: res.body }).toEqual({ status, body: { error: code, message: expect.any(String) } });
   expect((res.body as { message: string }).message.length).toBeGreaterThan(0);

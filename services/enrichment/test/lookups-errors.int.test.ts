@@ -1,4 +1,4 @@
-// Every status of the two lookups (spec §4.1, §4.2, §5, §7) through the gateway over HTTP, each
+// Every status of the two lookups (api.md §4.1, §4.2, §5, §7) through the gateway over HTTP, each
 // with its {error, message} body: credentials and scopes, revocation, visitor ids, tenant
 // isolation, enrichment input, size and media type, credits; and failures are never billed.
 import { randomInt } from 'node:crypto';
@@ -15,7 +15,7 @@ const workEmail = person.traits.work_email!;
 let stack: Awaited<ReturnType<typeof startLookupStack>>;
 let url: string;
 let owner: { accountId: string; token: string; key: string };
-// Mixed case on purpose: ids are case-insensitive (spec §2.2).
+// Mixed case on purpose: ids are case-insensitive (api.md §2.2).
 let visitorId: string;
 
 /** A 24-hex id with letters in it, so upper and lower case differ. */
@@ -58,7 +58,7 @@ const lookups: [string, (key: string | undefined, headers?: Record<string, strin
   ['the enrichment lookup', (key, headers) => enrich(url, key, { email: workEmail }, headers)],
 ];
 
-describe('credentials (spec §5)', () => {
+describe('credentials (api.md §5)', () => {
   it('when the owner calls with a key holding both scopes, then both lookups answer 200 (the baseline every 401/403 below departs from)', async () => {
     for (const [, call] of lookups) expect((await call(owner.key)).status).toBe(200);
   });
@@ -134,7 +134,7 @@ describe('credentials (spec §5)', () => {
   });
 });
 
-describe('the details lookup (spec §4.1)', () => {
+describe('the details lookup (api.md §4.1)', () => {
   it.each([
     ['too short', 'abc123'],
     ['23 hex characters', 'a'.repeat(23)],
@@ -175,7 +175,7 @@ describe('the details lookup (spec §4.1)', () => {
   });
 });
 
-describe('the enrichment lookup (spec §4.2)', () => {
+describe('the enrichment lookup (api.md §4.2)', () => {
   it.each([
     ['empty', ''],
     ['an empty object', {}],

@@ -1,4 +1,4 @@
-// Billing of the enrichment lookup (spec §4.2, §8): one identity match plus one enriched record
+// Billing of the enrichment lookup (api.md §4.2, §8): one identity match plus one enriched record
 // per matched call, counted exactly under concurrency, and a credit limit that lets exactly
 // that many calls through, read back through the operator CLI and the repository alike.
 import { generatePerson, usageTotals } from '@glimpse/enrichment';

@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-// The console's pages for issue 12 in a real headless Chromium against the whole stack in this
+// The console's playbook tools (receipts, the dry run, the re-enrollment policy, suppressions, erasure) in a real headless Chromium against the whole stack in this
 // process: the receipt of an event posted through POST /events and applied by the real playbook
 // consumer, a dry run next to a playbook, the re-enrollment policy set in the console and read back
 // through the API, and the suppression list with erasure behind a confirm step. Each page is saved

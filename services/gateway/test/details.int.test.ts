@@ -90,7 +90,7 @@ describe('details of a visitor seen by the tag', () => {
       },
       { what: 'the identify applied' },
     );
-    // The seven §2.1 fields by enrichment's own rules for the person.
+    // The seven api.md §2.1 fields by enrichment's own rules for the person.
     const personFields = toVisitorDetails(normalizeRecord(person));
     expect(res.body).toEqual({
       ...personFields,

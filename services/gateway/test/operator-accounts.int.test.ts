@@ -1,4 +1,4 @@
-// The operator's account work (issue 22 item 5): POST /operator/accounts and DELETE
+// The operator's account work (the CLI through the front door): POST /operator/accounts and DELETE
 // /operator/accounts/{id} with their event on the accounts topic, and /operator/accounts/{id}/account/…,
 // the account's management API acted on by the operator, held to the CONFIGURED caps of the gateway
 // and the playbook service (not their defaults) and to the workflows add-on, as /account is. A real

@@ -1,4 +1,4 @@
-// Page rules and the tag's tracks are of the workflows add-on (issue 21, item 7): through a real
+// Page rules and the tag's tracks are of the workflows add-on: through a real
 // gateway and visitors service, on the real broker and Postgres. With the add-on, an identified
 // visitor's matching page view and allowed track become events on events.inbound; once the operator
 // removes it, within the site cache window, the gateway marks what it collects (workflows: false)

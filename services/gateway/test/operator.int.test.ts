@@ -1,4 +1,4 @@
-// The operator API (issue 21, item 7): /operator on a real gateway with its real Postgres. The
+// The operator API: /operator on a real gateway with its real Postgres. The
 // operator token is checked (401 without it or with another one, 429 once an address has spent its
 // credential checks), the prefix does not exist without OPERATOR_TOKEN, the workflows add-on is
 // granted and removed idempotently, and a removal reaches an event token already in use within the

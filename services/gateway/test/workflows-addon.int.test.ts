@@ -1,4 +1,4 @@
-// The workflows add-on (issue 21, item 7), through the real stack: each gated endpoint answered
+// The workflows add-on, through the real stack: each gated endpoint answered
 // with and without the add-on; a removal taking effect within the credential cache window for
 // tokens and keys already issued; accepted events still applied; the demo seed. The operator API
 // and the CLI through it: operator.int.test.ts here and in tools/cli/test.

@@ -83,7 +83,7 @@ describe('a message delivered twice', () => {
   });
 });
 
-// The replicas test (issue 7): one playbook, started by "go" and stopped by "stop"; every person
+// The replicas test: one playbook, started by "go" and stopped by "stop"; every person
 // sends a random sequence of both, so the order of a person's events decides every outcome.
 const PEOPLE = 1000;
 const EVENTS_PER_PERSON = 20;

@@ -1,4 +1,4 @@
-// What an event does to playbooks (spec §4.3 rules 2 and 3), end to end: gateway → events.inbound →
+// What an event does to playbooks (api.md §4.3 rules 2 and 3), end to end: gateway → events.inbound →
 // playbook service → Postgres and playbook.effects, all real.
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@glimpse/errors';

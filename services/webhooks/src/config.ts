@@ -47,7 +47,7 @@ const schema = internalServiceSchema(
      * messages: a member's button opens its company or visitor page there.
      */
     WEBHOOKS_CONSOLE_URL: z.string().url().default('http://127.0.0.1:8080/console/'),
-    /** The enrichment service, asked for an identified visitor's person details (the seven §2.1 fields) and a visiting company's firmographics. */
+    /** The enrichment service, asked for an identified visitor's person details (the seven api.md §2.1 fields) and a visiting company's firmographics. */
     ENRICHMENT_URL: z.string().url().default('http://127.0.0.1:8081'),
     ENRICHMENT_TIMEOUT_MS: ms(5000),
     WEBHOOKS_SESSION_TIMEOUT_MS: sessionTimeoutEnv(),

@@ -241,7 +241,7 @@ function registerLookups(registry: OpenAPIRegistry, security: Security): void {
     path: '/visitors/{visitorId}/details',
     operationId: 'visitors.getDetails',
     tags: ['Lookups'],
-    summary: "A visitor's details (spec §4.1)",
+    summary: "A visitor's details",
     security,
     request: {
       params: z.object({
@@ -261,7 +261,7 @@ function registerLookups(registry: OpenAPIRegistry, security: Security): void {
     path: '/visitors/enrichment',
     operationId: 'visitors.enrich',
     tags: ['Lookups'],
-    summary: 'Enrich a person (spec §4.2); a match is billed as one identity match plus one enriched record',
+    summary: 'Enrich a person; a match is billed as one identity match plus one enriched record',
     security,
     request: idempotentRequest(enrichmentInputSchema),
     responses: {
@@ -301,7 +301,7 @@ function registerEvents(registry: OpenAPIRegistry, security: Security): void {
     path: '/events',
     operationId: 'events.post',
     tags: ['Events'],
-    summary: 'Post an event that starts or stops playbooks (spec §4.3); answered once Kafka has it (acks=all)',
+    summary: 'Post an event that starts or stops playbooks; answered once Kafka has it (acks=all)',
     security,
     request: idempotentRequest(eventInputSchema),
     responses: {

@@ -1,4 +1,4 @@
-// The bodies of POST /events and POST /events/batch (spec §2.4, §4.3, §8) and their answers: the
+// The bodies of POST /events and POST /events/batch (api.md §2.4, §4.3, §8) and their answers: the
 // gateway validates with these schemas, and the OpenAPI document is generated from them.
 import { z } from 'zod';
 import { envelopeSchema } from './envelope.js';
@@ -28,7 +28,7 @@ export const eventInputSchema = z
         i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; allowed: event, email, properties` : 'body must be a JSON object',
     },
   )
-  .meta({ id: 'EventInput', description: 'An event (spec §2.4, §4.3, §8); the email is trimmed and lower-cased.' });
+  .meta({ id: 'EventInput', description: 'An event; the email is trimmed and lower-cased.' });
 
 export type EventInput = z.infer<typeof eventInputSchema>;
 
@@ -42,9 +42,11 @@ export function eventBatchSchema<T extends z.ZodType>(items: T) {
 
 export const errorBodySchema = z
   .strictObject({ error: z.string().regex(/^[a-z][a-z_]*$/), message: z.string().min(1) })
-  .meta({ id: 'ErrorBody', description: 'Every error (spec §2.6): a code and a message for people.' });
+  .meta({ id: 'ErrorBody', description: 'Every error: a code and a message for people.' });
 
-export const eventAckSchema = z.strictObject({ ok: z.boolean() }).meta({ id: 'EventAck', description: 'Spec §2.5; the event id is in the X-Event-Id header.' });
+export const eventAckSchema = z
+  .strictObject({ ok: z.boolean() })
+  .meta({ id: 'EventAck', description: 'The acknowledgement; the event id is in the X-Event-Id header.' });
 
 export const batchItemResultSchema = z
   .union([z.strictObject({ ok: z.literal(true), eventId: z.uuid() }), errorBodySchema])

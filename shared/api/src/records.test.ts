@@ -3,7 +3,7 @@ import { enrichedRecordSchema, isServedUrl, visitorDetailsSchema } from './recor
 const { shape } = enrichedRecordSchema;
 const accepts = (schema: { safeParse(v: unknown): { success: boolean } }, value: unknown) => schema.safeParse(value).success;
 
-describe('the enriched record schema (spec §2.3)', () => {
+describe('the enriched record schema (api.md §2.3)', () => {
   it('when a field has a stated format, then only values in it (or null) pass, checked in full', () => {
     const cases: [{ safeParse(v: unknown): { success: boolean } }, unknown[], unknown[]][] = [
       [shape.profile.shape.id, ['5f1a2b3c4d5e6f7a8b9c0d1e', '5F1A2B3C4D5E6F7A8B9C0D1E', null], ['5f1a', 'g'.repeat(24)]],
@@ -41,7 +41,7 @@ describe('the enriched record schema (spec §2.3)', () => {
     expect(accepts(shape.organization.shape.industry_tag_hash, { software: 5 })).toBe(false);
   });
 
-  it('when an object lacks a member or has one the spec does not name, then it fails', () => {
+  it('when an object lacks a member or has one the interface does not name, then it fails', () => {
     const location = {
       name: 'Oslo',
       locality: null,
@@ -61,7 +61,7 @@ describe('the enriched record schema (spec §2.3)', () => {
   });
 });
 
-describe('the visitor details schema (spec §2.1)', () => {
+describe('the visitor details schema (api.md §2.1)', () => {
   it('when every field is absent, then it passes; a null or a field outside the record fails', () => {
     expect(accepts(visitorDetailsSchema, {})).toBe(true);
     expect(

@@ -1,7 +1,7 @@
-// The answers of the two lookups (spec §2.1 visitor details, §2.3 enriched record) as zod schemas,
+// The answers of the two lookups (api.md §2.1 visitor details, api.md §2.3 enriched record) as zod schemas,
 // the one description of them: the OpenAPI document's components come from them (document.ts),
 // their TypeScript types are z.infer of them, and the enrichment service checks an imported record
-// with them and conforms one to them. Objects are strict and list their members in the spec's
+// with them and conforms one to them. Objects are strict and list their members in the interface's
 // order, which is also the order of the keys in an answer.
 import { z } from 'zod';
 import { companyRecordSchema } from './companies.js';
@@ -11,7 +11,7 @@ import { intentSchema } from './intent.js';
 export type JsonScalar = string | number | boolean;
 export type JsonValue = JsonScalar | null | JsonValue[] | { [key: string]: JsonValue };
 
-// The formats the spec states. A check the JSON Schema cannot say (a real calendar date, a latitude
+// The formats the interface states. A check the JSON Schema cannot say (a real calendar date, a latitude
 // within ±90) is a refinement: the document shows the format, zod checks all of it.
 const OBJECT_ID = /^[a-fA-F0-9]{24}$/;
 const YEAR_MONTH = /^[0-9]{4}-(0[1-9]|1[0-2])$/;
@@ -44,13 +44,13 @@ const timestamp = z.string().refine(isTimestamp, 'must be an RFC 3339 date-time 
 const str = z.string().nullable().meta({ id: 'Str' });
 const int = z.int().nullable().meta({ id: 'Int' });
 const bool = z.boolean().nullable().meta({ id: 'Bool' });
-/** A field the spec shows only as null: its type is not shown, so any JSON scalar is kept. */
+/** A field the interface shows only as null: its type is not shown, so any JSON scalar is kept. */
 const unshown = z
   .union([z.string(), z.number(), z.boolean()])
   .nullable()
-  .meta({ id: 'Unshown', description: 'shown only as null in the spec; its type is not shown' });
+  .meta({ id: 'Unshown', description: 'shown only as null in the interface; its type is not shown' });
 const strings = z.array(z.string()).meta({ id: 'Strings' });
-// An array whose element type the spec does not give: any JSON values. Typed as JsonValue[] (a
+// An array whose element type the interface does not give: any JSON values. Typed as JsonValue[] (a
 // recursive z.json() is beyond zod-to-openapi); the values come from JSON.parse, so they are JSON.
 const anyList = z.array(z.unknown()).meta({ id: 'AnyList' }) as unknown as z.ZodType<JsonValue[]>;
 const url = servedUrl.nullable().meta({ id: 'Url', format: 'uri' });
@@ -63,7 +63,7 @@ const geo = z
 const yearMonth = z.string().regex(YEAR_MONTH).nullable().meta({ id: 'YearMonth' });
 const timestampOrNull = timestamp.nullable().meta({ id: 'Timestamp', format: 'date-time' });
 
-// The location object has three variants (spec §2.3): the top-level one has last_updated, the
+// The location object has three variants (api.md §2.3): the top-level one has last_updated, the
 // company's has city and state but no last_updated, the experience company's has neither.
 const locationRest = {
   locality: str,
@@ -242,14 +242,14 @@ export const experienceSchema = z
     }),
     location_names: anyList,
     start_date: yearMonth,
-    // null means the position is current (spec §2.3), so a null here is data, not absence.
+    // null means the position is current (api.md §2.3), so a null here is data, not absence.
     end_date: yearMonth.meta({ description: 'null for a current position' }),
     title: z.strictObject({ name: str, role: str, sub_role: unshown, levels: anyList }),
     is_primary: bool,
   })
   .meta({ id: 'Experience' });
 
-/** The whole §2.3 record: every member and field always present, a scalar null when absent, a list empty. */
+/** The whole api.md §2.3 record: every member and field always present, a scalar null when absent, a list empty. */
 export const enrichedRecordSchema = z
   .strictObject({
     profile,
@@ -287,7 +287,7 @@ export type PersonField = (typeof PERSON_FIELDS)[number];
 
 const IDENTIFIED_BY_METHODS = ['identify', 'email_link', 'form', 'ip_company', 'import'] as const;
 
-/** Spec §2.1: every field a string, none required; the page-view fields the spec does not show follow. */
+/** api.md §2.1: every field a string, none required; the page-view fields the interface does not show follow. */
 export const visitorDetailsSchema = z
   .strictObject({
     firstName: z.string().optional(),
@@ -328,13 +328,13 @@ export const visitorDetailsSchema = z
       })
       .optional(),
     intent: intentSchema
-      .meta({ description: "beyond the spec's fields: the visitor's intent score now and the reason for every point (a visitor seen by the site tag)" })
+      .meta({ description: "beyond the interface's fields: the visitor's intent score now and the reason for every point (a visitor seen by the site tag)" })
       .optional(),
   })
   .meta({
     id: 'VisitorDetails',
     description:
-      "Spec §2.1: all fields are strings and none is required, so a field the person lacks is left out. The page-view fields the spec does not show (docs/decisions.md) are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified), and its network, location and company_profile when its address was located.",
+      "All fields are strings and none is required, so a field the person lacks is left out. The page-view fields the interface does not show are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified), and its network, location and company_profile when its address was located.",
   });
 
 export type EnrichedRecord = z.infer<typeof enrichedRecordSchema>;

@@ -1,4 +1,4 @@
-// Each service's Prisma client holds exactly the models of its own Postgres schema (issue 22):
+// Each service's Prisma client holds exactly the models of its own Postgres schema (docs/decisions/deployment.md):
 // the delegates a client has are the models prisma/schema.prisma puts in that schema, and reaching
 // another service's table does not compile (the @ts-expect-error lines fail the typecheck the day a
 // client holds a model it should not).

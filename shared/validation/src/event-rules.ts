@@ -1,6 +1,6 @@
 // The shapes of what sites and callers send us, checked in the public schemas (@glimpse/api), on
 // the topics (@glimpse/messaging) and by the services: kept here, in a package with no
-// infrastructure, so the public API can apply them without depending on Kafka (issue 22).
+// infrastructure, so the public API can apply them without depending on Kafka.
 
 /** An event name: 1 to 64 letters, digits, _ . : - (POST /events, playbook triggers, page rules, tracked events). */
 export const EVENT_NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;

@@ -1,4 +1,4 @@
-// Issue 22 item 5: the CLI is no back door. Its commands go through the gateway's operator API;
+// The CLI is no back door. Its commands go through the gateway's operator API;
 // only the imports reach a database, and then through the owning service's own code. This reads
 // every source file of the CLI and fails on an import of a service (or of the identity and
 // messaging libraries the gateway writes accounts and credentials with) outside those files.

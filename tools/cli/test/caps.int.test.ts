@@ -1,4 +1,4 @@
-// The caps per account are the services' configured ones, not the CLI's (issue 22 item 5: the CLI's
+// The caps per account are the services' configured ones, not the CLI's (the CLI's
 // playbook cap was the default while the HTTP path's was the configured one). The CLI goes through
 // the gateway's operator API, so it is refused exactly where POST /account/… is, whatever its own
 // environment says; and it lists every suppressed person with --all.

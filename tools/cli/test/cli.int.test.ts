@@ -1,4 +1,4 @@
-// The operator CLI through a real gateway's operator API (issue 22 item 5: no back door), with the
+// The operator CLI through a real gateway's operator API (no back door), with the
 // real playbook service behind it, through its entry point run(argv, io). It opens no database.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

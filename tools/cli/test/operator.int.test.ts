@@ -1,4 +1,4 @@
-// `glimpse account workflows` through a real gateway's operator API (issue 21 item 7, issue 22: the
+// `glimpse account workflows` through a real gateway's operator API (the
 // CLI through the front door): configured by GLIMPSE_URL (or --url) and GLIMPSE_OPERATOR_TOKEN, it
 // shows, grants and removes the add-on without ever opening a database, and says what is wrong
 // when the configuration, the token, the gateway or the account is.

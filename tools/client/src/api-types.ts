@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A visitor's details (spec §4.1) */
+        /** A visitor's details */
         get: operations["visitors.getDetails"];
         put?: never;
         post?: never;
@@ -30,7 +30,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enrich a person (spec §4.2); a match is billed as one identity match plus one enriched record */
+        /** Enrich a person; a match is billed as one identity match plus one enriched record */
         post: operations["visitors.enrich"];
         delete?: never;
         options?: never;
@@ -67,7 +67,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Post an event that starts or stops playbooks (spec §4.3); answered once Kafka has it (acks=all) */
+        /** Post an event that starts or stops playbooks; answered once Kafka has it (acks=all) */
         post: operations["events.post"];
         delete?: never;
         options?: never;
@@ -1210,7 +1210,7 @@ export interface components {
                 top: components["schemas"]["SegmentAlertMember"][];
             };
         };
-        /** @description Spec §2.1: all fields are strings and none is required, so a field the person lacks is left out. The page-view fields the spec does not show (docs/decisions.md) are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified), and its network, location and company_profile when its address was located. */
+        /** @description All fields are strings and none is required, so a field the person lacks is left out. The page-view fields the interface does not show are present when the visitor has page-view data: page_views and last_seen_at for an imported visitor; page_views, sessions, first_seen, last_seen, last_page, engaged_seconds and identified_by for one seen by the site tag (with the person's fields once it is identified), and its network, location and company_profile when its address was located. */
         VisitorDetails: {
             firstName?: string;
             lastName?: string;
@@ -1274,7 +1274,7 @@ export interface components {
                 /** @description the company's professional-network page */
                 pronet_url: string | null;
             };
-            /** @description beyond the spec's fields: the visitor's intent score now and the reason for every point (a visitor seen by the site tag) */
+            /** @description beyond the interface's fields: the visitor's intent score now and the reason for every point (a visitor seen by the site tag) */
             intent?: {
                 /** @description the decayed sum of what was seen, weighted, at most 100, rounded */
                 score: number;
@@ -1293,7 +1293,7 @@ export interface components {
              */
             at: string;
         };
-        /** @description Every error (spec §2.6): a code and a message for people. */
+        /** @description Every error: a code and a message for people. */
         ErrorBody: {
             error: string;
             message: string;
@@ -1384,7 +1384,7 @@ export interface components {
             };
         };
         Str: string | null;
-        /** @description shown only as null in the spec; its type is not shown */
+        /** @description shown only as null in the interface; its type is not shown */
         Unshown: string | number | boolean | null;
         Int: number | null;
         Strings: string[];
@@ -1565,11 +1565,11 @@ export interface components {
             /** @description field paths of the record (e.g. "job.title") it must have, not null or empty: otherwise 404, not billed */
             required?: string[];
         };
-        /** @description Spec §2.5; the event id is in the X-Event-Id header. */
+        /** @description The acknowledgement; the event id is in the X-Event-Id header. */
         EventAck: {
             ok: boolean;
         };
-        /** @description An event (spec §2.4, §4.3, §8); the email is trimmed and lower-cased. */
+        /** @description An event; the email is trimmed and lower-cased. */
         EventInput: {
             event: string;
             email: string;

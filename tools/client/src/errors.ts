@@ -4,7 +4,7 @@ import type { components } from './api-types.js';
 
 export type ErrorBody = components['schemas']['ErrorBody'];
 
-/** The error codes the API answers with (spec §2.6 and the extensions of docs/openapi.json). */
+/** The error codes the API answers with (api.md §2.6 and the extensions of docs/openapi.json). */
 export type ErrorCode =
   | 'invalid_request'
   | 'unauthorized'

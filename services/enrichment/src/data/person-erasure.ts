@@ -1,7 +1,7 @@
 // An account's erasure of a person (DELETE /account/persons/{email} at the gateway), as far as the
 // enrichment schema holds the account's data: its imported visitors. Persons and identities are the
 // operator's dataset, read by every account: one account cannot delete them (see
-// docs/decisions.md, issue 21).
+// docs/decisions/erasure.md).
 import type { Db } from '@glimpse/db/enrichment';
 import { ERASED_EMAIL_PATTERN } from '@glimpse/messaging';
 

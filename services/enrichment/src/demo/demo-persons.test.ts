@@ -38,12 +38,12 @@ describe('generatePerson', () => {
     expect(keys(2).filter((k) => first.has(k))).toEqual([]);
   });
 
-  it('when generated, then every person matches the §2.3 schema, formats included', () => {
+  it('when generated, then every person matches the api.md §2.3 schema, formats included', () => {
     const violations = sample.flatMap((p) => recordViolations(p).map((v) => `${p.profile.id} ${v}`));
     expect(violations).toEqual([]);
   });
 
-  it('when generated, then every field whose type the spec gives is filled, except the current end date', () => {
+  it('when generated, then every field whose type the interface gives is filled, except the current end date', () => {
     const nulls = sample.flatMap((p) => nullTypedFields(p).map((path) => `${p.profile.id} ${path}`));
     expect(nulls).toEqual(sample.map((p) => `${p.profile.id} experience[0].end_date`));
   });

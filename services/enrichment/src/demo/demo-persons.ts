@@ -1,5 +1,5 @@
 // Synthetic people for the demo dataset, benchmarks and tests: realistic, fully filled enriched
-// records (every field whose type the spec gives is non-null), the same for the same index and
+// records (every field whose type the interface gives is non-null), the same for the same index and
 // seed on every run. Within one seed, ids, emails and phones are unique per index (phones for
 // the first ~1.3 million indexes); other seeds give other people and other emails.
 import type { EnrichedRecord, Experience } from '../domain/enriched-record.js';

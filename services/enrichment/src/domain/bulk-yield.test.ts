@@ -1,4 +1,4 @@
-// A bulk enrichment gives the event loop back between its items (issue 21): items refused while
+// A bulk enrichment gives the event loop back between its items: items refused while
 // parsing await no I/O, so without an explicit yield 100 of them would run as one unbroken
 // stretch of microtasks, and no other request could be read or answered until the last.
 import type { CreditKeeper } from './credits.js';

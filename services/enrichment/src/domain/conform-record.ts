@@ -95,7 +95,7 @@ function conformNullable(nullable: z.ZodType): Conform {
       return toInteger;
     case 'boolean':
       return toBoolean;
-    // The fields the spec shows only as null: any JSON scalar.
+    // The fields the interface shows only as null: any JSON scalar.
     case 'union':
       return toJsonScalar;
     default:
@@ -113,7 +113,7 @@ function conformArray(array: z.ZodType): Conform {
       const item = conformerOf(element);
       return (value) => (Array.isArray(value) ? value.filter(isPlainObject).map(item) : []);
     }
-    // An array whose element type the spec does not give: JSON values are kept as they are.
+    // An array whose element type the interface does not give: JSON values are kept as they are.
     case 'unknown':
       return (value) => (Array.isArray(value) ? toJsonValue(value) : []);
     default:
@@ -203,7 +203,7 @@ export function inSchemaOrder(value: unknown, schema: z.ZodType): boolean {
 
 /**
  * Paths of the fields whose type the schema gives but whose value is null (the fields shown only
- * as null in the spec excepted), like `experience[0].end_date`: what a filled record still lacks.
+ * as null in the interface excepted), like `experience[0].end_date`: what a filled record still lacks.
  */
 export function findNullTypedFields(value: unknown, schema: z.ZodType, path = '(record)'): string[] {
   const def = defOf(schema);

@@ -5,12 +5,12 @@ import { enrichedRecordSchema, isServedRecord, normalizeRecord, recordViolations
 const ID = '5f1a2b3c4d5e6f7a8b9c0d1e';
 const { shape } = enrichedRecordSchema;
 const keysOf = (schema: { shape: object }) => Object.keys(schema.shape);
-/** The members whose type the spec does not show (a nullable union of the JSON scalars). */
+/** The members whose type the interface does not show (a nullable union of the JSON scalars). */
 const unshown = (schema: { shape: Record<string, { _zod: { def: { type: string; innerType?: { _zod: { def: { type: string } } } } } }> }) =>
   Object.keys(schema.shape).filter((k) => schema.shape[k]!._zod.def.innerType?._zod.def.type === 'union');
 
-describe('the §2.3 schema', () => {
-  it('when read, then it has exactly the spec members, in the spec order', () => {
+describe('the api.md §2.3 schema', () => {
+  it('when read, then it has exactly the interface members, in the interface order', () => {
     expect(keysOf(enrichedRecordSchema)).toEqual([
       'profile',
       'traits',
@@ -29,7 +29,7 @@ describe('the §2.3 schema', () => {
     ]);
   });
 
-  it('when read, then the three location variants differ only as the spec says', () => {
+  it('when read, then the three location variants differ only as the interface says', () => {
     const top = keysOf(locationSchema);
     expect(top).toEqual([
       'name',
@@ -78,7 +78,7 @@ describe('the §2.3 schema', () => {
 });
 
 describe('normalizeRecord', () => {
-  it('when the record is empty, then every member and field of §2.3 is present, null or empty', () => {
+  it('when the record is empty, then every member and field of api.md §2.3 is present, null or empty', () => {
     const record = normalizeRecord({});
     expect(recordViolations(record)).toEqual([]);
     expect(record.social.pronet).toEqual({ id: null, url: null, username: null });
@@ -104,7 +104,7 @@ describe('normalizeRecord', () => {
     expect(recordViolations(record)).toEqual([]);
   });
 
-  it('when values have a type the spec does not give, then lossless ones are coerced and others become null', () => {
+  it('when values have a type the interface does not give, then lossless ones are coerced and others become null', () => {
     const record = normalizeRecord({
       traits: { birth_year: '1985', emails: 'ada@acme.co' },
       company: { founded: '2015', name: 12 },
@@ -134,13 +134,13 @@ describe('normalizeRecord', () => {
     expect(recordViolations(record)).toEqual([]);
   });
 
-  it('when the record has fields outside the spec, then they are not in the result', () => {
+  it('when the record has fields outside the interface, then they are not in the result', () => {
     const record = normalizeRecord({ internal_score: 9, traits: { ssn: 'x' }, organization: { owned_by_organization: { id: 'o', secret: 1 } } });
     expect(recordViolations(record)).toEqual([]);
     expect(JSON.stringify(record)).not.toMatch(/internal_score|ssn|secret/);
   });
 
-  it('when normalized, then keys come in the spec order whatever the input order', () => {
+  it('when normalized, then keys come in the interface order whatever the input order', () => {
     const record = normalizeRecord({ device: { type: 'mobile' }, profile: { email: 'a@b.co', id: ID } });
     expect(Object.keys(record)[0]).toBe('profile');
     expect(Object.keys(record.profile)).toEqual(['id', 'alias', 'email']);
@@ -190,7 +190,7 @@ describe('isServedRecord', () => {
     const variants: unknown[] = [
       { ...rest, profile }, // members out of order
       { ...person, experience: person.experience.map(({ is_primary, ...e }) => ({ is_primary, ...e })) }, // an element's members out of order
-      { ...person, extra: 1 }, // a field outside the spec
+      { ...person, extra: 1 }, // a field outside the interface
       { ...person, device: {} }, // a missing field
       { ...person, traits: { ...person.traits, birth_year: '1980' } }, // a coercible value
       { ...person, traits: { ...person.traits, photo_url: 'images.example/p.jpg' } }, // a URL without scheme

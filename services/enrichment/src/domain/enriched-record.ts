@@ -1,4 +1,4 @@
-// The enriched record (spec §2.3): its types are z.infer of the zod schema in @glimpse/api, the
+// The enriched record (api.md §2.3): its types are z.infer of the zod schema in @glimpse/api, the
 // one description of it (the OpenAPI document comes from the same schema). Every member and field
 // is always present; a scalar is null when the data is absent, a list is empty. The normalizer and
 // the import check live beside this file and are re-exported here.

@@ -109,7 +109,7 @@ describe('normalizePronetUrl and normalizeSha256', () => {
 });
 
 /**
- * normalizePronetUrl as it was until issue 21, kept here only as the reference the linear version
+ * normalizePronetUrl as it was before the linear scans, kept here only as the reference the linear version
  * must agree with. Its last two expressions backtrack quadratically: call it on short input only.
  */
 function legacyNormalizePronetUrl(input: string | null | undefined): string | null {

@@ -1,7 +1,7 @@
 // Imports persons from NDJSON lines (so a file larger than memory imports): each line is parsed,
 // validated and normalized here, reported by number when bad, and the good ones are written in
 // chunks through a PersonWriter (COPY, see person-import-repository.ts) while the next chunk is
-// parsed. What is stored is what the lookups serve: the §2.3 record and the §2.1 details as JSON text.
+// parsed. What is stored is what the lookups serve: the api.md §2.3 record and the api.md §2.1 details as JSON text.
 // Each chunk also carries the companies its persons name (company-record.ts), one per domain.
 import { companyOfPerson, mergeCompany, type CompanyRow } from './company-record.js';
 import { validateImportRecord } from './enriched-record.js';

@@ -1,4 +1,4 @@
-// The two lookups (spec §4.1, §4.2) as use cases: validate, find, bill, answer. Both answer JSON
+// The two lookups (api.md §4.1, §4.2) as use cases: validate, find, bill, answer. Both answer JSON
 // text as stored at import (the served form): nothing is parsed and re-serialised per answer.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
@@ -21,7 +21,7 @@ export interface LookupDeps {
   personKey: PersonKeyOf;
 }
 
-/** The §2.1 details as JSON text. */
+/** The api.md §2.1 details as JSON text. */
 export async function visitorDetails({ persons }: Pick<LookupDeps, 'persons'>, accountId: string, visitorId: string): Promise<string> {
   if (!OBJECT_ID.test(visitorId)) throw new AppError('invalid_request', 'visitorId must be 24 hexadecimal characters');
   const found = await persons.findVisitor(accountId, visitorId.toLowerCase());
@@ -32,7 +32,7 @@ export async function visitorDetails({ persons }: Pick<LookupDeps, 'persons'>, a
   return servedDetails(details, found.pageViews);
 }
 
-/** The field paths of the §2.3 record ("job.title", "company.name"): what `required` may name. */
+/** The field paths of the api.md §2.3 record ("job.title", "company.name"): what `required` may name. */
 function fieldPaths(value: unknown, prefix = '', out = new Set<string>()): Set<string> {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     for (const [key, child] of Object.entries(value)) {
@@ -127,7 +127,7 @@ export function withCredits(err: unknown, left: number | null): unknown {
 }
 
 /**
- * The §2.3 record as JSON text; a match is billed (one ledger row) in the statement that finds it.
+ * The api.md §2.3 record as JSON text; a match is billed (one ledger row) in the statement that finds it.
  * With `required`, the record is read first and billed only when it has every required field.
  */
 export async function enrichPerson(deps: LookupDeps, accountId: string, body: unknown): Promise<Enriched> {
@@ -191,7 +191,7 @@ export async function answerInOrder(items: unknown[], one: (item: unknown) => Pr
   for (const [index, item] of items.entries()) {
     // Back to the event loop between items: an item refused before any query (a 400 from parsing)
     // awaits nothing that would let other requests in, and 100 of them must not hold the loop for
-    // the whole bulk call (issue 21). setImmediate runs after pending I/O callbacks, unlike a
+    // the whole bulk call. setImmediate runs after pending I/O callbacks, unlike a
     // resolved promise.
     if (index > 0) await nextTurn();
     try {

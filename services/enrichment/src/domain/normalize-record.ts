@@ -1,4 +1,4 @@
-// Turns a stored or imported person into the exact §2.3 response form, and checks an import line,
+// Turns a stored or imported person into the exact api.md §2.3 response form, and checks an import line,
 // both by the record's zod schema (@glimpse/api's enrichedRecordSchema).
 import { enrichedRecordSchema, type EnrichedRecord } from '@glimpse/api';
 import { conformerOf, findNullTypedFields, inSchemaOrder, isPlainObject } from './conform-record.js';
@@ -7,7 +7,7 @@ const OBJECT_ID = /^[a-fA-F0-9]{24}$/;
 const conformRecord = conformerOf(enrichedRecordSchema);
 
 /**
- * Every member and field of §2.3 present (missing scalars null, lists [], objects in their
+ * Every member and field of api.md §2.3 present (missing scalars null, lists [], objects in their
  * all-null form, experience elements likewise), values coerced only where nothing is lost
  * ("2015" → 2015 for an integer), anything else null, and unknown fields dropped.
  */
@@ -23,13 +23,13 @@ export function isServedRecord(value: unknown): value is EnrichedRecord {
   return enrichedRecordSchema.safeParse(value).success && inSchemaOrder(value, enrichedRecordSchema);
 }
 
-/** Every way the value departs from the §2.3 schema, as `path: message` (`experience.1.end_date: …`). */
+/** Every way the value departs from the api.md §2.3 schema, as `path: message` (`experience.1.end_date: …`). */
 export function recordViolations(value: unknown): string[] {
   const result = enrichedRecordSchema.safeParse(value);
   return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.') || '(record)'}: ${issue.message}`);
 }
 
-/** Paths of the §2.3 fields with a given type that are null (see findNullTypedFields). */
+/** Paths of the api.md §2.3 fields with a given type that are null (see findNullTypedFields). */
 export function nullTypedFields(value: unknown): string[] {
   return findNullTypedFields(value, enrichedRecordSchema);
 }

@@ -1,4 +1,4 @@
-// A person's §2.1 fields disclosed to an account (the details lookup of a visitor its site tag
+// A person's api.md §2.1 fields disclosed to an account (the details lookup of a visitor its site tag
 // identified, the visitor.identified webhook): billed as POST /visitors/enrichment bills (one
 // identity match and one enriched record), at most once per person per account per calendar month.
 // An account without credits is told the person exists but not shown the fields.

@@ -20,7 +20,7 @@ export interface Charge {
 }
 
 export interface StoredVisitor {
-  /** The §2.1 details text; null for persons imported before details were stored. */
+  /** The api.md §2.1 details text; null for persons imported before details were stored. */
   details: string | null;
   /** The record text, only when details is null (to derive them). */
   record: string | null;

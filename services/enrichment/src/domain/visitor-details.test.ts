@@ -4,7 +4,7 @@ import { readPageViews, servedDetails, toVisitorDetails } from './visitor-detail
 const DETAIL_KEYS = ['firstName', 'lastName', 'name', 'email', 'company', 'company_role', 'pronet_url'];
 
 describe('toVisitorDetails', () => {
-  it('when the record is complete, then the seven §2.1 fields come from the person, the company and the job', () => {
+  it('when the record is complete, then the seven api.md §2.1 fields come from the person, the company and the job', () => {
     const record = normalizeRecord({
       profile: { email: 'ada@acme.example' },
       traits: { first_name: 'Ada', last_name: 'Lovelace', full_name: 'Ada King Lovelace', work_email: 'Ada.Work@Acme.example' },

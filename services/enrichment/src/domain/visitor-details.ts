@@ -1,4 +1,4 @@
-// Assembles the visitor details record (spec §2.1) from a person's enriched record, plus the
+// Assembles the visitor details record (api.md §2.1) from a person's enriched record, plus the
 // visitor's page views when the account has them.
 import type { PersonField, VisitorDetails as DetailsRecord } from '@glimpse/api';
 import { isPlainObject } from './conform-record.js';
@@ -7,11 +7,11 @@ import { normalizeEmail } from './identifiers.js';
 import { absoluteHttpUrl } from './urls.js';
 
 /**
- * The seven §2.1 fields. Every one is a string and none is required (§2.1), so a field the person
+ * The seven api.md §2.1 fields. Every one is a string and none is required (api.md §2.1), so a field the person
  * lacks is left out, never null; `email` is a valid address and `pronet_url` an absolute URI. The
  * spec says the lookup returns page-view fields too without showing them: we add `page_views` (how
  * many pages the visitor viewed) and `last_seen_at` (ISO 8601, the latest view, when known), only
- * when the visitor has page-view data, so a client reading only the seven fields sees exactly §2.1.
+ * when the visitor has page-view data, so a client reading only the seven fields sees exactly api.md §2.1.
  * The fields the site tag adds (sessions, identified_by, …) are the gateway's (visitorDetailsSchema).
  */
 export type VisitorDetails = Pick<DetailsRecord, PersonField | 'page_views' | 'last_seen_at'>;

@@ -103,7 +103,7 @@ export function internalRouter({ internalTokens, ...deps }: RouterDeps & { inter
       sendEnriched(res, await enrichBulk(deps, account(res), req.body));
     }),
   );
-  // The §2.1 fields of the person behind an email ({email, billable: true}), for the details of a
+  // The api.md §2.1 fields of the person behind an email ({email, billable: true}), for the details of a
   // visitor the account's site tag identified and the visitor.identified webhook: billed as an
   // enrichment, once per person per account per month; {disclosed: false} without credits.
   router.post(

@@ -1,4 +1,4 @@
-// Caps on what the site tag can make an account store or set in motion (docs/decisions.md, "Bounded
+// Caps on what the site tag can make an account store or set in motion (docs/decisions/bounded-growth.md, "Bounded
 // growth"), counted in Redis across every gateway, each key under the account's hash tag
 // `{a:<account>}` with a TTL:
 // - new visitor ids per site and UTC day (the site's new_visitors_per_day, else the gateway's

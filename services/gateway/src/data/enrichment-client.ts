@@ -8,7 +8,7 @@ export type { UpstreamResponse } from './internal-service.js';
 export interface EnrichmentClient {
   visitorDetails(accountId: string, visitorId: string): Promise<UpstreamResponse>;
   /**
-   * The §2.1 fields of the person behind an email, disclosed to the account and billed as an
+   * The api.md §2.1 fields of the person behind an email, disclosed to the account and billed as an
    * enrichment once per person per month: {disclosed: true, details} or, without credits,
    * {disclosed: false}; 404 when nobody has the email.
    */

@@ -4,7 +4,7 @@
 // Every call fails soft (null): without Redis, duplicates are not detected, and the event id
 // derived from the key and fingerprint lets the playbook service drop a repeat instead.
 //
-// Each account has a budget of keys held, in count and bytes (docs/decisions.md, "Bounded
+// Each account has a budget of keys held, in count and bytes (docs/decisions/bounded-growth.md, "Bounded
 // growth"), counted per hour of claim over the last 25 hours in one small hash per account
 // (`…:idembudget`, shared by the events' and the lookups' keys) and checked in the claim's own
 // script: over it, a new key is not stored and the claim answers 'over_budget', so one account

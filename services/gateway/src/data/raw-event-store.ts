@@ -1,4 +1,4 @@
-// Raw events in Redis for at most 24 h, in a layout that fits many (docs/decisions.md, "Raw copies
+// Raw events in Redis for at most 24 h, in a layout that fits many (docs/decisions/redis.md, "Raw copies
 // in Redis Streams"): per account, one Redis Stream per ten minutes of receipt
 // (`glimpse:{a:<account>}:raw:<bucket>`), each entry one compact value (raw-event-codec.ts), the
 // stream expiring 24 h after its ten minutes began, so every copy is gone at most 86 400 s after

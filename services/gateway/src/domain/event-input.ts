@@ -1,4 +1,4 @@
-// The rules for a POST /events body (spec §4.3, §8): what is accepted and the message for what is
+// The rules for a POST /events body (api.md §4.3, §8): what is accepted and the message for what is
 // not. The schema lives in @glimpse/api, which generates the OpenAPI document from it.
 //
 // Nearly every event is valid, so a valid one is recognised by hand first (a few property reads

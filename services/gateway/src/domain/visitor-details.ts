@@ -1,4 +1,4 @@
-// The details of a visitor the site tag has seen (spec §2.1 plus the page-view fields): the
+// The details of a visitor the site tag has seen (api.md §2.1 plus the page-view fields): the
 // identified person's seven fields as enrichment derives them (absent ones omitted; the linked
 // email when the person has none or is unknown), then the visitors service's page-view fields; an
 // unidentified visitor matched to a company by its address has that company's name (ip_company);

@@ -1,4 +1,4 @@
-// The lookups (spec §4.1, §4.2), the company enrichment by domain and the bulk enrichments: API key
+// The lookups (api.md §4.1, §4.2), the company enrichment by domain and the bulk enrichments: API key
 // with the endpoint's scope and within its rate limit, then forwarded to the internal enrichment
 // service with the authenticated account; with an Idempotency-Key, an enrichment is answered once
 // and billed once (24 h).

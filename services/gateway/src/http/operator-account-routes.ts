@@ -1,4 +1,4 @@
-// The operator's account work under /operator (issue 22 item 5: the CLI through the front door):
+// The operator's account work under /operator (the CLI through the front door):
 // creating and deleting accounts (their event on the accounts topic, through the identity outbox),
 // and the account's own management API acted on by the operator, /operator/accounts/{id}/account/…:
 // the very routers /account mounts (credentials, playbooks, suppressions, events, usage, sites, segments), so

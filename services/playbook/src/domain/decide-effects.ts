@@ -1,4 +1,4 @@
-// What one event does to one person's playbooks (spec §4.3 rule 2): stop every active enrollment
+// What one event does to one person's playbooks (api.md §4.3 rule 2): stop every active enrollment
 // in a playbook that exits on the name, start one in every playbook triggered by it, as each
 // playbook's re-enrollment policy allows:
 //   when_inactive (the default): a trigger starts only when the person is not active in it (a

@@ -1,4 +1,4 @@
-// Playbook management rules. Rule 3 (spec §4.3): a playbook can be triggered only by an event name
+// Playbook management rules. Rule 3 (api.md §4.3): a playbook can be triggered only by an event name
 // the account has already sent; exits may name any valid event name. Reads and writes go through
 // the PlaybookStore (playbook-store.ts; data/playbook-repository.ts implements it).
 import { AppError } from '@glimpse/errors';

@@ -1,4 +1,4 @@
-// Visitor retention (docs/decisions.md, "Bounded growth"): a visitor not seen for `retentionDays`
+// Visitor retention (docs/decisions/bounded-growth.md): a visitor not seen for `retentionDays`
 // goes with its sessions, identity links and page-rule firings; a cookieless (day) profile goes
 // after `cookielessRetentionDays`; company visits (the dedupe of company.visited) go once their
 // window is older than the retention. In chunks, each its own short transaction under an advisory

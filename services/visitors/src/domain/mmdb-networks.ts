@@ -27,7 +27,7 @@ export interface MmdbFile {
 // The data section follows the tree after 16 bytes of zeros.
 const DATA_SECTION_SEPARATOR = 16;
 
-/** The two records of node n, as the spec lays them out for 24-, 28- and 32-bit records. */
+/** The two records of node n, as the interface lays them out for 24-, 28- and 32-bit records. */
 function nodeRecords(db: Buffer, recordSize: number): (node: number) => [number, number] {
   switch (recordSize) {
     case 24:

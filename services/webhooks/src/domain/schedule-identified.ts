@@ -15,7 +15,7 @@ export interface IdentifiedDeliveryStore {
 
 export interface PersonDirectory {
   /**
-   * The person's §2.1 fields, billed to the account (once per person per month), or null when nobody
+   * The person's api.md §2.1 fields, billed to the account (once per person per month), or null when nobody
    * has the email or the account has no credits left. Throws when it cannot tell (retried).
    */
   details(accountId: string, email: string): Promise<PersonDetails | null>;

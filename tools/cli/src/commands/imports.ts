@@ -78,7 +78,7 @@ async function* demoVisitorLines(accountId: string, count: number, seed: number)
 export const importCommands: Command[] = [
   {
     words: ['import', 'persons'],
-    summary: 'import enriched person records from an NDJSON file (one §2.3 record a line), through COPY',
+    summary: 'import enriched person records from an NDJSON file (one api.md §2.3 record a line), through COPY',
     usage: `glimpse import persons FILE.ndjson [--region US] [--url URL] [--json]\n\n${THROUGH}`,
     options: { ...regionOption, ...urlOption },
     run: ({ positionals, values, io }) => {
