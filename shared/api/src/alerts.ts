@@ -32,6 +32,25 @@ export const alertMemberSchema = z
     visitors: z.number().int().min(0).meta({ description: "a company's visitors; 1 for a visitor" }),
   })
   .meta({ id: 'SegmentAlertMember' });
+export type AlertMember = z.infer<typeof alertMemberSchema>;
+/** A member as the services and their messages hold it: the same fields, its last pages as lastPages. */
+export type AlertMemberFields = Omit<AlertMember, 'last_pages'> & { lastPages: AlertMember['last_pages'] };
+
+/** A member on the wire (an alert's, or the segment members list's): its public fields only, in the API's snake_case. */
+export function alertMemberOf(m: AlertMemberFields): AlertMember {
+  return {
+    kind: m.kind,
+    key: m.key,
+    name: m.name,
+    domain: m.domain,
+    email: m.email,
+    score: m.score,
+    reasons: m.reasons.map(({ reason, points, at }) => ({ reason, points, at })),
+    location: m.location,
+    last_pages: m.lastPages.map(({ path, title, at }) => ({ path, title, at })),
+    visitors: m.visitors,
+  };
+}
 
 const segmentSchema = z.strictObject({
   id,

@@ -11,6 +11,13 @@ export const MAX_PAGE_RULES_PER_ACCOUNT = 100;
 export const PAGE_RULE_PATTERN_MAX = 256;
 export const PAGE_RULE_WEIGHT_MAX = 100;
 
+/** A page rule's (or a segment's page) glob: starts with '/', 1 to PAGE_RULE_PATTERN_MAX characters, no control characters. */
+export function validPageRulePattern(pattern: string): boolean {
+  if (pattern.length < 1 || pattern.length > PAGE_RULE_PATTERN_MAX || !pattern.startsWith('/')) return false;
+  for (let i = 0; i < pattern.length; i++) if (pattern.charCodeAt(i) < 0x20 || pattern.charCodeAt(i) === 0x7f) return false;
+  return true;
+}
+
 const pageRuleWeight = z
   .number({ error: `weight must be a number from 0 to ${PAGE_RULE_WEIGHT_MAX}` })
   .min(0, `weight must be a number from 0 to ${PAGE_RULE_WEIGHT_MAX}`)

@@ -1,5 +1,5 @@
 // The package's surface: the public schemas and their rules, and the OpenAPI document. Every export
-// of the schema modules, but of management.ts and events.ts only those named (the rest serve the document).
+// of the schema modules, but of management.ts, events.ts and segments.ts only those named (the rest serve the document).
 export { MAX_BATCH_EVENTS, batchResultSchema, errorBodySchema, eventAckSchema, eventBatchSchema, eventInputSchema, type EventInput } from './events.js';
 export * from './enrichment.js';
 export * from './companies.js';
@@ -34,5 +34,15 @@ export * from './identification.js';
 export * from './records.js';
 export * from './intent.js';
 export * from './webhook-payloads.js';
-export type { AlertSettings, Segment, SegmentFilter, SegmentMember } from './segments.js';
+export {
+  alertSettingsSchema,
+  segmentFilterSchema,
+  segmentInputSchema,
+  segmentUpdateSchema,
+  type AlertSettings,
+  type Segment,
+  type SegmentFilter,
+  type SegmentKind,
+  type SegmentMember,
+} from './segments.js';
 export type { InternalVisitorPageViews } from './internal-visitors.js';

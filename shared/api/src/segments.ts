@@ -2,50 +2,106 @@
 // members by score) and the account's alert settings (the daily digest's time zone and hour), and
 // their place in the OpenAPI document.
 import { z } from 'zod';
+import { EVENT_NAME_PATTERN, NETWORK_TYPES } from '@glimpse/validation';
+import { PAGE_RULE_PATTERN_MAX, validPageRulePattern } from './identification.js';
 
 const at = z.iso.datetime();
-const withinDays = z.number().int().min(1).max(400).meta({ description: 'seen within this many days (1 to 400)' });
+
+const SEGMENT_KINDS = ['visitors', 'companies'] as const;
+export type SegmentKind = (typeof SEGMENT_KINDS)[number];
+/** The longest window of pages or events seen (a visitor keeps its last 20 pages). */
+const SEGMENT_WITHIN_DAYS_MAX = 400;
+/** The longest alert window: 31 days. */
+const ALERT_WINDOW_HOURS_MAX = 24 * 31;
+
+const withinDays = z
+  .number({ error: 'within_days must be a whole number of days' })
+  .int('within_days must be a whole number of days')
+  .min(1, 'within_days must be at least 1')
+  .max(SEGMENT_WITHIN_DAYS_MAX, `within_days must be at most ${SEGMENT_WITHIN_DAYS_MAX}`)
+  .meta({ description: 'seen within this many days (1 to 400)' });
+
+// The filter's string rules are refinements, not regex/min/max checks, so the published document
+// stays as it was; their messages are the API's.
+/** A two-letter country code, any case (upper-cased when parsed). */
+const COUNTRY_CODE = /^[A-Za-z]{2}$/;
+const countryMessage = 'country must be a two-letter ISO 3166 code';
+/** The message of a string past its most characters (zod's own words for max). */
+const tooLong = (max: number) => `Too big: expected string to have <=${max} characters`;
 
 export const segmentFilterSchema = z
   .strictObject({
     min_score: z
-      .number()
-      .min(0)
-      .max(100)
+      .number({ error: 'min_score must be a number' })
+      .min(0, 'min_score must be 0 to 100')
+      .max(100, 'min_score must be 0 to 100')
       .optional()
       .meta({ description: 'the intent score now at least this (0 to 100); a company: min(100, the sum of its visitors\u2019 scores)' }),
-    country: z.string().optional().meta({ description: 'ISO 3166 two-letter code of where the visitor was last (a company: one of its visitors)' }),
-    industry: z.string().optional().meta({ description: "the company's firmographics' industry, any case (only visitors and companies with a known company)" }),
-    size: z.string().optional().meta({ description: "the company's firmographics' size label, e.g. 51-200" }),
+    country: z
+      .string({ error: countryMessage })
+      .refine((c) => COUNTRY_CODE.test(c), countryMessage)
+      .overwrite((c) => c.toUpperCase())
+      .optional()
+      .meta({ description: 'ISO 3166 two-letter code of where the visitor was last (a company: one of its visitors)' }),
+    industry: z
+      .string({ error: 'industry must be a string' })
+      .trim()
+      .refine((v) => v.length >= 1, 'industry must not be empty')
+      .refine((v) => v.length <= 100, tooLong(100))
+      .optional()
+      .meta({ description: "the company's firmographics' industry, any case (only visitors and companies with a known company)" }),
+    size: z
+      .string({ error: 'size must be a string' })
+      .trim()
+      .refine((v) => v.length >= 1, 'size must not be empty')
+      .refine((v) => v.length <= 40, tooLong(40))
+      .optional()
+      .meta({ description: "the company's firmographics' size label, e.g. 51-200" }),
     network_type: z
-      .enum(['business', 'education', 'government', 'isp', 'mobile', 'hosting', 'unknown'])
+      .enum(NETWORK_TYPES, { error: `network_type must be one of ${NETWORK_TYPES.join(', ')}` })
       .optional()
       .meta({ description: "the network of the visitor's last located page view" }),
     pages: z
       .strictObject({
-        pattern: z.string().meta({ description: "a path glob like a page rule's: starts with '/', * any run of characters" }),
+        pattern: z
+          .string({ error: 'pages.pattern must be a string' })
+          .refine(validPageRulePattern, `pattern must start with '/' and be at most ${PAGE_RULE_PATTERN_MAX} characters (use * for any run of characters)`)
+          .meta({ description: "a path glob like a page rule's: starts with '/', * any run of characters" }),
         within_days: withinDays,
       })
       .optional()
       .meta({ description: 'read a matching page within the window (among its last 20 pages)' }),
     events: z
-      .strictObject({ name: z.string().meta({ description: 'a tracked event name' }), within_days: withinDays })
+      .strictObject({
+        name: z
+          .string({ error: 'events.name must be a string' })
+          .refine((n) => EVENT_NAME_PATTERN.test(n), 'name must be 1-64 characters of letters, digits, _ . : -')
+          .meta({ description: 'a tracked event name' }),
+        within_days: withinDays,
+      })
       .optional()
       .meta({ description: 'tracked this event (one with a weight in the intent settings, so it is part of the score) within the window' }),
-    identified: z.boolean().optional().meta({ description: 'identified (an email known) or not; a company: one of its visitors' }),
+    identified: z
+      .boolean({ error: 'identified must be true or false' })
+      .optional()
+      .meta({ description: 'identified (an email known) or not; a company: one of its visitors' }),
   })
   .meta({ id: 'SegmentFilter', description: 'every field given must hold; none: everyone' });
 
+const name = z.string({ error: 'name must be a string' }).trim().min(1, 'name must not be empty').max(200, 'name must be at most 200 characters');
+const kind = z.enum(SEGMENT_KINDS, { error: 'kind must be visitors or companies' });
+const alertWindowHours = z
+  .number({ error: 'alert_window_hours must be a whole number' })
+  .int('alert_window_hours must be a whole number')
+  .min(1, 'alert_window_hours must be at least 1')
+  .max(ALERT_WINDOW_HOURS_MAX, `alert_window_hours must be at most ${ALERT_WINDOW_HOURS_MAX}`);
+
 export const segmentInputSchema = z
   .strictObject({
-    name: z.string().min(1).max(200).meta({ description: 'unique in the account' }),
-    kind: z.enum(['visitors', 'companies']),
+    name: name.meta({ description: 'unique in the account' }),
+    kind,
     filter: segmentFilterSchema,
-    alert_window_hours: z
-      .number()
-      .int()
-      .min(1)
-      .max(744)
+    alert_window_hours: alertWindowHours
       .optional()
       .meta({ description: 'a member entering is announced (segment.entered) at most once per window of this many hours (default 24)' }),
   })
@@ -53,11 +109,11 @@ export const segmentInputSchema = z
 
 export const segmentUpdateSchema = z
   .strictObject({
-    name: z.string().min(1).max(200).optional(),
+    name: name.optional(),
     filter: segmentFilterSchema
       .optional()
       .meta({ description: 'the whole new filter; its members start afresh (who is in at the next evaluation is not announced)' }),
-    alert_window_hours: z.number().int().min(1).max(744).optional(),
+    alert_window_hours: alertWindowHours.optional(),
   })
   .meta({ id: 'SegmentUpdate' });
 
@@ -65,7 +121,7 @@ export const segmentSchema = z
   .strictObject({
     id: z.uuid(),
     name: z.string(),
-    kind: z.enum(['visitors', 'companies']),
+    kind,
     filter: segmentFilterSchema,
     alert_window_hours: z.number().int(),
     count: z.number().int().min(0).meta({ description: 'how many are in the segment now' }),
@@ -100,10 +156,31 @@ export const segmentMemberListSchema = z
   .strictObject({ items: z.array(segmentMemberSchema), nextCursor: z.string().nullable() })
   .meta({ id: 'SegmentMemberList' });
 
+/** A time zone the runtime knows (an IANA name, at most 64 characters). */
+export function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return tz.length <= 64;
+  } catch {
+    return false;
+  }
+}
+
+const timeZoneMessage = 'time_zone must be an IANA time zone, e.g. Europe/Berlin';
+const digestHourMessage = 'digest_hour must be a whole number from 0 to 23';
+
 export const alertSettingsSchema = z
   .strictObject({
-    time_zone: z.string().meta({ description: 'an IANA time zone, e.g. Europe/Berlin (default UTC)' }),
-    digest_hour: z.number().int().min(0).max(23).meta({ description: "the local hour each segment's daily digest is sent at or after (default 9)" }),
+    time_zone: z
+      .string({ error: timeZoneMessage })
+      .refine(validTimeZone, timeZoneMessage)
+      .meta({ description: 'an IANA time zone, e.g. Europe/Berlin (default UTC)' }),
+    digest_hour: z
+      .number({ error: digestHourMessage })
+      .int(digestHourMessage)
+      .min(0, digestHourMessage)
+      .max(23, digestHourMessage)
+      .meta({ description: "the local hour each segment's daily digest is sent at or after (default 9)" }),
   })
   .meta({ id: 'AlertSettings' });
 

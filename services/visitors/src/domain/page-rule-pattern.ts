@@ -1,13 +1,7 @@
 // A page rule's pattern: a path glob where `*` stands for any run of characters, matched whole.
 // Matched by literal pieces with indexOf (greedy leftmost, which is exact for `*`-only globs): linear
-// in the path per piece, never a regular expression that could backtrack.
-export const PAGE_RULE_PATTERN_MAX = 256;
-
-export function validPageRulePattern(pattern: string): boolean {
-  if (pattern.length < 1 || pattern.length > PAGE_RULE_PATTERN_MAX || !pattern.startsWith('/')) return false;
-  for (let i = 0; i < pattern.length; i++) if (pattern.charCodeAt(i) < 0x20 || pattern.charCodeAt(i) === 0x7f) return false;
-  return true;
-}
+// in the path per piece, never a regular expression that could backtrack. Which patterns are valid is
+// @glimpse/api's validPageRulePattern (one rule for page rules and segments).
 
 export type PathMatcher = (path: string) => boolean;
 

@@ -1,6 +1,7 @@
 import { inboundEventSchema, type Collected, type CollectedMessage } from '@glimpse/messaging';
 import { applyChunk, emptyTables, replayOneByOne, type ReplayWorld } from './collected-replay';
-import { compilePathGlob, validPageRulePattern } from './page-rule-pattern';
+import { validPageRulePattern } from '@glimpse/api';
+import { compilePathGlob } from './page-rule-pattern';
 import { erasureKey, profileKey, withoutQuery, type NetworkInfo, type PersonMethod } from './plan-collected';
 import { identifiedEventId, pageRuleEventId, trackEventId } from './track-event-id';
 

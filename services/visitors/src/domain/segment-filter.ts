@@ -4,75 +4,20 @@
 // sum of its visitors' decayed raw), is at least min_score, it is among the keys whose firmographics
 // matched industry and size (resolved by the gateway, which reaches the enrichment service), and
 // one of its visitors matches every visitor field (country, network type, pages, events, identified).
+import { segmentInputSchema, segmentUpdateSchema as apiSegmentUpdateSchema, type SegmentFilter } from '@glimpse/api';
 import { z } from 'zod';
-import { EVENT_NAME_PATTERN } from '@glimpse/messaging';
-import { NETWORK_TYPES } from '@glimpse/validation';
-import { PAGE_RULE_PATTERN_MAX, validPageRulePattern } from './page-rule-pattern.js';
 
-export const SEGMENT_KINDS = ['visitors', 'companies'] as const;
-export type SegmentKind = (typeof SEGMENT_KINDS)[number];
-/** The longest window of pages or events seen (visitor_profiles keep the last 20 pages). */
-export const SEGMENT_WITHIN_DAYS_MAX = 400;
-export const ALERT_WINDOW_HOURS_MAX = 24 * 31;
+export { segmentFilterSchema, type SegmentFilter, type SegmentKind } from '@glimpse/api';
 /** Companies whose firmographics matched industry and size, stored with the segment. */
 export const SEGMENT_KEYS_MAX = 50_000;
 
-const withinDays = z
-  .number({ error: 'within_days must be a whole number of days' })
-  .int('within_days must be a whole number of days')
-  .min(1, 'within_days must be at least 1')
-  .max(SEGMENT_WITHIN_DAYS_MAX, `within_days must be at most ${SEGMENT_WITHIN_DAYS_MAX}`);
-
-export const segmentFilterSchema = z.strictObject({
-  min_score: z.number({ error: 'min_score must be a number' }).min(0, 'min_score must be 0 to 100').max(100, 'min_score must be 0 to 100').optional(),
-  country: z
-    .string({ error: 'country must be a two-letter ISO 3166 code' })
-    .regex(/^[A-Za-z]{2}$/, 'country must be a two-letter ISO 3166 code')
-    .transform((c) => c.toUpperCase())
-    .optional(),
-  industry: z.string({ error: 'industry must be a string' }).trim().min(1, 'industry must not be empty').max(100).optional(),
-  size: z.string({ error: 'size must be a string' }).trim().min(1, 'size must not be empty').max(40).optional(),
-  network_type: z.enum(NETWORK_TYPES, { error: `network_type must be one of ${NETWORK_TYPES.join(', ')}` }).optional(),
-  pages: z
-    .strictObject({
-      pattern: z
-        .string({ error: 'pages.pattern must be a string' })
-        .refine(validPageRulePattern, `pattern must start with '/' and be at most ${PAGE_RULE_PATTERN_MAX} characters (use * for any run of characters)`),
-      within_days: withinDays,
-    })
-    .optional(),
-  events: z
-    .strictObject({
-      name: z.string({ error: 'events.name must be a string' }).regex(EVENT_NAME_PATTERN, 'name must be 1-64 characters of letters, digits, _ . : -'),
-      within_days: withinDays,
-    })
-    .optional(),
-  identified: z.boolean({ error: 'identified must be true or false' }).optional(),
-});
-export type SegmentFilter = z.infer<typeof segmentFilterSchema>;
-
-const name = z.string({ error: 'name must be a string' }).trim().min(1, 'name must not be empty').max(200, 'name must be at most 200 characters');
-const alertWindowHours = z
-  .number({ error: 'alert_window_hours must be a whole number' })
-  .int('alert_window_hours must be a whole number')
-  .min(1, 'alert_window_hours must be at least 1')
-  .max(ALERT_WINDOW_HOURS_MAX, `alert_window_hours must be at most ${ALERT_WINDOW_HOURS_MAX}`);
 /** The companies that matched industry and size (the gateway's, never the client's). */
 const keys = z.array(z.string().min(1).max(300)).max(SEGMENT_KEYS_MAX).nullable().optional();
 
-export const segmentCreateSchema = z.strictObject({
-  name,
-  kind: z.enum(SEGMENT_KINDS, { error: 'kind must be visitors or companies' }),
-  filter: segmentFilterSchema,
-  alert_window_hours: alertWindowHours.optional(),
-  keys,
-});
-export const segmentUpdateSchema = z.strictObject({
-  name: name.optional(),
-  filter: segmentFilterSchema.optional(),
-  alert_window_hours: alertWindowHours.optional(),
-  keys,
-});
+/** A segment created through the gateway: the public input (@glimpse/api) and the resolved company keys. */
+export const segmentCreateSchema = segmentInputSchema.extend({ keys });
+/** A segment changed through the gateway: the public update (@glimpse/api) and the resolved company keys. */
+export const segmentUpdateSchema = apiSegmentUpdateSchema.extend({ keys });
 
 /** A zod failure as one message: every issue, each with its path. */
 export function issuesMessage(error: z.ZodError): string {

@@ -6,11 +6,10 @@
 // (createPageRule counts and inserts under the account's lock).
 import express, { type Router } from 'express';
 import type { Db } from '@glimpse/db/visitors';
-import { pageRuleInputSchema, pageRuleUpdateSchema } from '@glimpse/api';
+import { pageRuleInputSchema, pageRuleUpdateSchema, validPageRulePattern } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import type { z } from 'zod';
 import { isUuid } from '@glimpse/validation';
-import { validPageRulePattern } from '../domain/page-rule-pattern.js';
 import { createPageRule, deletePageRule, listPageRules, PAGE_RULES_MAX, reweighPageRule } from '../data/page-rule-repository.js';
 
 function parsed<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {

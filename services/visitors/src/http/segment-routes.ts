@@ -4,6 +4,7 @@
 // time zone and hour.
 import express, { type Response, type Router } from 'express';
 import type { Db } from '@glimpse/db/visitors';
+import { alertMemberOf, alertSettingsSchema } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { cutPage, parsePageQuery, queryStrings } from '@glimpse/http';
 import { isUuid } from '@glimpse/validation';
@@ -27,27 +28,6 @@ import {
   type SegmentRecord,
 } from '../data/segment-repository.js';
 import { alertSettingsOf, saveAlertSettings } from '../data/alert-settings.js';
-
-/** A time zone the runtime knows (IANA names). */
-export function validTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return tz.length <= 64;
-  } catch {
-    return false;
-  }
-}
-
-const alertSettingsSchema = z.strictObject({
-  time_zone: z
-    .string({ error: 'time_zone must be an IANA time zone, e.g. Europe/Berlin' })
-    .refine(validTimeZone, 'time_zone must be an IANA time zone, e.g. Europe/Berlin'),
-  digest_hour: z
-    .number({ error: 'digest_hour must be a whole number from 0 to 23' })
-    .int('digest_hour must be a whole number from 0 to 23')
-    .min(0, 'digest_hour must be a whole number from 0 to 23')
-    .max(23, 'digest_hour must be a whole number from 0 to 23'),
-});
 
 interface SegmentRouteOptions {
   db: Db;
@@ -166,18 +146,7 @@ function memberRoutes(router: Router, { db, now, segment }: SegmentContext): voi
     const page = cutPage(rows, limit, (last) => encodeMemberCursor({ rank: last.rank, key: last.key }));
     const members = await describeMembers(db, s, page.items, at, await intentWeights(db, s.accountId));
     res.json({
-      items: members.map((m) => ({
-        kind: m.kind,
-        key: m.key,
-        name: m.name,
-        domain: m.domain,
-        email: m.email,
-        score: m.score,
-        reasons: m.reasons,
-        location: m.location,
-        last_pages: m.lastPages,
-        visitors: m.visitors,
-      })),
+      items: members.map(alertMemberOf),
       nextCursor: page.next,
     });
   });

@@ -2,37 +2,20 @@
 // SegmentEnteredPayload or SegmentDigestPayload (Standard Webhooks' {type, timestamp, data}, in the
 // API's snake_case). A Slack endpoint is sent a Block Kit message made from the same payload
 // (slack-message.ts), so both kinds say the same thing.
-import type { SegmentAlertPayload, SegmentDigestPayload, SegmentEnteredPayload } from '@glimpse/api';
-import type { SegmentAlertMessage, SegmentDigestMessage, SegmentEnteredMessage, SegmentMemberMessage } from '@glimpse/messaging';
-
-type Member = SegmentEnteredPayload['data']['member'];
-
-function memberOf(m: SegmentMemberMessage): Member {
-  return {
-    kind: m.kind,
-    key: m.key,
-    name: m.name,
-    domain: m.domain,
-    email: m.email,
-    score: m.score,
-    reasons: m.reasons.map(({ reason, points, at }) => ({ reason, points, at })),
-    location: m.location,
-    last_pages: m.lastPages.map(({ path, title, at }) => ({ path, title, at })),
-    visitors: m.visitors,
-  };
-}
+import { alertMemberOf, type SegmentAlertPayload, type SegmentDigestPayload, type SegmentEnteredPayload } from '@glimpse/api';
+import type { SegmentAlertMessage, SegmentDigestMessage, SegmentEnteredMessage } from '@glimpse/messaging';
 
 const segmentOf = (m: SegmentAlertMessage) => ({ id: m.segmentId, name: m.segmentName, kind: m.segmentKind });
 
 function enteredPayloadOf(m: SegmentEnteredMessage): SegmentEnteredPayload {
-  return { type: 'segment.entered', timestamp: m.at, data: { segment: segmentOf(m), window_start: m.windowStart, member: memberOf(m.member) } };
+  return { type: 'segment.entered', timestamp: m.at, data: { segment: segmentOf(m), window_start: m.windowStart, member: alertMemberOf(m.member) } };
 }
 
 function digestPayloadOf(m: SegmentDigestMessage): SegmentDigestPayload {
   return {
     type: 'segment.digest',
     timestamp: m.at,
-    data: { segment: segmentOf(m), day: m.day, new_members: m.newMembers, members: m.members, top: m.top.map(memberOf) },
+    data: { segment: segmentOf(m), day: m.day, new_members: m.newMembers, members: m.members, top: m.top.map(alertMemberOf) },
   };
 }
 
