@@ -1,22 +1,17 @@
 // The answers of the internal API, shaped from plain rows: a visitor's details, a list item, the
 // list's cursor (identified first, then newest last_seen), and a site's last 24 hours zero-filled.
-import type { InternalVisitorPageViews } from '@glimpse/api';
+import type { IdentifiedBy as ApiIdentifiedBy, InternalVisitorPageViews, VisitorRecord, VisitorSummary } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { IDENTIFICATION_CONFIDENCE, VISITOR_ID_PATTERN } from '@glimpse/messaging';
-import type { Location, Network, PageEntry, VisitorState } from './collected-records.js';
+import type { Location, Network, VisitorState } from './collected-records.js';
 import { visitorIntent, type IntentAnswer, type IntentWeights } from './intent-score.js';
 
 /** A profile's intent answer now ({score, reasons}) with the account's weights. */
 export const profileIntent = (v: VisitorState, now: Date, w: IntentWeights, max?: number): IntentAnswer =>
   visitorIntent({ raw: v.intentRaw, at: v.intentAt, contributions: v.intentContributions }, now, w, max);
 
-export interface IdentifiedBy {
-  method: string;
-  at: string;
-  confidence: number;
-  /** A verified identification (a valid hash, an email link); false: a claim (and the company from an address). */
-  verified: boolean;
-}
+/** How the visitor was tied to a person (@glimpse/api's IdentifiedBy), every field known: verified is a valid hash or an email link; false, a claim (and the company from an address). */
+export type IdentifiedBy = Required<ApiIdentifiedBy>;
 
 export interface VisitorDetails {
   visitor: InternalVisitorPageViews & {
@@ -67,18 +62,8 @@ export function detailsOf(v: VisitorState, intent?: IntentAnswer): VisitorDetail
   };
 }
 
-/** A list's visitor: the profile's site, times and counts as they are, its id, last page and identification. */
-export interface VisitorListItem extends Pick<VisitorState, 'siteId' | 'firstSeen' | 'lastSeen' | 'pageViews' | 'sessions' | 'engagedSeconds'> {
-  id: string;
-  lastPage: string | null;
-  email?: string;
-  identifiedBy?: IdentifiedBy;
-  company?: string;
-  network: Network | null;
-  location: Location | null;
-  companyKey: string | null;
-  intent?: IntentAnswer;
-}
+/** A list's visitor (@glimpse/api's VisitorSummary): the profile's site, times and counts as they are, its id, last page and identification. */
+export type VisitorListItem = VisitorSummary;
 
 export function listItemOf(v: VisitorState, intent?: IntentAnswer): VisitorListItem {
   const by = identifiedByOf(v);
@@ -101,19 +86,15 @@ export function listItemOf(v: VisitorState, intent?: IntentAnswer): VisitorListI
   };
 }
 
-/** The full record of one visitor (the console's visitor page): the list item's fields, then its pages, sessions, identity history, consent and company. */
-export interface VisitorRecord extends Omit<VisitorListItem, 'company'> {
-  firstReferrer: string | null;
-  firstUtm: VisitorState['firstUtm'];
-  cookieless: boolean;
-  pages: PageEntry[];
-  sessionList: unknown[];
-  identityHistory: { email: string; method: string; confidence: number; verified: boolean; at: string; sourceId: string; sourcePath: string | null }[];
-  consent: { state: string; at: string | null };
-  company: { name: string; domain: string | null; at: string | null } | null;
-}
+/** The full record of one visitor (@glimpse/api's VisitorRecord, the console's visitor page): the list item's fields, then its pages, sessions, identity history, consent and company. */
+export type { VisitorRecord } from '@glimpse/api';
 
-export function recordOf(v: VisitorState, sessions: unknown[], links: VisitorRecord['identityHistory'], intent?: IntentAnswer): VisitorRecord {
+export function recordOf(
+  v: VisitorState,
+  sessions: VisitorRecord['sessionList'],
+  links: VisitorRecord['identityHistory'],
+  intent?: IntentAnswer,
+): VisitorRecord {
   const { company: _name, ...item } = listItemOf(v, intent);
   return {
     ...item,
