@@ -16,76 +16,98 @@ import { companyAddress, companyQuery, listAddress, siteSelect, windowSelect, wi
 const dayLabel = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 const dayOf = (day: string) => dayLabel.format(new Date(`${day}T00:00:00Z`));
 
-export async function companyPage(root: HTMLElement, key: string, initial: CompanyFilters): Promise<void> {
-  let filters = initial;
-  const back = h('a', { href: listAddress(filters) }, 'All companies');
-  const title = h('h1', { tabindex: '-1' }, 'Company ', h('code', {}, key));
-  const intro = h('p', { class: 'intro' });
-  const body = h('div', {}, loading());
-  root.append(h('p', { class: 'breadcrumb' }, back), title, intro, body);
+/** The page's company and filters, and the elements a show fills. */
+interface CompanyView {
+  root: HTMLElement;
+  key: string;
+  filters: CompanyFilters;
+  back: HTMLAnchorElement;
+  title: HTMLElement;
+  intro: HTMLElement;
+  body: HTMLElement;
+}
 
-  const [{ items: sites }] = await Promise.all([api<List<Site>>('GET', 'sites'), show()]);
+export async function companyPage(root: HTMLElement, key: string, initial: CompanyFilters): Promise<void> {
+  const view: CompanyView = {
+    root,
+    key,
+    filters: initial,
+    back: h('a', { href: listAddress(initial) }, 'All companies'),
+    title: h('h1', { tabindex: '-1' }, 'Company ', h('code', {}, key)),
+    intro: h('p', { class: 'intro' }),
+    body: h('div', {}, loading()),
+  };
+  root.append(h('p', { class: 'breadcrumb' }, view.back), view.title, view.intro, view.body);
+  const [{ items: sites }] = await Promise.all([api<List<Site>>('GET', 'sites'), showCompany(view)]);
   if (!root.isConnected) return;
-  const siteChoice = siteSelect(sites, filters);
-  const windowChoice = windowSelect(filters);
+  view.intro.after(siteWindowForm(view, sites));
+}
+
+// The site and window form: a change shows the company again and is kept in the address and the Back link.
+function siteWindowForm(view: CompanyView, sites: readonly Site[]): HTMLFormElement {
+  const siteChoice = siteSelect(sites, view.filters);
+  const windowChoice = windowSelect(view.filters);
   const form = filtersForm(
     action(async () => {
-      filters = { ...filters, site: siteChoice.value, days: Number(windowChoice.value) };
-      history.replaceState(null, '', companyAddress(key, filters));
-      back.setAttribute('href', listAddress(filters));
-      await show();
+      view.filters = { ...view.filters, site: siteChoice.value, days: Number(windowChoice.value) };
+      history.replaceState(null, '', companyAddress(view.key, view.filters));
+      view.back.setAttribute('href', listAddress(view.filters));
+      await showCompany(view);
     }),
     'Show',
     field('company-site', 'Site', siteChoice),
     field('company-window', 'Window', windowChoice),
   );
   form.setAttribute('aria-label', 'Site and window');
-  intro.after(form);
+  return form;
+}
 
-  async function show() {
-    const c = await api<CompanyDetail>('GET', `companies/${encodeURIComponent(key)}?${companyQuery(filters)}`);
-    if (!root.isConnected) return;
-    title.replaceChildren(c.name);
-    document.title = `${c.name} · Companies · Glimpse console`;
-    intro.replaceChildren(
-      `${plural(c.visitors, 'visitor')} (${count(c.identified)} identified), ${plural(c.sessions, 'visit')} and ${plural(c.page_views, 'page view')} in ${windowText(filters)}; last visit `,
-      when(c.last_visit, '–', dateTime),
-      '.',
-    );
-    body.replaceChildren(
-      h('h2', {}, 'About'),
-      facts(c),
-      reasonsSection(c.intent, 'this company’s visitors', 'h2'),
-      h('h2', {}, 'Visits per day'),
-      ...visitsChart(c, filters),
-      h('h2', {}, 'People'),
-      tableOr(
-        h('p', { class: 'muted' }, `No one from ${c.name} in ${windowText(filters)}.`),
-        `People from ${c.name}, newest first`,
-        ['Visitor', 'Email', 'Page views', 'Last seen', 'Location'],
-        c.people.map((p) => [
-          h(
-            'a',
-            { href: `#/visitors?${new URLSearchParams({ visitor: p.visitorId })}`, 'aria-label': `Open visitor ${p.visitorId}` },
-            h('code', {}, p.visitorId),
-          ),
-          p.email ?? h('span', { class: 'muted' }, 'anonymous'),
-          count(p.pageViews),
-          when(p.lastSeen, '–', recentTime),
-          place(p.location),
-        ]),
-        [2],
-      ),
-      h('h2', {}, 'Pages'),
-      tableOr(
-        h('p', { class: 'muted' }, 'No page views.'),
-        `Pages viewed from ${c.name}, most viewed first`,
-        ['Page', 'Views'],
-        c.pages.map((p) => [h('code', { class: 'wrap' }, p.path), count(p.views)]),
-        [1],
-      ),
-    );
-  }
+// The company in the site and window chosen: its name as the title, its totals, its sections.
+async function showCompany(view: CompanyView): Promise<void> {
+  const c = await api<CompanyDetail>('GET', `companies/${encodeURIComponent(view.key)}?${companyQuery(view.filters)}`);
+  if (!view.root.isConnected) return;
+  const { filters } = view;
+  view.title.replaceChildren(c.name);
+  document.title = `${c.name} · Companies · Glimpse console`;
+  view.intro.replaceChildren(
+    `${plural(c.visitors, 'visitor')} (${count(c.identified)} identified), ${plural(c.sessions, 'visit')} and ${plural(c.page_views, 'page view')} in ${windowText(filters)}; last visit `,
+    when(c.last_visit, '–', dateTime),
+    '.',
+  );
+  view.body.replaceChildren(
+    h('h2', {}, 'About'),
+    facts(c),
+    reasonsSection(c.intent, 'this company’s visitors', 'h2'),
+    h('h2', {}, 'Visits per day'),
+    ...visitsChart(c, filters),
+    h('h2', {}, 'People'),
+    peopleTable(c, filters),
+    h('h2', {}, 'Pages'),
+    tableOr(
+      h('p', { class: 'muted' }, 'No page views.'),
+      `Pages viewed from ${c.name}, most viewed first`,
+      ['Page', 'Views'],
+      c.pages.map((p) => [h('code', { class: 'wrap' }, p.path), count(p.views)]),
+      [1],
+    ),
+  );
+}
+
+// The company's people, newest first, each linking to the visitor's page.
+function peopleTable(c: CompanyDetail, filters: CompanyFilters): HTMLElement {
+  return tableOr(
+    h('p', { class: 'muted' }, `No one from ${c.name} in ${windowText(filters)}.`),
+    `People from ${c.name}, newest first`,
+    ['Visitor', 'Email', 'Page views', 'Last seen', 'Location'],
+    c.people.map((p) => [
+      h('a', { href: `#/visitors?${new URLSearchParams({ visitor: p.visitorId })}`, 'aria-label': `Open visitor ${p.visitorId}` }, h('code', {}, p.visitorId)),
+      p.email ?? h('span', { class: 'muted' }, 'anonymous'),
+      count(p.pageViews),
+      when(p.lastSeen, '–', recentTime),
+      place(p.location),
+    ]),
+    [2],
+  );
 }
 
 // The firmographics when a company record has the domain, and what the visits say in any case.
