@@ -107,117 +107,165 @@ function membersSection(segment: Segment): HTMLElement {
   return section;
 }
 
+/** The form's inputs: the segment's name, kind and alert window, and the filter's fields. */
+interface SegmentInputs {
+  name: HTMLInputElement;
+  kind: HTMLSelectElement;
+  minScore: HTMLInputElement;
+  country: HTMLInputElement;
+  industry: HTMLInputElement;
+  size: HTMLInputElement;
+  networkType: HTMLSelectElement;
+  pagePattern: HTMLInputElement;
+  pageDays: HTMLInputElement;
+  eventName: HTMLInputElement;
+  eventDays: HTMLInputElement;
+  identified: HTMLSelectElement;
+  windowHours: HTMLInputElement;
+}
+
+/** The page's list of segments, its heading, and the slot of the segment opened. */
+interface SegmentsView {
+  list: HTMLElement;
+  heading: HTMLElement;
+  detail: HTMLElement;
+}
+
 export async function segmentsPage(root: HTMLElement, params: URLSearchParams): Promise<void> {
-  const list = h('div', {}, loading());
-  const detail = h('div');
-  const listHeading = h('h2', { tabindex: '-1' }, 'Your segments');
-  const text = (placeholder: string, max = '200') => h('input', { type: 'text', maxlength: max, autocomplete: 'off', spellcheck: 'false', placeholder });
-  const num = (placeholder: string, min: string, max: string) => h('input', { type: 'number', min, max, step: '1', inputmode: 'numeric', placeholder });
-  const name = h('input', { type: 'text', required: true, maxlength: '200', autocomplete: 'off', placeholder: 'Hot accounts' });
-  const kind = h('select', {}, h('option', { value: 'visitors' }, 'Visitors'), h('option', { value: 'companies' }, 'Companies'));
-  const minScore = num('40', '0', '100');
-  const country = text('DE', '2');
-  const industry = text('Software', '100');
-  const size = text('51-200', '40');
-  const networkType = h('select', {}, h('option', { value: '' }, 'Any'), ...NETWORK_TYPES.map((t) => h('option', { value: t }, t)));
-  const pagePattern = text('/pricing*', '256');
-  const pageDays = num('7', '1', '400');
-  const eventName = text('demo_requested', '64');
-  const eventDays = num('7', '1', '400');
-  const identified = h(
-    'select',
-    {},
-    h('option', { value: '' }, 'Either'),
-    h('option', { value: 'true' }, 'Identified'),
-    h('option', { value: 'false' }, 'Anonymous'),
-  );
-  const windowHours = num('24', '1', '744');
-  const form = h(
-    'form',
-    { class: 'create', onsubmit: action(add) },
-    field('segment-name', 'Name', name),
-    field('segment-kind', 'Of', kind, 'Visitors one by one, or companies (their visitors together; a company’s score adds up its visitors’, at most 100).'),
-    field('segment-min-score', 'Intent score at least', minScore, '0 to 100.'),
-    field('segment-country', 'Country', country, 'Two letters, e.g. DE.'),
-    field('segment-industry', 'Industry', industry, 'The company’s firmographics.'),
-    field('segment-size', 'Company size', size),
-    field('segment-network', 'Network type', networkType),
-    field('segment-page', 'Read a page', pagePattern, '* matches any characters, e.g. /pricing*.'),
-    field('segment-page-days', 'Page within days', pageDays, '7 by default.'),
-    field('segment-event', 'Tracked an event', eventName, 'An event with intent points.'),
-    field('segment-event-days', 'Event within days', eventDays, '7 by default.'),
-    field('segment-identified', 'Identified', identified),
-    field('segment-window', 'Alert at most once every (hours)', windowHours, '24 by default: a member entering again within it is not announced again.'),
-    h('button', { type: 'submit' }, 'Create segment'),
-  );
-
-  async function add() {
-    const filter: SegmentFilter = {};
-    check(name, name.value.trim() !== '', 'Give the segment a name.');
-    const score = number(minScore, 0, 100, 'The score is a number from 0 to 100.');
-    if (score !== undefined) filter.min_score = score;
-    if (country.value.trim()) {
-      check(country, /^[A-Za-z]{2}$/.test(country.value.trim()), 'A country is two letters, e.g. DE.');
-      filter.country = country.value.trim().toUpperCase();
-    }
-    if (industry.value.trim()) filter.industry = industry.value.trim();
-    if (size.value.trim()) filter.size = size.value.trim();
-    // The select offers NETWORK_TYPES only.
-    if (networkType.value) filter.network_type = networkType.value as NetworkType;
-    if (pagePattern.value.trim()) {
-      check(pagePattern, PAGE_PATTERN.test(pagePattern.value.trim()), 'A page pattern is a path starting with /, up to 256 characters, no spaces.');
-      filter.pages = { pattern: pagePattern.value.trim(), within_days: number(pageDays, 1, 400, 'Days are a whole number from 1 to 400.') ?? 7 };
-    }
-    if (eventName.value.trim()) {
-      check(eventName, EVENT.test(eventName.value.trim()), 'An event name is 1 to 64 letters, digits, _ . : or -.');
-      filter.events = { name: eventName.value.trim(), within_days: number(eventDays, 1, 400, 'Days are a whole number from 1 to 400.') ?? 7 };
-    }
-    if (identified.value) filter.identified = identified.value === 'true';
-    const hours = number(windowHours, 1, 744, 'The alert window is a whole number of hours from 1 to 744.');
-    const created = await api<Segment>('POST', 'segments', {
-      name: name.value.trim(),
-      kind: kind.value,
-      filter,
-      ...(hours !== undefined ? { alert_window_hours: hours } : {}),
-    });
-    form.reset();
-    await load();
-    say(`Segment ${created.name} created: ${count(created.count)} in it now.`);
-  }
-
-  async function load() {
-    const { items } = await api<List<Segment>>('GET', 'segments');
-    if (!list.isConnected) return;
-    const rows = items.map((s) => [
-      h('a', { href: `#/segments?segment=${encodeURIComponent(s.id)}` }, s.name),
-      s.kind === 'companies' ? 'Companies' : 'Visitors',
-      count(s.count),
-      describeFilter(s.filter),
-      `${s.alert_window_hours} h`,
-      h('button', { type: 'button', class: 'danger', onclick: action(() => remove(s)) }, 'Delete', hidden(` segment ${s.name}`)),
-    ]);
-    list.replaceChildren(tableOr(h('p', {}, 'No segments yet.'), 'Segments', ['Name', 'Of', 'Members now', 'Filter', 'Alert window', 'Actions'], rows));
-  }
-
-  async function remove(s: Segment) {
-    if (!confirm(`Delete the segment ${s.name}? Its alerts stop.`)) return;
-    await api('DELETE', `segments/${encodeURIComponent(s.id)}`);
-    detail.replaceChildren();
-    await listChanged(load, listHeading, `Segment ${s.name} deleted.`);
-  }
-
+  const view: SegmentsView = { list: h('div', {}, loading()), heading: h('h2', { tabindex: '-1' }, 'Your segments'), detail: h('div') };
   root.append(
     ...pageHeading(
       'Segments',
       'A segment is a saved filter over your visitors or companies: an intent score at least some number, a country, the company’s industry or size, a network type, a page read or an event tracked within some days, identified or not. It answers who is in it now, best score first with the reasons for each score; someone entering it is announced to the endpoints subscribed to segment.entered, and each segment’s daily digest to those subscribed to segment.digest.',
     ),
-    detail,
+    view.detail,
     h('h2', {}, 'New segment'),
-    form,
-    listHeading,
-    list,
+    segmentForm(view),
+    view.heading,
+    view.list,
   );
   const wanted = params.get('segment');
-  if (wanted) detail.replaceChildren(membersSection(await api<Segment>('GET', `segments/${encodeURIComponent(wanted)}`)));
-  await load();
+  if (wanted) view.detail.replaceChildren(membersSection(await api<Segment>('GET', `segments/${encodeURIComponent(wanted)}`)));
+  await loadSegments(view);
+}
+
+// The form's inputs, empty.
+function segmentInputs(): SegmentInputs {
+  const text = (placeholder: string, max = '200') => h('input', { type: 'text', maxlength: max, autocomplete: 'off', spellcheck: 'false', placeholder });
+  const num = (placeholder: string, min: string, max: string) => h('input', { type: 'number', min, max, step: '1', inputmode: 'numeric', placeholder });
+  return {
+    name: h('input', { type: 'text', required: true, maxlength: '200', autocomplete: 'off', placeholder: 'Hot accounts' }),
+    kind: h('select', {}, h('option', { value: 'visitors' }, 'Visitors'), h('option', { value: 'companies' }, 'Companies')),
+    minScore: num('40', '0', '100'),
+    country: text('DE', '2'),
+    industry: text('Software', '100'),
+    size: text('51-200', '40'),
+    networkType: h('select', {}, h('option', { value: '' }, 'Any'), ...NETWORK_TYPES.map((t) => h('option', { value: t }, t))),
+    pagePattern: text('/pricing*', '256'),
+    pageDays: num('7', '1', '400'),
+    eventName: text('demo_requested', '64'),
+    eventDays: num('7', '1', '400'),
+    identified: h(
+      'select',
+      {},
+      h('option', { value: '' }, 'Either'),
+      h('option', { value: 'true' }, 'Identified'),
+      h('option', { value: 'false' }, 'Anonymous'),
+    ),
+    windowHours: num('24', '1', '744'),
+  };
+}
+
+// The form that makes a segment from the filter's fields.
+function segmentForm(view: SegmentsView): HTMLFormElement {
+  const inputs = segmentInputs();
+  const form: HTMLFormElement = h(
+    'form',
+    { class: 'create', onsubmit: action(() => addSegment(form, inputs, view)) },
+    field('segment-name', 'Name', inputs.name),
+    field(
+      'segment-kind',
+      'Of',
+      inputs.kind,
+      'Visitors one by one, or companies (their visitors together; a company’s score adds up its visitors’, at most 100).',
+    ),
+    field('segment-min-score', 'Intent score at least', inputs.minScore, '0 to 100.'),
+    field('segment-country', 'Country', inputs.country, 'Two letters, e.g. DE.'),
+    field('segment-industry', 'Industry', inputs.industry, 'The company’s firmographics.'),
+    field('segment-size', 'Company size', inputs.size),
+    field('segment-network', 'Network type', inputs.networkType),
+    field('segment-page', 'Read a page', inputs.pagePattern, '* matches any characters, e.g. /pricing*.'),
+    field('segment-page-days', 'Page within days', inputs.pageDays, '7 by default.'),
+    field('segment-event', 'Tracked an event', inputs.eventName, 'An event with intent points.'),
+    field('segment-event-days', 'Event within days', inputs.eventDays, '7 by default.'),
+    field('segment-identified', 'Identified', inputs.identified),
+    field('segment-window', 'Alert at most once every (hours)', inputs.windowHours, '24 by default: a member entering again within it is not announced again.'),
+    h('button', { type: 'submit' }, 'Create segment'),
+  );
+  return form;
+}
+
+// The form's submit: the name checked, the filter read, the segment made and the list loaded again.
+async function addSegment(form: HTMLFormElement, inputs: SegmentInputs, view: SegmentsView): Promise<void> {
+  check(inputs.name, inputs.name.value.trim() !== '', 'Give the segment a name.');
+  const filter = readFilter(inputs);
+  const hours = number(inputs.windowHours, 1, 744, 'The alert window is a whole number of hours from 1 to 744.');
+  const created = await api<Segment>('POST', 'segments', {
+    name: inputs.name.value.trim(),
+    kind: inputs.kind.value,
+    filter,
+    ...(hours !== undefined ? { alert_window_hours: hours } : {}),
+  });
+  form.reset();
+  await loadSegments(view);
+  say(`Segment ${created.name} created: ${count(created.count)} in it now.`);
+}
+
+// The filter from the fields filled in, each checked in the form's order; an ApiError at the first that is wrong.
+function readFilter(inputs: SegmentInputs): SegmentFilter {
+  const { minScore, country, industry, size, networkType, pagePattern, pageDays, eventName, eventDays, identified } = inputs;
+  const filter: SegmentFilter = {};
+  const score = number(minScore, 0, 100, 'The score is a number from 0 to 100.');
+  if (score !== undefined) filter.min_score = score;
+  if (country.value.trim()) {
+    check(country, /^[A-Za-z]{2}$/.test(country.value.trim()), 'A country is two letters, e.g. DE.');
+    filter.country = country.value.trim().toUpperCase();
+  }
+  if (industry.value.trim()) filter.industry = industry.value.trim();
+  if (size.value.trim()) filter.size = size.value.trim();
+  // The select offers NETWORK_TYPES only.
+  if (networkType.value) filter.network_type = networkType.value as NetworkType;
+  if (pagePattern.value.trim()) {
+    check(pagePattern, PAGE_PATTERN.test(pagePattern.value.trim()), 'A page pattern is a path starting with /, up to 256 characters, no spaces.');
+    filter.pages = { pattern: pagePattern.value.trim(), within_days: number(pageDays, 1, 400, 'Days are a whole number from 1 to 400.') ?? 7 };
+  }
+  if (eventName.value.trim()) {
+    check(eventName, EVENT.test(eventName.value.trim()), 'An event name is 1 to 64 letters, digits, _ . : or -.');
+    filter.events = { name: eventName.value.trim(), within_days: number(eventDays, 1, 400, 'Days are a whole number from 1 to 400.') ?? 7 };
+  }
+  if (identified.value) filter.identified = identified.value === 'true';
+  return filter;
+}
+
+// Every segment as a table (or a line saying there is none yet).
+async function loadSegments(view: SegmentsView): Promise<void> {
+  const { items } = await api<List<Segment>>('GET', 'segments');
+  if (!view.list.isConnected) return;
+  const rows = items.map((s) => [
+    h('a', { href: `#/segments?segment=${encodeURIComponent(s.id)}` }, s.name),
+    s.kind === 'companies' ? 'Companies' : 'Visitors',
+    count(s.count),
+    describeFilter(s.filter),
+    `${s.alert_window_hours} h`,
+    h('button', { type: 'button', class: 'danger', onclick: action(() => removeSegment(s, view)) }, 'Delete', hidden(` segment ${s.name}`)),
+  ]);
+  view.list.replaceChildren(tableOr(h('p', {}, 'No segments yet.'), 'Segments', ['Name', 'Of', 'Members now', 'Filter', 'Alert window', 'Actions'], rows));
+}
+
+// Once confirmed: the segment deleted (its alerts stop), the one opened closed, the list loaded again.
+async function removeSegment(s: Segment, view: SegmentsView): Promise<void> {
+  if (!confirm(`Delete the segment ${s.name}? Its alerts stop.`)) return;
+  await api('DELETE', `segments/${encodeURIComponent(s.id)}`);
+  view.detail.replaceChildren();
+  await listChanged(() => loadSegments(view), view.heading, `Segment ${s.name} deleted.`);
 }
