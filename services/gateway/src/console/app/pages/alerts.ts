@@ -5,9 +5,10 @@
 import { api } from '../api';
 import type { Delivery, List, Paged, Webhook } from '../api-types';
 import { field, listChanged, loading, pageHeading, tableOr } from '../components';
-import { h, hidden, type Child } from '../dom';
+import { h, type Child } from '../dom';
 import { names, when } from '../format';
 import { action } from '../messages';
+import { deleteButton, deliveriesLink, enableButton, type EndpointList } from './endpoint-actions';
 
 const LAST_DELIVERIES = 5;
 
@@ -18,7 +19,22 @@ const SEGMENT_EVENTS: readonly (readonly [type: string, what: string])[] = [
 
 export async function alertsPage(root: HTMLElement): Promise<void> {
   const list = h('div', {}, loading());
-  const listHeading = h('h2', { tabindex: '-1' }, 'Alert endpoints');
+  const endpoints: EndpointList = { heading: h('h2', { tabindex: '-1' }, 'Alert endpoints'), load: () => loadEndpoints(list, endpoints) };
+  root.append(
+    ...pageHeading(
+      'Alerts',
+      'When a visitor or company enters a segment, and each day at your digest hour, Glimpse posts an alert to these endpoints: a Slack message with the score, its reasons, the location and the last pages, or a signed segment.entered or segment.digest webhook. Failures are retried for 24 hours; a Slack rate limit is waited out.',
+    ),
+    h('h2', {}, 'Add a Slack endpoint'),
+    slackForm(endpoints),
+    endpoints.heading,
+    list,
+  );
+  await endpoints.load();
+}
+
+// The form that adds a Slack incoming webhook, posting the segment events ticked.
+function slackForm(endpoints: EndpointList): HTMLFormElement {
   const urlInput = h('input', {
     type: 'url',
     required: true,
@@ -26,9 +42,9 @@ export async function alertsPage(root: HTMLElement): Promise<void> {
     spellcheck: 'false',
     placeholder: 'https://hooks.slack.com/services/…',
   });
-  const form = h(
+  const form: HTMLFormElement = h(
     'form',
-    { class: 'create', onsubmit: action(create) },
+    { class: 'create', onsubmit: action(() => createSlackEndpoint(form, urlInput, endpoints)) },
     field(
       'slack-url',
       'Slack incoming-webhook URL',
@@ -50,71 +66,45 @@ export async function alertsPage(root: HTMLElement): Promise<void> {
     ),
     h('button', { type: 'submit' }, 'Add Slack endpoint'),
   );
+  return form;
+}
 
-  async function create() {
-    const events = [...form.querySelectorAll<HTMLInputElement>('input[name=slack-event]:checked')].map((i) => i.value);
-    const created = await api<Webhook>('POST', 'webhooks', { kind: 'slack', url: urlInput.value.trim(), ...(events.length ? { events } : {}) });
-    form.reset();
-    await listChanged(load, listHeading, `Slack endpoint ${created.url} added.`);
-  }
+// The form's submit: the endpoint added (the API's default events when none is ticked), the list loaded again.
+async function createSlackEndpoint(form: HTMLFormElement, urlInput: HTMLInputElement, endpoints: EndpointList): Promise<void> {
+  const events = [...form.querySelectorAll<HTMLInputElement>('input[name=slack-event]:checked')].map((i) => i.value);
+  const created = await api<Webhook>('POST', 'webhooks', { kind: 'slack', url: urlInput.value.trim(), ...(events.length ? { events } : {}) });
+  form.reset();
+  await listChanged(endpoints.load, endpoints.heading, `Slack endpoint ${created.url} added.`);
+}
 
-  async function load() {
-    const { items } = await api<List<Webhook>>('GET', 'webhooks');
-    const deliveries = await Promise.all(
-      items.map((w) => api<Paged<Delivery>>('GET', `webhooks/${encodeURIComponent(w.id)}/deliveries?limit=${LAST_DELIVERIES}`).then((p) => p.items)),
-    );
-    if (!list.isConnected) return;
-    const rows = items.map((w, i) => [
-      h('code', {}, w.url),
-      w.kind === 'slack' ? 'Slack' : 'Webhook',
-      names(w.events),
-      status(w),
-      lastDeliveries(deliveries[i] ?? []),
-      lastFailure(deliveries[i] ?? []),
-      h(
-        'div',
-        { class: 'row-actions' },
-        h('a', { href: `#/webhooks?endpoint=${encodeURIComponent(w.id)}` }, 'All deliveries', hidden(` to ${w.url}`)),
-        h(
-          'button',
-          { type: 'button', class: 'secondary', onclick: action(() => setEnabled(w, !w.enabled)) },
-          w.enabled ? 'Disable' : 'Re-enable',
-          hidden(` ${w.url}`),
-        ),
-        h('button', { type: 'button', class: 'danger', onclick: action(() => remove(w)) }, 'Delete', hidden(` ${w.url}`)),
-      ),
-    ]);
-    list.replaceChildren(
-      tableOr(
-        h('p', {}, 'No endpoints yet: add a Slack endpoint above, or a webhook on the Webhooks page.'),
-        'Alert endpoints',
-        ['URL', 'Kind', 'Events', 'Status', 'Last deliveries', 'Last failure', 'Actions'],
-        rows,
-      ),
-    );
-  }
-
-  async function setEnabled(w: Webhook, enabled: boolean) {
-    await api('PATCH', `webhooks/${w.id}`, { enabled });
-    await listChanged(load, listHeading, enabled ? `Endpoint ${w.url} enabled: what was pending is sent again now.` : `Endpoint ${w.url} disabled.`);
-  }
-  async function remove(w: Webhook) {
-    if (!confirm(`Delete the endpoint ${w.url}? Its pending deliveries are dropped.`)) return;
-    await api('DELETE', `webhooks/${w.id}`);
-    await listChanged(load, listHeading, `Endpoint ${w.url} deleted.`);
-  }
-
-  root.append(
-    ...pageHeading(
-      'Alerts',
-      'When a visitor or company enters a segment, and each day at your digest hour, Glimpse posts an alert to these endpoints: a Slack message with the score, its reasons, the location and the last pages, or a signed segment.entered or segment.digest webhook. Failures are retried for 24 hours; a Slack rate limit is waited out.',
-    ),
-    h('h2', {}, 'Add a Slack endpoint'),
-    form,
-    listHeading,
-    list,
+// Every endpoint with its last deliveries, as a table (or a line saying there is none yet).
+async function loadEndpoints(list: HTMLElement, endpoints: EndpointList): Promise<void> {
+  const { items } = await api<List<Webhook>>('GET', 'webhooks');
+  const deliveries = await Promise.all(
+    items.map((w) => api<Paged<Delivery>>('GET', `webhooks/${encodeURIComponent(w.id)}/deliveries?limit=${LAST_DELIVERIES}`).then((p) => p.items)),
   );
-  await load();
+  if (!list.isConnected) return;
+  list.replaceChildren(
+    tableOr(
+      h('p', {}, 'No endpoints yet: add a Slack endpoint above, or a webhook on the Webhooks page.'),
+      'Alert endpoints',
+      ['URL', 'Kind', 'Events', 'Status', 'Last deliveries', 'Last failure', 'Actions'],
+      items.map((w, i) => endpointRow(w, deliveries[i] ?? [], endpoints)),
+    ),
+  );
+}
+
+// One endpoint's row: what it is, its state, its last deliveries and failure, its buttons.
+function endpointRow(w: Webhook, deliveries: Delivery[], endpoints: EndpointList): Child[] {
+  return [
+    h('code', {}, w.url),
+    w.kind === 'slack' ? 'Slack' : 'Webhook',
+    names(w.events),
+    status(w),
+    lastDeliveries(deliveries),
+    lastFailure(deliveries),
+    h('div', { class: 'row-actions' }, deliveriesLink(w, 'All deliveries'), enableButton(w, endpoints), deleteButton(w, endpoints)),
+  ];
 }
 
 /** Enabled, or disabled and why: a Slack URL that was revoked says what to do. */
