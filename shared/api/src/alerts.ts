@@ -3,6 +3,7 @@
 // {type, timestamp, data}); webhook-payloads.ts gives them their place in the OpenAPI document. A
 // Slack endpoint receives the same alerts as Block Kit messages instead.
 import { z } from 'zod';
+import { deliverySchema } from './envelope.js';
 
 const id = z.uuid();
 const at = z.iso.datetime();
@@ -59,33 +60,21 @@ const segmentSchema = z.strictObject({
 });
 
 /** The body of a segment.entered delivery: once per member and segment in the segment's alert window; its webhook-id is the entry's eventId. */
-export const segmentEnteredPayloadSchema = z
-  .strictObject({
-    type: z.literal('segment.entered'),
-    timestamp: at.meta({ description: 'when the member entered the segment' }),
-    data: z.strictObject({
-      segment: segmentSchema,
-      window_start: at.meta({ description: "the start of the alert window this entry is the member's first of" }),
-      member: alertMemberSchema,
-    }),
-  })
-  .meta({ id: 'SegmentEnteredPayload', description: 'a segment.entered delivery: a visitor or company entered a segment' });
+export const segmentEnteredPayloadSchema = deliverySchema(z.literal('segment.entered'), 'when the member entered the segment', {
+  segment: segmentSchema,
+  window_start: at.meta({ description: "the start of the alert window this entry is the member's first of" }),
+  member: alertMemberSchema,
+}).meta({ id: 'SegmentEnteredPayload', description: 'a segment.entered delivery: a visitor or company entered a segment' });
 export type SegmentEnteredPayload = z.infer<typeof segmentEnteredPayloadSchema>;
 
 /** The body of a segment.digest delivery: once per segment and account-local day, at the account's digest hour. */
-export const segmentDigestPayloadSchema = z
-  .strictObject({
-    type: z.literal('segment.digest'),
-    timestamp: at.meta({ description: 'when the digest was made' }),
-    data: z.strictObject({
-      segment: segmentSchema,
-      day: z.iso.date().meta({ description: 'the account-local day the digest is of' }),
-      new_members: z.number().int().min(0).meta({ description: 'members who entered since the previous digest' }),
-      members: z.number().int().min(0).meta({ description: 'members now' }),
-      top: z.array(alertMemberSchema).meta({ description: 'the highest scores now, best first (at most 10)' }),
-    }),
-  })
-  .meta({ id: 'SegmentDigestPayload', description: "a segment.digest delivery: a segment's day" });
+export const segmentDigestPayloadSchema = deliverySchema(z.literal('segment.digest'), 'when the digest was made', {
+  segment: segmentSchema,
+  day: z.iso.date().meta({ description: 'the account-local day the digest is of' }),
+  new_members: z.number().int().min(0).meta({ description: 'members who entered since the previous digest' }),
+  members: z.number().int().min(0).meta({ description: 'members now' }),
+  top: z.array(alertMemberSchema).meta({ description: 'the highest scores now, best first (at most 10)' }),
+}).meta({ id: 'SegmentDigestPayload', description: "a segment.digest delivery: a segment's day" });
 export type SegmentDigestPayload = z.infer<typeof segmentDigestPayloadSchema>;
 
 export type SegmentAlertPayload = SegmentEnteredPayload | SegmentDigestPayload;

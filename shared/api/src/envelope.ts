@@ -1,5 +1,6 @@
 // The envelope of a call that carries many items at once (a bulk enrichment, a batch of events): a
-// strict object around one array, required, of at least one item and at most `max`.
+// strict object around one array, required, of at least one item and at most `max`; and the envelope
+// of a webhook delivery's body (Standard Webhooks' {type, timestamp, data}).
 import { z } from 'zod';
 
 export interface EnvelopeWords {
@@ -20,4 +21,9 @@ export function envelopeSchema<K extends string, T extends z.ZodType>(key: K, it
   return z.strictObject({ [key]: field } as Record<K, typeof field>, {
     error: (i) => (i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}; send {"${key}": [...]}` : 'body must be a JSON object'),
   });
+}
+
+/** A webhook delivery's body: its type, when what it tells of happened (`when` describes it), and its data, all strict. */
+export function deliverySchema<T extends z.ZodType, D extends z.ZodRawShape>(type: T, when: string, data: D) {
+  return z.strictObject({ type, timestamp: z.iso.datetime().meta({ description: when }), data: z.strictObject(data) });
 }

@@ -26,8 +26,13 @@ const withinDays = z
 /** A two-letter country code, any case (upper-cased when parsed). */
 const COUNTRY_CODE = /^[A-Za-z]{2}$/;
 const countryMessage = 'country must be a two-letter ISO 3166 code';
-/** The message of a string past its most characters (zod's own words for max). */
-const tooLong = (max: number) => `Too big: expected string to have <=${max} characters`;
+/** A firmographics label the filter matches (industry, size): trimmed, not empty, at most `max` characters (zod's words for max). */
+const firmographicLabel = (field: string, max: number) =>
+  z
+    .string({ error: `${field} must be a string` })
+    .trim()
+    .refine((v) => v.length >= 1, `${field} must not be empty`)
+    .refine((v) => v.length <= max, `Too big: expected string to have <=${max} characters`);
 
 export const segmentFilterSchema = z
   .strictObject({
@@ -43,20 +48,10 @@ export const segmentFilterSchema = z
       .overwrite((c) => c.toUpperCase())
       .optional()
       .meta({ description: 'ISO 3166 two-letter code of where the visitor was last (a company: one of its visitors)' }),
-    industry: z
-      .string({ error: 'industry must be a string' })
-      .trim()
-      .refine((v) => v.length >= 1, 'industry must not be empty')
-      .refine((v) => v.length <= 100, tooLong(100))
+    industry: firmographicLabel('industry', 100)
       .optional()
       .meta({ description: "the company's firmographics' industry, any case (only visitors and companies with a known company)" }),
-    size: z
-      .string({ error: 'size must be a string' })
-      .trim()
-      .refine((v) => v.length >= 1, 'size must not be empty')
-      .refine((v) => v.length <= 40, tooLong(40))
-      .optional()
-      .meta({ description: "the company's firmographics' size label, e.g. 51-200" }),
+    size: firmographicLabel('size', 40).optional().meta({ description: "the company's firmographics' size label, e.g. 51-200" }),
     network_type: z
       .enum(NETWORK_TYPES, { error: `network_type must be one of ${NETWORK_TYPES.join(', ')}` })
       .optional()
@@ -195,9 +190,17 @@ type Op = (
   more?: Ok[] | Record<number, unknown>,
 ) => unknown;
 
+/** A JSON body or answer of this schema. */
+const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
+
 /** The segment and alert settings operations, with the management API's errors (`op` registers one). */
 export function registerSegments(op: Op): void {
-  const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
+  registerSegmentOperations(op);
+  registerAlertSettings(op);
+}
+
+/** The segments: list, create, read, change, delete, and their members. */
+function registerSegmentOperations(op: Op): void {
   const id = { params: z.object({ id: z.string().meta({ description: "the segment's id (a UUID); another account's is 404" }) }) };
   op('get', '/account/segments', 'segments.list', "The account's segments, each with its count now", {
     status: 200,
@@ -243,6 +246,10 @@ export function registerSegments(op: Op): void {
       }),
     },
   );
+}
+
+/** The account's alert settings: the daily digest's time zone and hour. */
+function registerAlertSettings(op: Op): void {
   op('get', '/account/alert-settings', 'alertSettings.get', 'The daily digest’s time zone and hour', {
     status: 200,
     description: 'the settings',

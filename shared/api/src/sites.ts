@@ -101,37 +101,20 @@ const siteObjectError = (i: { code: string; keys?: string[] }) =>
     ? `unknown field(s): ${(i.keys ?? []).join(', ')}; a site has name, origins, track_events, capture_forms, consent, honor_gpc, query_keys, identity_verification and new_visitors_per_day`
     : 'body must be a JSON object';
 
-export const siteCreateSchema = z
-  .strictObject(
-    {
-      name,
-      origins,
-      track_events: trackEvents.optional(),
-      capture_forms: captureForms.optional(),
-      consent: consent.optional(),
-      honor_gpc: honorGpc.optional(),
-      query_keys: queryKeys.optional(),
-      identity_verification: identityVerification.optional(),
-      new_visitors_per_day: newVisitorsPerDay.optional(),
-    },
-    { error: siteObjectError },
-  )
-  .meta({ id: 'SiteInput' });
+/** The settings a site is made with or changed to, each optional (name and origins are apart: a new site needs them). */
+const siteSettings = {
+  track_events: trackEvents.optional(),
+  capture_forms: captureForms.optional(),
+  consent: consent.optional(),
+  honor_gpc: honorGpc.optional(),
+  query_keys: queryKeys.optional(),
+  identity_verification: identityVerification.optional(),
+  new_visitors_per_day: newVisitorsPerDay.optional(),
+};
+
+export const siteCreateSchema = z.strictObject({ name, origins, ...siteSettings }, { error: siteObjectError }).meta({ id: 'SiteInput' });
 export const siteUpdateSchema = z
-  .strictObject(
-    {
-      name: name.optional(),
-      origins: origins.optional(),
-      track_events: trackEvents.optional(),
-      capture_forms: captureForms.optional(),
-      consent: consent.optional(),
-      honor_gpc: honorGpc.optional(),
-      query_keys: queryKeys.optional(),
-      identity_verification: identityVerification.optional(),
-      new_visitors_per_day: newVisitorsPerDay.optional(),
-    },
-    { error: siteObjectError },
-  )
+  .strictObject({ name: name.optional(), origins: origins.optional(), ...siteSettings }, { error: siteObjectError })
   .meta({ id: 'SiteChanges', description: 'any of the fields; a list replaces the old one' });
 export type SiteCreateInput = z.infer<typeof siteCreateSchema>;
 export type SiteUpdateInput = z.infer<typeof siteUpdateSchema>;

@@ -4,6 +4,7 @@
 // body is in webhooks.ts and the segment alerts' in alerts.ts, beside the records they carry.
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { deliverySchema } from './envelope.js';
 import { segmentDigestPayloadSchema, segmentEnteredPayloadSchema } from './alerts.js';
 import { PERSON_FIELDS, visitorDetailsSchema, type PersonField } from './records.js';
 import { WEBHOOK_EVENT_TYPES, companyVisitedPayloadSchema } from './webhooks.js';
@@ -12,20 +13,14 @@ const id = z.uuid();
 const at = z.iso.datetime();
 
 /** The body of an enrollment.started or enrollment.stopped delivery: who, which playbook, what and when (no event properties). */
-export const enrollmentPayloadSchema = z
-  .strictObject({
-    type: z.enum(['enrollment.started', 'enrollment.stopped']),
-    timestamp: at.meta({ description: 'when the enrollment started or stopped' }),
-    data: z.strictObject({
-      effectId: id.meta({ description: 'the playbook effect: the webhook-id of every attempt' }),
-      eventId: id.meta({ description: "the event that caused it; for a stop by a suppression or an erasure, that operation's id" }),
-      playbookId: id,
-      email: z.string().meta({ description: "the person's email; after an erasure, its one-way stand-in (erased: and 64 hex digits)" }),
-      at,
-      reason: z.enum(['suppressed', 'erased']).optional().meta({ description: 'only on a stop made by a suppression or an erasure' }),
-    }),
-  })
-  .meta({ id: 'EnrollmentPayload', description: 'an enrollment.started or enrollment.stopped delivery: a playbook started or stopped for a person' });
+export const enrollmentPayloadSchema = deliverySchema(z.enum(['enrollment.started', 'enrollment.stopped']), 'when the enrollment started or stopped', {
+  effectId: id.meta({ description: 'the playbook effect: the webhook-id of every attempt' }),
+  eventId: id.meta({ description: "the event that caused it; for a stop by a suppression or an erasure, that operation's id" }),
+  playbookId: id,
+  email: z.string().meta({ description: "the person's email; after an erasure, its one-way stand-in (erased: and 64 hex digits)" }),
+  at,
+  reason: z.enum(['suppressed', 'erased']).optional().meta({ description: 'only on a stop made by a suppression or an erasure' }),
+}).meta({ id: 'EnrollmentPayload', description: 'an enrollment.started or enrollment.stopped delivery: a playbook started or stopped for a person' });
 export type EnrollmentPayload = z.infer<typeof enrollmentPayloadSchema>;
 
 const personMask = Object.fromEntries(PERSON_FIELDS.map((field) => [field, true])) as { [K in PersonField]: true };
@@ -38,23 +33,15 @@ export const personDetailsSchema = visitorDetailsSchema.pick(personMask).meta({
 export type PersonDetails = z.infer<typeof personDetailsSchema>;
 
 /** The body of a visitor.identified delivery: a visitor tied to a person, how and how surely, and the person's fields. */
-export const visitorIdentifiedPayloadSchema = z
-  .strictObject({
-    type: z.literal('visitor.identified'),
-    timestamp: at.meta({ description: 'when the visitor was identified' }),
-    data: z.strictObject({
-      visitor_id: z.string().meta({ description: 'the visitor (24 hex)' }),
-      site_id: id,
-      method: z.enum(['identify', 'form', 'email_link']),
-      confidence: z.number().min(0).max(1),
-      verified: z
-        .boolean()
-        .meta({ description: "a verified identification (the site's hash, an email link); false: a claim anyone with the site key could make" }),
-      email: z.string(),
-      details: personDetailsSchema.meta({ description: 'empty when enrichment knows nobody with the email' }),
-    }),
-  })
-  .meta({ id: 'VisitorIdentifiedPayload', description: 'a visitor.identified delivery: a visitor was tied to a person' });
+export const visitorIdentifiedPayloadSchema = deliverySchema(z.literal('visitor.identified'), 'when the visitor was identified', {
+  visitor_id: z.string().meta({ description: 'the visitor (24 hex)' }),
+  site_id: id,
+  method: z.enum(['identify', 'form', 'email_link']),
+  confidence: z.number().min(0).max(1),
+  verified: z.boolean().meta({ description: "a verified identification (the site's hash, an email link); false: a claim anyone with the site key could make" }),
+  email: z.string(),
+  details: personDetailsSchema.meta({ description: 'empty when enrichment knows nobody with the email' }),
+}).meta({ id: 'VisitorIdentifiedPayload', description: 'a visitor.identified delivery: a visitor was tied to a person' });
 export type VisitorIdentifiedPayload = z.infer<typeof visitorIdentifiedPayloadSchema>;
 
 const signedHeaders = (webhookId: string) =>

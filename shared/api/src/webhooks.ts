@@ -3,6 +3,7 @@
 // objects are open (other fields may be added later); every field listed is checked. Also the body
 // of a company.visited delivery, which the webhooks service builds.
 import { z } from 'zod';
+import { deliverySchema } from './envelope.js';
 import { companyRecordSchema } from './companies.js';
 import { networkSchema, orNull, visitorLocationSchema } from './company-views.js';
 
@@ -145,27 +146,21 @@ const firmographics = companyRecordSchema.omit({ domain: true, name: true }).sha
  * The body of a company.visited delivery (Standard Webhooks' {type, timestamp, data}), sent once per
  * company, site and window (a UTC day); its webhook-id is the visit's id, the same on every retry.
  */
-export const companyVisitedPayloadSchema = z
-  .strictObject({
-    type: z.literal('company.visited'),
-    timestamp: at.meta({ description: "the company's first page view on the site in the window" }),
-    data: z.strictObject({
-      site_id: id,
-      visitor_id: z.string().meta({ description: 'the visitor (24 hex) whose page view it was' }),
-      company: z
-        .strictObject({
-          key: z.string().meta({ description: 'the company domain, or its name lower-cased when the data names no domain: GET /account/companies/{key}' }),
-          name: z.string().nullable().meta({ description: "the company record's name, else the network data's; null when neither names it" }),
-          domain: z.string().nullable(),
-          ...firmographics,
-        })
-        .meta({ description: 'the company, with its firmographics when scheduled; without a company record for the domain every firmographic field is null' }),
-      network: orNull(networkSchema).meta({ description: "the visitor's network; null when the address matched no network data" }),
-      location: orNull(visitorLocationSchema).meta({ description: 'where the page view came from; null when unknown' }),
-      window_start: at.meta({ description: 'the start of the window (UTC day) this is the first visit of' }),
-    }),
-  })
-  .meta({ id: 'CompanyVisitedPayload', description: 'a company.visited delivery: a named company visited a site for the first time in the window' });
+export const companyVisitedPayloadSchema = deliverySchema(z.literal('company.visited'), "the company's first page view on the site in the window", {
+  site_id: id,
+  visitor_id: z.string().meta({ description: 'the visitor (24 hex) whose page view it was' }),
+  company: z
+    .strictObject({
+      key: z.string().meta({ description: 'the company domain, or its name lower-cased when the data names no domain: GET /account/companies/{key}' }),
+      name: z.string().nullable().meta({ description: "the company record's name, else the network data's; null when neither names it" }),
+      domain: z.string().nullable(),
+      ...firmographics,
+    })
+    .meta({ description: 'the company, with its firmographics when scheduled; without a company record for the domain every firmographic field is null' }),
+  network: orNull(networkSchema).meta({ description: "the visitor's network; null when the address matched no network data" }),
+  location: orNull(visitorLocationSchema).meta({ description: 'where the page view came from; null when unknown' }),
+  window_start: at.meta({ description: 'the start of the window (UTC day) this is the first visit of' }),
+}).meta({ id: 'CompanyVisitedPayload', description: 'a company.visited delivery: a named company visited a site for the first time in the window' });
 
 export type CompanyVisitedPayload = z.infer<typeof companyVisitedPayloadSchema>;
 export type WebhookEndpoint = z.infer<typeof webhookEndpointSchema>;
