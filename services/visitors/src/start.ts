@@ -6,6 +6,7 @@
 import { postgresProbe } from '@glimpse/db';
 import { createDb, type Db } from '@glimpse/db/visitors';
 import { createBaseApp, serveService, serviceStart, type RunningService } from '@glimpse/http';
+import type { Express } from 'express';
 import type { Registry } from 'prom-client';
 import { metricsIn, type Logger } from '@glimpse/logging';
 import { batchConsumerServiceReadiness, TOPICS, connectServiceKafka, createAccountEventsConsumer } from '@glimpse/messaging';
@@ -20,6 +21,7 @@ import { classifyNetwork } from './domain/network-classifier.js';
 import { deleteAccountVisitors } from './data/visitor-repository.js';
 import { internalRouter } from './http/internal-routes.js';
 import { ipRangesImportRoutes } from './http/import-routes.js';
+import { ipDataRoutes } from './http/ip-data-routes.js';
 import { loadConfig, type VisitorsConfig } from './config.js';
 
 /** The running visitors service: where it listens and how to stop it. */
@@ -39,24 +41,9 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
       accounts: async () => accounts.check(),
     }),
   });
-  // The IP datasets in memory, loaded before the first chunk so its page views are located.
-  const ipData = createIpData({
-    databaseUrl: config.DATABASE_URL,
-    classify: classifyNetwork,
-    pollMs: config.VISITORS_IP_DATA_POLL_MS,
-    logger,
-    registry: base.registry,
-  });
-  await ipData.start();
+  const ipData = await startIpData(config, logger, base.registry);
   const consumer = createCollectedConsumer(collectedConsumerOptions(config, { kafka, db, producer, ipData, logger, registry: base.registry }));
-  const accounts = createAccountEventsConsumer({
-    kafka,
-    groupId: config.VISITORS_ACCOUNTS_GROUP_ID,
-    sessionTimeoutMs: config.VISITORS_SESSION_TIMEOUT_MS,
-    logger,
-    registry: base.registry,
-    onDeleted: async (accountId) => (await deleteAccountVisitors(db, accountId)) + (await deleteAccountSegments(db, accountId)),
-  });
+  const accounts = accountEventsConsumer(config, { kafka, db, logger, registry: base.registry });
   await consumer.start();
   accounts.start(); // in the background, retrying until Kafka answers; /readyz shows it
   const { purge, retention } = scheduleRetention(db, config, logger, base.registry);
@@ -67,17 +54,7 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
   // Intent scores: an account whose weights changed is recomputed from its stored contributions.
   const rescorer = scheduleIntentRescorer(db, { intervalMs: config.VISITORS_INTENT_RESCORE_INTERVAL_MS, logger });
 
-  base.app.use(
-    internalRouter({
-      db,
-      internalTokens: config.INTERNAL_TOKENS,
-      erasureSecret: config.VISITORS_ERASURE_KEY,
-      pageRulesPerAccount: config.PAGE_RULES_PER_ACCOUNT,
-      companiesCacheMs: config.COMPANIES_VIEW_CACHE_SECONDS * 1000,
-      segmentsPerAccount: config.SEGMENTS_PER_ACCOUNT,
-    }),
-  );
-  base.app.use(ipRangesImportRoutes({ databaseUrl: config.DATABASE_URL, internalTokens: config.INTERNAL_TOKENS }));
+  mountInternalApi(base.app, db, config);
   return serveService({
     name: 'visitors',
     base,
@@ -98,6 +75,50 @@ export const startVisitorsService = serviceStart('visitors', loadConfig, async (
     close: [() => producer.disconnect(), () => kafkaHealth.close(), () => db.$disconnect()],
   });
 });
+
+/** The IP datasets in memory, loaded before the first chunk so its page views are located. */
+async function startIpData(config: VisitorsConfig, logger: Logger, registry: Registry): Promise<IpData> {
+  const ipData = createIpData({
+    databaseUrl: config.DATABASE_URL,
+    classify: classifyNetwork,
+    pollMs: config.VISITORS_IP_DATA_POLL_MS,
+    logger,
+    registry,
+  });
+  await ipData.start();
+  return ipData;
+}
+
+type AccountEventsOptions = Parameters<typeof createAccountEventsConsumer>[0];
+
+/** The consumer of the accounts topic: a deleted account's visitors and segments are removed. */
+function accountEventsConsumer(config: VisitorsConfig, deps: Pick<AccountEventsOptions, 'kafka' | 'logger' | 'registry'> & { db: Db }) {
+  const { kafka, db, logger, registry } = deps;
+  return createAccountEventsConsumer({
+    kafka,
+    groupId: config.VISITORS_ACCOUNTS_GROUP_ID,
+    sessionTimeoutMs: config.VISITORS_SESSION_TIMEOUT_MS,
+    logger,
+    registry,
+    onDeleted: async (accountId) => (await deleteAccountVisitors(db, accountId)) + (await deleteAccountSegments(db, accountId)),
+  });
+}
+
+/** The internal API the gateway calls: the account's data, the operator's imports, IP datasets and network types. */
+function mountInternalApi(app: Express, db: Db, config: VisitorsConfig): void {
+  app.use(
+    internalRouter({
+      db,
+      internalTokens: config.INTERNAL_TOKENS,
+      erasureSecret: config.VISITORS_ERASURE_KEY,
+      pageRulesPerAccount: config.PAGE_RULES_PER_ACCOUNT,
+      companiesCacheMs: config.COMPANIES_VIEW_CACHE_SECONDS * 1000,
+      segmentsPerAccount: config.SEGMENTS_PER_ACCOUNT,
+    }),
+  );
+  app.use(ipRangesImportRoutes({ databaseUrl: config.DATABASE_URL, internalTokens: config.INTERNAL_TOKENS }));
+  app.use(ipDataRoutes({ databaseUrl: config.DATABASE_URL, internalTokens: config.INTERNAL_TOKENS }));
+}
 
 /** The consumer group on visitors.collected, its page views located by the IP datasets in memory. */
 function collectedConsumerOptions(
