@@ -1,6 +1,8 @@
 // The operator API under /operator: what the installation's operator does to accounts (creating and
 // deleting them, their workflows add-on, their credit limit and usage, and their management API
-// acted on in their place, see operator-account-routes.ts), not what an account does to itself.
+// acted on in their place, see operator-account-routes.ts), not what an account does to itself; and
+// to the installation's data: imports (operator-import-routes.ts), IP datasets and network types
+// (operator-ip-data-routes.ts).
 // One credential, the operator token (OPERATOR_TOKEN), compared in constant time; without it
 // configured the prefix is not mounted at all, so /operator answers 404 like any path that does not
 // exist. Not in the public OpenAPI document: customers read that one.
@@ -20,6 +22,7 @@ import {
   type OperatorAccountOptions,
 } from './operator-account-routes.js';
 import { operatorImportRoutes } from './operator-import-routes.js';
+import { operatorIpDataRoutes } from './operator-ip-data-routes.js';
 import type { ImportForwarder } from '../data/import-forwarder.js';
 
 export interface OperatorRouterOptions {
@@ -101,6 +104,7 @@ export function operatorRouter({ token, db, addressLimiter, logger, accounts }: 
     router.use(operatorActingRouter({ ...accounts, db, logger }));
     router.use(operatorCreditRoutes({ db, enrichment: accounts.enrichment, logger }));
     if (accounts.imports) router.use(operatorImportRoutes({ imports: accounts.imports, logger }));
+    router.use(operatorIpDataRoutes({ visitors: accounts.visitors, logger }));
   }
   return router;
 }
