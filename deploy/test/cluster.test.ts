@@ -9,6 +9,7 @@ import path from 'node:path';
 import topicsJson from '../../shared/messaging/src/topics.json';
 import { connectionBudget } from './lib/budget';
 import { find, one, render, REPO, type K8sObject } from './lib/render';
+import { allowed, podsOf, type Pod } from './lib/network';
 import { environment, externalSecretKeys, secretRefs, workloads } from './lib/workloads';
 
 const OVERLAYS = ['overlays/dev', 'overlays/prod'];
@@ -475,7 +476,7 @@ describe.each(OVERLAYS)('%s', (overlay) => {
   });
 
   it('when the images are named, then prod pins every one by digest', () => {
-    const images = [...objects, ...render(`${overlay}/migrate`)].flatMap((o) =>
+    const images = [...objects, ...render(`${overlay}/migrate`), ...render(`${overlay}/import`)].flatMap((o) =>
       workloads([o]).flatMap((w) => w.pod.containers.map((c: any) => c.image as string)),
     );
     expect(images.length).toBeGreaterThanOrEqual(6);
@@ -489,7 +490,7 @@ describe('secrets', () => {
   const needed = (objects: K8sObject[]) => secretRefs(objects).filter((r) => r.namespace === 'glimpse');
 
   it('when prod is applied, then External Secrets makes every Secret and key the pods and operators read', () => {
-    const objects = [...render('overlays/prod'), ...render('overlays/prod/migrate')];
+    const objects = [...render('overlays/prod'), ...render('overlays/prod/migrate'), ...render('overlays/prod/import')];
     const made = externalSecretKeys(objects);
     const missing = needed(objects).filter((r) => !made.has(`glimpse/${r.name}`) || (r.key !== undefined && !made.get(`glimpse/${r.name}`)!.has(r.key)));
     expect(missing).toEqual([]);
@@ -507,7 +508,7 @@ describe('secrets', () => {
       .map((l) => JSON.parse(l));
     fs.rmSync(dir, { recursive: true, force: true });
     const made = new Map(applied.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, new Set(Object.keys(s.data))]));
-    const objects = [...render('overlays/dev'), ...render('overlays/dev/migrate')];
+    const objects = [...render('overlays/dev'), ...render('overlays/dev/migrate'), ...render('overlays/dev/import')];
     const missing = needed(objects).filter((r) => !made.has(`glimpse/${r.name}`) || (r.key !== undefined && !made.get(`glimpse/${r.name}`)!.has(r.key)));
     expect(missing).toEqual([]);
     const db = applied.find((s) => s.metadata.name === 'glimpse-db-gateway');
@@ -515,5 +516,61 @@ describe('secrets', () => {
       /^postgresql:\/\/glimpse_gateway:[0-9a-f]{64}@glimpse-pg-pooler-rw\.glimpse\.svc:5432\/glimpse\?sslmode=verify-full$/,
     );
     expect(Buffer.from(applied.find((s) => s.metadata.name === 'glimpse-ca-bundle').data['ca.crt'], 'base64').toString()).toMatch(/kafka[\s\S]*postgres/);
+  });
+});
+
+describe.each(OVERLAYS)('%s: the import Job', (overlay) => {
+  const objects = render(overlay);
+  const glimpse = objects.filter((o) => o.metadata.namespace === 'glimpse');
+  const job = render(`${overlay}/import`);
+  const [importJob] = workloads(job);
+  const policies = find([...glimpse, ...job], 'NetworkPolicy');
+  const importPod = podsOf(job)[0]!;
+  // The Pooler's and the instances' pods, as CloudNativePG labels them (they are not workloads here).
+  const pooler: Pod = { name: 'Pooler/glimpse-pg-pooler-rw', namespace: 'glimpse', labels: { 'cnpg.io/poolerName': 'glimpse-pg-pooler-rw' }, ports: {} };
+  const primary: Pod = {
+    name: 'Cluster/glimpse-pg',
+    namespace: 'glimpse',
+    labels: { 'cnpg.io/cluster': 'glimpse-pg', 'cnpg.io/instanceRole': 'primary', 'cnpg.io/podRole': 'instance' },
+    ports: {},
+  };
+
+  it('when it is rendered, then it is one Job in the namespace that runs the CLI from the gateway image once, as a non-root user on a read-only root', () => {
+    expect(job.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'Job/glimpse-import',
+      'NetworkPolicy/import',
+      'NetworkPolicy/postgres-pooler-import',
+    ]);
+    expect(job.every((o) => o.metadata.namespace === 'glimpse')).toBe(true);
+    const container = importJob!.pod.containers[0];
+    expect(container.command).toEqual(['node', 'tools/cli/bin/glimpse.js']);
+    expect(container.args.slice(0, 2)).toEqual(['import', 'persons']);
+    expect(container.image).toBe(one(objects, 'Deployment', 'gateway').spec.template.spec.containers[0].image);
+    expect(importJob!.object.spec.backoffLimit).toBe(0);
+    expect(importJob!.pod.securityContext.runAsNonRoot).toBe(true);
+    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+  });
+
+  it("when it connects to Postgres, then it is as a service's role through the Pooler, never the migration role, and no operator API is named", () => {
+    const env = importJob!.pod.containers[0].env;
+    const secrets = env.filter((e: any) => e.valueFrom?.secretKeyRef).map((e: any) => [e.name, e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.key]);
+    expect(secrets).toEqual([['ENRICHMENT_DATABASE_URL', 'glimpse-db-enrichment', 'DATABASE_URL']]);
+    expect(env.some((e: any) => e.name === 'GLIMPSE_URL' || e.name === 'GLIMPSE_OPERATOR_TOKEN')).toBe(false);
+    expect(environment(job, importJob!).NODE_EXTRA_CA_CERTS).toBe('/etc/glimpse/ca/ca.crt');
+  });
+
+  it('when its pod opens connections, then it reaches the Pooler on 5432 and nothing else; without its policies the Pooler refuses it', () => {
+    expect(allowed(policies, importPod, pooler, 5432)).toBe(true);
+    expect(allowed(policies, importPod, primary, 5432)).toBe(false);
+    const reached = podsOf(glimpse).flatMap((to) =>
+      [5432, 6379, 8080, 8081, 8082, 8083, 8084, 9093, METRICS_PORT]
+        .filter((port) => allowed(policies, importPod, to, port))
+        .map((port) => `${to.name}:${port}`),
+    );
+    expect(reached).toEqual([]);
+    // Nothing connects to it.
+    expect(podsOf(glimpse).filter((from) => allowed(policies, from, importPod, 8080))).toEqual([]);
+    // The overlay alone (the Job not applied) admits no import pod: the way in comes and goes with the Job.
+    expect(allowed(find(glimpse, 'NetworkPolicy'), importPod, pooler, 5432)).toBe(false);
   });
 });

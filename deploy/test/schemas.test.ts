@@ -6,7 +6,7 @@ import { validateObject } from './lib/schemas';
 describe('deploy/k8s renders and validates', () => {
   const dirs = kustomizations();
 
-  it('when the manifests are listed, then the base, both overlays and their migration Jobs are among them', () => {
+  it('when the manifests are listed, then the base, both overlays and their migration and import Jobs are among them', () => {
     expect(dirs).toEqual(
       expect.arrayContaining([
         'base/kafka',
@@ -14,10 +14,13 @@ describe('deploy/k8s renders and validates', () => {
         'base/redis',
         'base/services',
         'base/migrate',
+        'base/import',
         'overlays/dev',
         'overlays/dev/migrate',
+        'overlays/dev/import',
         'overlays/prod',
         'overlays/prod/migrate',
+        'overlays/prod/import',
       ]),
     );
   });
