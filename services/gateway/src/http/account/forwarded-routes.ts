@@ -14,6 +14,7 @@ import type { LinkTokens } from '../../domain/link-token.js';
 import { revokeEmail } from '../../domain/link-token-revocation.js';
 import { parseEventInput } from '../../domain/event-input.js';
 import { jsonBody, rawSearch } from './json-body.js';
+import { bodyOf, relaying } from './upstream.js';
 
 const account = (res: Response) => res.locals.accountId as string;
 export interface ForwardedRoutesOptions {
@@ -29,10 +30,20 @@ export interface ForwardedRoutesOptions {
 /** Emails of one person erased at once: the erased one and the others enrichment knows of the person (a bound on calls). */
 const MAX_PERSON_EMAILS = 20;
 
-export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, rawStore, linkTokens }: ForwardedRoutesOptions): Router {
+export function forwardedRoutes(options: ForwardedRoutesOptions): Router {
   const router = express.Router();
-  const id = (req: express.Request) => req.params.id as string;
+  playbookRoutes(router, options.playbooks);
+  router.delete(
+    '/account/persons/:email',
+    relaying((req, res) => erasePerson(options, req, res)),
+  );
+  router.get('/account/usage', async (req, res) => relay(res, await options.enrichment.usage(account(res), rawSearch(req))));
+  return router;
+}
 
+/** Playbooks, their enrollments, the event catalog, a dry run, an event's receipt and suppressions: the playbook service's. */
+function playbookRoutes(router: Router, playbooks: PlaybookClient): void {
+  const id = (req: express.Request) => req.params.id as string;
   router.get('/account/playbooks', async (_req, res) => relay(res, await playbooks.list(account(res))));
   router.post('/account/playbooks', jsonBody, async (req, res) => relay(res, await playbooks.create(account(res), req.body)));
   router.get('/account/playbooks/:id', async (req, res) => relay(res, await playbooks.get(account(res), id(req))));
@@ -51,56 +62,62 @@ export function forwardedRoutes({ playbooks, enrichment, webhooks, visitors, raw
   router.post('/account/suppressions', jsonBody, async (req, res) => relay(res, await playbooks.suppress(account(res), req.body)));
   router.get('/account/suppressions', async (req, res) => relay(res, await playbooks.suppressions(account(res), rawSearch(req))));
   router.delete('/account/suppressions/:email', async (req, res) => relay(res, await playbooks.unsuppress(account(res), req.params.email as string)));
-  // Erasure: the playbook service's tables first (they hold the email the longest; it answers with
-  // the keyed stand-in that replaced it), then the raw events in Redis, then the webhooks service's
-  // delivery records (the email becomes that stand-in), then the enrichment service's imported
-  // visitors of the person (it answers the person's other emails), then every link token of those
-  // emails is revoked for good, then the visitors service's identity links and the aggregates of
-  // every visitor tied to the person by any of the emails; all idempotent (erasing again gives the
-  // same stand-in), so a 503 from any is retried whole.
-  router.delete('/account/persons/:email', async (req, res) => {
-    const email = normalizeEmail(req.params.email);
-    if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
-    const upstream = await playbooks.erase(account(res), email);
-    if (upstream.status !== 200) return relay(res, upstream);
-    const { replacement, ...playbookCounts } = upstream.body as { replacement: string };
-    const deletedRawEvents = await rawStore.erasePerson(account(res), email);
-    const deliveries = await webhooks.call('POST', '/internal/persons/erase', account(res), { email, replacement });
-    if (deliveries.status !== 200) return relay(res, deliveries);
-    const imported = await enrichment.erasePerson(account(res), email, replacement);
-    if (imported.status !== 200) return relay(res, imported);
-    const {
-      deletedVisitors: deletedImportedVisitors,
-      hashedVisitors: hashedImportedVisitors,
-      emails: personEmails = [],
-    } = imported.body as { deletedVisitors: number; hashedVisitors: number; emails?: string[] };
-    const emails = [...new Set([email, ...personEmails.map((e) => normalizeEmail(e)).filter((e): e is string => e !== null)])].slice(0, MAX_PERSON_EMAILS);
-    // Before the links go: a link page view in between would make a new one.
-    const now = new Date();
-    await linkTokens.revocations.revoke(
-      account(res),
-      emails.map((e) => revokeEmail(linkTokens.tokens.emailKey(e), now)),
-    );
-    let deletedVisitors = 0;
-    let deletedLinks = 0;
-    for (const e of emails) {
-      const visitorData = await visitors.call('DELETE', `/internal/persons/${encodeURIComponent(e)}`, account(res));
-      if (visitorData.status !== 200) return relay(res, visitorData);
-      const counts = visitorData.body as { deletedVisitors: number; deletedLinks: number };
-      deletedVisitors += counts.deletedVisitors;
-      deletedLinks += counts.deletedLinks;
-    }
-    res.json({
-      ...playbookCounts,
-      deletedRawEvents,
-      ...(deliveries.body as { hashedDeliveries: number }),
-      deletedVisitors,
-      deletedVisitorLinks: deletedLinks,
-      deletedImportedVisitors,
-      hashedImportedVisitors,
-    });
-  });
+}
 
-  router.get('/account/usage', async (req, res) => relay(res, await enrichment.usage(account(res), rawSearch(req))));
-  return router;
+/**
+ * Erasure: the playbook service's tables first (they hold the email the longest; it answers with
+ * the keyed stand-in that replaced it), then the raw events in Redis, then the webhooks service's
+ * delivery records (the email becomes that stand-in), then the enrichment service's imported
+ * visitors of the person (it answers the person's other emails), then every link token of those
+ * emails is revoked for good, then the visitors service's identity links and the aggregates of
+ * every visitor tied to the person by any of the emails; all idempotent (erasing again gives the
+ * same stand-in), so a 503 from any is retried whole. A service's answer other than 200 is passed on.
+ */
+async function erasePerson(o: ForwardedRoutesOptions, req: express.Request, res: Response): Promise<void> {
+  const email = normalizeEmail(req.params.email as string);
+  if (email === null) throw new AppError('invalid_request', 'email must be a valid email address');
+  const accountId = account(res);
+  const { replacement, ...playbookCounts } = bodyOf(await o.playbooks.erase(accountId, email), 200) as { replacement: string };
+  const deletedRawEvents = await o.rawStore.erasePerson(accountId, email);
+  const deliveries = bodyOf(await o.webhooks.call('POST', '/internal/persons/erase', accountId, { email, replacement }), 200) as { hashedDeliveries: number };
+  const imported = bodyOf(await o.enrichment.erasePerson(accountId, email, replacement), 200) as {
+    deletedVisitors: number;
+    hashedVisitors: number;
+    emails?: string[];
+  };
+  const emails = [...new Set([email, ...(imported.emails ?? []).map((e) => normalizeEmail(e)).filter((e): e is string => e !== null)])].slice(
+    0,
+    MAX_PERSON_EMAILS,
+  );
+  // Before the links go: a link page view in between would make a new one.
+  const now = new Date();
+  await o.linkTokens.revocations.revoke(
+    accountId,
+    emails.map((e) => revokeEmail(o.linkTokens.tokens.emailKey(e), now)),
+  );
+  const { deletedVisitors, deletedLinks } = await eraseVisitorLinks(o.visitors, accountId, emails);
+  res.json({
+    ...playbookCounts,
+    deletedRawEvents,
+    ...deliveries,
+    deletedVisitors,
+    deletedVisitorLinks: deletedLinks,
+    deletedImportedVisitors: imported.deletedVisitors,
+    hashedImportedVisitors: imported.hashedVisitors,
+  });
+}
+
+/** The visitors service's identity links of each email and the visitors they tied, counted. */
+async function eraseVisitorLinks(visitors: VisitorsClient, accountId: string, emails: readonly string[]) {
+  let deletedVisitors = 0;
+  let deletedLinks = 0;
+  for (const e of emails) {
+    const counts = bodyOf(await visitors.call('DELETE', `/internal/persons/${encodeURIComponent(e)}`, accountId), 200) as {
+      deletedVisitors: number;
+      deletedLinks: number;
+    };
+    deletedVisitors += counts.deletedVisitors;
+    deletedLinks += counts.deletedLinks;
+  }
+  return { deletedVisitors, deletedLinks };
 }

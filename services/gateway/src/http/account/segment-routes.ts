@@ -5,28 +5,21 @@
 // sends the matching keys along (`keys`, never the client's), on create, on change and again on
 // each read of the segment or its members, so the background evaluation uses the keys of the last
 // of those. Status and body pass through.
-import express, { type Response, type Router } from 'express';
-import { MAX_LOOKUP_DOMAINS, type CompanyRecord } from '@glimpse/api';
+import express, { type Request, type Response, type Router } from 'express';
 import { AppError } from '@glimpse/errors';
-import { relay, type UpstreamResponse } from '../../data/internal-service.js';
+import { relay } from '../../data/internal-service.js';
 import type { EnrichmentClient } from '../../data/enrichment-client.js';
 import type { VisitorsClient } from '../../data/visitors-client.js';
-import { looksLikeDomain } from '../../domain/company-list.js';
 import { jsonBody, rawSearch } from './json-body.js';
+import { bodyOf, companyRecords, relaying } from './upstream.js';
 
 const account = (res: Response) => res.locals.accountId as string;
+const segmentId = (req: Request) => encodeURIComponent(req.params.id as string);
 
-/** An answer other than 2xx from a service, passed on as it came. */
-class Upstream extends Error {
-  constructor(readonly response: UpstreamResponse) {
-    super(`upstream ${response.status}`);
-  }
+interface Clients {
+  visitors: VisitorsClient;
+  enrichment: EnrichmentClient;
 }
-
-const ok = (r: UpstreamResponse): unknown => {
-  if (r.status < 200 || r.status > 299) throw new Upstream(r);
-  return r.body;
-};
 
 type Firmographics = { industry?: string; size?: string };
 
@@ -39,90 +32,91 @@ function firmographicsOf(filter: unknown): Firmographics | null {
   return { ...(industry !== undefined ? { industry: industry.trim() } : {}), ...(size !== undefined ? { size: size.trim() } : {}) };
 }
 
-export function segmentRoutes({ visitors, enrichment }: { visitors: VisitorsClient; enrichment: EnrichmentClient }): Router {
+/** The account's company keys whose firmographics match. */
+async function matchingKeys({ visitors, enrichment }: Clients, accountId: string, f: Firmographics): Promise<string[]> {
+  const { keys } = bodyOf(await visitors.call('GET', '/internal/segments/company-keys', accountId)) as { keys: string[] };
+  return [...(await companyRecords(enrichment, accountId, keys, f)).keys()];
+}
+
+/** The client's body with the gateway's keys when its filter names industry or size. */
+async function withKeys(clients: Clients, accountId: string, body: unknown): Promise<unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  if (Object.hasOwn(body, 'keys')) throw new AppError('invalid_request', 'keys is not a field of a segment');
+  const f = firmographicsOf((body as { filter?: unknown }).filter);
+  return f ? { ...body, keys: await matchingKeys(clients, accountId, f) } : body;
+}
+
+/** Resolves a stored segment's industry and size again (its companies may have changed since). */
+async function refresh(clients: Clients, accountId: string, id: string): Promise<void> {
+  const { visitors } = clients;
+  const { filter } = bodyOf(await visitors.call('GET', `/internal/segments/${id}/filter`, accountId)) as { filter: unknown };
+  const f = firmographicsOf(filter);
+  if (f) bodyOf(await visitors.call('PUT', `/internal/segments/${id}/keys`, accountId, { keys: await matchingKeys(clients, accountId, f) }));
+}
+
+export function segmentRoutes(clients: Clients): Router {
   const router = express.Router();
+  segmentReads(router, clients);
+  segmentWrites(router, clients);
+  alertSettingsRoutes(router, clients.visitors);
+  return router;
+}
 
-  /** The account's company keys whose firmographics match. */
-  async function matchingKeys(accountId: string, f: Firmographics): Promise<string[]> {
-    const { keys } = ok(await visitors.call('GET', '/internal/segments/company-keys', accountId)) as { keys: string[] };
-    const domains = [...new Set(keys.filter(looksLikeDomain))];
-    const out: string[] = [];
-    for (let i = 0; i < domains.length; i += MAX_LOOKUP_DOMAINS) {
-      const { items } = ok(await enrichment.companies(accountId, { domains: domains.slice(i, i + MAX_LOOKUP_DOMAINS), ...f })) as { items: CompanyRecord[] };
-      for (const r of items) out.push(r.domain);
-    }
-    return out;
-  }
-
-  /** The client's body with the gateway's keys when its filter names industry or size. */
-  async function withKeys(accountId: string, body: unknown): Promise<unknown> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-    if (Object.hasOwn(body, 'keys')) throw new AppError('invalid_request', 'keys is not a field of a segment');
-    const f = firmographicsOf((body as { filter?: unknown }).filter);
-    return f ? { ...body, keys: await matchingKeys(accountId, f) } : body;
-  }
-
-  /** Resolves a stored segment's industry and size again (its companies may have changed since). */
-  async function refresh(accountId: string, id: string): Promise<void> {
-    const { filter } = ok(await visitors.call('GET', `/internal/segments/${id}/filter`, accountId)) as { filter: unknown };
-    const f = firmographicsOf(filter);
-    if (f) ok(await visitors.call('PUT', `/internal/segments/${id}/keys`, accountId, { keys: await matchingKeys(accountId, f) }));
-  }
-
-  const answer = (fn: (req: express.Request, res: Response) => Promise<void>) => async (req: express.Request, res: Response) => {
-    try {
-      await fn(req, res);
-    } catch (err) {
-      if (err instanceof Upstream) relay(res, err.response);
-      else throw err;
-    }
-  };
-  const segmentId = (req: express.Request) => encodeURIComponent(req.params.id as string);
-
+/** The segments, one segment and its members; a read of one resolves its industry and size again first. */
+function segmentReads(router: Router, clients: Clients): void {
+  const { visitors } = clients;
   router.get(
     '/account/segments',
-    answer(async (_req, res) => relay(res, await visitors.call('GET', '/internal/segments', account(res)))),
-  );
-  router.post(
-    '/account/segments',
-    jsonBody,
-    answer(async (req, res) => relay(res, await visitors.call('POST', '/internal/segments', account(res), await withKeys(account(res), req.body)))),
+    relaying(async (_req, res) => relay(res, await visitors.call('GET', '/internal/segments', account(res)))),
   );
   router.get(
     '/account/segments/:id',
-    answer(async (req, res) => {
-      await refresh(account(res), segmentId(req));
+    relaying(async (req, res) => {
+      await refresh(clients, account(res), segmentId(req));
       relay(res, await visitors.call('GET', `/internal/segments/${segmentId(req)}`, account(res)));
     }),
+  );
+  router.get(
+    '/account/segments/:id/members',
+    relaying(async (req, res) => {
+      await refresh(clients, account(res), segmentId(req));
+      relay(res, await visitors.call('GET', `/internal/segments/${segmentId(req)}/members${rawSearch(req)}`, account(res)));
+    }),
+  );
+}
+
+/** A segment created, changed (both with the gateway's keys) or deleted. */
+function segmentWrites(router: Router, clients: Clients): void {
+  const { visitors } = clients;
+  router.post(
+    '/account/segments',
+    jsonBody,
+    relaying(async (req, res) => relay(res, await visitors.call('POST', '/internal/segments', account(res), await withKeys(clients, account(res), req.body)))),
   );
   router.patch(
     '/account/segments/:id',
     jsonBody,
-    answer(async (req, res) => {
-      const body = await withKeys(account(res), req.body);
+    relaying(async (req, res) => {
+      const body = await withKeys(clients, account(res), req.body);
       relay(res, await visitors.call('PATCH', `/internal/segments/${segmentId(req)}`, account(res), body));
       // A change of name or window keeps the filter: its keys are refreshed on the next read.
     }),
   );
   router.delete(
     '/account/segments/:id',
-    answer(async (req, res) => relay(res, await visitors.call('DELETE', `/internal/segments/${segmentId(req)}`, account(res)))),
+    relaying(async (req, res) => relay(res, await visitors.call('DELETE', `/internal/segments/${segmentId(req)}`, account(res)))),
   );
-  router.get(
-    '/account/segments/:id/members',
-    answer(async (req, res) => {
-      await refresh(account(res), segmentId(req));
-      relay(res, await visitors.call('GET', `/internal/segments/${segmentId(req)}/members${rawSearch(req)}`, account(res)));
-    }),
-  );
+}
+
+/** The account's alert settings, passed through. */
+function alertSettingsRoutes(router: Router, visitors: VisitorsClient): void {
   router.get(
     '/account/alert-settings',
-    answer(async (_req, res) => relay(res, await visitors.call('GET', '/internal/alert-settings', account(res)))),
+    relaying(async (_req, res) => relay(res, await visitors.call('GET', '/internal/alert-settings', account(res)))),
   );
   router.put(
     '/account/alert-settings',
     jsonBody,
-    answer(async (req, res) => relay(res, await visitors.call('PUT', '/internal/alert-settings', account(res), req.body))),
+    relaying(async (req, res) => relay(res, await visitors.call('PUT', '/internal/alert-settings', account(res), req.body))),
   );
-  return router;
 }
