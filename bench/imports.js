@@ -159,6 +159,7 @@ function progressEvery5s(label) {
 /**
  * One `glimpse import persons FILE --json` into emptied tables, `through` the operator API or
  * directly, timed and metered. Resolves the run's figures; throws when it did not import every person.
+ * @param {Record<string, any>} options @returns {Promise<any>}
  */
 async function timedCliImport({ through, file, count, sql, services, children, dir }) {
   await emptyTables(sql);
@@ -196,7 +197,10 @@ async function timedCliImport({ through, file, count, sql, services, children, d
   };
 }
 
-/** The raw COPY of the rows the last import stored, with its figures per person. */
+/**
+ * The raw COPY of the rows the last import stored, with its figures per person.
+ * @param {Record<string, any>} options @returns {Promise<any>}
+ */
 async function timedRawCopy({ pg, databaseUrl, dir, count }) {
   const raw = await rawPersonsCopy({ pg, copy: require('pg-copy-streams'), databaseUrl, dir });
   if (raw.persons !== count) throw new Error(`the raw COPY stored ${raw.persons} of ${count} persons`);
@@ -210,7 +214,10 @@ async function timedRawCopy({ pg, databaseUrl, dir, count }) {
   };
 }
 
-/** One round: both imports (in the order given), then the raw COPY; the ratios side by side. */
+/**
+ * One round: both imports (in the order given), then the raw COPY; the ratios side by side.
+ * @param {Record<string, any>} options @returns {Promise<any>}
+ */
 async function measureRound({ index, order, ...common }) {
   const runs = {};
   for (const through of order) {

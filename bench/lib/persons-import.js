@@ -50,6 +50,7 @@ function watchBackends(sql, applicationName) {
  * Runs `glimpse <args>` (the built CLI, through cli-cpu.js) with `env` over this process's (a key
  * set to undefined is left out), and resolves { code, stdout, stderrTail, wallMs, cpuMs }. Each
  * stderr line (the CLI's progress) goes to `onLine`.
+ * @param {Record<string, any>} options @returns {Promise<any>}
  */
 function runCli({ args, env, onLine = () => {}, cpuFile }) {
   const t0 = performance.now();
@@ -73,7 +74,7 @@ function runCli({ args, env, onLine = () => {}, cpuFile }) {
       onLine(line);
     }
   });
-  return new Promise((resolve, reject) => {
+  return new Promise((/** @type {(value: any) => void} */ resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {
       const wallMs = performance.now() - t0;
