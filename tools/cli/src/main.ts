@@ -37,12 +37,13 @@ function overview(): string {
     '',
     "Environment: GLIMPSE_URL (or --url) and GLIMPSE_OPERATOR_TOKEN: every command goes through a gateway's operator API",
     "(/operator, the gateway's OPERATOR_TOKEN), held to the services' rules and configured caps; the imports ask it whether",
-    '--account exists. import persons, visitors and ip-ranges send their file through it too (no database needed here);',
-    "without a gateway named, and for the other imports, they write the enrichment service's data through its own",
-    'code, as its role: ENRICHMENT_DATABASE_URL (default: DATABASE_URL, postgresql://postgres@127.0.0.1:5432/glimpse,',
-    "as glimpse_enrichment); import ip-ranges, import locations and ip-datasets write the visitors service's IP datasets",
-    'through its code, as glimpse_visitors;',
-    'DEFAULT_PHONE_REGION (US).',
+    '--account exists and send their file through it, and ip-datasets and network-types are done through it: no database',
+    'is needed here. Without a gateway named (a Job in the cluster), these commands need the database and write through',
+    "the owning service's own code, as its role: import persons, companies, visitors and demo the enrichment service's",
+    'data with ENRICHMENT_DATABASE_URL (default: DATABASE_URL, postgresql://postgres@127.0.0.1:5432/glimpse, as',
+    "glimpse_enrichment); import ip-ranges, import locations, ip-datasets and network-types the visitors service's with",
+    "DATABASE_URL as glimpse_visitors (the role's password, if it has one, from PGPASSWORD).",
+    'DEFAULT_PHONE_REGION (US): the region of imported phone numbers written without a country code.',
   ].join('\n');
 }
 

@@ -23,6 +23,10 @@ import { urlOption } from '../operator-command.js';
 
 const visitorsDatabaseUrl = () => roleDatabaseUrl(loadConfig().DATABASE_URL, DATABASE_ROLES.visitors);
 
+/** How ip-datasets and network-types reach the data: the gateway when one is named, else the database. */
+export const THROUGH_GATEWAY =
+  "Through a gateway's operator API when --url or GLIMPSE_URL names one (GLIMPSE_OPERATOR_TOKEN): the visitors\nservice does it, and this machine needs no database. Without one, as the visitors service's role\n(DATABASE_URL as glimpse_visitors), the way a Job in the cluster runs it.";
+
 function existingFile(file: string | undefined, what: string): string {
   if (!file) throw new UsageError(`name the ${what} to import`);
   if (!fs.existsSync(file)) throw new AppError('not_found', `no such file: ${file}`);
@@ -109,10 +113,12 @@ export const ipDataCommands: Command[] = [
   {
     words: ['ip-datasets', 'delete'],
     summary: 'delete an IP dataset (its ranges or its file) in one transaction',
-    usage: 'glimpse ip-datasets delete NAME [--json]',
-    options: {},
-    run: ({ positionals }) => {
+    usage: `glimpse ip-datasets delete NAME [--json] [--url URL]\n\nDELETE /operator/ip-datasets/NAME. ${THROUGH_GATEWAY}`,
+    options: { ...urlOption },
+    run: ({ positionals, values }) => {
       if (!positionals[0]) throw new UsageError('name the dataset to delete');
+      const api = importApi(values);
+      if (api) return api.call('DELETE', `/operator/ip-datasets/${encodeURIComponent(positionals[0])}`);
       return deleteIpDataset(visitorsDatabaseUrl(), positionals[0]);
     },
     human: (r) => {
@@ -123,11 +129,12 @@ export const ipDataCommands: Command[] = [
   {
     words: ['ip-datasets'],
     summary: 'list the IP datasets: name, kind, format, precedence, version, size, imported_at',
-    usage: 'glimpse ip-datasets [--json]\n       glimpse ip-datasets delete NAME',
-    options: {},
-    run: ({ positionals }) => {
+    usage: `glimpse ip-datasets [--json] [--url URL]\n       glimpse ip-datasets delete NAME\n\nGET /operator/ip-datasets. ${THROUGH_GATEWAY}`,
+    options: { ...urlOption },
+    run: ({ positionals, values }) => {
       if (positionals.length > 0) throw new UsageError(`unknown: ip-datasets ${positionals[0]}`);
-      return listIpDatasets(visitorsDatabaseUrl());
+      const api = importApi(values);
+      return api ? api.call('GET', '/operator/ip-datasets') : listIpDatasets(visitorsDatabaseUrl());
     },
     human: (r) =>
       table(
