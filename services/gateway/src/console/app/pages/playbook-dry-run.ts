@@ -7,15 +7,14 @@ import { h, present } from '../dom';
 import { action } from '../messages';
 import { DRY_RUN_OUTCOMES, reasonText } from './playbook-terms';
 
+/** Answers a playbook's re-enrollment policy as currently listed (the reasons name it). */
+type PolicyOf = (id: string) => string | undefined;
+
 /**
  * The dry run's heading, form and result for `playbook`. `policyOf` answers a playbook's
  * re-enrollment policy as currently listed (the reasons name it); `close` is the Close button's.
  */
-export function dryRunForm(
-  playbook: Playbook,
-  policyOf: (id: string) => string | undefined,
-  close: () => void,
-): { elements: HTMLElement[]; focus: () => void } {
+export function dryRunForm(playbook: Playbook, policyOf: PolicyOf, close: () => void): { elements: HTMLElement[]; focus: () => void } {
   const eventInput = h('input', {
     type: 'text',
     required: true,
@@ -31,29 +30,7 @@ export function dryRunForm(
     const body = { event: eventInput.value.trim(), email: emailInput.value.trim() };
     const answer = await api<DryRun>('POST', 'events/dry-run', body);
     if (!result.isConnected) return;
-    const mine = answer.playbooks.filter((p) => p.id === playbook.id);
-    const others = answer.playbooks.filter((p) => p.id !== playbook.id);
-    const rows = [...mine, ...others].map((p) => [
-      p.name,
-      h('span', { class: `badge ${p.outcome === 'none' ? 'stopped' : 'active'}` }, DRY_RUN_OUTCOMES[p.outcome] ?? p.outcome),
-      reasonText(p.reason, policyOf(p.id)),
-    ]);
-    result.replaceChildren(
-      ...present(
-        h('h3', {}, 'If ', h('code', {}, answer.event), ' came now for ', answer.email),
-        answer.catalog === 'new' ? h('p', {}, h('code', {}, answer.event), ' has never been sent: sending it would add it to the event names.') : null,
-        answer.catalog === 'full'
-          ? h('p', {}, h('code', {}, answer.event), ' is not one of the event names, which are at their maximum: sending it would be applied but not add it.')
-          : null,
-        tableOr(
-          h('p', {}, 'No playbook opts in to ', h('code', {}, answer.event), ': it would change no enrollment.'),
-          `Dry run of ${answer.event}`,
-          ['Playbook', 'Outcome', 'Why'],
-          rows,
-        ),
-        h('p', { class: 'muted' }, 'A dry run writes nothing: no enrollment, no event, no webhook.'),
-      ),
-    );
+    result.replaceChildren(...dryRunResult(answer, playbook, policyOf));
   });
   const elements = [
     heading,
@@ -74,4 +51,29 @@ export function dryRunForm(
     result,
   ];
   return { elements, focus: () => emailInput.focus() };
+}
+
+// The answer: what the event is to the catalog, then each playbook's outcome (the tested one first).
+function dryRunResult(answer: DryRun, playbook: Playbook, policyOf: PolicyOf): (Node | string)[] {
+  const mine = answer.playbooks.filter((p) => p.id === playbook.id);
+  const others = answer.playbooks.filter((p) => p.id !== playbook.id);
+  const rows = [...mine, ...others].map((p) => [
+    p.name,
+    h('span', { class: `badge ${p.outcome === 'none' ? 'stopped' : 'active'}` }, DRY_RUN_OUTCOMES[p.outcome] ?? p.outcome),
+    reasonText(p.reason, policyOf(p.id)),
+  ]);
+  return present(
+    h('h3', {}, 'If ', h('code', {}, answer.event), ' came now for ', answer.email),
+    answer.catalog === 'new' ? h('p', {}, h('code', {}, answer.event), ' has never been sent: sending it would add it to the event names.') : null,
+    answer.catalog === 'full'
+      ? h('p', {}, h('code', {}, answer.event), ' is not one of the event names, which are at their maximum: sending it would be applied but not add it.')
+      : null,
+    tableOr(
+      h('p', {}, 'No playbook opts in to ', h('code', {}, answer.event), ': it would change no enrollment.'),
+      `Dry run of ${answer.event}`,
+      ['Playbook', 'Outcome', 'Why'],
+      rows,
+    ),
+    h('p', { class: 'muted' }, 'A dry run writes nothing: no enrollment, no event, no webhook.'),
+  );
 }
