@@ -34,16 +34,34 @@ export function installSection(site: Site): HTMLElement {
     ),
     h('pre', { class: 'snippet' }, snippet),
     h('div', { class: 'actions' }, copyButton('Copy snippet', snippet)),
-    h(
-      'dl',
-      { class: 'facts' },
-      h('dt', {}, 'Site key'),
-      h('dd', {}, h('code', {}, site.key)),
-      h('dt', {}, 'Origins'),
-      h('dd', {}, names(site.origins)),
-      h('dt', {}, 'Identification'),
-      h('dd', {}, siteSettings(site)),
-    ),
+    siteFacts(site),
+    ...queueStub(),
+    h('h3', {}, 'Is it installed?'),
+    h('div', { role: 'status', 'aria-live': 'polite' }, check),
+    h('h2', {}, 'Traffic, last 24 hours'),
+    chart,
+  );
+  watchTraffic(section, site, check, chart);
+  return section;
+}
+
+// The site's key, origins and identification settings.
+function siteFacts(site: Site): HTMLElement {
+  return h(
+    'dl',
+    { class: 'facts' },
+    h('dt', {}, 'Site key'),
+    h('dd', {}, h('code', {}, site.key)),
+    h('dt', {}, 'Origins'),
+    h('dd', {}, names(site.origins)),
+    h('dt', {}, 'Identification'),
+    h('dd', {}, siteSettings(site)),
+  );
+}
+
+// The optional queue, for calls made before the tag has loaded.
+function queueStub(): HTMLElement[] {
+  return [
     h('h3', {}, 'Optional: calls before the tag loads'),
     h(
       'p',
@@ -55,11 +73,12 @@ export function installSection(site: Site): HTMLElement {
       ' before the tag has loaded, define this queue first in one of your own script files; the tag runs the queued calls when it loads.',
     ),
     h('pre', { class: 'snippet' }, h('code', {}, QUEUE_STUB)),
-    h('h3', {}, 'Is it installed?'),
-    h('div', { role: 'status', 'aria-live': 'polite' }, check),
-    h('h2', {}, 'Traffic, last 24 hours'),
-    chart,
-  );
+  ];
+}
+
+// While `section` is shown: the site's traffic, polled often until the first page view is
+// reported in `check`, then once a minute for the `chart`.
+function watchTraffic(section: HTMLElement, site: Site, check: HTMLElement, chart: HTMLElement): void {
   let received = false;
   poll(
     section,
@@ -80,7 +99,6 @@ export function installSection(site: Site): HTMLElement {
     },
     () => (received ? TRAFFIC_POLL_MS : FIRST_VIEW_POLL_MS),
   );
-  return section;
 }
 
 // A site's identification settings as short phrases, in the list and the install section.
