@@ -24,93 +24,108 @@ export async function showVisitor(slot: HTMLElement, id: string, filter: string)
   slot.replaceChildren(loading());
   const v = await api<Visitor>('GET', `visitors/${encodeURIComponent(id)}`);
   if (!slot.isConnected) return;
-  const pages = v.pages ?? [];
-  const sessions = v.sessionList ?? [];
-  const identities = v.identityHistory ?? [];
-  const identifiedBy = v.identifiedBy;
-  // The newest person link's page: the reason line says where the match happened.
-  const trigger =
-    identifiedBy && identifiedBy.method !== 'ip_company' ? identities.find((l) => l.method === identifiedBy.method && l.at === identifiedBy.at) : null;
-  const company = typeof v.company === 'string' ? { name: v.company, domain: null, at: null } : v.company; // {name, domain, at} | null
-  const consent = typeof v.consent === 'string' ? { state: v.consent, at: null } : (v.consent ?? { state: 'implied', at: null });
   const close = h('a', { href: filter === 'all' ? '#/visitors' : `#/visitors?filter=${filter}` }, 'Close');
   const section = h(
     'section',
     { class: 'visitor-detail install', 'aria-labelledby': 'visitor-title' },
     h('h2', { id: 'visitor-title', tabindex: '-1' }, 'Visitor ', h('code', {}, v.id ?? id)),
-    h(
-      'dl',
-      { class: 'facts' },
-      h('dt', {}, 'Email'),
-      h('dd', { id: 'visitor-email' }, v.email ?? h('span', { class: 'muted' }, 'not identified')),
-      h('dt', {}, 'Identified by'),
-      h('dd', { id: 'visitor-reason' }, identifiedBy ? reason({ ...identifiedBy, sourcePath: trigger?.sourcePath }) : 'not identified'),
-      h('dt', {}, 'Company (from IP)'),
-      h(
-        'dd',
-        { id: 'visitor-company' },
-        company?.name ? [company.name, company.domain ? [' (', h('code', {}, company.domain), ')'] : '', company.at ? [', ', when(company.at)] : ''] : '–',
-      ),
-      h('dt', {}, 'Counts for company'),
-      h('dd', { id: 'visitor-company-key' }, v.companyKey ? h('a', { href: companyHref(v.companyKey) }, v.companyKey) : '–'),
-      h('dt', {}, 'Network'),
-      h('dd', { id: 'visitor-network' }, network(v.network)),
-      h('dt', {}, 'Location'),
-      h('dd', { id: 'visitor-location' }, place(v.location), v.location?.time_zone ? ` (${v.location.time_zone})` : ''),
-      h('dt', {}, 'Consent'),
-      h('dd', { id: 'visitor-consent' }, consent.state, consent.at ? [' since ', when(consent.at)] : '', v.cookieless ? ' (cookieless)' : ''),
-      h('dt', {}, 'Page views'),
-      h('dd', {}, String(v.pageViews ?? pages.length)),
-      h('dt', {}, 'Engaged time'),
-      h('dd', {}, duration(v.engagedSeconds ?? 0)),
-      h('dt', {}, 'First seen'),
-      h('dd', {}, when(v.firstSeen)),
-      h('dt', {}, 'Last seen'),
-      h('dd', {}, when(v.lastSeen)),
-    ),
+    visitorFacts(v),
     reasonsSection(v.intent, 'this visitor', 'h3'),
     h('h3', {}, 'Identity history'),
-    tableOr(
-      h('p', { class: 'muted' }, 'Never identified by a person method.'),
-      'Identity history, newest first',
-      ['Email', 'Method', 'Confidence', 'When', 'Triggered on page', 'Verified'],
-      identities.map((l) => [
-        l.email,
-        methodName(l.method),
-        confidence(l.confidence),
-        when(l.at),
-        l.sourcePath ? h('code', { class: 'wrap' }, l.sourcePath) : '–',
-        verifiedName(l.verified),
-      ]),
-      [2],
-    ),
+    identityTable(v.identityHistory ?? []),
     h('h3', {}, 'Sessions'),
-    tableOr(
-      h('p', { class: 'muted' }, 'No sessions.'),
-      'Sessions, newest first',
-      ['Session', 'Started', 'Last activity', 'Page views', 'Landing page', 'Referrer', 'Campaign'],
-      sessions.map((x) => [
-        String(x.number),
-        when(x.startedAt),
-        when(x.lastAt),
-        String(x.pageViews),
-        x.landingPath ? h('code', { class: 'wrap' }, x.landingPath) : '–',
-        x.referrer ?? '–',
-        x.utmCampaign ?? '–',
-      ]),
-      [3],
-    ),
+    sessionsTable(v.sessionList ?? []),
     h('h3', {}, 'Pages, newest first'),
     tableOr(
       h('p', { class: 'muted' }, 'No page views.'),
       'Pages',
       ['Page', 'Title', 'When'],
-      pages.map((p) => [h('code', { class: 'wrap' }, p.path), p.title ?? '–', when(p.at)]),
+      (v.pages ?? []).map((p) => [h('code', { class: 'wrap' }, p.path), p.title ?? '–', when(p.at)]),
     ),
     h('p', {}, close),
   );
   slot.replaceChildren(section);
   section.querySelector('h2')?.focus();
+}
+
+// Who the visitor is (email, the reason, company, network, place, consent) and what it did.
+function visitorFacts(v: Visitor): HTMLElement {
+  const identifiedBy = v.identifiedBy;
+  // The newest person link's page: the reason line says where the match happened.
+  const trigger =
+    identifiedBy && identifiedBy.method !== 'ip_company'
+      ? (v.identityHistory ?? []).find((l) => l.method === identifiedBy.method && l.at === identifiedBy.at)
+      : null;
+  const consent = typeof v.consent === 'string' ? { state: v.consent, at: null } : (v.consent ?? { state: 'implied', at: null });
+  return h(
+    'dl',
+    { class: 'facts' },
+    h('dt', {}, 'Email'),
+    h('dd', { id: 'visitor-email' }, v.email ?? h('span', { class: 'muted' }, 'not identified')),
+    h('dt', {}, 'Identified by'),
+    h('dd', { id: 'visitor-reason' }, identifiedBy ? reason({ ...identifiedBy, sourcePath: trigger?.sourcePath }) : 'not identified'),
+    h('dt', {}, 'Company (from IP)'),
+    h('dd', { id: 'visitor-company' }, companyFromIp(v.company)),
+    h('dt', {}, 'Counts for company'),
+    h('dd', { id: 'visitor-company-key' }, v.companyKey ? h('a', { href: companyHref(v.companyKey) }, v.companyKey) : '–'),
+    h('dt', {}, 'Network'),
+    h('dd', { id: 'visitor-network' }, network(v.network)),
+    h('dt', {}, 'Location'),
+    h('dd', { id: 'visitor-location' }, place(v.location), v.location?.time_zone ? ` (${v.location.time_zone})` : ''),
+    h('dt', {}, 'Consent'),
+    h('dd', { id: 'visitor-consent' }, consent.state, consent.at ? [' since ', when(consent.at)] : '', v.cookieless ? ' (cookieless)' : ''),
+    h('dt', {}, 'Page views'),
+    h('dd', {}, String(v.pageViews ?? (v.pages ?? []).length)),
+    h('dt', {}, 'Engaged time'),
+    h('dd', {}, duration(v.engagedSeconds ?? 0)),
+    h('dt', {}, 'First seen'),
+    h('dd', {}, when(v.firstSeen)),
+    h('dt', {}, 'Last seen'),
+    h('dd', {}, when(v.lastSeen)),
+  );
+}
+
+// "Acme (acme.com), Nov 28 10:01": the company the visitor's IP address belongs to, if known.
+function companyFromIp(value: Visitor['company']): Child {
+  const company = typeof value === 'string' ? { name: value, domain: null, at: null } : value; // {name, domain, at} | null
+  return company?.name ? [company.name, company.domain ? [' (', h('code', {}, company.domain), ')'] : '', company.at ? [', ', when(company.at)] : ''] : '–';
+}
+
+// Every person link of the visitor, newest first, with the page that triggered it.
+function identityTable(identities: NonNullable<Visitor['identityHistory']>): HTMLElement {
+  return tableOr(
+    h('p', { class: 'muted' }, 'Never identified by a person method.'),
+    'Identity history, newest first',
+    ['Email', 'Method', 'Confidence', 'When', 'Triggered on page', 'Verified'],
+    identities.map((l) => [
+      l.email,
+      methodName(l.method),
+      confidence(l.confidence),
+      when(l.at),
+      l.sourcePath ? h('code', { class: 'wrap' }, l.sourcePath) : '–',
+      verifiedName(l.verified),
+    ]),
+    [2],
+  );
+}
+
+// The visitor's sessions, newest first, each with where it came from.
+function sessionsTable(sessions: NonNullable<Visitor['sessionList']>): HTMLElement {
+  return tableOr(
+    h('p', { class: 'muted' }, 'No sessions.'),
+    'Sessions, newest first',
+    ['Session', 'Started', 'Last activity', 'Page views', 'Landing page', 'Referrer', 'Campaign'],
+    sessions.map((x) => [
+      String(x.number),
+      when(x.startedAt),
+      when(x.lastAt),
+      String(x.pageViews),
+      x.landingPath ? h('code', { class: 'wrap' }, x.landingPath) : '–',
+      x.referrer ?? '–',
+      x.utmCampaign ?? '–',
+    ]),
+    [3],
+  );
 }
 
 // "form submitted (claimed) on /contact, confidence 0.60, Nov 28 10:01": the reason a visitor is who we say.
