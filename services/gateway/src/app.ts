@@ -165,18 +165,24 @@ function redisLimiters({ config, redis, logger }: CreateGatewayOptions, metrics:
   return { onRedisFailure, limiter };
 }
 
+/** An idempotency store in the gateway's Redis, with its memory guard and per-account budget; `keyOf` keeps a kind's keys apart (events' by default). */
+function idempotencyStoreOf(p: GatewayParts, pendingTtlMs: number, keyOf?: (accountId: string, key: string) => string) {
+  return createIdempotencyStore({
+    redis: p.redis,
+    pendingTtlMs,
+    onFailure: p.onRedisFailure,
+    keyOf,
+    memoryGuard: p.memoryGuard,
+    keysShare: p.config.REDIS_KEYS_MEMORY_FRACTION,
+    budget: p.idempotencyBudget,
+  });
+}
+
 /** POST /v1/events, its idempotency keys pending a little longer than a send can take (a gateway that dies mid-send frees them soon). */
 function eventsRoute(p: GatewayParts) {
   const { config } = p;
   const accepted = p.metrics.counter('glimpse_events_accepted_total', 'Events acknowledged by Kafka and answered 200');
-  const idempotency = createIdempotencyStore({
-    redis: p.redis,
-    pendingTtlMs: config.KAFKA_SEND_TIMEOUT_MS + 5000,
-    onFailure: p.onRedisFailure,
-    memoryGuard: p.memoryGuard,
-    keysShare: config.REDIS_KEYS_MEMORY_FRACTION,
-    budget: p.idempotencyBudget,
-  });
+  const idempotency = idempotencyStoreOf(p, config.KAFKA_SEND_TIMEOUT_MS + 5000);
   return eventsRouter({
     producer: p.producer,
     rawStore: p.rawStore,
@@ -193,15 +199,7 @@ function eventsRoute(p: GatewayParts) {
 /** The lookups, limited per API key, per account (every key of it together: more keys do not multiply its rate) and per address. */
 function lookupsRoute(p: GatewayParts) {
   const { config } = p;
-  const lookupIdempotency = createIdempotencyStore({
-    redis: p.redis,
-    pendingTtlMs: config.LOOKUP_TIMEOUT_MS + 5000,
-    onFailure: p.onRedisFailure,
-    keyOf: rawEventKeys.lookupIdempotency,
-    memoryGuard: p.memoryGuard,
-    keysShare: config.REDIS_KEYS_MEMORY_FRACTION,
-    budget: p.idempotencyBudget,
-  });
+  const lookupIdempotency = idempotencyStoreOf(p, config.LOOKUP_TIMEOUT_MS + 5000, rawEventKeys.lookupIdempotency);
   return lookupsRouter({
     authenticator: p.authenticator,
     enrichment: p.services.enrichment,

@@ -39,22 +39,16 @@ interface Entry<T> {
   fetchedAt: number;
 }
 
-export function createSiteCache({
-  load,
-  ttlMs,
-  negativeTtlMs,
-  staleIfErrorMs,
-  maxEntries,
-  maxUnknownEntries = maxEntries,
-  missLimiter,
-  onLookup,
-}: SiteCacheOptions): SiteCache {
-  // Bounded, and an entry dies once its whole usable life is over.
-  const sites = new LRUCache<string, Entry<CollectSite>>({ max: maxEntries, ttl: Math.max(ttlMs + staleIfErrorMs, 1), updateAgeOnGet: false });
-  const unknown = new LRUCache<string, Entry<null>>({ max: maxUnknownEntries, ttl: Math.max(negativeTtlMs, 1), updateAgeOnGet: false });
-  const inFlight = new Map<string, Promise<CollectSite | null>>();
+/** What a cache's loader fills: the sites, the unknown keys, and the queries under way. */
+interface LoaderTables extends Pick<SiteCacheOptions, 'load' | 'onLookup'> {
+  sites: LRUCache<string, Entry<CollectSite>>;
+  unknown: LRUCache<string, Entry<null>>;
+  inFlight: Map<string, Promise<CollectSite | null>>;
+}
 
-  function fetch(key: string): Promise<CollectSite | null> {
+/** The site behind a key, one query per key at a time (requests meanwhile share it); its answer fills the cache. */
+function singleFlight({ load, sites, unknown, inFlight, onLookup }: LoaderTables): (key: string) => Promise<CollectSite | null> {
+  return (key) => {
     const pending = inFlight.get(key);
     if (pending) return pending;
     const started = load(key).then(
@@ -77,7 +71,25 @@ export function createSiteCache({
     inFlight.set(key, started);
     void started.finally(() => inFlight.delete(key)).catch(() => undefined);
     return started;
-  }
+  };
+}
+
+export function createSiteCache({
+  load,
+  ttlMs,
+  negativeTtlMs,
+  staleIfErrorMs,
+  maxEntries,
+  maxUnknownEntries = maxEntries,
+  missLimiter,
+  onLookup,
+}: SiteCacheOptions): SiteCache {
+  // Bounded, and an entry dies once its whole usable life is over.
+  const sites = new LRUCache<string, Entry<CollectSite>>({ max: maxEntries, ttl: Math.max(ttlMs + staleIfErrorMs, 1), updateAgeOnGet: false });
+  const unknown = new LRUCache<string, Entry<null>>({ max: maxUnknownEntries, ttl: Math.max(negativeTtlMs, 1), updateAgeOnGet: false });
+  const inFlight = new Map<string, Promise<CollectSite | null>>();
+
+  const fetch = singleFlight({ load, sites, unknown, inFlight, onLookup });
 
   return {
     async get(key, from) {

@@ -129,84 +129,87 @@ function answerCollected(req: Request, res: Response, vid: string | null, accept
   res.json({ vid: null, accepted });
 }
 
-export function collectRouter({
-  sites,
-  producer,
-  rateLimiter,
-  addressRateLimiter,
-  salt,
-  caps,
-  linkTokens,
-  onAccepted,
-  onBot,
-  onDropped,
-}: CollectRouteOptions): Router {
+type SiteOf = (key: unknown, address: string | undefined) => Promise<CollectSite>;
+
+export function collectRouter(options: CollectRouteOptions): Router {
   const router = express.Router();
   // A key the cache does not hold spends the client address's budget of site-key look-ups.
-  const siteOf = async (key: unknown, address: string | undefined): Promise<CollectSite> => {
-    const site = isSiteKey(key) ? await sites.get(key, { address }) : null;
+  const siteOf: SiteOf = async (key, address) => {
+    const site = isSiteKey(key) ? await options.sites.get(key, { address }) : null;
     if (!site) throw new AppError('unauthorized', 'unknown site key');
     return site;
   };
+  router.options('/collect', preflight(siteOf));
+  router.post('/collect', bodyType, express.text({ type: BODY_TYPES, limit: COLLECT_BODY_LIMIT_BYTES }), async (req, res) => {
+    await collect(options, siteOf, req, res);
+  });
+  return router;
+}
 
-  // The preflight has no body: with ?site= it is answered for that site's origins only; without,
-  // for any origin, since the post itself is refused (403, no CORS) from a foreign one.
-  router.options('/collect', async (req, res) => {
+/**
+ * The preflight has no body: with ?site= it is answered for that site's origins only; without, for
+ * any origin, since the post itself is refused (403, no CORS) from a foreign one.
+ */
+function preflight(siteOf: SiteOf): RequestHandler {
+  return async (req, res) => {
     res.vary('Origin');
     const origin = req.get('origin');
     if (origin === undefined) throw new AppError('forbidden', 'a preflight names its Origin');
     if (req.query.site !== undefined) checkOrigin(await siteOf(req.query.site, req.ip), origin);
     allowOrigin(res, origin);
     res.set({ 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Headers': 'Content-Type', 'Access-Control-Max-Age': '600' }).status(204).end();
-  });
+  };
+}
 
-  router.post('/collect', bodyType, express.text({ type: BODY_TYPES, limit: COLLECT_BODY_LIMIT_BYTES }), async (req, res) => {
-    res.vary('Origin');
-    const body = parseText(req.body);
-    const site = await siteOf(body.site, req.ip);
-    allowOrigin(res, checkOrigin(site, req.get('origin')));
-    const input = parseCollectRequest(body);
-    // The address first: a refusal there must not spend the site's budget.
-    const byAddress = await addressRateLimiter.take(addressSubject(req.ip));
-    if (!byAddress.allowed) throw refusal(byAddress, 'too many requests from this address; slow down and retry');
-    const d = await rateLimiter.take(site.id);
-    if (!d.allowed) throw refusal(d, 'too many requests for this site; slow down and retry');
+/** The address's rate first, then the site's: a refusal by the address must not spend the site's budget. */
+async function takeRates({ addressRateLimiter, rateLimiter }: CollectRouteOptions, site: CollectSite, ip: string | undefined): Promise<void> {
+  const byAddress = await addressRateLimiter.take(addressSubject(ip));
+  if (!byAddress.allowed) throw refusal(byAddress, 'too many requests from this address; slow down and retry');
+  const d = await rateLimiter.take(site.id);
+  if (!d.allowed) throw refusal(d, 'too many requests for this site; slow down and retry');
+}
 
-    const receivedAt = new Date().toISOString();
-    const userAgent = req.get('user-agent');
-    const bot = detectBot(userAgent);
-    if (bot) {
-      const messages = botMessages(input.events, { accountId: site.accountId, siteId: site.id, receivedAt }, bot.reason);
-      await recordCollected(producer, messages);
-      onBot(bot.reason, messages.length);
-      res.json({ vid: null, accepted: 0, bot: true });
-      return;
-    }
-    const { consent, vid, priorVisitorId } = await countedVisitor(site, input, req, { caps, salt });
-    const links = consent.cookieless ? new Map<string, LinkTokenCheck>() : await linkChecks(input, site, linkTokens);
-    const { messages, dropped } = collectedMessages(input.events, {
-      accountId: site.accountId,
-      siteId: site.id,
-      trackEvents: site.trackEvents,
-      captureForms: site.captureForms,
-      visitorId: vid,
-      receivedAt,
-      userAgent,
-      ip: req.ip,
-      cookieless: consent.cookieless,
-      queryKeys: site.queryKeys,
-      ...(priorVisitorId !== undefined ? { priorVisitorId } : {}),
-      verifyLink: (token) => links.get(token) ?? { ok: false, reason: 'link_invalid' },
-      identityVerification: site.identityVerification,
-      verifyIdentity: (email, hash) => verifyIdentityHash(site.identity, email, hash),
-    });
-    // Identifies past the account's cap for the minute are dropped before Kafka (the caps count them).
-    const identifies = identifiesIn(messages);
-    if (identifies > 0) dropIdentifiesBeyond(messages, await caps.admitIdentifies(site.accountId, identifies));
-    await recordCollected(producer, site.workflows ? messages : messages.map(withoutWorkflows));
-    onAccepted(messages.length);
-    for (const [reason, n] of Object.entries(dropped)) onDropped(reason as DropReason, n);
-    answerCollected(req, res, consent.cookieless ? null : vid, messages.length);
+/** One POST /collect: the site and its origin, the body, the rates, then a bot's views or a visitor's messages into Kafka. */
+async function collect(o: CollectRouteOptions, siteOf: SiteOf, req: Request, res: Response): Promise<void> {
+  res.vary('Origin');
+  const body = parseText(req.body);
+  const site = await siteOf(body.site, req.ip);
+  allowOrigin(res, checkOrigin(site, req.get('origin')));
+  const input = parseCollectRequest(body);
+  await takeRates(o, site, req.ip);
+  const receivedAt = new Date().toISOString();
+  const userAgent = req.get('user-agent');
+  const bot = detectBot(userAgent);
+  if (bot) {
+    const messages = botMessages(input.events, { accountId: site.accountId, siteId: site.id, receivedAt }, bot.reason);
+    await recordCollected(o.producer, messages);
+    o.onBot(bot.reason, messages.length);
+    res.json({ vid: null, accepted: 0, bot: true });
+    return;
+  }
+  const { consent, vid, priorVisitorId } = await countedVisitor(site, input, req, o);
+  const links = consent.cookieless ? new Map<string, LinkTokenCheck>() : await linkChecks(input, site, o.linkTokens);
+  const { messages, dropped } = collectedMessages(input.events, {
+    accountId: site.accountId,
+    siteId: site.id,
+    trackEvents: site.trackEvents,
+    captureForms: site.captureForms,
+    visitorId: vid,
+    receivedAt,
+    userAgent,
+    ip: req.ip,
+    cookieless: consent.cookieless,
+    queryKeys: site.queryKeys,
+    ...(priorVisitorId !== undefined ? { priorVisitorId } : {}),
+    verifyLink: (token) => links.get(token) ?? { ok: false, reason: 'link_invalid' },
+    identityVerification: site.identityVerification,
+    verifyIdentity: (email, hash) => verifyIdentityHash(site.identity, email, hash),
   });
-  return router;
+  // Identifies past the account's cap for the minute are dropped before Kafka (the caps count them).
+  const identifies = identifiesIn(messages);
+  if (identifies > 0) dropIdentifiesBeyond(messages, await o.caps.admitIdentifies(site.accountId, identifies));
+  await recordCollected(o.producer, site.workflows ? messages : messages.map(withoutWorkflows));
+  o.onAccepted(messages.length);
+  for (const [reason, n] of Object.entries(dropped)) o.onDropped(reason as DropReason, n);
+  answerCollected(req, res, consent.cookieless ? null : vid, messages.length);
 }

@@ -149,23 +149,12 @@ export function lookupsRouter(options: LookupsRouteOptions): Router {
   router.get('/visitors/:visitorId/details', ...apiKey('visitors:read'), async (req, res) => {
     await visitorDetailsAnswer(res, { enrichment, visitors }, res.locals.accountId as string, req.params.visitorId as string);
   });
-  enrichmentRoutes(
-    router,
-    options,
-    '/visitors/enrichment',
-    'enrichment',
-    (accountId, body) => enrichment.enrich(accountId, body),
-    (accountId, body) => enrichment.enrichBulk(accountId, body),
-  );
   // A company by its domain, billed and limited as a person's enrichment.
   router.use('/companies/enrichment', addressRateHeaders(limits.perAddress));
-  enrichmentRoutes(
-    router,
-    options,
-    '/companies/enrichment',
-    'companies/enrichment',
-    (accountId, body) => enrichment.enrichCompany(accountId, body),
-    (accountId, body) => enrichment.enrichCompaniesBulk(accountId, body),
-  );
+  const enrichments: [path: string, fingerprint: string, one: Forward, bulk: Forward][] = [
+    ['/visitors/enrichment', 'enrichment', (a, body) => enrichment.enrich(a, body), (a, body) => enrichment.enrichBulk(a, body)],
+    ['/companies/enrichment', 'companies/enrichment', (a, body) => enrichment.enrichCompany(a, body), (a, body) => enrichment.enrichCompaniesBulk(a, body)],
+  ];
+  for (const [path, fingerprint, one, bulk] of enrichments) enrichmentRoutes(router, options, path, fingerprint, one, bulk);
   return router;
 }
