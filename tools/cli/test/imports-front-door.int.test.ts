@@ -1,5 +1,5 @@
-// `glimpse import persons | visitors | ip-ranges` through a real gateway's operator API, on a machine
-// with no database configured (DATABASE_URL and ENRICHMENT_DATABASE_URL unset, or pointing nowhere):
+// `glimpse import persons | companies | visitors | ip-ranges | locations` through a real gateway's
+// operator API, on a machine with no database configured (DATABASE_URL and ENRICHMENT_DATABASE_URL unset, or pointing nowhere):
 // the file goes to the gateway, which streams it to the owning service, whose import writes it and
 // reports its bad lines by number, as the direct import does. The CLI opens no database.
 import fs from 'node:fs';
@@ -22,6 +22,7 @@ const dir = scratch.dir;
 let restoreEnv: (() => void) | undefined;
 afterEach(() => restoreEnv?.());
 afterAll(async () => {
+  await testDb('enrichment').company.deleteMany({ where: { domain: { endsWith: `.${tag}.example` } } });
   for (const table of ['ip_ranges', 'ip_dataset_files']) await testSql().$executeRawUnsafe(`DELETE FROM visitors.${table} WHERE dataset LIKE $1`, `${tag}-%`);
   await testSql().$executeRawUnsafe(`DELETE FROM visitors.ip_datasets WHERE name LIKE $1`, `${tag}-%`);
   scratch.remove();
@@ -78,6 +79,54 @@ describe.each(Object.entries(NO_DATABASE))('with the database URLs %s', (how, en
 
     expect(res.code).toBe(0);
     expect(res.json()).toEqual({ read: 2, imported: 1, skipped: 1, errors: [{ line: 2, message: 'no imported person has this email' }] });
+  });
+
+  it('when companies are imported, then the good lines are stored, the bad ones reported by number, a later line of a domain winning', async () => {
+    const domain = `acme-${how.length}.${tag}.example`;
+    const file = ndjson(`companies-${how}.ndjson`, [
+      { domain, name: 'Acme' },
+      { name: 'No domain' },
+      '{"domain": ',
+      { domain: `www.${domain}`, name: 'Acme Corp' },
+    ]);
+
+    const res = await cli('import', 'companies', file, '--json');
+
+    expect(res.code).toBe(0);
+    expect(res.json()).toEqual({
+      read: 4,
+      imported: 2,
+      skipped: 2,
+      errors: [
+        { line: 2, message: 'domain is required' },
+        { line: 3, message: 'not valid JSON' },
+      ],
+    });
+    expect(res.stderr).toMatch(/companies: 2 imported, 2 skipped \(\d+\/s\), 0\.0 of 0\.0 MiB sent/);
+    expect(await testDb('enrichment').company.findUnique({ where: { domain } })).toMatchObject({ name: 'Acme Corp', source: 'import' });
+  });
+
+  it('when a City database is imported, then it is stored as the dataset; an ASN database is refused with the service’s message', async () => {
+    const dataset = `${tag}-city-${how.length}`;
+    const city = fs.readFileSync(path.join(FIXTURES, 'GeoIP2-City-Test.mmdb'));
+
+    const res = await cli('import', 'locations', path.join(FIXTURES, 'GeoIP2-City-Test.mmdb'), '--dataset', dataset, '--json');
+
+    expect(res.code).toBe(0);
+    expect(res.json()).toEqual({ dataset, version: 1, databaseType: 'GeoIP2-City', bytes: city.length, chunks: 1 });
+    expect(res.stderr).toMatch(/locations: 0\.0 of 0\.0 MiB sent/);
+    const [row] = await testSql().$queryRawUnsafe<{ kind: string; size: number }[]>(
+      'SELECT kind, size::int AS size FROM visitors.ip_datasets WHERE name = $1',
+      dataset,
+    );
+    expect(row).toEqual({ kind: 'location', size: city.length });
+
+    const asn = await cli('import', 'locations', path.join(FIXTURES, 'GeoLite2-ASN-Test.mmdb'), '--dataset', dataset);
+    expect(asn.code).toBe(1);
+    expect(asn.stderr).toContain('invalid_request: not a City database (GeoLite2-ASN)');
+    const badName = await cli('import', 'locations', path.join(FIXTURES, 'GeoIP2-City-Test.mmdb'), '--dataset', 'bad name');
+    expect(badName.code).toBe(1);
+    expect(badName.stderr).toContain('invalid_request: dataset');
   });
 
   it('when IP ranges are imported from a CSV and from a MaxMind DB, then the dataset is replaced and the report is the direct import’s', async () => {

@@ -1,14 +1,15 @@
 // The enrichment service's imports over its internal API: the gateway's operator API streams an
-// NDJSON file here (POST /operator/imports/persons, /operator/accounts/{id}/imports/visitors) and
-// the same import code as the direct `glimpse import …` writes it, persons through COPY on a
-// connection of their own. The answer is the import's report, bad lines with their numbers.
+// NDJSON file here (POST /operator/imports/persons, /operator/imports/companies,
+// /operator/accounts/{id}/imports/visitors) and the same import code as the direct `glimpse import …`
+// writes it, persons through COPY on a connection of their own. The answer is the import's report,
+// bad lines with their numbers.
 import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import express, { type Request, type Router } from 'express';
 import type { Db } from '@glimpse/db/enrichment';
 import { AppError } from '@glimpse/errors';
 import { internalCallers, requestBytes, requestLines } from '@glimpse/http';
-import { importPersons, importVisitors } from '../wiring/import-data.js';
+import { importCompanies, importPersons, importVisitors } from '../wiring/import-data.js';
 
 // Persons per transaction of an import through here. A request is one part of the file (the CLI
 // sends about 16 MiB, some 2,000 persons of the demo's size); chunks well below a part's persons let
@@ -50,6 +51,9 @@ export function importRoutes({ db, databaseUrl, defaultPhoneRegion, internalToke
   router.post('/internal/imports/persons', async (req, res) => {
     const region = regionOf(req, defaultPhoneRegion);
     res.json(await importPersons(partLines(req), { databaseUrl, defaultPhoneRegion: region, batchSize: PERSONS_PER_CHUNK }));
+  });
+  router.post('/internal/imports/companies', async (req, res) => {
+    res.json(await importCompanies(requestLines(req), { db }));
   });
   router.post('/internal/imports/visitors', async (req, res) => {
     const region = regionOf(req, defaultPhoneRegion);

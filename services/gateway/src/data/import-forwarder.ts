@@ -1,5 +1,5 @@
-// Streams an operator's import file to the service that owns the data (enrichment: persons and
-// visitors; visitors: IP ranges), proving the gateway with the internal token, and hands back the
+// Streams an operator's import file to the service that owns the data (enrichment: persons,
+// companies and visitors; visitors: IP ranges and the City database of locations), proving the gateway with the internal token, and hands back the
 // service's answer (its report, or its error) as it came. Its own pools: an import holds its
 // connection while the service writes, which must not take a lookup's place in the shared pools.
 import type { Readable } from 'node:stream';
@@ -8,16 +8,18 @@ import { AppError } from '@glimpse/errors';
 import { INTERNAL_HEADERS } from '@glimpse/http';
 import { upstreamResponse, type ServiceEndpoint, type UpstreamResponse } from './internal-service.js';
 
-export type ImportKind = 'persons' | 'visitors' | 'ip-ranges';
+export type ImportKind = 'persons' | 'companies' | 'visitors' | 'ip-ranges' | 'locations';
 
 /** The service each import is written by, and its internal route. */
 const ROUTES: Record<ImportKind, { service: 'enrichment' | 'visitors'; path: string }> = {
   persons: { service: 'enrichment', path: '/internal/imports/persons' },
+  companies: { service: 'enrichment', path: '/internal/imports/companies' },
   visitors: { service: 'enrichment', path: '/internal/imports/visitors' },
   'ip-ranges': { service: 'visitors', path: '/internal/imports/ip-ranges' },
+  locations: { service: 'visitors', path: '/internal/imports/locations' },
 };
 
-// The internal guard names an account on every call; persons and IP ranges belong to the whole
+// The internal guard names an account on every call; persons, companies and IP data belong to the whole
 // installation, so they name the nil UUID, which no account has.
 export const NO_ACCOUNT = '00000000-0000-0000-0000-000000000000';
 

@@ -81,6 +81,18 @@ describe('the operator import routes', () => {
     ]);
   });
 
+  it('when companies or a City database are posted, then they go to their services with their own options only', async () => {
+    await post('/operator/imports/companies?region=GB', '{"domain":"acme.example"}\n');
+    await post('/operator/imports/locations?dataset=city-eu&format=csv', 'mmdb bytes');
+    await post('/operator/imports/locations', 'mmdb bytes');
+
+    expect(received.map((r) => [r.path, r.token, r.account, r.body])).toEqual([
+      ['/internal/imports/companies', 'internal-token', NO_ACCOUNT, '{"domain":"acme.example"}\n'],
+      ['/internal/imports/locations?dataset=city-eu', 'internal-token', NO_ACCOUNT, 'mmdb bytes'],
+      ['/internal/imports/locations', 'internal-token', NO_ACCOUNT, 'mmdb bytes'],
+    ]);
+  });
+
   it('when the service refuses the file, then its {error, message} and status come back as they were', async () => {
     answer = { status: 400, body: '{"error":"invalid_request","message":"format: mmdb, csv or ndjson"}' };
 
@@ -121,8 +133,10 @@ describe('the operator import routes', () => {
 
     const second = await post('/operator/imports/persons', 'y\n');
     const other = await post('/operator/imports/ip-ranges?dataset=a&format=csv', 'z\n');
+    const companies = await post('/operator/imports/companies', 'c\n');
 
     expect(second.status).toBe(429);
+    expect(companies.status).toBe(200);
     expect(second.headers.get('retry-after')).toBe('1');
     expect(other.status).toBe(200);
     expect((await first).status).toBe(200);
@@ -145,6 +159,14 @@ describe('the operator import routes', () => {
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('1');
       expect(await res.json()).toEqual({ error: 'service_unavailable', message: 'the enrichment service is unavailable; retry the import later' });
+      for (const [kind, service] of [
+        ['companies', 'enrichment'],
+        ['locations', 'visitors'],
+      ]) {
+        const away503 = await fetch(`http://127.0.0.1:${port}/operator/imports/${kind}`, { method: 'POST', body: 'x\n' });
+        expect([away503.status, away503.headers.get('retry-after')]).toEqual([503, '1']);
+        expect(await away503.json()).toMatchObject({ message: `the ${service} service is unavailable; retry the import later` });
+      }
     } finally {
       await away.close();
       await new Promise((r) => server.close(r));

@@ -13,14 +13,16 @@ import { relay } from '../data/internal-service.js';
 import type { ImportForwarder, ImportKind } from '../data/import-forwarder.js';
 import { operatorAccountId } from './operator-account-routes.js';
 
-/** A file larger than this is refused (a persons file goes in parts: the CLI sends 16 MiB at a time). */
+/** A file larger than this is refused (an NDJSON file of persons, companies or visitors goes in parts: the CLI sends 16 MiB at a time). */
 export const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
 
 /** The options each import passes on to its service; any other query parameter is dropped. */
 const OPTIONS: Record<ImportKind, readonly string[]> = {
   persons: ['region'],
+  companies: [],
   visitors: ['region'],
   'ip-ranges': ['dataset', 'format', 'precedence', 'columns'],
+  locations: ['dataset'],
 };
 
 export interface OperatorImportOptions {
@@ -95,7 +97,9 @@ export function operatorImportRoutes({ imports, logger, maxBytes = IMPORT_MAX_BY
   };
 
   router.post('/operator/imports/persons', handle('persons'));
+  router.post('/operator/imports/companies', handle('companies'));
   router.post('/operator/imports/ip-ranges', handle('ip-ranges'));
+  router.post('/operator/imports/locations', handle('locations'));
   router.post('/operator/accounts/:id/imports/visitors', handle('visitors', operatorAccountId));
   return router;
 }

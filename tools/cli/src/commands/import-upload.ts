@@ -1,8 +1,8 @@
 // How the imports go through the front door: the file is sent to the operator API, which streams it
 // to the service that owns the data, whose own import code writes it and reports its bad lines.
-// An NDJSON file of persons or visitors goes in parts of about PART_BYTES, cut at line ends (each
-// part a request well inside the servers' request timeout, its lines renumbered into the file's);
-// an IP dataset in one request, as its import replaces the dataset in one transaction.
+// An NDJSON file of persons, companies or visitors goes in parts of about PART_BYTES, cut at line
+// ends (each part a request well inside the servers' request timeout, its lines renumbered into the
+// file's); an IP dataset or a City database in one request, as its import replaces it in one transaction.
 import fs from 'node:fs';
 import type { CommandContext } from '../command.js';
 import { loadConfig } from '../config.js';
@@ -133,7 +133,8 @@ export async function uploadFile(api: OperatorApi, path: string, file: string, i
     sent = 0;
     return api.upload(path, counted(), 'application/octet-stream');
   });
-  show(sent, answer as UploadReport, true);
+  // A report of lines (IP ranges) ends the progress with its counts; another answer (a City database's) with the bytes.
+  show(sent, typeof (answer as Partial<UploadReport>)?.imported === 'number' ? (answer as UploadReport) : undefined, true);
   return answer;
 }
 

@@ -1,4 +1,5 @@
-// import persons / import companies / import visitors (NDJSON files, streamed) and demo (a synthetic dataset).
+// import persons / import companies / import visitors (NDJSON files, streamed; through the operator API
+// when one is named) and demo (a synthetic dataset).
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { createHash } from 'node:crypto';
@@ -98,11 +99,13 @@ export const importCommands: Command[] = [
     words: ['import', 'companies'],
     summary:
       'import companies (firmographics) from an NDJSON file, one {"domain", "name", "industry", "size", "employees", "founded", "location", "profile_url"} a line',
-    usage:
-      "glimpse import companies FILE.ndjson [--json]\n\nA line's domain is required (lower-cased, www. dropped); it replaces what imported persons said of\nthe company. Written by the enrichment service's import, as its role (ENRICHMENT_DATABASE_URL).",
-    options: {},
-    run: ({ positionals, db, io }) =>
-      withProgress(io, 'companies', (onProgress) => importCompanies(fileLines(positionals[0]), { db: db('enrichment'), onProgress })),
+    usage: `glimpse import companies FILE.ndjson [--url URL] [--json]\n\nA line's domain is required (lower-cased, www. dropped); it replaces what imported persons said of\nthe company; a later line of a domain replaces an earlier one.\n${THROUGH}`,
+    options: { ...urlOption },
+    run: ({ positionals, values, db, io }) => {
+      const api = importApi(values);
+      if (api) return uploadNdjson(api, '/operator/imports/companies', ndjsonFile(positionals[0]), io, 'companies');
+      return withProgress(io, 'companies', (onProgress) => importCompanies(fileLines(positionals[0]), { db: db('enrichment'), onProgress }));
+    },
     human: summary,
   },
   {

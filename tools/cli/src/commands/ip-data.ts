@@ -97,13 +97,18 @@ export const ipDataCommands: Command[] = [
     words: ['import', 'locations'],
     summary: 'replace the City database (MaxMind DB) that locates visitors',
     usage:
-      "glimpse import locations FILE.mmdb [--dataset NAME] [--json]\n\nA GeoIP2/GeoLite2 City database (or one in its format), checked, then stored whole as dataset NAME\n(default location), replacing its previous file in one transaction. As the visitors service's role.",
-    options: { dataset: { type: 'string' } },
-    run: ({ positionals, values }) =>
-      importLocationFile(existingFile(positionals[0], 'City database (.mmdb)'), {
-        databaseUrl: visitorsDatabaseUrl(),
-        dataset: typeof values.dataset === 'string' ? values.dataset : undefined,
-      }),
+      "glimpse import locations FILE.mmdb [--dataset NAME] [--url URL] [--json]\n\nA GeoIP2/GeoLite2 City database (or one in its format), checked, then stored whole as dataset NAME\n(default location), replacing its previous file in one transaction.\nThrough a gateway's operator API when --url or GLIMPSE_URL names one (GLIMPSE_OPERATOR_TOKEN): the file is\nsent to it whole (at most 256 MiB) and written by the visitors service; this machine needs no database.\nWithout one, written as the visitors service's role (DATABASE_URL as glimpse_visitors).",
+    options: { dataset: { type: 'string' }, ...urlOption },
+    run: ({ positionals, values, io }) => {
+      const file = existingFile(positionals[0], 'City database (.mmdb)');
+      const dataset = typeof values.dataset === 'string' ? values.dataset : undefined;
+      const api = importApi(values);
+      if (api) {
+        const query = dataset === undefined ? '' : `?${new URLSearchParams({ dataset }).toString()}`;
+        return uploadFile(api, `/operator/imports/locations${query}`, file, io, 'locations');
+      }
+      return importLocationFile(file, { databaseUrl: visitorsDatabaseUrl(), dataset });
+    },
     human: (r) => {
       const report = r as LocationImportReport;
       return `dataset ${report.dataset}, version ${report.version}: ${report.databaseType}, ${report.bytes} bytes in ${report.chunks} chunk(s)`;
