@@ -30,18 +30,13 @@ export interface ProducerConnection {
   partitionOf(message: Message): number | undefined;
 }
 
-export function createProducerConnection(kafka: Kafka, retry: RetryOptions): ProducerConnection {
-  let current: Producer | undefined;
-  let connecting: Promise<void> | undefined;
-  let stopped = false;
-  const chosen = new WeakMap<Message, number>();
-
-  /**
-   * keyHashPartitioner, remembering what it chose for each message and choosing it again at a
-   * retry (a keyed message gets the same partition anyway; an unkeyed one would move on in the round
-   * robin, and its request's answer could then acknowledge the partition it had left).
-   */
-  const recordingPartitioner = () => {
+/**
+ * keyHashPartitioner, remembering in `chosen` what it chose for each message and choosing it again
+ * at a retry (a keyed message gets the same partition anyway; an unkeyed one would move on in the
+ * round robin, and its request's answer could then acknowledge the partition it had left).
+ */
+function recordingPartitioner(chosen: WeakMap<Message, number>) {
+  return () => {
     const choose = keyHashPartitioner();
     return (args: PartitionerArgs): number => {
       const before = chosen.get(args.message);
@@ -51,17 +46,27 @@ export function createProducerConnection(kafka: Kafka, retry: RetryOptions): Pro
       return partition;
     };
   };
+}
 
-  function newProducer(): Producer {
-    return kafka.producer({
-      createPartitioner: recordingPartitioner,
-      allowAutoTopicCreation: false,
-      // A retried request is written once; this allows one request in flight.
-      idempotent: true,
-      maxInFlightRequests: 1,
-      retry,
-    });
-  }
+/** A new idempotent producer (a new producer id), its partitions recorded in `chosen`. */
+function idempotentProducer(kafka: Kafka, retry: RetryOptions, chosen: WeakMap<Message, number>): Producer {
+  return kafka.producer({
+    createPartitioner: recordingPartitioner(chosen),
+    allowAutoTopicCreation: false,
+    // A retried request is written once; this allows one request in flight.
+    idempotent: true,
+    maxInFlightRequests: 1,
+    retry,
+  });
+}
+
+export function createProducerConnection(kafka: Kafka, retry: RetryOptions): ProducerConnection {
+  let current: Producer | undefined;
+  let connecting: Promise<void> | undefined;
+  let stopped = false;
+  const chosen = new WeakMap<Message, number>();
+
+  const newProducer = () => idempotentProducer(kafka, retry, chosen);
 
   /** The current producer is replaced only once the new one is up. */
   function connectOnce(): Promise<void> {

@@ -154,6 +154,24 @@ function connecting(connection: ProducerConnection): Pick<BatchingProducer, 'con
   };
 }
 
+/** A send waiting for its request: its message, size and deadline, and how its sender is answered. */
+function pendingSend(topic: string, message: Message, sendTimeoutMs: number, resolve: () => void, reject: (err: unknown) => void): Pending {
+  return { topic, message, bytes: encodedSize(message), deadline: Date.now() + sendTimeoutMs, settled: false, handedOver: false, resolve, reject };
+}
+
+/** No producer connected: every waiting send fails now, and nothing is left. */
+function notConnected(queue: readonly Pending[]): { batch: Pending[]; rest: Pending[] } {
+  for (const p of queue) settle(p, new KafkaUnavailableError('kafka producer is not connected'));
+  return { batch: [], rest: [] };
+}
+
+/** The next request's sends and those left waiting; a send past its time to be taken fails. */
+function nextBatch(queue: Pending[], limits: { maxMessages: number; maxBytes: number; requestBudgetMs: number }): { batch: Pending[]; rest: Pending[] } {
+  const { batch, late, rest } = takeBatch(queue, { ...limits, now: Date.now() });
+  for (const p of late) settle(p, new KafkaUnavailableError('kafka did not take the event in time'));
+  return { batch, rest };
+}
+
 export function createBatchingProducer({
   kafka,
   lingerMs = 2,
@@ -181,16 +199,9 @@ export function createBatchingProducer({
     queue = queue.filter((p) => !p.settled);
     if (queue.length === 0) return;
     const producer = connection.current();
-    if (!producer) {
-      for (const p of queue) settle(p, new KafkaUnavailableError('kafka producer is not connected'));
-      queue = [];
-      expiry.advance();
-      return;
-    }
-    const { batch, late, rest } = takeBatch(queue, { maxMessages: maxBatch, maxBytes: maxBatchBytes, requestBudgetMs, now: Date.now() });
-    for (const p of late) settle(p, new KafkaUnavailableError('kafka did not take the event in time'));
+    const { batch, rest } = producer ? nextBatch(queue, { maxMessages: maxBatch, maxBytes: maxBatchBytes, requestBudgetMs }) : notConnected(queue);
     queue = rest;
-    if (batch.length === 0) {
+    if (!producer || batch.length === 0) {
       expiry.advance();
       return;
     }
@@ -205,16 +216,7 @@ export function createBatchingProducer({
     ...connecting(connection),
     send(topic, message) {
       return new Promise<void>((resolve, reject) => {
-        const pending: Pending = {
-          topic,
-          message,
-          bytes: encodedSize(message),
-          deadline: Date.now() + sendTimeoutMs,
-          settled: false,
-          handedOver: false,
-          resolve,
-          reject,
-        };
+        const pending = pendingSend(topic, message, sendTimeoutMs, resolve, reject);
         expiry.watch(pending);
         queue.push(pending);
         if (queue.length >= maxBatch) flush();
