@@ -225,7 +225,8 @@ function profileColumns(p: readonly VisitorState[]): unknown[] {
   ]);
 }
 
-type SettingsRow = {
+/** An account's intent_settings row with its page rules' weights (rules: {id: weight} as JSON text); every column null for an account without one. */
+export type SettingsRow = {
   account_id: string;
   half_life_days: number | null;
   page_view_weight: number;
@@ -323,72 +324,83 @@ async function writeCompanyVisits(tx: Tx, visits: readonly CompanyVisitWrite[]):
   return [...made.map((r) => visitFromRow(r, false)), ...repeated.map((r) => visitFromRow(r, true))];
 }
 
+/** What a chunk needs to be planned: its ids seen, its visitors' profiles, the rules, scores' settings, erasures and existing links. */
+async function loadChunk(tx: Tx, erasureSecret: string, request: ChunkRequest): Promise<ChunkState> {
+  const { visitors, ids } = request;
+  const found = await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; id: string }[]>(
+    SQL.collected,
+    ...columns(ids, ['accountId', 'visitorId', 'id']),
+  );
+  const rows = visitors.length === 0 ? [] : await tx.$queryRawUnsafe<ProfileRow[]>(SQL.profiles, ...columns(visitors, ['accountId', 'visitorId']));
+  const collected = new Set(found.map((r) => collectedKey(r.account_id, r.visitor_id, r.id)));
+  const { rules, firings, intent } = await loadRules(tx, request, visitors);
+  const erasures = await loadErasures(tx, erasureSecret, request.identifies);
+  // Redelivered identifies: those whose link exists announce it again.
+  const again = request.identifies.filter((i) => collected.has(collectedKey(i.accountId, i.visitorId, i.id)));
+  const linked =
+    again.length === 0
+      ? []
+      : await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; source_id: string }[]>(
+          SQL.existingLinks,
+          ...columns(again, ['accountId', 'visitorId', 'id']),
+        );
+  return {
+    collected,
+    visitors: new Map(rows.map((r) => [profileKey(r.account_id, r.id), profileFromRow(r)])),
+    rules,
+    firings,
+    intent,
+    erasures,
+    links: new Set(linked.map((l) => linkKey(l.account_id, l.visitor_id, l.source_id))),
+  };
+}
+
+/** The chunk's ids (all of them new, or another transaction got there first), its unlinks, and its profiles, new and changed. */
+async function writeIdsAndProfiles(tx: Tx, plan: CollectedPlan): Promise<void> {
+  const c = plan.collected;
+  const recorded = c.length === 0 ? 0 : await tx.$executeRawUnsafe(SQL.recordIds, ...columns(c, ['accountId', 'visitorId', 'id', 'at']));
+  if (recorded !== c.length) throw new ConcurrentApplyError('collected ids');
+  const u = plan.unlinks;
+  if (u.length > 0) await tx.$executeRawUnsafe(SQL.unlink, ...columns(u, ['accountId', 'visitorId']));
+  const fresh = plan.profiles.filter((p) => p.isNew);
+  const known = plan.profiles.filter((p) => !p.isNew);
+  if (fresh.length > 0 && (await tx.$executeRawUnsafe(SQL.insertProfiles, ...profileColumns(fresh))) !== fresh.length)
+    throw new ConcurrentApplyError('new visitors');
+  if (known.length > 0) await tx.$executeRawUnsafe(SQL.updateProfiles, ...profileColumns(known));
+}
+
+/** The plan's writes in order; answers the company visits this chunk made (or made on a first delivery). */
+async function writePlan(tx: Tx, plan: CollectedPlan): Promise<CompanyVisitWrite[]> {
+  if (plan.collected.length === 0 && plan.companyVisits.length === 0) return [];
+  await writeIdsAndProfiles(tx, plan);
+  const s = plan.sessions;
+  if (s.length > 0) {
+    await tx.$executeRawUnsafe(
+      SQL.sessions,
+      ...columns(s, ['accountId', 'visitorId', 'number', 'siteId', 'startedAt', 'lastAt', 'pageViews', 'landingPath', 'referrer', 'utmCampaign']),
+    );
+  }
+  const l = plan.links;
+  if (l.length > 0) {
+    await tx.$executeRawUnsafe(
+      SQL.links,
+      ...columns(l, ['accountId', 'visitorId', 'siteId', 'email', 'method', 'confidence', 'at', 'sourceId', 'sourcePath', 'verified']),
+    );
+  }
+  const f = plan.firings;
+  if (f.length > 0) await tx.$executeRawUnsafe(SQL.firingsInsert, ...columns(f, ['accountId', 'visitorId', 'sessionNumber', 'ruleId', 'at']));
+  const visited = await writeCompanyVisits(tx, plan.companyVisits);
+  const h = plan.siteHours;
+  if (h.length > 0) {
+    await tx.$executeRawUnsafe(SQL.siteHours, ...columns(h, ['siteId', 'hour', 'accountId', 'pageViews', 'visitors', 'bots']));
+  }
+  return visited;
+}
+
 function transaction(tx: Tx, erasureSecret: string): CollectedTransaction {
   return {
-    async load(request): Promise<ChunkState> {
-      const { visitors, ids } = request;
-      const found = await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; id: string }[]>(
-        SQL.collected,
-        ...columns(ids, ['accountId', 'visitorId', 'id']),
-      );
-      const rows = visitors.length === 0 ? [] : await tx.$queryRawUnsafe<ProfileRow[]>(SQL.profiles, ...columns(visitors, ['accountId', 'visitorId']));
-      const collected = new Set(found.map((r) => collectedKey(r.account_id, r.visitor_id, r.id)));
-      const { rules, firings, intent } = await loadRules(tx, request, visitors);
-      const erasures = await loadErasures(tx, erasureSecret, request.identifies);
-      // Redelivered identifies: those whose link exists announce it again.
-      const again = request.identifies.filter((i) => collected.has(collectedKey(i.accountId, i.visitorId, i.id)));
-      const linked =
-        again.length === 0
-          ? []
-          : await tx.$queryRawUnsafe<{ account_id: string; visitor_id: string; source_id: string }[]>(
-              SQL.existingLinks,
-              ...columns(again, ['accountId', 'visitorId', 'id']),
-            );
-      return {
-        collected,
-        visitors: new Map(rows.map((r) => [profileKey(r.account_id, r.id), profileFromRow(r)])),
-        rules,
-        firings,
-        intent,
-        erasures,
-        links: new Set(linked.map((l) => linkKey(l.account_id, l.visitor_id, l.source_id))),
-      };
-    },
-    async write(plan: CollectedPlan) {
-      const c = plan.collected;
-      if (c.length === 0 && plan.companyVisits.length === 0) return [];
-      const recorded = c.length === 0 ? 0 : await tx.$executeRawUnsafe(SQL.recordIds, ...columns(c, ['accountId', 'visitorId', 'id', 'at']));
-      if (recorded !== c.length) throw new ConcurrentApplyError('collected ids');
-      const u = plan.unlinks;
-      if (u.length > 0) await tx.$executeRawUnsafe(SQL.unlink, ...columns(u, ['accountId', 'visitorId']));
-      const fresh = plan.profiles.filter((p) => p.isNew);
-      const known = plan.profiles.filter((p) => !p.isNew);
-      if (fresh.length > 0 && (await tx.$executeRawUnsafe(SQL.insertProfiles, ...profileColumns(fresh))) !== fresh.length)
-        throw new ConcurrentApplyError('new visitors');
-      if (known.length > 0) await tx.$executeRawUnsafe(SQL.updateProfiles, ...profileColumns(known));
-      const s = plan.sessions;
-      if (s.length > 0) {
-        await tx.$executeRawUnsafe(
-          SQL.sessions,
-          ...columns(s, ['accountId', 'visitorId', 'number', 'siteId', 'startedAt', 'lastAt', 'pageViews', 'landingPath', 'referrer', 'utmCampaign']),
-        );
-      }
-      const l = plan.links;
-      if (l.length > 0) {
-        await tx.$executeRawUnsafe(
-          SQL.links,
-          ...columns(l, ['accountId', 'visitorId', 'siteId', 'email', 'method', 'confidence', 'at', 'sourceId', 'sourcePath', 'verified']),
-        );
-      }
-      const f = plan.firings;
-      if (f.length > 0) await tx.$executeRawUnsafe(SQL.firingsInsert, ...columns(f, ['accountId', 'visitorId', 'sessionNumber', 'ruleId', 'at']));
-      const visited = await writeCompanyVisits(tx, plan.companyVisits);
-      const h = plan.siteHours;
-      if (h.length > 0) {
-        await tx.$executeRawUnsafe(SQL.siteHours, ...columns(h, ['siteId', 'hour', 'accountId', 'pageViews', 'visitors', 'bots']));
-      }
-      return visited;
-    },
+    load: (request) => loadChunk(tx, erasureSecret, request),
+    write: (plan) => writePlan(tx, plan),
   };
 }
 

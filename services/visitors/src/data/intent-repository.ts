@@ -8,7 +8,7 @@ import { columns, scheduleRecurringPurge } from '@glimpse/db';
 import type { Logger } from '@glimpse/logging';
 import { intentStateOf, type IntentContribution, type IntentSettings, type IntentWeights } from '../domain/intent-score.js';
 import { scoreNowSql } from './intent-sql.js';
-import { intentSettingsFromRow } from './collected-store.js';
+import { intentSettingsFromRow, type SettingsRow } from './collected-store.js';
 
 type Tx = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 
@@ -22,17 +22,7 @@ export interface StoredIntentSettings extends IntentSettings {
   rescoredAt: string | null;
 }
 
-type WeightsRow = {
-  account_id: string;
-  half_life_days: number | null;
-  page_view_weight: number;
-  session_weight: number;
-  engaged_minute_weight: number;
-  event_weights: string;
-  updated_at: Date | null;
-  rescored_at: Date | null;
-  rules: string;
-};
+type WeightsRow = SettingsRow & { updated_at: Date | null; rescored_at: Date | null };
 
 const WEIGHTS = `SELECT a.account_id::text AS account_id, s.half_life_days, s.page_view_weight, s.session_weight, s.engaged_minute_weight,
     s.event_weights::text AS event_weights, s.updated_at, s.rescored_at,

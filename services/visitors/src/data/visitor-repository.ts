@@ -11,14 +11,15 @@ export async function findVisitor(db: Db, accountId: string, visitorId: string):
   return rows[0] ? profileFromRow(rows[0]) : null;
 }
 
+/** A page of an account's visitors: at most `limit` after the cursor, only the identified or the anonymous when `identified` says which. */
+export interface VisitorPageQuery<Cursor> {
+  limit: number;
+  after: Cursor | null;
+  identified: boolean | null;
+}
+
 /** One more than `limit` when there is a next page. */
-export async function visitorPage(
-  db: Db,
-  accountId: string,
-  limit: number,
-  after: VisitorCursor | null,
-  identified: boolean | null = null,
-): Promise<VisitorState[]> {
+export async function visitorPage(db: Db, accountId: string, { limit, after, identified }: VisitorPageQuery<VisitorCursor>): Promise<VisitorState[]> {
   const rows = await db.$queryRawUnsafe<ProfileRow[]>(
     `SELECT ${COLUMNS} FROM visitor_profiles
      WHERE account_id = $1::uuid AND ($2::int IS NULL OR ((email IS NOT NULL)::int, last_seen, id) < ($2::int, $3::timestamptz, $4::text))
@@ -38,9 +39,7 @@ export async function visitorPage(
 export async function visitorPageByScore(
   db: Db,
   accountId: string,
-  limit: number,
-  after: VisitorScoreCursor | null,
-  identified: boolean | null = null,
+  { limit, after, identified }: VisitorPageQuery<VisitorScoreCursor>,
 ): Promise<VisitorState[]> {
   const rows = await db.$queryRawUnsafe<ProfileRow[]>(
     // The scored by the rank index (DESC: nulls first, so they are read apart), then the unscored by id.

@@ -103,10 +103,16 @@ function visitorRoutes(router: Router, { db, account, now }: RouteContext): void
     if (sort !== undefined && sort !== 'last_seen' && sort !== 'score') throw new AppError('invalid_request', 'sort must be last_seen or score');
     const [page, w] = await Promise.all([
       sort === 'score'
-        ? visitorPageByScore(db, account(res), limit, cursor === undefined ? null : decodeVisitorScoreCursor(cursor), identifiedFilter(identified)).then(
-            (rows) => cutPage(rows, limit, (last) => encodeVisitorScoreCursor({ rank: last.intentRank, id: last.visitorId })),
-          )
-        : visitorPage(db, account(res), limit, cursor === undefined ? null : decodeVisitorCursor(cursor), identifiedFilter(identified)).then((rows) =>
+        ? visitorPageByScore(db, account(res), {
+            limit,
+            after: cursor === undefined ? null : decodeVisitorScoreCursor(cursor),
+            identified: identifiedFilter(identified),
+          }).then((rows) => cutPage(rows, limit, (last) => encodeVisitorScoreCursor({ rank: last.intentRank, id: last.visitorId })))
+        : visitorPage(db, account(res), {
+            limit,
+            after: cursor === undefined ? null : decodeVisitorCursor(cursor),
+            identified: identifiedFilter(identified),
+          }).then((rows) =>
             cutPage(rows, limit, (last) => encodeVisitorCursor({ identified: last.email !== null, lastSeen: last.lastSeen, id: last.visitorId })),
           ),
       intentWeights(db, account(res)),
