@@ -6,6 +6,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { companyEnrichmentBulkSchema, companyEnrichmentInputSchema, companyRecordSchema } from './companies.js';
 import { COMPANIES_CSV_MAX, COMPANY_SORTS, companyDetailSchema, companyListSchema } from './company-views.js';
+import { withBody } from './operation.js';
 import { registerSegments } from './segments.js';
 import { registerPayloadWebhooks } from './webhook-payloads.js';
 import { enrichmentBulkSchema, enrichmentInputSchema } from './enrichment.js';
@@ -118,7 +119,7 @@ const idempotencyKey = z
 const json = <T extends z.ZodType | ReturnType<typeof ref>>(schema: T) => ({ 'application/json': { schema } });
 
 /** The request of a POST that applies at most once per Idempotency-Key: the key, and a required JSON body. */
-const idempotentRequest = (body: z.ZodType) => ({ headers: z.object({ 'Idempotency-Key': idempotencyKey }), body: { required: true, content: json(body) } });
+const idempotentRequest = (body: z.ZodType) => withBody(body, { headers: z.object({ 'Idempotency-Key': idempotencyKey }) });
 
 /** The answer of a bulk enrichment: the lookups billed, and one result per lookup, in order, with a record of this component. */
 function bulkResult(record: string) {
@@ -394,7 +395,7 @@ function registerIntent(registry: OpenAPIRegistry, security: Record<string, stri
     'intent.putSettings',
     "Change the weights or the half-life of the account's intent scores: every score is recomputed within minutes",
     { status: 200, description: 'the settings', schema: intentSettingsSchema },
-    { body: { required: true, content: json(intentSettingsInputSchema) } },
+    withBody(intentSettingsInputSchema),
   );
 }
 
@@ -440,7 +441,7 @@ function registerCredentials(op: Operation): void {
       shown: 'key',
       created: apiKeyCreatedSchema,
       item: apiKeySchema,
-      body: { body: { required: true, content: json(apiKeyInputSchema) } },
+      body: withBody(apiKeyInputSchema),
     },
   ];
   for (const kind of credentialKinds) {
@@ -474,7 +475,7 @@ function registerPlaybooks(op: Operation): void {
     'account.createPlaybook',
     'Create a playbook',
     { status: 201, description: 'created', schema: playbookSchema },
-    { body: { required: true, content: json(playbookCreateSchema) } },
+    withBody(playbookCreateSchema),
     atCap(
       'the account already has its maximum of playbooks (200 by default), the playbook more than its maximum of triggers or exits (50 each by default), or a trigger is not in the full catalog',
     ),
@@ -486,7 +487,7 @@ function registerPlaybooks(op: Operation): void {
     'account.updatePlaybook',
     'Change a playbook (opting in or out of event names)',
     { status: 200, description: 'the playbook', schema: playbookSchema },
-    { ...idParam, body: { required: true, content: json(playbookUpdateSchema) } },
+    withBody(playbookUpdateSchema, idParam),
     atCap('more than the maximum of triggers or exits of a playbook (50 each by default), or a trigger is not in the full catalog'),
   );
   op('delete', '/account/playbooks/{id}', 'account.deletePlaybook', 'Delete a playbook with its enrollments', { status: 204, description: 'deleted' }, idParam);
@@ -527,9 +528,7 @@ function registerEventViews(op: Operation): void {
     'account.dryRunEvent',
     'What an event would do for its person now (writes nothing)',
     { status: 200, description: 'per opted-in playbook: start, stop, restart or none, and why', schema: dryRunSchema },
-    {
-      body: { required: true, content: json(eventInputSchema) },
-    },
+    withBody(eventInputSchema),
   );
   op(
     'get',
@@ -551,7 +550,7 @@ function registerPersonsAndUsage(op: Operation): void {
     'account.suppress',
     'Suppress a person: their events start nothing; their active enrollments stop (reason suppressed)',
     { status: 201, description: 'suppressed', schema: suppressionCreatedSchema },
-    { body: { required: true, content: json(suppressionInputSchema) } },
+    withBody(suppressionInputSchema),
     {
       200: answer({ status: 200, description: 'already suppressed (stoppedEnrollments: any enrollment still active)', schema: suppressionCreatedSchema }),
       ...atCap('the account already has its maximum of suppressed people (100000 by default); lift one first'),
@@ -667,9 +666,7 @@ function registerSiteOperations(op: Operation): void {
     'sites.create',
     'Create a site: its publishable key, install snippet and identity secret (shown once)',
     { status: 201, description: 'created', schema: siteCreatedSchema },
-    {
-      body: { required: true, content: json(siteCreateSchema) },
-    },
+    withBody(siteCreateSchema),
     SITE_AT_LIMIT,
   );
   op('get', '/account/sites', 'sites.list', 'The sites, newest first', { status: 200, description: 'the sites', schema: listOf(siteSchema) });
@@ -680,10 +677,7 @@ function registerSiteOperations(op: Operation): void {
     'sites.update',
     'Change a site: its name, origins, allowed track names or identification settings',
     { status: 200, description: 'the site', schema: siteSchema },
-    {
-      ...idParam,
-      body: { required: true, content: json(siteUpdateSchema) },
-    },
+    withBody(siteUpdateSchema, idParam),
   );
   op(
     'post',
@@ -756,9 +750,7 @@ function registerIdentification(op: Operation): void {
     'sites.createLinkToken',
     'A token for campaign links (?gl=<token>) that identifies the visitor following it as the person (email_link)',
     { status: 201, description: 'the token', schema: linkTokenCreatedSchema },
-    {
-      body: { required: true, content: json(linkTokenInputSchema) },
-    },
+    withBody(linkTokenInputSchema),
   );
   op(
     'delete',
@@ -786,9 +778,7 @@ function registerIdentification(op: Operation): void {
     'sites.createPageRule',
     "Make an identified visitor's matching page view an event for the person (once per rule per session), through the same pipeline as POST /events (the workflows add-on), and/or worth intent points (weight) for any visitor, once per rule per session",
     { status: 201, description: 'created', schema: pageRuleSchema },
-    {
-      body: { required: true, content: json(pageRuleInputSchema) },
-    },
+    withBody(pageRuleInputSchema),
     {
       409: {
         description: 'the account already has its maximum of page rules (100 by default; limit_reached); delete one first',
@@ -803,7 +793,7 @@ function registerIdentification(op: Operation): void {
     'sites.updatePageRule',
     "Change a page rule's weight (the account's scores are recomputed within minutes)",
     { status: 200, description: 'the rule', schema: pageRuleSchema },
-    { ...idParam, body: { required: true, content: json(pageRuleUpdateSchema) } },
+    withBody(pageRuleUpdateSchema, idParam),
   );
   op('delete', '/account/page-rules/{id}', 'sites.deletePageRule', 'Delete a page rule', { status: 204, description: 'deleted' }, idParam);
 }
@@ -831,7 +821,7 @@ function registerWebhooks(registry: OpenAPIRegistry, security: Record<string, st
     'webhooks.create',
     'Subscribe an endpoint to event types; deliveries are signed (Standard Webhooks) with the secret answered here once. kind slack: a Slack incoming-webhook URL that receives the segment alerts as Block Kit messages (no secret)',
     { status: 201, description: 'created, with its secret', schema: webhookEndpointCreatedSchema },
-    { body: { required: true, content: json(webhookCreateSchema) } },
+    withBody(webhookCreateSchema),
     WEBHOOK_AT_LIMIT,
   );
   op(
@@ -848,10 +838,7 @@ function registerWebhooks(registry: OpenAPIRegistry, security: Record<string, st
     'webhooks.update',
     'Change an endpoint: its url, its events, or pause and resume it',
     { status: 200, description: 'the endpoint', schema: webhookEndpointSchema },
-    {
-      ...idParam,
-      body: { required: true, content: json(webhookUpdateSchema) },
-    },
+    withBody(webhookUpdateSchema, idParam),
   );
   op('delete', '/account/webhooks/{id}', 'webhooks.delete', 'Delete an endpoint with its deliveries', { status: 204, description: 'deleted' }, idParam);
   op(

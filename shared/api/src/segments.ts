@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { EVENT_NAME_PATTERN, NETWORK_TYPES } from '@glimpse/validation';
 import { PAGE_RULE_PATTERN_MAX, validPageRulePattern } from './identification.js';
+import { withBody } from './operation.js';
 
 const at = z.iso.datetime();
 
@@ -190,9 +191,6 @@ type Op = (
   more?: Ok[] | Record<number, unknown>,
 ) => unknown;
 
-/** A JSON body or answer of this schema. */
-const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
-
 /** The segment and alert settings operations, with the management API's errors (`op` registers one). */
 export function registerSegments(op: Op): void {
   registerSegmentOperations(op);
@@ -213,7 +211,7 @@ function registerSegmentOperations(op: Op): void {
     'segments.create',
     'Create a segment (at most 100 per account; a taken name is 400)',
     { status: 201, description: 'created, with its count now', schema: segmentSchema },
-    { body: { required: true, content: json(segmentInputSchema) } },
+    withBody(segmentInputSchema),
   );
   op('get', '/account/segments/{id}', 'segments.get', 'A segment with its count now', { status: 200, description: 'the segment', schema: segmentSchema }, id);
   op(
@@ -222,7 +220,7 @@ function registerSegmentOperations(op: Op): void {
     'segments.update',
     'Change a segment’s name, filter or alert window',
     { status: 200, description: 'the segment', schema: segmentSchema },
-    { ...id, body: { required: true, content: json(segmentUpdateSchema) } },
+    withBody(segmentUpdateSchema, id),
   );
   op(
     'delete',
@@ -261,7 +259,7 @@ function registerAlertSettings(op: Op): void {
     'alertSettings.put',
     'Set the daily digest’s time zone and hour',
     { status: 200, description: 'the settings', schema: alertSettingsSchema },
-    { body: { required: true, content: json(alertSettingsSchema) } },
+    withBody(alertSettingsSchema),
   );
 }
 
