@@ -4,7 +4,7 @@
 // time zone and hour.
 import express, { type Response, type Router } from 'express';
 import type { Db } from '@glimpse/db/visitors';
-import { alertMemberOf, alertSettingsSchema } from '@glimpse/api';
+import { alertMemberOf, alertSettingsSchema, type Segment } from '@glimpse/api';
 import { AppError } from '@glimpse/errors';
 import { cutPage, parsePageQuery, queryStrings } from '@glimpse/http';
 import { isUuid } from '@glimpse/validation';
@@ -39,7 +39,7 @@ interface SegmentRouteOptions {
 
 /** What the segment routes share: their options, a segment's answer and the segment a path names. */
 interface SegmentContext extends Required<SegmentRouteOptions> {
-  answer: (s: SegmentRecord) => Promise<Record<string, unknown>>;
+  answer: (s: SegmentRecord) => Promise<Segment>;
   segment: (res: Response, id: string) => Promise<SegmentRecord>;
 }
 
