@@ -1,13 +1,15 @@
-// What the webhooks service's two consumer groups (playbook.effects, visitors.identified) share:
-// each message becomes scheduled deliveries in Postgres, counted, and the dispatcher is poked to
-// look at once. Both read a partition without a committed offset from its start (an endpoint gets
-// only what was published after it was created) and dead-letter to the service's own topic. Sending is the dispatcher's, so a slow endpoint never holds up a partition.
+// What the webhooks service's scheduling consumer groups (playbook.effects, visitors.identified,
+// visitors.segments) share: each message becomes scheduled deliveries in Postgres, counted, and the
+// dispatcher is poked to look at once. Each reads a partition without a committed offset from its
+// start (an endpoint gets only what was published after it was created) and dead-letters to the
+// service's own topic. Sending is the dispatcher's, so a slow endpoint never holds up a partition.
 import type { Kafka } from 'kafkajs';
 import { Counter, type Registry } from 'prom-client';
 import type { z } from 'zod';
 import type { Db } from '@glimpse/db/webhooks';
 import type { Logger } from '@glimpse/logging';
 import { TOPICS, createConsumerRunner, type BatchingProducer, type ConsumerRunner } from '@glimpse/messaging';
+import { enqueueEffect, type EffectToEnqueue } from '../data/delivery-repository.js';
 
 export interface SchedulingConsumerOptions {
   kafka: Kafka;
@@ -58,5 +60,20 @@ export function createSchedulingConsumer<S extends z.ZodType>(
         onScheduled?.();
       }
     },
+  });
+}
+
+/** A topic whose every message is one effect to schedule: a delivery to each subscribed, enabled endpoint. */
+export interface EnqueueingTopic<S extends z.ZodType> extends Omit<SchedulingTopic<S>, 'schedule'> {
+  /** The effect a message schedules (its publishedAt is the message's append time). */
+  effectOf(message: z.infer<S>): Omit<EffectToEnqueue, 'publishedAt'>;
+}
+
+/** The scheduling consumer of an EnqueueingTopic: each message's effect is enqueued as it is (enqueueEffect). */
+export function createEnqueueingConsumer<S extends z.ZodType>(options: SchedulingConsumerOptions, { effectOf, ...topic }: EnqueueingTopic<S>): ConsumerRunner {
+  const { db, retryWindowMs } = options;
+  return createSchedulingConsumer(options, {
+    ...topic,
+    schedule: (message, publishedAt) => enqueueEffect(db, { ...effectOf(message), publishedAt }, retryWindowMs),
   });
 }

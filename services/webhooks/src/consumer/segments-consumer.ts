@@ -6,9 +6,8 @@
 // and effect). Only the schedule is written here; sending is the dispatcher's.
 import { createHash } from 'node:crypto';
 import { TOPICS, segmentAlertSchema, type SegmentAlertMessage } from '@glimpse/messaging';
-import { enqueueEffect } from '../data/delivery-repository.js';
 import { segmentAlertPayloadOf } from '../domain/segment-payload.js';
-import { createSchedulingConsumer, type SchedulingConsumerOptions } from './scheduling-consumer.js';
+import { createEnqueueingConsumer, type SchedulingConsumerOptions } from './scheduling-consumer.js';
 
 export type SegmentsConsumerOptions = SchedulingConsumerOptions;
 
@@ -22,23 +21,16 @@ export function segmentAlertKeyOf(message: SegmentAlertMessage): string {
 }
 
 export function createSegmentsConsumer(options: SegmentsConsumerOptions) {
-  const { db, retryWindowMs } = options;
-  return createSchedulingConsumer(options, {
+  return createEnqueueingConsumer(options, {
     topic: TOPICS.visitorsSegments,
     schema: segmentAlertSchema,
     metric: { name: 'glimpse_webhook_segments_scheduled_total', help: 'Deliveries scheduled from segment alerts (entries and digests)' },
-    schedule: (message, publishedAt) =>
-      enqueueEffect(
-        db,
-        {
-          accountId: message.accountId,
-          effectId: message.eventId,
-          personKey: segmentAlertKeyOf(message),
-          type: message.type,
-          payload: JSON.stringify(segmentAlertPayloadOf(message)),
-          publishedAt,
-        },
-        retryWindowMs,
-      ),
+    effectOf: (message) => ({
+      accountId: message.accountId,
+      effectId: message.eventId,
+      personKey: segmentAlertKeyOf(message),
+      type: message.type,
+      payload: JSON.stringify(segmentAlertPayloadOf(message)),
+    }),
   });
 }

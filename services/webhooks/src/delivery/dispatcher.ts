@@ -10,7 +10,7 @@
 // message made from it (slack-message.ts) with Slack's client (slack-sender.ts), unsigned. Its
 // answers steer the schedule: a 429 is not tried again before its Retry-After, a 404 or 410 (the
 // incoming webhook was removed) disables that endpoint as "revoked".
-import type { Registry } from 'prom-client';
+import type { Gauge, Registry } from 'prom-client';
 import { metricsIn } from '@glimpse/logging';
 import { purgeOldDeliveries, type ClaimedDelivery } from '../data/delivery-repository.js';
 import { claimDue } from '../data/claims.js';
@@ -40,45 +40,62 @@ export interface Dispatcher {
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
+/** Deletes deliveries older than the retention, at most once every PURGE_EVERY_MS (the claims call it). */
+function createPurge({ db, logger, retentionMs }: Pick<DispatcherOptions, 'db' | 'logger' | 'retentionMs'>): () => Promise<void> {
+  let lastPurge = 0;
+  return async () => {
+    if (Date.now() - lastPurge <= PURGE_EVERY_MS) return;
+    lastPurge = Date.now();
+    const purged = await purgeOldDeliveries(db, retentionMs);
+    if (purged > 0) logger.info({ purged }, 'old webhook deliveries deleted');
+  };
+}
+
+/** The attempts in flight: each holds its slot until it is recorded (or its failure logged), then frees it and calls `freed`. */
+function createSlots(deliver: (d: ClaimedDelivery) => Promise<void>, busy: Gauge, logger: DispatcherOptions['logger'], freed: () => void) {
+  const inFlight = new Set<Promise<void>>();
+  return {
+    size: () => inFlight.size,
+    launch(d: ClaimedDelivery): void {
+      // A failure to record one leaves it leased: it is tried again when the lease ends.
+      const attempt: Promise<void> = deliver(d)
+        .catch((err: Error) => logger.warn({ deliveryId: d.id, err: err.message }, 'webhook attempt not recorded; retried after its lease'))
+        .finally(() => {
+          inFlight.delete(attempt);
+          busy.set(inFlight.size);
+          freed();
+        });
+      inFlight.add(attempt);
+      busy.set(inFlight.size);
+    },
+    /** Waits for every attempt in flight. */
+    settled: () => Promise.all([...inFlight]),
+  };
+}
+
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { db, logger, concurrency, accountConcurrency, endpointConcurrency, pollIntervalMs, leaseMs, retentionMs } = options;
+  const { db, logger, concurrency, accountConcurrency, endpointConcurrency, pollIntervalMs, leaseMs } = options;
   const metrics = metricsIn(options.registry);
   const deliver = createAttempter({ ...options, metrics });
   const busy = metrics.gauge('glimpse_webhook_deliveries_in_flight', 'Deliveries being attempted by this instance (at most WEBHOOKS_CONCURRENCY)');
+  const purge = createPurge(options);
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let claiming: Promise<void> | undefined;
   let claimAgain = false;
-  const inFlight = new Set<Promise<void>>();
+  const slots = createSlots(deliver, busy, logger, () => fill());
   let lastPollOk = true;
-  let lastPurge = 0;
-  function launch(d: ClaimedDelivery): void {
-    // A failure to record one leaves it leased: it is tried again when the lease ends.
-    const attempt: Promise<void> = deliver(d)
-      .catch((err: Error) => logger.warn({ deliveryId: d.id, err: err.message }, 'webhook attempt not recorded; retried after its lease'))
-      .finally(() => {
-        inFlight.delete(attempt);
-        busy.set(inFlight.size);
-        fill();
-      });
-    inFlight.add(attempt);
-    busy.set(inFlight.size);
-  }
 
   /** Claims for the free slots, again while claims come back full; one claim at a time (a request meanwhile runs one more round). */
   async function claimRounds(): Promise<void> {
     do {
       claimAgain = false;
       try {
-        if (Date.now() - lastPurge > PURGE_EVERY_MS) {
-          lastPurge = Date.now();
-          const purged = await purgeOldDeliveries(db, retentionMs);
-          if (purged > 0) logger.info({ purged }, 'old webhook deliveries deleted');
-        }
-        while (running && inFlight.size < concurrency) {
-          const free = concurrency - inFlight.size;
+        await purge();
+        while (running && slots.size() < concurrency) {
+          const free = concurrency - slots.size();
           const claimed = await claimDue(db, { limit: free, leaseMs, accountCap: accountConcurrency, endpointCap: endpointConcurrency });
-          for (const d of claimed) launch(d);
+          for (const d of claimed) slots.launch(d);
           if (claimed.length < free) break;
         }
         lastPollOk = true;
@@ -86,7 +103,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         if (lastPollOk) logger.warn({ err: (err as Error).message }, 'webhook schedule unreachable; retrying');
         lastPollOk = false;
       }
-    } while (claimAgain && running && inFlight.size < concurrency);
+    } while (claimAgain && running && slots.size() < concurrency);
   }
 
   function fill(): void {
@@ -111,7 +128,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       running = false;
       clearInterval(timer);
       await claiming;
-      await Promise.all([...inFlight]);
+      await slots.settled();
     },
     poke: () => fill(),
     healthy: () => running && lastPollOk,
