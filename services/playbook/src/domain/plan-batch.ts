@@ -107,8 +107,14 @@ export interface PlanInput {
 /** A person's active enrollment in a playbook as the walk goes: one from the database (its id), or one this batch started. */
 type CurrentEnrollment = { existing: string } | { started: NewEnrollment };
 
-export function planBatch({ events, optedIn, active, policies, enrolledBefore = [], suppressed, newId }: PlanInput): BatchPlan {
-  // Per person: playbook id → the active enrollment, as the walk goes; and every playbook they were ever in.
+/** What the walk knows of each person: playbook id → the active enrollment, and every playbook they were ever in. */
+interface People {
+  current(personKey: string): Map<string, CurrentEnrollment>;
+  everIn(personKey: string): Set<string>;
+}
+
+/** The people's enrollments before the batch: the active ones, and the playbooks each was ever in. */
+function peopleBefore(active: readonly ActiveEnrollment[], enrolledBefore: readonly Omit<ActiveEnrollment, 'id'>[]): People {
   const people = new Map<string, Map<string, CurrentEnrollment>>();
   const ever = new Map<string, Set<string>>();
   const everOf = (key: string) => ever.get(key) ?? (ever.set(key, new Set()), ever.get(key)!);
@@ -120,32 +126,98 @@ export function planBatch({ events, optedIn, active, policies, enrolledBefore = 
     everOf(key).add(a.playbookId);
   }
   for (const b of enrolledBefore) everOf(pairKey(b.accountId, b.email)).add(b.playbookId);
+  return {
+    current(key) {
+      let current = people.get(key);
+      if (!current) people.set(key, (current = new Map()));
+      return current;
+    },
+    everIn: everOf,
+  };
+}
+
+type CatalogEntry = CatalogDelta & { first: number; last: number };
+
+/** Counts an event's name in the batch's catalog changes, keeping its first and last receive times. */
+function countName(catalog: Map<string, CatalogEntry>, nameKey: string, { accountId, name, receivedAt }: BatchEvent): void {
+  const at = Date.parse(receivedAt);
+  const entry = catalog.get(nameKey);
+  if (!entry) catalog.set(nameKey, { accountId, name, firstSeenAt: receivedAt, lastSeenAt: receivedAt, count: 1, first: at, last: at });
+  else {
+    entry.count += 1;
+    if (at < entry.first) Object.assign(entry, { first: at, firstSeenAt: receivedAt });
+    if (at > entry.last) Object.assign(entry, { last: at, lastSeenAt: receivedAt });
+  }
+}
+
+/** The catalog changes sorted by account and name. */
+function sortedCatalog(catalog: Map<string, CatalogEntry>): CatalogDelta[] {
+  return [...catalog.values()]
+    .map(({ accountId, name, firstSeenAt, lastSeenAt, count }) => ({ accountId, name, firstSeenAt, lastSeenAt, count }))
+    .sort((a, b) => (a.accountId === b.accountId ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.accountId < b.accountId ? -1 : 1));
+}
+
+/** The enrollments one event stops and starts, given what its person has as the walk goes. */
+interface Decided {
+  event: BatchEvent;
+  stop: readonly string[];
+  start: readonly string[];
+  current: Map<string, CurrentEnrollment>;
+  everIn: Set<string>;
+}
+
+/** Applies one event's decision to the plan: the stops, the starts and their effects, recorded in its receipt. */
+function applyDecision(plan: BatchPlan, receipt: EventReceipt, { event, stop, start, current, everIn }: Decided, newId: () => string): void {
+  const { eventId, accountId, email, name } = event;
+  const effect = (playbookId: string, action: PlannedEffect['action']) => {
+    plan.effects.push({ id: newId(), eventId, accountId, playbookId, email, action, eventName: name });
+    receipt.changed.push({ playbookId, action });
+  };
+  for (const playbookId of stop) {
+    const h = current.get(playbookId)!;
+    if ('existing' in h) plan.stops.push({ enrollmentId: h.existing, stoppedBy: name, stopEventId: eventId });
+    else Object.assign(h.started, { status: 'stopped', stoppedBy: name, stopEventId: eventId });
+    current.delete(playbookId);
+    effect(playbookId, 'stopped');
+  }
+  for (const playbookId of start) {
+    const started: NewEnrollment = {
+      id: newId(),
+      playbookId,
+      accountId,
+      email,
+      startedBy: name,
+      startEventId: eventId,
+      status: 'active',
+      stoppedBy: null,
+      stopEventId: null,
+    };
+    plan.starts.push(started);
+    current.set(playbookId, { started });
+    everIn.add(playbookId);
+    effect(playbookId, 'started');
+  }
+}
+
+export function planBatch({ events, optedIn, active, policies, enrolledBefore = [], suppressed, newId }: PlanInput): BatchPlan {
+  const people = peopleBefore(active, enrolledBefore);
   const seen = new Set<string>();
   const plan: BatchPlan = { applied: [], starts: [], stops: [], effects: [], receipts: [], catalog: [] };
-  const catalog = new Map<string, CatalogDelta & { first: number; last: number }>();
+  const catalog = new Map<string, CatalogEntry>();
 
   for (const event of events) {
     if (seen.has(event.eventId)) continue;
     seen.add(event.eventId);
     plan.applied.push(event);
     const { eventId, accountId, email, name } = event;
-
-    const at = Date.parse(event.receivedAt);
     const nameKey = pairKey(accountId, name);
-    const entry = catalog.get(nameKey);
-    if (!entry) catalog.set(nameKey, { accountId, name, firstSeenAt: event.receivedAt, lastSeenAt: event.receivedAt, count: 1, first: at, last: at });
-    else {
-      entry.count += 1;
-      if (at < entry.first) Object.assign(entry, { first: at, firstSeenAt: event.receivedAt });
-      if (at > entry.last) Object.assign(entry, { last: at, lastSeenAt: event.receivedAt });
-    }
+    countName(catalog, nameKey, event);
 
     const playbooks = optedIn.get(nameKey);
     if (!playbooks || (playbooks.exits.length === 0 && playbooks.triggers.length === 0)) continue;
     const personKey = pairKey(accountId, email);
-    let current = people.get(personKey);
-    if (!current) people.set(personKey, (current = new Map()));
-    const everIn = everOf(personKey);
+    const current = people.current(personKey);
+    const everIn = people.everIn(personKey);
     const decision = decideEffects({
       exitPlaybookIds: playbooks.exits,
       triggerPlaybookIds: playbooks.triggers,
@@ -156,39 +228,9 @@ export function planBatch({ events, optedIn, active, policies, enrolledBefore = 
     });
     const receipt: EventReceipt = { eventId, accountId, eventName: name, changed: [], unchanged: decision.unchanged };
     plan.receipts.push(receipt);
-    const effect = (playbookId: string, action: PlannedEffect['action']) => {
-      plan.effects.push({ id: newId(), eventId, accountId, playbookId, email, action, eventName: name });
-      receipt.changed.push({ playbookId, action });
-    };
-
-    for (const playbookId of decision.stop) {
-      const h = current.get(playbookId)!;
-      if ('existing' in h) plan.stops.push({ enrollmentId: h.existing, stoppedBy: name, stopEventId: eventId });
-      else Object.assign(h.started, { status: 'stopped', stoppedBy: name, stopEventId: eventId });
-      current.delete(playbookId);
-      effect(playbookId, 'stopped');
-    }
-    for (const playbookId of decision.start) {
-      const started: NewEnrollment = {
-        id: newId(),
-        playbookId,
-        accountId,
-        email,
-        startedBy: name,
-        startEventId: eventId,
-        status: 'active',
-        stoppedBy: null,
-        stopEventId: null,
-      };
-      plan.starts.push(started);
-      current.set(playbookId, { started });
-      everIn.add(playbookId);
-      effect(playbookId, 'started');
-    }
+    applyDecision(plan, receipt, { event, stop: decision.stop, start: decision.start, current, everIn }, newId);
   }
 
-  plan.catalog = [...catalog.values()]
-    .map(({ accountId, name, firstSeenAt, lastSeenAt, count }) => ({ accountId, name, firstSeenAt, lastSeenAt, count }))
-    .sort((a, b) => (a.accountId === b.accountId ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.accountId < b.accountId ? -1 : 1));
+  plan.catalog = sortedCatalog(catalog);
   return plan;
 }

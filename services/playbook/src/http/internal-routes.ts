@@ -2,7 +2,7 @@
 // their enrollments and the event catalog of the account the gateway names.
 import type { Request, Router } from 'express';
 import type { Db } from '@glimpse/db/playbook';
-import { encodeCursor, gatewayInternalRouter, parsePageQuery } from '@glimpse/http';
+import { encodeCursor, gatewayInternalRouter, parsePageQuery, type GatewayInternalRouter } from '@glimpse/http';
 import { createPlaybook, deletePlaybook, enrollmentPage, eventCatalogPage, getPlaybook, listPlaybooks, updatePlaybook } from '../wiring/playbooks.js';
 import { limitsWith, type PlaybookLimits } from '../domain/limits.js';
 import { encodeCatalogCursor, parseCatalogQuery } from './catalog-query.js';
@@ -22,15 +22,29 @@ export interface InternalRouterOptions {
 
 export function internalRouter({ db, internalTokens, erasedEmail, limits: given = {} }: InternalRouterOptions): Router {
   const limits = limitsWith(given);
+  const { router, json, account } = gatewayInternalRouter(internalTokens);
+  const routes: Routes = { router, json, account, db, limits };
+  playbookRoutes(routes);
+  eventRoutes(routes);
+  personRoutes(routes, erasedEmail);
+  return router;
+}
+
+/** What each group of routes is added with: the router, its JSON body parser and the account the gateway names. */
+interface Routes extends GatewayInternalRouter {
+  db: Db;
+  limits: PlaybookLimits;
+}
+
+/** Playbooks (list, create, read, change, delete) and a playbook's enrollments. */
+function playbookRoutes({ router, json, account, db, limits }: Routes): void {
   const caps = {
     maxPerAccount: limits.playbooksPerAccount,
     maxTriggers: limits.triggersPerPlaybook,
     maxExits: limits.exitsPerPlaybook,
     maxCatalogNames: limits.catalogNamesPerAccount,
   };
-  const { router, json, account } = gatewayInternalRouter(internalTokens);
   const playbookId = (req: Request) => req.params.playbookId as string;
-
   router.get('/internal/playbooks', async (_req, res) => {
     res.json({ items: await listPlaybooks(db, account(res)) });
   });
@@ -51,6 +65,10 @@ export function internalRouter({ db, internalTokens, erasedEmail, limits: given 
     const page = await enrollmentPage(db, account(res), playbookId(req), parseEnrollmentQuery(req.query as Record<string, unknown>));
     res.json({ items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null });
   });
+}
+
+/** The event catalog, the dry run of an event, and an event's receipt (catalog and dry-run before :eventId). */
+function eventRoutes({ router, json, account, db, limits }: Routes): void {
   router.get('/internal/events/catalog', async (req, res) => {
     const query = parseCatalogQuery(req.query as Record<string, unknown>);
     const page = await eventCatalogPage(db, account(res), { ...query, maxNames: limits.catalogNamesPerAccount });
@@ -69,6 +87,10 @@ export function internalRouter({ db, internalTokens, erasedEmail, limits: given 
   router.get('/internal/events/:eventId', async (req, res) => {
     res.json(await getReceipt(db, account(res), req.params.eventId as string));
   });
+}
+
+/** Suppressions (add, list, remove) and a person's erasure. */
+function personRoutes({ router, json, account, db, limits }: Routes, erasedEmail: ErasedEmail): void {
   router.post('/internal/suppressions', json, async (req, res) => {
     const { created, suppression } = await suppressPerson(db, account(res), parseSuppressionInput(req.body).email, {
       maxPerAccount: limits.suppressionsPerAccount,
@@ -87,5 +109,4 @@ export function internalRouter({ db, internalTokens, erasedEmail, limits: given 
   router.delete('/internal/persons/:email', async (req, res) => {
     res.json(await erasePerson(db, erasedEmail, account(res), parseEmailParam(req.params.email as string)));
   });
-  return router;
 }
