@@ -13,15 +13,18 @@ import type { Charge, IdentityKey, PersonStore, StoredVisitor } from '../domain/
 // One key (the usual lookup): plain equality on the identity's primary key, the cheapest plan.
 const BY_KEY = `SELECT p.record::text AS record FROM identities i JOIN persons p ON p.id = i.person_id
   WHERE i.kind = $1 AND i.value = $2`;
-const BY_KEY_BILLED = `WITH hit AS (
-    SELECT person_id FROM identities WHERE kind = $1 AND value = $2
-  ), billed AS (
+// A lookup's bill, after its `hit` (the person matched, or no row): the usage ledger row and, for a
+// lookup by email, the person marked paid for the month; then the person's record.
+const BILL_HIT = `billed AS (
     INSERT INTO usage_ledger (account_id, day, lease_id) SELECT $3::uuid, $4::date, $5::uuid FROM hit
   ), paid AS (
     INSERT INTO billed_persons (account_id, period, person_key) SELECT $3::uuid, $6::date, $7::text FROM hit
     WHERE $7::text IS NOT NULL ON CONFLICT DO NOTHING
   )
   SELECT p.record::text AS record FROM hit JOIN persons p ON p.id = hit.person_id`;
+const BY_KEY_BILLED = `WITH hit AS (
+    SELECT person_id FROM identities WHERE kind = $1 AND value = $2
+  ), ${BILL_HIT}`;
 // Email and phone: the first key in the order given that matches wins.
 const BY_KEYS = `SELECT p.record::text AS record
   FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(kind, value, n)
@@ -32,13 +35,7 @@ const BY_KEYS_BILLED = `WITH hit AS (
     SELECT i.person_id FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(kind, value, n)
     JOIN identities i ON i.kind = k.kind AND i.value = k.value
     ORDER BY k.n LIMIT 1
-  ), billed AS (
-    INSERT INTO usage_ledger (account_id, day, lease_id) SELECT $3::uuid, $4::date, $5::uuid FROM hit
-  ), paid AS (
-    INSERT INTO billed_persons (account_id, period, person_key) SELECT $3::uuid, $6::date, $7::text FROM hit
-    WHERE $7::text IS NOT NULL ON CONFLICT DO NOTHING
-  )
-  SELECT p.record::text AS record FROM hit JOIN persons p ON p.id = hit.person_id`;
+  ), ${BILL_HIT}`;
 
 /** The texts of the statements above, for the benchmark to send the very same ones through pg. */
 export const LOOKUP_STATEMENTS = { BY_KEY, BY_KEY_BILLED, BY_KEYS, BY_KEYS_BILLED } as const;
