@@ -13,8 +13,15 @@ import { randomObjectId } from './lookup-test-helpers';
 const TOKEN = `outage-test-${randomUUID()}`;
 let postgres: PrivatePostgres;
 
+// Migrated once before the service ever runs, then stopped: a connection the service opened between
+// Postgres starting and a migration keeps the search_path from before it (ALTER DATABASE applies to
+// new sessions), so a database migrated under a running service would fail its lookups with 500.
+// Postgres going away and coming back, what this test is about, has no such gap.
 beforeAll(async () => {
   postgres = createPrivatePostgres(await freePort());
+  postgres.start();
+  await migrate({ databaseUrl: postgres.url, migrationsDir: path.join(__dirname, '..', '..', '..', 'prisma', 'migrations') });
+  postgres.stop();
 });
 
 afterAll(() => {
@@ -33,10 +40,7 @@ function expectUnavailable(res: HttpResult): void {
 }
 
 it('when Postgres is down at start, then the service starts and stays up unready (lookups 503), and is ready and answering once Postgres is back', async () => {
-  // No Kafka: its accounts consumer would replay deletions into the gap between Postgres starting and the
-  // migration below, and a connection opened there keeps the search_path from before the migration set
-  // it (ALTER DATABASE applies to new sessions), so later lookups on it fail. Only a database migrated
-  // under a running service has that gap; Postgres going away and coming back does not.
+  // No Kafka: the test is about Postgres alone.
   const service = await startTestEnrichmentService({
     DATABASE_URL: postgres.url,
     INTERNAL_TOKENS: `gateway=${TOKEN}`,
@@ -53,7 +57,6 @@ it('when Postgres is down at start, then the service starts and stays up unready
     expectUnavailable(await internal(service.url, '/internal/usage/totals'));
 
     postgres.start();
-    await migrate({ databaseUrl: postgres.url, migrationsDir: path.join(__dirname, '..', '..', '..', 'prisma', 'migrations') });
 
     await waitFor(async () => (await request(`${service.url}/readyz`)).status === 200, { what: 'ready after Postgres came back', timeoutMs: 20_000 });
     const missing = await internal(service.url, `/internal/visitors/${randomObjectId()}/details`);
