@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { EVENT_NAME_PATTERN, NETWORK_TYPES } from '@glimpse/validation';
 import { PAGE_RULE_PATTERN_MAX, validPageRulePattern } from './identification.js';
+import { alertMemberSchema } from './alerts.js';
 import { withBody } from './operation.js';
 
 const at = z.iso.datetime();
@@ -129,22 +130,15 @@ export const segmentSchema = z
 
 export const segmentListSchema = z.strictObject({ items: z.array(segmentSchema) }).meta({ id: 'SegmentList' });
 
-export const segmentMemberSchema = z
-  .strictObject({
-    kind: z.enum(['visitor', 'company']),
+/** A member in the members list: an alert's member (alerts.ts) with the list's own words, its score whole and its reasons' points whole. */
+export const segmentMemberSchema = alertMemberSchema
+  .extend({
     key: z.string().meta({ description: 'the visitor id (GET /account/visitors/{id}), or the company key (GET /account/companies/{key})' }),
-    name: z.string().nullable().meta({ description: "the company's name, or the visitor's company's" }),
-    domain: z.string().nullable(),
-    email: z.string().nullable().meta({ description: "an identified visitor's email; null for a company or an anonymous visitor" }),
     score: z.number().int().min(0).max(100).meta({ description: 'the intent score now' }),
     reasons: z
       .array(z.strictObject({ reason: z.string(), points: z.number().int(), at }))
       .meta({ description: 'its top reasons (at most 3), best first; their points add up to the score' }),
-    location: z
-      .strictObject({ country: z.string().nullable(), region: z.string().nullable(), city: z.string().nullable(), time_zone: z.string().nullable() })
-      .nullable(),
     last_pages: z.array(z.strictObject({ path: z.string(), title: z.string().nullable(), at })).meta({ description: 'newest first, at most 5' }),
-    visitors: z.number().int().min(0).meta({ description: "a company's visitors; 1 for a visitor" }),
   })
   .meta({ id: 'SegmentMember' });
 
