@@ -8,25 +8,46 @@ import { Readable } from 'node:stream';
 import express, { type Request, type Router } from 'express';
 import type { Db } from '@glimpse/db/enrichment';
 import { AppError } from '@glimpse/errors';
-import { internalCallers, requestBytes, requestLines } from '@glimpse/http';
+import { internalCallers, requestLines } from '@glimpse/http';
 import { importCompanies, importPersons, importVisitors } from '../wiring/import-data.js';
 
 // Persons per transaction of an import through here. A request is one part of the file (the CLI
 // sends about 16 MiB, some 2,000 persons of the demo's size); chunks well below a part's persons let
 // the next chunk be parsed while the last is written, as the direct import does with its larger ones.
 const PERSONS_PER_CHUNK = 500;
-/** The gateway's own cap on an import request. */
-const PART_MAX_BYTES = 256 * 1024 * 1024;
+/** A part up to this size is read whole before its import starts (the CLI's are about 16 MiB). */
+const WHOLE_PART_BYTES = 32 * 1024 * 1024;
+
+/** The request's first chunks up to `limit` bytes (all of them when it is shorter), and whether it ended. */
+async function readAhead(body: AsyncIterator<Buffer>, limit: number): Promise<{ first: Buffer; ended: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  while (size < limit) {
+    const next = await body.next();
+    if (next.done) return { first: Buffer.concat(chunks, size), ended: true };
+    chunks.push(next.value);
+    size += next.value.length;
+  }
+  return { first: Buffer.concat(chunks, size), ended: false };
+}
 
 /**
- * A part of a persons file read whole, then its lines (split as the direct import splits a file).
- * Received at once, the request ends well inside the server's request timeout however long its
- * persons take to write; read as the import went, a part on a busy machine outlasted it.
+ * A part of a persons file as lines, split as the direct import splits a file. A part the size the
+ * CLI sends is read whole first, so the request is received at once, well inside the server's
+ * request timeout however long its persons take to write (read at the import's pace, a part on a
+ * busy machine outlasted it); a larger upload (not the CLI's) is read as it is imported beyond its
+ * first WHOLE_PART_BYTES, so no request holds more than that in memory. Throws when the upload ends
+ * before the request is complete.
  */
 async function* partLines(req: Request): AsyncGenerator<string> {
-  const bytes = await requestBytes(req, PART_MAX_BYTES);
-  const part = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  yield* readline.createInterface({ input: Readable.from([part], { objectMode: false }), crlfDelay: Infinity });
+  const body = (req as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  const { first, ended } = await readAhead(body, WHOLE_PART_BYTES);
+  async function* rest(): AsyncGenerator<Buffer> {
+    yield first;
+    if (!ended) yield* { [Symbol.asyncIterator]: () => body };
+  }
+  yield* readline.createInterface({ input: Readable.from(rest(), { objectMode: false }), crlfDelay: Infinity });
+  if (!req.complete) throw new AppError('invalid_request', 'the upload ended before the whole file was received');
 }
 
 export interface ImportRoutesOptions {
