@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import express, { type Request, type Router } from 'express';
 import type { Db } from '@glimpse/db/enrichment';
 import { AppError } from '@glimpse/errors';
-import { internalCallers, requestLines } from '@glimpse/http';
+import { internalCallers } from '@glimpse/http';
 import { importCompanies, importPersons, importVisitors } from '../wiring/import-data.js';
 
 // Persons per transaction of an import through here. A request is one part of the file (the CLI
@@ -32,12 +32,12 @@ async function readAhead(body: AsyncIterator<Buffer>, limit: number): Promise<{ 
 }
 
 /**
- * A part of a persons file as lines, split as the direct import splits a file. A part the size the
- * CLI sends is read whole first, so the request is received at once, well inside the server's
- * request timeout however long its persons take to write (read at the import's pace, a part on a
- * busy machine outlasted it); a larger upload (not the CLI's) is read as it is imported beyond its
- * first WHOLE_PART_BYTES, so no request holds more than that in memory. Throws when the upload ends
- * before the request is complete.
+ * A part of an NDJSON file (persons, companies, visitors) as lines, split as the direct import
+ * splits a file. A part the size the CLI sends is read whole first, so the request is received at
+ * once, well inside the server's request timeout however long its lines take to write (read at the
+ * import's pace, a part on a busy machine outlasted it); a larger upload (not the CLI's) is read as
+ * it is imported beyond its first WHOLE_PART_BYTES, so no request holds more than that in memory.
+ * Throws when the upload ends before the request is complete.
  */
 async function* partLines(req: Request): AsyncGenerator<string> {
   const body = (req as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
@@ -74,11 +74,11 @@ export function importRoutes({ db, databaseUrl, defaultPhoneRegion, internalToke
     res.json(await importPersons(partLines(req), { databaseUrl, defaultPhoneRegion: region, batchSize: PERSONS_PER_CHUNK }));
   });
   router.post('/internal/imports/companies', async (req, res) => {
-    res.json(await importCompanies(requestLines(req), { db }));
+    res.json(await importCompanies(partLines(req), { db }));
   });
   router.post('/internal/imports/visitors', async (req, res) => {
     const region = regionOf(req, defaultPhoneRegion);
-    res.json(await importVisitors(requestLines(req), res.locals.accountId as string, { db, defaultPhoneRegion: region }));
+    res.json(await importVisitors(partLines(req), res.locals.accountId as string, { db, defaultPhoneRegion: region }));
   });
   return router;
 }
