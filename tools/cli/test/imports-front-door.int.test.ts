@@ -8,7 +8,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { generatePerson } from '@glimpse/enrichment';
 import { cli, useCliStack } from './operator-stack';
 import { scratchDir } from './support';
-import { createTestAccount, testDb, testSql } from '../../../test/support/stack';
+import { closeTestDb, createTestAccount, testDb, testSql } from '../../../test/support/stack';
 import { setEnv } from '../../../test/config';
 
 useCliStack();
@@ -26,6 +26,9 @@ afterAll(async () => {
   for (const table of ['ip_ranges', 'ip_dataset_files']) await testSql().$executeRawUnsafe(`DELETE FROM visitors.${table} WHERE dataset LIKE $1`, `${tag}-%`);
   await testSql().$executeRawUnsafe(`DELETE FROM visitors.ip_datasets WHERE name LIKE $1`, `${tag}-%`);
   scratch.remove();
+  // The stack's own afterAll closed the test databases before this one opened them again: an idle
+  // pool would keep jest from exiting for its idle timeout (30 s).
+  await closeTestDb();
 });
 
 const NO_DATABASE = {

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { randomBytes, randomInt } from 'node:crypto';
 import { cli, useCliStack } from './operator-stack';
-import { testSql } from '../../../test/support/stack';
+import { closeTestDb, testSql } from '../../../test/support/stack';
 import { setEnv } from '../../../test/config';
 
 useCliStack();
@@ -24,6 +24,7 @@ afterAll(async () => {
     String(asnBase),
     String(asnBase + 1),
   ]);
+  await closeTestDb(); // opened again after the stack's afterAll closed it; idle, it would hold jest 30 s
 });
 
 const NO_DATABASE = {
