@@ -23,8 +23,8 @@ const withinDays = z
   .max(SEGMENT_WITHIN_DAYS_MAX, `within_days must be at most ${SEGMENT_WITHIN_DAYS_MAX}`)
   .meta({ description: 'seen within this many days (1 to 400)' });
 
-// The filter's string rules are refinements, not regex/min/max checks, so the published document
-// stays as it was; their messages are the API's.
+// The filter's string rules are published in the document (pattern, minLength, maxLength); their
+// messages are the API's.
 /** A two-letter country code, any case (upper-cased when parsed). */
 const COUNTRY_CODE = /^[A-Za-z]{2}$/;
 const countryMessage = 'country must be a two-letter ISO 3166 code';
@@ -33,8 +33,8 @@ const firmographicLabel = (field: string, max: number) =>
   z
     .string({ error: `${field} must be a string` })
     .trim()
-    .refine((v) => v.length >= 1, `${field} must not be empty`)
-    .refine((v) => v.length <= max, `Too big: expected string to have <=${max} characters`);
+    .min(1, `${field} must not be empty`)
+    .max(max, `Too big: expected string to have <=${max} characters`);
 
 export const segmentFilterSchema = z
   .strictObject({
@@ -46,7 +46,7 @@ export const segmentFilterSchema = z
       .meta({ description: 'the intent score now at least this (0 to 100); a company: min(100, the sum of its visitors\u2019 scores)' }),
     country: z
       .string({ error: countryMessage })
-      .refine((c) => COUNTRY_CODE.test(c), countryMessage)
+      .regex(COUNTRY_CODE, countryMessage)
       .overwrite((c) => c.toUpperCase())
       .optional()
       .meta({ description: 'ISO 3166 two-letter code of where the visitor was last (a company: one of its visitors)' }),
@@ -72,7 +72,7 @@ export const segmentFilterSchema = z
       .strictObject({
         name: z
           .string({ error: 'events.name must be a string' })
-          .refine((n) => EVENT_NAME_PATTERN.test(n), 'name must be 1-64 characters of letters, digits, _ . : -')
+          .regex(EVENT_NAME_PATTERN, 'name must be 1-64 characters of letters, digits, _ . : -')
           .meta({ description: 'a tracked event name' }),
         within_days: withinDays,
       })
