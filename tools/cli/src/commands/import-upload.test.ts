@@ -70,8 +70,13 @@ describe('withRetries', () => {
   const wait = async (ms: number) => void waits.push(ms);
   beforeEach(() => (waits.length = 0));
 
-  it('when the gateway answers 429 or 503, then the request is sent again after the Retry-After it asked for', async () => {
-    const answers = [new OperatorApiError('rate_limited', 'busy', 429, 2), new OperatorApiError('service_unavailable', 'away', 503, 1), 'done'];
+  it('when the gateway answers 429, 503 or 408, then the request is sent again after the Retry-After it asked for (1 s without one)', async () => {
+    const answers = [
+      new OperatorApiError('rate_limited', 'busy', 429, 2),
+      new OperatorApiError('service_unavailable', 'away', 503, 1),
+      new OperatorApiError('request_timeout', 'the request was not received in time', 408),
+      'done',
+    ];
 
     const result = await withRetries(async () => {
       const next = answers.shift();
@@ -80,7 +85,7 @@ describe('withRetries', () => {
     }, wait);
 
     expect(result).toBe('done');
-    expect(waits).toEqual([2000, 2000]);
+    expect(waits).toEqual([2000, 2000, 3000]);
   });
 
   it('when the answer is a client error, then it is not tried again; a lasting outage fails after the last try', async () => {

@@ -70,13 +70,19 @@ export function addPart(total: UploadReport, part: UploadReport, linesBefore: nu
   for (const e of part.errors) if (total.errors.length < MAX_ERRORS) total.errors.push({ line: e.line + linesBefore, message: e.message });
 }
 
-/** Sends one request again while the gateway answers 429 or 503, waiting what it asked (Retry-After). */
+/**
+ * Sends one request again while the gateway answers 429 or 503, waiting what it asked (Retry-After),
+ * or 408 (the request was not received in time, so nothing of it was imported: a part's persons and
+ * visitors are upserts, a dataset's replacement a transaction that rolled back).
+ */
+const RETRIED_STATUSES = new Set([408, 429, 503]);
+
 export async function withRetries<T>(send: () => Promise<T>, wait = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await send();
     } catch (err) {
-      const retriable = err instanceof OperatorApiError && (err.status === 429 || err.status === 503);
+      const retriable = err instanceof OperatorApiError && RETRIED_STATUSES.has(err.status ?? 0);
       if (!retriable || attempt >= ATTEMPTS) throw err;
       await wait((err.retryAfterSeconds ?? 1) * 1000 * attempt);
     }
