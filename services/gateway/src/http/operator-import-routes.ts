@@ -12,6 +12,7 @@ import type { Logger } from '@glimpse/logging';
 import { relay } from '../data/internal-service.js';
 import type { ImportForwarder, ImportKind } from '../data/import-forwarder.js';
 import { operatorAccountId } from './operator-account-routes.js';
+import { queryOptions } from './query-options.js';
 
 /** A file larger than this is refused (an NDJSON file of persons, companies or visitors goes in parts: the CLI sends 16 MiB at a time). */
 export const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
@@ -44,14 +45,7 @@ function sizeCap(maxBytes: number): Transform {
 }
 
 function queryOf(req: Request, kind: ImportKind): string {
-  const query = new URLSearchParams();
-  for (const name of OPTIONS[kind]) {
-    const value = req.query[name];
-    if (value === undefined) continue;
-    if (typeof value !== 'string') throw new AppError('invalid_request', `${name} must be given once`);
-    query.set(name, value);
-  }
-  return query.toString();
+  return queryOptions(req, OPTIONS[kind]).toString();
 }
 
 export function operatorImportRoutes({ imports, logger, maxBytes = IMPORT_MAX_BYTES }: OperatorImportOptions): Router {

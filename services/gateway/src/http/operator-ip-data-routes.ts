@@ -15,6 +15,7 @@ import type { Logger } from '@glimpse/logging';
 import { relay, type InternalService } from '../data/internal-service.js';
 import { NO_ACCOUNT } from '../data/import-forwarder.js';
 import { jsonBody } from './account/json-body.js';
+import { queryOptions } from './query-options.js';
 
 export interface OperatorIpDataOptions {
   /** The visitors service's internal API. */
@@ -24,13 +25,7 @@ export interface OperatorIpDataOptions {
 
 /** The one network a query names (asn or org), as the query string the service reads; 400 for a repeated or missing one. */
 function networkQuery(req: Request): string {
-  const query = new URLSearchParams();
-  for (const name of ['asn', 'org'] as const) {
-    const value = req.query[name];
-    if (value === undefined) continue;
-    if (typeof value !== 'string') throw new AppError('invalid_request', `${name} must be given once`);
-    query.set(name, value);
-  }
+  const query = queryOptions(req, ['asn', 'org']);
   if ([...query.keys()].length !== 1) throw new AppError('invalid_request', 'name one network: ?asn=NUMBER or ?org=NAME');
   return query.toString();
 }
